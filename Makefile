@@ -1,0 +1,85 @@
+# msgbridge: the bridge (one process per WhatsApp account) and its operator.
+#
+#   make run     the bridge on this machine, data in ./data
+#   make test    everything: lint, unit, envtest and end-to-end tests
+
+SHELL := /usr/bin/env bash -o pipefail
+.SHELLFLAGS := -ec
+
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+IMG ?= msgbridge:$(VERSION)
+
+# Tools are installed with `go install` into ./bin (git-ignored), pinned here.
+LOCALBIN := $(CURDIR)/bin
+CONTROLLER_TOOLS_VERSION ?= v0.23.0
+GOLANGCI_LINT_VERSION ?= v2.15.0
+CONTROLLER_GEN := $(LOCALBIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
+GOLANGCI_LINT := $(LOCALBIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
+
+LDFLAGS := -s -w -X github.com/msgbridge/msgbridge/bridge/version.Version=$(VERSION)
+GO_TEST_FLAGS ?= -race -count=1 -timeout 30m
+
+.PHONY: all
+all: build
+
+##@ Development
+
+.PHONY: generate
+generate: $(CONTROLLER_GEN) ## Generate deepcopy code for the API types.
+	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./api/...
+
+.PHONY: manifests
+manifests: $(CONTROLLER_GEN) ## Generate the CRD and RBAC manifests under config/.
+	$(CONTROLLER_GEN) rbac:roleName=manager-role crd paths=./api/... paths=./controllers/... \
+		output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
+
+.PHONY: fmt
+fmt: ## Format the code.
+	gofmt -s -w $$(git ls-files '*.go')
+
+.PHONY: vet
+vet: ## Run go vet.
+	go vet ./...
+	go vet -tags wasim ./...
+
+.PHONY: lint
+lint: $(GOLANGCI_LINT) ## Run golangci-lint.
+	$(GOLANGCI_LINT) run ./...
+
+.PHONY: envtest
+envtest: ## Build (or reuse) kube-apiserver and etcd for envtest.
+	@hack/envtest-binaries.sh >/dev/null
+
+.PHONY: test
+test: vet lint envtest $(CONTROLLER_GEN) ## Run every test: unit, envtest, end-to-end.
+	KUBEBUILDER_ASSETS="$$(hack/envtest-binaries.sh)" CONTROLLER_GEN="$(CONTROLLER_GEN)" \
+		go test $(GO_TEST_FLAGS) ./...
+
+##@ Build
+
+.PHONY: build
+build: ## Build bin/manager and bin/bridge.
+	CGO_ENABLED=0 go build -trimpath -ldflags '$(LDFLAGS)' -o bin/manager .
+	CGO_ENABLED=0 go build -trimpath -ldflags '$(LDFLAGS)' -o bin/bridge ./bridge/cmd/bridge
+
+.PHONY: run
+run: ## Run the bridge on this machine (data in ./data, dev credentials generated once).
+	VERSION=$(VERSION) hack/run-bridge.sh
+
+.PHONY: run-operator
+run-operator: manifests generate ## Run the operator against the current kubeconfig.
+	go run -ldflags '$(LDFLAGS)' . --leader-elect=false
+
+.PHONY: help
+help: ## Show the targets.
+	@awk 'BEGIN {FS = ":.*##"} /^[a-zA-Z_-]+:.*?##/ { printf "  %-14s %s\n", $$1, $$2 } /^##@/ { printf "\n%s\n", substr($$0, 5) }' $(MAKEFILE_LIST)
+
+##@ Tools
+
+$(CONTROLLER_GEN):
+	GOBIN=$(LOCALBIN) go install sigs.k8s.io/controller-tools/cmd/controller-gen@$(CONTROLLER_TOOLS_VERSION)
+	mv $(LOCALBIN)/controller-gen $@
+
+$(GOLANGCI_LINT):
+	GOBIN=$(LOCALBIN) go install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
+	mv $(LOCALBIN)/golangci-lint $@

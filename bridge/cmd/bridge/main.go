@@ -1,0 +1,113 @@
+// Command bridge links one WhatsApp account and serves the msgbridge HTTP API.
+//
+// Settings come from environment variables or flags (DESIGN.md section 2);
+// an invalid one stops start-up with one line naming it, exit status 2.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/funcr"
+
+	"github.com/msgbridge/msgbridge/bridge/api"
+	"github.com/msgbridge/msgbridge/bridge/settings"
+	"github.com/msgbridge/msgbridge/bridge/version"
+)
+
+// Exit statuses: 2 for a setting or command-line problem, 1 for a failure
+// while running.
+const (
+	exitRunFailed  = 1
+	exitBadSetting = 2
+)
+
+// shutdownGrace bounds how long in-flight requests may finish after SIGTERM;
+// Kubernetes allows 30 s before SIGKILL by default.
+const shutdownGrace = 20 * time.Second
+
+func main() {
+	os.Exit(runUntilSignal())
+}
+
+// runUntilSignal runs the bridge until SIGINT or SIGTERM.
+func runUntilSignal() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return run(ctx, os.Args[1:], os.LookupEnv, os.Stdout, os.Stderr)
+}
+
+// run is the whole process; main only supplies the real world to it.
+func run(ctx context.Context, args []string, lookupEnv func(string) (string, bool), stdout, stderr io.Writer) int {
+	s, err := settings.Load(args, lookupEnv, stderr)
+	if errors.Is(err, settings.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "bridge: %v\n", err)
+		return exitBadSetting
+	}
+	log := newLogger(stdout, s.LogLevel)
+	if err := serve(ctx, s, log); err != nil {
+		log.Error(err, "bridge stopped")
+		return exitRunFailed
+	}
+	return 0
+}
+
+func newLogger(w io.Writer, level settings.LogLevel) logr.Logger {
+	verbosity := 0
+	if level == settings.LevelDebug {
+		verbosity = 1
+	}
+	return funcr.NewJSON(func(obj string) { fmt.Fprintln(w, obj) }, funcr.Options{
+		LogTimestamp:    true,
+		TimestampFormat: time.RFC3339Nano,
+		Verbosity:       verbosity,
+	})
+}
+
+// serve runs the HTTP API until ctx ends, then drains it.
+func serve(ctx context.Context, s *settings.Settings, log logr.Logger) error {
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", s.ListenAddr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", s.ListenAddr, err)
+	}
+	handler := api.NewRouter(api.Deps{
+		Version: version.Version,
+		Started: time.Now(),
+		// No WhatsApp link is wired into this build yet, so nothing is paired.
+		SessionState: func() string { return "unpaired" },
+	})
+	srv := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+	}
+	log.Info("bridge listening", "addr", ln.Addr().String(), "version", version.Version, "dataDir", s.DataDir)
+
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("http server: %w", err)
+	case <-ctx.Done():
+	}
+	log.Info("shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("http shutdown: %w", err)
+	}
+	return nil
+}

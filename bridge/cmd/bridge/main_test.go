@@ -1,0 +1,147 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// bridgeBin is the bridge built once, as a real binary, for the process tests.
+var bridgeBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "bridge-bin")
+	if err != nil {
+		panic(err)
+	}
+	bridgeBin = filepath.Join(dir, "bridge")
+	build := exec.Command("go", "build", "-ldflags", "-X github.com/msgbridge/msgbridge/bridge/version.Version=9.9.9-test", "-o", bridgeBin, ".")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building the bridge:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func validEnv(dataDir string) []string {
+	return []string{
+		"LISTEN_ADDR=127.0.0.1:0",
+		"DATA_DIR=" + dataDir,
+		"API_KEY=api-key-0123456789abcdef",
+		"ADMIN_TOKEN=admin-token-0123456789abcdef",
+		"ENCRYPTION_KEY=" + strings.Repeat("ab", 32),
+	}
+}
+
+func TestInvalidSettingStopsWithOneLineAndTouchesNothing(t *testing.T) {
+	dataDir := filepath.Join(t.TempDir(), "data")
+	cases := map[string]struct {
+		env  []string
+		want string
+	}{
+		"missing API_KEY": {
+			env:  []string{"DATA_DIR=" + dataDir, "ADMIN_TOKEN=admin-token-0123456789abcdef", "ENCRYPTION_KEY=" + strings.Repeat("ab", 32)},
+			want: "bridge: setting API_KEY (--api-key, from default): is required\n",
+		},
+		"bad MAX_FILE_SIZE": {
+			env:  append(validEnv(dataDir), "MAX_FILE_SIZE=huge"),
+			want: "bridge: setting MAX_FILE_SIZE (--max-file-size, from environment): \"huge\" is not a size (for example 50MB, 10MiB or 1048576)\n",
+		},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			cmd := exec.Command(bridgeBin)
+			cmd.Env = c.env
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			err := cmd.Run()
+			var exitErr *exec.ExitError
+			if !errors.As(err, &exitErr) || exitErr.ExitCode() != exitBadSetting {
+				t.Fatalf("exit: %v, want status %d", err, exitBadSetting)
+			}
+			if stderr.String() != c.want {
+				t.Errorf("stderr %q, want %q", stderr.String(), c.want)
+			}
+			if _, err := os.Stat(dataDir); !os.IsNotExist(err) {
+				t.Errorf("data dir was touched: %v", err)
+			}
+		})
+	}
+}
+
+func TestServesHealthAndStopsOnSIGTERM(t *testing.T) {
+	cmd := exec.Command(bridgeBin)
+	cmd.Env = validEnv(t.TempDir())
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+
+	// The first log line names the address the kernel chose for port 0.
+	lines := bufio.NewScanner(stdout)
+	if !lines.Scan() {
+		t.Fatalf("no log line: %v", lines.Err())
+	}
+	var started struct {
+		Msg     string `json:"msg"`
+		Addr    string `json:"addr"`
+		Version string `json:"version"`
+	}
+	if err := json.Unmarshal(lines.Bytes(), &started); err != nil || started.Msg != "bridge listening" {
+		t.Fatalf("first line %q: %v", lines.Text(), err)
+	}
+	go func() {
+		for lines.Scan() { // keep draining so the process never blocks on stdout
+		}
+	}()
+
+	resp, err := http.Get("http://" + started.Addr + "/health")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var health struct {
+		Status, WhatsApp, Version, Timestamp string
+		Uptime                               float64
+	}
+	err = json.NewDecoder(resp.Body).Decode(&health)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("health: %d %v", resp.StatusCode, err)
+	}
+	if health.Status != "online" || health.WhatsApp != "unpaired" || health.Version != "9.9.9-test" || health.Uptime < 0 {
+		t.Errorf("health %+v", health)
+	}
+	if _, err := time.Parse("2006-01-02T15:04:05.000Z", health.Timestamp); err != nil {
+		t.Errorf("timestamp %q: %v", health.Timestamp, err)
+	}
+
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("exit after SIGTERM: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("bridge did not stop within 10 s of SIGTERM")
+	}
+}

@@ -1,0 +1,210 @@
+package settings
+
+import (
+	"encoding/base32"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/dustin/go-humanize"
+)
+
+func parseListenAddr(v string) (string, error) {
+	host, port, err := net.SplitHostPort(v)
+	if err != nil {
+		return "", fmt.Errorf("%q is not host:port (for example :8080 or 127.0.0.1:8080)", v)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return "", fmt.Errorf("port %q is not a number from 0 to 65535", port)
+	}
+	if host != "" && net.ParseIP(host) == nil && !validHostname(host) {
+		return "", fmt.Errorf("host %q is neither an IP address nor a host name", host)
+	}
+	return v, nil
+}
+
+func validHostname(h string) bool {
+	if len(h) > 253 {
+		return false
+	}
+	for _, label := range strings.Split(h, ".") {
+		if label == "" || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
+			return false
+		}
+		if strings.IndexFunc(label, notHostnameRune) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// notHostnameRune reports a rune that RFC 1123 host name labels cannot hold.
+func notHostnameRune(c rune) bool {
+	return (c < '0' || c > '9') && (c < 'a' || c > 'z') && (c < 'A' || c > 'Z') && c != '-'
+}
+
+func parseDataDir(v string) (string, error) {
+	if strings.TrimSpace(v) == "" {
+		return "", errors.New("must not be empty")
+	}
+	if strings.ContainsRune(v, 0) {
+		return "", errors.New("must not contain a NUL byte")
+	}
+	return v, nil
+}
+
+// parseCredential accepts printable ASCII without spaces: credentials travel
+// in headers, query strings and form fields, where anything else is mangled.
+func parseCredential(v string) (Secret, error) {
+	if v == "" {
+		return "", errors.New("is required")
+	}
+	for _, c := range v {
+		if c <= ' ' || c > '~' {
+			return "", errors.New("must be printable ASCII without spaces")
+		}
+	}
+	if len(v) < minCredentialLen {
+		return "", fmt.Errorf("must be at least %d characters", minCredentialLen)
+	}
+	return Secret(v), nil
+}
+
+func parseEncryptionKey(v string) (Secret, error) {
+	if v == "" {
+		return "", errors.New("is required (64 hex characters; generate one with: openssl rand -hex 32)")
+	}
+	if len(v) != 64 {
+		return "", fmt.Errorf("must be 64 hex characters (32 bytes), got %d characters", len(v))
+	}
+	if _, err := hex.DecodeString(v); err != nil {
+		return "", errors.New("must be 64 hex characters (0-9, a-f)")
+	}
+	return Secret(strings.ToLower(v)), nil
+}
+
+func parseWebhookURL(v string) (string, error) {
+	if v == "" {
+		return "", nil
+	}
+	u, err := url.Parse(v)
+	if err != nil {
+		return "", errors.New("is not a URL")
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return "", errors.New("must start with http:// or https://")
+	}
+	if u.Host == "" || u.Hostname() == "" {
+		return "", errors.New("has no host")
+	}
+	if u.User != nil {
+		return "", errors.New("must not carry a user or password; sign with WEBHOOK_SECRET instead")
+	}
+	if u.Fragment != "" {
+		return "", errors.New("must not have a #fragment")
+	}
+	return u.String(), nil
+}
+
+// Standard Webhooks keys are 24 to 64 bytes, base64 after the whsec_ prefix.
+const (
+	webhookSecretPrefix = "whsec_"
+	minWebhookKey       = 24
+	maxWebhookKey       = 64
+)
+
+func parseWebhookSecret(v string) (Secret, error) {
+	if v == "" {
+		return "", nil
+	}
+	if !strings.HasPrefix(v, webhookSecretPrefix) {
+		return "", errors.New("must start with whsec_ followed by base64")
+	}
+	key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(v, webhookSecretPrefix))
+	if err != nil {
+		return "", errors.New("is not valid base64 after whsec_")
+	}
+	if len(key) < minWebhookKey || len(key) > maxWebhookKey {
+		return "", fmt.Errorf("must decode to %d-%d bytes, got %d", minWebhookKey, maxWebhookKey, len(key))
+	}
+	return Secret(key), nil
+}
+
+// parseFileSize takes bytes ("1048576") or a size with an SI or IEC unit
+// ("50MB", "10MiB"); go-humanize handles both families of units.
+func parseFileSize(v string) (int64, error) {
+	if strings.TrimSpace(v) == "" {
+		return 0, errors.New("must not be empty")
+	}
+	if strings.HasPrefix(strings.TrimSpace(v), "-") {
+		return 0, errors.New("must be positive")
+	}
+	n, err := humanize.ParseBytes(v)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a size (for example 50MB, 10MiB or 1048576)", v)
+	}
+	if n == 0 || n > maxFileSizeLimit {
+		return 0, fmt.Errorf("must be from 1 byte to 2GiB, got %q", v)
+	}
+	return int64(n), nil
+}
+
+// RFC 4226 section 4 requires a shared secret of at least 128 bits.
+const minTOTPKey = 16
+
+func parseTOTPSecret(v string) (Secret, error) {
+	if v == "" {
+		return "", nil
+	}
+	clean := strings.ToUpper(strings.Map(func(r rune) rune {
+		if unicode.IsSpace(r) || r == '-' {
+			return -1 // authenticator apps show secrets in groups
+		}
+		return r
+	}, v))
+	key, err := base32.StdEncoding.WithPadding(base32.NoPadding).DecodeString(strings.TrimRight(clean, "="))
+	if err != nil {
+		return "", errors.New("is not base32 (A-Z, 2-7)")
+	}
+	if len(key) < minTOTPKey {
+		return "", fmt.Errorf("must hold at least %d bytes (128 bits, RFC 4226); got %d", minTOTPKey, len(key))
+	}
+	return Secret(key), nil
+}
+
+func parseRetrySchedule(v string) ([]time.Duration, error) {
+	parts := strings.Split(v, ",")
+	if len(parts) > maxRetries {
+		return nil, fmt.Errorf("has %d delays; at most %d", len(parts), maxRetries)
+	}
+	out := make([]time.Duration, 0, len(parts))
+	for _, p := range parts {
+		d, err := time.ParseDuration(strings.TrimSpace(p))
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a duration (for example 5s,15s,60s)", strings.TrimSpace(p))
+		}
+		if d <= 0 || d > maxRetryDelay {
+			return nil, fmt.Errorf("delay %s must be above 0 and at most %s", d, maxRetryDelay)
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+func parseHeartbeat(v string) (time.Duration, error) {
+	d, err := time.ParseDuration(strings.TrimSpace(v))
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a duration (for example 15s)", v)
+	}
+	if d < minHeartbeat || d > maxHeartbeat {
+		return 0, fmt.Errorf("must be from %s to %s, got %s", minHeartbeat, maxHeartbeat, d)
+	}
+	return d, nil
+}

@@ -1,0 +1,212 @@
+package settings
+
+import (
+	"bytes"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+	"time"
+)
+
+const (
+	testAPIKey   = "api-key-0123456789abcdef"
+	testAdmin    = "admin-token-0123456789abcdef"
+	testEncKey   = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"
+	testTOTP     = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP" // 20 bytes
+	testWhsecRaw = "0123456789abcdef01234567"         // 24 bytes
+)
+
+func env(kv map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) { v, ok := kv[k]; return v, ok }
+}
+
+func required() map[string]string {
+	return map[string]string{"API_KEY": testAPIKey, "ADMIN_TOKEN": testAdmin, "ENCRYPTION_KEY": testEncKey}
+}
+
+func TestLoadDefaults(t *testing.T) {
+	s, err := Load(nil, env(required()), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.ListenAddr != ":8080" || s.DataDir != "./data" || s.MaxFileSize != 50_000_000 ||
+		s.HeartbeatInterval != 15*time.Second || s.LogLevel != LevelInfo || s.WebhookURL != "" ||
+		s.WebhookSecret != "" || s.TOTPSecret != "" {
+		t.Errorf("defaults: %+v", s)
+	}
+	if want := []time.Duration{5 * time.Second, 15 * time.Second, 60 * time.Second}; fmt.Sprint(s.RetrySchedule) != fmt.Sprint(want) {
+		t.Errorf("retry schedule %v, want %v", s.RetrySchedule, want)
+	}
+	if s.APIKey.Reveal() != testAPIKey || s.AdminToken.Reveal() != testAdmin || s.EncryptionKey.Reveal() != testEncKey {
+		t.Error("credentials not loaded")
+	}
+}
+
+func TestLoadValidValues(t *testing.T) {
+	kv := required()
+	kv["MAX_FILE_SIZE"] = "10MiB"
+	kv["WEBHOOK_URL"] = "https://backend.team-a.svc/hooks/whatsapp?x=1"
+	kv["WEBHOOK_SECRET"] = "whsec_" + base64.StdEncoding.EncodeToString([]byte(testWhsecRaw))
+	kv["TOTP_SECRET"] = "jbsw y3dp ehpk 3pxp jbsw y3dp ehpk 3pxp"
+	kv["RETRY_SCHEDULE"] = "1s, 2s"
+	kv["HEARTBEAT_INTERVAL"] = "200ms"
+	kv["LOG_LEVEL"] = "debug"
+	kv["ENCRYPTION_KEY"] = strings.ToUpper(testEncKey)
+	s, err := Load(nil, env(kv), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.MaxFileSize != 10<<20 {
+		t.Errorf("max file size %d", s.MaxFileSize)
+	}
+	if s.WebhookSecret.Reveal() != testWhsecRaw {
+		t.Errorf("webhook secret not decoded")
+	}
+	if len(s.TOTPSecret) != 20 {
+		t.Errorf("totp secret decoded to %d bytes", len(s.TOTPSecret))
+	}
+	if fmt.Sprint(s.RetrySchedule) != "[1s 2s]" || s.HeartbeatInterval != 200*time.Millisecond || s.LogLevel != LevelDebug {
+		t.Errorf("parsed: %+v", s)
+	}
+	if s.EncryptionKey.Reveal() != testEncKey {
+		t.Error("encryption key is not normalised to lower case")
+	}
+}
+
+func TestFlagOverridesEnvironment(t *testing.T) {
+	s, err := Load([]string{"--listen-addr=127.0.0.1:9999", "--log-level", "warn"},
+		env(map[string]string{"API_KEY": testAPIKey, "ADMIN_TOKEN": testAdmin, "ENCRYPTION_KEY": testEncKey, "LISTEN_ADDR": ":1"}), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.ListenAddr != "127.0.0.1:9999" || s.LogLevel != LevelWarn {
+		t.Errorf("flags not applied: %+v", s)
+	}
+}
+
+func TestLoadRejects(t *testing.T) {
+	cases := []struct {
+		env, value, want string
+	}{
+		{"API_KEY", "", "setting API_KEY (--api-key, from default): is required"},
+		{"API_KEY", "short", "at least 16 characters"},
+		{"API_KEY", "has a space in it 0123456", "printable ASCII without spaces"},
+		{"ADMIN_TOKEN", "", "setting ADMIN_TOKEN"},
+		{"ADMIN_TOKEN", testAPIKey, "must differ from API_KEY"},
+		{"ENCRYPTION_KEY", "", "setting ENCRYPTION_KEY"},
+		{"ENCRYPTION_KEY", testEncKey[:62], "64 hex characters (32 bytes), got 62"},
+		{"ENCRYPTION_KEY", "zz" + testEncKey[2:], "64 hex characters (0-9, a-f)"},
+		{"LISTEN_ADDR", "8080", "is not host:port"},
+		{"LISTEN_ADDR", ":99999", "port \"99999\""},
+		{"LISTEN_ADDR", "bad_host!:80", "neither an IP address nor a host name"},
+		{"DATA_DIR", " ", "must not be empty"},
+		{"WEBHOOK_URL", "ftp://x", "http:// or https://"},
+		{"WEBHOOK_URL", "https://", "has no host"},
+		{"WEBHOOK_URL", "https://u:p@host/x", "must not carry a user"},
+		{"WEBHOOK_URL", "://bad", "is not a URL"},
+		{"WEBHOOK_SECRET", "abc", "must start with whsec_"},
+		{"WEBHOOK_SECRET", "whsec_!!!", "not valid base64"},
+		{"WEBHOOK_SECRET", "whsec_" + base64.StdEncoding.EncodeToString([]byte("short")), "24-64 bytes, got 5"},
+		{"MAX_FILE_SIZE", "lots", "is not a size"},
+		{"MAX_FILE_SIZE", "0", "from 1 byte to 2GiB"},
+		{"MAX_FILE_SIZE", "3GiB", "from 1 byte to 2GiB"},
+		{"MAX_FILE_SIZE", "-5MB", "must be positive"},
+		{"TOTP_SECRET", "not base32 1", "is not base32"},
+		{"TOTP_SECRET", "JBSWY3DPEHPK3PXP", "at least 16 bytes"},
+		{"RETRY_SCHEDULE", "5s,x", `"x" is not a duration`},
+		{"RETRY_SCHEDULE", "5s,,15s", `"" is not a duration`},
+		{"RETRY_SCHEDULE", "0s", "must be above 0"},
+		{"RETRY_SCHEDULE", "-1s", "must be above 0"},
+		{"RETRY_SCHEDULE", "7h", "at most 6h0m0s"},
+		{"RETRY_SCHEDULE", "1s,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s", "has 11 delays; at most 10"},
+		{"HEARTBEAT_INTERVAL", "fast", "is not a duration"},
+		{"HEARTBEAT_INTERVAL", "1ms", "from 100ms to 10m0s"},
+		{"LOG_LEVEL", "trace", `"trace" is not one of debug, info, warn, error`},
+		{"LOG_LEVEL", "INFO", "is not one of"},
+	}
+	for _, c := range cases {
+		t.Run(c.env+"="+c.value, func(t *testing.T) {
+			kv := required()
+			kv[c.env] = c.value
+			if c.value == "" {
+				delete(kv, c.env)
+			}
+			_, err := Load(nil, env(kv), io.Discard)
+			if err == nil {
+				t.Fatalf("accepted %s=%q", c.env, c.value)
+			}
+			msg := err.Error()
+			if !strings.Contains(msg, c.want) {
+				t.Errorf("error %q does not contain %q", msg, c.want)
+			}
+			if !strings.HasPrefix(msg, "setting "+c.env+" ") {
+				t.Errorf("error %q does not name the setting first", msg)
+			}
+			if strings.Contains(msg, "\n") {
+				t.Errorf("error is not one line: %q", msg)
+			}
+		})
+	}
+}
+
+func TestErrorsNeverQuoteSecrets(t *testing.T) {
+	leaky := "s3cr3t value with spaces!"
+	for _, name := range []string{"API_KEY", "ADMIN_TOKEN", "ENCRYPTION_KEY", "WEBHOOK_SECRET", "TOTP_SECRET"} {
+		kv := required()
+		kv[name] = leaky
+		_, err := Load(nil, env(kv), io.Discard)
+		if err == nil || strings.Contains(err.Error(), leaky) || strings.Contains(err.Error(), "s3cr3t") {
+			t.Errorf("%s: error %v quotes the secret", name, err)
+		}
+	}
+}
+
+func TestSecretsAreRedactedWhenFormatted(t *testing.T) {
+	s, err := Load(nil, env(required()), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range []string{"%v", "%+v", "%#v", "%s"} {
+		out := fmt.Sprintf(format, s)
+		if strings.Contains(out, testAPIKey) || strings.Contains(out, testAdmin) || strings.Contains(out, testEncKey) {
+			t.Errorf("%s leaks a secret: %s", format, out)
+		}
+	}
+}
+
+func TestCommandLineErrors(t *testing.T) {
+	var usage bytes.Buffer
+	if _, err := Load([]string{"--help"}, env(required()), &usage); !errors.Is(err, ErrHelp) {
+		t.Errorf("--help: %v", err)
+	}
+	if !strings.Contains(usage.String(), "--api-key") && !strings.Contains(usage.String(), "-api-key") {
+		t.Errorf("usage lacks the flags: %s", usage.String())
+	}
+	if _, err := Load([]string{"--nope=1"}, env(required()), io.Discard); err == nil || !strings.Contains(err.Error(), "command line") {
+		t.Errorf("unknown flag: %v", err)
+	}
+	if _, err := Load([]string{"stray"}, env(required()), io.Discard); err == nil || !strings.Contains(err.Error(), `unexpected argument "stray"`) {
+		t.Errorf("stray argument: %v", err)
+	}
+}
+
+// FuzzLoad feeds arbitrary values to every setting: Load must never panic and
+// must either accept the value or name the setting in a one-line error.
+func FuzzLoad(f *testing.F) {
+	for _, d := range specs {
+		f.Add(d.env, d.def)
+	}
+	f.Add("MAX_FILE_SIZE", "1e400 MB")
+	f.Add("RETRY_SCHEDULE", "9223372036854775807ns")
+	f.Fuzz(func(t *testing.T, name, value string) {
+		kv := required()
+		kv[name] = value
+		_, err := Load(nil, env(kv), io.Discard)
+		if err != nil && (!strings.HasPrefix(err.Error(), "setting ") || strings.Contains(err.Error(), "\n")) {
+			t.Fatalf("error for %s=%q is not one line naming a setting: %q", name, value, err)
+		}
+	})
+}

@@ -25,7 +25,7 @@ func healthHandler(d Deps) http.HandlerFunc {
 		uptime := now.Sub(d.Started).Seconds()
 		writeJSON(w, http.StatusOK, healthResponse{
 			Status:    "online",
-			WhatsApp:  d.SessionState(),
+			WhatsApp:  string(d.Session.Status().State),
 			Uptime:    math.Round(uptime*1000) / 1000,
 			Version:   d.Version,
 			Timestamp: now.UTC().Format(timestampLayout),

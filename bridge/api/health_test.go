@@ -6,7 +6,18 @@ import (
 	"net/http/httptest"
 	"testing"
 	"time"
+
+	"github.com/msgbridge/msgbridge/bridge/session"
 )
+
+// fixedSession reports one state; the health tests check how /health
+// presents it, and the session itself is tested against the simulator.
+type fixedSession struct {
+	Session
+	state session.State
+}
+
+func (f fixedSession) Status() session.Status { return session.Status{State: f.state} }
 
 func newTestServer(t *testing.T, d Deps) *httptest.Server {
 	t.Helper()
@@ -34,10 +45,10 @@ func TestHealth(t *testing.T) {
 	started := time.Date(2026, 11, 21, 9, 59, 0, 0, time.UTC)
 	now := time.Date(2026, 11, 21, 11, 0, 0, 123_456_789, time.FixedZone("CET", 3600))
 	srv := newTestServer(t, Deps{
-		Version:      "1.2.3",
-		Started:      started,
-		Now:          func() time.Time { return now },
-		SessionState: func() string { return "disconnected" },
+		Version: "1.2.3",
+		Started: started,
+		Now:     func() time.Time { return now },
+		Session: fixedSession{state: session.StateDisconnected},
 	})
 	var got map[string]any
 	status, header := getJSON(t, srv.URL+"/health", &got)
@@ -65,7 +76,7 @@ func TestHealth(t *testing.T) {
 }
 
 func TestUnknownRouteAndMethod(t *testing.T) {
-	srv := newTestServer(t, Deps{Started: time.Now(), SessionState: func() string { return "unpaired" }})
+	srv := newTestServer(t, Deps{Started: time.Now(), Session: fixedSession{state: session.StateUnpaired}})
 	var body errorBody
 	if status, _ := getJSON(t, srv.URL+"/nope", &body); status != http.StatusNotFound || body.Error.Code != "not_found" {
 		t.Errorf("unknown route: %d %+v", status, body)

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/gorilla/mux"
+
+	"github.com/msgbridge/msgbridge/bridge/settings"
 )
 
 // Deps is what the API's handlers read. Later packages (session, dispatch,
@@ -16,8 +18,10 @@ type Deps struct {
 	Started time.Time
 	// Now is the clock; time.Now in production.
 	Now func() time.Time
-	// SessionState reports the WhatsApp link's state (DESIGN.md section 3).
-	SessionState func() string
+	// Session is the WhatsApp link.
+	Session Session
+	// AdminToken guards /session/* (but status) and /api/admin/*.
+	AdminToken settings.Secret
 }
 
 // NewRouter returns the bridge's HTTP handler.
@@ -33,5 +37,13 @@ func NewRouter(d Deps) http.Handler {
 		writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", "method not allowed on this endpoint")
 	})
 	r.Handle("/health", healthHandler(d)).Methods(http.MethodGet, http.MethodHead)
+
+	admin := func(h http.Handler) http.Handler { return requireAdmin(d.AdminToken, h) }
+	r.Handle("/session/status", sessionStatus(d.Session)).Methods(http.MethodGet)
+	r.Handle("/session/qr", admin(sessionQR(d.Session))).Methods(http.MethodGet)
+	r.Handle("/session/pairing-code", admin(sessionPairingCode(d.Session))).Methods(http.MethodPost)
+	r.Handle("/session/groups", admin(sessionGroups(d.Session))).Methods(http.MethodGet)
+	r.Handle("/session/logout", admin(sessionLogout(d.Session))).Methods(http.MethodPost)
+	r.Handle("/api/admin/state", admin(adminState(d.Session, d.Version))).Methods(http.MethodGet)
 	return r
 }

@@ -6,6 +6,7 @@ package main
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -20,6 +21,9 @@ import (
 	"github.com/go-logr/logr/funcr"
 
 	"github.com/msgbridge/msgbridge/bridge/api"
+	"github.com/msgbridge/msgbridge/bridge/bridgedb"
+	"github.com/msgbridge/msgbridge/bridge/datadir"
+	"github.com/msgbridge/msgbridge/bridge/session"
 	"github.com/msgbridge/msgbridge/bridge/settings"
 	"github.com/msgbridge/msgbridge/bridge/version"
 )
@@ -76,38 +80,88 @@ func newLogger(w io.Writer, level settings.LogLevel) logr.Logger {
 	})
 }
 
-// serve runs the HTTP API until ctx ends, then drains it.
+// serve opens DATA_DIR and runs the session and the HTTP API until ctx
+// ends, then drains them.
 func serve(ctx context.Context, s *settings.Settings, log logr.Logger) error {
+	dir, err := datadir.Open(s.DataDir)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = dir.Close() }()
+
+	key, err := hex.DecodeString(s.EncryptionKey.Reveal())
+	if err != nil {
+		return fmt.Errorf("ENCRYPTION_KEY: %w", err) // settings validated it; kept for safety
+	}
+	// Every existing database must decrypt before any is created or changed.
+	if err := bridgedb.Verify(ctx, dir.BridgeDB(), key); err != nil {
+		return fmt.Errorf("ENCRYPTION_KEY: %w", err)
+	}
+	if err := session.VerifyCredentials(ctx, dir.SessionDB(), key); err != nil {
+		return fmt.Errorf("ENCRYPTION_KEY: %w", err)
+	}
+	db, err := bridgedb.Open(ctx, dir.BridgeDB(), key)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = db.Close() }()
+
+	configure, err := simulatorClient(os.LookupEnv)
+	if err != nil {
+		return err
+	}
+	session.TuneKeepAlive(s.HeartbeatInterval)
+	runCtx, stopSession := context.WithCancel(ctx)
+	defer stopSession()
+	sess, err := session.New(runCtx, session.Options{
+		CredentialsDir:    dir.CredentialsDir(),
+		MasterKey:         key,
+		DB:                db,
+		HeartbeatInterval: s.HeartbeatInterval,
+		Log:               log.WithName("session"),
+		ConfigureClient:   configure,
+	})
+	if err != nil {
+		return err
+	}
+	sessionDone := make(chan error, 1)
+	go func() { sessionDone <- sess.Run(runCtx) }()
+
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", s.ListenAddr)
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w", s.ListenAddr, err)
+		stopSession()
+		return errors.Join(fmt.Errorf("listen on %s: %w", s.ListenAddr, err), <-sessionDone)
 	}
-	handler := api.NewRouter(api.Deps{
-		Version: version.Version,
-		Started: time.Now(),
-		// No WhatsApp link is wired into this build yet, so nothing is paired.
-		SessionState: func() string { return "unpaired" },
-	})
 	srv := &http.Server{
-		Handler:           handler,
+		Handler: api.NewRouter(api.Deps{
+			Version:    version.Version,
+			Started:    time.Now(),
+			Session:    sess,
+			AdminToken: s.AdminToken,
+		}),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 	}
-	log.Info("bridge listening", "addr", ln.Addr().String(), "version", version.Version, "dataDir", s.DataDir)
+	log.Info("bridge listening", "addr", ln.Addr().String(), "version", version.Version, "dataDir", dir.Root(),
+		"session", sess.Status().State)
 
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	httpDone := make(chan error, 1)
+	go func() { httpDone <- srv.Serve(ln) }()
 	select {
-	case err := <-errc:
-		return fmt.Errorf("http server: %w", err)
+	case err := <-httpDone:
+		stopSession()
+		return errors.Join(fmt.Errorf("http server: %w", err), <-sessionDone)
+	case err := <-sessionDone:
+		_ = srv.Close()
+		return fmt.Errorf("session: %w", err)
 	case <-ctx.Done():
 	}
 	log.Info("shutting down")
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil {
-		return fmt.Errorf("http shutdown: %w", err)
-	}
-	return nil
+	httpErr := srv.Shutdown(shutdownCtx)
+	stopSession()
+	sessErr := <-sessionDone
+	return errors.Join(httpErr, sessErr)
 }

@@ -80,7 +80,7 @@ func (m *Manager) ensureLink(ctx context.Context) (*linkAttempt, error) {
 func (m *Manager) startLink() (*linkAttempt, error) {
 	m.opMu.Lock()
 	defer m.opMu.Unlock()
-	if m.creds.linked() {
+	if m.linked.Load() {
 		return nil, ErrLinked
 	}
 	m.mu.Lock()
@@ -91,7 +91,7 @@ func (m *Manager) startLink() (*linkAttempt, error) {
 	}
 	cli := m.client.Load()
 	// GetQRChannel must come before Connect, and both outlive this request.
-	codes, err := cli.GetQRChannel(m.runCtx)
+	codes, err := cli.GetQRChannel(m.bgCtx)
 	if err != nil {
 		return nil, fmt.Errorf("start link: %w", err)
 	}
@@ -101,7 +101,7 @@ func (m *Manager) startLink() (*linkAttempt, error) {
 	m.applyLocked(linkStarted{})
 	m.mu.Unlock()
 	go m.followLink(link, codes)
-	if err := cli.ConnectContext(m.runCtx); err != nil {
+	if err := cli.ConnectContext(m.bgCtx); err != nil {
 		m.finishLink(link, fmt.Errorf("connect for linking: %w", err), ReasonPairError)
 		return nil, err
 	}

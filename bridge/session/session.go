@@ -61,9 +61,18 @@ type Manager struct {
 	waLog  waLog.Logger
 	log    logr.Logger
 
-	// runCtx lives from Run to its end: whatsmeow's background work (QR
-	// rotation, reconnects) must not die with the HTTP request that began it.
-	runCtx context.Context
+	// bgCtx carries the values of New's context but is never cancelled: it
+	// is what whatsmeow's sockets and the state writes run on. Cancelling a
+	// socket's context while Disconnect closes it races inside whatsmeow, and
+	// the last state write must outlive the shutdown signal. Run ends the
+	// client with an orderly Disconnect instead.
+	bgCtx context.Context
+
+	// linked mirrors "the store holds a linked device". whatsmeow writes the
+	// device's ID from its own goroutines while pairing, so the ID cannot be
+	// read safely; this is set from the store before any client runs, then
+	// from PairSuccess, LoggedOut and logout.
+	linked atomic.Bool
 
 	// opMu serialises the operations that replace or reconfigure the client
 	// (link, logout, reset). It is never taken by event handlers.
@@ -88,7 +97,7 @@ func New(ctx context.Context, opts Options) (*Manager, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	m := &Manager{opts: opts, states: stateStore{opts.DB}, log: opts.Log, waLog: newWALogger(opts.Log), runCtx: ctx}
+	m := &Manager{opts: opts, states: stateStore{opts.DB}, log: opts.Log, waLog: newWALogger(opts.Log), bgCtx: context.WithoutCancel(ctx)}
 	creds, err := openCredentials(ctx, opts.CredentialsDir+"/session.db", opts.MasterKey, m.waLog.Sub("store"))
 	if err != nil {
 		return nil, err
@@ -104,6 +113,7 @@ func New(ctx context.Context, opts Options) (*Manager, error) {
 		return nil, err
 	}
 	m.creds = creds
+	m.linked.Store(creds.linked())
 	m.client.Store(m.newClient(creds))
 	return m, nil
 }
@@ -128,12 +138,11 @@ func (m *Manager) newClient(creds *credentials) *whatsmeow.Client {
 }
 
 // Run connects when credentials exist and records heartbeats until ctx ends;
-// then it disconnects and closes the credentials. ctx should be the one given
-// to New, which also bounds the manager's background work.
+// then it disconnects and closes the credentials.
 func (m *Manager) Run(ctx context.Context) error {
 	m.opMu.Lock()
-	if m.creds.linked() {
-		m.connect(ctx)
+	if m.linked.Load() {
+		m.connect()
 	}
 	m.opMu.Unlock()
 
@@ -153,9 +162,9 @@ func (m *Manager) Run(ctx context.Context) error {
 }
 
 // connect opens the socket with stored credentials; opMu is held.
-func (m *Manager) connect(ctx context.Context) {
+func (m *Manager) connect() {
 	m.apply(connectStarted{})
-	if err := m.client.Load().ConnectContext(ctx); err != nil {
+	if err := m.client.Load().ConnectContext(m.bgCtx); err != nil {
 		m.log.Error(err, "connect with stored credentials")
 		m.apply(connectFailed{})
 	}
@@ -193,7 +202,7 @@ func (m *Manager) applyLocked(ev any) {
 	}
 	prev := m.status
 	m.status = next
-	if err := m.states.save(m.runCtx, next, now); err != nil {
+	if err := m.states.save(m.bgCtx, next, now); err != nil {
 		// The in-memory state stays right; the next change rewrites the row.
 		m.log.Error(err, "persist session state")
 	}
@@ -220,11 +229,14 @@ func (m *Manager) handleEvent(cli *whatsmeow.Client, ev any) {
 			m.status.PushName = e.Action.GetName()
 		}
 		m.mu.Unlock()
-	case *events.StreamReplaced, *events.TemporaryBan, *events.ClientOutdated:
+	case *events.PairSuccess:
+		m.linked.Store(true)
 		m.apply(ev)
-		// Permanent: make sure whatsmeow does not reconnect on its own.
-		go cli.Disconnect()
+	// StreamReplaced, TemporaryBan and ClientOutdated are permanent; whatsmeow
+	// itself marks those disconnects as expected and does not reconnect (a
+	// Disconnect from here would race its own teardown of the socket).
 	case *events.LoggedOut:
+		m.linked.Store(false)
 		m.apply(ev)
 		// whatsmeow deleted the device; start over with empty credentials so
 		// that a new link can begin.
@@ -257,7 +269,8 @@ func (m *Manager) replaceClientLocked() error {
 	if err := wipeDir(m.opts.CredentialsDir); err != nil {
 		return err
 	}
-	creds, err := openCredentials(m.runCtx, m.opts.CredentialsDir+"/session.db", m.opts.MasterKey, m.waLog.Sub("store"))
+	m.linked.Store(false)
+	creds, err := openCredentials(m.bgCtx, m.opts.CredentialsDir+"/session.db", m.opts.MasterKey, m.waLog.Sub("store"))
 	if err != nil {
 		return fmt.Errorf("reopen credentials: %w", err)
 	}

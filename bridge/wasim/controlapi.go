@@ -1,0 +1,510 @@
+package wasim
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"go.mau.fi/whatsmeow/types"
+)
+
+// ControlHandler serves the simulator's HTTP control API (JSON), used by
+// the standalone process and by end-to-end tests in other processes. See
+// README.md for the endpoints. It has no authentication: bind it to
+// loopback.
+func (s *Simulator) ControlHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /v1/info", s.apiInfo)
+	mux.HandleFunc("GET /v1/users", s.apiListUsers)
+	mux.HandleFunc("POST /v1/users", s.apiCreateUser)
+	mux.HandleFunc("GET /v1/users/{number}", s.withUser(s.apiGetUser))
+	mux.HandleFunc("POST /v1/users/{number}/scan", s.withUser(s.apiScan))
+	mux.HandleFunc("POST /v1/users/{number}/code", s.withUser(s.apiCode))
+	mux.HandleFunc("POST /v1/users/{number}/messages", s.withUser(s.apiSend))
+	mux.HandleFunc("GET /v1/users/{number}/received", s.withUser(s.apiReceived))
+	mux.HandleFunc("POST /v1/users/{number}/receipts", s.withUser(s.apiReceipt))
+	mux.HandleFunc("POST /v1/users/{number}/receipt-mode", s.withUser(s.apiReceiptMode))
+	mux.HandleFunc("POST /v1/users/{number}/faults", s.withUser(s.apiFault))
+	mux.HandleFunc("GET /v1/groups", s.apiListGroups)
+	mux.HandleFunc("POST /v1/groups", s.apiCreateGroup)
+	return mux
+}
+
+// apiTimeout bounds linking and sending requests.
+const apiTimeout = 60 * time.Second
+
+// maxAPIBody bounds request bodies (media is sent base64-encoded).
+const maxAPIBody = 64 << 20
+
+type apiError struct {
+	status  int
+	code    string
+	message string
+}
+
+func (e *apiError) Error() string { return e.message }
+
+func badRequest(format string, args ...any) *apiError {
+	return &apiError{http.StatusBadRequest, "bad_request", fmt.Sprintf(format, args...)}
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// writeError writes the project's error shape: {"error":{"code","message"}}.
+func writeError(w http.ResponseWriter, err error) {
+	var ae *apiError
+	switch {
+	case errors.As(err, &ae):
+	case errors.Is(err, ErrUnknownQR), errors.Is(err, ErrNoPendingCode):
+		ae = &apiError{http.StatusNotFound, "not_found", err.Error()}
+	case errors.Is(err, ErrBadQR), errors.Is(err, ErrWrongCode):
+		ae = &apiError{http.StatusBadRequest, "bad_request", err.Error()}
+	case errors.Is(err, ErrNoDevices), errors.Is(err, ErrPairingRejected):
+		ae = &apiError{http.StatusConflict, "conflict", err.Error()}
+	case errors.Is(err, context.DeadlineExceeded):
+		ae = &apiError{http.StatusGatewayTimeout, "timeout", err.Error()}
+	default:
+		ae = &apiError{http.StatusInternalServerError, "internal", err.Error()}
+	}
+	writeJSON(w, ae.status, map[string]any{"error": map[string]string{"code": ae.code, "message": ae.message}})
+}
+
+func readJSON(r *http.Request, v any) error {
+	dec := json.NewDecoder(http.MaxBytesReader(nil, r.Body, maxAPIBody))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return badRequest("invalid JSON body: %v", err)
+	}
+	return nil
+}
+
+func (s *Simulator) withUser(h func(http.ResponseWriter, *http.Request, *User)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		u, ok := s.LookupUser(r.PathValue("number"))
+		if !ok {
+			writeError(w, &apiError{http.StatusNotFound, "not_found", "no user " + r.PathValue("number")})
+			return
+		}
+		h(w, r, u)
+	}
+}
+
+type infoJSON struct {
+	Addr           string `json:"addr"`
+	RootPublicKey  string `json:"root_public_key"`
+	CertificatePEM string `json:"certificate_pem"`
+}
+
+func (s *Simulator) apiInfo(w http.ResponseWriter, _ *http.Request) {
+	cert := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: s.Certificate().Raw})
+	writeJSON(w, http.StatusOK, infoJSON{Addr: s.Addr(), RootPublicKey: s.RootPublicKeyHex(), CertificatePEM: string(cert)})
+}
+
+type userJSON struct {
+	Number      string   `json:"number"`
+	Name        string   `json:"name"`
+	JID         string   `json:"jid"`
+	LID         string   `json:"lid"`
+	Devices     []string `json:"devices"`
+	Connected   []string `json:"connected"`
+	ReceiptMode string   `json:"receipt_mode"`
+}
+
+var receiptModeNames = map[ReceiptMode]string{ReceiptsDelivered: "delivered", ReceiptsNone: "none", ReceiptsRead: "read"}
+
+func parseReceiptMode(s string) (ReceiptMode, bool) {
+	for m, name := range receiptModeNames {
+		if name == s {
+			return m, true
+		}
+	}
+	return 0, false
+}
+
+func (u *User) toJSON() userJSON {
+	u.sim.mu.Lock()
+	mode := u.receipts
+	u.sim.mu.Unlock()
+	return userJSON{
+		Number: u.Number(), Name: u.Name(), JID: u.jid.String(), LID: u.lid.String(),
+		Devices: jidStrings(u.Devices()), Connected: jidStrings(u.Connected()), ReceiptMode: receiptModeNames[mode],
+	}
+}
+
+func jidStrings(jids []types.JID) []string {
+	out := make([]string, len(jids))
+	for i, j := range jids {
+		out[i] = j.String()
+	}
+	return out
+}
+
+func (s *Simulator) apiListUsers(w http.ResponseWriter, _ *http.Request) {
+	users := s.Users()
+	out := make([]userJSON, len(users))
+	for i, u := range users {
+		out[i] = u.toJSON()
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Simulator) apiCreateUser(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Number      string `json:"number"`
+		Name        string `json:"name"`
+		ReceiptMode string `json:"receipt_mode"`
+	}
+	if err := readJSON(r, &req); err != nil {
+		writeError(w, err)
+		return
+	}
+	mode, ok := parseReceiptMode(orDefault(req.ReceiptMode, "delivered"))
+	if !ok {
+		writeError(w, badRequest("receipt_mode must be none, delivered or read"))
+		return
+	}
+	num := normalizeNumber(req.Number)
+	if len(num) < 7 || len(num) > 15 {
+		writeError(w, badRequest("number must be 7-15 digits with country code"))
+		return
+	}
+	u := s.Contact(num, req.Name)
+	u.SetReceiptMode(mode)
+	writeJSON(w, http.StatusCreated, u.toJSON())
+}
+
+func (s *Simulator) apiGetUser(w http.ResponseWriter, _ *http.Request, u *User) {
+	writeJSON(w, http.StatusOK, u.toJSON())
+}
+
+func (s *Simulator) apiScan(w http.ResponseWriter, r *http.Request, u *User) {
+	var req struct {
+		QR string `json:"qr"`
+	}
+	if err := readJSON(r, &req); err != nil {
+		writeError(w, err)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), apiTimeout)
+	defer cancel()
+	dev, err := u.ScanQR(ctx, req.QR)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"device": dev.String()})
+}
+
+func (s *Simulator) apiCode(w http.ResponseWriter, r *http.Request, u *User) {
+	var req struct {
+		Code string `json:"code"`
+	}
+	if err := readJSON(r, &req); err != nil {
+		writeError(w, err)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), apiTimeout)
+	defer cancel()
+	dev, err := u.EnterCode(ctx, req.Code)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"device": dev.String()})
+}
+
+type mediaJSON struct {
+	Kind       string `json:"kind"`
+	MimeType   string `json:"mimetype"`
+	FileName   string `json:"file_name,omitempty"`
+	Caption    string `json:"caption,omitempty"`
+	DataBase64 string `json:"data_base64,omitempty"` // requests only
+	Size       uint64 `json:"size"`                  // responses only
+	SHA256     string `json:"sha256,omitempty"`      // responses only, hex of the decrypted file
+	Error      string `json:"error,omitempty"`
+}
+
+// parseChat accepts a phone number or a JID (user or group).
+func parseChat(to string) (types.JID, error) {
+	if jid, err := types.ParseJID(to); err == nil && jid.User != "" && jid.Server != "" {
+		return jid, nil
+	}
+	num := normalizeNumber(to)
+	if len(num) < 7 || len(num) > 15 {
+		return types.EmptyJID, badRequest("to must be a phone number or a JID, not %q", to)
+	}
+	return types.NewJID(num, types.DefaultUserServer), nil
+}
+
+func (s *Simulator) apiSend(w http.ResponseWriter, r *http.Request, u *User) {
+	var req struct {
+		To    string     `json:"to"`
+		Text  string     `json:"text"`
+		Media *mediaJSON `json:"media"`
+	}
+	if err := readJSON(r, &req); err != nil {
+		writeError(w, err)
+		return
+	}
+	to, err := parseChat(req.To)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), apiTimeout)
+	defer cancel()
+	var id types.MessageID
+	switch {
+	case req.Media != nil:
+		data, decErr := base64.StdEncoding.DecodeString(req.Media.DataBase64)
+		if decErr != nil {
+			writeError(w, badRequest("media.data_base64: %v", decErr))
+			return
+		}
+		id, err = u.SendMedia(ctx, to, Attachment{
+			Kind: req.Media.Kind, Data: data, MimeType: req.Media.MimeType,
+			FileName: req.Media.FileName, Caption: orDefault(req.Media.Caption, req.Text),
+		})
+		if err != nil && errors.Is(err, errBadAttachment) {
+			err = badRequest("%v", err)
+		}
+	case req.Text != "":
+		id, err = u.SendText(ctx, to, req.Text)
+	default:
+		err = badRequest("text or media is required")
+	}
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"id": id})
+}
+
+type receivedJSON struct {
+	Index     int        `json:"index"`
+	ID        string     `json:"id"`
+	Chat      string     `json:"chat"`
+	Sender    string     `json:"sender"`
+	EncType   string     `json:"enc_type"`
+	Timestamp time.Time  `json:"timestamp"`
+	Text      string     `json:"text"`
+	Media     *mediaJSON `json:"media,omitempty"`
+	Error     string     `json:"error,omitempty"`
+}
+
+// apiReceived lists received messages; ?since=N skips the first N, so a
+// poller can pass the last index + 1.
+func (s *Simulator) apiReceived(w http.ResponseWriter, r *http.Request, u *User) {
+	since := 0
+	if v := r.URL.Query().Get("since"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			writeError(w, badRequest("since must be a non-negative integer"))
+			return
+		}
+		since = n
+	}
+	msgs := u.Received()
+	out := []receivedJSON{}
+	for i := since; i < len(msgs); i++ {
+		m := msgs[i]
+		rj := receivedJSON{Index: i, ID: m.ID, Chat: m.Chat.String(), Sender: m.Sender.String(), EncType: m.EncType, Timestamp: m.Timestamp}
+		if m.Err != nil {
+			rj.Error = m.Err.Error()
+		} else {
+			rj.Text = m.Text()
+		}
+		if md := m.Media; md != nil {
+			mj := &mediaJSON{Kind: md.Kind, MimeType: md.MimeType, FileName: md.FileName, Caption: md.Caption, Size: md.FileLength}
+			if md.Err != nil {
+				mj.Error = md.Err.Error()
+			} else {
+				sum := sha256.Sum256(md.Data)
+				mj.SHA256 = hex.EncodeToString(sum[:])
+			}
+			rj.Media = mj
+		}
+		out = append(out, rj)
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Simulator) apiReceipt(w http.ResponseWriter, r *http.Request, u *User) {
+	var req struct {
+		ID   string `json:"id"`
+		Type string `json:"type"`
+	}
+	if err := readJSON(r, &req); err != nil {
+		writeError(w, err)
+		return
+	}
+	var typ types.ReceiptType
+	switch req.Type {
+	case "delivered", "":
+		typ = types.ReceiptTypeDelivered
+	case "read":
+		typ = types.ReceiptTypeRead
+	default:
+		writeError(w, badRequest("type must be delivered or read"))
+		return
+	}
+	if err := u.SendReceipt(req.ID, typ); err != nil {
+		writeError(w, &apiError{http.StatusNotFound, "not_found", err.Error()})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "sent"})
+}
+
+func (s *Simulator) apiReceiptMode(w http.ResponseWriter, r *http.Request, u *User) {
+	var req struct {
+		Mode string `json:"mode"`
+	}
+	if err := readJSON(r, &req); err != nil {
+		writeError(w, err)
+		return
+	}
+	mode, ok := parseReceiptMode(req.Mode)
+	if !ok {
+		writeError(w, badRequest("mode must be none, delivered or read"))
+		return
+	}
+	u.SetReceiptMode(mode)
+	writeJSON(w, http.StatusOK, u.toJSON())
+}
+
+// apiFault injects a fault into the user's linked clients; see README.md.
+func (s *Simulator) apiFault(w http.ResponseWriter, r *http.Request, u *User) {
+	var req struct {
+		Fault  string `json:"fault"`
+		Count  int    `json:"count"`
+		Code   int    `json:"code"`
+		How    string `json:"how"`
+		Expire string `json:"expire"`
+		Delay  string `json:"delay"`
+	}
+	if err := readJSON(r, &req); err != nil {
+		writeError(w, err)
+		return
+	}
+	affected := 0
+	switch req.Fault {
+	case "ghost":
+		u.StopAnswering()
+		affected = len(u.Connected())
+	case "resume":
+		u.ResumeAnswering()
+	case "drop":
+		affected = u.DropConnections()
+	case "stream_replaced":
+		affected = u.ReplaceStream()
+	case "logout":
+		affected = u.LogOutDevices()
+	case "temp_ban":
+		expire, err := time.ParseDuration(orDefault(req.Expire, "1h"))
+		if err != nil || expire < 0 {
+			writeError(w, badRequest("expire must be a duration like 1h"))
+			return
+		}
+		affected = u.TempBan(orInt(req.Code, 101), expire)
+	case "lift_ban":
+		u.LiftBan()
+	case "client_outdated":
+		affected = u.SetClientOutdated(true)
+	case "send_error":
+		how := FailAck
+		switch req.How {
+		case "", "ack":
+		case "device_list":
+			how = FailDeviceList
+		default:
+			writeError(w, badRequest("how must be ack or device_list"))
+			return
+		}
+		u.FailSends(orInt(req.Count, 1), how, req.Code)
+		affected = orInt(req.Count, 1)
+	case "slow":
+		d, err := time.ParseDuration(req.Delay)
+		if err != nil || d < 0 {
+			writeError(w, badRequest("delay must be a duration like 500ms"))
+			return
+		}
+		u.SetDelay(d)
+	case "clear":
+		u.ClearFaults()
+	default:
+		writeError(w, badRequest("unknown fault %q", req.Fault))
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"fault": req.Fault, "affected": affected})
+}
+
+// orInt returns v, or def when v is zero.
+func orInt(v, def int) int {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+type groupJSON struct {
+	JID     string   `json:"jid"`
+	Subject string   `json:"subject"`
+	Owner   string   `json:"owner"`
+	Members []string `json:"members"`
+}
+
+func (g *Group) toJSON() groupJSON {
+	members := make([]string, len(g.members))
+	for i, m := range g.members {
+		members[i] = m.Number()
+	}
+	return groupJSON{JID: g.jid.String(), Subject: g.subject, Owner: g.owner.Number(), Members: members}
+}
+
+func (s *Simulator) apiListGroups(w http.ResponseWriter, _ *http.Request) {
+	groups := s.Groups()
+	out := make([]groupJSON, len(groups))
+	for i, g := range groups {
+		out[i] = g.toJSON()
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Simulator) apiCreateGroup(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Subject string   `json:"subject"`
+		Owner   string   `json:"owner"`
+		Members []string `json:"members"`
+	}
+	if err := readJSON(r, &req); err != nil {
+		writeError(w, err)
+		return
+	}
+	owner, err := s.userForNumber(req.Owner)
+	if err != nil || req.Subject == "" {
+		writeError(w, badRequest("subject and an owner number are required"))
+		return
+	}
+	members := make([]*User, 0, len(req.Members))
+	for _, num := range req.Members {
+		m, err := s.userForNumber(num)
+		if err != nil {
+			writeError(w, badRequest("%v", err))
+			return
+		}
+		members = append(members, m)
+	}
+	writeJSON(w, http.StatusCreated, s.CreateGroup(req.Subject, owner, members...).toJSON())
+}

@@ -1,0 +1,231 @@
+package wasim_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	"go.mau.fi/whatsmeow"
+	"go.mau.fi/whatsmeow/proto/waE2E"
+	"go.mau.fi/whatsmeow/types/events"
+
+	"github.com/msgbridge/msgbridge/bridge/wasim"
+)
+
+// terminalFaultOptions keep the server from closing the socket after a
+// stream error or connect failure before the client does: whatsmeow's
+// NoiseSocket.Stop writes FrameSocket.OnDisconnect without the lock
+// FrameSocket.Close reads it under, so calling Disconnect while a
+// server-closed socket is still being torn down is a data race inside
+// whatsmeow. Tests that reuse a client after such a fault therefore close it
+// themselves first.
+var terminalFaultOptions = wasim.Options{CloseGrace: time.Minute}
+
+func TestFaultGhostConnection(t *testing.T) {
+	t.Parallel()
+	sim := wasim.Start(t)
+	phone := sim.Phone("4915500000001")
+	gina := sim.Contact("4915500000002", "Gina")
+	tc := linkByQR(t, sim, phone)
+
+	phone.StopAnswering()
+	waitEvent[*events.KeepAliveTimeout](t, tc, nil)
+	if !tc.IsConnected() {
+		t.Fatal("the socket of a ghost connection should stay open")
+	}
+	// A message for the ghost is kept and arrives once the server answers again.
+	id, err := gina.SendText(testContext(t), phone.JID(), "are you there?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	phone.ResumeAnswering()
+	waitEvent[*events.KeepAliveRestored](t, tc, nil)
+	waitEvent(t, tc, func(m *events.Message) bool { return m.Info.ID == id })
+}
+
+func TestFaultDropConnection(t *testing.T) {
+	t.Parallel()
+	sim := wasim.Start(t)
+	phone := sim.Phone("4915500000011")
+	tc := linkByQR(t, sim, phone)
+
+	if n := phone.DropConnections(); n != 1 {
+		t.Fatalf("dropped %d connections", n)
+	}
+	waitEvent[*events.Disconnected](t, tc, nil)
+	waitEvent[*events.Connected](t, tc, nil) // whatsmeow reconnects by itself
+}
+
+func TestFaultStreamReplaced(t *testing.T) {
+	t.Parallel()
+	sim := wasim.Start(t, terminalFaultOptions)
+	phone := sim.Phone("4915500000021")
+	tc := linkByQR(t, sim, phone)
+
+	phone.ReplaceStream()
+	waitEvent[*events.StreamReplaced](t, tc, nil)
+	tc.Disconnect()
+	if err := phone.WaitOnline(testContext(t), *tc.Store.ID, false); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// With the default grace period the server closes the socket itself and
+// whatsmeow, which expected it, neither emits Disconnected nor reconnects.
+// The client is not touched afterwards (see terminalFaultOptions).
+func TestFaultServerClosesAfterStreamError(t *testing.T) {
+	t.Parallel()
+	sim := wasim.Start(t)
+	phone := sim.Phone("4915500000022")
+	tc := linkByQR(t, sim, phone)
+	tc.skipDisconnect = true
+	dev := *tc.Store.ID
+
+	phone.ReplaceStream()
+	waitEvent[*events.StreamReplaced](t, tc, nil)
+	if err := phone.WaitOnline(testContext(t), dev, false); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestFaultSecondLoginReplacesFirst(t *testing.T) {
+	t.Parallel()
+	sim := wasim.Start(t, terminalFaultOptions)
+	phone := sim.Phone("4915500000031")
+	first := linkByQR(t, sim, phone)
+
+	second := newTestClient(t, sim, first.Store)
+	if err := second.Connect(); err != nil {
+		t.Fatal(err)
+	}
+	waitEvent[*events.StreamReplaced](t, first, nil)
+	first.Disconnect()
+	waitEvent[*events.Connected](t, second, nil)
+}
+
+func TestFaultLoggedOut(t *testing.T) {
+	t.Parallel()
+	sim := wasim.Start(t, terminalFaultOptions)
+	phone := sim.Phone("4915500000041")
+
+	// While connected: device_removed stream error.
+	tc := linkByQR(t, sim, phone)
+	phone.LogOutDevices()
+	lo := waitEvent[*events.LoggedOut](t, tc, nil)
+	if lo.OnConnect {
+		t.Fatalf("LoggedOut %+v, want OnConnect false", lo)
+	}
+	tc.Disconnect()
+
+	// While offline: the next login fails with 401.
+	tc2 := linkByQR(t, sim, phone)
+	tc2.Disconnect()
+	phone.LogOutDevices()
+	if err := tc2.Connect(); err != nil {
+		t.Fatal(err)
+	}
+	lo = waitEvent[*events.LoggedOut](t, tc2, nil)
+	if !lo.OnConnect || lo.Reason != events.ConnectFailureLoggedOut {
+		t.Fatalf("LoggedOut %+v, want OnConnect and reason 401", lo)
+	}
+	tc2.Disconnect()
+}
+
+func TestFaultTemporaryBan(t *testing.T) {
+	t.Parallel()
+	sim := wasim.Start(t, terminalFaultOptions)
+	phone := sim.Phone("4915500000051")
+	tc := linkByQR(t, sim, phone)
+
+	phone.TempBan(int(events.TempBanSentToTooManyPeople), time.Hour)
+	ban := waitEvent[*events.TemporaryBan](t, tc, nil)
+	if ban.Code != events.TempBanSentToTooManyPeople || ban.Expire != time.Hour {
+		t.Fatalf("ban %+v", ban)
+	}
+	tc.Disconnect()
+	// Logins stay refused until the ban is lifted.
+	if err := tc.Connect(); err != nil {
+		t.Fatal(err)
+	}
+	waitEvent[*events.TemporaryBan](t, tc, nil)
+	tc.Disconnect()
+	phone.LiftBan()
+	if err := tc.Connect(); err != nil {
+		t.Fatal(err)
+	}
+	waitEvent[*events.Connected](t, tc, nil)
+}
+
+func TestFaultClientOutdated(t *testing.T) {
+	t.Parallel()
+	sim := wasim.Start(t, terminalFaultOptions)
+	phone := sim.Phone("4915500000061")
+	tc := linkByQR(t, sim, phone)
+
+	phone.SetClientOutdated(true)
+	waitEvent[*events.ClientOutdated](t, tc, nil)
+	tc.Disconnect()
+	if err := tc.Connect(); err != nil {
+		t.Fatal(err)
+	}
+	waitEvent[*events.ClientOutdated](t, tc, nil) // and again at the next login
+	tc.Disconnect()
+}
+
+func TestFaultSendErrors(t *testing.T) {
+	t.Parallel()
+	sim := wasim.Start(t)
+	phone := sim.Phone("4915500000071")
+	hank := sim.Contact("4915500000072", "Hank")
+	ivy := sim.Contact("4915500000073", "Ivy")
+	tc := linkByQR(t, sim, phone)
+	ctx := testContext(t)
+	send := func(to *wasim.User) (whatsmeow.SendResponse, error) {
+		return tc.SendMessage(ctx, to.JID(), &waE2E.Message{Conversation: proto.String("retry me")})
+	}
+
+	phone.FailSends(2, wasim.FailAck, 479)
+	for i := range 2 {
+		if _, err := send(hank); !errors.Is(err, whatsmeow.ErrServerReturnedError) {
+			t.Fatalf("send %d: %v, want ErrServerReturnedError", i, err)
+		}
+	}
+	resp, err := send(hank)
+	if err != nil {
+		t.Fatalf("third send: %v", err)
+	}
+	if m := waitMessage(t, hank, resp.ID); m.Text() != "retry me" {
+		t.Fatalf("hank got %q", m.Text())
+	}
+	if n := len(hank.Received()); n != 1 {
+		t.Fatalf("hank received %d messages, want only the one that was acked", n)
+	}
+
+	phone.FailSends(1, wasim.FailDeviceList, 0)
+	if _, err := send(ivy); err == nil {
+		t.Fatal("send with a failing device list succeeded")
+	}
+	if _, err := send(ivy); err != nil {
+		t.Fatalf("send after the failure: %v", err)
+	}
+}
+
+func TestFaultSlowAnswers(t *testing.T) {
+	t.Parallel()
+	sim := wasim.Start(t)
+	phone := sim.Phone("4915500000081")
+	jack := sim.Contact("4915500000082", "Jack")
+	tc := linkByQR(t, sim, phone)
+	sendText(t, tc, jack.JID(), "warm up") // device list and session are cached now
+
+	const delay = 400 * time.Millisecond
+	phone.SetDelay(delay)
+	start := time.Now()
+	sendText(t, tc, jack.JID(), "slow")
+	if took := time.Since(start); took < delay {
+		t.Fatalf("send took %v with a %v delay", took, delay)
+	}
+	phone.SetDelay(0)
+}

@@ -1,0 +1,59 @@
+package wasim_test
+
+import (
+	"context"
+	"net"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/coder/websocket"
+
+	"go.mau.fi/whatsmeow/types/events"
+
+	"github.com/msgbridge/msgbridge/bridge/wasim"
+)
+
+// Close ends every connection, including a logged-in client and a socket
+// stuck in the handshake, and waits for all of the simulator's goroutines.
+// Not parallel: it inspects every goroutine of the process.
+func TestCloseLeavesNoGoroutines(t *testing.T) {
+	sim, err := wasim.New(wasim.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	phone := sim.Phone("4915700000001")
+	tc := linkByQR(t, sim, phone)
+
+	// A client that opens the WebSocket and then says nothing.
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	defer cancel()
+	stuck, resp, err := websocket.Dial(ctx, "wss://web.whatsapp.com/ws/chat", &websocket.DialOptions{HTTPClient: sim.HTTPClient()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Body != nil { // a 101 Switching Protocols response has none
+		_ = resp.Body.Close()
+	}
+	defer func() { _ = stuck.CloseNow() }()
+
+	if err := sim.Close(); err != nil {
+		t.Fatal(err)
+	}
+	waitEvent[*events.Disconnected](t, tc, nil)
+	buf := make([]byte, 1<<20)
+	stacks := string(buf[:runtime.Stack(buf, true)])
+	for _, g := range strings.Split(stacks, "\n\n") {
+		if strings.Contains(g, "msgbridge/bridge/wasim.") {
+			t.Errorf("goroutine left after Close:\n%s", g)
+		}
+	}
+	// The listener is gone.
+	if c, err := net.Dial("tcp", sim.Addr()); err == nil {
+		c.Close()
+		t.Error("listener still accepts after Close")
+	}
+	if err := sim.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+}

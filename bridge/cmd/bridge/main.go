@@ -63,6 +63,9 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	log := newLogger(stdout, s.LogLevel)
 	if err := serve(ctx, s, log); err != nil {
 		log.Error(err, "bridge stopped")
+		// Also one plain line on stderr, where a person starting the bridge
+		// (or kubectl logs --previous) looks for why it exited.
+		fmt.Fprintf(stderr, "bridge: %v\n", err)
 		return exitRunFailed
 	}
 	return 0

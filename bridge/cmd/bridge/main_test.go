@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -15,20 +13,24 @@ import (
 	"time"
 )
 
-// bridgeBin is the bridge built once, as a real binary, for the process tests.
-var bridgeBin string
+// The bridge built once, as real binaries, for the process tests: the
+// production build and the build wired to the simulator (-tags wasim).
+var bridgeBin, simBridgeBin string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "bridge-bin")
 	if err != nil {
 		panic(err)
 	}
-	bridgeBin = filepath.Join(dir, "bridge")
-	build := exec.Command("go", "build", "-ldflags", "-X github.com/msgbridge/msgbridge/bridge/version.Version=9.9.9-test", "-o", bridgeBin, ".")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building the bridge:", err)
-		os.Exit(1)
+	bridgeBin, simBridgeBin = filepath.Join(dir, "bridge"), filepath.Join(dir, "bridge-wasim")
+	for bin, tags := range map[string]string{bridgeBin: "", simBridgeBin: "wasim"} {
+		build := exec.Command("go", "build", "-tags", tags,
+			"-ldflags", "-X github.com/msgbridge/msgbridge/bridge/version.Version=9.9.9-test", "-o", bin, ".")
+		build.Stderr = os.Stderr
+		if err := build.Run(); err != nil {
+			fmt.Fprintln(os.Stderr, "building the bridge:", err)
+			os.Exit(1)
+		}
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
@@ -82,47 +84,13 @@ func TestInvalidSettingStopsWithOneLineAndTouchesNothing(t *testing.T) {
 }
 
 func TestServesHealthAndStopsOnSIGTERM(t *testing.T) {
-	cmd := exec.Command(bridgeBin)
-	cmd.Env = validEnv(t.TempDir())
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill() })
-
-	// The first log line names the address the kernel chose for port 0.
-	lines := bufio.NewScanner(stdout)
-	if !lines.Scan() {
-		t.Fatalf("no log line: %v", lines.Err())
-	}
-	var started struct {
-		Msg     string `json:"msg"`
-		Addr    string `json:"addr"`
-		Version string `json:"version"`
-	}
-	if err := json.Unmarshal(lines.Bytes(), &started); err != nil || started.Msg != "bridge listening" {
-		t.Fatalf("first line %q: %v", lines.Text(), err)
-	}
-	go func() {
-		for lines.Scan() { // keep draining so the process never blocks on stdout
-		}
-	}()
-
-	resp, err := http.Get("http://" + started.Addr + "/health")
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := startBridge(t, bridgeBin, validEnv(t.TempDir()))
 	var health struct {
 		Status, WhatsApp, Version, Timestamp string
 		Uptime                               float64
 	}
-	err = json.NewDecoder(resp.Body).Decode(&health)
-	resp.Body.Close()
-	if err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("health: %d %v", resp.StatusCode, err)
+	if code, body := request(t, http.MethodGet, "http://"+p.addr+"/health", "", "", "", &health); code != http.StatusOK {
+		t.Fatalf("health: %d %s", code, body)
 	}
 	if health.Status != "online" || health.WhatsApp != "unpaired" || health.Version != "9.9.9-test" || health.Uptime < 0 {
 		t.Errorf("health %+v", health)
@@ -131,17 +99,10 @@ func TestServesHealthAndStopsOnSIGTERM(t *testing.T) {
 		t.Errorf("timestamp %q: %v", health.Timestamp, err)
 	}
 
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("exit after SIGTERM: %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("bridge did not stop within 10 s of SIGTERM")
+	if err := p.wait(10 * time.Second); err != nil {
+		t.Errorf("exit after SIGTERM: %v (stderr %s)", err, p.stderr.String())
 	}
 }

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// bridgeProcess is a bridge binary running as a child process.
+type bridgeProcess struct {
+	cmd    *exec.Cmd
+	addr   string // host:port it listens on
+	stderr *lockedBuffer
+	done   chan error
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// startBridge runs bin with env and waits for its "bridge listening" line;
+// the process is killed at cleanup if still running.
+func startBridge(t *testing.T, bin string, env []string) *bridgeProcess {
+	t.Helper()
+	stderr := &lockedBuffer{}
+	p := &bridgeProcess{cmd: newCmd(bin, env, stderr), stderr: stderr, done: make(chan error, 1)}
+	stdout, err := p.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.done <- p.cmd.Wait() }()
+	t.Cleanup(func() { p.kill() })
+
+	lines := bufio.NewScanner(stdout)
+	for lines.Scan() {
+		var line struct{ Msg, Addr string }
+		if json.Unmarshal(lines.Bytes(), &line) == nil && line.Msg == "bridge listening" {
+			p.addr = line.Addr
+			break
+		}
+	}
+	if p.addr == "" {
+		t.Fatalf("the bridge never listened; stderr: %s", p.stderr.String())
+	}
+	go func() { _, _ = io.Copy(io.Discard, stdout) }() // never block its logging
+	return p
+}
+
+// kill sends SIGKILL, the crash case, and waits for the process to end.
+func (p *bridgeProcess) kill() {
+	_ = p.cmd.Process.Signal(syscall.SIGKILL)
+	p.wait(10 * time.Second)
+}
+
+func (p *bridgeProcess) wait(limit time.Duration) error {
+	select {
+	case err := <-p.done:
+		p.done <- err // later waits see it too
+		return err
+	case <-time.After(limit):
+		return errTimeout
+	}
+}
+
+var errTimeout = os.ErrDeadlineExceeded
+
+// request sends method url with the admin token (when not empty) and decodes
+// the JSON answer into out; it returns the status code and the raw body.
+func request(t *testing.T, method, url, adminToken, contentType, body string, out any) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if adminToken != "" {
+		req.Header.Set("X-Admin-Token", adminToken)
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out != nil {
+		if err := json.Unmarshal(raw, out); err != nil {
+			t.Fatalf("%s %s: %d %q is not JSON: %v", method, url, resp.StatusCode, raw, err)
+		}
+	}
+	return resp.StatusCode, string(raw)
+}
+
+func newCmd(bin string, env []string, stderr io.Writer) *exec.Cmd {
+	cmd := exec.Command(bin)
+	cmd.Env = env
+	cmd.Stderr = stderr
+	return cmd
+}

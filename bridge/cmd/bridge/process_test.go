@@ -41,7 +41,7 @@ func (l *lockedBuffer) String() string {
 
 // startBridge runs bin with env and waits for its "bridge listening" line;
 // the process is killed at cleanup if still running.
-func startBridge(t *testing.T, bin string, env []string) *bridgeProcess {
+func startBridge(t testing.TB, bin string, env []string) *bridgeProcess {
 	t.Helper()
 	stderr := &lockedBuffer{}
 	p := &bridgeProcess{cmd: newCmd(bin, env, stderr), stderr: stderr, done: make(chan error, 1)}
@@ -90,7 +90,7 @@ var errTimeout = os.ErrDeadlineExceeded
 
 // request sends method url with the admin token (when not empty) and decodes
 // the JSON answer into out; it returns the status code and the raw body.
-func request(t *testing.T, method, url, adminToken, contentType, body string, out any) (int, string) {
+func request(t testing.TB, method, url, adminToken, contentType, body string, out any) (int, string) {
 	t.Helper()
 	req, err := http.NewRequest(method, url, strings.NewReader(body))
 	if err != nil {

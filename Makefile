@@ -66,6 +66,10 @@ build: ## Build bin/manager and bin/bridge.
 run: ## Run the bridge on this machine (data in ./data, dev credentials generated once).
 	VERSION=$(VERSION) hack/run-bridge.sh
 
+.PHONY: demo
+demo: ## Run the WhatsApp simulator and a bridge connected to it (see bridge/wasim/README.md).
+	VERSION=$(VERSION) hack/demo.sh
+
 .PHONY: run-operator
 run-operator: manifests generate ## Run the operator against the current kubeconfig.
 	go run -ldflags '$(LDFLAGS)' . --leader-elect=false

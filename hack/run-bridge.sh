@@ -51,4 +51,4 @@ cat <<INFO
   Data:         $data
 
 INFO
-exec go run -ldflags "-X github.com/msgbridge/msgbridge/bridge/version.Version=${VERSION:-dev}" ./bridge/cmd/bridge
+exec go run -tags "${BRIDGE_TAGS:-}" -ldflags "-X github.com/msgbridge/msgbridge/bridge/version.Version=${VERSION:-dev}" ./bridge/cmd/bridge

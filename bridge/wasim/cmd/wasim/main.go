@@ -36,7 +36,7 @@ func main() {
 func run() error {
 	listen := flag.String("listen", "127.0.0.1:7780", "address of the HTTP control API")
 	addr := flag.String("addr", "127.0.0.1:7781", "address of the simulator's TLS listener (WebSocket and media)")
-	rootKey := flag.String("root-key", os.Getenv("WASIM_ROOT_KEY"), "root private key, 64 hex characters (default: $WASIM_ROOT_KEY, else random)")
+	rootKey := flag.String("root-key", os.Getenv("WASIM_ROOT_PRIVATE_KEY"), "root private key, 64 hex characters (default: $WASIM_ROOT_PRIVATE_KEY, else random)")
 	logLevel := flag.String("log-level", "INFO", "DEBUG, INFO, WARN or ERROR")
 	flag.Parse()
 

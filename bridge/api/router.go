@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/gorilla/mux"
 
 	"github.com/msgbridge/msgbridge/bridge/settings"
@@ -22,6 +23,11 @@ type Deps struct {
 	Session Session
 	// AdminToken guards /session/* (but status) and /api/admin/*.
 	AdminToken settings.Secret
+	// Messages is the send queue and message log.
+	Messages Messages
+	// Send configures POST /send; its APIKey also guards the message log.
+	Send SendConfig
+	Log  logr.Logger
 }
 
 // NewRouter returns the bridge's HTTP handler.
@@ -45,5 +51,10 @@ func NewRouter(d Deps) http.Handler {
 	r.Handle("/session/groups", admin(sessionGroups(d.Session))).Methods(http.MethodGet)
 	r.Handle("/session/logout", admin(sessionLogout(d.Session))).Methods(http.MethodPost)
 	r.Handle("/api/admin/state", admin(adminState(d.Session, d.Version))).Methods(http.MethodGet)
+
+	r.Handle("/send", sendHandler(d.Messages, d.Send, d.Log)).Methods(http.MethodPost)
+	apiKey := func(h http.Handler) http.Handler { return requireAPIKey(d.Send.APIKey, h) }
+	r.Handle("/api/messages", apiKey(listMessages(d.Messages))).Methods(http.MethodGet)
+	r.Handle("/api/messages/{id}", apiKey(getMessage(d.Messages))).Methods(http.MethodGet)
 	return r
 }

@@ -43,6 +43,50 @@ var migrations = []string{
 		last_heartbeat  INTEGER,
 		updated_at      INTEGER NOT NULL
 	)`,
+	// 2: the message log, which is also the durable send queue (a message
+	// with next_attempt_at set is due then), idempotency keys, and the daily
+	// delivery rollup that analytics reads instead of scanning the log.
+	`CREATE TABLE messages (
+		id              TEXT    PRIMARY KEY,
+		whatsapp_id     TEXT    NOT NULL UNIQUE,
+		request_id      TEXT    NOT NULL,
+		position        INTEGER NOT NULL,
+		recipient       TEXT    NOT NULL,
+		type            TEXT    NOT NULL CHECK (type IN ('text', 'image', 'document')),
+		body            TEXT    NOT NULL DEFAULT '',
+		file_path       TEXT    NOT NULL DEFAULT '',
+		file_name       TEXT    NOT NULL DEFAULT '',
+		mimetype        TEXT    NOT NULL DEFAULT '',
+		file_size       INTEGER NOT NULL DEFAULT 0,
+		status          TEXT    NOT NULL CHECK (status IN ('Queued', 'Sent', 'Delivered', 'Read', 'Failed')),
+		retry_count     INTEGER NOT NULL DEFAULT 0,
+		attempts        INTEGER NOT NULL DEFAULT 0,
+		last_error      TEXT    NOT NULL DEFAULT '',
+		next_attempt_at INTEGER,
+		created_at      INTEGER NOT NULL,
+		updated_at      INTEGER NOT NULL
+	);
+	CREATE INDEX messages_due ON messages (next_attempt_at) WHERE next_attempt_at IS NOT NULL;
+	CREATE INDEX messages_created ON messages (created_at, id);
+	CREATE INDEX messages_status_created ON messages (status, created_at, id);
+	-- status 0 and an empty response: the request was stored but its
+	-- response not yet; a repeat then answers from the messages of request_id.
+	CREATE TABLE idempotency_keys (
+		key        TEXT    PRIMARY KEY,
+		request_id TEXT    NOT NULL,
+		status     INTEGER NOT NULL DEFAULT 0,
+		response   BLOB    NOT NULL DEFAULT '',
+		created_at INTEGER NOT NULL
+	);
+	CREATE INDEX idempotency_created ON idempotency_keys (created_at);
+	-- One row per UTC day (YYYY-MM-DD): messages that reached Sent for the
+	-- first time, and messages that ended Failed, counted on the day it
+	-- happened, in the same transaction as the status change.
+	CREATE TABLE delivery_daily (
+		day     TEXT    PRIMARY KEY,
+		success INTEGER NOT NULL DEFAULT 0,
+		failed  INTEGER NOT NULL DEFAULT 0
+	)`,
 }
 
 // Verify checks that an existing bridge.db decrypts with masterKey, changing

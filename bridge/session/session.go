@@ -15,6 +15,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"go.mau.fi/whatsmeow"
+	"go.mau.fi/whatsmeow/types"
 	"go.mau.fi/whatsmeow/types/events"
 	waLog "go.mau.fi/whatsmeow/util/log"
 )
@@ -48,6 +49,12 @@ type Options struct {
 	Log               logr.Logger
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// SpoolDir is where attachments are encrypted before upload.
+	SpoolDir string
+	// OnReceipt, when set, hears the receipts of sent messages: their
+	// WhatsApp IDs and "Delivered" or "Read". It runs on whatsmeow's event
+	// goroutine and must not block for long.
+	OnReceipt func(ids []string, status string)
 	// ConfigureClient adjusts every new whatsmeow client before it connects.
 	// Production leaves it nil; the simulator build points the client at
 	// bridge/wasim.
@@ -223,6 +230,8 @@ func (m *Manager) handleEvent(cli *whatsmeow.Client, ev any) {
 			account = cli.Store.ID.User
 		}
 		m.apply(loggedIn{account: account, pushName: pushName})
+	case *events.Receipt:
+		m.receipt(e)
 	case *events.PushNameSetting:
 		m.mu.Lock()
 		if m.status.Connected() && e.Action != nil {
@@ -323,4 +332,21 @@ func (m *Manager) Groups(ctx context.Context) ([]Group, error) {
 		groups = append(groups, Group{ID: g.JID.String(), Subject: g.Name, Participants: len(g.Participants)})
 	}
 	return groups, nil
+}
+
+// receipt passes delivered and read receipts of our own messages on.
+func (m *Manager) receipt(e *events.Receipt) {
+	if m.opts.OnReceipt == nil || e.IsFromMe {
+		return // IsFromMe: our other devices reading; not the recipient
+	}
+	var status string
+	switch e.Type {
+	case types.ReceiptTypeDelivered:
+		status = "Delivered"
+	case types.ReceiptTypeRead:
+		status = "Read"
+	default:
+		return
+	}
+	m.opts.OnReceipt(e.MessageIDs, status)
 }

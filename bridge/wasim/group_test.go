@@ -1,10 +1,15 @@
 package wasim_test
 
 import (
+	"bytes"
+	"context"
 	"testing"
 
+	"go.mau.fi/whatsmeow"
+	"go.mau.fi/whatsmeow/proto/waE2E"
 	"go.mau.fi/whatsmeow/types"
 	"go.mau.fi/whatsmeow/types/events"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/msgbridge/msgbridge/bridge/wasim"
 )
@@ -71,5 +76,35 @@ func TestGroups(t *testing.T) {
 	}
 	if _, err := tc.GetGroupInfo(ctx, types.NewJID("120363999999999999", types.GroupServer)); err == nil {
 		t.Fatal("info of an unknown group")
+	}
+}
+
+// Every member's phone opens a group attachment; none may spoil it for the
+// next (a regression: decryption once happened in place in the stored blob).
+func TestGroupImageReachesEveryMember(t *testing.T) {
+	sim := wasim.Start(t)
+	phone := sim.Phone("4915500000099")
+	tc := linkByQR(t, sim, phone)
+	alice, bob := sim.Contact("4915500000098", "Alice"), sim.Contact("4915500000097", "Bob")
+	g := sim.CreateGroup("Media", phone, alice, bob)
+	data := bytes.Repeat([]byte{1, 2, 3}, 1000)
+	up, err := tc.Upload(context.Background(), data, whatsmeow.MediaImage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := tc.SendMessage(context.Background(), g.JID(), &waE2E.Message{ImageMessage: &waE2E.ImageMessage{
+		URL: proto.String(up.URL), DirectPath: proto.String(up.DirectPath), MediaKey: up.MediaKey, Mimetype: proto.String("image/png"),
+		FileEncSHA256: up.FileEncSHA256, FileSHA256: up.FileSHA256, FileLength: proto.Uint64(up.FileLength)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, member := range []*wasim.User{alice, bob} {
+		m, err := member.WaitMessage(context.Background(), resp.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Media == nil || m.Media.Err != nil || !bytes.Equal(m.Media.Data, data) {
+			t.Errorf("%s got %+v", member.JID(), m.Media)
+		}
 	}
 }

@@ -61,11 +61,14 @@ func (m *mediaStore) put(blob []byte) string {
 	return id
 }
 
+// get returns a copy of a blob: readers must never change the stored one
+// (cbcutil.Decrypt decrypts in place, and a group message is opened by
+// every member's phone).
 func (m *mediaStore) get(id string) ([]byte, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	b, ok := m.blobs[id]
-	return b, ok
+	return bytes.Clone(b), ok
 }
 
 // byDirectPath finds a blob from a direct path or URL.

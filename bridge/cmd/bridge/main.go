@@ -23,8 +23,10 @@ import (
 	"github.com/msgbridge/msgbridge/bridge/api"
 	"github.com/msgbridge/msgbridge/bridge/bridgedb"
 	"github.com/msgbridge/msgbridge/bridge/datadir"
+	"github.com/msgbridge/msgbridge/bridge/dispatch"
 	"github.com/msgbridge/msgbridge/bridge/session"
 	"github.com/msgbridge/msgbridge/bridge/settings"
+	"github.com/msgbridge/msgbridge/bridge/store"
 	"github.com/msgbridge/msgbridge/bridge/version"
 )
 
@@ -109,6 +111,9 @@ func serve(ctx context.Context, s *settings.Settings, log logr.Logger) error {
 	}
 	defer func() { _ = db.Close() }()
 
+	writer := store.NewBatcher(db)
+	defer writer.Close()
+
 	configure, err := simulatorClient(os.LookupEnv)
 	if err != nil {
 		return err
@@ -116,19 +121,42 @@ func serve(ctx context.Context, s *settings.Settings, log logr.Logger) error {
 	session.TuneKeepAlive(s.HeartbeatInterval)
 	runCtx, stopSession := context.WithCancel(ctx)
 	defer stopSession()
+	// The queue needs the session to send, and the session tells the queue
+	// of receipts: the callback closes that loop without a package cycle.
+	var queue *dispatch.Queue
 	sess, err := session.New(runCtx, session.Options{
 		CredentialsDir:    dir.CredentialsDir(),
+		SpoolDir:          dir.SpoolDir(),
 		MasterKey:         key,
 		DB:                db,
 		HeartbeatInterval: s.HeartbeatInterval,
 		Log:               log.WithName("session"),
 		ConfigureClient:   configure,
+		OnReceipt: func(ids []string, status string) {
+			if _, err := queue.AdvanceStatus(runCtx, ids, dispatch.Status(status)); err != nil {
+				log.Error(err, "apply receipt")
+			}
+		},
 	})
 	if err != nil {
 		return err
 	}
+	queue = dispatch.New(dispatch.Options{
+		DB: db, Batcher: writer, Sender: sess, Schedule: s.RetrySchedule, Log: log.WithName("dispatch"),
+	})
+	if err := queue.SweepSpool(ctx, dir.SpoolDir()); err != nil {
+		return fmt.Errorf("sweep spool: %w", err)
+	}
 	sessionDone := make(chan error, 1)
 	go func() { sessionDone <- sess.Run(runCtx) }()
+	queueDone := make(chan error, 1)
+	go func() { queueDone <- queue.Run(runCtx) }()
+	defer func() {
+		stopSession()
+		if err := <-queueDone; err != nil {
+			log.Error(err, "send queue stopped")
+		}
+	}()
 
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", s.ListenAddr)
@@ -142,6 +170,9 @@ func serve(ctx context.Context, s *settings.Settings, log logr.Logger) error {
 			Started:    time.Now(),
 			Session:    sess,
 			AdminToken: s.AdminToken,
+			Messages:   queue,
+			Send:       api.SendConfig{APIKey: s.APIKey, SpoolDir: dir.SpoolDir(), MaxFileSize: s.MaxFileSize},
+			Log:        log.WithName("api"),
 		}),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,

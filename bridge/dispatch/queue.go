@@ -215,9 +215,12 @@ func recordAttempt(tx *sql.Tx, m *Message, sendErr error, schedule []time.Durati
 
 	switch {
 	case m.Status != StatusQueued:
-		// Already past Queued (a receipt arrived first): nothing is due.
-		_, err := tx.Exec(`UPDATE messages SET attempts = ?, retry_count = ?, next_attempt_at = NULL, updated_at = ? WHERE id = ?`,
-			attempts, attempts-1, now.UnixMilli(), m.ID)
+		// Already past Queued: a receipt for this attempt arrived before its
+		// own outcome was recorded. Nothing is due; an error the attempt
+		// reported (a lost ack) is moot, since the message arrived.
+		m.LastError = ""
+		_, err := tx.Exec(`UPDATE messages SET attempts = ?, retry_count = ?, last_error = '', next_attempt_at = NULL,
+			updated_at = ? WHERE id = ?`, attempts, attempts-1, now.UnixMilli(), m.ID)
 		return false, err
 	case sendErr == nil:
 		m.Status, m.LastError = StatusSent, ""

@@ -42,7 +42,10 @@ func (m *Manager) NewMessageID() string {
 // while no session is logged in, so the send queue retries it later.
 func (m *Manager) Send(ctx context.Context, out Outgoing) error {
 	cli := m.client.Load()
-	if !cli.IsLoggedIn() {
+	// Not only logged in: connected by the state machine's account, which a
+	// failed keepalive leaves at once. A send on a ghost connection would
+	// wait for an ack that never comes.
+	if !cli.IsLoggedIn() || !m.Status().Connected() {
 		return ErrNotLinked
 	}
 	to, err := types.ParseJID(out.Recipient)

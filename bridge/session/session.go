@@ -178,10 +178,12 @@ func (m *Manager) connect() {
 }
 
 // beat records a heartbeat when the link is up. transition refuses it for any
-// state but connected, which KeepAliveTimeout leaves the moment the server
-// stops answering, so a ghost connection's heartbeat stops advancing.
+// state but connected, which every disconnect event and KeepAliveTimeout
+// leave the moment whatsmeow notices, so a ghost connection's heartbeat stops
+// advancing. (whatsmeow's own IsConnected is not safe to call while the
+// server closes the socket: it reads the connection without its lock.)
 func (m *Manager) beat() {
-	if cli := m.client.Load(); cli.IsConnected() && cli.IsLoggedIn() {
+	if m.client.Load().IsLoggedIn() {
 		m.apply(heartbeat{})
 	}
 }
@@ -294,7 +296,7 @@ func (m *Manager) replaceClientLocked() error {
 func (m *Manager) Logout(ctx context.Context) error {
 	m.opMu.Lock()
 	defer m.opMu.Unlock()
-	if cli := m.client.Load(); cli.Store.ID != nil && cli.IsConnected() {
+	if cli := m.client.Load(); m.linked.Load() && m.Status().Connected() {
 		lctx, cancel := context.WithTimeout(ctx, logoutTimeout)
 		err := cli.Logout(lctx)
 		cancel()

@@ -125,3 +125,5 @@ func newCmd(bin string, env []string, stderr io.Writer) *exec.Cmd {
 	cmd.Stderr = stderr
 	return cmd
 }
+
+func bufioReader(r io.Reader) *bufio.Reader { return bufio.NewReader(r) }

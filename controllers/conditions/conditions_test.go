@@ -1,0 +1,139 @@
+package conditions
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	msgbridgev1alpha1 "github.com/msgbridge/msgbridge/api/v1alpha1"
+	"github.com/msgbridge/msgbridge/controllers/bridgeapi"
+)
+
+var now = time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+
+func connected(heartbeatAge time.Duration) *bridgeapi.State {
+	hb := now.Add(-heartbeatAge)
+	return &bridgeapi.State{State: "connected", Connected: true, Account: "4917012345678", LastHeartbeat: &hb}
+}
+
+func TestSessionConnected(t *testing.T) {
+	const interval = 15 * time.Second
+	cases := []struct {
+		name   string
+		obs    SessionObservation
+		status metav1.ConditionStatus
+		reason string
+	}{
+		{"connected, fresh heartbeat", SessionObservation{PodReady: true, State: connected(10 * time.Second)}, metav1.ConditionTrue, ReasonConnected},
+		{"heartbeat just under 3 intervals", SessionObservation{PodReady: true, State: connected(45*time.Second - time.Millisecond)}, metav1.ConditionTrue, ReasonConnected},
+		{"heartbeat at 3 intervals: ghost", SessionObservation{PodReady: true, State: connected(45 * time.Second)}, metav1.ConditionFalse, ReasonHeartbeatStale},
+		{"heartbeat from the future (clock skew)", SessionObservation{PodReady: true, State: connected(-5 * time.Second)}, metav1.ConditionTrue, ReasonConnected},
+		{"connected without any heartbeat", SessionObservation{PodReady: true, State: &bridgeapi.State{State: "connected", Connected: true}}, metav1.ConditionFalse, ReasonHeartbeatStale},
+		{"state and flag disagree", SessionObservation{PodReady: true, State: &bridgeapi.State{State: "connected", Connected: false}}, metav1.ConditionFalse, ReasonDisconnected},
+		{"connecting", SessionObservation{PodReady: true, State: &bridgeapi.State{State: "connecting", Reason: "network"}}, metav1.ConditionFalse, ReasonDisconnected},
+		{"disconnected", SessionObservation{PodReady: true, State: &bridgeapi.State{State: "disconnected", Reason: "stream_replaced"}}, metav1.ConditionFalse, ReasonDisconnected},
+		{"unknown state", SessionObservation{PodReady: true, State: &bridgeapi.State{State: "hibernating"}}, metav1.ConditionFalse, ReasonDisconnected},
+		{"unpaired", SessionObservation{PodReady: true, State: &bridgeapi.State{State: "unpaired"}}, metav1.ConditionFalse, ReasonPairingRequired},
+		{"pairing", SessionObservation{PodReady: true, State: &bridgeapi.State{State: "pairing"}}, metav1.ConditionFalse, ReasonPairingRequired},
+		{"logged out", SessionObservation{PodReady: true, State: &bridgeapi.State{State: "logged_out"}}, metav1.ConditionFalse, ReasonLoggedOut},
+		{"unreachable", SessionObservation{PodReady: true, Err: errors.New("connection refused")}, metav1.ConditionUnknown, ReasonStatusUnreachable},
+		{"no ready pod", SessionObservation{}, metav1.ConditionUnknown, ReasonStatusUnreachable},
+		{"suspended", SessionObservation{Suspended: true, State: connected(0)}, metav1.ConditionFalse, ReasonSuspended},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := SessionConnected(tc.obs, interval, now)
+			if c.Type != msgbridgev1alpha1.ConditionSessionConnected || c.Status != tc.status || c.Reason != tc.reason || c.Message == "" {
+				t.Errorf("got %s %s/%s %q, want %s/%s", c.Type, c.Status, c.Reason, c.Message, tc.status, tc.reason)
+			}
+		})
+	}
+}
+
+// A stale heartbeat's message must not change from poll to poll, or every
+// poll would write the status.
+func TestSessionConnectedStaleMessageIsStable(t *testing.T) {
+	state := connected(time.Minute)
+	a := SessionConnected(SessionObservation{PodReady: true, State: state}, 15*time.Second, now)
+	b := SessionConnected(SessionObservation{PodReady: true, State: state}, 15*time.Second, now.Add(30*time.Second))
+	if a.Message != b.Message {
+		t.Errorf("message changed between polls:\n%s\n%s", a.Message, b.Message)
+	}
+}
+
+func TestAvailable(t *testing.T) {
+	ready := &appsv1.StatefulSet{Status: appsv1.StatefulSetStatus{ReadyReplicas: 1}}
+	cases := []struct {
+		name      string
+		sts       *appsv1.StatefulSet
+		suspended bool
+		status    metav1.ConditionStatus
+		reason    string
+	}{
+		{"ready pod", ready, false, metav1.ConditionTrue, ReasonPodReady},
+		{"no ready pod", &appsv1.StatefulSet{}, false, metav1.ConditionFalse, ReasonPodNotReady},
+		{"no StatefulSet yet", nil, false, metav1.ConditionFalse, ReasonPodNotReady},
+		{"suspended", ready, true, metav1.ConditionFalse, ReasonSuspended},
+	}
+	for _, tc := range cases {
+		c := Available(tc.sts, tc.suspended)
+		if c.Status != tc.status || c.Reason != tc.reason {
+			t.Errorf("%s: %s/%s, want %s/%s", tc.name, c.Status, c.Reason, tc.status, tc.reason)
+		}
+	}
+}
+
+func TestStalledAndReconciled(t *testing.T) {
+	b := &Blocker{Reason: ReasonSecretNotFound, Message: "Secret x not found"}
+	cases := []struct {
+		name       string
+		blocker    *Blocker
+		err        error
+		stalled    metav1.ConditionStatus
+		reconciled string
+	}{
+		{"all well", nil, nil, metav1.ConditionFalse, ReasonReconciled},
+		{"blocked", b, nil, metav1.ConditionTrue, ReasonSecretNotFound},
+		// An API error retries by itself: not stalled.
+		{"apply failed", nil, errors.New("conflict"), metav1.ConditionFalse, ReasonApplyFailed},
+	}
+	for _, tc := range cases {
+		if s := Stalled(tc.blocker); s.Status != tc.stalled {
+			t.Errorf("%s: Stalled %s, want %s", tc.name, s.Status, tc.stalled)
+		}
+		if r := Reconciled(tc.blocker, tc.err); r.Reason != tc.reconciled || (r.Status == metav1.ConditionTrue) != (tc.reconciled == ReasonReconciled) {
+			t.Errorf("%s: Reconciled %s/%s, want reason %s", tc.name, r.Status, r.Reason, tc.reconciled)
+		}
+	}
+}
+
+func TestReady(t *testing.T) {
+	yes := func(t, reason string) metav1.Condition {
+		return metav1.Condition{Type: t, Status: metav1.ConditionTrue, Reason: reason}
+	}
+	no := func(t string, s metav1.ConditionStatus, reason string) metav1.Condition {
+		return metav1.Condition{Type: t, Status: s, Reason: reason, Message: "why"}
+	}
+	rec, avail, sess := msgbridgev1alpha1.ConditionReconciled, msgbridgev1alpha1.ConditionAvailable, msgbridgev1alpha1.ConditionSessionConnected
+	cases := []struct {
+		name                        string
+		reconciled, available, sess metav1.Condition
+		status                      metav1.ConditionStatus
+		reason                      string
+	}{
+		{"all true", yes(rec, ReasonReconciled), yes(avail, ReasonPodReady), yes(sess, ReasonConnected), metav1.ConditionTrue, ReasonReady},
+		{"stalled first", no(rec, metav1.ConditionFalse, ReasonSecretNotFound), no(avail, metav1.ConditionFalse, ReasonPodNotReady), yes(sess, ReasonConnected), metav1.ConditionFalse, ReasonSecretNotFound},
+		{"pod not ready", yes(rec, ReasonReconciled), no(avail, metav1.ConditionFalse, ReasonPodNotReady), no(sess, metav1.ConditionUnknown, ReasonStatusUnreachable), metav1.ConditionFalse, ReasonPodNotReady},
+		{"waiting for pairing", yes(rec, ReasonReconciled), yes(avail, ReasonPodReady), no(sess, metav1.ConditionFalse, ReasonPairingRequired), metav1.ConditionFalse, ReasonPairingRequired},
+		{"unreachable is not ready", yes(rec, ReasonReconciled), yes(avail, ReasonPodReady), no(sess, metav1.ConditionUnknown, ReasonStatusUnreachable), metav1.ConditionFalse, ReasonStatusUnreachable},
+	}
+	for _, tc := range cases {
+		c := Ready(tc.reconciled, tc.available, tc.sess)
+		if c.Status != tc.status || c.Reason != tc.reason {
+			t.Errorf("%s: Ready %s/%s, want %s/%s", tc.name, c.Status, c.Reason, tc.status, tc.reason)
+		}
+	}
+}

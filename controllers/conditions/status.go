@@ -1,0 +1,77 @@
+package conditions
+
+import (
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	msgbridgev1alpha1 "github.com/msgbridge/msgbridge/api/v1alpha1"
+	"github.com/msgbridge/msgbridge/controllers/bridgeapi"
+)
+
+// Session mirrors a bridge's state answer into the status, without a probe
+// time (StatusToWrite sets it).
+func Session(s *bridgeapi.State) *msgbridgev1alpha1.SessionStatus {
+	out := &msgbridgev1alpha1.SessionStatus{
+		State:   msgbridgev1alpha1.SessionState(s.State),
+		Account: s.Account,
+		Reason:  s.Reason,
+	}
+	if s.LastHeartbeat != nil {
+		// The API server stores seconds; truncating here keeps a
+		// comparison with the stored value exact.
+		t := metav1.NewTime(s.LastHeartbeat.Truncate(time.Second))
+		out.LastHeartbeatTime = &t
+	}
+	return out
+}
+
+// StatusToWrite decides whether the status computed this round is worth an
+// API write, and returns what to write. The operator polls each bridge every
+// 30 s; writing every poll would cost a write per bridge per poll although
+// nothing a reader acts on changed. So:
+//
+//   - next.Session is this round's reading (nil when the bridge could not be
+//     read: the last reading is kept, with its probe time);
+//   - a heartbeat that only moved forward is not a change by itself, unless
+//     refresh > 0 and it moved by at least refresh since the stored one,
+//     which bounds how stale the Heartbeat column of kubectl looks;
+//   - lastProbeTime moves only when the status is written: it is the time of
+//     the reading the status shows.
+func StatusToWrite(old, next msgbridgev1alpha1.MessagingBridgeStatus, probedAt time.Time, refresh time.Duration) (msgbridgev1alpha1.MessagingBridgeStatus, bool) {
+	read := next.Session != nil
+	if !read {
+		next.Session = old.Session.DeepCopy()
+	} else {
+		probe := metav1.NewTime(probedAt.Truncate(time.Second))
+		next.Session.LastProbeTime = &probe
+	}
+	if !equality.Semantic.DeepEqual(withoutPollNoise(old), withoutPollNoise(next)) {
+		return next, true
+	}
+	if read && heartbeatRefreshDue(old.Session, next.Session, refresh) {
+		return next, true
+	}
+	return old, false
+}
+
+// withoutPollNoise drops what changes on every poll of a healthy bridge, and
+// keeps whether a heartbeat is known at all, which is a real change.
+func withoutPollNoise(s msgbridgev1alpha1.MessagingBridgeStatus) msgbridgev1alpha1.MessagingBridgeStatus {
+	s = *s.DeepCopy()
+	if s.Session != nil {
+		s.Session.LastProbeTime = nil
+		if s.Session.LastHeartbeatTime != nil {
+			s.Session.LastHeartbeatTime = &metav1.Time{}
+		}
+	}
+	return s
+}
+
+func heartbeatRefreshDue(old, next *msgbridgev1alpha1.SessionStatus, refresh time.Duration) bool {
+	if refresh <= 0 || old == nil || old.LastHeartbeatTime == nil || next.LastHeartbeatTime == nil {
+		return false
+	}
+	return next.LastHeartbeatTime.Sub(old.LastHeartbeatTime.Time) >= refresh
+}

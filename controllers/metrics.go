@@ -1,0 +1,45 @@
+package controllers
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	"github.com/msgbridge/msgbridge/controllers/bridgeapi"
+)
+
+// The session metrics are set on every poll, unlike the status, which is
+// written only on a change: they are the live view of every bridge.
+var (
+	sessionConnectedGauge = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "messagingbridge_session_connected",
+		Help: "1 when the bridge's SessionConnected condition is True (connected with a fresh heartbeat), else 0.",
+	}, []string{"namespace", "name"})
+	lastHeartbeatGauge = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "messagingbridge_last_heartbeat_timestamp_seconds",
+		Help: "Unix time of the bridge's last recorded heartbeat, as of the last successful poll.",
+	}, []string{"namespace", "name"})
+)
+
+func init() {
+	metrics.Registry.MustRegister(sessionConnectedGauge, lastHeartbeatGauge)
+}
+
+// recordSessionMetrics publishes one poll's outcome. An unreadable bridge
+// keeps its last heartbeat series: the time it was last seen alive is still
+// true, and its age is what alerts should watch.
+func recordSessionMetrics(namespace, name string, connected bool, state *bridgeapi.State) {
+	v := 0.0
+	if connected {
+		v = 1
+	}
+	sessionConnectedGauge.WithLabelValues(namespace, name).Set(v)
+	if state != nil && state.LastHeartbeat != nil {
+		lastHeartbeatGauge.WithLabelValues(namespace, name).Set(float64(state.LastHeartbeat.UnixNano()) / 1e9)
+	}
+}
+
+// forgetMetrics drops a deleted bridge's series.
+func forgetMetrics(namespace, name string) {
+	sessionConnectedGauge.DeleteLabelValues(namespace, name)
+	lastHeartbeatGauge.DeleteLabelValues(namespace, name)
+}

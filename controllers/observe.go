@@ -1,0 +1,125 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	msgbridgev1alpha1 "github.com/msgbridge/msgbridge/api/v1alpha1"
+	"github.com/msgbridge/msgbridge/controllers/bridgeapi"
+	"github.com/msgbridge/msgbridge/controllers/conditions"
+	"github.com/msgbridge/msgbridge/controllers/specs"
+)
+
+// observe reads what the bridge is doing: whether its pod is ready and, if
+// so, its session. It runs whatever the apply steps met, so that a stalled
+// resource still reports its session truthfully.
+func (r *MessagingBridgeReconciler) observe(ctx context.Context, rd *round) error {
+	mb := rd.mb
+	if rd.statefulSet == nil {
+		var sts appsv1.StatefulSet
+		err := r.Get(ctx, client.ObjectKey{Namespace: mb.Namespace, Name: specs.StatefulSetName(mb)}, &sts)
+		switch {
+		case err == nil:
+			rd.statefulSet = &sts
+		case !apierrors.IsNotFound(err):
+			return err
+		}
+	}
+	available := conditions.Available(rd.statefulSet, mb.Spec.Suspend)
+	rd.setCondition(available)
+
+	obs := conditions.SessionObservation{Suspended: mb.Spec.Suspend, PodReady: available.Status == metav1.ConditionTrue}
+	if obs.PodReady {
+		obs.State, obs.Err = r.readSession(ctx, rd)
+	}
+	session := conditions.SessionConnected(obs, specs.HeartbeatInterval(mb), r.now())
+	rd.setCondition(session)
+	recordSessionMetrics(mb.Namespace, mb.Name, session.Status == metav1.ConditionTrue, obs.State)
+	rd.status.Session = nil // StatusToWrite keeps the last reading when this one failed
+	if obs.State != nil {
+		rd.status.Session = conditions.Session(obs.State)
+	}
+
+	rd.setCondition(conditions.Ready(
+		*meta.FindStatusCondition(rd.status.Conditions, msgbridgev1alpha1.ConditionReconciled),
+		available, session))
+	rd.status.ObservedGeneration = mb.Generation
+	return nil
+}
+
+func (r *MessagingBridgeReconciler) readSession(ctx context.Context, rd *round) (*bridgeapi.State, error) {
+	token, ok := rd.credentials[specs.EnvAdminToken]
+	if !ok {
+		// The apply steps stopped before reading the credentials.
+		t, err := r.adminToken(ctx, rd.mb)
+		if err != nil {
+			return nil, fmt.Errorf("reading the admin token: %w", err)
+		}
+		token = []byte(t)
+	}
+	return r.bridge().State(ctx, r.bridgeURL(rd.mb), string(token))
+}
+
+// writeStatus writes the round's status when it differs from the stored one
+// (see conditions.StatusToWrite), then reports the transitions as events.
+func (r *MessagingBridgeReconciler) writeStatus(ctx context.Context, rd *round) error {
+	next, changed := conditions.StatusToWrite(rd.mb.Status, rd.status, r.now(), r.HeartbeatStatusRefresh)
+	if !changed {
+		return nil
+	}
+	old := rd.mb.Status.DeepCopy()
+	// A merge patch without resourceVersion: the status is this operator's
+	// alone, and it describes the generation read, which stays true if the
+	// spec moved on meanwhile (that change reconciles again).
+	patch := client.MergeFrom(rd.mb.DeepCopy())
+	rd.mb.Status = next
+	if err := r.Status().Patch(ctx, rd.mb, patch, client.FieldOwner(FieldOwner)); err != nil {
+		return fmt.Errorf("writing the status: %w", err)
+	}
+	r.recordTransitions(rd.mb, old.Conditions, next.Conditions)
+	return nil
+}
+
+// recordTransitions emits one event per change of SessionConnected or
+// Stalled, never one per poll. A first Stalled=True is reported too: a
+// missing Secret on creation deserves a Warning.
+func (r *MessagingBridgeReconciler) recordTransitions(mb *msgbridgev1alpha1.MessagingBridge, old, next []metav1.Condition) {
+	for _, t := range []string{msgbridgev1alpha1.ConditionSessionConnected, msgbridgev1alpha1.ConditionStalled} {
+		now := meta.FindStatusCondition(next, t)
+		was := meta.FindStatusCondition(old, t)
+		if now == nil || (was != nil && was.Status == now.Status && was.Reason == now.Reason) {
+			continue
+		}
+		stalled := t == msgbridgev1alpha1.ConditionStalled && now.Status == metav1.ConditionTrue
+		if was == nil && !stalled {
+			continue
+		}
+		eventType := corev1.EventTypeNormal
+		if stalled || (t == msgbridgev1alpha1.ConditionSessionConnected && now.Status != metav1.ConditionTrue) {
+			eventType = corev1.EventTypeWarning
+		}
+		r.event(mb, eventType, now.Reason, t, fmt.Sprintf("%s is %s: %s", t, now.Status, now.Message))
+	}
+}
+
+func (r *MessagingBridgeReconciler) bridge() *bridgeapi.Client {
+	if r.Bridge != nil {
+		return r.Bridge
+	}
+	return &bridgeapi.Client{}
+}
+
+func (r *MessagingBridgeReconciler) random() io.Reader {
+	if r.Random != nil {
+		return r.Random
+	}
+	return specs.DefaultRandom
+}

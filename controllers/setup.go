@@ -1,0 +1,78 @@
+package controllers
+
+import (
+	"context"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	msgbridgev1alpha1 "github.com/msgbridge/msgbridge/api/v1alpha1"
+	"github.com/msgbridge/msgbridge/controllers/specs"
+)
+
+// secretRefsIndex indexes MessagingBridges by the names of the user Secrets
+// they reference, so that a Secret event finds its bridges without a scan.
+const secretRefsIndex = ".spec.secretRefs" //nolint:gosec // an index name, not a credential
+
+// SetupWithManager registers the reconciler and its watches. opts sets, among
+// others, MaxConcurrentReconciles: a reconcile may wait up to 5 s on a bridge.
+func (r *MessagingBridgeReconciler) SetupWithManager(mgr ctrl.Manager, opts controller.Options) error {
+	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &msgbridgev1alpha1.MessagingBridge{}, secretRefsIndex,
+		func(o client.Object) []string {
+			return specs.ReferencedSecretNames(o.(*msgbridgev1alpha1.MessagingBridge))
+		}); err != nil {
+		return err
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		// The operator's own status writes change neither the generation nor
+		// the deletion timestamp, so they start no reconcile.
+		For(&msgbridgev1alpha1.MessagingBridge{}, builder.WithPredicates(predicate.Or(
+			predicate.GenerationChangedPredicate{}, deletionStarted()))).
+		// A StatefulSet's status (ready replicas) is what Available reports.
+		Owns(&appsv1.StatefulSet{}).
+		Owns(&corev1.Service{}).
+		Owns(&corev1.Secret{}).
+		// A user Secret a bridge references: its creation ends a
+		// SecretNotFound stall at once, its rotation rolls the pod.
+		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.bridgesReferencingSecret)).
+		WithOptions(opts).
+		Named("messagingbridge").
+		Complete(r)
+}
+
+// bridgesReferencingSecret maps a Secret to the MessagingBridges of its
+// namespace that reference it.
+func (r *MessagingBridgeReconciler) bridgesReferencingSecret(ctx context.Context, secret client.Object) []reconcile.Request {
+	var list msgbridgev1alpha1.MessagingBridgeList
+	if err := r.List(ctx, &list, client.InNamespace(secret.GetNamespace()),
+		client.MatchingFields{secretRefsIndex: secret.GetName()}); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "listing the MessagingBridges that reference a Secret", "secret", secret.GetName())
+		return nil
+	}
+	out := make([]reconcile.Request, len(list.Items))
+	for i := range list.Items {
+		out[i] = reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])}
+	}
+	return out
+}
+
+// deletionStarted passes the update that sets a deletion timestamp: the
+// logout finalizer must run although the generation may not move.
+func deletionStarted() predicate.Predicate {
+	return predicate.Funcs{
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			return e.ObjectOld.GetDeletionTimestamp().IsZero() && !e.ObjectNew.GetDeletionTimestamp().IsZero()
+		},
+		CreateFunc:  func(event.CreateEvent) bool { return false },
+		DeleteFunc:  func(event.DeleteEvent) bool { return false },
+		GenericFunc: func(event.GenericEvent) bool { return false },
+	}
+}

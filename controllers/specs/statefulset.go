@@ -1,0 +1,198 @@
+package specs
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
+
+	msgbridgev1alpha1 "github.com/msgbridge/msgbridge/api/v1alpha1"
+)
+
+// DefaultHeartbeatInterval is the bridge's own default HEARTBEAT_INTERVAL.
+const DefaultHeartbeatInterval = 15 * time.Second
+
+// nonRootID is the distroless nonroot user the image runs as.
+const nonRootID = 65532
+
+// StatefulSetInputs are the facts, beyond mb, that the StatefulSet depends on.
+type StatefulSetInputs struct {
+	// Image runs when mb.Spec.Image is empty: the operator's own image.
+	Image string
+	// SecretsHash is SecretsHash of the credentials the bridge reads.
+	SecretsHash string
+}
+
+// HeartbeatInterval is mb's HEARTBEAT_INTERVAL, defaulted like the bridge.
+func HeartbeatInterval(mb *msgbridgev1alpha1.MessagingBridge) time.Duration {
+	if mb.Spec.HeartbeatInterval == nil || mb.Spec.HeartbeatInterval.Duration <= 0 {
+		return DefaultHeartbeatInterval
+	}
+	return mb.Spec.HeartbeatInterval.Duration
+}
+
+// StatefulSet is the bridge's workload: one pod (none when suspended) with a
+// volume for its credentials and message log.
+func StatefulSet(mb *msgbridgev1alpha1.MessagingBridge, in StatefulSetInputs) *appsv1ac.StatefulSetApplyConfiguration {
+	replicas := int32(1)
+	if mb.Spec.Suspend {
+		replicas = 0
+	}
+	image := mb.Spec.Image
+	if image == "" {
+		image = in.Image
+	}
+	return appsv1ac.StatefulSet(StatefulSetName(mb), mb.Namespace).
+		WithLabels(Labels(mb)).
+		WithOwnerReferences(ownerReference(mb)).
+		WithSpec(appsv1ac.StatefulSetSpec().
+			WithReplicas(replicas).
+			WithServiceName(ServiceName(mb)).
+			WithSelector(metav1ac.LabelSelector().WithMatchLabels(SelectorLabels(mb))).
+			// Suspending scales to zero and must keep the credentials;
+			// deleting the MessagingBridge deletes its generated encryption
+			// key too, which leaves a retained volume unreadable, so the
+			// volume goes with it.
+			WithPersistentVolumeClaimRetentionPolicy(appsv1ac.StatefulSetPersistentVolumeClaimRetentionPolicy().
+				WithWhenScaled(appsv1.RetainPersistentVolumeClaimRetentionPolicyType).
+				WithWhenDeleted(appsv1.DeletePersistentVolumeClaimRetentionPolicyType)).
+			WithTemplate(corev1ac.PodTemplateSpec().
+				WithLabels(Labels(mb)).
+				WithAnnotations(map[string]string{
+					SecretsHashAnnotation:                     in.SecretsHash,
+					"kubectl.kubernetes.io/default-container": ContainerName,
+				}).
+				WithSpec(podSpec(mb, image))).
+			WithVolumeClaimTemplates(volumeClaimTemplate(mb)))
+}
+
+func podSpec(mb *msgbridgev1alpha1.MessagingBridge, image string) *corev1ac.PodSpecApplyConfiguration {
+	return corev1ac.PodSpec().
+		// The bridge never calls the Kubernetes API.
+		WithAutomountServiceAccountToken(false).
+		// Service links would put one env var per Service of the namespace
+		// beside the bridge's settings.
+		WithEnableServiceLinks(false).
+		WithSecurityContext(corev1ac.PodSecurityContext().
+			WithRunAsNonRoot(true).
+			WithRunAsUser(nonRootID).
+			WithRunAsGroup(nonRootID).
+			WithFSGroup(nonRootID).
+			WithFSGroupChangePolicy(corev1.FSGroupChangeOnRootMismatch).
+			WithSeccompProfile(corev1ac.SeccompProfile().WithType(corev1.SeccompProfileTypeRuntimeDefault))).
+		WithContainers(container(mb, image)).
+		WithVolumes(
+			// The root filesystem is read-only; Go spills large multipart
+			// uploads (POST /send attachments) to os.TempDir().
+			corev1ac.Volume().WithName("tmp").WithEmptyDir(corev1ac.EmptyDirVolumeSource()),
+		)
+}
+
+func container(mb *msgbridgev1alpha1.MessagingBridge, image string) *corev1ac.ContainerApplyConfiguration {
+	c := corev1ac.Container().
+		WithName(ContainerName).
+		WithImage(image).
+		WithCommand("/bridge").
+		WithPorts(corev1ac.ContainerPort().WithName(HTTPPortName).WithContainerPort(HTTPPort).WithProtocol(corev1.ProtocolTCP)).
+		WithEnv(env(mb)...).
+		WithVolumeMounts(
+			corev1ac.VolumeMount().WithName(DataVolumeName).WithMountPath(DataDir),
+			corev1ac.VolumeMount().WithName("tmp").WithMountPath("/tmp"),
+		).
+		WithSecurityContext(corev1ac.SecurityContext().
+			WithAllowPrivilegeEscalation(false).
+			WithReadOnlyRootFilesystem(true).
+			WithRunAsNonRoot(true).
+			WithCapabilities(corev1ac.Capabilities().WithDrop("ALL"))).
+		// /health reports the process, never the WhatsApp link: a bridge
+		// waiting to be paired must stay reachable.
+		WithLivenessProbe(healthProbe().WithFailureThreshold(6)).
+		WithReadinessProbe(healthProbe().WithFailureThreshold(3))
+	if r := resourceRequirements(mb.Spec.Resources); r != nil {
+		c.WithResources(r)
+	}
+	return c
+}
+
+func healthProbe() *corev1ac.ProbeApplyConfiguration {
+	return corev1ac.Probe().
+		WithHTTPGet(corev1ac.HTTPGetAction().WithPath("/health").WithPort(intstr.FromString(HTTPPortName))).
+		WithPeriodSeconds(10).
+		WithTimeoutSeconds(3)
+}
+
+// env is the bridge's settings: credentials from Secrets, the rest plain.
+// Settings the spec leaves empty are left out, so the bridge's own default
+// applies.
+func env(mb *msgbridgev1alpha1.MessagingBridge) []*corev1ac.EnvVarApplyConfiguration {
+	plain := func(name, value string) *corev1ac.EnvVarApplyConfiguration {
+		return corev1ac.EnvVar().WithName(name).WithValue(value)
+	}
+	out := []*corev1ac.EnvVarApplyConfiguration{
+		plain("LISTEN_ADDR", ":"+strconv.Itoa(HTTPPort)),
+		plain("DATA_DIR", DataDir),
+	}
+	for _, c := range Credentials(mb) {
+		out = append(out, corev1ac.EnvVar().WithName(c.Env).WithValueFrom(corev1ac.EnvVarSource().
+			WithSecretKeyRef(corev1ac.SecretKeySelector().WithName(c.Source.Name).WithKey(c.Source.Key))))
+	}
+	if mb.Spec.Webhook != nil {
+		out = append(out, plain("WEBHOOK_URL", mb.Spec.Webhook.URL))
+	}
+	if mb.Spec.MaxFileSize != nil {
+		out = append(out, plain("MAX_FILE_SIZE", strconv.FormatInt(mb.Spec.MaxFileSize.Value(), 10)))
+	}
+	if len(mb.Spec.RetrySchedule) > 0 {
+		delays := make([]string, len(mb.Spec.RetrySchedule))
+		for i, d := range mb.Spec.RetrySchedule {
+			delays[i] = d.Duration.String()
+		}
+		out = append(out, plain("RETRY_SCHEDULE", strings.Join(delays, ",")))
+	}
+	out = append(out, plain("HEARTBEAT_INTERVAL", HeartbeatInterval(mb).String()))
+	return out
+}
+
+func volumeClaimTemplate(mb *msgbridgev1alpha1.MessagingBridge) *corev1ac.PersistentVolumeClaimApplyConfiguration {
+	size := resource.MustParse("1Gi") // the CRD default, for objects stored before it
+	if mb.Spec.Storage.Size != nil {
+		size = *mb.Spec.Storage.Size
+	}
+	spec := corev1ac.PersistentVolumeClaimSpec().
+		WithAccessModes(corev1.ReadWriteOnce).
+		WithResources(corev1ac.VolumeResourceRequirements().
+			WithRequests(corev1.ResourceList{corev1.ResourceStorage: size}))
+	if mb.Spec.Storage.StorageClassName != nil {
+		spec.WithStorageClassName(*mb.Spec.Storage.StorageClassName)
+	}
+	// Not corev1ac.PersistentVolumeClaim(): a template carries no kind,
+	// apiVersion or namespace, and the live object's extract has none.
+	template := &corev1ac.PersistentVolumeClaimApplyConfiguration{}
+	return template.WithName(DataVolumeName).
+		WithLabels(SelectorLabels(mb)).
+		WithSpec(spec)
+}
+
+func resourceRequirements(r corev1.ResourceRequirements) *corev1ac.ResourceRequirementsApplyConfiguration {
+	if len(r.Limits) == 0 && len(r.Requests) == 0 && len(r.Claims) == 0 {
+		return nil
+	}
+	out := corev1ac.ResourceRequirements()
+	if len(r.Limits) > 0 {
+		out.WithLimits(r.Limits)
+	}
+	if len(r.Requests) > 0 {
+		out.WithRequests(r.Requests)
+	}
+	for _, c := range r.Claims {
+		out.WithClaims(corev1ac.ResourceClaim().WithName(c.Name).WithRequest(c.Request))
+	}
+	return out
+}

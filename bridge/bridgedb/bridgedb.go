@@ -68,7 +68,6 @@ var migrations = []string{
 	);
 	CREATE INDEX messages_due ON messages (next_attempt_at) WHERE next_attempt_at IS NOT NULL;
 	CREATE INDEX messages_created ON messages (created_at, id);
-	CREATE INDEX messages_status_created ON messages (status, created_at, id);
 	-- status 0 and an empty response: the request was stored but its
 	-- response not yet; a repeat then answers from the messages of request_id.
 	CREATE TABLE idempotency_keys (

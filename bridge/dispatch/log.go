@@ -141,7 +141,7 @@ func (q *Queue) AdvanceStatus(ctx context.Context, whatsappIDs []string, status 
 				return err
 			}
 			if m.Status == StatusQueued { // a receipt before the attempt's ack: it was sent
-				if err := countDelivery(tx, now.UTC().Format(time.DateOnly), outcomeSuccess); err != nil {
+				if err := countDelivery(ctx, q.stmts, tx, now.UTC().Format(time.DateOnly), true); err != nil {
 					return err
 				}
 			}

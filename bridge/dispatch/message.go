@@ -6,7 +6,10 @@
 // set is due then, so a restart picks up exactly where a crash left off.
 package dispatch
 
-import "time"
+import (
+	"database/sql"
+	"time"
+)
 
 // Status is where a message stands. It only moves forward:
 // Queued -> Sent -> Delivered -> Read, or Queued -> Failed.
@@ -54,10 +57,11 @@ type Message struct {
 	CreatedAt  time.Time
 	UpdatedAt  time.Time
 
-	body     string
-	filePath string
-	fileName string
-	mimeType string
+	body        string
+	nextAttempt sql.NullInt64 // when the next attempt is due; set by plan
+	filePath    string
+	fileName    string
+	mimeType    string
 }
 
 // Item is one validated item of a send request.

@@ -20,6 +20,9 @@ import (
 type Sender interface {
 	Send(ctx context.Context, out session.Outgoing) error
 	NewMessageID() string
+	// Ready reports a session that can send now; while it is false every
+	// Send fails with session.ErrNotLinked.
+	Ready() bool
 }
 
 // Options configures a Queue.
@@ -40,8 +43,9 @@ type Options struct {
 
 // Queue is the durable send queue.
 type Queue struct {
-	opts Options
-	wake chan struct{}
+	opts  Options
+	stmts *store.Statements
+	wake  chan struct{}
 
 	mu       sync.Mutex
 	inflight map[string]bool // message IDs being attempted now
@@ -55,7 +59,7 @@ func New(opts Options) *Queue {
 	if opts.AttemptTimeout == 0 {
 		opts.AttemptTimeout = 2 * time.Minute
 	}
-	return &Queue{opts: opts, wake: make(chan struct{}, 1), inflight: map[string]bool{}}
+	return &Queue{opts: opts, stmts: store.NewStatements(opts.DB), wake: make(chan struct{}, 1), inflight: map[string]bool{}}
 }
 
 // Result is the outcome of Submit.
@@ -94,6 +98,15 @@ func (q *Queue) Submit(ctx context.Context, req Request) (Result, error) {
 	q.claim(msgs)
 	defer q.release(msgs)
 
+	// With no session, the immediate attempt can only fail: record it in
+	// the same transaction as the messages instead of in a second one.
+	attemptNow := q.opts.Sender.Ready()
+	if !attemptNow {
+		for i := range msgs {
+			msgs[i].Attempts = 1
+			msgs[i].Status, msgs[i].nextAttempt, msgs[i].LastError = plan(1, session.ErrNotLinked, q.opts.Schedule, now)
+		}
+	}
 	var prior *idempotencyRecord
 	err := q.opts.Batcher.Do(ctx, func(tx *sql.Tx) (err error) {
 		if req.IdempotencyKey != "" {
@@ -101,7 +114,7 @@ func (q *Queue) Submit(ctx context.Context, req Request) (Result, error) {
 				return err
 			}
 		}
-		return insertMessages(tx, msgs, req.Items, now)
+		return q.insertMessages(ctx, tx, msgs, req.Items, now)
 	})
 	if err != nil {
 		return Result{}, err
@@ -113,28 +126,39 @@ func (q *Queue) Submit(ctx context.Context, req Request) (Result, error) {
 
 	allSent := true
 	for i := range msgs {
-		q.attempt(ctx, &msgs[i])
+		if attemptNow {
+			q.attempt(ctx, &msgs[i])
+		}
 		allSent = allSent && msgs[i].Status != StatusQueued && msgs[i].Status != StatusFailed
+	}
+	if !attemptNow {
+		q.signal() // their retries are due on the schedule
 	}
 	return Result{Messages: msgs, AllSent: allSent}, nil
 }
 
-func insertMessages(tx *sql.Tx, msgs []Message, items []Item, now time.Time) error {
-	stmt, err := tx.Prepare(`INSERT INTO messages (id, whatsapp_id, request_id, position, recipient, type, body,
-		file_path, file_name, mimetype, file_size, status, next_attempt_at, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = stmt.Close() }()
+const insertMessage = `INSERT INTO messages (id, whatsapp_id, request_id, position, recipient, type, body,
+	file_path, file_name, mimetype, file_size, status, attempts, last_error, next_attempt_at, created_at, updated_at)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
+// insertMessages stores msgs as they stand: due now, or with their first
+// attempt already recorded (see Submit).
+func (q *Queue) insertMessages(ctx context.Context, tx *sql.Tx, msgs []Message, items []Item, now time.Time) error {
 	for i, m := range msgs {
 		var size int64
 		if f := items[i].File; f != nil {
 			size = f.Size
 		}
-		if _, err := stmt.Exec(m.ID, m.WhatsAppID, m.RequestID, m.Position, m.Recipient, m.Type, m.body,
-			m.filePath, m.fileName, m.mimeType, size, string(StatusQueued), now.UnixMilli(), now.UnixMilli(), now.UnixMilli()); err != nil {
+		next := m.nextAttempt
+		if m.Attempts == 0 {
+			next = sql.NullInt64{Int64: now.UnixMilli(), Valid: true}
+		}
+		if _, err := q.stmts.Exec(ctx, tx, insertMessage, m.ID, m.WhatsAppID, m.RequestID, m.Position, m.Recipient, m.Type, m.body,
+			m.filePath, m.fileName, m.mimeType, size, string(m.Status), m.Attempts, m.LastError, next, now.UnixMilli(), now.UnixMilli()); err != nil {
 			return fmt.Errorf("store message: %w", err)
+		}
+		if err := q.countOutcome(ctx, tx, m.Status, now); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -177,8 +201,9 @@ func (q *Queue) attempt(ctx context.Context, m *Message) {
 	cancel()
 	now := q.opts.Now()
 	var changed bool
-	recordErr := q.opts.Batcher.Do(context.WithoutCancel(ctx), func(tx *sql.Tx) (err error) {
-		changed, err = recordAttempt(tx, m, sendErr, q.opts.Schedule, now)
+	bg := context.WithoutCancel(ctx)
+	recordErr := q.opts.Batcher.Do(bg, func(tx *sql.Tx) (err error) {
+		changed, err = q.recordAttempt(bg, tx, m, sendErr, now)
 		return err
 	})
 	if recordErr != nil {
@@ -199,65 +224,71 @@ func (q *Queue) attempt(ctx context.Context, m *Message) {
 	}
 }
 
-// recordAttempt stores the outcome of one attempt of m (sendErr nil: sent)
-// and reports whether the status changed. A receipt may already have moved
-// the message past Queued: then the attempt did arrive, whatever it said.
-func recordAttempt(tx *sql.Tx, m *Message, sendErr error, schedule []time.Duration, now time.Time) (bool, error) {
-	var status string
-	var attempts int
-	if err := tx.QueryRow(`SELECT status, attempts FROM messages WHERE id = ?`, m.ID).Scan(&status, &attempts); err != nil {
-		return false, fmt.Errorf("read message %s: %w", m.ID, err)
-	}
-	attempts++
-	m.Attempts, m.RetryCount = attempts, attempts-1
-	m.Status, m.UpdatedAt = Status(status), now
-	day := now.UTC().Format(time.DateOnly)
-
+// plan is the retry policy: the state of a message after its attempt
+// number attempts (1 = the immediate one) ended with sendErr (nil: sent).
+// The next attempt, if any, is due after the schedule's delay for it.
+func plan(attempts int, sendErr error, schedule []time.Duration, now time.Time) (Status, sql.NullInt64, string) {
 	switch {
-	case m.Status != StatusQueued:
-		// Already past Queued: a receipt for this attempt arrived before its
-		// own outcome was recorded. Nothing is due; an error the attempt
-		// reported (a lost ack) is moot, since the message arrived.
-		m.LastError = ""
-		_, err := tx.Exec(`UPDATE messages SET attempts = ?, retry_count = ?, last_error = '', next_attempt_at = NULL,
-			updated_at = ? WHERE id = ?`, attempts, attempts-1, now.UnixMilli(), m.ID)
-		return false, err
 	case sendErr == nil:
-		m.Status, m.LastError = StatusSent, ""
-		if _, err := tx.Exec(`UPDATE messages SET status = 'Sent', attempts = ?, retry_count = ?, last_error = '',
-			next_attempt_at = NULL, updated_at = ? WHERE id = ?`, attempts, attempts-1, now.UnixMilli(), m.ID); err != nil {
-			return false, err
-		}
-		return true, countDelivery(tx, day, outcomeSuccess)
+		return StatusSent, sql.NullInt64{}, ""
 	case attempts > len(schedule):
-		m.Status, m.LastError = StatusFailed, sendErr.Error()
-		if _, err := tx.Exec(`UPDATE messages SET status = 'Failed', attempts = ?, retry_count = ?, last_error = ?,
-			next_attempt_at = NULL, updated_at = ? WHERE id = ?`, attempts, attempts-1, m.LastError, now.UnixMilli(), m.ID); err != nil {
-			return false, err
-		}
-		return true, countDelivery(tx, day, outcomeFailed)
+		return StatusFailed, sql.NullInt64{}, sendErr.Error()
 	default:
-		m.LastError = sendErr.Error()
-		next := now.Add(schedule[attempts-1])
-		_, err := tx.Exec(`UPDATE messages SET attempts = ?, retry_count = ?, last_error = ?, next_attempt_at = ?,
-			updated_at = ? WHERE id = ?`, attempts, attempts-1, m.LastError, next.UnixMilli(), now.UnixMilli(), m.ID)
-		return false, err
+		return StatusQueued, sql.NullInt64{Int64: now.Add(schedule[attempts-1]).UnixMilli(), Valid: true}, sendErr.Error()
 	}
 }
 
-// Outcomes counted in delivery_daily.
+// Statements of the attempt bookkeeping.
 const (
-	outcomeSuccess = true
-	outcomeFailed  = false
+	recordOutcome = `UPDATE messages SET status = ?, attempts = ?, retry_count = ?, last_error = ?,
+		next_attempt_at = ?, updated_at = ? WHERE id = ? AND status = 'Queued'`
+	recordLateOutcome = `UPDATE messages SET attempts = ?, retry_count = ?, last_error = '', next_attempt_at = NULL,
+		updated_at = ? WHERE id = ? RETURNING status`
 )
 
+// recordAttempt stores the outcome of one attempt of m (sendErr nil: sent)
+// and reports whether the status changed. Only the claimant of a message
+// attempts it, so m.Attempts is the stored count; a receipt can only have
+// moved the status forward, and then the attempt did arrive, whatever it
+// said (a lost ack).
+func (q *Queue) recordAttempt(ctx context.Context, tx *sql.Tx, m *Message, sendErr error, now time.Time) (bool, error) {
+	attempts := m.Attempts + 1
+	status, next, lastErr := plan(attempts, sendErr, q.opts.Schedule, now)
+	res, err := q.stmts.Exec(ctx, tx, recordOutcome, string(status), attempts, attempts-1, lastErr, next, now.UnixMilli(), m.ID)
+	if err != nil {
+		return false, err
+	}
+	m.Attempts, m.RetryCount, m.UpdatedAt = attempts, attempts-1, now
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		if err != nil {
+			return false, err
+		}
+		var current string
+		if err := q.stmts.QueryRow(ctx, tx, recordLateOutcome, attempts, attempts-1, now.UnixMilli(), m.ID).Scan(&current); err != nil {
+			return false, fmt.Errorf("record attempt of %s: %w", m.ID, err)
+		}
+		m.Status, m.LastError = Status(current), ""
+		return false, nil
+	}
+	m.Status, m.LastError = status, lastErr
+	return status != StatusQueued, q.countOutcome(ctx, tx, status, now)
+}
+
+// countOutcome adds a final outcome (Sent or Failed) to the day's rollup.
+func (q *Queue) countOutcome(ctx context.Context, tx *sql.Tx, status Status, now time.Time) error {
+	if status != StatusSent && status != StatusFailed {
+		return nil
+	}
+	return countDelivery(ctx, q.stmts, tx, now.UTC().Format(time.DateOnly), status == StatusSent)
+}
+
 // countDelivery adds one to the day's success or failed count.
-func countDelivery(tx *sql.Tx, day string, success bool) error {
+func countDelivery(ctx context.Context, stmts *store.Statements, tx *sql.Tx, day string, success bool) error {
 	query := `INSERT INTO delivery_daily (day, failed) VALUES (?, 1) ON CONFLICT (day) DO UPDATE SET failed = failed + 1`
 	if success {
 		query = `INSERT INTO delivery_daily (day, success) VALUES (?, 1) ON CONFLICT (day) DO UPDATE SET success = success + 1`
 	}
-	_, err := tx.Exec(query, day)
+	_, err := stmts.Exec(ctx, tx, query, day)
 	return err
 }
 

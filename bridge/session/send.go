@@ -38,16 +38,20 @@ func (m *Manager) NewMessageID() string {
 	return m.client.Load().GenerateMessageID()
 }
 
+// Ready reports whether Send can send now: logged in, and connected by the
+// state machine's account, which a failed keepalive leaves at once (a send
+// on a ghost connection would wait for an ack that never comes).
+func (m *Manager) Ready() bool {
+	return m.client.Load().IsLoggedIn() && m.Status().Connected()
+}
+
 // Send sends out through the linked account. It fails with ErrNotLinked
 // while no session is logged in, so the send queue retries it later.
 func (m *Manager) Send(ctx context.Context, out Outgoing) error {
-	cli := m.client.Load()
-	// Not only logged in: connected by the state machine's account, which a
-	// failed keepalive leaves at once. A send on a ghost connection would
-	// wait for an ack that never comes.
-	if !cli.IsLoggedIn() || !m.Status().Connected() {
+	if !m.Ready() {
 		return ErrNotLinked
 	}
+	cli := m.client.Load()
 	to, err := types.ParseJID(out.Recipient)
 	if err != nil || to.User == "" {
 		return fmt.Errorf("recipient %q is not a JID", out.Recipient)

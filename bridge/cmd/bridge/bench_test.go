@@ -95,14 +95,19 @@ func BenchmarkIdleRSS(b *testing.B) {
 	b.ReportMetric(float64(unlinkedKB)/1024/float64(b.N), "MB-rss-unlinked")
 }
 
-func rssKB(b *testing.B, pid int) int {
+func rssKB(b *testing.B, pid int) int { return procStatusKB(b, pid, "VmRSS:") }
+
+// peakRSSKB is the process's high-water mark of resident memory.
+func peakRSSKB(b *testing.B, pid int) int { return procStatusKB(b, pid, "VmHWM:") }
+
+func procStatusKB(b *testing.B, pid int, field string) int {
 	b.Helper()
 	status, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
 	if err != nil {
 		b.Fatal(err)
 	}
 	for _, line := range strings.Split(string(status), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+		if rest, ok := strings.CutPrefix(line, field); ok {
 			kb, err := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")))
 			if err != nil {
 				b.Fatal(err)
@@ -110,6 +115,6 @@ func rssKB(b *testing.B, pid int) int {
 			return kb
 		}
 	}
-	b.Fatal("no VmRSS")
+	b.Fatal("no " + field)
 	return 0
 }

@@ -1,0 +1,193 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gorilla/mux"
+
+	"github.com/msgbridge/msgbridge/bridge/wasim"
+)
+
+// loadClients is the concurrency of the accept benchmark (the 64).
+const loadClients = 64
+
+// load sends b.N requests from clients goroutines and reports requests per
+// second and the 99th percentile latency. newReq builds each request.
+func load(b *testing.B, clients int, wantStatus int, newReq func() *http.Request) {
+	b.Helper()
+	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients, MaxConnsPerHost: clients}}
+	latencies := make([]time.Duration, b.N)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	var failed atomic.Int64
+	b.ResetTimer()
+	start := time.Now()
+	for range clients {
+		wg.Go(func() {
+			for {
+				i := next.Add(1) - 1
+				if i >= int64(b.N) {
+					return
+				}
+				t0 := time.Now()
+				resp, err := hc.Do(newReq())
+				if err != nil {
+					failed.Add(1)
+					continue
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				_ = resp.Body.Close()
+				latencies[i] = time.Since(t0)
+				if resp.StatusCode != wantStatus {
+					failed.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	b.StopTimer()
+	if n := failed.Load(); n > 0 {
+		b.Fatalf("%d of %d requests failed or had an unexpected status", n, b.N)
+	}
+	slices.Sort(latencies)
+	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "req/s")
+	b.ReportMetric(float64(latencies[len(latencies)*99/100].Microseconds())/1000, "p99-ms")
+	b.ReportMetric(0, "ns/op")
+}
+
+func textRequest(url string) func() *http.Request {
+	ct, body := multipartBodyB("4915100000002", "hello")
+	return func() *http.Request {
+		req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+		req.Header.Set("Content-Type", ct)
+		req.Header.Set("X-Api-Key", testAPIKey)
+		return req
+	}
+}
+
+func multipartBodyB(number, text string) (string, []byte) {
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	_ = mw.WriteField("number", number)
+	_ = mw.WriteField("type[]", "text")
+	_ = mw.WriteField("text[]", text)
+	_ = mw.Close()
+	return mw.FormDataContentType(), buf.Bytes()
+}
+
+// BenchmarkAcceptedSends: POST /send of one text at 64 concurrent clients.
+// "bridge" is the real bridge process with no linked account, so every
+// request is stored durably, attempted at once (failing fast) and answered
+// 202 with its retry recorded: the whole accept path. "bare-mux" is the
+// baseline in the same run: a gorilla/mux handler that parses the same form
+// and answers the same JSON, storing nothing.
+//
+//	go test -run=NONE -bench=AcceptedSends -benchtime=20000x ./bridge/cmd/bridge
+func BenchmarkAcceptedSends(b *testing.B) {
+	b.Run("bare-mux", func(b *testing.B) {
+		r := mux.NewRouter()
+		r.HandleFunc("/send", func(w http.ResponseWriter, req *http.Request) {
+			if err := req.ParseMultipartForm(1 << 20); err != nil || req.FormValue("number") == "" {
+				http.Error(w, "bad form", http.StatusBadRequest)
+				return
+			}
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusAccepted)
+			_ = json.NewEncoder(w).Encode(map[string]any{"messages": []map[string]any{{"id": "x", "status": "queued", "retry_count": 0}}})
+		}).Methods(http.MethodPost)
+		srv := httptest.NewServer(r)
+		defer srv.Close()
+		load(b, loadClients, http.StatusAccepted, textRequest(srv.URL+"/send"))
+	})
+	b.Run("bridge", func(b *testing.B) {
+		p := startBridge(b, bridgeBin, validEnv(b.TempDir()))
+		load(b, loadClients, http.StatusAccepted, textRequest("http://"+p.addr+"/send"))
+	})
+}
+
+// BenchmarkFullPathSends: POST /send of one text through HTTP, the durable
+// queue, whatsmeow and the simulator, whose contact decrypts it; every one
+// is sent on its immediate attempt (200). 8 concurrent clients.
+//
+//	go test -run=NONE -bench=FullPathSends -benchtime=3000x ./bridge/cmd/bridge
+func BenchmarkFullPathSends(b *testing.B) {
+	sim := wasim.Start(b)
+	dataDir := linkedDataDir(b, sim)
+	sim.Contact(alice, "Alice").SetReceiptMode(wasim.ReceiptsNone)
+	p := startBridge(b, simBridgeBin, simEnv(sim, dataDir))
+	waitConnected(b, p)
+	load(b, 8, http.StatusOK, textRequest("http://"+p.addr+"/send"))
+}
+
+// BenchmarkUploadMemory: peak resident memory of the bridge while 4 clients
+// each upload a 50 MB document, above the same process idle just before.
+// The documents stream to the spool and from there to the simulator; none
+// is held whole in memory.
+//
+//	go test -run=NONE -bench=UploadMemory -benchtime=1x ./bridge/cmd/bridge
+func BenchmarkUploadMemory(b *testing.B) {
+	const clients, size = 4, 50_000_000
+	sim := wasim.Start(b)
+	dataDir := linkedDataDir(b, sim)
+	sim.Contact(alice, "Alice").SetReceiptMode(wasim.ReceiptsNone)
+	p := startBridge(b, simBridgeBin, simEnv(sim, dataDir))
+	waitConnected(b, p)
+	time.Sleep(2 * time.Second) // settle after the login's prekey upload
+	idle := rssKB(b, p.cmd.Process.Pid)
+	for range b.N {
+		var wg sync.WaitGroup
+		for c := range clients {
+			wg.Go(func() {
+				if code := streamDocument(b, "http://"+p.addr+"/send", size, byte(c)); code != http.StatusOK {
+					b.Errorf("upload %d: status %d", c, code)
+				}
+			})
+		}
+		wg.Wait()
+	}
+	peak := peakRSSKB(b, p.cmd.Process.Pid)
+	b.ReportMetric(float64(idle)/1024, "MB-idle")
+	b.ReportMetric(float64(peak)/1024, "MB-peak")
+	b.ReportMetric(float64(peak-idle)/1024, "MB-growth")
+}
+
+// streamDocument posts a generated document of size bytes without ever
+// holding it: the multipart body is written into a pipe as it is sent.
+func streamDocument(b *testing.B, url string, size int, fill byte) int {
+	pr, pw := io.Pipe()
+	mw := multipart.NewWriter(pw)
+	go func() {
+		_ = mw.WriteField("number", alice)
+		_ = mw.WriteField("type[]", "document")
+		fw, _ := mw.CreateFormFile("file[]", fmt.Sprintf("big-%d.bin", fill))
+		chunk := bytes.Repeat([]byte{fill}, 1<<20)
+		for left := size; left > 0; left -= len(chunk) {
+			_, _ = fw.Write(chunk[:min(left, len(chunk))])
+		}
+		_ = pw.CloseWithError(mw.Close())
+	}()
+	req, _ := http.NewRequestWithContext(context.Background(), http.MethodPost, url, pr)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	req.Header.Set("X-Api-Key", testAPIKey)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		b.Error(err)
+		return 0
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, resp.Body)
+	return resp.StatusCode
+}

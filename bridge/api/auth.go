@@ -5,11 +5,9 @@ import (
 	"crypto/subtle"
 	"net/http"
 
+	"github.com/msgbridge/msgbridge/bridge/adminapi"
 	"github.com/msgbridge/msgbridge/bridge/settings"
 )
-
-// Header that carries the admin token.
-const adminTokenHeader = "X-Admin-Token"
 
 // credentialMatches compares a presented credential with the expected one in
 // constant time. Hashing both first makes the comparison independent of the
@@ -32,7 +30,7 @@ func unauthorized(w http.ResponseWriter) {
 // requireAdmin admits requests whose X-Admin-Token header is the admin token.
 func requireAdmin(token settings.Secret, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !credentialMatches(r.Header.Get(adminTokenHeader), token) {
+		if !credentialMatches(r.Header.Get(adminapi.AdminTokenHeader), token) {
 			unauthorized(w)
 			return
 		}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/msgbridge/msgbridge/bridge/adminapi"
 	"github.com/msgbridge/msgbridge/bridge/phone"
 	"github.com/msgbridge/msgbridge/bridge/session"
 )
@@ -94,23 +95,12 @@ func sessionLogout(s Session) http.HandlerFunc {
 	}
 }
 
-// stateJSON is GET /api/admin/state, what the operator mirrors into the
-// MessagingBridge status.
-type stateJSON struct {
-	State          string     `json:"state"`
-	Connected      bool       `json:"connected"`
-	Account        string     `json:"account"`
-	PushName       string     `json:"push_name"`
-	LastHeartbeat  *time.Time `json:"last_heartbeat"`
-	ConnectedSince *time.Time `json:"connected_since"`
-	Reason         string     `json:"reason"`
-	Version        string     `json:"version"`
-}
-
+// GET /api/admin/state: what the operator mirrors into the MessagingBridge
+// status.
 func adminState(s Session, version string) http.HandlerFunc {
 	return func(w http.ResponseWriter, _ *http.Request) {
 		st := s.Status()
-		writeJSON(w, http.StatusOK, stateJSON{
+		writeJSON(w, http.StatusOK, adminapi.State{
 			State:          string(st.State),
 			Connected:      st.Connected(),
 			Account:        st.Account,

@@ -12,26 +12,19 @@ import (
 	"io"
 	"net/http"
 	"time"
+
+	"github.com/msgbridge/msgbridge/bridge/adminapi"
 )
 
 // AdminTokenHeader carries the bridge's ADMIN_TOKEN.
-const AdminTokenHeader = "x-admin-token"
+const AdminTokenHeader = adminapi.AdminTokenHeader
 
 // DefaultTimeout bounds one call: a bridge that does not answer in 5 s is
 // reported unreachable rather than holding a reconcile worker.
 const DefaultTimeout = 5 * time.Second
 
-// State is the body of GET /api/admin/state (DESIGN.md section 3).
-type State struct {
-	State          string     `json:"state"`
-	Connected      bool       `json:"connected"`
-	Account        string     `json:"account"`
-	PushName       string     `json:"push_name"`
-	LastHeartbeat  *time.Time `json:"last_heartbeat"`
-	ConnectedSince *time.Time `json:"connected_since"`
-	Reason         string     `json:"reason"`
-	Version        string     `json:"version"`
-}
+// State is the body of GET /api/admin/state, defined once with the server.
+type State = adminapi.State
 
 // Client calls bridges. The zero value uses http.DefaultTransport and
 // DefaultTimeout.

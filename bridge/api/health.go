@@ -23,7 +23,7 @@ func healthHandler(d Deps) http.HandlerFunc {
 	return func(w http.ResponseWriter, _ *http.Request) {
 		now := d.Now()
 		uptime := now.Sub(d.Started).Seconds()
-		writeJSON(w, http.StatusOK, healthResponse{
+		writeJSON(w, healthResponse{
 			Status:    "online",
 			WhatsApp:  string(d.Session.Status().State),
 			Uptime:    math.Round(uptime*1000) / 1000,

@@ -64,7 +64,7 @@ func getMessage(q Messages) http.HandlerFunc {
 			writeError(w, http.StatusInternalServerError, "read_failed", "the message log could not be read")
 			return
 		}
-		writeJSON(w, http.StatusOK, toMessageJSON(m))
+		writeJSON(w, toMessageJSON(m))
 	}
 }
 
@@ -92,7 +92,7 @@ func listMessages(q Messages) http.HandlerFunc {
 		for i, m := range msgs {
 			out.Messages[i] = toMessageJSON(m)
 		}
-		writeJSON(w, http.StatusOK, out)
+		writeJSON(w, out)
 	}
 }
 

@@ -3,33 +3,23 @@
 package api
 
 import (
-	"encoding/json"
 	"net/http"
+
+	"github.com/msgbridge/msgbridge/bridge/httpjson"
 )
 
-// errorBody is the one shape of every error the API returns:
-//
-//	{"error": {"code": "invalid_number", "message": "…"}}
+// errorBody is the one shape of every error the API returns (httpjson
+// writes it); the tests decode it.
 type errorBody struct {
-	Error errorDetail `json:"error"`
+	Error struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
 }
 
-type errorDetail struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
-}
+// writeJSON answers 200 with v.
+func writeJSON(w http.ResponseWriter, v any) { httpjson.Write(w, http.StatusOK, v) }
 
-// writeJSON writes v with the given status. An encoding failure can only be a
-// programming error (every value is a plain struct), so it is not reported to
-// a client that has already received its status line.
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
-}
-
-// writeError writes the API's error shape.
 func writeError(w http.ResponseWriter, status int, code, message string) {
-	writeJSON(w, status, errorBody{Error: errorDetail{Code: code, Message: message}})
+	httpjson.Error(w, status, code, message)
 }

@@ -1,12 +1,15 @@
 package api
 
 import (
+	"database/sql"
 	"net/http"
 	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/gorilla/mux"
 
+	adm "github.com/msgbridge/msgbridge/bridge/admin"
+	"github.com/msgbridge/msgbridge/bridge/audit"
 	"github.com/msgbridge/msgbridge/bridge/settings"
 )
 
@@ -27,7 +30,15 @@ type Deps struct {
 	Messages Messages
 	// Send configures POST /send; its APIKey also guards the message log.
 	Send SendConfig
-	Log  logr.Logger
+	// DB is bridge.db, which delivery analytics read.
+	DB *sql.DB
+	// Audit records admin and session actions in the weekly audit log.
+	Audit audit.Recorder
+	// LogFiles are the daily log files the purge endpoint deletes.
+	LogFiles adm.LogFiles
+	// Metrics serves GET /metrics.
+	Metrics http.Handler
+	Log     logr.Logger
 }
 
 // NewRouter returns the bridge's HTTP handler.
@@ -44,13 +55,24 @@ func NewRouter(d Deps) http.Handler {
 	})
 	r.Handle("/health", healthHandler(d)).Methods(http.MethodGet, http.MethodHead)
 
+	r.Handle("/metrics", d.Metrics).Methods(http.MethodGet)
+
+	// Admin routes check the token first, so that unauthenticated requests
+	// never reach the audit log; audited ones record their outcome.
 	admin := func(h http.Handler) http.Handler { return requireAdmin(d.AdminToken, h) }
+	audited := func(action audit.Action, h http.Handler) http.Handler {
+		return requireAdmin(d.AdminToken, d.Audit.Middleware(action, h))
+	}
 	r.Handle("/session/status", sessionStatus(d.Session)).Methods(http.MethodGet)
-	r.Handle("/session/qr", admin(sessionQR(d.Session))).Methods(http.MethodGet)
-	r.Handle("/session/pairing-code", admin(sessionPairingCode(d.Session))).Methods(http.MethodPost)
+	r.Handle("/session/qr", audited(audit.ActionPairingQR, sessionQR(d.Session))).Methods(http.MethodGet)
+	r.Handle("/session/pairing-code", audited(audit.ActionPairingCode, sessionPairingCode(d.Session))).Methods(http.MethodPost)
 	r.Handle("/session/groups", admin(sessionGroups(d.Session))).Methods(http.MethodGet)
-	r.Handle("/session/logout", admin(sessionLogout(d.Session))).Methods(http.MethodPost)
+	r.Handle("/session/logout", audited(audit.ActionLogout, sessionLogout(d.Session))).Methods(http.MethodPost)
 	r.Handle("/api/admin/state", admin(adminState(d.Session, d.Version))).Methods(http.MethodGet)
+	r.Handle("/api/admin/logs", admin(adm.LogsHandler(d.LogFiles, d.Audit))).Methods(http.MethodDelete)
+	r.Handle("/api/admin/audit", admin(adm.AuditListHandler(d.Audit.Log, d.Now, d.Log))).Methods(http.MethodGet)
+	r.Handle("/api/admin/audit/{id}", admin(adm.AuditDeleteHandler(d.Audit))).Methods(http.MethodDelete)
+	r.Handle("/api/admin/analytics/delivery", admin(adm.DeliveryAnalyticsHandler(d.DB, d.Now, d.Log))).Methods(http.MethodGet)
 
 	r.Handle("/send", sendHandler(d.Messages, d.Send, d.Log)).Methods(http.MethodPost)
 	apiKey := func(h http.Handler) http.Handler { return requireAPIKey(d.Send.APIKey, h) }

@@ -23,7 +23,7 @@ type Session interface {
 // GET /session/status: no credential, only whether the link is up.
 func sessionStatus(s Session) http.HandlerFunc {
 	return func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, http.StatusOK, map[string]bool{"connected": s.Status().Connected()})
+		writeJSON(w, map[string]bool{"connected": s.Status().Connected()})
 	}
 }
 
@@ -35,7 +35,7 @@ func sessionQR(s Session) http.HandlerFunc {
 			writeSessionError(w, err)
 			return
 		}
-		writeJSON(w, http.StatusOK, map[string]string{"qr": qr})
+		writeJSON(w, map[string]string{"qr": qr})
 	}
 }
 
@@ -58,7 +58,7 @@ func sessionPairingCode(s Session) http.HandlerFunc {
 			writeSessionError(w, err)
 			return
 		}
-		writeJSON(w, http.StatusOK, map[string]string{"code": code})
+		writeJSON(w, map[string]string{"code": code})
 	}
 }
 
@@ -80,7 +80,7 @@ func sessionGroups(s Session) http.HandlerFunc {
 		for i, g := range groups {
 			out[i] = groupJSON{ID: g.ID, Subject: g.Subject, Participants: g.Participants}
 		}
-		writeJSON(w, http.StatusOK, out)
+		writeJSON(w, out)
 	}
 }
 
@@ -91,7 +91,7 @@ func sessionLogout(s Session) http.HandlerFunc {
 			writeSessionError(w, err)
 			return
 		}
-		writeJSON(w, http.StatusOK, map[string]string{"status": "success", "message": "logged out; the credentials were deleted"})
+		writeJSON(w, map[string]string{"status": "success", "message": "logged out; the credentials were deleted"})
 	}
 }
 
@@ -100,7 +100,7 @@ func sessionLogout(s Session) http.HandlerFunc {
 func adminState(s Session, version string) http.HandlerFunc {
 	return func(w http.ResponseWriter, _ *http.Request) {
 		st := s.Status()
-		writeJSON(w, http.StatusOK, adminapi.State{
+		writeJSON(w, adminapi.State{
 			State:          string(st.State),
 			Connected:      st.Connected(),
 			Account:        st.Account,

@@ -39,6 +39,9 @@ type Options struct {
 	// OnStatus, when set, hears every status change (for webhooks and
 	// metrics). It runs after the change is committed.
 	OnStatus func(m Message)
+	// OnAttempt, when set, hears every attempt's error (nil: sent) and
+	// duration, for metrics.
+	OnAttempt func(err error, d time.Duration)
 }
 
 // Queue is the durable send queue.
@@ -194,11 +197,15 @@ func (q *Queue) release(msgs []Message) {
 // attempt sends m once and records the outcome, updating m in place.
 func (q *Queue) attempt(ctx context.Context, m *Message) {
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), q.opts.AttemptTimeout)
+	started := time.Now()
 	sendErr := q.opts.Sender.Send(actx, session.Outgoing{
 		ID: m.WhatsAppID, Recipient: m.Recipient, Kind: m.Type, Text: m.body,
 		FilePath: m.filePath, FileName: m.fileName, MimeType: m.mimeType,
 	})
 	cancel()
+	if q.opts.OnAttempt != nil {
+		q.opts.OnAttempt(sendErr, time.Since(started))
+	}
 	now := q.opts.Now()
 	var changed bool
 	bg := context.WithoutCancel(ctx)

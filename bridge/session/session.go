@@ -55,6 +55,9 @@ type Options struct {
 	// WhatsApp IDs and "Delivered" or "Read". It runs on whatsmeow's event
 	// goroutine and must not block for long.
 	OnReceipt func(ids []string, status string)
+	// OnReconnect, when set, hears every login after the first of this
+	// process, for metrics.
+	OnReconnect func()
 	// ConfigureClient adjusts every new whatsmeow client before it connects.
 	// Production leaves it nil; the simulator build points the client at
 	// bridge/wasim.
@@ -80,6 +83,8 @@ type Manager struct {
 	// read safely; this is set from the store before any client runs, then
 	// from PairSuccess, LoggedOut and logout.
 	linked atomic.Bool
+	// loggedInBefore tells a reconnect from the first login.
+	loggedInBefore atomic.Bool
 
 	// opMu serialises the operations that replace or reconfigure the client
 	// (link, logout, reset). It is never taken by event handlers.
@@ -232,6 +237,9 @@ func (m *Manager) handleEvent(cli *whatsmeow.Client, ev any) {
 			account = cli.Store.ID.User
 		}
 		m.apply(loggedIn{account: account, pushName: pushName})
+		if m.loggedInBefore.Swap(true) && m.opts.OnReconnect != nil {
+			m.opts.OnReconnect()
+		}
 	case *events.Receipt:
 		m.receipt(e)
 	case *events.PushNameSetting:

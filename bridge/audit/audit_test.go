@@ -1,0 +1,271 @@
+package audit
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+
+	"github.com/msgbridge/msgbridge/bridge/store"
+)
+
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+var (
+	masterKey = bytes.Repeat([]byte{7}, store.MasterKeyLen)
+	saturday  = time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC) // 2026-W47
+	w47       = Week{2026, 47}
+	w48       = Week{2026, 48}
+)
+
+func openLog(t *testing.T) (*Log, *clock, string) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "audit")
+	c := &clock{t: saturday}
+	l, err := Open(dir, masterKey, c.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = l.Close() })
+	return l, c, dir
+}
+
+func record(t *testing.T, l *Log, action Action) int64 {
+	t.Helper()
+	id, err := l.Record(context.Background(), Entry{Action: action, Outcome: OutcomeSuccess, Client: "10.0.0.7", Detail: "d"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+func ids(t *testing.T, l *Log, w Week) []int64 {
+	t.Helper()
+	entries, err := l.List(context.Background(), w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := []int64{}
+	for _, e := range entries {
+		out = append(out, e.ID)
+	}
+	return out
+}
+
+func TestRecordListDelete(t *testing.T) {
+	ctx := context.Background()
+	l, c, _ := openLog(t)
+	a := record(t, l, ActionPairingQR)
+	c.Advance(time.Minute)
+	b := record(t, l, ActionLogout)
+	entries, err := l.List(ctx, w47)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Entry{
+		{ID: a, Time: saturday, Action: ActionPairingQR, Outcome: OutcomeSuccess, Client: "10.0.0.7", Detail: "d"},
+		{ID: b, Time: saturday.Add(time.Minute), Action: ActionLogout, Outcome: OutcomeSuccess, Client: "10.0.0.7", Detail: "d"},
+	}
+	if fmt.Sprint(entries) != fmt.Sprint(want) {
+		t.Fatalf("list\n got %v\nwant %v", entries, want)
+	}
+	if err := l.Delete(ctx, w47, b); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Delete(ctx, w47, b); !errors.Is(err, ErrNotFound) {
+		t.Errorf("second delete: %v, want ErrNotFound", err)
+	}
+	// The last ID is not handed out again after its deletion.
+	if next := record(t, l, ActionLogout); next <= b {
+		t.Errorf("ID %d reused (deleted %d)", next, b)
+	}
+	if got := ids(t, l, w47); len(got) != 2 || got[0] != a {
+		t.Errorf("after delete: %v", got)
+	}
+}
+
+func TestWeeksAreSeparateFiles(t *testing.T) {
+	ctx := context.Background()
+	l, c, dir := openLog(t)
+	first := record(t, l, ActionPairingCode)
+	c.Advance(38 * time.Hour) // Monday 00:00 UTC: 2026-W48
+	second := record(t, l, ActionLogout)
+	for _, name := range []string{"2026-W47.db", "2026-W48.db"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if got := ids(t, l, w47); fmt.Sprint(got) != fmt.Sprint([]int64{first}) {
+		t.Errorf("W47: %v", got)
+	}
+	if got := ids(t, l, w48); fmt.Sprint(got) != fmt.Sprint([]int64{second}) {
+		t.Errorf("W48: %v", got)
+	}
+	// A past week is opened for the call and closed again.
+	if err := l.Delete(ctx, w47, first); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Delete(ctx, w47, first); !errors.Is(err, ErrNotFound) {
+		t.Errorf("past week, second delete: %v", err)
+	}
+}
+
+func TestAbsentWeekIsEmptyAndCreatesNothing(t *testing.T) {
+	l, _, dir := openLog(t)
+	got, err := l.List(context.Background(), Week{2020, 53})
+	if err != nil || got == nil || len(got) != 0 {
+		t.Errorf("List = %v, %v; want an empty, non-nil list", got, err)
+	}
+	if err := l.Delete(context.Background(), Week{2020, 53}, 1); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Delete = %v, want ErrNotFound", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("files created: %v", entries)
+	}
+}
+
+func TestRecordsSurviveReopen(t *testing.T) {
+	l, c, dir := openLog(t)
+	id := record(t, l, ActionDashboardSignIn)
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	again, err := Open(dir, masterKey, c.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = again.Close() }()
+	if got := ids(t, again, w47); fmt.Sprint(got) != fmt.Sprint([]int64{id}) {
+		t.Errorf("after reopen: %v", got)
+	}
+}
+
+func TestWrongKeyIsRefused(t *testing.T) {
+	l, c, dir := openLog(t)
+	record(t, l, ActionLogout)
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := Verify(context.Background(), dir, masterKey); err != nil {
+		t.Errorf("Verify with the right key: %v", err)
+	}
+	other := bytes.Repeat([]byte{8}, store.MasterKeyLen)
+	if err := Verify(context.Background(), dir, other); !errors.Is(err, store.ErrWrongKey) {
+		t.Errorf("Verify with another key: %v, want ErrWrongKey", err)
+	}
+	wrong, err := Open(dir, other, c.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = wrong.Close() }()
+	if _, err := wrong.List(context.Background(), w47); !errors.Is(err, store.ErrWrongKey) {
+		t.Errorf("List with another key: %v, want ErrWrongKey", err)
+	}
+	if err := Verify(context.Background(), filepath.Join(dir, "absent"), other); err != nil {
+		t.Errorf("Verify of an absent dir: %v", err)
+	}
+}
+
+func TestConcurrentRecordsAcrossAWeekTurn(t *testing.T) {
+	l, c, _ := openLog(t)
+	c.Advance(38*time.Hour - 50*time.Millisecond) // Sunday 23:59:59.95
+	const writers, each = 4, 10
+	var wg sync.WaitGroup
+	for range writers {
+		wg.Go(func() {
+			for range each {
+				if _, err := l.Record(context.Background(), Entry{Action: ActionLogPurge, Outcome: OutcomeSuccess}); err != nil {
+					t.Error(err)
+				}
+				c.Advance(time.Millisecond)
+			}
+		})
+	}
+	wg.Wait()
+	if n := len(ids(t, l, w47)) + len(ids(t, l, w48)); n != writers*each {
+		t.Errorf("%d records, want %d", n, writers*each)
+	}
+}
+
+func TestRecorderMiddleware(t *testing.T) {
+	l, _, _ := openLog(t)
+	rec := Recorder{Log: l, Logger: logr.Discard()}
+	mux := http.NewServeMux()
+	mux.Handle("/ok", rec.Middleware(ActionLogout, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write([]byte("{}"))
+	})))
+	mux.Handle("/conflict", rec.Middleware(ActionPairingQR, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusConflict)
+	})))
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	for _, path := range []string{"/ok", "/conflict"} {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+path, nil)
+		req.Header.Set("X-Forwarded-For", "203.0.113.9") // not trusted
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = resp.Body.Close()
+	}
+	entries, err := l.List(context.Background(), w47)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 2 {
+		t.Fatalf("entries %v", entries)
+	}
+	for i, want := range []struct {
+		action  Action
+		outcome Outcome
+	}{{ActionLogout, OutcomeSuccess}, {ActionPairingQR, OutcomeRejected}} {
+		e := entries[i]
+		if e.Action != want.action || e.Outcome != want.outcome || e.Client != "127.0.0.1" {
+			t.Errorf("entry %d: %+v, want %v %v from 127.0.0.1", i, e, want.action, want.outcome)
+		}
+	}
+}
+
+func TestOutcomeOf(t *testing.T) {
+	for status, want := range map[int]Outcome{200: OutcomeSuccess, 204: OutcomeSuccess, 400: OutcomeRejected,
+		401: OutcomeRejected, 404: OutcomeNotFound, 409: OutcomeRejected, 500: OutcomeFailure, 503: OutcomeFailure} {
+		if got := OutcomeOf(status); got != want {
+			t.Errorf("OutcomeOf(%d) = %s, want %s", status, got, want)
+		}
+	}
+}
+
+func TestClientAddress(t *testing.T) {
+	for remote, want := range map[string]string{"10.1.2.3:5555": "10.1.2.3", "[fd00::1]:80": "fd00::1", "pipe": "pipe"} {
+		r := httptest.NewRequest(http.MethodGet, "/", nil)
+		r.RemoteAddr = remote
+		r.Header.Set("X-Forwarded-For", "203.0.113.9")
+		if got := ClientAddress(r); got != want {
+			t.Errorf("ClientAddress(%q) = %q, want %q", remote, got, want)
+		}
+	}
+}

@@ -1,0 +1,202 @@
+package main
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/go-logr/logr"
+
+	"github.com/msgbridge/msgbridge/bridge/api"
+	"github.com/msgbridge/msgbridge/bridge/audit"
+	"github.com/msgbridge/msgbridge/bridge/bridgedb"
+	"github.com/msgbridge/msgbridge/bridge/datadir"
+	"github.com/msgbridge/msgbridge/bridge/dispatch"
+	"github.com/msgbridge/msgbridge/bridge/logging"
+	"github.com/msgbridge/msgbridge/bridge/metrics"
+	"github.com/msgbridge/msgbridge/bridge/session"
+	"github.com/msgbridge/msgbridge/bridge/settings"
+	"github.com/msgbridge/msgbridge/bridge/store"
+	"github.com/msgbridge/msgbridge/bridge/version"
+)
+
+// shutdownGrace bounds how long in-flight requests may finish after SIGTERM;
+// Kubernetes allows 30 s before SIGKILL by default.
+const shutdownGrace = 20 * time.Second
+
+// serve locks DATA_DIR, opens its stores, wires the bridge's parts and runs
+// them until ctx ends; then it drains the HTTP server and stops the rest.
+func serve(ctx context.Context, s *settings.Settings, stdout io.Writer) error {
+	dir, err := datadir.Open(s.DataDir)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = dir.Close() }()
+	// The daily files only once the lock is held: a refused second process
+	// must not write into the first one's files.
+	log, logFiles, err := logging.New(logging.Options{Stdout: stdout, Dir: dir.LogsDir(), Level: s.LogLevel})
+	if err != nil {
+		return err
+	}
+	defer func() { _ = logFiles.Close() }()
+
+	key, err := hex.DecodeString(s.EncryptionKey.Reveal())
+	if err != nil {
+		return fmt.Errorf("ENCRYPTION_KEY: %w", err) // settings validated it; kept for safety
+	}
+	// Every existing database must decrypt before any is created or changed.
+	for _, verify := range []func() error{
+		func() error { return bridgedb.Verify(ctx, dir.BridgeDB(), key) },
+		func() error { return session.VerifyCredentials(ctx, dir.SessionDB(), key) },
+		func() error { return audit.Verify(ctx, dir.AuditDir(), key) },
+	} {
+		if err := verify(); err != nil {
+			return fmt.Errorf("ENCRYPTION_KEY: %w", err)
+		}
+	}
+	db, err := bridgedb.Open(ctx, dir.BridgeDB(), key)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = db.Close() }()
+	writer := store.NewBatcher(db)
+	defer writer.Close()
+	auditLog, err := audit.Open(dir.AuditDir(), key, time.Now)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = auditLog.Close() }()
+
+	configure, err := simulatorClient(os.LookupEnv)
+	if err != nil {
+		return err
+	}
+	session.TuneKeepAlive(s.HeartbeatInterval)
+	runCtx, stopParts := context.WithCancel(ctx)
+	defer stopParts()
+
+	// The queue needs the session to send and the session tells the queue
+	// of receipts; metrics read both. Callbacks close those loops without
+	// package cycles.
+	var (
+		queue *dispatch.Queue
+		sess  *session.Manager
+	)
+	m := metrics.New(metrics.Sources{
+		SendQueueDepth: func() float64 {
+			n, err := queue.Depth(runCtx)
+			if err != nil {
+				return math.NaN()
+			}
+			return float64(n)
+		},
+		SessionState: func() string { return string(sess.Status().State) },
+		HeartbeatAge: func() float64 {
+			if hb := sess.Status().LastHeartbeat; !hb.IsZero() {
+				return time.Since(hb).Seconds()
+			}
+			return math.NaN()
+		},
+	})
+	sess, err = session.New(runCtx, session.Options{
+		CredentialsDir:    dir.CredentialsDir(),
+		SpoolDir:          dir.SpoolDir(),
+		MasterKey:         key,
+		DB:                db,
+		HeartbeatInterval: s.HeartbeatInterval,
+		Log:               log.WithName("session"),
+		ConfigureClient:   configure,
+		OnReconnect:       m.Reconnect,
+		OnReceipt: func(ids []string, status string) {
+			if _, err := queue.AdvanceStatus(runCtx, ids, dispatch.Status(status)); err != nil {
+				log.Error(err, "apply receipt")
+			}
+		},
+	})
+	if err != nil {
+		return err
+	}
+	queue = dispatch.New(dispatch.Options{
+		DB: db, Batcher: writer, Sender: sess, Schedule: s.RetrySchedule, Log: log.WithName("dispatch"),
+		OnStatus:  func(msg dispatch.Message) { m.MessageStatus(string(msg.Status)) },
+		OnAttempt: m.SendAttempt,
+	})
+	if err := queue.SweepSpool(ctx, dir.SpoolDir()); err != nil {
+		return fmt.Errorf("sweep spool: %w", err)
+	}
+
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", s.ListenAddr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", s.ListenAddr, err)
+	}
+	srv := &http.Server{
+		Handler: api.NewRouter(api.Deps{
+			Version:    version.Version,
+			Started:    time.Now(),
+			Session:    sess,
+			AdminToken: s.AdminToken,
+			Messages:   queue,
+			Send:       api.SendConfig{APIKey: s.APIKey, SpoolDir: dir.SpoolDir(), MaxFileSize: s.MaxFileSize},
+			DB:         db,
+			Audit:      audit.Recorder{Log: auditLog, Logger: log.WithName("audit")},
+			LogFiles:   logFiles,
+			Metrics:    m.Handler(),
+			Log:        log.WithName("api"),
+		}),
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+	}
+	return runParts(ctx, log, srv, ln, stopParts, map[string]func() error{
+		"session":    func() error { return sess.Run(runCtx) },
+		"send queue": func() error { return queue.Run(runCtx) },
+	}, dir.Root(), sess.Status().State)
+}
+
+// runParts serves HTTP on ln and runs the background parts until ctx ends
+// or one of them fails; then it drains the server and stops the parts.
+func runParts(ctx context.Context, log logr.Logger, srv *http.Server, ln net.Listener, stop context.CancelFunc,
+	parts map[string]func() error, dataDir string, state session.State,
+) error {
+	done := make(chan error, len(parts)+1)
+	for name, run := range parts {
+		go func() {
+			if err := run(); err != nil {
+				done <- fmt.Errorf("%s: %w", name, err)
+				return
+			}
+			done <- nil
+		}()
+	}
+	log.Info("bridge listening", "addr", ln.Addr().String(), "version", version.Version, "dataDir", dataDir, "session", state)
+	go func() { done <- fmt.Errorf("http server: %w", srv.Serve(ln)) }()
+
+	var failure error
+	select {
+	case failure = <-done:
+	case <-ctx.Done():
+		log.Info("shutting down")
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	errs := []error{failure, srv.Shutdown(shutdownCtx)}
+	stop()
+	// Every part and the server report once; the failure above was one.
+	remaining := len(parts) + 1
+	if failure != nil {
+		remaining--
+	}
+	for range remaining {
+		if err := <-done; err != nil && !errors.Is(err, http.ErrServerClosed) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}

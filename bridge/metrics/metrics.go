@@ -1,0 +1,189 @@
+// Package metrics exposes the bridge's Prometheus metrics on GET /metrics
+// (DESIGN.md section 3, "Metrics"): sends by status, attempts and their
+// latency, webhook deliveries, queue depths, the session's state,
+// reconnects and heartbeat age.
+//
+// The registry is the bridge's own, not the client library's global one, so
+// only what is declared here (plus the Go and process collectors) is served
+// and tests can build as many as they like. Values the bridge already
+// tracks elsewhere (queue depths, the session's state, the heartbeat) are
+// read through callbacks at scrape time rather than mirrored into gauges
+// that could drift from the truth.
+package metrics
+
+import (
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+const namespace = "msgbridge"
+
+// Sources are the callbacks read at each scrape. A nil callback leaves its
+// metric out. They run on the scraping goroutine, so they must be quick and
+// safe for concurrent use.
+type Sources struct {
+	// SendQueueDepth: messages waiting for an attempt (status Queued).
+	SendQueueDepth func() float64
+	// WebhookQueueDepth: webhook events waiting for delivery.
+	WebhookQueueDepth func() float64
+	// SessionState: the session's state, one of SessionStates.
+	SessionState func() string
+	// HeartbeatAge: seconds since the last heartbeat; return NaN when none
+	// was ever recorded.
+	HeartbeatAge func() float64
+}
+
+// SessionStates are the session's states (DESIGN.md section 3), each a
+// series of msgbridge_session_state, so that the series exist, at 0, before
+// the state is first entered.
+var SessionStates = []string{"unpaired", "pairing", "connecting", "connected", "disconnected", "logged_out"}
+
+// Label values that exist from the start, at 0: a rate() over a series
+// that appears only with its first event misses that event.
+var (
+	messageStatuses = []string{"queued", "sent", "delivered", "read", "failed"}
+	outcomes        = []string{OutcomeSuccess, OutcomeFailure}
+)
+
+// The outcomes of a send attempt or a webhook delivery.
+const (
+	OutcomeSuccess = "success"
+	OutcomeFailure = "failure"
+)
+
+// sendDurationBuckets span a fast local send (tens of ms) to the session's
+// send timeout (a minute).
+var sendDurationBuckets = []float64{0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60}
+
+// Metrics are the bridge's metrics and the registry that serves them.
+type Metrics struct {
+	registry     *prometheus.Registry
+	messages     *prometheus.CounterVec
+	attempts     *prometheus.CounterVec
+	sendDuration prometheus.Histogram
+	webhooks     *prometheus.CounterVec
+	reconnects   prometheus.Counter
+}
+
+// New registers the metrics, with src's callbacks, in a new registry.
+func New(src Sources) *Metrics {
+	m := &Metrics{
+		registry: prometheus.NewRegistry(),
+		messages: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: namespace, Name: "messages_total",
+			Help: "Messages reaching each status (queued when accepted, then sent, delivered, read or failed).",
+		}, []string{"status"}),
+		attempts: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: namespace, Name: "send_attempts_total",
+			Help: "Send attempts by outcome; a message has up to 1 + len(RETRY_SCHEDULE).",
+		}, []string{"outcome"}),
+		sendDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Namespace: namespace, Name: "send_duration_seconds",
+			Help:    "Duration of one send attempt, whatever its outcome.",
+			Buckets: sendDurationBuckets,
+		}),
+		webhooks: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: namespace, Name: "webhook_deliveries_total",
+			Help: "Webhook delivery attempts by outcome (success: a 2xx answer).",
+		}, []string{"outcome"}),
+		reconnects: prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: namespace, Name: "session_reconnects_total",
+			Help: "Times the session reconnected to WhatsApp after losing its connection.",
+		}),
+	}
+	for _, s := range messageStatuses {
+		m.messages.WithLabelValues(s)
+	}
+	for _, o := range outcomes {
+		m.attempts.WithLabelValues(o)
+		m.webhooks.WithLabelValues(o)
+	}
+	m.registry.MustRegister(
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		m.messages, m.attempts, m.sendDuration, m.webhooks, m.reconnects,
+	)
+	gauge := func(name, help string, f func() float64) {
+		if f != nil {
+			m.registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: namespace, Name: name, Help: help}, f))
+		}
+	}
+	gauge("send_queue_depth", "Messages waiting for a send attempt.", src.SendQueueDepth)
+	gauge("webhook_queue_depth", "Webhook events waiting for delivery.", src.WebhookQueueDepth)
+	gauge("heartbeat_age_seconds", "Seconds since the last heartbeat of the WhatsApp connection (NaN: none yet).", src.HeartbeatAge)
+	if src.SessionState != nil {
+		m.registry.MustRegister(sessionStateCollector{state: src.SessionState})
+	}
+	return m
+}
+
+// MessageStatus counts a message reaching status ("Queued", "Sent", …, as
+// the message log spells them; label values are lower-case).
+func (m *Metrics) MessageStatus(status string) {
+	m.messages.WithLabelValues(strings.ToLower(status)).Inc()
+}
+
+// SendAttempt counts one send attempt that took d; err nil is a success.
+func (m *Metrics) SendAttempt(err error, d time.Duration) {
+	outcome := OutcomeSuccess
+	if err != nil {
+		outcome = OutcomeFailure
+	}
+	m.attempts.WithLabelValues(outcome).Inc()
+	m.sendDuration.Observe(d.Seconds())
+}
+
+// WebhookDelivery counts one webhook delivery attempt; delivered is true
+// when the receiver answered 2xx.
+func (m *Metrics) WebhookDelivery(delivered bool) {
+	outcome := OutcomeSuccess
+	if !delivered {
+		outcome = OutcomeFailure
+	}
+	m.webhooks.WithLabelValues(outcome).Inc()
+}
+
+// Reconnect counts one reconnection of the session.
+func (m *Metrics) Reconnect() { m.reconnects.Inc() }
+
+// Handler serves the registry in the Prometheus text format (or
+// OpenMetrics/protobuf when the scraper asks). A failing collector leaves
+// its metrics out rather than failing the whole scrape.
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{
+		Registry:      m.registry, // promhttp's own error counters
+		ErrorHandling: promhttp.ContinueOnError,
+	})
+}
+
+// sessionStateCollector reports msgbridge_session_state{state} one-hot: 1
+// for the current state, 0 for the others. A state not in SessionStates is
+// reported too, so a new state is visible before this list learns it.
+type sessionStateCollector struct {
+	state func() string
+}
+
+var sessionStateDesc = prometheus.NewDesc(namespace+"_session_state",
+	"The session's state: 1 for the current one, 0 for the others.", []string{"state"}, nil)
+
+func (c sessionStateCollector) Describe(ch chan<- *prometheus.Desc) { ch <- sessionStateDesc }
+
+func (c sessionStateCollector) Collect(ch chan<- prometheus.Metric) {
+	current := c.state()
+	known := false
+	for _, s := range SessionStates {
+		v := 0.0
+		if s == current {
+			v, known = 1, true
+		}
+		ch <- prometheus.MustNewConstMetric(sessionStateDesc, prometheus.GaugeValue, v, s)
+	}
+	if !known {
+		ch <- prometheus.MustNewConstMetric(sessionStateDesc, prometheus.GaugeValue, 1, current)
+	}
+}

@@ -13,8 +13,10 @@ IMG ?= msgbridge:$(VERSION)
 LOCALBIN := $(CURDIR)/bin
 CONTROLLER_TOOLS_VERSION ?= v0.23.0
 GOLANGCI_LINT_VERSION ?= v2.15.0
+HELM_VERSION ?= v3.22.0
 CONTROLLER_GEN := $(LOCALBIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
 GOLANGCI_LINT := $(LOCALBIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
+HELM := $(LOCALBIN)/helm-$(HELM_VERSION)
 
 LDFLAGS := -s -w -X github.com/msgbridge/msgbridge/bridge/version.Version=$(VERSION)
 GO_TEST_FLAGS ?= -race -count=1 -timeout 30m
@@ -29,9 +31,10 @@ generate: $(CONTROLLER_GEN) ## Generate deepcopy code for the API types.
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./api/...
 
 .PHONY: manifests
-manifests: $(CONTROLLER_GEN) ## Generate the CRD and RBAC manifests under config/.
+manifests: $(CONTROLLER_GEN) ## Generate the CRD and RBAC manifests under config/ and copy them into the chart.
 	$(CONTROLLER_GEN) rbac:roleName=manager-role crd paths=./api/... paths=./controllers/... \
 		output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
+	hack/sync-chart.sh
 
 .PHONY: fmt
 fmt: ## Format the code.
@@ -51,8 +54,8 @@ envtest: ## Build (or reuse) kube-apiserver and etcd for envtest.
 	@hack/envtest-binaries.sh >/dev/null
 
 .PHONY: test
-test: vet lint envtest $(CONTROLLER_GEN) ## Run every test: unit, envtest, end-to-end.
-	KUBEBUILDER_ASSETS="$$(hack/envtest-binaries.sh)" CONTROLLER_GEN="$(CONTROLLER_GEN)" \
+test: vet lint envtest $(CONTROLLER_GEN) $(HELM) ## Run every test: unit, envtest, end-to-end.
+	KUBEBUILDER_ASSETS="$$(hack/envtest-binaries.sh)" CONTROLLER_GEN="$(CONTROLLER_GEN)" HELM="$(HELM)" \
 		go test $(GO_TEST_FLAGS) ./...
 
 ##@ Build
@@ -61,6 +64,14 @@ test: vet lint envtest $(CONTROLLER_GEN) ## Run every test: unit, envtest, end-t
 build: ## Build bin/manager and bin/bridge.
 	CGO_ENABLED=0 go build -trimpath -ldflags '$(LDFLAGS)' -o bin/manager .
 	CGO_ENABLED=0 go build -trimpath -ldflags '$(LDFLAGS)' -o bin/bridge ./bridge/cmd/bridge
+
+.PHONY: docker-build
+docker-build: ## Build the image $(IMG): /manager and /bridge (needs a Docker engine).
+	docker build --build-arg VERSION=$(VERSION) -t $(IMG) .
+
+.PHONY: helm-lint
+helm-lint: $(HELM) ## Lint the Helm chart.
+	$(HELM) lint --strict charts/msgbridge
 
 .PHONY: run
 run: ## Run the bridge on this machine (data in ./data, dev credentials generated once).
@@ -87,3 +98,7 @@ $(CONTROLLER_GEN):
 $(GOLANGCI_LINT):
 	GOBIN=$(LOCALBIN) go install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
 	mv $(LOCALBIN)/golangci-lint $@
+
+$(HELM):
+	GOBIN=$(LOCALBIN) go install helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
+	mv $(LOCALBIN)/helm $@

@@ -11,6 +11,7 @@ import (
 	adm "github.com/msgbridge/msgbridge/bridge/admin"
 	"github.com/msgbridge/msgbridge/bridge/audit"
 	"github.com/msgbridge/msgbridge/bridge/settings"
+	"github.com/msgbridge/msgbridge/bridge/webhook"
 )
 
 // Deps is what the API's handlers read. Later packages (session, dispatch,
@@ -36,6 +37,9 @@ type Deps struct {
 	Audit audit.Recorder
 	// LogFiles are the daily log files the purge endpoint deletes.
 	LogFiles adm.LogFiles
+	// Webhooks is the webhook outbox, whose dead letters admins list and
+	// redeliver.
+	Webhooks *webhook.Outbox
 	// Metrics serves GET /metrics.
 	Metrics http.Handler
 	Log     logr.Logger
@@ -72,6 +76,8 @@ func NewRouter(d Deps) http.Handler {
 	r.Handle("/api/admin/logs", admin(adm.LogsHandler(d.LogFiles, d.Audit))).Methods(http.MethodDelete)
 	r.Handle("/api/admin/audit", admin(adm.AuditListHandler(d.Audit.Log, d.Now, d.Log))).Methods(http.MethodGet)
 	r.Handle("/api/admin/audit/{id}", admin(adm.AuditDeleteHandler(d.Audit))).Methods(http.MethodDelete)
+	r.Handle("/api/admin/webhooks/failed", admin(webhook.FailedHandler(d.Webhooks, d.Log))).Methods(http.MethodGet)
+	r.Handle("/api/admin/webhooks/{id}/redeliver", audited(audit.ActionWebhookRedeliver, webhook.RedeliverHandler(d.Webhooks, d.Log))).Methods(http.MethodPost)
 	r.Handle("/api/admin/analytics/delivery", admin(adm.DeliveryAnalyticsHandler(d.DB, d.Now, d.Log))).Methods(http.MethodGet)
 
 	r.Handle("/send", sendHandler(d.Messages, d.Send, d.Log)).Methods(http.MethodPost)

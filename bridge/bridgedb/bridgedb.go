@@ -86,6 +86,30 @@ var migrations = []string{
 		success INTEGER NOT NULL DEFAULT 0,
 		failed  INTEGER NOT NULL DEFAULT 0
 	)`,
+	// 3: the webhook outbox. A row is inserted in the transaction of the
+	// change it reports, so the event exists exactly when the change does.
+	// Rows of one ordering_key are delivered one at a time, in id order;
+	// rank lets a status event be dropped when a later status of the same
+	// message is already queued or sent. expires_at ends the retries.
+	`CREATE TABLE webhook_outbox (
+		id              INTEGER PRIMARY KEY AUTOINCREMENT,
+		webhook_id      TEXT    NOT NULL UNIQUE,
+		event           TEXT    NOT NULL,
+		payload         BLOB    NOT NULL,
+		ordering_key    TEXT    NOT NULL,
+		rank            INTEGER NOT NULL DEFAULT 0,
+		status          TEXT    NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'delivered', 'dead')),
+		attempts        INTEGER NOT NULL DEFAULT 0,
+		last_error      TEXT    NOT NULL DEFAULT '',
+		next_attempt_at INTEGER NOT NULL,
+		expires_at      INTEGER NOT NULL,
+		created_at      INTEGER NOT NULL,
+		delivered_at    INTEGER
+	);
+	CREATE INDEX webhook_due ON webhook_outbox (next_attempt_at, id) WHERE status = 'pending';
+	CREATE INDEX webhook_head ON webhook_outbox (ordering_key, id) WHERE status = 'pending';
+	CREATE INDEX webhook_rank ON webhook_outbox (ordering_key, rank);
+	CREATE INDEX webhook_dead ON webhook_outbox (created_at, id) WHERE status = 'dead'`,
 }
 
 // Verify checks that an existing bridge.db decrypts with masterKey, changing

@@ -146,6 +146,9 @@ func (q *Queue) AdvanceStatus(ctx context.Context, whatsappIDs []string, status 
 				}
 			}
 			m.Status, m.UpdatedAt = status, now
+			if err := q.statusChangedTx(ctx, tx, m); err != nil {
+				return err
+			}
 			changed = append(changed, m)
 		}
 		return nil

@@ -39,6 +39,10 @@ type Options struct {
 	// OnStatus, when set, hears every status change (for webhooks and
 	// metrics). It runs after the change is committed.
 	OnStatus func(m Message)
+	// OnStatusTx, when set, hears every status change inside the
+	// transaction that stores it (for the webhook outbox: the event commits
+	// with the change, or neither does). An error undoes the change.
+	OnStatusTx func(ctx context.Context, tx *sql.Tx, m Message) error
 	// OnAttempt, when set, hears every attempt's error (nil: sent) and
 	// duration, for metrics.
 	OnAttempt func(err error, d time.Duration)
@@ -163,8 +167,21 @@ func (q *Queue) insertMessages(ctx context.Context, tx *sql.Tx, msgs []Message, 
 		if err := q.countOutcome(ctx, tx, m.Status, now); err != nil {
 			return err
 		}
+		if m.Status != StatusQueued {
+			if err := q.statusChangedTx(ctx, tx, m); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
+}
+
+// statusChangedTx runs OnStatusTx for m, whose new status tx stores.
+func (q *Queue) statusChangedTx(ctx context.Context, tx *sql.Tx, m Message) error {
+	if q.opts.OnStatusTx == nil {
+		return nil
+	}
+	return q.opts.OnStatusTx(ctx, tx, m)
 }
 
 func (q *Queue) claim(msgs []Message) {
@@ -278,7 +295,13 @@ func (q *Queue) recordAttempt(ctx context.Context, tx *sql.Tx, m *Message, sendE
 		return false, nil
 	}
 	m.Status, m.LastError = status, lastErr
-	return status != StatusQueued, q.countOutcome(ctx, tx, status, now)
+	if status == StatusQueued {
+		return false, nil
+	}
+	if err := q.countOutcome(ctx, tx, status, now); err != nil {
+		return false, err
+	}
+	return true, q.statusChangedTx(ctx, tx, *m)
 }
 
 // countOutcome adds a final outcome (Sent or Failed) to the day's rollup.

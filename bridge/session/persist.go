@@ -6,10 +6,19 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/msgbridge/msgbridge/bridge/store"
 )
 
 // stateStore keeps the session's status in bridge.db's session_state row.
-type stateStore struct{ db *sql.DB }
+// With a batcher the row is written in its transactions, and onChange, when
+// set, runs in the transaction of every write that changes the state or its
+// reason (the webhook outbox's session.status commits with the row).
+type stateStore struct {
+	db       *sql.DB
+	batcher  *store.Batcher
+	onChange func(ctx context.Context, tx *sql.Tx, s Status) error
+}
 
 func (p stateStore) load(ctx context.Context) (Status, error) {
 	var (
@@ -31,8 +40,29 @@ func (p stateStore) load(ctx context.Context) (Status, error) {
 	return s, nil
 }
 
-func (p stateStore) save(ctx context.Context, s Status, now time.Time) error {
-	_, err := p.db.ExecContext(ctx, `
+// save writes s; changed says that its state or reason differ from the
+// last saved ones.
+func (p stateStore) save(ctx context.Context, s Status, now time.Time, changed bool) error {
+	if p.batcher == nil {
+		return p.write(ctx, p.db, s, now)
+	}
+	return p.batcher.Do(ctx, func(tx *sql.Tx) error {
+		if err := p.write(ctx, tx, s, now); err != nil {
+			return err
+		}
+		if changed && p.onChange != nil {
+			return p.onChange(ctx, tx, s)
+		}
+		return nil
+	})
+}
+
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+func (p stateStore) write(ctx context.Context, db execer, s Status, now time.Time) error {
+	_, err := db.ExecContext(ctx, `
 		INSERT INTO session_state (id, state, reason, account, push_name, connected_since, last_heartbeat, updated_at)
 		VALUES (1, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET state = excluded.state, reason = excluded.reason,

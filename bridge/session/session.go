@@ -18,6 +18,9 @@ import (
 	"go.mau.fi/whatsmeow/types"
 	"go.mau.fi/whatsmeow/types/events"
 	waLog "go.mau.fi/whatsmeow/util/log"
+
+	"github.com/msgbridge/msgbridge/bridge/store"
+	"github.com/msgbridge/msgbridge/bridge/webhook"
 )
 
 // Errors the API maps to status codes.
@@ -55,6 +58,16 @@ type Options struct {
 	// WhatsApp IDs and "Delivered" or "Read". It runs on whatsmeow's event
 	// goroutine and must not block for long.
 	OnReceipt func(ids []string, status string)
+	// Batcher, when set, writes the state row (DB's one writer).
+	Batcher *store.Batcher
+	// OnStateTx, when set with Batcher, hears every change of the state or
+	// its reason inside the transaction that stores it.
+	OnStateTx func(ctx context.Context, tx *sql.Tx, s Status) error
+	// OnMessage, when set, hears every incoming message a person wrote. It
+	// runs on whatsmeow's event goroutine before the message is
+	// acknowledged to WhatsApp (SynchronousAck): once it returns without
+	// error, the message may be gone from the server.
+	OnMessage func(ctx context.Context, in webhook.Incoming) error
 	// OnReconnect, when set, hears every login after the first of this
 	// process, for metrics.
 	OnReconnect func()
@@ -109,7 +122,7 @@ func New(ctx context.Context, opts Options) (*Manager, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	m := &Manager{opts: opts, states: stateStore{opts.DB}, log: opts.Log, waLog: newWALogger(opts.Log), bgCtx: context.WithoutCancel(ctx)}
+	m := &Manager{opts: opts, states: stateStore{db: opts.DB, batcher: opts.Batcher, onChange: opts.OnStateTx}, log: opts.Log, waLog: newWALogger(opts.Log), bgCtx: context.WithoutCancel(ctx)}
 	creds, err := openCredentials(ctx, opts.CredentialsDir+"/session.db", opts.MasterKey, m.waLog.Sub("store"))
 	if err != nil {
 		return nil, err
@@ -120,7 +133,8 @@ func New(ctx context.Context, opts Options) (*Manager, error) {
 		return nil, err
 	}
 	m.status = initialStatus(stored, creds.linked())
-	if err := m.states.save(ctx, m.status, opts.Now()); err != nil {
+	changed := m.status.State != stored.State || m.status.Reason != stored.Reason
+	if err := m.states.save(ctx, m.status, opts.Now(), changed); err != nil {
 		_ = creds.close()
 		return nil, err
 	}
@@ -133,6 +147,9 @@ func New(ctx context.Context, opts Options) (*Manager, error) {
 func (m *Manager) newClient(creds *credentials) *whatsmeow.Client {
 	cli := whatsmeow.NewClient(creds.device, m.waLog.Sub("client"))
 	cli.EnableAutoReconnect = true
+	// Acks only after the event handlers return: an incoming message is in
+	// the webhook outbox on disk before WhatsApp may drop its copy.
+	cli.SynchronousAck = true
 	// A first connect that fails for a network reason retries in the
 	// background, like any later reconnect.
 	cli.InitialAutoReconnect = true
@@ -216,7 +233,7 @@ func (m *Manager) applyLocked(ev any) {
 	}
 	prev := m.status
 	m.status = next
-	if err := m.states.save(m.bgCtx, next, now); err != nil {
+	if err := m.states.save(m.bgCtx, next, now, prev.State != next.State || prev.Reason != next.Reason); err != nil {
 		// The in-memory state stays right; the next change rewrites the row.
 		m.log.Error(err, "persist session state")
 	}
@@ -242,6 +259,8 @@ func (m *Manager) handleEvent(cli *whatsmeow.Client, ev any) {
 		}
 	case *events.Receipt:
 		m.receipt(e)
+	case *events.Message:
+		m.message(cli, e)
 	case *events.PushNameSetting:
 		m.mu.Lock()
 		if m.status.Connected() && e.Action != nil {
@@ -342,6 +361,19 @@ func (m *Manager) Groups(ctx context.Context) ([]Group, error) {
 		groups = append(groups, Group{ID: g.JID.String(), Subject: g.Name, Participants: len(g.Participants)})
 	}
 	return groups, nil
+}
+
+// message passes an incoming message on. A failure to store it is logged:
+// whatsmeow offers no way to refuse the ack from a handler.
+func (m *Manager) message(cli *whatsmeow.Client, e *events.Message) {
+	if m.opts.OnMessage == nil {
+		return
+	}
+	if in, ok := incoming(m.bgCtx, cli, e); ok {
+		if err := m.opts.OnMessage(m.bgCtx, in); err != nil {
+			m.log.Error(err, "store incoming message event", "whatsapp_id", in.WhatsAppID)
+		}
+	}
 }
 
 // receipt passes delivered and read receipts of our own messages on.

@@ -206,7 +206,7 @@ func TestKeepAliveSilenceStopsTheHeartbeat(t *testing.T) {
 		t.Errorf("a ghost connection got a heartbeat: %+v", got)
 	}
 	// The persisted heartbeat agrees with the status.
-	stored, err := stateStore{r.db}.load(context.Background())
+	stored, err := stateStore{db: r.db}.load(context.Background())
 	if err != nil || !stored.LastHeartbeat.Equal(frozen.Truncate(time.Millisecond)) || stored.State != StateDisconnected {
 		t.Errorf("stored %+v, %v; want heartbeat %v", stored, err, frozen)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -25,6 +26,7 @@ import (
 	"github.com/msgbridge/msgbridge/bridge/settings"
 	"github.com/msgbridge/msgbridge/bridge/store"
 	"github.com/msgbridge/msgbridge/bridge/version"
+	"github.com/msgbridge/msgbridge/bridge/webhook"
 )
 
 // shutdownGrace bounds how long in-flight requests may finish after SIGTERM;
@@ -89,9 +91,22 @@ func serve(ctx context.Context, s *settings.Settings, stdout io.Writer) error {
 		queue *dispatch.Queue
 		sess  *session.Manager
 	)
-	m := metrics.New(metrics.Sources{
+	// The outbox stores nothing when WEBHOOK_URL is empty.
+	var m *metrics.Metrics
+	hooks := webhook.New(webhook.Options{
+		DB: db, Batcher: writer, URL: s.WebhookURL, Key: []byte(s.WebhookSecret.Reveal()),
+		Log: log.WithName("webhook"), OnDelivery: func(ok bool) { m.WebhookDelivery(ok) },
+	})
+	m = metrics.New(metrics.Sources{
 		SendQueueDepth: func() float64 {
 			n, err := queue.Depth(runCtx)
+			if err != nil {
+				return math.NaN()
+			}
+			return float64(n)
+		},
+		WebhookQueueDepth: func() float64 {
+			n, err := hooks.Pending(runCtx)
 			if err != nil {
 				return math.NaN()
 			}
@@ -114,6 +129,13 @@ func serve(ctx context.Context, s *settings.Settings, stdout io.Writer) error {
 		Log:               log.WithName("session"),
 		ConfigureClient:   configure,
 		OnReconnect:       m.Reconnect,
+		Batcher:           writer,
+		OnStateTx: func(ctx context.Context, tx *sql.Tx, st session.Status) error {
+			return hooks.Enqueue(ctx, tx, webhook.SessionStatus(string(st.State), string(st.Reason), time.Now()))
+		},
+		OnMessage: func(ctx context.Context, in webhook.Incoming) error {
+			return hooks.EnqueueNow(ctx, webhook.MessageUpsert(in))
+		},
 		OnReceipt: func(ids []string, status string) {
 			if _, err := queue.AdvanceStatus(runCtx, ids, dispatch.Status(status)); err != nil {
 				log.Error(err, "apply receipt")
@@ -125,7 +147,10 @@ func serve(ctx context.Context, s *settings.Settings, stdout io.Writer) error {
 	}
 	queue = dispatch.New(dispatch.Options{
 		DB: db, Batcher: writer, Sender: sess, Schedule: s.RetrySchedule, Log: log.WithName("dispatch"),
-		OnStatus:  func(msg dispatch.Message) { m.MessageStatus(string(msg.Status)) },
+		OnStatus: func(msg dispatch.Message) { m.MessageStatus(string(msg.Status)) },
+		OnStatusTx: func(ctx context.Context, tx *sql.Tx, msg dispatch.Message) error {
+			return hooks.Enqueue(ctx, tx, webhook.MessageStatus(msg.WhatsAppID, msg.Recipient, string(msg.Status), msg.UpdatedAt))
+		},
 		OnAttempt: m.SendAttempt,
 	})
 	if err := queue.SweepSpool(ctx, dir.SpoolDir()); err != nil {
@@ -149,6 +174,7 @@ func serve(ctx context.Context, s *settings.Settings, stdout io.Writer) error {
 			Audit:      audit.Recorder{Log: auditLog, Logger: log.WithName("audit")},
 			LogFiles:   logFiles,
 			Metrics:    m.Handler(),
+			Webhooks:   hooks,
 			Log:        log.WithName("api"),
 		}),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -157,6 +183,7 @@ func serve(ctx context.Context, s *settings.Settings, stdout io.Writer) error {
 	return runParts(ctx, log, srv, ln, stopParts, map[string]func() error{
 		"session":    func() error { return sess.Run(runCtx) },
 		"send queue": func() error { return queue.Run(runCtx) },
+		"webhooks":   func() error { return hooks.Run(runCtx) },
 	}, dir.Root(), sess.Status().State)
 }
 

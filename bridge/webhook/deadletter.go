@@ -1,0 +1,76 @@
+package webhook
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+)
+
+// Dead-letter errors, mapped to 404 and 409.
+var (
+	ErrUnknown = errors.New("no such webhook event")
+	ErrNotDead = errors.New("the webhook event is not a dead letter")
+)
+
+// DeadLetter is an event whose retries ran out.
+type DeadLetter struct {
+	ID        int64
+	WebhookID string
+	Event     string
+	Attempts  int
+	LastError string
+	CreatedAt time.Time
+}
+
+// maxDeadLetters bounds one listing.
+const maxDeadLetters = 1000
+
+// Failed lists the dead letters, newest first.
+func (o *Outbox) Failed(ctx context.Context) ([]DeadLetter, error) {
+	rows, err := o.opts.DB.QueryContext(ctx, `SELECT id, webhook_id, event, attempts, last_error, created_at
+		FROM webhook_outbox WHERE status = 'dead' ORDER BY created_at DESC, id DESC LIMIT ?`, maxDeadLetters)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = rows.Close() }()
+	out := []DeadLetter{}
+	for rows.Next() {
+		var (
+			d       DeadLetter
+			created int64
+		)
+		if err := rows.Scan(&d.ID, &d.WebhookID, &d.Event, &d.Attempts, &d.LastError, &created); err != nil {
+			return nil, err
+		}
+		d.CreatedAt = time.UnixMilli(created).UTC()
+		out = append(out, d)
+	}
+	return out, rows.Err()
+}
+
+// Redeliver puts dead letter id back in the queue, due now, with a new
+// retry window. It keeps its webhook-id, so a receiver that did process
+// it can tell.
+func (o *Outbox) Redeliver(ctx context.Context, id int64) error {
+	now := o.opts.Now().UnixMilli()
+	err := o.opts.Batcher.Do(ctx, func(tx *sql.Tx) error {
+		var status string
+		if err := tx.QueryRowContext(ctx, `SELECT status FROM webhook_outbox WHERE id = ?`, id).Scan(&status); err != nil {
+			if errors.Is(err, sql.ErrNoRows) {
+				return ErrUnknown
+			}
+			return err
+		}
+		if status != "dead" {
+			return ErrNotDead
+		}
+		_, err := tx.ExecContext(ctx, `UPDATE webhook_outbox SET status = 'pending', next_attempt_at = ?, expires_at = ? WHERE id = ?`,
+			now, now+o.opts.MaxAge.Milliseconds(), id)
+		return err
+	})
+	if err == nil {
+		o.signal()
+	}
+	return err
+}

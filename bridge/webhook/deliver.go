@@ -1,0 +1,127 @@
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+)
+
+// maxErrorLen bounds last_error; a receiver's error page can be large.
+const maxErrorLen = 512
+
+// beginScan starts a sweep: rows ended before now are committed, so the
+// sweep's reads see them ended; rows that end from now on are remembered.
+func (o *Outbox) beginScan() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	clear(o.finished)
+}
+
+// claim takes r for delivery unless its key has a delivery under way or r
+// ended after the current sweep began (its scanned state is stale).
+func (o *Outbox) claim(r row) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.inflight[r.key] || o.finished[r.id] {
+		return false
+	}
+	o.inflight[r.key] = true
+	return true
+}
+
+// end releases r's key once its outcome is committed, and wakes the
+// dispatcher for the key's next event.
+func (o *Outbox) end(r row) {
+	o.mu.Lock()
+	delete(o.inflight, r.key)
+	o.finished[r.id] = true
+	o.mu.Unlock()
+	o.signal()
+}
+
+// deliver posts r once and records the outcome.
+func (o *Outbox) deliver(ctx context.Context, r row) {
+	defer o.end(r)
+	now := o.opts.Now()
+	status, retryAfterHeader, err := o.post(ctx, r, now)
+	if ctx.Err() != nil {
+		return // shutting down: the row stays due and is posted again after a restart
+	}
+	ok := err == nil && status >= 200 && status < 300
+	if o.opts.OnDelivery != nil {
+		o.opts.OnDelivery(ok)
+	}
+	bg := context.WithoutCancel(ctx)
+	var recordErr error
+	if ok {
+		recordErr = o.opts.Batcher.Do(bg, func(tx *sql.Tx) error {
+			_, err := o.stmts.Exec(bg, tx, markDelivered, r.attempts+1, o.opts.Now().UnixMilli(), r.id)
+			return err
+		})
+	} else {
+		if err == nil {
+			err = fmt.Errorf("receiver answered %d", status)
+		}
+		recordErr = o.recordFailure(bg, r, status, retryAfterHeader, err)
+	}
+	if recordErr != nil {
+		// The row stays as it was: due, and posted again (same webhook-id).
+		o.opts.Log.Error(recordErr, "record webhook delivery", "webhook_id", r.webhookID)
+	}
+}
+
+// post sends one attempt; it returns the answer's status and Retry-After.
+func (o *Outbox) post(ctx context.Context, r row, now time.Time) (int, string, error) {
+	ctx, cancel := context.WithTimeout(ctx, o.opts.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, o.opts.URL, bytes.NewReader(r.payload))
+	if err != nil {
+		return 0, "", err
+	}
+	setHeaders(req.Header, o.opts.Key, r.webhookID, now, r.payload)
+	resp, err := o.opts.Client.Do(req)
+	if err != nil {
+		return 0, "", err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	// Drained (a little) so that the connection is reused.
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	return resp.StatusCode, resp.Header.Get("Retry-After"), nil
+}
+
+const (
+	markDelivered = `UPDATE webhook_outbox SET status = 'delivered', attempts = ?, last_error = '', delivered_at = ?
+		WHERE id = ? AND status = 'pending'`
+	markRetry = `UPDATE webhook_outbox SET attempts = ?, last_error = ?, next_attempt_at = ?
+		WHERE id = ? AND status = 'pending'`
+	markDead = `UPDATE webhook_outbox SET status = 'dead', attempts = ?, last_error = ?
+		WHERE id = ? AND status = 'pending'`
+)
+
+// recordFailure schedules r's next attempt, or makes it a dead letter when
+// that attempt would fall after its retry window.
+func (o *Outbox) recordFailure(ctx context.Context, r row, status int, retryAfterHeader string, cause error) error {
+	now := o.opts.Now()
+	attempts := r.attempts + 1
+	delay := backoff(attempts, jitter())
+	if d, ok := retryAfter(status, retryAfterHeader, now); ok {
+		delay = d
+	}
+	next := now.Add(delay).UnixMilli()
+	msg := cause.Error()
+	if len(msg) > maxErrorLen {
+		msg = msg[:maxErrorLen]
+	}
+	return o.opts.Batcher.Do(ctx, func(tx *sql.Tx) error {
+		if next > r.expiresAt {
+			_, err := o.stmts.Exec(ctx, tx, markDead, attempts, msg, r.id)
+			return err
+		}
+		_, err := o.stmts.Exec(ctx, tx, markRetry, attempts, msg, next, r.id)
+		return err
+	})
+}

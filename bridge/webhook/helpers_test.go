@@ -1,0 +1,142 @@
+package webhook
+
+import (
+	"context"
+	"database/sql"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+
+	"github.com/msgbridge/msgbridge/bridge/bridgedb"
+	"github.com/msgbridge/msgbridge/bridge/store"
+)
+
+// delivery is one request the receiver got.
+type delivery struct {
+	id   string
+	body string
+	at   time.Time
+}
+
+// receiver is a real HTTP webhook receiver. answer, when non-zero, is the
+// status it answers with; 200 otherwise.
+type receiver struct {
+	srv     *httptest.Server
+	answer  atomic.Int32
+	header  atomic.Value // extra "Retry-After" value, a string
+	count   atomic.Int64
+	keep    bool // record every delivery (off in benchmarks)
+	mu      sync.Mutex
+	got     []delivery
+	arrived chan struct{}
+}
+
+func newReceiver(tb testing.TB, keep bool) *receiver {
+	r := &receiver{keep: keep, arrived: make(chan struct{}, 1)}
+	r.header.Store("")
+	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		body, _ := io.ReadAll(req.Body)
+		if s := r.answer.Load(); s != 0 {
+			if ra := r.header.Load().(string); ra != "" {
+				w.Header().Set("Retry-After", ra)
+			}
+			w.WriteHeader(int(s))
+			return
+		}
+		if r.keep {
+			r.mu.Lock()
+			r.got = append(r.got, delivery{id: req.Header.Get(headerID), body: string(body), at: time.Now()})
+			r.mu.Unlock()
+		}
+		r.count.Add(1)
+		select {
+		case r.arrived <- struct{}{}:
+		default:
+		}
+	}))
+	tb.Cleanup(r.srv.Close)
+	return r
+}
+
+func (r *receiver) deliveries() []delivery {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]delivery(nil), r.got...)
+}
+
+// waitCount waits until the receiver accepted n deliveries.
+func (r *receiver) waitCount(tb testing.TB, n int64, limit time.Duration) {
+	tb.Helper()
+	deadline := time.Now().Add(limit)
+	for r.count.Load() < n {
+		if time.Now().After(deadline) {
+			tb.Fatalf("received %d of %d deliveries", r.count.Load(), n)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+type testOutbox struct {
+	*Outbox
+	batcher *store.Batcher
+}
+
+// startOutbox opens a fresh bridge.db and runs an outbox posting to url.
+func startOutbox(tb testing.TB, url string, adjust func(*Options)) testOutbox {
+	tb.Helper()
+	o := openOutbox(tb, url, adjust)
+	o.run(tb)
+	return o
+}
+
+// openOutbox opens a fresh bridge.db and an outbox on it, not yet running.
+func openOutbox(tb testing.TB, url string, adjust func(*Options)) testOutbox {
+	tb.Helper()
+	db, err := bridgedb.Open(context.Background(), filepath.Join(tb.TempDir(), "bridge.db"), make([]byte, store.MasterKeyLen))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	b := store.NewBatcher(db)
+	tb.Cleanup(func() {
+		b.Close()
+		_ = db.Close()
+	})
+	opts := Options{DB: db, Batcher: b, URL: url, Log: logr.Discard()}
+	if adjust != nil {
+		adjust(&opts)
+	}
+	return testOutbox{Outbox: New(opts), batcher: b}
+}
+
+// run runs the outbox until the test ends.
+func (o testOutbox) run(tb testing.TB) {
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan struct{})
+	go func() { _ = o.Run(ctx); close(stopped) }()
+	tb.Cleanup(func() {
+		cancel()
+		<-stopped
+	})
+}
+
+func (o testOutbox) enqueue(tb testing.TB, evs ...Event) {
+	tb.Helper()
+	err := o.batcher.Do(context.Background(), func(tx *sql.Tx) error {
+		for _, ev := range evs {
+			if err := o.Enqueue(context.Background(), tx, ev); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+}

@@ -1,0 +1,154 @@
+package webhook
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/google/uuid"
+
+	"github.com/msgbridge/msgbridge/bridge/store"
+)
+
+// Defaults of Options.
+const (
+	defaultWorkers = 8
+	defaultMaxAge  = 24 * time.Hour
+	defaultTimeout = 10 * time.Second
+	defaultPage    = 256
+)
+
+// Options configures an Outbox.
+type Options struct {
+	DB *sql.DB
+	// Batcher is DB's one writer. Every transaction given to Enqueue must be
+	// one of its transactions: the worker waits on it to see a new row.
+	Batcher *store.Batcher
+	// URL receives the events; empty turns webhooks off (Enqueue stores
+	// nothing).
+	URL string
+	// Key is the decoded whsec_ secret; empty: deliveries are unsigned.
+	Key []byte
+	// Workers bounds concurrent deliveries (default 8).
+	Workers int
+	// MaxAge is how long after its creation an event is retried before it
+	// becomes a dead letter (default 24 h).
+	MaxAge time.Duration
+	// Timeout bounds one delivery (default 10 s).
+	Timeout time.Duration
+	// PageSize is how many due rows one scan reads (default 256).
+	PageSize int
+	// Client posts the events; a client with Timeout when nil.
+	Client *http.Client
+	Now    func() time.Time
+	Log    logr.Logger
+	// OnDelivery, when set, hears every delivery attempt's outcome (true:
+	// a 2xx answer), for metrics.
+	OnDelivery func(ok bool)
+}
+
+// Outbox stores events and delivers them (Run).
+type Outbox struct {
+	opts  Options
+	stmts *store.Statements
+	wake  chan struct{}
+
+	mu       sync.Mutex
+	inflight map[string]bool // ordering keys with a delivery under way
+	finished map[int64]bool  // rows ended since the current scan began
+}
+
+// New returns an outbox; Run must run for events to be delivered.
+func New(opts Options) *Outbox {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Workers <= 0 {
+		opts.Workers = defaultWorkers
+	}
+	if opts.MaxAge <= 0 {
+		opts.MaxAge = defaultMaxAge
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = defaultTimeout
+	}
+	if opts.PageSize <= 0 {
+		opts.PageSize = defaultPage
+	}
+	if opts.Client == nil {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.MaxIdleConnsPerHost = opts.Workers // keep one connection per worker alive
+		opts.Client = &http.Client{Timeout: opts.Timeout, Transport: tr}
+	}
+	return &Outbox{
+		opts: opts, stmts: store.NewStatements(opts.DB), wake: make(chan struct{}, 1),
+		inflight: map[string]bool{}, finished: map[int64]bool{},
+	}
+}
+
+// Enabled reports whether webhooks are configured.
+func (o *Outbox) Enabled() bool { return o != nil && o.opts.URL != "" }
+
+const (
+	maxRankOfKey = `SELECT coalesce(max(rank), 0) FROM webhook_outbox WHERE ordering_key = ?`
+	insertEvent  = `INSERT INTO webhook_outbox (webhook_id, event, payload, ordering_key, rank, next_attempt_at, expires_at, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
+)
+
+// Enqueue stores ev in tx, a transaction of Options.Batcher, so that the
+// event commits together with the change that causes it. With webhooks off
+// it stores nothing.
+func (o *Outbox) Enqueue(ctx context.Context, tx *sql.Tx, ev Event) error {
+	if !o.Enabled() {
+		return nil
+	}
+	if ev.Rank > 0 {
+		var top int
+		if err := o.stmts.QueryRow(ctx, tx, maxRankOfKey, ev.Key).Scan(&top); err != nil {
+			return fmt.Errorf("webhook %s: %w", ev.Type, err)
+		}
+		if top >= ev.Rank {
+			return nil // a later status of this message is already queued
+		}
+	}
+	body, err := json.Marshal(ev.Payload)
+	if err != nil {
+		return fmt.Errorf("webhook %s: %w", ev.Type, err)
+	}
+	now := o.opts.Now().UnixMilli()
+	id := "msg_" + uuid.Must(uuid.NewV7()).String()
+	if _, err := o.stmts.Exec(ctx, tx, insertEvent, id, ev.Type, body, ev.Key, ev.Rank, now,
+		now+o.opts.MaxAge.Milliseconds(), now); err != nil {
+		return fmt.Errorf("webhook %s: %w", ev.Type, err)
+	}
+	o.signal() // the worker waits for the commit before it looks
+	return nil
+}
+
+// EnqueueNow stores ev in a transaction of its own and returns once it is
+// durable: for events with no change of ours to commit with.
+func (o *Outbox) EnqueueNow(ctx context.Context, ev Event) error {
+	if !o.Enabled() {
+		return nil
+	}
+	return o.opts.Batcher.Do(ctx, func(tx *sql.Tx) error { return o.Enqueue(ctx, tx, ev) })
+}
+
+func (o *Outbox) signal() {
+	select {
+	case o.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Pending is the number of events waiting for delivery.
+func (o *Outbox) Pending(ctx context.Context) (int, error) {
+	var n int
+	err := o.opts.DB.QueryRowContext(ctx, `SELECT count(*) FROM webhook_outbox WHERE status = 'pending'`).Scan(&n)
+	return n, err
+}

@@ -1,0 +1,172 @@
+package webhook
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gorilla/mux"
+)
+
+func statusEvents(msgs, perMsg int) []Event {
+	statuses := []string{"Sent", "Delivered", "Read"}[:perMsg]
+	var evs []Event
+	for i := range msgs {
+		for _, s := range statuses {
+			evs = append(evs, MessageStatus(fmt.Sprintf("WID%03d", i), "491510000000@s.whatsapp.net", s, time.Now()))
+		}
+	}
+	return evs
+}
+
+func payloadOf(t *testing.T, d delivery) messageStatusPayload {
+	t.Helper()
+	var p messageStatusPayload
+	if err := json.Unmarshal([]byte(d.body), &p); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// The receiver is down (500) for a while, then up: every event arrives;
+// repeats carry the same webhook-id and body; per message the statuses
+// arrive in order.
+func TestReceiverDownThenUp(t *testing.T) {
+	r := newReceiver(t, true)
+	r.answer.Store(http.StatusInternalServerError)
+	o := startOutbox(t, r.srv.URL, nil)
+	evs := statusEvents(20, 3)
+	for _, ev := range evs { // one transaction each, like real status changes
+		o.enqueue(t, ev)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	r.answer.Store(0)
+	r.waitCount(t, int64(len(evs)), 30*time.Second)
+
+	bodies := map[string]string{}
+	order := map[string][]string{}
+	for _, d := range r.deliveries() {
+		if b, seen := bodies[d.id]; seen {
+			if b != d.body {
+				t.Errorf("webhook-id %s delivered with two bodies", d.id)
+			}
+			continue
+		}
+		bodies[d.id] = d.body
+		p := payloadOf(t, d)
+		order[p.WhatsAppID] = append(order[p.WhatsAppID], p.Status)
+		if p.Recipient != "491510000000" || p.Event != TypeMessageStatus {
+			t.Errorf("payload %+v", p)
+		}
+	}
+	if len(bodies) != len(evs) {
+		t.Fatalf("%d distinct events arrived, want %d", len(bodies), len(evs))
+	}
+	for wid, got := range order {
+		if strings.Join(got, ",") != "Sent,Delivered,Read" {
+			t.Errorf("%s: statuses arrived as %v", wid, got)
+		}
+	}
+	if n, _ := o.Pending(context.Background()); n != 0 {
+		t.Errorf("%d still pending", n)
+	}
+}
+
+// A Delivered enqueued after Read of the same message is never sent.
+func TestLateStatusIsDropped(t *testing.T) {
+	r := newReceiver(t, true)
+	o := startOutbox(t, r.srv.URL, nil)
+	o.enqueue(t, MessageStatus("W1", "1", "Read", time.Now()))
+	o.enqueue(t, MessageStatus("W1", "1", "Delivered", time.Now()))
+	o.enqueue(t, MessageStatus("W2", "1", "Sent", time.Now()))
+	r.waitCount(t, 2, 10*time.Second)
+	time.Sleep(200 * time.Millisecond)
+	var got []string
+	for _, d := range r.deliveries() {
+		p := payloadOf(t, d)
+		got = append(got, p.WhatsAppID+":"+p.Status)
+	}
+	if len(got) != 2 || strings.Contains(strings.Join(got, ","), "W1:Delivered") {
+		t.Errorf("delivered %v", got)
+	}
+}
+
+// Retry-After of a 429 delays the next attempt by that much.
+func TestRetryAfterIsHonoured(t *testing.T) {
+	r := newReceiver(t, true)
+	r.answer.Store(http.StatusTooManyRequests)
+	r.header.Store("2")
+	o := startOutbox(t, r.srv.URL, nil)
+	start := time.Now()
+	o.enqueue(t, SessionStatus("connected", "", time.Now()))
+	time.Sleep(300 * time.Millisecond)
+	r.answer.Store(0)
+	r.waitCount(t, 1, 10*time.Second)
+	if d := r.deliveries()[0].at.Sub(start); d < 2*time.Second {
+		t.Errorf("redelivered after %v, before Retry-After's 2 s", d)
+	}
+}
+
+// After MaxAge an event is a dead letter; the admin endpoints list it and
+// put it back, and then it is delivered.
+func TestDeadLetterAndRedeliver(t *testing.T) {
+	r := newReceiver(t, true)
+	r.answer.Store(http.StatusBadGateway)
+	o := startOutbox(t, r.srv.URL, func(opts *Options) { opts.MaxAge = 300 * time.Millisecond })
+	o.enqueue(t, SessionStatus("connected", "", time.Now()))
+	router := mux.NewRouter()
+	router.Handle("/failed", FailedHandler(o.Outbox, o.opts.Log))
+	router.Handle("/{id}/redeliver", RedeliverHandler(o.Outbox, o.opts.Log)).Methods(http.MethodPost)
+	call := func(method, path string) (int, string) {
+		rec := httptest.NewRecorder()
+		router.ServeHTTP(rec, httptest.NewRequest(method, path, nil))
+		return rec.Code, rec.Body.String()
+	}
+
+	var dead []deadLetterJSON
+	deadline := time.Now().Add(10 * time.Second)
+	for len(dead) == 0 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+		_, body := call(http.MethodGet, "/failed")
+		_ = json.Unmarshal([]byte(body), &dead)
+	}
+	if len(dead) != 1 || dead[0].Event != TypeSessionStatus || dead[0].Attempts < 1 || !strings.Contains(dead[0].LastError, "502") {
+		t.Fatalf("dead letters %+v", dead)
+	}
+	if code, _ := call(http.MethodPost, "/999/redeliver"); code != http.StatusNotFound {
+		t.Errorf("unknown id: %d", code)
+	}
+	r.answer.Store(0)
+	id := fmt.Sprint(dead[0].ID)
+	if code, body := call(http.MethodPost, "/"+id+"/redeliver"); code != http.StatusOK {
+		t.Fatalf("redeliver: %d %s", code, body)
+	}
+	if code, _ := call(http.MethodPost, "/"+id+"/redeliver"); code != http.StatusConflict {
+		t.Errorf("redeliver of a pending or delivered event: %d", code)
+	}
+	r.waitCount(t, 1, 10*time.Second)
+	if got := r.deliveries()[0].id; got != dead[0].WebhookID {
+		t.Errorf("redelivered as %s, want the same webhook-id %s", got, dead[0].WebhookID)
+	}
+	if _, body := call(http.MethodGet, "/failed"); strings.TrimSpace(body) != "[]" {
+		t.Errorf("dead letters after redelivery: %s", body)
+	}
+}
+
+// Without WEBHOOK_URL nothing is stored.
+func TestDisabledStoresNothing(t *testing.T) {
+	o := startOutbox(t, "", nil)
+	o.enqueue(t, SessionStatus("connected", "", time.Now()))
+	if err := o.EnqueueNow(context.Background(), SessionStatus("connected", "", time.Now())); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := o.opts.DB.QueryRow(`SELECT count(*) FROM webhook_outbox`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("%d rows, %v", n, err)
+	}
+}

@@ -11,9 +11,10 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
+
+	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/go-logr/logr"
 	"github.com/gorilla/mux"
@@ -25,23 +26,6 @@ import (
 	"github.com/msgbridge/msgbridge/bridge/store"
 )
 
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = t
-}
-
 var (
 	masterKey = bytes.Repeat([]byte{3}, store.MasterKeyLen)
 	saturday  = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC) // 2026-W47
@@ -52,7 +36,7 @@ var (
 // API router declares them.
 type env struct {
 	srv     *httptest.Server
-	clock   *clock
+	clock   *clocktesting.FakeClock
 	log     logr.Logger
 	files   *logging.Files
 	logsDir string
@@ -63,7 +47,7 @@ type env struct {
 func newEnv(t *testing.T) *env {
 	t.Helper()
 	root := t.TempDir()
-	e := &env{clock: &clock{t: saturday}, logsDir: filepath.Join(root, "logs")}
+	e := &env{clock: clocktesting.NewFakeClock(saturday), logsDir: filepath.Join(root, "logs")}
 	var err error
 	e.log, e.files, err = logging.New(logging.Options{Dir: e.logsDir, Level: settings.LevelInfo, Now: e.clock.Now})
 	if err != nil {
@@ -202,9 +186,9 @@ func TestAuditDeleteRefusesPathLikeIDs(t *testing.T) {
 
 func TestLogPurge(t *testing.T) {
 	e := newEnv(t)
-	e.clock.Set(saturday.AddDate(0, 0, -1))
+	e.clock.SetTime(saturday.AddDate(0, 0, -1))
 	e.log.Info("yesterday")
-	e.clock.Set(saturday)
+	e.clock.SetTime(saturday)
 	e.log.Info("today")
 	logging.Warn(e.log, "today, warn")
 	path := func(name string) string { return filepath.Join(e.logsDir, name) }
@@ -279,7 +263,7 @@ func TestAuditListAndDelete(t *testing.T) {
 
 	// Next week, delete last week's record: the deletion is recorded in the
 	// current week, not in the one it deleted from.
-	e.clock.Set(saturday.AddDate(0, 0, 7))
+	e.clock.SetTime(saturday.AddDate(0, 0, 7))
 	path := fmt.Sprintf("/api/admin/audit/%d?week=2026-W47", first)
 	if status, body := e.do(t, "DELETE", path); status != http.StatusOK ||
 		string(body) != fmt.Sprintf(`{"id":%d,"week":"2026-W47","deleted":true}`+"\n", first) {
@@ -344,7 +328,7 @@ func TestDeliveryAnalytics(t *testing.T) {
 		t.Errorf("days=366: %d days, %s .. %s", len(year), year[0].Day, year[len(year)-1].Day)
 	}
 	// The day is UTC's: 23:30 UTC is already tomorrow in Berlin, not here.
-	e.clock.Set(time.Date(2026, 11, 22, 0, 30, 0, 0, time.FixedZone("CET", 3600)))
+	e.clock.SetTime(time.Date(2026, 11, 22, 0, 30, 0, 0, time.FixedZone("CET", 3600)))
 	if got := get("?days=1"); fmt.Sprint(got) != fmt.Sprint([]DeliveryDay{{"2026-11-21", 12, 1}}) {
 		t.Errorf("days=1 at 23:30 UTC: %v", got)
 	}

@@ -13,27 +13,12 @@ import (
 	"testing"
 	"time"
 
+	clocktesting "k8s.io/utils/clock/testing"
+
 	"github.com/go-logr/logr"
 
 	"github.com/msgbridge/msgbridge/bridge/store"
 )
-
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
 
 var (
 	masterKey = bytes.Repeat([]byte{7}, store.MasterKeyLen)
@@ -42,10 +27,10 @@ var (
 	w48       = Week{2026, 48}
 )
 
-func openLog(t *testing.T) (*Log, *clock, string) {
+func openLog(t *testing.T) (*Log, *clocktesting.FakeClock, string) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "audit")
-	c := &clock{t: saturday}
+	c := clocktesting.NewFakeClock(saturday)
 	l, err := Open(dir, masterKey, c.Now)
 	if err != nil {
 		t.Fatal(err)
@@ -80,7 +65,7 @@ func TestRecordListDelete(t *testing.T) {
 	ctx := context.Background()
 	l, c, _ := openLog(t)
 	a := record(t, l, ActionPairingQR)
-	c.Advance(time.Minute)
+	c.Step(time.Minute)
 	b := record(t, l, ActionLogout)
 	entries, err := l.List(ctx, w47)
 	if err != nil {
@@ -112,7 +97,7 @@ func TestWeeksAreSeparateFiles(t *testing.T) {
 	ctx := context.Background()
 	l, c, dir := openLog(t)
 	first := record(t, l, ActionPairingCode)
-	c.Advance(38 * time.Hour) // Monday 00:00 UTC: 2026-W48
+	c.Step(38 * time.Hour) // Monday 00:00 UTC: 2026-W48
 	second := record(t, l, ActionLogout)
 	for _, name := range []string{"2026-W47.db", "2026-W48.db"} {
 		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
@@ -192,7 +177,7 @@ func TestWrongKeyIsRefused(t *testing.T) {
 
 func TestConcurrentRecordsAcrossAWeekTurn(t *testing.T) {
 	l, c, _ := openLog(t)
-	c.Advance(38*time.Hour - 50*time.Millisecond) // Sunday 23:59:59.95
+	c.Step(38*time.Hour - 50*time.Millisecond) // Sunday 23:59:59.95
 	const writers, each = 4, 10
 	var wg sync.WaitGroup
 	for range writers {
@@ -201,7 +186,7 @@ func TestConcurrentRecordsAcrossAWeekTurn(t *testing.T) {
 				if _, err := l.Record(context.Background(), Entry{Action: ActionLogPurge, Outcome: OutcomeSuccess}); err != nil {
 					t.Error(err)
 				}
-				c.Advance(time.Millisecond)
+				c.Step(time.Millisecond)
 			}
 		})
 	}

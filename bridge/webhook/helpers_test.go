@@ -140,3 +140,24 @@ func (o testOutbox) enqueue(tb testing.TB, evs ...Event) {
 		tb.Fatal(err)
 	}
 }
+
+// waitDrained waits until no event is pending. The receiver counts a
+// delivery before the outbox has committed it as delivered, so a test that
+// saw every delivery arrive must still wait for that commit.
+func (o testOutbox) waitDrained(tb testing.TB, limit time.Duration) {
+	tb.Helper()
+	deadline := time.Now().Add(limit)
+	for {
+		n, err := o.Pending(context.Background())
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if n == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("%d still pending after %v", n, limit)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}

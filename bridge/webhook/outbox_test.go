@@ -72,9 +72,7 @@ func TestReceiverDownThenUp(t *testing.T) {
 			t.Errorf("%s: statuses arrived as %v", wid, got)
 		}
 	}
-	if n, _ := o.Pending(context.Background()); n != 0 {
-		t.Errorf("%d still pending", n)
-	}
+	o.waitDrained(t, 5*time.Second)
 }
 
 // A Delivered enqueued after Read of the same message is never sent.

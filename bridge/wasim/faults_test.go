@@ -9,6 +9,7 @@ import (
 
 	"go.mau.fi/whatsmeow"
 	"go.mau.fi/whatsmeow/proto/waE2E"
+	"go.mau.fi/whatsmeow/types"
 	"go.mau.fi/whatsmeow/types/events"
 
 	"github.com/msgbridge/msgbridge/bridge/wasim"
@@ -43,6 +44,9 @@ func TestFaultGhostConnection(t *testing.T) {
 	phone.ResumeAnswering()
 	waitEvent[*events.KeepAliveRestored](t, tc, nil)
 	waitEvent(t, tc, func(m *events.Message) bool { return m.Info.ID == id })
+	if _, err := gina.WaitTick(testContext(t), id, types.ReceiptTypeDelivered); err != nil { // before cleanup disconnects
+		t.Fatalf("no delivery receipt for Gina's message: %v", err)
+	}
 }
 
 func TestFaultDropConnection(t *testing.T) {

@@ -56,61 +56,78 @@ func (m *Message) Text() string {
 	return ""
 }
 
-// inbox is the append-only log of a user's received messages, with a read
-// cursor for Next.
-type inbox struct {
+// journal is an append-only log that readers can wait on: a phone's
+// received messages, or the ticks its sent messages got.
+type journal[T any] struct {
 	mu      sync.Mutex
-	msgs    []*Message
-	cursor  int
+	items   []T
+	cursor  int           // Next's read position
 	changed chan struct{} // closed and replaced on every append
 }
 
-func newInbox() *inbox {
-	return &inbox{changed: make(chan struct{})}
+func newJournal[T any]() *journal[T] {
+	return &journal[T]{changed: make(chan struct{})}
 }
 
-func (ib *inbox) add(m *Message) {
-	ib.mu.Lock()
-	defer ib.mu.Unlock()
-	ib.msgs = append(ib.msgs, m)
-	close(ib.changed)
-	ib.changed = make(chan struct{})
+func (j *journal[T]) add(v T) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.items = append(j.items, v)
+	close(j.changed)
+	j.changed = make(chan struct{})
 }
 
-func (ib *inbox) all() []*Message {
-	ib.mu.Lock()
-	defer ib.mu.Unlock()
-	return append([]*Message(nil), ib.msgs...)
+func (j *journal[T]) all() []T {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return append([]T(nil), j.items...)
 }
 
-func (ib *inbox) find(id types.MessageID) *Message {
-	ib.mu.Lock()
-	defer ib.mu.Unlock()
-	for _, m := range ib.msgs {
-		if m.ID == id {
-			return m
+// find returns the first item match accepts.
+func (j *journal[T]) find(match func(T) bool) (T, bool) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for _, v := range j.items {
+		if match(v) {
+			return v, true
 		}
 	}
-	return nil
+	var zero T
+	return zero, false
 }
 
-// wait returns the first message pick accepts, waiting for new ones until
-// ctx ends. pick runs under the lock with the log and the cursor.
-func (ib *inbox) wait(ctx context.Context, pick func(msgs []*Message, cursor *int) *Message) (*Message, error) {
+// wait returns the first item pick accepts, waiting for new ones until ctx
+// ends. pick runs under the lock with the log and the cursor.
+func (j *journal[T]) wait(ctx context.Context, pick func(items []T, cursor *int) (T, bool)) (T, error) {
 	for {
-		ib.mu.Lock()
-		m := pick(ib.msgs, &ib.cursor)
-		changed := ib.changed
-		ib.mu.Unlock()
-		if m != nil {
-			return m, nil
+		j.mu.Lock()
+		v, ok := pick(j.items, &j.cursor)
+		changed := j.changed
+		j.mu.Unlock()
+		if ok {
+			return v, nil
 		}
 		select {
 		case <-changed:
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			var zero T
+			return zero, ctx.Err()
 		}
 	}
+}
+
+// waitFor returns the first item match accepts, waiting for it until ctx
+// ends.
+func (j *journal[T]) waitFor(ctx context.Context, match func(T) bool) (T, error) {
+	return j.wait(ctx, func(items []T, _ *int) (T, bool) {
+		for _, v := range items {
+			if match(v) {
+				return v, true
+			}
+		}
+		var zero T
+		return zero, false
+	})
 }
 
 // Received lists every message the user's phone has received, oldest first.
@@ -119,24 +136,37 @@ func (u *User) Received() []*Message { return u.inbox.all() }
 // Next returns the oldest message not yet returned by Next, waiting for one
 // until ctx ends.
 func (u *User) Next(ctx context.Context) (*Message, error) {
-	return u.inbox.wait(ctx, func(msgs []*Message, cursor *int) *Message {
+	return u.inbox.wait(ctx, func(msgs []*Message, cursor *int) (*Message, bool) {
 		if *cursor < len(msgs) {
 			*cursor++
-			return msgs[*cursor-1]
+			return msgs[*cursor-1], true
 		}
-		return nil
+		return nil, false
 	})
 }
 
 // WaitMessage returns the received message with this ID (e.g. a
 // whatsmeow SendResponse.ID), waiting for it until ctx ends.
 func (u *User) WaitMessage(ctx context.Context, id types.MessageID) (*Message, error) {
-	return u.inbox.wait(ctx, func(msgs []*Message, _ *int) *Message {
-		for _, m := range msgs {
-			if m.ID == id {
-				return m
-			}
-		}
-		return nil
-	})
+	return u.inbox.waitFor(ctx, func(m *Message) bool { return m.ID == id })
+}
+
+// Tick is a receipt a client sent for a message this user sent: what the
+// sender's phone shows as grey or blue ticks.
+type Tick struct {
+	ID   types.MessageID
+	From types.JID         // the client device that sent the receipt
+	Type types.ReceiptType // types.ReceiptTypeDelivered (""), types.ReceiptTypeRead, …
+}
+
+// Ticks lists the receipts clients sent for this user's messages, oldest
+// first.
+func (u *User) Ticks() []Tick { return u.ticks.all() }
+
+// WaitTick waits until a client has sent a receipt of type typ for message
+// id of this user. A test that ends a client right after it received a
+// message waits for its delivery receipt first, so that it does not close
+// the client while whatsmeow is still sending it.
+func (u *User) WaitTick(ctx context.Context, id types.MessageID, typ types.ReceiptType) (Tick, error) {
+	return u.ticks.waitFor(ctx, func(t Tick) bool { return t.ID == id && t.Type == typ })
 }

@@ -262,8 +262,8 @@ func (s *Simulator) sendReceipt(reader *User, env envelope, typ types.ReceiptTyp
 // types.ReceiptTypeRead) from the user for a message it received; the
 // sender's clients get it as events.Receipt.
 func (u *User) SendReceipt(id types.MessageID, typ types.ReceiptType) error {
-	m := u.inbox.find(id)
-	if m == nil {
+	m, ok := u.inbox.find(func(m *Message) bool { return m.ID == id })
+	if !ok {
 		return fmt.Errorf("wasim: %s has not received message %s", u.jid, id)
 	}
 	s := u.sim
@@ -302,8 +302,12 @@ func (s *Simulator) handleClientReceipt(c *conn, n *waBinary.Node) {
 		attrs["from"] = to
 		attrs["participant"] = c.user.jid
 	}
-	if typ != "" && typ != string(types.ReceiptTypeInactive) {
-		attrs["type"] = typ
+	kind := types.ReceiptType(typ)
+	if kind == types.ReceiptTypeInactive { // a delivery by a client not marked online
+		kind = types.ReceiptTypeDelivered
+	}
+	if kind != types.ReceiptTypeDelivered {
+		attrs["type"] = string(kind)
 	}
 	s.mu.Lock()
 	u := s.userByJIDLocked(target.ToNonAD())
@@ -311,6 +315,7 @@ func (s *Simulator) handleClientReceipt(c *conn, n *waBinary.Node) {
 	if u == nil || u == c.user {
 		return
 	}
+	u.ticks.add(Tick{ID: id, From: c.device, Type: kind})
 	for _, comp := range s.companionsOf(u) {
 		s.deliver(u, comp, waBinary.Node{Tag: "receipt", Attrs: attrs})
 	}

@@ -140,6 +140,12 @@ func TestIncomingMessages(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitEvent(t, tc, func(m *events.Message) bool { return m.Info.ID == id2 && m.Message.GetConversation() == "second" })
+	// The client acknowledges with a delivery receipt, which Dave's phone
+	// shows; closing the client while whatsmeow still sends it would race
+	// inside whatsmeow (FrameSocket.SendFrame reads conn without its lock).
+	if _, err := dave.WaitTick(ctx, id2, types.ReceiptTypeDelivered); err != nil {
+		t.Fatalf("no delivery receipt for Dave's message: %v", err)
+	}
 
 	// Messages sent while the client is offline arrive when it logs in.
 	tc.Disconnect()

@@ -26,7 +26,8 @@ type User struct {
 	lid   types.JID // hidden-user JID
 	name  string
 	phone *signalDevice
-	inbox *inbox
+	inbox *journal[*Message]
+	ticks *journal[Tick]
 
 	// Guarded by sim.mu.
 	companions map[uint16]*companion
@@ -146,7 +147,8 @@ func (s *Simulator) newUserLocked(num, name string) *User {
 		lid:        s.newLIDLocked(),
 		name:       name,
 		phone:      dev,
-		inbox:      newInbox(),
+		inbox:      newJournal[*Message](),
+		ticks:      newJournal[Tick](),
 		companions: map[uint16]*companion{},
 		nextDevice: 1,
 	}

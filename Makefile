@@ -58,6 +58,10 @@ test: vet lint envtest $(CONTROLLER_GEN) $(HELM) ## Run every test: unit, envtes
 	KUBEBUILDER_ASSETS="$$(hack/envtest-binaries.sh)" CONTROLLER_GEN="$(CONTROLLER_GEN)" HELM="$(HELM)" \
 		go test $(GO_TEST_FLAGS) ./...
 
+.PHONY: screenshots
+screenshots: ## Retake the dashboard screenshots of the README (needs Debian's chromium).
+	DASHBOARD_SCREENSHOTS="$(CURDIR)/bridge/dashboard/screenshots" go test -count=1 -run TestDashboardInBrowser ./bridge/cmd/bridge
+
 ##@ Build
 
 .PHONY: build

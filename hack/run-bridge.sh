@@ -47,7 +47,8 @@ cat <<INFO
   msgbridge bridge ${VERSION:-dev}
   Dashboard:    http://localhost:$port/dashboard/
   Health:       http://localhost:$port/health
-  Credentials:  $creds  (API_KEY, ADMIN_TOKEN, ENCRYPTION_KEY)
+  Credentials:  $creds  (API_KEY, ADMIN_TOKEN, ENCRYPTION_KEY;
+                the dashboard signs in with ADMIN_TOKEN)
   Data:         $data
 
 INFO

@@ -42,7 +42,10 @@ type Deps struct {
 	Webhooks *webhook.Outbox
 	// Metrics serves GET /metrics.
 	Metrics http.Handler
-	Log     logr.Logger
+	// Dashboard, when set, serves the operator's web page under /dashboard/;
+	// it does its own sign-in and CSRF checks.
+	Dashboard http.Handler
+	Log       logr.Logger
 }
 
 // NewRouter returns the bridge's HTTP handler.
@@ -60,6 +63,10 @@ func NewRouter(d Deps) http.Handler {
 	r.Handle("/health", healthHandler(d)).Methods(http.MethodGet, http.MethodHead)
 
 	r.Handle("/metrics", d.Metrics).Methods(http.MethodGet)
+	if d.Dashboard != nil {
+		r.PathPrefix("/dashboard/").Handler(d.Dashboard)
+		r.Handle("/dashboard", http.RedirectHandler("/dashboard/", http.StatusMovedPermanently))
+	}
 
 	// Admin routes check the token first, so that unauthenticated requests
 	// never reach the audit log; audited ones record their outcome.

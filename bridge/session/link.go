@@ -25,7 +25,10 @@ type linkAttempt struct {
 	ready  chan struct{} // closed at the first QR code
 	done   chan struct{} // closed when the attempt ends
 	latest string        // guarded by Manager.mu
-	err    error         // why it ended without a link; guarded by Manager.mu
+	// latestAt is when latest arrived, for observers that measure how soon
+	// a rotation reaches the screen; guarded by Manager.mu.
+	latestAt time.Time
+	err      error // why it ended without a link; guarded by Manager.mu
 }
 
 // QR returns the latest QR string of the running link attempt, starting one
@@ -115,7 +118,8 @@ func (m *Manager) followLink(link *linkAttempt, codes <-chan whatsmeow.QRChannel
 		case item.Event == whatsmeow.QRChannelEventCode:
 			m.mu.Lock()
 			first := link.latest == ""
-			link.latest = item.Code
+			link.latest, link.latestAt = item.Code, m.opts.Now()
+			m.notify()
 			m.mu.Unlock()
 			if first {
 				close(link.ready)
@@ -152,6 +156,7 @@ func (m *Manager) finishLink(link *linkAttempt, err error, reason Reason) {
 	close(link.done)
 	if m.link == link {
 		m.link = nil
+		m.notify() // CurrentQR is now empty
 	}
 	if err != nil {
 		m.applyLocked(linkEnded{reason: reason})

@@ -113,6 +113,11 @@ type Manager struct {
 	mu     sync.Mutex
 	status Status
 	link   *linkAttempt
+
+	// subMu guards subs, the Subscribe channels; it is taken under mu, never
+	// the other way round.
+	subMu sync.Mutex
+	subs  map[chan struct{}]struct{}
 }
 
 // New opens the credentials (a wrong ENCRYPTION_KEY stops here, before any
@@ -233,6 +238,7 @@ func (m *Manager) applyLocked(ev any) {
 	}
 	prev := m.status
 	m.status = next
+	m.notify()
 	if err := m.states.save(m.bgCtx, next, now, prev.State != next.State || prev.Reason != next.Reason); err != nil {
 		// The in-memory state stays right; the next change rewrites the row.
 		m.log.Error(err, "persist session state")
@@ -265,6 +271,7 @@ func (m *Manager) handleEvent(cli *whatsmeow.Client, ev any) {
 		m.mu.Lock()
 		if m.status.Connected() && e.Action != nil {
 			m.status.PushName = e.Action.GetName()
+			m.notify()
 		}
 		m.mu.Unlock()
 	case *events.PairSuccess:

@@ -18,6 +18,7 @@ import (
 	"github.com/msgbridge/msgbridge/bridge/api"
 	"github.com/msgbridge/msgbridge/bridge/audit"
 	"github.com/msgbridge/msgbridge/bridge/bridgedb"
+	"github.com/msgbridge/msgbridge/bridge/dashboard"
 	"github.com/msgbridge/msgbridge/bridge/datadir"
 	"github.com/msgbridge/msgbridge/bridge/dispatch"
 	"github.com/msgbridge/msgbridge/bridge/logging"
@@ -157,6 +158,11 @@ func serve(ctx context.Context, s *settings.Settings, stdout io.Writer) error {
 		return fmt.Errorf("sweep spool: %w", err)
 	}
 
+	dash := dashboard.New(dashboard.Options{
+		Session: sess, AdminToken: s.AdminToken, TOTPKey: []byte(s.TOTPSecret.Reveal()),
+		Audit: audit.Recorder{Log: auditLog, Logger: log.WithName("audit")}, Log: log.WithName("dashboard"),
+	})
+
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", s.ListenAddr)
 	if err != nil {
@@ -175,11 +181,15 @@ func serve(ctx context.Context, s *settings.Settings, stdout io.Writer) error {
 			LogFiles:   logFiles,
 			Metrics:    m.Handler(),
 			Webhooks:   hooks,
+			Dashboard:  dash,
 			Log:        log.WithName("api"),
 		}),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 	}
+	// Shutdown waits for handlers without cancelling them; the dashboard's
+	// event streams would hold it for the whole grace period.
+	srv.RegisterOnShutdown(dash.Close)
 	return runParts(ctx, log, srv, ln, stopParts, map[string]func() error{
 		"session":    func() error { return sess.Run(runCtx) },
 		"send queue": func() error { return queue.Run(runCtx) },

@@ -1,0 +1,87 @@
+package dashboard
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
+	"time"
+)
+
+// eventTick refreshes the heartbeat age and keeps proxies from closing an
+// idle stream.
+const eventTick = 5 * time.Second
+
+// stateEvent is what the page shows; one is sent on every change.
+type stateEvent struct {
+	State     string `json:"state"`
+	Reason    string `json:"reason"`
+	Connected bool   `json:"connected"`
+	Account   string `json:"account"`
+	PushName  string `json:"push_name"`
+	// HeartbeatAge is seconds since the link was last seen alive; -1: never.
+	HeartbeatAge int `json:"heartbeat_age"`
+	// QR is the URL of the current QR image, versioned per rotation; empty
+	// when there is none or this browser may not see it.
+	QR string `json:"qr"`
+	// QRSince is when the bridge received that code (ms since the epoch),
+	// so the page can tell how long a rotation took to reach the screen.
+	QRSince int64 `json:"qr_since"`
+	TOTP    bool  `json:"totp"`
+}
+
+// events streams the state as server-sent events until the browser leaves,
+// signs out or the server stops.
+func (d *Dashboard) events(w http.ResponseWriter, r *http.Request, ws webSession) {
+	rc := http.NewResponseController(w)
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("X-Accel-Buffering", "no") // nginx would otherwise hold events back
+	changes, unsubscribe := d.opts.Session.Subscribe()
+	defer unsubscribe()
+	tick := time.NewTicker(eventTick)
+	defer tick.Stop()
+
+	var lastQR string
+	version := 0
+	for {
+		cur, ok := d.sessions.get(r)
+		if !ok || cur.id != ws.id {
+			return // signed out or expired
+		}
+		ev := d.snapshot()
+		if qr, since := d.opts.Session.CurrentQR(); cur.qrShown && qr != "" {
+			if qr != lastQR {
+				lastQR, version = qr, version+1
+			}
+			ev.QR, ev.QRSince = fmt.Sprintf("/dashboard/qr.png?v=%d", version), since.UnixMilli()
+		}
+		data, _ := json.Marshal(ev)
+		if _, err := fmt.Fprintf(w, "event: state\ndata: %s\n\n", data); err != nil {
+			return
+		}
+		if err := rc.Flush(); err != nil {
+			return
+		}
+		select {
+		case <-changes:
+		case <-tick.C:
+		case <-r.Context().Done():
+			return
+		case <-d.done:
+			return
+		}
+	}
+}
+
+// snapshot is the page's view of the session now, without the QR code.
+func (d *Dashboard) snapshot() stateEvent {
+	st := d.opts.Session.Status()
+	age := -1
+	if !st.LastHeartbeat.IsZero() {
+		age = int(math.Max(0, d.opts.Now().Sub(st.LastHeartbeat).Seconds()))
+	}
+	return stateEvent{
+		State: string(st.State), Reason: string(st.Reason), Connected: st.Connected(),
+		Account: st.Account, PushName: st.PushName, HeartbeatAge: age, TOTP: len(d.opts.TOTPKey) > 0,
+	}
+}

@@ -1,0 +1,31 @@
+package dashboard
+
+import (
+	"html/template"
+	"io/fs"
+	"net/http"
+)
+
+var pages = template.Must(template.ParseFS(web, "web/*.html"))
+
+func mustSub(f fs.FS, dir string) fs.FS {
+	sub, err := fs.Sub(f, dir)
+	if err != nil {
+		panic(err)
+	}
+	return sub
+}
+
+// page is the sign-in form, or the dashboard for a signed-in browser.
+func (d *Dashboard) page(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	ws, ok := d.sessions.get(r)
+	if !ok {
+		_ = pages.ExecuteTemplate(w, "signin.html", map[string]any{"Error": r.URL.Query().Get("error")})
+		return
+	}
+	_ = pages.ExecuteTemplate(w, "index.html", map[string]any{
+		"CSRF": ws.csrf,
+		"TOTP": len(d.opts.TOTPKey) > 0,
+	})
+}

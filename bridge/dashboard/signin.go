@@ -1,0 +1,62 @@
+package dashboard
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"fmt"
+	"net/http"
+	"net/url"
+
+	"github.com/msgbridge/msgbridge/bridge/audit"
+)
+
+// signIn checks the admin token and starts a session. It answers with
+// redirects, so that the form works without script.
+func (d *Dashboard) signIn(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, 4096)
+	back := func(msg string) {
+		http.Redirect(w, r, "/dashboard/?error="+url.QueryEscape(msg), http.StatusSeeOther)
+	}
+	// No session exists yet to bind a token to; the origin check stops a
+	// foreign page from signing the browser in (login CSRF).
+	if crossOrigin.Check(r) != nil {
+		writeJSONError(w, http.StatusForbidden, "cross-origin sign-in refused")
+		return
+	}
+	client := audit.ClientAddress(r)
+	if blocked, left := d.signIns.blocked(client); blocked {
+		d.opts.Audit.Record(r, audit.ActionDashboardSignIn, audit.OutcomeRejected, "rate limited")
+		w.Header().Set("Retry-After", fmt.Sprint(int(left.Seconds())+1))
+		w.WriteHeader(http.StatusTooManyRequests)
+		_ = pages.ExecuteTemplate(w, "signin.html", map[string]any{"Error": "Too many failed sign-ins; wait a minute."})
+		return
+	}
+	if !tokenMatches(r.PostFormValue("token"), d.opts.AdminToken.Reveal()) {
+		d.signIns.fail(client)
+		d.opts.Audit.Record(r, audit.ActionDashboardSignIn, audit.OutcomeRejected, "wrong admin token")
+		back("Wrong admin token.")
+		return
+	}
+	d.signIns.reset(client)
+	ws := d.sessions.create()
+	setCookie(w, r, ws)
+	d.opts.Audit.Record(r, audit.ActionDashboardSignIn, audit.OutcomeSuccess, "")
+	http.Redirect(w, r, "/dashboard/", http.StatusSeeOther)
+}
+
+// signOut ends the session.
+func (d *Dashboard) signOut(w http.ResponseWriter, r *http.Request, ws webSession) {
+	d.sessions.delete(ws.id)
+	clearCookie(w, r)
+	writeJSON(w, http.StatusOK, map[string]string{"message": "Signed out."})
+}
+
+// tokenMatches compares in constant time; hashing first hides the lengths.
+// An empty expected token admits nobody.
+func tokenMatches(presented, want string) bool {
+	if want == "" {
+		return false
+	}
+	p, q := sha256.Sum256([]byte(presented)), sha256.Sum256([]byte(want))
+	return subtle.ConstantTimeCompare(p[:], q[:]) == 1
+}

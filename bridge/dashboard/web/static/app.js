@@ -1,0 +1,93 @@
+// The dashboard's behaviour: the live state from /dashboard/events, and the
+// forms submitted with fetch so that the page never reloads. The CSRF token
+// travels in each form's hidden field.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const labels = {
+  unpaired: "Not linked", pairing: "Waiting for a phone to link", connecting: "Connecting…",
+  connected: "Connected", disconnected: "Disconnected", logged_out: "Logged out",
+};
+
+// For the browser test and the rotation figure: per QR image URL, when the
+// bridge received the code (since), when its event reached the page (event)
+// and when the image finished loading (shown), in ms since the epoch.
+window.qrTimes = {};
+
+function showState(ev) {
+  const state = $("state");
+  let text = labels[ev.state] || ev.state;
+  if (ev.reason) text += " (" + ev.reason.replace(/_/g, " ") + ")";
+  if (state.textContent !== text) state.textContent = text; // aria-live announces changes only
+  state.className = ev.state;
+  state.dataset.state = ev.state;
+  $("account").textContent = ev.account ? "+" + ev.account + (ev.push_name ? " (" + ev.push_name + ")" : "") : "—";
+  $("heartbeat").textContent = ev.heartbeat_age < 0 ? "never" : ev.heartbeat_age + " s ago";
+  $("pairing").hidden = ev.connected;
+  const wasHidden = $("linked").hidden;
+  $("linked").hidden = !ev.connected;
+  if (ev.connected && wasHidden) {
+    say("", false); // what the pairing said is over
+    loadGroups();
+  }
+  const img = $("qr");
+  if (ev.qr && !ev.connected) {
+    if (img.getAttribute("src") !== ev.qr) {
+      window.qrTimes[ev.qr] = { since: ev.qr_since, event: Date.now() };
+      img.src = ev.qr;
+    }
+    $("qr-box").hidden = false;
+  } else {
+    $("qr-box").hidden = true;
+    img.removeAttribute("src");
+  }
+}
+
+function say(text, isError) {
+  const m = $("message");
+  m.textContent = text;
+  m.className = isError ? "error" : "";
+}
+
+async function loadGroups() {
+  const list = $("groups");
+  const resp = await fetch("/dashboard/groups");
+  const body = await resp.json();
+  list.replaceChildren();
+  if (!resp.ok) { say(body.error, true); return; }
+  for (const g of body) {
+    const li = document.createElement("li");
+    li.textContent = g.subject + " — " + g.participants + " members";
+    list.append(li);
+  }
+  if (body.length === 0) list.append(Object.assign(document.createElement("li"), { textContent: "No groups." }));
+}
+
+async function submit(form) {
+  const resp = await fetch(form.action, { method: "POST", body: new URLSearchParams(new FormData(form)) });
+  let body = {};
+  try { body = await resp.json(); } catch (e) { /* not JSON */ }
+  const action = form.dataset.action;
+  // A one-time code is spent whether it was accepted or refused.
+  form.querySelectorAll("input[name=code]").forEach((i) => { i.value = ""; });
+  if (!resp.ok) { say(body.error || "Failed (" + resp.status + ")", true); return; }
+  if (action === "signout") { location.assign("/dashboard/"); return; }
+  // Shown as WhatsApp shows it on the phone: two groups of four.
+  if (action === "pairing-code") $("pairing-code").textContent = body.code.slice(0, 4) + "-" + body.code.slice(4);
+  say(body.message || "Done.", false);
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  $("qr").addEventListener("load", (e) => {
+    const t = window.qrTimes[e.target.getAttribute("src")];
+    if (t) t.shown = Date.now();
+  });
+  document.querySelectorAll("form[data-action]").forEach((f) => f.addEventListener("submit", (e) => {
+    e.preventDefault();
+    submit(f).catch((err) => say(String(err), true));
+  }));
+  $("groups-refresh").addEventListener("click", () => loadGroups().catch((err) => say(String(err), true)));
+  const es = new EventSource("/dashboard/events");
+  es.addEventListener("state", (e) => showState(JSON.parse(e.data)));
+  es.addEventListener("error", () => { $("state").textContent = "Reconnecting to the bridge…"; });
+});

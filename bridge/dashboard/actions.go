@@ -6,37 +6,52 @@ import (
 	"net/http"
 
 	"github.com/msgbridge/msgbridge/bridge/audit"
+	"github.com/msgbridge/msgbridge/bridge/httpjson"
 	"github.com/msgbridge/msgbridge/bridge/phone"
 	"github.com/msgbridge/msgbridge/bridge/session"
 )
 
-// showQR starts a link attempt and lets this browser see its QR codes. With
-// TOTP configured it needs a code; without, signing in is enough, and the
-// attempt only starts while nothing is linked.
+// message is the answer of a dashboard action that succeeded.
+type message struct {
+	Message string `json:"message"`
+}
+
+// needsCode reports whether linking needs a one-time code: with TOTP
+// configured, yes; without, signing in is enough while nothing is linked.
+func (d *Dashboard) needsCode() bool { return len(d.opts.TOTPKey) > 0 }
+
+// showQR starts a link attempt, or joins the running one, and lets this
+// browser see that attempt's QR codes (and no later attempt's).
 func (d *Dashboard) showQR(w http.ResponseWriter, r *http.Request, ws webSession) {
 	if d.opts.Session.Status().Connected() {
-		writeJSONError(w, http.StatusConflict, "An account is already linked; log out first.")
+		writeSessionError(w, session.ErrLinked)
 		return
 	}
-	if len(d.opts.TOTPKey) > 0 && !d.checkCode(w, r, ws, audit.ActionPairingQR) {
+	if d.needsCode() && !d.checkCode(w, r, ws, audit.ActionPairingQR) {
 		return
 	}
-	// The first code can take a while; the stream shows it as it comes.
+	// QR returns once the attempt has its first code.
 	if _, err := d.opts.Session.QR(r.Context()); err != nil {
-		d.opts.Audit.Record(r, audit.ActionPairingQR, outcomeOf(err), "")
+		d.opts.Audit.Record(r, audit.ActionPairingQR, outcomeOf(err), "dashboard")
 		writeSessionError(w, err)
 		return
 	}
-	d.sessions.update(ws.id, func(s *webSession) { s.qrShown = true })
+	attempt := d.opts.Session.CurrentQR().Attempt
+	d.sessions.update(ws.id, func(s *webSession) { s.qrAttempt = attempt })
+	d.wakeStreams() // show the code now, not at the next tick
 	d.opts.Audit.Record(r, audit.ActionPairingQR, audit.OutcomeSuccess, "dashboard")
-	writeJSON(w, http.StatusOK, map[string]string{"message": "Scan the QR code with WhatsApp: Linked devices → Link a device."})
+	httpjson.Write(w, http.StatusOK, message{"Scan the QR code with WhatsApp: Linked devices → Link a device."})
 }
 
 // pairingCode asks for a code to enter on the phone of the given number.
-func (d *Dashboard) pairingCode(w http.ResponseWriter, r *http.Request, _ webSession) {
+// It links an account as a QR code does, so it needs the same one-time code.
+func (d *Dashboard) pairingCode(w http.ResponseWriter, r *http.Request, ws webSession) {
 	number, err := phone.Normalize(r.PostFormValue("number"))
 	if err != nil {
-		writeJSONError(w, http.StatusBadRequest, "Enter the phone's number with country code.")
+		httpjson.Error(w, http.StatusBadRequest, "invalid_number", "Enter the phone's number with country code.")
+		return
+	}
+	if d.needsCode() && !d.checkCode(w, r, ws, audit.ActionPairingCode) {
 		return
 	}
 	code, err := d.opts.Session.PairingCode(r.Context(), number)
@@ -45,7 +60,10 @@ func (d *Dashboard) pairingCode(w http.ResponseWriter, r *http.Request, _ webSes
 		writeSessionError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"code": code, "message": "Enter this code on the phone: Linked devices → Link with phone number."})
+	httpjson.Write(w, http.StatusOK, struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	}{code, "Enter this code on the phone: Linked devices → Link with phone number."})
 }
 
 // groups lists the joined groups.
@@ -64,7 +82,7 @@ func (d *Dashboard) groups(w http.ResponseWriter, r *http.Request, _ webSession)
 	for _, g := range gs {
 		out = append(out, group(g))
 	}
-	writeJSON(w, http.StatusOK, out)
+	httpjson.Write(w, http.StatusOK, out)
 }
 
 // logout unlinks the account; it needs a one-time code.
@@ -74,15 +92,13 @@ func (d *Dashboard) logout(w http.ResponseWriter, r *http.Request, ws webSession
 	}
 	// The logout finishes even if the browser goes away meanwhile.
 	err := d.opts.Session.Logout(context.WithoutCancel(r.Context()))
-	// The next link needs a new code to show its QR codes.
-	d.sessions.update(ws.id, func(s *webSession) { s.qrShown = false })
 	d.opts.Audit.Record(r, audit.ActionLogout, outcomeOf(err), "dashboard")
 	if err != nil {
 		d.opts.Log.Error(err, "logout from the dashboard")
-		writeJSONError(w, http.StatusInternalServerError, "Logout failed; see the bridge's log.")
+		httpjson.Error(w, http.StatusInternalServerError, "internal", "Logout failed; see the bridge's log.")
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"message": "Logged out; the credentials are deleted."})
+	httpjson.Write(w, http.StatusOK, message{"Logged out; the credentials are deleted."})
 }
 
 func outcomeOf(err error) audit.Outcome {
@@ -98,10 +114,10 @@ func outcomeOf(err error) audit.Outcome {
 func writeSessionError(w http.ResponseWriter, err error) {
 	switch {
 	case errors.Is(err, session.ErrLinked):
-		writeJSONError(w, http.StatusConflict, "An account is already linked; log out first.")
+		httpjson.Error(w, http.StatusConflict, "already_linked", "An account is already linked; log out first.")
 	case errors.Is(err, session.ErrNotLinked):
-		writeJSONError(w, http.StatusServiceUnavailable, "No linked account is connected.")
+		httpjson.Error(w, http.StatusServiceUnavailable, "not_linked", "No linked account is connected.")
 	default:
-		writeJSONError(w, http.StatusBadGateway, "WhatsApp did not answer; try again.")
+		httpjson.Error(w, http.StatusBadGateway, "whatsapp_unavailable", "WhatsApp did not answer; try again.")
 	}
 }

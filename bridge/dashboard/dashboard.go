@@ -10,7 +10,6 @@ package dashboard
 import (
 	"context"
 	"embed"
-	"encoding/json"
 	"net/http"
 	"sync"
 	"time"
@@ -30,7 +29,7 @@ var web embed.FS
 type Session interface {
 	Status() session.Status
 	Subscribe() (<-chan struct{}, func())
-	CurrentQR() (string, time.Time)
+	CurrentQR() session.LinkQR
 	QR(ctx context.Context) (string, error)
 	PairingCode(ctx context.Context, phone string) (string, error)
 	Groups(ctx context.Context) ([]session.Group, error)
@@ -63,6 +62,10 @@ type Dashboard struct {
 	// for handlers but never cancels them.
 	done      chan struct{}
 	closeOnce sync.Once
+	// wake is closed and replaced when a browser session changes in a way
+	// its streams must show at once (a QR permission, a sign-out).
+	wakeMu sync.Mutex
+	wake   chan struct{}
 }
 
 // New returns the dashboard.
@@ -78,6 +81,7 @@ func New(opts Options) *Dashboard {
 		signIns:  newFailures(maxSignInFailures, signInWindow, opts.Now),
 		codes:    newFailures(maxCodeFailures, codeLockout, opts.Now),
 		done:     make(chan struct{}),
+		wake:     make(chan struct{}),
 	}
 	d.routes()
 	return d
@@ -111,12 +115,17 @@ func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // Close ends the open event streams; call it when the server shuts down.
 func (d *Dashboard) Close() { d.closeOnce.Do(func() { close(d.done) }) }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
+// streamsWake is the channel the next wakeStreams closes.
+func (d *Dashboard) streamsWake() <-chan struct{} {
+	d.wakeMu.Lock()
+	defer d.wakeMu.Unlock()
+	return d.wake
 }
 
-func writeJSONError(w http.ResponseWriter, status int, message string) {
-	writeJSON(w, status, map[string]string{"error": message})
+// wakeStreams makes every event stream re-read its session and send.
+func (d *Dashboard) wakeStreams() {
+	d.wakeMu.Lock()
+	defer d.wakeMu.Unlock()
+	close(d.wake)
+	d.wake = make(chan struct{})
 }

@@ -12,6 +12,10 @@ import (
 // idle stream.
 const eventTick = 5 * time.Second
 
+// eventWriteTimeout bounds writing one event: a browser that stops reading
+// ends its stream instead of holding a handler.
+const eventWriteTimeout = 10 * time.Second
+
 // stateEvent is what the page shows; one is sent on every change.
 type stateEvent struct {
 	State     string `json:"state"`
@@ -27,7 +31,6 @@ type stateEvent struct {
 	// QRSince is when the bridge received that code (ms since the epoch),
 	// so the page can tell how long a rotation took to reach the screen.
 	QRSince int64 `json:"qr_since"`
-	TOTP    bool  `json:"totp"`
 }
 
 // events streams the state as server-sent events until the browser leaves,
@@ -44,18 +47,20 @@ func (d *Dashboard) events(w http.ResponseWriter, r *http.Request, ws webSession
 	var lastQR string
 	version := 0
 	for {
+		wake := d.streamsWake() // before reading, so no wake-up is missed
 		cur, ok := d.sessions.get(r)
 		if !ok || cur.id != ws.id {
 			return // signed out or expired
 		}
 		ev := d.snapshot()
-		if qr, since := d.opts.Session.CurrentQR(); cur.qrShown && qr != "" {
-			if qr != lastQR {
-				lastQR, version = qr, version+1
+		if qr := d.opts.Session.CurrentQR(); qr.Code != "" && qr.Attempt == cur.qrAttempt {
+			if qr.Code != lastQR {
+				lastQR, version = qr.Code, version+1
 			}
-			ev.QR, ev.QRSince = fmt.Sprintf("/dashboard/qr.png?v=%d", version), since.UnixMilli()
+			ev.QR, ev.QRSince = fmt.Sprintf("/dashboard/qr.png?v=%d", version), qr.Since.UnixMilli()
 		}
-		data, _ := json.Marshal(ev)
+		data, _ := json.Marshal(ev) // a plain struct always encodes
+		_ = rc.SetWriteDeadline(time.Now().Add(eventWriteTimeout))
 		if _, err := fmt.Fprintf(w, "event: state\ndata: %s\n\n", data); err != nil {
 			return
 		}
@@ -64,6 +69,7 @@ func (d *Dashboard) events(w http.ResponseWriter, r *http.Request, ws webSession
 		}
 		select {
 		case <-changes:
+		case <-wake:
 		case <-tick.C:
 		case <-r.Context().Done():
 			return
@@ -82,6 +88,6 @@ func (d *Dashboard) snapshot() stateEvent {
 	}
 	return stateEvent{
 		State: string(st.State), Reason: string(st.Reason), Connected: st.Connected(),
-		Account: st.Account, PushName: st.PushName, HeartbeatAge: age, TOTP: len(d.opts.TOTPKey) > 0,
+		Account: st.Account, PushName: st.PushName, HeartbeatAge: age,
 	}
 }

@@ -3,7 +3,12 @@ package dashboard
 import (
 	"crypto/subtle"
 	"net/http"
+
+	"github.com/msgbridge/msgbridge/bridge/httpjson"
 )
+
+// maxFormBytes bounds a dashboard form: a token, a code, a number.
+const maxFormBytes = 4096
 
 // crossOrigin refuses state-changing requests that a browser marks as coming
 // from another site (Sec-Fetch-Site, else Origin against Host). Requests
@@ -22,7 +27,7 @@ func (d *Dashboard) signedIn(next func(http.ResponseWriter, *http.Request, webSe
 	return func(w http.ResponseWriter, r *http.Request) {
 		ws, ok := d.sessions.get(r)
 		if !ok {
-			writeJSONError(w, http.StatusUnauthorized, "sign in first")
+			httpjson.Error(w, http.StatusUnauthorized, "not_signed_in", "Sign in first.")
 			return
 		}
 		next(w, r, ws)
@@ -33,9 +38,9 @@ func (d *Dashboard) signedIn(next func(http.ResponseWriter, *http.Request, webSe
 // the session's CSRF token.
 func (d *Dashboard) form(next func(http.ResponseWriter, *http.Request, webSession)) http.HandlerFunc {
 	return d.signedIn(func(w http.ResponseWriter, r *http.Request, ws webSession) {
-		r.Body = http.MaxBytesReader(w, r.Body, 4096)
+		r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
 		if crossOrigin.Check(r) != nil || !csrfValid(r, ws) {
-			writeJSONError(w, http.StatusForbidden, "the form is not from this dashboard; reload the page")
+			httpjson.Error(w, http.StatusForbidden, "csrf", "The form is not from this dashboard; reload the page.")
 			return
 		}
 		next(w, r, ws)

@@ -21,8 +21,15 @@ const (
 	codeLockout     = 5 * time.Minute
 )
 
-// failures counts failures per key and blocks a key that reached max until
-// its window or lock ends.
+// sweepAbove is the number of keys above which an attempt first drops the
+// keys whose period has ended, so that many addresses cannot grow the map
+// without bound.
+const sweepAbove = 1024
+
+// failures limits attempts per key: each attempt counts as a failure until
+// it is reset as a success, and a key that reached max is refused until its
+// period after the last counted attempt ends. Counting before the check
+// makes the limit exact under concurrent attempts.
 type failures struct {
 	max    int
 	period time.Duration
@@ -41,32 +48,31 @@ func newFailures(max int, period time.Duration, now func() time.Time) *failures 
 	return &failures{max: max, period: period, now: now, m: map[string]*failureCount{}}
 }
 
-// blocked reports whether key has used up its failures and for how long more.
-func (f *failures) blocked(key string) (bool, time.Duration) {
+// attempt counts an attempt for key. It returns false, and how long the
+// key stays blocked, when key has used up its attempts; otherwise last
+// tells whether this attempt, should it fail, is the one that locks.
+func (f *failures) attempt(key string) (ok bool, left time.Duration, last bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	c := f.current(key)
-	if c == nil || c.n < f.max {
-		return false, 0
+	now := f.now()
+	if len(f.m) > sweepAbove {
+		for k := range f.m {
+			f.current(k, now)
+		}
 	}
-	return true, c.since.Add(f.period).Sub(f.now())
-}
-
-// fail records a failure and reports whether it reached the limit now.
-func (f *failures) fail(key string) bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	c := f.current(key)
+	c := f.current(key, now)
 	if c == nil {
-		c = &failureCount{since: f.now()}
+		c = &failureCount{since: now}
 		f.m[key] = c
+	}
+	if c.n >= f.max {
+		return false, c.since.Add(f.period).Sub(now), false
 	}
 	c.n++
 	if c.n == f.max {
-		c.since = f.now() // the lock runs from the last failure
-		return true
+		c.since = now // the lock runs from the last failure
 	}
-	return false
+	return true, 0, c.n == f.max
 }
 
 // reset forgets key's failures (after a success).
@@ -76,13 +82,14 @@ func (f *failures) reset(key string) {
 	delete(f.m, key)
 }
 
-// current is key's count when its period has not ended; mu is held.
-func (f *failures) current(key string) *failureCount {
+// current is key's count when its period has not ended, dropping it when
+// it has; mu is held.
+func (f *failures) current(key string, now time.Time) *failureCount {
 	c, ok := f.m[key]
 	if !ok {
 		return nil
 	}
-	if !f.now().Before(c.since.Add(f.period)) {
+	if !now.Before(c.since.Add(f.period)) {
 		delete(f.m, key)
 		return nil
 	}

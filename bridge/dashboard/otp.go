@@ -9,21 +9,29 @@ import (
 	"time"
 
 	"github.com/msgbridge/msgbridge/bridge/audit"
+	"github.com/msgbridge/msgbridge/bridge/httpjson"
 	"github.com/msgbridge/msgbridge/bridge/session"
 )
 
-// chatCodeTTL is how long a code sent to the account's own chat is valid.
-const chatCodeTTL = 5 * time.Minute
+// chatCodeTTL is how long a code sent to the account's own chat is valid;
+// chatCodeEvery is how often a browser may ask for one, so that a signed-in
+// client cannot flood the owner's chat.
+const (
+	chatCodeTTL   = 5 * time.Minute
+	chatCodeEvery = 30 * time.Second
+)
 
 // checkCode verifies the one-time code of the form for action: a TOTP code,
 // or the code sent to the account's own chat. It answers the client itself
 // and returns false when the code is missing, wrong or the action is locked;
-// wrong codes count towards the lock, and the lock is audited.
+// every attempt counts towards the lock until it succeeds, and the lock is
+// audited.
 func (d *Dashboard) checkCode(w http.ResponseWriter, r *http.Request, ws webSession, action audit.Action) bool {
 	key := string(action)
-	if blocked, left := d.codes.blocked(key); blocked {
+	ok, left, last := d.codes.attempt(key)
+	if !ok {
 		w.Header().Set("Retry-After", fmt.Sprint(int(left.Seconds())+1))
-		writeJSONError(w, http.StatusTooManyRequests, "Too many wrong codes; this action is locked for a few minutes.")
+		httpjson.Error(w, http.StatusTooManyRequests, "locked", "Too many wrong codes; this action is locked for a few minutes.")
 		return false
 	}
 	code := strings.TrimSpace(r.PostFormValue("code"))
@@ -31,12 +39,12 @@ func (d *Dashboard) checkCode(w http.ResponseWriter, r *http.Request, ws webSess
 		d.codes.reset(key)
 		return true
 	}
-	if d.codes.fail(key) {
-		d.opts.Audit.Record(r, action, audit.OutcomeRejected, fmt.Sprintf("locked for %s after %d wrong one-time codes", codeLockout, maxCodeFailures))
-	} else {
-		d.opts.Audit.Record(r, action, audit.OutcomeRejected, "wrong one-time code")
+	detail := "wrong one-time code"
+	if last {
+		detail = fmt.Sprintf("locked for %s after %d wrong one-time codes", codeLockout, maxCodeFailures)
 	}
-	writeJSONError(w, http.StatusForbidden, "Wrong or used code.")
+	d.opts.Audit.Record(r, action, audit.OutcomeRejected, detail)
+	httpjson.Error(w, http.StatusForbidden, "wrong_code", "Wrong or used code.")
 	return false
 }
 
@@ -45,24 +53,26 @@ func (d *Dashboard) checkCode(w http.ResponseWriter, r *http.Request, ws webSess
 func (d *Dashboard) sendChatCode(w http.ResponseWriter, r *http.Request, ws webSession) {
 	st := d.opts.Session.Status()
 	if !st.Connected() || st.Account == "" {
-		writeJSONError(w, http.StatusServiceUnavailable, "No linked account is connected to send a code to.")
+		httpjson.Error(w, http.StatusServiceUnavailable, "not_linked", "No linked account is connected to send a code to.")
 		return
 	}
-	n, err := rand.Int(rand.Reader, big.NewInt(1_000_000))
-	if err != nil {
-		writeJSONError(w, http.StatusInternalServerError, "could not make a code")
+	now := d.opts.Now()
+	if !ws.chatCodeExpires.IsZero() && now.Before(ws.chatCodeExpires.Add(chatCodeEvery-chatCodeTTL)) {
+		httpjson.Error(w, http.StatusTooManyRequests, "too_soon", "A code was sent moments ago; look in the account's own chat.")
 		return
 	}
+	// crypto/rand never fails (it crashes the program instead, Go 1.24+).
+	n, _ := rand.Int(rand.Reader, big.NewInt(1_000_000))
 	code := fmt.Sprintf("%06d", n.Int64())
-	err = d.opts.Session.Send(r.Context(), session.Outgoing{
+	err := d.opts.Session.Send(r.Context(), session.Outgoing{
 		ID: d.opts.Session.NewMessageID(), Recipient: st.Account + "@s.whatsapp.net", Kind: session.KindText,
 		Text: "msgbridge dashboard code: " + code + " (valid 5 minutes). If you did not ask for it, someone has your admin token.",
 	})
 	if err != nil {
 		d.opts.Log.Error(err, "send dashboard code to own chat") // the code itself is never logged
-		writeJSONError(w, http.StatusBadGateway, "The code could not be sent.")
+		httpjson.Error(w, http.StatusBadGateway, "whatsapp_unavailable", "The code could not be sent.")
 		return
 	}
-	d.sessions.update(ws.id, func(s *webSession) { s.chatCode, s.chatCodeExpires = code, d.opts.Now().Add(chatCodeTTL) })
-	writeJSON(w, http.StatusOK, map[string]string{"message": "A code was sent to the account's own chat."})
+	d.sessions.update(ws.id, func(s *webSession) { s.chatCode, s.chatCodeExpires = code, now.Add(chatCodeTTL) })
+	httpjson.Write(w, http.StatusOK, message{"A code was sent to the account's own chat."})
 }

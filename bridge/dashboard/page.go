@@ -21,7 +21,7 @@ func (d *Dashboard) page(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	ws, ok := d.sessions.get(r)
 	if !ok {
-		_ = pages.ExecuteTemplate(w, "signin.html", map[string]any{"Error": r.URL.Query().Get("error")})
+		_ = pages.ExecuteTemplate(w, "signin.html", map[string]any{"Error": signInErrors[r.URL.Query().Get("error")]})
 		return
 	}
 	_ = pages.ExecuteTemplate(w, "index.html", map[string]any{

@@ -21,9 +21,11 @@ type webSession struct {
 	id      string
 	csrf    string // synchronizer token for this session's forms
 	expires time.Time
-	// qrShown: this browser may see QR codes (a valid code was given, or no
-	// TOTP is configured); the QR image endpoint and the event stream obey it.
-	qrShown bool
+	// qrAttempt is the link attempt whose QR codes this browser may see (a
+	// valid code was given for it, or no TOTP is configured); 0: none. It
+	// is an attempt, not a flag, so that the permission ends with the
+	// attempt however that ends.
+	qrAttempt uint64
 	// chatCode is a one-time code sent to the account's own chat, with its
 	// expiry; empty when none is pending.
 	chatCode        string

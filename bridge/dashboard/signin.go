@@ -5,36 +5,41 @@ import (
 	"crypto/subtle"
 	"fmt"
 	"net/http"
-	"net/url"
 
 	"github.com/msgbridge/msgbridge/bridge/audit"
+	"github.com/msgbridge/msgbridge/bridge/httpjson"
 )
+
+// signInErrors are the sign-in page's messages by the key its ?error=
+// carries; a key, not the text, so that a crafted link cannot put words on
+// the real page.
+var signInErrors = map[string]string{
+	"token": "Wrong admin token.",
+}
 
 // signIn checks the admin token and starts a session. It answers with
 // redirects, so that the form works without script.
 func (d *Dashboard) signIn(w http.ResponseWriter, r *http.Request) {
-	r.Body = http.MaxBytesReader(w, r.Body, 4096)
-	back := func(msg string) {
-		http.Redirect(w, r, "/dashboard/?error="+url.QueryEscape(msg), http.StatusSeeOther)
-	}
+	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
 	// No session exists yet to bind a token to; the origin check stops a
 	// foreign page from signing the browser in (login CSRF).
 	if crossOrigin.Check(r) != nil {
-		writeJSONError(w, http.StatusForbidden, "cross-origin sign-in refused")
+		httpjson.Error(w, http.StatusForbidden, "cross_origin", "cross-origin sign-in refused")
 		return
 	}
 	client := audit.ClientAddress(r)
-	if blocked, left := d.signIns.blocked(client); blocked {
+	ok, left, _ := d.signIns.attempt(client)
+	if !ok {
 		d.opts.Audit.Record(r, audit.ActionDashboardSignIn, audit.OutcomeRejected, "rate limited")
 		w.Header().Set("Retry-After", fmt.Sprint(int(left.Seconds())+1))
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.WriteHeader(http.StatusTooManyRequests)
 		_ = pages.ExecuteTemplate(w, "signin.html", map[string]any{"Error": "Too many failed sign-ins; wait a minute."})
 		return
 	}
 	if !tokenMatches(r.PostFormValue("token"), d.opts.AdminToken.Reveal()) {
-		d.signIns.fail(client)
 		d.opts.Audit.Record(r, audit.ActionDashboardSignIn, audit.OutcomeRejected, "wrong admin token")
-		back("Wrong admin token.")
+		http.Redirect(w, r, "/dashboard/?error=token", http.StatusSeeOther)
 		return
 	}
 	d.signIns.reset(client)
@@ -48,7 +53,8 @@ func (d *Dashboard) signIn(w http.ResponseWriter, r *http.Request) {
 func (d *Dashboard) signOut(w http.ResponseWriter, r *http.Request, ws webSession) {
 	d.sessions.delete(ws.id)
 	clearCookie(w, r)
-	writeJSON(w, http.StatusOK, map[string]string{"message": "Signed out."})
+	d.wakeStreams() // its streams end
+	httpjson.Write(w, http.StatusOK, message{"Signed out."})
 }
 
 // tokenMatches compares in constant time; hashing first hides the lengths.

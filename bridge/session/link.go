@@ -22,6 +22,7 @@ const firstCodeTimeout = 30 * time.Second
 // socket whose QR codes rotate until a phone links or they run out. Both link
 // methods use it: a pairing code needs the same open socket.
 type linkAttempt struct {
+	seq    uint64        // numbers the attempts of this process from 1
 	ready  chan struct{} // closed at the first QR code
 	done   chan struct{} // closed when the attempt ends
 	latest string        // guarded by Manager.mu
@@ -100,6 +101,8 @@ func (m *Manager) startLink() (*linkAttempt, error) {
 	}
 	link = &linkAttempt{ready: make(chan struct{}), done: make(chan struct{})}
 	m.mu.Lock()
+	m.linkSeq++
+	link.seq = m.linkSeq
 	m.link = link
 	m.applyLocked(linkStarted{})
 	m.mu.Unlock()

@@ -110,9 +110,10 @@ type Manager struct {
 
 	// mu guards status and link, and is never held across a network call:
 	// whatsmeow delivers events from its receive loop, which must keep going.
-	mu     sync.Mutex
-	status Status
-	link   *linkAttempt
+	mu      sync.Mutex
+	status  Status
+	link    *linkAttempt
+	linkSeq uint64 // the last link attempt's seq
 
 	// subMu guards subs, the Subscribe channels; it is taken under mu, never
 	// the other way round.

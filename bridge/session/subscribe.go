@@ -35,14 +35,25 @@ func (m *Manager) notify() {
 	}
 }
 
-// CurrentQR is the latest QR string of the running link attempt and when it
-// arrived, or "" when none runs. Unlike QR it never starts an attempt, so an
-// observer can show the code without causing one.
-func (m *Manager) CurrentQR() (string, time.Time) {
+// LinkQR is the running link attempt's current QR code.
+type LinkQR struct {
+	Code string // empty when no attempt runs or none has a code yet
+	// Since is when Code arrived, for observers that measure how soon a
+	// rotation reaches the screen.
+	Since time.Time
+	// Attempt names the link attempt (numbered from 1 in this process), so
+	// that a permission to see its codes can end with it; 0 when none runs.
+	Attempt uint64
+}
+
+// CurrentQR is the running link attempt's latest QR code. Unlike QR it
+// never starts an attempt, so an observer can show the code without causing
+// one.
+func (m *Manager) CurrentQR() LinkQR {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.link == nil {
-		return "", time.Time{}
+		return LinkQR{}
 	}
-	return m.link.latest, m.link.latestAt
+	return LinkQR{Code: m.link.latest, Since: m.link.latestAt, Attempt: m.link.seq}
 }

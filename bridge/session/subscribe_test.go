@@ -8,22 +8,28 @@ import (
 	"github.com/msgbridge/msgbridge/bridge/wasim"
 )
 
-// A subscriber hears the link attempt's first QR code and the link itself,
-// and sees CurrentQR follow; after unsubscribing it hears nothing more.
+// A subscriber hears the link attempt's start and the link itself, and
+// sees CurrentQR follow; after unsubscribing it hears nothing more. (That a
+// QR rotation alone signals is asserted by the dashboard's browser test,
+// which sees the rotated code pushed well within the stream's refresh tick.)
 func TestSubscribeSignalsQRAndStatusChanges(t *testing.T) {
 	sim := wasim.Start(t)
 	r := start(t, sim, newBridgeFiles(t))
 	changes, unsubscribe := r.Subscribe()
-	if qr, _ := r.CurrentQR(); qr != "" {
-		t.Fatal("CurrentQR before any link attempt")
+	if cur := r.CurrentQR(); cur != (LinkQR{}) {
+		t.Fatalf("CurrentQR before any link attempt: %+v", cur)
 	}
-	// waitSignal waits for a signal after which ok holds; signals may merge.
-	waitSignal := func(what string, ok func() bool) {
+	// signalled requires a signal after which ok holds (signals merge, so
+	// ok is checked after each one).
+	signalled := func(what string, ok func() bool) {
 		t.Helper()
 		deadline := time.After(20 * time.Second)
-		for !ok() {
+		for {
 			select {
 			case <-changes:
+				if ok() {
+					return
+				}
 			case <-deadline:
 				t.Fatalf("no signal for %s; status %+v", what, r.Status())
 			}
@@ -33,16 +39,15 @@ func TestSubscribeSignalsQRAndStatusChanges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitSignal("the QR code", func() bool {
-		cur, at := r.CurrentQR()
-		return cur == qr && !at.IsZero() && r.Status().State == StatePairing
+	signalled("the QR code", func() bool {
+		cur := r.CurrentQR()
+		return cur.Code == qr && !cur.Since.IsZero() && cur.Attempt == 1 && r.Status().State == StatePairing
 	})
 	if _, err := sim.Phone(account).ScanQR(context.Background(), qr); err != nil {
 		t.Fatal(err)
 	}
-	waitSignal("connected", func() bool {
-		cur, _ := r.CurrentQR()
-		return r.Status().Connected() && cur == ""
+	signalled("connected", func() bool {
+		return r.Status().Connected() && r.CurrentQR() == LinkQR{}
 	})
 
 	unsubscribe()

@@ -54,8 +54,11 @@ func TestDashboardInBrowser(t *testing.T) {
 	}
 	screenshot(t, ctx, "pairing.png")
 	waitRotation(t, ctx, eval[string](t, ctx, qrShown))
-	event, shown := qrTiming(t, ctx)
-	t.Logf("QR rotation: event on the page after %.0f ms, image drawn after %.0f ms", event, shown)
+	// A rotation is pushed, not picked up by the stream's 5 s refresh; the
+	// figure itself is BenchmarkDashboardQRRotation's.
+	if event, _ := qrTiming(t, ctx); event > 2500 {
+		t.Errorf("the rotated QR reached the page after %.0f ms: not pushed", event)
+	}
 	qr := decodeShownQR(t, ctx)
 	if want := bridgeQR(t, base); qr != want {
 		t.Fatalf("after rotation the page's QR decodes to %q, the bridge's is %q", qr, want)
@@ -81,24 +84,26 @@ func TestDashboardInBrowser(t *testing.T) {
 		chromedp.SendKeys(chromedp.ID("logout-code"), wrongCode(t)),
 		chromedp.Click(chromedp.CSS("#logout-form button")))
 	waitJS(t, ctx, "the refusal", `document.getElementById("message").textContent === "Wrong or used code."`, 10*time.Second)
-	if status := postFromPage(t, ctx, "/dashboard/logout", "code="+totpAt(t, 1)); status != http.StatusForbidden {
+	if status := postFromPage(t, ctx, "/dashboard/logout", "code="+totpAt(t, 0)); status != http.StatusForbidden {
 		t.Errorf("logout without the CSRF token: %d, want 403", status)
 	}
 	if st := waitAdminState(t, p, "a state", func(adminState) bool { return true }); !connected(st) {
 		t.Fatalf("refused logouts unlinked the account: %+v", st)
 	}
 
-	// The next step's code is within the one step of tolerance; the QR
-	// used an earlier one, and a used step is never accepted again.
+	// The QR used a code over 60 s ago, two steps back: the current code
+	// is new. A used or older step is never accepted again.
 	do(t, ctx, "log out",
-		chromedp.SendKeys(chromedp.ID("logout-code"), totpAt(t, 1)),
+		chromedp.SendKeys(chromedp.ID("logout-code"), totpAt(t, 0)),
 		chromedp.Click(chromedp.CSS("#logout-form button")))
 	waitJS(t, ctx, "logged out on the page", pageState+` === "unpaired"`, 20*time.Second)
 	waitAdminState(t, p, "logged out", func(s adminState) bool { return !s.Connected && s.State == "unpaired" })
 
-	// Link again with a pairing code the page shows.
+	// Link again with a pairing code the page shows; it needs a code too,
+	// the next step's (within the one step of tolerance).
 	do(t, ctx, "ask for a pairing code",
 		chromedp.SendKeys(chromedp.ID("number"), "+"+testAccount),
+		chromedp.SendKeys(chromedp.ID("pairing-otp"), totpAt(t, 1)),
 		chromedp.Click(chromedp.CSS("#pairing-code-form button")))
 	waitJS(t, ctx, "the pairing code", `document.getElementById("pairing-code").textContent.length === 9`, 20*time.Second)
 	code := strings.ReplaceAll(eval[string](t, ctx, `document.getElementById("pairing-code").textContent`), "-", "")

@@ -170,6 +170,9 @@ func TestDashboardWithoutTOTP(t *testing.T) {
 	if resp.StatusCode != http.StatusOK || !strings.Contains(page, `id="signin"`) {
 		t.Fatalf("before sign-in: %d %s", resp.StatusCode, page)
 	}
+	if _, page := c.do(http.MethodGet, "/dashboard/?error=Your+session+expired,+call+555", nil, nil); strings.Contains(page, "555") {
+		t.Error("a link can put its own words on the sign-in page")
+	}
 	if csp := resp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "default-src 'self'") {
 		t.Errorf("Content-Security-Policy %q", csp)
 	}
@@ -231,9 +234,13 @@ func TestDashboardWithoutTOTP(t *testing.T) {
 		t.Errorf("QR while linked: %d, want 409", code)
 	}
 
-	// Logout with the code the bridge sends to the account's own chat.
+	// Logout with the code the bridge sends to the account's own chat; a
+	// second code only after a pause, so nobody can flood that chat.
 	if code, body := c.post("/dashboard/chat-code", nil); code != http.StatusOK {
 		t.Fatalf("chat code: %d %s", code, body)
+	}
+	if code, _ := c.post("/dashboard/chat-code", nil); code != http.StatusTooManyRequests {
+		t.Errorf("a second chat code at once: %d, want 429", code)
 	}
 	mctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -254,6 +261,14 @@ func TestDashboardWithoutTOTP(t *testing.T) {
 	if code, _ := c.post("/dashboard/logout", url.Values{"code": {chatCode}}); code != http.StatusForbidden {
 		t.Errorf("the chat code worked twice: %d", code)
 	}
+
+	// Seeing a QR code was granted for one link attempt, not for later ones
+	// (here one started through the admin API).
+	bridgeQR(t, base)
+	if resp, _ := c.do(http.MethodGet, "/dashboard/qr.png", nil, nil); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("QR image of a later link attempt: %d, want 404", resp.StatusCode)
+	}
+	waitEvent(t, evs, "pairing without a QR", func(ev map[string]any) bool { return ev["state"] == "pairing" && ev["qr"] == "" })
 
 	// Five wrong codes (the used one above was the first) lock logout.
 	for range 4 {

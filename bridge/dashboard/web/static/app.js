@@ -28,7 +28,7 @@ function showState(ev) {
   $("linked").hidden = !ev.connected;
   if (ev.connected && wasHidden) {
     say("", false); // what the pairing said is over
-    loadGroups();
+    loadGroups().catch((err) => say(String(err), true));
   }
   const img = $("qr");
   if (ev.qr && !ev.connected) {
@@ -49,12 +49,26 @@ function say(text, isError) {
   m.className = isError ? "error" : "";
 }
 
+// request sends a request and returns the answer's status and JSON body
+// ({} when the body is not JSON, e.g. a proxy's error page).
+async function request(url, init) {
+  const resp = await fetch(url, init);
+  let body = {};
+  try { body = await resp.json(); } catch (e) { /* not JSON */ }
+  return { ok: resp.ok, status: resp.status, body };
+}
+
+// problem is the message of an error answer: {"error": {"code", "message"}}.
+function problem(answer) {
+  return (answer.body.error && answer.body.error.message) || "Failed (" + answer.status + ")";
+}
+
 async function loadGroups() {
   const list = $("groups");
-  const resp = await fetch("/dashboard/groups");
-  const body = await resp.json();
+  const answer = await request("/dashboard/groups");
+  const body = answer.body;
   list.replaceChildren();
-  if (!resp.ok) { say(body.error, true); return; }
+  if (!answer.ok) { say(problem(answer), true); return; }
   for (const g of body) {
     const li = document.createElement("li");
     li.textContent = g.subject + " — " + g.participants + " members";
@@ -64,13 +78,12 @@ async function loadGroups() {
 }
 
 async function submit(form) {
-  const resp = await fetch(form.action, { method: "POST", body: new URLSearchParams(new FormData(form)) });
-  let body = {};
-  try { body = await resp.json(); } catch (e) { /* not JSON */ }
+  const answer = await request(form.action, { method: "POST", body: new URLSearchParams(new FormData(form)) });
+  const body = answer.body;
   const action = form.dataset.action;
   // A one-time code is spent whether it was accepted or refused.
   form.querySelectorAll("input[name=code]").forEach((i) => { i.value = ""; });
-  if (!resp.ok) { say(body.error || "Failed (" + resp.status + ")", true); return; }
+  if (!answer.ok) { say(problem(answer), true); return; }
   if (action === "signout") { location.assign("/dashboard/"); return; }
   // Shown as WhatsApp shows it on the phone: two groups of four.
   if (action === "pairing-code") $("pairing-code").textContent = body.code.slice(0, 4) + "-" + body.code.slice(4);
@@ -89,5 +102,10 @@ document.addEventListener("DOMContentLoaded", () => {
   $("groups-refresh").addEventListener("click", () => loadGroups().catch((err) => say(String(err), true)));
   const es = new EventSource("/dashboard/events");
   es.addEventListener("state", (e) => showState(JSON.parse(e.data)));
-  es.addEventListener("error", () => { $("state").textContent = "Reconnecting to the bridge…"; });
+  es.addEventListener("error", () => {
+    // CLOSED: the bridge refused the stream (signed out, expired, restarted),
+    // so sign in again; otherwise the browser reconnects by itself.
+    if (es.readyState === EventSource.CLOSED) { location.assign("/dashboard/"); return; }
+    $("state").textContent = "Reconnecting to the bridge…";
+  });
 });

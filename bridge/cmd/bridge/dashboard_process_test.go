@@ -36,14 +36,12 @@ func newDashClient(t *testing.T, base string) *dashClient {
 	}}
 }
 
-// answer is a response with its body read.
+// answer is a response whose body was read and closed.
 type answer struct {
 	StatusCode int
 	Header     http.Header
-	cookies    []*http.Cookie
+	Cookies    []*http.Cookie
 }
-
-func (a answer) Cookies() []*http.Cookie { return a.cookies }
 
 // do sends the request with the same-origin headers a browser adds, then
 // extra ones, and returns the answer and its body.
@@ -70,7 +68,7 @@ func (c *dashClient) do(method, path string, form url.Values, extra http.Header)
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	return answer{StatusCode: resp.StatusCode, Header: resp.Header, cookies: resp.Cookies()}, string(body)
+	return answer{StatusCode: resp.StatusCode, Header: resp.Header, Cookies: resp.Cookies()}, string(body)
 }
 
 // post sends a form with the page's CSRF token.
@@ -188,7 +186,7 @@ func TestDashboardWithoutTOTP(t *testing.T) {
 
 	resp, _ = c.do(http.MethodPost, "/dashboard/signin", url.Values{"token": {testAdminToken}}, nil)
 	var cookie *http.Cookie
-	for _, ck := range resp.Cookies() {
+	for _, ck := range resp.Cookies {
 		if ck.Name == "msgbridge_dashboard" {
 			cookie = ck
 		}

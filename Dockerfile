@@ -18,7 +18,7 @@ ARG TARGETOS=linux
 ARG TARGETARCH=amd64
 ENV CGO_ENABLED=0 GOOS=$TARGETOS GOARCH=$TARGETARCH
 RUN --mount=type=cache,target=/go/pkg/mod --mount=type=cache,target=/root/.cache/go-build \
-    ldflags="-s -w -X github.com/msgbridge/msgbridge/bridge/version.Version=${VERSION}" && \
+    ldflags="-s -w -X github.com/msgbridge/msgbridge/contract.Version=${VERSION}" && \
     go build -trimpath -ldflags "$ldflags" -o /out/manager . && \
     go build -trimpath -ldflags "$ldflags" -o /out/bridge ./bridge/cmd/bridge
 

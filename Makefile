@@ -18,7 +18,7 @@ CONTROLLER_GEN := $(LOCALBIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
 GOLANGCI_LINT := $(LOCALBIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
 HELM := $(LOCALBIN)/helm-$(HELM_VERSION)
 
-LDFLAGS := -s -w -X github.com/msgbridge/msgbridge/bridge/version.Version=$(VERSION)
+LDFLAGS := -s -w -X github.com/msgbridge/msgbridge/contract.Version=$(VERSION)
 GO_TEST_FLAGS ?= -race -count=1 -timeout 30m
 
 .PHONY: all

@@ -17,9 +17,9 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	msgbridgev1alpha1 "github.com/msgbridge/msgbridge/api/v1alpha1"
-	"github.com/msgbridge/msgbridge/bridge/version"
+	"github.com/msgbridge/msgbridge/contract"
 	"github.com/msgbridge/msgbridge/controllers"
-	"github.com/msgbridge/msgbridge/controllers/bridgeapi"
+	"github.com/msgbridge/msgbridge/controllers/bridgeclient"
 )
 
 func newScheme() *runtime.Scheme {
@@ -48,7 +48,7 @@ func main() {
 	flag.DurationVar(&pollInterval, "poll-interval", controllers.DefaultPollInterval, "how often each bridge's session state is read")
 	flag.DurationVar(&heartbeatRefresh, "heartbeat-status-refresh", 5*time.Minute,
 		"write a heartbeat that only moved forward into the status once it moved this much; 0 writes it only with another status change")
-	flag.DurationVar(&bridgeTimeout, "bridge-timeout", bridgeapi.DefaultTimeout, "timeout of one call to a bridge")
+	flag.DurationVar(&bridgeTimeout, "bridge-timeout", bridgeclient.DefaultTimeout, "timeout of one call to a bridge")
 	flag.IntVar(&concurrency, "max-concurrent-reconciles", 8, "MessagingBridges reconciled in parallel; each may wait on its bridge for up to --bridge-timeout")
 	opts := zap.Options{}
 	opts.BindFlags(flag.CommandLine)
@@ -74,7 +74,7 @@ func main() {
 		Client:                 mgr.GetClient(),
 		Recorder:               mgr.GetEventRecorder("msgbridge-operator"),
 		BridgeImage:            bridgeImage,
-		Bridge:                 &bridgeapi.Client{Timeout: bridgeTimeout},
+		Bridge:                 &bridgeclient.Client{Timeout: bridgeTimeout},
 		PollInterval:           pollInterval,
 		HeartbeatStatusRefresh: heartbeatRefresh,
 	}
@@ -90,7 +90,7 @@ func main() {
 		setupLog.Error(err, "unable to set up the ready check")
 		os.Exit(1)
 	}
-	setupLog.Info("starting manager", "version", version.Version, "bridgeImage", bridgeImage)
+	setupLog.Info("starting manager", "version", contract.BuildVersion(), "bridgeImage", bridgeImage)
 	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
 		setupLog.Error(err, "manager stopped")
 		os.Exit(1)
@@ -103,5 +103,5 @@ func defaultBridgeImage() string {
 	if img := os.Getenv("BRIDGE_IMAGE"); img != "" {
 		return img
 	}
-	return "msgbridge:" + version.Version
+	return "msgbridge:" + contract.BuildVersion()
 }

@@ -17,7 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	msgbridgev1alpha1 "github.com/msgbridge/msgbridge/api/v1alpha1"
-	"github.com/msgbridge/msgbridge/controllers/bridgeapi"
+	"github.com/msgbridge/msgbridge/controllers/bridgeclient"
 	"github.com/msgbridge/msgbridge/controllers/conditions"
 )
 
@@ -32,7 +32,7 @@ func TestArgoCDHealthAndKstatusReadOperatorStatus(t *testing.T) {
 	}
 	ns := testNamespace(t)
 	bridge := newFakeBridge(t, testAdminToken)
-	bridge.set(bridgeapi.State{State: "unpaired"})
+	bridge.set(bridgeclient.State{State: "unpaired"})
 	mb := newBridgeWithKeys(t, ns, "sales")
 	create(t, mb)
 
@@ -74,11 +74,11 @@ func TestArgoCDHealthAndKstatusReadOperatorStatus(t *testing.T) {
 		waitCondition(t, mb, msgbridgev1alpha1.ConditionSessionConnected, metav1.ConditionFalse, conditions.ReasonHeartbeatStale)
 		expect(t, "heartbeat stale", mb, "Degraded", kstatus.InProgressStatus)
 
-		bridge.set(bridgeapi.State{State: "logged_out", Reason: "logged_out_from_phone"})
+		bridge.set(bridgeclient.State{State: "logged_out", Reason: "logged_out_from_phone"})
 		waitCondition(t, mb, msgbridgev1alpha1.ConditionSessionConnected, metav1.ConditionFalse, conditions.ReasonLoggedOut)
 		expect(t, "logged out", mb, "Degraded", kstatus.InProgressStatus)
 
-		bridge.set(bridgeapi.State{State: "connecting", Reason: "keepalive_timeout"})
+		bridge.set(bridgeclient.State{State: "connecting", Reason: "keepalive_timeout"})
 		waitCondition(t, mb, msgbridgev1alpha1.ConditionSessionConnected, metav1.ConditionFalse, conditions.ReasonDisconnected)
 		expect(t, "reconnecting", mb, "Progressing", kstatus.InProgressStatus)
 	})

@@ -20,7 +20,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	msgbridgev1alpha1 "github.com/msgbridge/msgbridge/api/v1alpha1"
-	"github.com/msgbridge/msgbridge/controllers/bridgeapi"
+	"github.com/msgbridge/msgbridge/controllers/bridgeclient"
 )
 
 // BenchmarkThousandBridges creates 1,000 MessagingBridges at once against a
@@ -62,7 +62,7 @@ func runThousandBridges(b *testing.B, n int) {
 		Client:       writeCounter{Client: mgr.GetClient(), count: func() { writes.Add(1) }},
 		Recorder:     mgr.GetEventRecorder("msgbridge-operator"),
 		BridgeImage:  testImage,
-		Bridge:       &bridgeapi.Client{},
+		Bridge:       &bridgeclient.Client{},
 		PollInterval: 10 * time.Second,
 	}
 	if err := r.SetupWithManager(mgr, controller.Options{MaxConcurrentReconciles: 8}); err != nil {

@@ -22,7 +22,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	msgbridgev1alpha1 "github.com/msgbridge/msgbridge/api/v1alpha1"
-	"github.com/msgbridge/msgbridge/controllers/bridgeapi"
+	"github.com/msgbridge/msgbridge/controllers/bridgeclient"
 )
 
 const testImage = "registry.test/msgbridge:test"
@@ -63,7 +63,7 @@ func startOperator(t *testing.T, ns string, o operatorOptions) {
 		Client:                 c,
 		Recorder:               mgr.GetEventRecorder("msgbridge-operator"),
 		BridgeImage:            testImage,
-		Bridge:                 &bridgeapi.Client{Timeout: time.Second},
+		Bridge:                 &bridgeclient.Client{Timeout: time.Second},
 		PollInterval:           o.pollInterval,
 		HeartbeatStatusRefresh: o.heartbeatRefresh,
 		BridgeURL: func(mb *msgbridgev1alpha1.MessagingBridge) string {
@@ -93,7 +93,7 @@ type fakeBridge struct {
 	token string
 
 	mu      sync.Mutex
-	state   bridgeapi.State
+	state   bridgeclient.State
 	polls   atomic.Int64
 	logouts atomic.Int64
 }
@@ -103,7 +103,7 @@ func newFakeBridge(t *testing.T, token string) *fakeBridge {
 	b := &fakeBridge{token: token}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/admin/state", func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get(bridgeapi.AdminTokenHeader) != b.token {
+		if r.Header.Get(bridgeclient.AdminTokenHeader) != b.token {
 			http.Error(w, `{"error":{"code":"unauthorized","message":"wrong credential"}}`, http.StatusUnauthorized)
 			return
 		}
@@ -113,7 +113,7 @@ func newFakeBridge(t *testing.T, token string) *fakeBridge {
 		_ = json.NewEncoder(w).Encode(b.state)
 	})
 	mux.HandleFunc("POST /session/logout", func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get(bridgeapi.AdminTokenHeader) != b.token {
+		if r.Header.Get(bridgeclient.AdminTokenHeader) != b.token {
 			http.Error(w, `{"error":{"code":"unauthorized","message":"wrong credential"}}`, http.StatusUnauthorized)
 			return
 		}
@@ -125,16 +125,16 @@ func newFakeBridge(t *testing.T, token string) *fakeBridge {
 	return b
 }
 
-func (b *fakeBridge) set(s bridgeapi.State) {
+func (b *fakeBridge) set(s bridgeclient.State) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.state = s
 }
 
 // connectedState is a healthy bridge whose heartbeat is heartbeatAge old.
-func connectedState(heartbeatAge time.Duration) bridgeapi.State {
+func connectedState(heartbeatAge time.Duration) bridgeclient.State {
 	hb := time.Now().Add(-heartbeatAge)
-	return bridgeapi.State{State: "connected", Connected: true, Account: "4917012345678", LastHeartbeat: &hb, Version: "test"}
+	return bridgeclient.State{State: "connected", Connected: true, Account: "4917012345678", LastHeartbeat: &hb, Version: "test"}
 }
 
 // eventually polls check until it reports done, failing the test with its

@@ -19,7 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	msgbridgev1alpha1 "github.com/msgbridge/msgbridge/api/v1alpha1"
-	"github.com/msgbridge/msgbridge/controllers/bridgeapi"
+	"github.com/msgbridge/msgbridge/controllers/bridgeclient"
 	"github.com/msgbridge/msgbridge/controllers/conditions"
 	"github.com/msgbridge/msgbridge/controllers/specs"
 )
@@ -43,7 +43,7 @@ type MessagingBridgeReconciler struct {
 	BridgeImage string
 
 	// Bridge calls the bridges' admin API.
-	Bridge *bridgeapi.Client
+	Bridge *bridgeclient.Client
 
 	// BridgeURL maps a MessagingBridge to its bridge's base URL; nil means
 	// its Service, http://<name>.<namespace>.svc:8080. Tests point it at

@@ -4,7 +4,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
-	"github.com/msgbridge/msgbridge/controllers/bridgeapi"
+	"github.com/msgbridge/msgbridge/controllers/bridgeclient"
 )
 
 // The session metrics are set on every poll, unlike the status, which is
@@ -27,7 +27,7 @@ func init() {
 // recordSessionMetrics publishes one poll's outcome. An unreadable bridge
 // keeps its last heartbeat series: the time it was last seen alive is still
 // true, and its age is what alerts should watch.
-func recordSessionMetrics(namespace, name string, connected bool, state *bridgeapi.State) {
+func recordSessionMetrics(namespace, name string, connected bool, state *bridgeclient.State) {
 	v := 0.0
 	if connected {
 		v = 1

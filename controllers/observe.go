@@ -13,7 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	msgbridgev1alpha1 "github.com/msgbridge/msgbridge/api/v1alpha1"
-	"github.com/msgbridge/msgbridge/controllers/bridgeapi"
+	"github.com/msgbridge/msgbridge/controllers/bridgeclient"
 	"github.com/msgbridge/msgbridge/controllers/conditions"
 	"github.com/msgbridge/msgbridge/controllers/specs"
 )
@@ -55,7 +55,7 @@ func (r *MessagingBridgeReconciler) observe(ctx context.Context, rd *round) erro
 	return nil
 }
 
-func (r *MessagingBridgeReconciler) readSession(ctx context.Context, rd *round) (*bridgeapi.State, error) {
+func (r *MessagingBridgeReconciler) readSession(ctx context.Context, rd *round) (*bridgeclient.State, error) {
 	token, ok := rd.credentials[specs.EnvAdminToken]
 	if !ok {
 		// The apply steps stopped before reading the credentials.
@@ -110,11 +110,11 @@ func (r *MessagingBridgeReconciler) recordTransitions(mb *msgbridgev1alpha1.Mess
 	}
 }
 
-func (r *MessagingBridgeReconciler) bridge() *bridgeapi.Client {
+func (r *MessagingBridgeReconciler) bridge() *bridgeclient.Client {
 	if r.Bridge != nil {
 		return r.Bridge
 	}
-	return &bridgeapi.Client{}
+	return &bridgeclient.Client{}
 }
 
 func (r *MessagingBridgeReconciler) random() io.Reader {

@@ -17,7 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	msgbridgev1alpha1 "github.com/msgbridge/msgbridge/api/v1alpha1"
-	"github.com/msgbridge/msgbridge/controllers/bridgeapi"
+	"github.com/msgbridge/msgbridge/controllers/bridgeclient"
 	"github.com/msgbridge/msgbridge/controllers/conditions"
 )
 
@@ -49,16 +49,16 @@ func TestSessionStatusMirrorsBridge(t *testing.T) {
 
 	steps := []struct {
 		name   string
-		state  bridgeapi.State
+		state  bridgeclient.State
 		status metav1.ConditionStatus
 		reason string
 	}{
 		// The socket claims to be up but nothing proved it for 3 intervals:
 		// a ghost connection.
 		{"stale heartbeat", connectedState(time.Minute), metav1.ConditionFalse, conditions.ReasonHeartbeatStale},
-		{"logged out", bridgeapi.State{State: "logged_out", Reason: "logged_out_from_phone"}, metav1.ConditionFalse, conditions.ReasonLoggedOut},
-		{"pairing", bridgeapi.State{State: "unpaired"}, metav1.ConditionFalse, conditions.ReasonPairingRequired},
-		{"reconnecting", bridgeapi.State{State: "connecting", Reason: "keepalive_timeout"}, metav1.ConditionFalse, conditions.ReasonDisconnected},
+		{"logged out", bridgeclient.State{State: "logged_out", Reason: "logged_out_from_phone"}, metav1.ConditionFalse, conditions.ReasonLoggedOut},
+		{"pairing", bridgeclient.State{State: "unpaired"}, metav1.ConditionFalse, conditions.ReasonPairingRequired},
+		{"reconnecting", bridgeclient.State{State: "connecting", Reason: "keepalive_timeout"}, metav1.ConditionFalse, conditions.ReasonDisconnected},
 		{"connected again", connectedState(0), metav1.ConditionTrue, conditions.ReasonConnected},
 	}
 	for _, s := range steps {
@@ -68,7 +68,7 @@ func TestSessionStatusMirrorsBridge(t *testing.T) {
 		if wantReady := s.status == metav1.ConditionTrue; (ready.Status == metav1.ConditionTrue) != wantReady {
 			t.Errorf("%s: Ready %s/%s", s.name, ready.Status, ready.Reason)
 		}
-		if got.Status.Session == nil || string(got.Status.Session.State) != s.state.State {
+		if got.Status.Session == nil || string(got.Status.Session.State) != string(s.state.State) {
 			t.Errorf("%s: session %+v", s.name, got.Status.Session)
 		}
 	}
@@ -91,7 +91,7 @@ func TestSessionStatusMirrorsBridge(t *testing.T) {
 func TestKstatusReadsCurrentOnlyWhenReady(t *testing.T) {
 	ns := testNamespace(t)
 	bridge := newFakeBridge(t, testAdminToken)
-	bridge.set(bridgeapi.State{State: "unpaired"})
+	bridge.set(bridgeclient.State{State: "unpaired"})
 	mb := newBridgeWithKeys(t, ns, "sales")
 	create(t, mb)
 	// Before any operator saw it.

@@ -52,4 +52,4 @@ cat <<INFO
   Data:         $data
 
 INFO
-exec go run -tags "${BRIDGE_TAGS:-}" -ldflags "-X github.com/msgbridge/msgbridge/bridge/version.Version=${VERSION:-dev}" ./bridge/cmd/bridge
+exec go run -tags "${BRIDGE_TAGS:-}" -ldflags "-X github.com/msgbridge/msgbridge/contract.Version=${VERSION:-dev}" ./bridge/cmd/bridge

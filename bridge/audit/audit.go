@@ -20,7 +20,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/msgbridge/msgbridge/bridge/store"
+	"github.com/msgbridge/msgbridge/bridge/sqlite"
 )
 
 // purpose separates the audit databases' encryption key from the others'.
@@ -98,8 +98,8 @@ type Log struct {
 // Open returns the audit log kept in dir (datadir's AuditDir), encrypted with
 // keys derived from masterKey. Nothing is opened until the first call.
 func Open(dir string, masterKey []byte, now func() time.Time) (*Log, error) {
-	if len(masterKey) != store.MasterKeyLen {
-		return nil, fmt.Errorf("audit: master key must be %d bytes", store.MasterKeyLen)
+	if len(masterKey) != sqlite.MasterKeyLen {
+		return nil, fmt.Errorf("audit: master key must be %d bytes", sqlite.MasterKeyLen)
 	}
 	if now == nil {
 		now = time.Now
@@ -229,11 +229,11 @@ func (l *Log) withWeekLocked(ctx context.Context, week Week, fn func(*sql.DB) er
 }
 
 func (l *Log) openLocked(ctx context.Context, week Week) (*sql.DB, error) {
-	db, err := store.Open(ctx, l.path(week), l.masterKey, purpose)
+	db, err := sqlite.Open(ctx, l.path(week), l.masterKey, purpose)
 	if err != nil {
 		return nil, fmt.Errorf("audit: %w", err)
 	}
-	if err := store.Migrate(ctx, db, migrations); err != nil {
+	if err := sqlite.Migrate(ctx, db, migrations); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("audit: %s: %w", week, err)
 	}
@@ -271,7 +271,7 @@ func Verify(ctx context.Context, dir string, masterKey []byte) error {
 		if _, err := ParseWeek(name); err != nil {
 			continue // not ours
 		}
-		if err := store.Verify(ctx, filepath.Join(dir, e.Name()), masterKey, purpose); err != nil {
+		if err := sqlite.Verify(ctx, filepath.Join(dir, e.Name()), masterKey, purpose); err != nil {
 			return fmt.Errorf("audit: %w", err)
 		}
 	}

@@ -5,8 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"sync"
@@ -15,13 +13,11 @@ import (
 
 	clocktesting "k8s.io/utils/clock/testing"
 
-	"github.com/go-logr/logr"
-
-	"github.com/msgbridge/msgbridge/bridge/store"
+	"github.com/msgbridge/msgbridge/bridge/sqlite"
 )
 
 var (
-	masterKey = bytes.Repeat([]byte{7}, store.MasterKeyLen)
+	masterKey = bytes.Repeat([]byte{7}, sqlite.MasterKeyLen)
 	saturday  = time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC) // 2026-W47
 	w47       = Week{2026, 47}
 	w48       = Week{2026, 48}
@@ -158,8 +154,8 @@ func TestWrongKeyIsRefused(t *testing.T) {
 	if err := Verify(context.Background(), dir, masterKey); err != nil {
 		t.Errorf("Verify with the right key: %v", err)
 	}
-	other := bytes.Repeat([]byte{8}, store.MasterKeyLen)
-	if err := Verify(context.Background(), dir, other); !errors.Is(err, store.ErrWrongKey) {
+	other := bytes.Repeat([]byte{8}, sqlite.MasterKeyLen)
+	if err := Verify(context.Background(), dir, other); !errors.Is(err, sqlite.ErrWrongKey) {
 		t.Errorf("Verify with another key: %v, want ErrWrongKey", err)
 	}
 	wrong, err := Open(dir, other, c.Now)
@@ -167,7 +163,7 @@ func TestWrongKeyIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = wrong.Close() }()
-	if _, err := wrong.List(context.Background(), w47); !errors.Is(err, store.ErrWrongKey) {
+	if _, err := wrong.List(context.Background(), w47); !errors.Is(err, sqlite.ErrWrongKey) {
 		t.Errorf("List with another key: %v, want ErrWrongKey", err)
 	}
 	if err := Verify(context.Background(), filepath.Join(dir, "absent"), other); err != nil {
@@ -193,64 +189,5 @@ func TestConcurrentRecordsAcrossAWeekTurn(t *testing.T) {
 	wg.Wait()
 	if n := len(ids(t, l, w47)) + len(ids(t, l, w48)); n != writers*each {
 		t.Errorf("%d records, want %d", n, writers*each)
-	}
-}
-
-func TestRecorderMiddleware(t *testing.T) {
-	l, _, _ := openLog(t)
-	rec := Recorder{Log: l, Logger: logr.Discard()}
-	mux := http.NewServeMux()
-	mux.Handle("/ok", rec.Middleware(ActionLogout, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		_, _ = w.Write([]byte("{}"))
-	})))
-	mux.Handle("/conflict", rec.Middleware(ActionPairingQR, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.WriteHeader(http.StatusConflict)
-	})))
-	srv := httptest.NewServer(mux)
-	defer srv.Close()
-	for _, path := range []string{"/ok", "/conflict"} {
-		req, _ := http.NewRequest(http.MethodPost, srv.URL+path, nil)
-		req.Header.Set("X-Forwarded-For", "203.0.113.9") // not trusted
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_ = resp.Body.Close()
-	}
-	entries, err := l.List(context.Background(), w47)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(entries) != 2 {
-		t.Fatalf("entries %v", entries)
-	}
-	for i, want := range []struct {
-		action  Action
-		outcome Outcome
-	}{{ActionLogout, OutcomeSuccess}, {ActionPairingQR, OutcomeRejected}} {
-		e := entries[i]
-		if e.Action != want.action || e.Outcome != want.outcome || e.Client != "127.0.0.1" {
-			t.Errorf("entry %d: %+v, want %v %v from 127.0.0.1", i, e, want.action, want.outcome)
-		}
-	}
-}
-
-func TestOutcomeOf(t *testing.T) {
-	for status, want := range map[int]Outcome{200: OutcomeSuccess, 204: OutcomeSuccess, 400: OutcomeRejected,
-		401: OutcomeRejected, 404: OutcomeNotFound, 409: OutcomeRejected, 500: OutcomeFailure, 503: OutcomeFailure} {
-		if got := OutcomeOf(status); got != want {
-			t.Errorf("OutcomeOf(%d) = %s, want %s", status, got, want)
-		}
-	}
-}
-
-func TestClientAddress(t *testing.T) {
-	for remote, want := range map[string]string{"10.1.2.3:5555": "10.1.2.3", "[fd00::1]:80": "fd00::1", "pipe": "pipe"} {
-		r := httptest.NewRequest(http.MethodGet, "/", nil)
-		r.RemoteAddr = remote
-		r.Header.Set("X-Forwarded-For", "203.0.113.9")
-		if got := ClientAddress(r); got != want {
-			t.Errorf("ClientAddress(%q) = %q, want %q", remote, got, want)
-		}
 	}
 }

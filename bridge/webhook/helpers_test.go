@@ -14,8 +14,7 @@ import (
 
 	"github.com/go-logr/logr"
 
-	"github.com/msgbridge/msgbridge/bridge/bridgedb"
-	"github.com/msgbridge/msgbridge/bridge/store"
+	"github.com/msgbridge/msgbridge/bridge/sqlite"
 )
 
 // delivery is one request the receiver got.
@@ -85,7 +84,7 @@ func (r *receiver) waitCount(tb testing.TB, n int64, limit time.Duration) {
 
 type testOutbox struct {
 	*Outbox
-	batcher *store.Batcher
+	batcher *sqlite.Batcher
 }
 
 // startOutbox opens a fresh bridge.db and runs an outbox posting to url.
@@ -99,11 +98,11 @@ func startOutbox(tb testing.TB, url string, adjust func(*Options)) testOutbox {
 // openOutbox opens a fresh bridge.db and an outbox on it, not yet running.
 func openOutbox(tb testing.TB, url string, adjust func(*Options)) testOutbox {
 	tb.Helper()
-	db, err := bridgedb.Open(context.Background(), filepath.Join(tb.TempDir(), "bridge.db"), make([]byte, store.MasterKeyLen))
+	db, err := sqlite.OpenBridgeDB(context.Background(), filepath.Join(tb.TempDir(), "bridge.db"), make([]byte, sqlite.MasterKeyLen))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	b := store.NewBatcher(db)
+	b := sqlite.NewBatcher(db)
 	tb.Cleanup(func() {
 		b.Close()
 		_ = db.Close()

@@ -12,7 +12,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/google/uuid"
 
-	"github.com/msgbridge/msgbridge/bridge/store"
+	"github.com/msgbridge/msgbridge/bridge/sqlite"
 )
 
 // Defaults of Options.
@@ -28,7 +28,7 @@ type Options struct {
 	DB *sql.DB
 	// Batcher is DB's one writer. Every transaction given to Enqueue must be
 	// one of its transactions: the worker waits on it to see a new row.
-	Batcher *store.Batcher
+	Batcher *sqlite.Batcher
 	// URL receives the events; empty turns webhooks off (Enqueue stores
 	// nothing).
 	URL string
@@ -55,7 +55,7 @@ type Options struct {
 // Outbox stores events and delivers them (Run).
 type Outbox struct {
 	opts  Options
-	stmts *store.Statements
+	stmts *sqlite.Statements
 	wake  chan struct{}
 
 	mu       sync.Mutex
@@ -86,7 +86,7 @@ func New(opts Options) *Outbox {
 		opts.Client = &http.Client{Timeout: opts.Timeout, Transport: tr}
 	}
 	return &Outbox{
-		opts: opts, stmts: store.NewStatements(opts.DB), wake: make(chan struct{}, 1),
+		opts: opts, stmts: sqlite.NewStatements(opts.DB), wake: make(chan struct{}, 1),
 		inflight: map[string]bool{}, finished: map[int64]bool{},
 	}
 }

@@ -12,7 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	msgbridgev1alpha1 "github.com/msgbridge/msgbridge/api/v1alpha1"
-	"github.com/msgbridge/msgbridge/controllers/bridgeapi"
+	"github.com/msgbridge/msgbridge/controllers/bridgeclient"
 )
 
 // Reasons of the conditions. Messages may vary; reasons are the contract.
@@ -48,7 +48,7 @@ type SessionObservation struct {
 	// PodReady: a bridge pod is ready, so asking it makes sense.
 	PodReady bool
 	// State is the bridge's answer to GET /api/admin/state, nil when Err.
-	State *bridgeapi.State
+	State *bridgeclient.State
 	// Err is why the state could not be read.
 	Err error
 }
@@ -95,9 +95,9 @@ func SessionConnected(obs SessionObservation, heartbeatInterval time.Duration, n
 	}
 }
 
-func sessionDetail(s *bridgeapi.State) string {
+func sessionDetail(s *bridgeclient.State) string {
 	if s.Reason == "" {
-		return "state " + s.State
+		return "state " + string(s.State)
 	}
 	return fmt.Sprintf("state %s (%s)", s.State, s.Reason)
 }

@@ -9,14 +9,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	msgbridgev1alpha1 "github.com/msgbridge/msgbridge/api/v1alpha1"
-	"github.com/msgbridge/msgbridge/controllers/bridgeapi"
+	"github.com/msgbridge/msgbridge/controllers/bridgeclient"
 )
 
 var now = time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
 
-func connected(heartbeatAge time.Duration) *bridgeapi.State {
+func connected(heartbeatAge time.Duration) *bridgeclient.State {
 	hb := now.Add(-heartbeatAge)
-	return &bridgeapi.State{State: "connected", Connected: true, Account: "4917012345678", LastHeartbeat: &hb}
+	return &bridgeclient.State{State: "connected", Connected: true, Account: "4917012345678", LastHeartbeat: &hb}
 }
 
 func TestSessionConnected(t *testing.T) {
@@ -31,14 +31,14 @@ func TestSessionConnected(t *testing.T) {
 		{"heartbeat just under 3 intervals", SessionObservation{PodReady: true, State: connected(45*time.Second - time.Millisecond)}, metav1.ConditionTrue, ReasonConnected},
 		{"heartbeat at 3 intervals: ghost", SessionObservation{PodReady: true, State: connected(45 * time.Second)}, metav1.ConditionFalse, ReasonHeartbeatStale},
 		{"heartbeat from the future (clock skew)", SessionObservation{PodReady: true, State: connected(-5 * time.Second)}, metav1.ConditionTrue, ReasonConnected},
-		{"connected without any heartbeat", SessionObservation{PodReady: true, State: &bridgeapi.State{State: "connected", Connected: true}}, metav1.ConditionFalse, ReasonHeartbeatStale},
-		{"state and flag disagree", SessionObservation{PodReady: true, State: &bridgeapi.State{State: "connected", Connected: false}}, metav1.ConditionFalse, ReasonDisconnected},
-		{"connecting", SessionObservation{PodReady: true, State: &bridgeapi.State{State: "connecting", Reason: "network"}}, metav1.ConditionFalse, ReasonDisconnected},
-		{"disconnected", SessionObservation{PodReady: true, State: &bridgeapi.State{State: "disconnected", Reason: "stream_replaced"}}, metav1.ConditionFalse, ReasonDisconnected},
-		{"unknown state", SessionObservation{PodReady: true, State: &bridgeapi.State{State: "hibernating"}}, metav1.ConditionFalse, ReasonDisconnected},
-		{"unpaired", SessionObservation{PodReady: true, State: &bridgeapi.State{State: "unpaired"}}, metav1.ConditionFalse, ReasonPairingRequired},
-		{"pairing", SessionObservation{PodReady: true, State: &bridgeapi.State{State: "pairing"}}, metav1.ConditionFalse, ReasonPairingRequired},
-		{"logged out", SessionObservation{PodReady: true, State: &bridgeapi.State{State: "logged_out"}}, metav1.ConditionFalse, ReasonLoggedOut},
+		{"connected without any heartbeat", SessionObservation{PodReady: true, State: &bridgeclient.State{State: "connected", Connected: true}}, metav1.ConditionFalse, ReasonHeartbeatStale},
+		{"state and flag disagree", SessionObservation{PodReady: true, State: &bridgeclient.State{State: "connected", Connected: false}}, metav1.ConditionFalse, ReasonDisconnected},
+		{"connecting", SessionObservation{PodReady: true, State: &bridgeclient.State{State: "connecting", Reason: "network"}}, metav1.ConditionFalse, ReasonDisconnected},
+		{"disconnected", SessionObservation{PodReady: true, State: &bridgeclient.State{State: "disconnected", Reason: "stream_replaced"}}, metav1.ConditionFalse, ReasonDisconnected},
+		{"unknown state", SessionObservation{PodReady: true, State: &bridgeclient.State{State: "hibernating"}}, metav1.ConditionFalse, ReasonDisconnected},
+		{"unpaired", SessionObservation{PodReady: true, State: &bridgeclient.State{State: "unpaired"}}, metav1.ConditionFalse, ReasonPairingRequired},
+		{"pairing", SessionObservation{PodReady: true, State: &bridgeclient.State{State: "pairing"}}, metav1.ConditionFalse, ReasonPairingRequired},
+		{"logged out", SessionObservation{PodReady: true, State: &bridgeclient.State{State: "logged_out"}}, metav1.ConditionFalse, ReasonLoggedOut},
 		{"unreachable", SessionObservation{PodReady: true, Err: errors.New("connection refused")}, metav1.ConditionUnknown, ReasonStatusUnreachable},
 		{"no ready pod", SessionObservation{}, metav1.ConditionUnknown, ReasonStatusUnreachable},
 		{"suspended", SessionObservation{Suspended: true, State: connected(0)}, metav1.ConditionFalse, ReasonSuspended},

@@ -7,16 +7,16 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	msgbridgev1alpha1 "github.com/msgbridge/msgbridge/api/v1alpha1"
-	"github.com/msgbridge/msgbridge/controllers/bridgeapi"
+	"github.com/msgbridge/msgbridge/controllers/bridgeclient"
 )
 
 // Session mirrors a bridge's state answer into the status, without a probe
 // time (StatusToWrite sets it).
-func Session(s *bridgeapi.State) *msgbridgev1alpha1.SessionStatus {
+func Session(s *bridgeclient.State) *msgbridgev1alpha1.SessionStatus {
 	out := &msgbridgev1alpha1.SessionStatus{
 		State:   msgbridgev1alpha1.SessionState(s.State),
 		Account: s.Account,
-		Reason:  s.Reason,
+		Reason:  string(s.Reason),
 	}
 	if s.LastHeartbeat != nil {
 		// The API server stores seconds; truncating here keeps a

@@ -25,7 +25,7 @@ func TestMain(m *testing.M) {
 	bridgeBin, simBridgeBin = filepath.Join(dir, "bridge"), filepath.Join(dir, "bridge-wasim")
 	for bin, tags := range map[string]string{bridgeBin: "", simBridgeBin: "wasim"} {
 		build := exec.Command("go", "build", "-tags", tags,
-			"-ldflags", "-X github.com/msgbridge/msgbridge/bridge/version.Version=9.9.9-test", "-o", bin, ".")
+			"-ldflags", "-X github.com/msgbridge/msgbridge/contract.Version=9.9.9-test", "-o", bin, ".")
 		build.Stderr = os.Stderr
 		if err := build.Run(); err != nil {
 			fmt.Fprintln(os.Stderr, "building the bridge:", err)

@@ -15,19 +15,18 @@ import (
 
 	"github.com/go-logr/logr"
 
-	"github.com/msgbridge/msgbridge/bridge/api"
 	"github.com/msgbridge/msgbridge/bridge/audit"
-	"github.com/msgbridge/msgbridge/bridge/bridgedb"
-	"github.com/msgbridge/msgbridge/bridge/dashboard"
 	"github.com/msgbridge/msgbridge/bridge/datadir"
-	"github.com/msgbridge/msgbridge/bridge/dispatch"
+	"github.com/msgbridge/msgbridge/bridge/httpapi"
+	"github.com/msgbridge/msgbridge/bridge/httpapi/dashboard"
 	"github.com/msgbridge/msgbridge/bridge/logging"
 	"github.com/msgbridge/msgbridge/bridge/metrics"
-	"github.com/msgbridge/msgbridge/bridge/session"
+	"github.com/msgbridge/msgbridge/bridge/sendqueue"
 	"github.com/msgbridge/msgbridge/bridge/settings"
-	"github.com/msgbridge/msgbridge/bridge/store"
-	"github.com/msgbridge/msgbridge/bridge/version"
+	"github.com/msgbridge/msgbridge/bridge/sqlite"
 	"github.com/msgbridge/msgbridge/bridge/webhook"
+	"github.com/msgbridge/msgbridge/bridge/whatsapp"
+	"github.com/msgbridge/msgbridge/contract"
 )
 
 // shutdownGrace bounds how long in-flight requests may finish after SIGTERM;
@@ -56,20 +55,20 @@ func serve(ctx context.Context, s *settings.Settings, stdout io.Writer) error {
 	}
 	// Every existing database must decrypt before any is created or changed.
 	for _, verify := range []func() error{
-		func() error { return bridgedb.Verify(ctx, dir.BridgeDB(), key) },
-		func() error { return session.VerifyCredentials(ctx, dir.SessionDB(), key) },
+		func() error { return sqlite.VerifyBridgeDB(ctx, dir.BridgeDB(), key) },
+		func() error { return whatsapp.VerifyCredentials(ctx, dir.SessionDB(), key) },
 		func() error { return audit.Verify(ctx, dir.AuditDir(), key) },
 	} {
 		if err := verify(); err != nil {
 			return fmt.Errorf("ENCRYPTION_KEY: %w", err)
 		}
 	}
-	db, err := bridgedb.Open(ctx, dir.BridgeDB(), key)
+	db, err := sqlite.OpenBridgeDB(ctx, dir.BridgeDB(), key)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = db.Close() }()
-	writer := store.NewBatcher(db)
+	writer := sqlite.NewBatcher(db)
 	defer writer.Close()
 	auditLog, err := audit.Open(dir.AuditDir(), key, time.Now)
 	if err != nil {
@@ -81,7 +80,7 @@ func serve(ctx context.Context, s *settings.Settings, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	session.TuneKeepAlive(s.HeartbeatInterval)
+	whatsapp.TuneKeepAlive(s.HeartbeatInterval)
 	runCtx, stopParts := context.WithCancel(ctx)
 	defer stopParts()
 
@@ -89,8 +88,8 @@ func serve(ctx context.Context, s *settings.Settings, stdout io.Writer) error {
 	// of receipts; metrics read both. Callbacks close those loops without
 	// package cycles.
 	var (
-		queue *dispatch.Queue
-		sess  *session.Manager
+		queue *sendqueue.Queue
+		sess  *whatsapp.Manager
 	)
 	// The outbox stores nothing when WEBHOOK_URL is empty.
 	var m *metrics.Metrics
@@ -121,7 +120,7 @@ func serve(ctx context.Context, s *settings.Settings, stdout io.Writer) error {
 			return math.NaN()
 		},
 	})
-	sess, err = session.New(runCtx, session.Options{
+	sess, err = whatsapp.New(runCtx, whatsapp.Options{
 		CredentialsDir:    dir.CredentialsDir(),
 		SpoolDir:          dir.SpoolDir(),
 		MasterKey:         key,
@@ -131,14 +130,14 @@ func serve(ctx context.Context, s *settings.Settings, stdout io.Writer) error {
 		ConfigureClient:   configure,
 		OnReconnect:       m.Reconnect,
 		Batcher:           writer,
-		OnStateTx: func(ctx context.Context, tx *sql.Tx, st session.Status) error {
+		OnStateTx: func(ctx context.Context, tx *sql.Tx, st whatsapp.Status) error {
 			return hooks.Enqueue(ctx, tx, webhook.SessionStatus(string(st.State), string(st.Reason), time.Now()))
 		},
 		OnMessage: func(ctx context.Context, in webhook.Incoming) error {
 			return hooks.EnqueueNow(ctx, webhook.MessageUpsert(in))
 		},
 		OnReceipt: func(ids []string, status string) {
-			if _, err := queue.AdvanceStatus(runCtx, ids, dispatch.Status(status)); err != nil {
+			if _, err := queue.AdvanceStatus(runCtx, ids, sendqueue.Status(status)); err != nil {
 				log.Error(err, "apply receipt")
 			}
 		},
@@ -146,10 +145,10 @@ func serve(ctx context.Context, s *settings.Settings, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	queue = dispatch.New(dispatch.Options{
+	queue = sendqueue.New(sendqueue.Options{
 		DB: db, Batcher: writer, Sender: sess, Schedule: s.RetrySchedule, Log: log.WithName("dispatch"),
-		OnStatus: func(msg dispatch.Message) { m.MessageStatus(string(msg.Status)) },
-		OnStatusTx: func(ctx context.Context, tx *sql.Tx, msg dispatch.Message) error {
+		OnStatus: func(msg sendqueue.Message) { m.MessageStatus(string(msg.Status)) },
+		OnStatusTx: func(ctx context.Context, tx *sql.Tx, msg sendqueue.Message) error {
 			return hooks.Enqueue(ctx, tx, webhook.MessageStatus(msg.WhatsAppID, msg.Recipient, string(msg.Status), msg.UpdatedAt))
 		},
 		OnAttempt: m.SendAttempt,
@@ -160,7 +159,7 @@ func serve(ctx context.Context, s *settings.Settings, stdout io.Writer) error {
 
 	dash := dashboard.New(dashboard.Options{
 		Session: sess, AdminToken: s.AdminToken, TOTPKey: []byte(s.TOTPSecret.Reveal()),
-		Audit: audit.Recorder{Log: auditLog, Logger: log.WithName("audit")}, Log: log.WithName("dashboard"),
+		Audit: httpapi.AuditRecorder{Log: auditLog, Logger: log.WithName("audit")}, Log: log.WithName("dashboard"),
 	})
 
 	var lc net.ListenConfig
@@ -169,15 +168,15 @@ func serve(ctx context.Context, s *settings.Settings, stdout io.Writer) error {
 		return fmt.Errorf("listen on %s: %w", s.ListenAddr, err)
 	}
 	srv := &http.Server{
-		Handler: api.NewRouter(api.Deps{
-			Version:    version.Version,
+		Handler: httpapi.NewRouter(httpapi.Deps{
+			Version:    contract.BuildVersion(),
 			Started:    time.Now(),
 			Session:    sess,
 			AdminToken: s.AdminToken,
 			Messages:   queue,
-			Send:       api.SendConfig{APIKey: s.APIKey, SpoolDir: dir.SpoolDir(), MaxFileSize: s.MaxFileSize},
+			Send:       httpapi.SendConfig{APIKey: s.APIKey, SpoolDir: dir.SpoolDir(), MaxFileSize: s.MaxFileSize},
 			DB:         db,
-			Audit:      audit.Recorder{Log: auditLog, Logger: log.WithName("audit")},
+			Audit:      httpapi.AuditRecorder{Log: auditLog, Logger: log.WithName("audit")},
 			LogFiles:   logFiles,
 			Metrics:    m.Handler(),
 			Webhooks:   hooks,
@@ -200,7 +199,7 @@ func serve(ctx context.Context, s *settings.Settings, stdout io.Writer) error {
 // runParts serves HTTP on ln and runs the background parts until ctx ends
 // or one of them fails; then it drains the server and stops the parts.
 func runParts(ctx context.Context, log logr.Logger, srv *http.Server, ln net.Listener, stop context.CancelFunc,
-	parts map[string]func() error, dataDir string, state session.State,
+	parts map[string]func() error, dataDir string, state whatsapp.State,
 ) error {
 	done := make(chan error, len(parts)+1)
 	for name, run := range parts {
@@ -212,7 +211,7 @@ func runParts(ctx context.Context, log logr.Logger, srv *http.Server, ln net.Lis
 			done <- nil
 		}()
 	}
-	log.Info("bridge listening", "addr", ln.Addr().String(), "version", version.Version, "dataDir", dataDir, "session", state)
+	log.Info("bridge listening", "addr", ln.Addr().String(), "version", contract.BuildVersion(), "dataDir", dataDir, "session", state)
 	go func() { done <- fmt.Errorf("http server: %w", srv.Serve(ln)) }()
 
 	var failure error

@@ -18,7 +18,7 @@ import (
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 	"go.mau.fi/whatsmeow/types"
 
-	"github.com/msgbridge/msgbridge/bridge/bridgedb"
+	"github.com/msgbridge/msgbridge/bridge/sqlite"
 	"github.com/msgbridge/msgbridge/bridge/wasim"
 )
 
@@ -228,7 +228,7 @@ func TestWebhookBacklogSurvivesKill9(t *testing.T) {
 // storedWebhookIDs reads the outbox of a stopped bridge.
 func storedWebhookIDs(t *testing.T, dataDir string) map[string]bool {
 	t.Helper()
-	db, err := bridgedb.Open(context.Background(), filepath.Join(dataDir, "bridge.db"), bytes.Repeat([]byte{0xab}, 32))
+	db, err := sqlite.OpenBridgeDB(context.Background(), filepath.Join(dataDir, "bridge.db"), bytes.Repeat([]byte{0xab}, 32))
 	if err != nil {
 		t.Fatal(err)
 	}

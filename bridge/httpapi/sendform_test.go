@@ -1,0 +1,100 @@
+package httpapi
+
+import (
+	"bytes"
+	"mime/multipart"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/msgbridge/msgbridge/bridge/whatsapp"
+)
+
+func TestCleanFileName(t *testing.T) {
+	for in, want := range map[string]string{
+		"report.pdf":               "report.pdf",
+		`C:\Users\x\Q3 report.pdf`: "Q3 report.pdf",
+		"../../etc/passwd":         "passwd",
+		"a\x00b\nc.txt":            "abc.txt",
+		"/":                        "",
+		strings.Repeat("é", 300):   strings.Repeat("é", 255),
+	} {
+		if got := cleanFileName(in); got != want {
+			t.Errorf("cleanFileName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestSniffType(t *testing.T) {
+	for _, c := range []struct {
+		head []byte
+		name string
+		want string
+	}{
+		{[]byte("\x89PNG\r\n\x1a\n"), "x.jpg", "image/png"}, // content wins over the name
+		{[]byte("%PDF-1.7"), "x.bin", "application/pdf"},
+		{[]byte("PK\x03\x04"), "report.docx", "application/vnd.openxmlformats-officedocument.wordprocessingml.document"},
+		{[]byte("a,b\n1,2\n"), "data.csv", "text/csv; charset=utf-8"},
+		{[]byte{0, 1, 2, 3}, "blob", "application/octet-stream"},
+	} {
+		if got := sniffType(c.head, c.name); got != c.want {
+			t.Errorf("sniffType(%q, %q) = %q, want %q", c.head, c.name, got, c.want)
+		}
+	}
+}
+
+// FuzzReadSendForm feeds arbitrary bodies under the two accepted content
+// types and others. It must never panic; a rejected form leaves no spooled
+// file behind, and an accepted one respects every bound.
+func FuzzReadSendForm(f *testing.F) {
+	var seed bytes.Buffer
+	mw := multipart.NewWriter(&seed)
+	_ = mw.SetBoundary("B")
+	_ = mw.WriteField("number", "4915100000002")
+	_ = mw.WriteField("type[]", "image")
+	fw, _ := mw.CreateFormFile("file[]", "a.png")
+	_, _ = fw.Write([]byte("\x89PNG\r\n\x1a\nxxxx"))
+	_ = mw.Close()
+	f.Add("multipart/form-data; boundary=B", seed.Bytes())
+	f.Add("application/x-www-form-urlencoded", []byte("number=4915100000002&type[]=text&text[]=hi"))
+	f.Add("multipart/form-data", []byte("--"))
+	f.Add("text/plain", []byte("x"))
+	const maxFile = 64
+
+	f.Fuzz(func(t *testing.T, contentType string, body []byte) {
+		dir := t.TempDir()
+		r := httptest.NewRequest("POST", "/send", bytes.NewReader(body))
+		r.Header.Set("Content-Type", contentType)
+		form, ferr := readSendForm(r, dir, maxFile)
+		left, _ := os.ReadDir(dir)
+		if ferr != nil {
+			if len(left) != 0 {
+				t.Fatalf("rejected (%v) but left %d spooled files", ferr, len(left))
+			}
+			if ferr.status < 400 || ferr.code == "" {
+				t.Fatalf("bad error %+v", ferr)
+			}
+			return
+		}
+		if len(form.files) != len(left) || len(form.types) > maxItems || len(form.texts) > maxItems {
+			t.Fatalf("form %+v, %d files on disk", form, len(left))
+		}
+		for _, sf := range form.files {
+			if sf.Size > maxFile {
+				t.Fatalf("spooled %d bytes over the %d limit", sf.Size, maxFile)
+			}
+		}
+		if req, verr := form.toRequest(); verr == nil {
+			for _, it := range req.Items {
+				if (it.File == nil) != (it.Type == whatsapp.KindText) {
+					t.Fatalf("item %+v", it)
+				}
+			}
+		}
+		form.discard()
+		if left, _ := os.ReadDir(dir); len(left) != 0 {
+			t.Fatal("discard left files behind")
+		}
+	})
+}

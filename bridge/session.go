@@ -1,0 +1,39 @@
+package bridge
+
+import (
+	"time"
+
+	"github.com/msgbridge/msgbridge/contract"
+)
+
+// SessionState and Reason are the contract's: the operator reads them too.
+type (
+	SessionState = contract.SessionState
+	Reason       = contract.Reason
+)
+
+// SessionStatus is the session as the API, the dashboard and the operator
+// see it.
+type SessionStatus struct {
+	State    SessionState
+	Reason   Reason
+	Account  string // the account's phone number, digits only
+	PushName string
+	// ConnectedSince is when the current connection logged in; zero when not
+	// connected.
+	ConnectedSince time.Time
+	// LastHeartbeat is the last time the connection was known alive. It
+	// survives restarts and disconnects: it tells when the link was last seen
+	// alive, never that it is alive now.
+	LastHeartbeat time.Time
+}
+
+// Connected reports a live link.
+func (s SessionStatus) Connected() bool { return s.State == contract.StateConnected }
+
+// Group is a group the linked account belongs to.
+type Group struct {
+	ID           string // the group's JID
+	Subject      string
+	Participants int
+}

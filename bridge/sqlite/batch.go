@@ -1,0 +1,138 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sync"
+)
+
+// ErrClosed is returned by Batcher.Do after Close.
+var ErrClosed = errors.New("store: batcher closed")
+
+// maxBatch bounds how many callers share one transaction, and so how long
+// the write lock is held and how much one failed commit takes down.
+const maxBatch = 256
+
+// Batcher runs the write transactions of many goroutines, several per SQLite
+// transaction (group commit). With synchronous=FULL every commit is an
+// fsync; sharing it is what lets the bridge accept thousands of durable
+// writes a second on one disk. Each caller's work runs in a savepoint of its
+// own, so one caller's error undoes only its own writes.
+type Batcher struct {
+	db     *sql.DB
+	reqs   chan *batchReq
+	done   chan struct{}
+	once   sync.Once
+	mu     sync.RWMutex // guards closed against sends on a closed channel
+	closed bool
+}
+
+type batchReq struct {
+	ctx context.Context
+	fn  func(*sql.Tx) error
+	err chan error
+}
+
+// NewBatcher starts the single writer goroutine of db.
+func NewBatcher(db *sql.DB) *Batcher {
+	b := &Batcher{db: db, reqs: make(chan *batchReq, maxBatch), done: make(chan struct{})}
+	go b.loop()
+	return b
+}
+
+// Do runs fn inside a write transaction and returns once that transaction is
+// committed (fn's writes are durable) or fn's error. fn must only use tx and
+// must not block on other Do calls.
+func (b *Batcher) Do(ctx context.Context, fn func(*sql.Tx) error) error {
+	req := &batchReq{ctx: ctx, fn: fn, err: make(chan error, 1)}
+	b.mu.RLock()
+	if b.closed {
+		b.mu.RUnlock()
+		return ErrClosed
+	}
+	select {
+	case b.reqs <- req:
+		b.mu.RUnlock()
+	case <-ctx.Done():
+		b.mu.RUnlock()
+		return ctx.Err()
+	}
+	// Once queued, the request is committed or failed whatever ctx does:
+	// the caller must learn which, or it could report a stored write as lost.
+	return <-req.err
+}
+
+// Close stops the writer after the queued requests are done.
+func (b *Batcher) Close() {
+	b.once.Do(func() {
+		b.mu.Lock()
+		b.closed = true
+		close(b.reqs)
+		b.mu.Unlock()
+		<-b.done
+	})
+}
+
+func (b *Batcher) loop() {
+	defer close(b.done)
+	batch := make([]*batchReq, 0, maxBatch)
+	for first := range b.reqs {
+		batch = append(batch[:0], first)
+	collect:
+		for len(batch) < maxBatch {
+			select {
+			case req, ok := <-b.reqs:
+				if !ok {
+					break collect
+				}
+				batch = append(batch, req)
+			default:
+				break collect
+			}
+		}
+		b.run(batch)
+	}
+}
+
+// run commits one batch; every request gets its own error, or the commit's.
+func (b *Batcher) run(batch []*batchReq) {
+	errs := make([]error, len(batch))
+	commitErr := func() error {
+		tx, err := b.db.BeginTx(context.Background(), nil)
+		if err != nil {
+			return err
+		}
+		defer func() { _ = tx.Rollback() }() // a no-op after Commit
+		for i, req := range batch {
+			errs[i] = runInSavepoint(tx, req)
+		}
+		return tx.Commit()
+	}()
+	for i, req := range batch {
+		if commitErr != nil {
+			req.err <- fmt.Errorf("store: commit: %w", commitErr)
+			continue
+		}
+		req.err <- errs[i]
+	}
+}
+
+func runInSavepoint(tx *sql.Tx, req *batchReq) error {
+	if err := req.ctx.Err(); err != nil {
+		return err // abandoned before it ran: nothing written
+	}
+	if _, err := tx.Exec("SAVEPOINT batch_item"); err != nil {
+		return err
+	}
+	if err := req.fn(tx); err != nil {
+		if _, rbErr := tx.Exec("ROLLBACK TO batch_item"); rbErr != nil {
+			return errors.Join(err, rbErr)
+		}
+		_, _ = tx.Exec("RELEASE batch_item")
+		return err
+	}
+	_, err := tx.Exec("RELEASE batch_item")
+	return err
+}

@@ -1,0 +1,117 @@
+package sqlite
+
+// bridge.db is the bridge's own encrypted database. The packages that keep
+// state in it (whatsapp, sendqueue, webhook) each query their own tables;
+// keeping the migrations in one ordered list here means a single schema
+// version for the file, and lets one transaction span tables (a state change
+// and the event it causes are committed together).
+
+import (
+	"context"
+	"database/sql"
+)
+
+// purpose separates bridge.db's encryption key from the other databases'.
+const purpose = "bridge"
+
+// OpenBridgeDB opens (creating when absent) and migrates bridge.db at path.
+func OpenBridgeDB(ctx context.Context, path string, masterKey []byte) (*sql.DB, error) {
+	db, err := Open(ctx, path, masterKey, purpose)
+	if err != nil {
+		return nil, err
+	}
+	if err := Migrate(ctx, db, migrations); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// migrations are applied in order; append, never edit a released step.
+// Times are Unix milliseconds (UTC), NULL when unknown.
+var migrations = []string{
+	// 1: the session's state and heartbeat, one row.
+	`CREATE TABLE session_state (
+		id              INTEGER PRIMARY KEY CHECK (id = 1),
+		state           TEXT    NOT NULL,
+		reason          TEXT    NOT NULL DEFAULT '',
+		account         TEXT    NOT NULL DEFAULT '',
+		push_name       TEXT    NOT NULL DEFAULT '',
+		connected_since INTEGER,
+		last_heartbeat  INTEGER,
+		updated_at      INTEGER NOT NULL
+	)`,
+	// 2: the message log, which is also the durable send queue (a message
+	// with next_attempt_at set is due then), idempotency keys, and the daily
+	// delivery rollup that analytics reads instead of scanning the log.
+	`CREATE TABLE messages (
+		id              TEXT    PRIMARY KEY,
+		whatsapp_id     TEXT    NOT NULL UNIQUE,
+		request_id      TEXT    NOT NULL,
+		position        INTEGER NOT NULL,
+		recipient       TEXT    NOT NULL,
+		type            TEXT    NOT NULL CHECK (type IN ('text', 'image', 'document')),
+		body            TEXT    NOT NULL DEFAULT '',
+		file_path       TEXT    NOT NULL DEFAULT '',
+		file_name       TEXT    NOT NULL DEFAULT '',
+		mimetype        TEXT    NOT NULL DEFAULT '',
+		file_size       INTEGER NOT NULL DEFAULT 0,
+		status          TEXT    NOT NULL CHECK (status IN ('Queued', 'Sent', 'Delivered', 'Read', 'Failed')),
+		retry_count     INTEGER NOT NULL DEFAULT 0,
+		attempts        INTEGER NOT NULL DEFAULT 0,
+		last_error      TEXT    NOT NULL DEFAULT '',
+		next_attempt_at INTEGER,
+		created_at      INTEGER NOT NULL,
+		updated_at      INTEGER NOT NULL
+	);
+	CREATE INDEX messages_due ON messages (next_attempt_at) WHERE next_attempt_at IS NOT NULL;
+	CREATE INDEX messages_created ON messages (created_at, id);
+	-- status 0 and an empty response: the request was stored but its
+	-- response not yet; a repeat then answers from the messages of request_id.
+	CREATE TABLE idempotency_keys (
+		key        TEXT    PRIMARY KEY,
+		request_id TEXT    NOT NULL,
+		status     INTEGER NOT NULL DEFAULT 0,
+		response   BLOB    NOT NULL DEFAULT '',
+		created_at INTEGER NOT NULL
+	);
+	CREATE INDEX idempotency_created ON idempotency_keys (created_at);
+	-- One row per UTC day (YYYY-MM-DD): messages that reached Sent for the
+	-- first time, and messages that ended Failed, counted on the day it
+	-- happened, in the same transaction as the status change.
+	CREATE TABLE delivery_daily (
+		day     TEXT    PRIMARY KEY,
+		success INTEGER NOT NULL DEFAULT 0,
+		failed  INTEGER NOT NULL DEFAULT 0
+	)`,
+	// 3: the webhook outbox. A row is inserted in the transaction of the
+	// change it reports, so the event exists exactly when the change does.
+	// Rows of one ordering_key are delivered one at a time, in id order;
+	// rank lets a status event be dropped when a later status of the same
+	// message is already queued or sent. expires_at ends the retries.
+	`CREATE TABLE webhook_outbox (
+		id              INTEGER PRIMARY KEY AUTOINCREMENT,
+		webhook_id      TEXT    NOT NULL UNIQUE,
+		event           TEXT    NOT NULL,
+		payload         BLOB    NOT NULL,
+		ordering_key    TEXT    NOT NULL,
+		rank            INTEGER NOT NULL DEFAULT 0,
+		status          TEXT    NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'delivered', 'dead')),
+		attempts        INTEGER NOT NULL DEFAULT 0,
+		last_error      TEXT    NOT NULL DEFAULT '',
+		next_attempt_at INTEGER NOT NULL,
+		expires_at      INTEGER NOT NULL,
+		created_at      INTEGER NOT NULL,
+		delivered_at    INTEGER
+	);
+	CREATE INDEX webhook_due ON webhook_outbox (next_attempt_at, id) WHERE status = 'pending';
+	CREATE INDEX webhook_head ON webhook_outbox (ordering_key, id) WHERE status = 'pending';
+	CREATE INDEX webhook_rank ON webhook_outbox (ordering_key, rank);
+	CREATE INDEX webhook_dead ON webhook_outbox (created_at, id) WHERE status = 'dead'`,
+}
+
+// VerifyBridgeDB checks that an existing bridge.db decrypts with masterKey,
+// changing nothing; an absent one passes.
+func VerifyBridgeDB(ctx context.Context, path string, masterKey []byte) error {
+	return Verify(ctx, path, masterKey, purpose)
+}

@@ -1,0 +1,100 @@
+// Package sqlite opens the bridge's encrypted SQLite databases (DESIGN.md
+// section 6) and migrates their schemas.
+//
+// Every file is encrypted at rest with the adiantum VFS of
+// github.com/ncruces/go-sqlite3, which runs SQLite as pure Go (no cgo, so the
+// image stays static). Adiantum is deterministic for a given key, so each
+// database gets its own key, derived from ENCRYPTION_KEY with HKDF and the
+// database's purpose: equal pages in two files never look equal on disk.
+package sqlite
+
+import (
+	"context"
+	"crypto/hkdf"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/ncruces/go-sqlite3"
+	"github.com/ncruces/go-sqlite3/driver"
+	_ "github.com/ncruces/go-sqlite3/vfs/adiantum" // registers the "adiantum" VFS
+)
+
+// ErrWrongKey means the file exists but does not decrypt with the key given:
+// it was written with another ENCRYPTION_KEY, or it is not a msgbridge
+// database. Nothing in it was changed.
+var ErrWrongKey = errors.New("the file does not decrypt with ENCRYPTION_KEY (written with another key, or not a msgbridge database); nothing was changed")
+
+// MasterKeyLen is the length of ENCRYPTION_KEY once hex-decoded.
+const MasterKeyLen = 32
+
+// busyTimeoutMillis lets a writer wait for another connection's transaction
+// instead of failing with SQLITE_BUSY.
+const busyTimeoutMillis = 10_000
+
+// Open opens the database at path, creating it when absent, encrypted with a
+// key derived from masterKey for purpose (for example "bridge" or
+// "credentials"; a file must always be opened with the same purpose).
+//
+// The key is set in each connection's init callback rather than in the DSN,
+// so it never appears in a driver error or a log line. A file that does not
+// decrypt gives ErrWrongKey and is left as it was.
+func Open(ctx context.Context, path string, masterKey []byte, purpose string) (*sql.DB, error) {
+	if len(masterKey) != MasterKeyLen {
+		return nil, fmt.Errorf("open %s: master key must be %d bytes, got %d", path, MasterKeyLen, len(masterKey))
+	}
+	fileKey, err := hkdf.Key(sha256.New, masterKey, nil, "msgbridge sqlite "+purpose, 32)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: derive key: %w", path, err)
+	}
+	existed := fileExists(path)
+
+	hexKey := hex.EncodeToString(fileKey)
+	// _txlock=immediate: a write transaction takes the write lock at BEGIN,
+	// so two writers queue on busy_timeout instead of failing to upgrade.
+	db, err := driver.Open("file:"+path+"?vfs=adiantum&_txlock=immediate", func(c *sqlite3.Conn) error {
+		// The key first: every later statement reads the file.
+		if err := c.Exec("PRAGMA hexkey='" + hexKey + "'"); err != nil {
+			return err
+		}
+		return c.Exec(fmt.Sprintf(
+			"PRAGMA busy_timeout=%d; PRAGMA foreign_keys=ON; PRAGMA temp_store=MEMORY; PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;",
+			busyTimeoutMillis))
+	})
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	// Reading the schema is the first read of page 1: a wrong key fails here.
+	if _, err := db.ExecContext(ctx, "SELECT count(*) FROM sqlite_master"); err != nil {
+		_ = db.Close()
+		if existed && errors.Is(err, sqlite3.NOTADB) {
+			return nil, fmt.Errorf("open %s: %w", path, ErrWrongKey)
+		}
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	return db, nil
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// Verify checks that the existing database at path decrypts with the key for
+// purpose, changing nothing in it (a wrong key fails at the first read, and a
+// right one only opens and closes it); an absent file passes. Start-up verifies
+// every database before opening any, so that a wrong ENCRYPTION_KEY cannot
+// create one file and then fail on the next.
+func Verify(ctx context.Context, path string, masterKey []byte, purpose string) error {
+	if !fileExists(path) {
+		return nil
+	}
+	db, err := Open(ctx, path, masterKey, purpose)
+	if err != nil {
+		return err
+	}
+	return db.Close()
+}

@@ -1,0 +1,51 @@
+package bridge
+
+// Status is where an outgoing message stands. It only moves forward:
+// Queued -> Sent -> Delivered -> Read, or Queued -> Failed.
+type Status string
+
+// The statuses.
+const (
+	StatusQueued    Status = "Queued"
+	StatusSent      Status = "Sent"
+	StatusDelivered Status = "Delivered"
+	StatusRead      Status = "Read"
+	StatusFailed    Status = "Failed"
+)
+
+// Statuses lists every status in the order a message may pass them.
+var Statuses = []Status{StatusQueued, StatusSent, StatusDelivered, StatusRead, StatusFailed}
+
+// Rank orders the statuses: a message's status only moves to a higher rank.
+// Failed can only follow Queued, so it shares Sent's rank: a late Delivered
+// never follows it, and it never follows Sent.
+func (s Status) Rank() int {
+	switch s {
+	case StatusQueued:
+		return 0
+	case StatusSent, StatusFailed:
+		return 1
+	case StatusDelivered:
+		return 2
+	case StatusRead:
+		return 3
+	}
+	return -1
+}
+
+// Valid reports one of the statuses.
+func (s Status) Valid() bool { return s.Rank() >= 0 }
+
+// Advances reports whether a message in status s may move to next.
+func (s Status) Advances(next Status) bool {
+	if s == StatusFailed || next == StatusFailed {
+		return s == StatusQueued && next == StatusFailed
+	}
+	return next.Valid() && next.Rank() > s.Rank()
+}
+
+// ParseStatus accepts the statuses as the API spells them.
+func ParseStatus(s string) (Status, bool) {
+	st := Status(s)
+	return st, st.Valid()
+}

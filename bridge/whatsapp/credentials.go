@@ -1,0 +1,72 @@
+package whatsapp
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"go.mau.fi/whatsmeow/store"
+	"go.mau.fi/whatsmeow/store/sqlstore"
+	waLog "go.mau.fi/whatsmeow/util/log"
+
+	"github.com/msgbridge/msgbridge/bridge/sqlite"
+)
+
+// credentialsPurpose separates session.db's encryption key from bridge.db's.
+const credentialsPurpose = "credentials"
+
+// credentials is whatsmeow's device store on the encrypted session.db.
+type credentials struct {
+	db        *sql.DB
+	container *sqlstore.Container
+	device    *store.Device
+}
+
+// openCredentials opens session.db (creating it when absent) and returns the
+// stored device, or a new, unlinked one. A wrong key fails here, before
+// anything is written.
+func openCredentials(ctx context.Context, path string, masterKey []byte, log waLog.Logger) (*credentials, error) {
+	db, err := sqlite.Open(ctx, path, masterKey, credentialsPurpose)
+	if err != nil {
+		return nil, err
+	}
+	container := sqlstore.NewWithDB(db, "sqlite3", log)
+	if err := container.Upgrade(ctx); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("credentials store %s: %w", path, err)
+	}
+	device, err := container.GetFirstDevice(ctx)
+	if err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("credentials store %s: %w", path, err)
+	}
+	return &credentials{db: db, container: container, device: device}, nil
+}
+
+// linked reports stored credentials of a linked account.
+func (c *credentials) linked() bool { return c.device.ID != nil }
+
+func (c *credentials) close() error { return c.db.Close() }
+
+// wipeDir deletes every file in the credentials directory. It needs no
+// network: logout must forget the account even when WhatsApp is unreachable.
+func wipeDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("wipe credentials: %w", err)
+	}
+	for _, e := range entries {
+		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+			return fmt.Errorf("wipe credentials: %w", err)
+		}
+	}
+	return nil
+}
+
+// VerifyCredentials checks that an existing session.db decrypts with
+// masterKey, changing nothing; an absent one passes.
+func VerifyCredentials(ctx context.Context, path string, masterKey []byte) error {
+	return sqlite.Verify(ctx, path, masterKey, credentialsPurpose)
+}

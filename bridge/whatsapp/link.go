@@ -1,0 +1,177 @@
+package whatsapp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"go.mau.fi/whatsmeow"
+)
+
+// pairingDisplayName is how the linked device appears on the phone; whatsmeow
+// requires the "Browser (OS)" form.
+const pairingDisplayName = "Chrome (Linux)"
+
+// firstCodeTimeout bounds the wait for the server's first QR code, which also
+// proves the socket is ready for a pairing-code request.
+const firstCodeTimeout = 30 * time.Second
+
+// linkAttempt is one run of whatsmeow's QR channel: a connected, unlinked
+// socket whose QR codes rotate until a phone links or they run out. Both link
+// methods use it: a pairing code needs the same open socket.
+type linkAttempt struct {
+	seq    uint64        // numbers the attempts of this process from 1
+	ready  chan struct{} // closed at the first QR code
+	done   chan struct{} // closed when the attempt ends
+	latest string        // guarded by Manager.mu
+	// latestAt is when latest arrived, for observers that measure how soon
+	// a rotation reaches the screen; guarded by Manager.mu.
+	latestAt time.Time
+	err      error // why it ended without a link; guarded by Manager.mu
+}
+
+// QR returns the latest QR string of the running link attempt, starting one
+// when none runs. It is ErrLinked when an account is linked.
+func (m *Manager) QR(ctx context.Context) (string, error) {
+	link, err := m.ensureLink(ctx)
+	if err != nil {
+		return "", err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if link.latest == "" {
+		return "", link.err
+	}
+	return link.latest, nil
+}
+
+// PairingCode asks WhatsApp for the 8-character code that links the account
+// of phone (digits with country code) when entered on that phone.
+func (m *Manager) PairingCode(ctx context.Context, phone string) (string, error) {
+	if _, err := m.ensureLink(ctx); err != nil {
+		return "", err
+	}
+	code, err := m.client.Load().PairPhone(ctx, phone, true, whatsmeow.PairClientChrome, pairingDisplayName)
+	if err != nil {
+		return "", fmt.Errorf("request pairing code: %w", err)
+	}
+	return strings.ReplaceAll(code, "-", ""), nil
+}
+
+// ensureLink returns the running link attempt, or starts one, once its first
+// QR code has arrived.
+func (m *Manager) ensureLink(ctx context.Context) (*linkAttempt, error) {
+	link, err := m.startLink()
+	if err != nil {
+		return nil, err
+	}
+	wait, cancel := context.WithTimeout(ctx, firstCodeTimeout)
+	defer cancel()
+	select {
+	case <-link.ready:
+		return link, nil
+	case <-link.done:
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		return nil, link.err
+	case <-wait.Done():
+		return nil, fmt.Errorf("waiting for the first QR code: %w", wait.Err())
+	}
+}
+
+func (m *Manager) startLink() (*linkAttempt, error) {
+	m.opMu.Lock()
+	defer m.opMu.Unlock()
+	if m.linked.Load() {
+		return nil, ErrLinked
+	}
+	m.mu.Lock()
+	link := m.link
+	m.mu.Unlock()
+	if link != nil {
+		return link, nil
+	}
+	cli := m.client.Load()
+	// GetQRChannel must come before Connect, and both outlive this request.
+	codes, err := cli.GetQRChannel(m.bgCtx)
+	if err != nil {
+		return nil, fmt.Errorf("start link: %w", err)
+	}
+	link = &linkAttempt{ready: make(chan struct{}), done: make(chan struct{})}
+	m.mu.Lock()
+	m.linkSeq++
+	link.seq = m.linkSeq
+	m.link = link
+	m.applyLocked(linkStarted{})
+	m.mu.Unlock()
+	go m.followLink(link, codes)
+	if err := cli.ConnectContext(m.bgCtx); err != nil {
+		m.finishLink(link, fmt.Errorf("connect for linking: %w", err), ReasonPairError)
+		return nil, err
+	}
+	return link, nil
+}
+
+// followLink tracks the QR channel until the attempt ends.
+func (m *Manager) followLink(link *linkAttempt, codes <-chan whatsmeow.QRChannelItem) {
+	for item := range codes {
+		switch {
+		case item.Event == whatsmeow.QRChannelEventCode:
+			m.mu.Lock()
+			first := link.latest == ""
+			link.latest, link.latestAt = item.Code, m.opts.Now()
+			m.notify()
+			m.mu.Unlock()
+			if first {
+				close(link.ready)
+			}
+		case item == whatsmeow.QRChannelSuccess:
+			m.finishLink(link, nil, ReasonNone)
+			return
+		case item == whatsmeow.QRChannelTimeout:
+			m.finishLink(link, errors.New("the QR codes expired before a phone linked"), ReasonQRTimeout)
+			return
+		default:
+			err := item.Error
+			if err == nil {
+				err = fmt.Errorf("link attempt ended: %s", item.Event)
+			}
+			m.finishLink(link, err, ReasonPairError)
+			return
+		}
+	}
+	m.finishLink(link, errors.New("link attempt ended"), ReasonPairError)
+}
+
+// finishLink ends link once; reason tells the state policy why (it ignores
+// the end when the link succeeded).
+func (m *Manager) finishLink(link *linkAttempt, err error, reason Reason) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	select {
+	case <-link.done:
+		return
+	default:
+	}
+	link.err = err
+	close(link.done)
+	if m.link == link {
+		m.link = nil
+		m.notify() // CurrentQR is now empty
+	}
+	if err != nil {
+		m.applyLocked(linkEnded{reason: reason})
+	}
+}
+
+// endLink abandons the running attempt, if any (logout, reset).
+func (m *Manager) endLink() {
+	m.mu.Lock()
+	link := m.link
+	m.mu.Unlock()
+	if link != nil {
+		m.finishLink(link, errors.New("link attempt cancelled"), ReasonNone)
+	}
+}

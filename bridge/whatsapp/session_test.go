@@ -1,0 +1,368 @@
+package whatsapp
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/testr"
+	"go.mau.fi/whatsmeow"
+
+	"github.com/msgbridge/msgbridge/bridge/sqlite"
+	"github.com/msgbridge/msgbridge/bridge/wasim"
+)
+
+// testHeartbeat is short so that the tests see several heartbeats, and long
+// enough for the race detector's slowdown on the keepalive's response
+// deadline (half an interval, see TuneKeepAlive).
+const testHeartbeat = time.Second
+
+const account = "4915100000001"
+
+func TestMain(m *testing.M) {
+	// Both set whatsmeow's process-wide variables: before any client exists.
+	// TuneKeepAlive comes second: the tests exercise the production cadence.
+	wasim.Install()
+	TuneKeepAlive(testHeartbeat)
+	os.Exit(m.Run())
+}
+
+// bridgeFiles is one bridge's DATA_DIR, reused across restarts.
+type bridgeFiles struct {
+	dir string
+	key []byte
+}
+
+func newBridgeFiles(t *testing.T) bridgeFiles {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "credentials"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return bridgeFiles{dir: dir, key: bytes.Repeat([]byte{7}, sqlite.MasterKeyLen)}
+}
+
+// running is a Manager whose Run goroutine the test controls.
+type running struct {
+	*Manager
+	db   *sql.DB
+	stop func()
+}
+
+// start opens the bridge's databases and runs a Manager wired to sim, as the
+// bridge process does; stop (also at cleanup) ends it like SIGTERM.
+func start(t *testing.T, sim *wasim.Simulator, f bridgeFiles) *running {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	db, err := sqlite.OpenBridgeDB(ctx, filepath.Join(f.dir, "bridge.db"), f.key)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	m, err := New(ctx, Options{
+		CredentialsDir:    filepath.Join(f.dir, "credentials"),
+		MasterKey:         f.key,
+		DB:                db,
+		HeartbeatInterval: testHeartbeat,
+		Log:               testr.NewWithOptions(t, testr.Options{Verbosity: 0}),
+		ConfigureClient:   func(cli *whatsmeow.Client) { sim.Wire(cli) },
+	})
+	if err != nil {
+		cancel()
+		_ = db.Close()
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- m.Run(ctx) }()
+	stopped := false
+	r := &running{Manager: m, db: db}
+	r.stop = func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+		_ = db.Close()
+	}
+	t.Cleanup(r.stop)
+	return r
+}
+
+// waitState waits until the status satisfies ok, or fails the test.
+func waitState(t *testing.T, m *Manager, what string, ok func(Status) bool) Status {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		s := m.Status()
+		if ok(s) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("waiting for %s: status %+v", what, s)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func isState(st State, r Reason) func(Status) bool {
+	return func(s Status) bool { return s.State == st && s.Reason == r }
+}
+
+// linkByQR links a fresh bridge to the phone's account through a QR code.
+func linkByQR(t *testing.T, sim *wasim.Simulator, r *running) {
+	t.Helper()
+	ctx := context.Background()
+	qr, err := r.QR(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status().State != StatePairing {
+		t.Errorf("state while the QR shows: %s", r.Status().State)
+	}
+	if _, err := sim.Phone(account).ScanQR(ctx, qr); err != nil {
+		t.Fatal(err)
+	}
+	s := waitState(t, r.Manager, "connected", isState(StateConnected, ReasonNone))
+	if s.Account != account || s.ConnectedSince.IsZero() || s.LastHeartbeat.IsZero() {
+		t.Errorf("after linking: %+v", s)
+	}
+}
+
+func TestLinkByQRAndRestartReconnects(t *testing.T) {
+	sim := wasim.Start(t)
+	f := newBridgeFiles(t)
+	r := start(t, sim, f)
+	if s := r.Status(); s.State != StateUnpaired {
+		t.Fatalf("fresh bridge: %+v", s)
+	}
+	linkByQR(t, sim, r)
+
+	if _, err := r.QR(context.Background()); !errors.Is(err, ErrLinked) {
+		t.Errorf("QR while linked: %v", err)
+	}
+	if _, err := r.PairingCode(context.Background(), account); !errors.Is(err, ErrLinked) {
+		t.Errorf("pairing code while linked: %v", err)
+	}
+	r.stop()
+
+	// The stored row says connected; start-up must not believe it.
+	r2 := start(t, sim, f)
+	if s := r2.Status(); s.State != StateConnecting || s.Account != account {
+		t.Fatalf("after restart, before connecting: %+v", s)
+	}
+	waitState(t, r2.Manager, "reconnected", isState(StateConnected, ReasonNone))
+}
+
+func TestLinkByPairingCode(t *testing.T) {
+	sim := wasim.Start(t)
+	r := start(t, sim, newBridgeFiles(t))
+	code, err := r.PairingCode(context.Background(), account)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(code) != 8 || strings.Contains(code, "-") {
+		t.Fatalf("pairing code %q is not 8 characters without a dash", code)
+	}
+	if _, err := sim.Phone(account).EnterCode(context.Background(), code); err != nil {
+		t.Fatal(err)
+	}
+	s := waitState(t, r.Manager, "connected", isState(StateConnected, ReasonNone))
+	if s.Account != account {
+		t.Errorf("account %q", s.Account)
+	}
+}
+
+// A ghost connection: the socket stays open but the server stops answering.
+// The state leaves connected with keepalive_timeout, and the heartbeat stops
+// advancing within 3 intervals of the silence.
+func TestKeepAliveSilenceStopsTheHeartbeat(t *testing.T) {
+	sim := wasim.Start(t)
+	r := start(t, sim, newBridgeFiles(t))
+	linkByQR(t, sim, r)
+	// Let a few heartbeats pass to prove they advance while alive.
+	first := r.Status().LastHeartbeat
+	waitState(t, r.Manager, "a heartbeat", func(s Status) bool { return s.LastHeartbeat.After(first) })
+
+	silenced := time.Now()
+	sim.Phone(account).StopAnswering()
+	s := waitState(t, r.Manager, "keepalive timeout", isState(StateDisconnected, ReasonKeepAliveTimeout))
+	if s.LastHeartbeat.Sub(silenced) >= 3*testHeartbeat {
+		t.Errorf("heartbeat %v still advanced 3 intervals after the silence began at %v", s.LastHeartbeat, silenced)
+	}
+	frozen := s.LastHeartbeat
+	time.Sleep(3 * testHeartbeat)
+	if got := r.Status(); got.LastHeartbeat != frozen || got.State == StateConnected {
+		t.Errorf("a ghost connection got a heartbeat: %+v", got)
+	}
+	// The persisted heartbeat agrees with the status.
+	stored, err := stateStore{db: r.db}.load(context.Background())
+	if err != nil || !stored.LastHeartbeat.Equal(frozen.Truncate(time.Millisecond)) || stored.State != StateDisconnected {
+		t.Errorf("stored %+v, %v; want heartbeat %v", stored, err, frozen)
+	}
+
+	sim.Phone(account).ResumeAnswering()
+	waitState(t, r.Manager, "restored", isState(StateConnected, ReasonNone))
+}
+
+func TestStreamReplacedStopsReconnecting(t *testing.T) {
+	sim := wasim.Start(t)
+	r := start(t, sim, newBridgeFiles(t))
+	linkByQR(t, sim, r)
+	sim.Phone(account).ReplaceStream()
+	waitState(t, r.Manager, "stream replaced", isState(StateDisconnected, ReasonStreamReplaced))
+	// whatsmeow would reconnect within 2 s of a network loss; it must not.
+	time.Sleep(3 * time.Second)
+	if s := r.Status(); s.State != StateDisconnected || s.Reason != ReasonStreamReplaced {
+		t.Errorf("after stream replaced: %+v", s)
+	}
+	if len(sim.Phone(account).Connected()) != 0 {
+		t.Error("the bridge reconnected after stream replaced")
+	}
+}
+
+func TestDroppedSocketReconnects(t *testing.T) {
+	sim := wasim.Start(t)
+	r := start(t, sim, newBridgeFiles(t))
+	linkByQR(t, sim, r)
+	since := r.Status().ConnectedSince
+	sim.Phone(account).DropConnections()
+	waitState(t, r.Manager, "reconnected", func(s Status) bool { return s.Connected() && s.ConnectedSince.After(since) })
+}
+
+func TestRemoteLogoutWipesCredentials(t *testing.T) {
+	sim := wasim.Start(t)
+	f := newBridgeFiles(t)
+	r := start(t, sim, f)
+	linkByQR(t, sim, r)
+	sim.Phone(account).LogOutDevices()
+	s := waitState(t, r.Manager, "logged out", isState(StateLoggedOut, ReasonLoggedOut))
+	if s.Account != "" {
+		t.Errorf("account kept after logout: %+v", s)
+	}
+	// A new link can start right away.
+	waitFor(t, "a new link attempt", func() bool { _, err := r.QR(context.Background()); return err == nil })
+	assertNoAccountOnDisk(t, f)
+}
+
+func TestLogoutWipesCredentialsEvenOffline(t *testing.T) {
+	for _, offline := range []bool{false, true} {
+		name := map[bool]string{false: "online", true: "offline"}[offline]
+		t.Run(name, func(t *testing.T) {
+			sim := wasim.Start(t)
+			f := newBridgeFiles(t)
+			r := start(t, sim, f)
+			linkByQR(t, sim, r)
+			if offline {
+				if err := sim.Close(); err != nil {
+					t.Fatal(err)
+				}
+				waitState(t, r.Manager, "disconnected", func(s Status) bool { return s.State != StateConnected })
+			}
+			if err := r.Logout(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if s := r.Status(); s.State != StateUnpaired || s.Reason != ReasonUserLogout || s.Account != "" {
+				t.Errorf("after logout: %+v", s)
+			}
+			if !offline && len(sim.Phone(account).Devices()) != 0 {
+				t.Error("the phone still lists the linked device")
+			}
+			assertNoAccountOnDisk(t, f)
+			r.stop()
+			// A restart finds no credentials.
+			r2 := start(t, sim, f)
+			if s := r2.Status(); s.State != StateUnpaired {
+				t.Errorf("after restart: %+v", s)
+			}
+		})
+	}
+}
+
+// assertNoAccountOnDisk: the credentials directory holds no linked device.
+func assertNoAccountOnDisk(t *testing.T, f bridgeFiles) {
+	t.Helper()
+	c, err := openCredentials(context.Background(), filepath.Join(f.dir, "credentials", "session.db"), f.key, newWALogger(logr.Discard()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.close()
+	if c.linked() {
+		t.Errorf("credentials still hold device %v", c.device.ID)
+	}
+}
+
+func TestGroups(t *testing.T) {
+	sim := wasim.Start(t)
+	r := start(t, sim, newBridgeFiles(t))
+	if _, err := r.Groups(context.Background()); !errors.Is(err, ErrNotLinked) {
+		t.Fatalf("groups while unlinked: %v", err)
+	}
+	linkByQR(t, sim, r)
+	me := sim.Phone(account)
+	g := sim.CreateGroup("Sales team", me, sim.Contact("4915100000002", "Alice"), sim.Contact("4915100000003", "Bob"))
+	groups, err := r.Groups(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(groups) != 1 || groups[0].ID != g.JID().String() || groups[0].Subject != "Sales team" || groups[0].Participants != 3 {
+		t.Errorf("groups %+v", groups)
+	}
+}
+
+// Neither database holds a SQLite header or the account number in the clear.
+func TestDatabasesHoldNoPlaintext(t *testing.T) {
+	sim := wasim.Start(t)
+	f := newBridgeFiles(t)
+	r := start(t, sim, f)
+	linkByQR(t, sim, r)
+	r.stop()
+	err := filepath.WalkDir(f.dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if bytes.HasPrefix(b, []byte("SQLite format 3")) || bytes.Contains(b, []byte(account)) {
+			t.Errorf("%s holds plaintext", path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestWrongKeyIsRefused(t *testing.T) {
+	sim := wasim.Start(t)
+	f := newBridgeFiles(t)
+	r := start(t, sim, f)
+	linkByQR(t, sim, r)
+	r.stop()
+	err := VerifyCredentials(context.Background(), filepath.Join(f.dir, "credentials", "session.db"), bytes.Repeat([]byte{8}, sqlite.MasterKeyLen))
+	if !errors.Is(err, sqlite.ErrWrongKey) {
+		t.Fatalf("wrong key: %v", err)
+	}
+}
+
+func waitFor(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("waiting for %s", what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

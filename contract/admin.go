@@ -1,0 +1,25 @@
+package contract
+
+import "time"
+
+// Headers that carry the bridge's credentials.
+const (
+	AdminTokenHeader = "X-Admin-Token"
+	APIKeyHeader     = "X-Api-Key"
+)
+
+// AdminStatePath is the endpoint the operator polls.
+const AdminStatePath = "/api/admin/state"
+
+// AdminState is the body of GET /api/admin/state: what the operator reads to
+// mirror a bridge's session into its resource's status.
+type AdminState struct {
+	State          SessionState `json:"state"`
+	Connected      bool         `json:"connected"`
+	Account        string       `json:"account"`
+	PushName       string       `json:"push_name"`
+	LastHeartbeat  *time.Time   `json:"last_heartbeat"`
+	ConnectedSince *time.Time   `json:"connected_since"`
+	Reason         Reason       `json:"reason"`
+	Version        string       `json:"version"`
+}

@@ -37,3 +37,14 @@ type Group struct {
 	Subject      string
 	Participants int
 }
+
+// LinkQR is the running link attempt's current QR code.
+type LinkQR struct {
+	Code string // empty when no attempt runs or none has a code yet
+	// Since is when Code arrived, for observers that measure how soon a
+	// rotation reaches the screen.
+	Since time.Time
+	// Attempt names the link attempt (numbered from 1 in this process), so
+	// that a permission to see its codes can end with it; 0 when none runs.
+	Attempt uint64
+}

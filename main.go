@@ -4,6 +4,7 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"time"
 
@@ -29,72 +30,81 @@ func newScheme() *runtime.Scheme {
 	return s
 }
 
-func main() {
-	var (
-		metricsAddr      string
-		probeAddr        string
-		leaderElect      bool
-		bridgeImage      string
-		pollInterval     time.Duration
-		heartbeatRefresh time.Duration
-		bridgeTimeout    time.Duration
-		concurrency      int
-	)
-	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8080", "address of the Prometheus metrics endpoint; 0 disables it")
-	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "address of the liveness and readiness probes")
-	flag.BoolVar(&leaderElect, "leader-elect", true, "elect a leader so that only one replica reconciles at a time")
-	flag.StringVar(&bridgeImage, "bridge-image", defaultBridgeImage(),
+// options are the operator's command-line flags.
+type options struct {
+	metricsAddr      string
+	probeAddr        string
+	leaderElect      bool
+	bridgeImage      string
+	pollInterval     time.Duration
+	heartbeatRefresh time.Duration
+	bridgeTimeout    time.Duration
+	concurrency      int
+	zap              zap.Options
+}
+
+func parseFlags(fs *flag.FlagSet, args []string) (options, error) {
+	var o options
+	fs.StringVar(&o.metricsAddr, "metrics-bind-address", ":8080", "address of the Prometheus metrics endpoint; 0 disables it")
+	fs.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "address of the liveness and readiness probes")
+	fs.BoolVar(&o.leaderElect, "leader-elect", true, "elect a leader so that only one replica reconciles at a time")
+	fs.StringVar(&o.bridgeImage, "bridge-image", defaultBridgeImage(),
 		"image of bridges whose spec names none (env BRIDGE_IMAGE); the operator's own image, which ships /bridge")
-	flag.DurationVar(&pollInterval, "poll-interval", controllers.DefaultPollInterval, "how often each bridge's session state is read")
-	flag.DurationVar(&heartbeatRefresh, "heartbeat-status-refresh", 5*time.Minute,
+	fs.DurationVar(&o.pollInterval, "poll-interval", controllers.DefaultPollInterval, "how often each bridge's session state is read")
+	fs.DurationVar(&o.heartbeatRefresh, "heartbeat-status-refresh", 5*time.Minute,
 		"write a heartbeat that only moved forward into the status once it moved this much; 0 writes it only with another status change")
-	flag.DurationVar(&bridgeTimeout, "bridge-timeout", bridgeclient.DefaultTimeout, "timeout of one call to a bridge")
-	flag.IntVar(&concurrency, "max-concurrent-reconciles", 8, "MessagingBridges reconciled in parallel; each may wait on its bridge for up to --bridge-timeout")
-	opts := zap.Options{}
-	opts.BindFlags(flag.CommandLine)
-	flag.Parse()
+	fs.DurationVar(&o.bridgeTimeout, "bridge-timeout", bridgeclient.DefaultTimeout, "timeout of one call to a bridge")
+	fs.IntVar(&o.concurrency, "max-concurrent-reconciles", 8, "MessagingBridges reconciled in parallel; each may wait on its bridge for up to --bridge-timeout")
+	o.zap.BindFlags(fs)
+	return o, fs.Parse(args)
+}
 
-	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&opts)))
-	setupLog := ctrl.Log.WithName("setup")
+func main() {
+	o, err := parseFlags(flag.CommandLine, os.Args[1:])
+	if err != nil {
+		os.Exit(2)
+	}
+	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&o.zap)))
+	if err := run(o); err != nil {
+		ctrl.Log.WithName("setup").Error(err, "operator stopped")
+		os.Exit(1)
+	}
+}
 
+// run builds the manager with the MessagingBridge controller and runs it
+// until SIGTERM.
+func run(o options) error {
 	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
 		Scheme:                 newScheme(),
-		Metrics:                metricsserver.Options{BindAddress: metricsAddr},
-		HealthProbeBindAddress: probeAddr,
-		LeaderElection:         leaderElect,
+		Metrics:                metricsserver.Options{BindAddress: o.metricsAddr},
+		HealthProbeBindAddress: o.probeAddr,
+		LeaderElection:         o.leaderElect,
 		LeaderElectionID:       "msgbridge-operator.msgbridge.io",
 		// Stepping down on SIGTERM lets the next replica take over at once.
 		LeaderElectionReleaseOnCancel: true,
 	})
 	if err != nil {
-		setupLog.Error(err, "unable to create the manager")
-		os.Exit(1)
+		return fmt.Errorf("create the manager: %w", err)
 	}
 	reconciler := &controllers.MessagingBridgeReconciler{
 		Client:                 mgr.GetClient(),
 		Recorder:               mgr.GetEventRecorder("msgbridge-operator"),
-		BridgeImage:            bridgeImage,
-		Bridge:                 &bridgeclient.Client{Timeout: bridgeTimeout},
-		PollInterval:           pollInterval,
-		HeartbeatStatusRefresh: heartbeatRefresh,
+		BridgeImage:            o.bridgeImage,
+		Bridge:                 &bridgeclient.Client{Timeout: o.bridgeTimeout},
+		PollInterval:           o.pollInterval,
+		HeartbeatStatusRefresh: o.heartbeatRefresh,
 	}
-	if err := reconciler.SetupWithManager(mgr, controller.Options{MaxConcurrentReconciles: concurrency}); err != nil {
-		setupLog.Error(err, "unable to set up the MessagingBridge controller")
-		os.Exit(1)
+	if err := reconciler.SetupWithManager(mgr, controller.Options{MaxConcurrentReconciles: o.concurrency}); err != nil {
+		return fmt.Errorf("set up the MessagingBridge controller: %w", err)
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
-		setupLog.Error(err, "unable to set up the health check")
-		os.Exit(1)
+		return fmt.Errorf("set up the health check: %w", err)
 	}
 	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
-		setupLog.Error(err, "unable to set up the ready check")
-		os.Exit(1)
+		return fmt.Errorf("set up the ready check: %w", err)
 	}
-	setupLog.Info("starting manager", "version", contract.BuildVersion(), "bridgeImage", bridgeImage)
-	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
-		setupLog.Error(err, "manager stopped")
-		os.Exit(1)
-	}
+	ctrl.Log.WithName("setup").Info("starting manager", "version", contract.BuildVersion(), "bridgeImage", o.bridgeImage)
+	return mgr.Start(ctrl.SetupSignalHandler())
 }
 
 // defaultBridgeImage is BRIDGE_IMAGE, which the manager's Deployment sets to
@@ -103,5 +113,10 @@ func defaultBridgeImage() string {
 	if img := os.Getenv("BRIDGE_IMAGE"); img != "" {
 		return img
 	}
-	return "msgbridge:" + contract.BuildVersion()
+	// An image tag cannot hold a semantic version's '+', so the raw build
+	// version is the tag, as the Makefile's IMG.
+	if contract.Version != "" {
+		return "msgbridge:" + contract.Version
+	}
+	return "msgbridge:dev"
 }

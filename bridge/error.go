@@ -11,18 +11,18 @@ type Kind int
 
 // The kinds.
 const (
-	KindInternal      Kind = iota // a fault of the bridge; the caller may retry
-	KindInvalid                   // the request is wrong; retrying it cannot help
-	KindUnauthorized              // a credential is missing or wrong
-	KindNotFound                  // the named thing does not exist
-	KindConflict                  // the request conflicts with the current state
-	KindTooLarge                  // the request is over a size limit
-	KindUnsupported               // the request's content type is not accepted
-	KindRateLimited               // too many requests; retry later
-	KindUnavailable               // a dependency is down (no linked session); retry later
-	KindTimeout                   // a dependency did not answer in time
-	KindUpstream                  // WhatsApp refused or failed the operation
-	KindInsufficientStorage       // the bridge's disk space for this is used up
+	KindInternal            Kind = iota // a fault of the bridge; the caller may retry
+	KindInvalid                         // the request is wrong; retrying it cannot help
+	KindUnauthorized                    // a credential is missing or wrong
+	KindNotFound                        // the named thing does not exist
+	KindConflict                        // the request conflicts with the current state
+	KindTooLarge                        // the request is over a size limit
+	KindUnsupported                     // the request's content type is not accepted
+	KindRateLimited                     // too many requests; retry later
+	KindUnavailable                     // a dependency is down (no linked session); retry later
+	KindTimeout                         // a dependency did not answer in time
+	KindUpstream                        // WhatsApp refused or failed the operation
+	KindInsufficientStorage             // the bridge's disk space for this is used up
 )
 
 // Error is the bridge's one application error: a stable, machine-readable

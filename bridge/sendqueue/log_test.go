@@ -159,7 +159,7 @@ func TestGet(t *testing.T) {
 // Receipts move messages forward only, each change inside the transaction
 // that stores it; a receipt never fails a message.
 func TestReceipts(t *testing.T) {
-	f := newFixture(t)
+	f := newFixture(t, time.Hour)
 	m := f.submit(textRequest("hello")).Messages[0]
 	ctx := context.Background()
 	steps := []struct {
@@ -186,6 +186,12 @@ func TestReceipts(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.waitStatus(other.ID, bridge.StatusRead)
+	f.sender.setReady(false)
+	queued := f.submit(textRequest("waits")).Messages[0]
+	if changed, err := f.q.AdvanceStatus(ctx, []string{queued.WhatsAppID}, bridge.StatusFailed); err != nil || len(changed) != 0 {
+		t.Errorf("a Failed receipt changed %v, %v", changed, err)
+	}
+	f.waitStatus(queued.ID, bridge.StatusQueued)
 	want := []string{m.WhatsAppID + " Sent", m.WhatsAppID + " Delivered", m.WhatsAppID + " Read", other.WhatsAppID + " Sent", other.WhatsAppID + " Read"}
 	if got := f.events.events(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("events %v, want %v", got, want)

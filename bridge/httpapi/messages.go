@@ -1,13 +1,13 @@
 package httpapi
 
 import (
-	"errors"
 	"net/http"
 	"strconv"
 	"time"
 
 	"github.com/gorilla/mux"
 
+	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/sendqueue"
 	"github.com/msgbridge/msgbridge/bridge/settings"
 )
@@ -31,8 +31,8 @@ type messageJSON struct {
 	UpdatedAt  time.Time `json:"updated_at"`
 }
 
-func toMessageJSON(m sendqueue.Message) messageJSON {
-	return messageJSON{ID: m.ID, WhatsAppID: m.WhatsAppID, Recipient: m.Recipient, Type: m.Type, Status: string(m.Status),
+func toMessageJSON(m bridge.Message) messageJSON {
+	return messageJSON{ID: m.ID, WhatsAppID: m.WhatsAppID, Recipient: m.Recipient.JID(), Type: string(m.Type), Status: string(m.Status),
 		RetryCount: m.RetryCount, Attempts: m.Attempts, LastError: m.LastError, CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt}
 }
 
@@ -56,7 +56,7 @@ func requireAPIKey(key settings.Secret, next http.Handler) http.Handler {
 func getMessage(q Messages) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		m, err := q.Get(r.Context(), mux.Vars(r)["id"])
-		if errors.Is(err, sendqueue.ErrNotFound) {
+		if bridge.ErrorKind(err) == bridge.KindNotFound {
 			writeError(w, http.StatusNotFound, "not_found", "no message with this id")
 			return
 		}
@@ -77,8 +77,8 @@ func listMessages(q Messages) http.HandlerFunc {
 			return
 		}
 		msgs, next, err := q.List(r.Context(), f)
-		if errors.Is(err, sendqueue.ErrBadCursor) {
-			writeError(w, http.StatusBadRequest, "invalid_cursor", err.Error())
+		if e := bridge.ErrorOf(err); e.Kind == bridge.KindInvalid {
+			writeError(w, http.StatusBadRequest, e.Code, e.Message)
 			return
 		}
 		if err != nil {
@@ -106,7 +106,7 @@ func parseFilter(r *http.Request) (sendqueue.Filter, *apiError) {
 		switch name {
 		case "apiKey":
 		case "status":
-			st, ok := sendqueue.ParseStatus(v)
+			st, ok := bridge.ParseStatus(v)
 			if !ok {
 				return f, badRequest("invalid_status", "status must be Queued, Sent, Delivered, Read or Failed")
 			}

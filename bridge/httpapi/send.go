@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-logr/logr"
 
+	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/sendqueue"
 	"github.com/msgbridge/msgbridge/bridge/settings"
 )
@@ -17,8 +18,8 @@ import (
 type Messages interface {
 	Submit(ctx context.Context, req sendqueue.Request) (sendqueue.Result, error)
 	StoreResponse(ctx context.Context, key string, resp sendqueue.StoredResponse) error
-	Get(ctx context.Context, id string) (sendqueue.Message, error)
-	List(ctx context.Context, f sendqueue.Filter) ([]sendqueue.Message, string, error)
+	Get(ctx context.Context, id string) (bridge.Message, error)
+	List(ctx context.Context, f sendqueue.Filter) ([]bridge.Message, string, error)
 }
 
 // SendConfig configures POST /send.
@@ -115,13 +116,13 @@ func renderSendResponse(res sendqueue.Result) (int, []byte) {
 	for i, m := range res.Messages {
 		status := "queued"
 		switch m.Status {
-		case sendqueue.StatusSent, sendqueue.StatusDelivered, sendqueue.StatusRead:
+		case bridge.StatusSent, bridge.StatusDelivered, bridge.StatusRead:
 			status = "sent"
-		case sendqueue.StatusFailed:
+		case bridge.StatusFailed:
 			status = "failed"
 		}
 		allSent = allSent && status == "sent"
-		out.Messages[i] = sentItemJSON{ID: m.ID, WhatsAppID: m.WhatsAppID, Type: m.Type, Status: status, RetryCount: m.RetryCount}
+		out.Messages[i] = sentItemJSON{ID: m.ID, WhatsAppID: m.WhatsAppID, Type: string(m.Type), Status: status, RetryCount: m.RetryCount}
 	}
 	code := http.StatusAccepted
 	if allSent {

@@ -14,6 +14,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/phone"
 	"github.com/msgbridge/msgbridge/bridge/sendqueue"
 	"github.com/msgbridge/msgbridge/bridge/whatsapp"
@@ -242,7 +243,11 @@ func truncate(s string, runes int) string {
 
 // toRequest validates the whole form, all or nothing, into a request.
 func (f *sendForm) toRequest() (sendqueue.Request, *apiError) {
-	recipient, err := recipientJID(f.number)
+	jid, err := recipientJID(f.number)
+	var recipient bridge.Recipient
+	if err == nil {
+		recipient, err = bridge.RecipientFromJID(jid)
+	}
 	if err != nil {
 		return sendqueue.Request{}, badRequest("invalid_number", "%s", phone.ErrInvalid.Error())
 	}
@@ -265,7 +270,7 @@ func (f *sendForm) toRequest() (sendqueue.Request, *apiError) {
 		if !utf8.ValidString(text) {
 			return sendqueue.Request{}, badRequest("invalid_text", "text[%d] is not valid UTF-8", i)
 		}
-		item := sendqueue.Item{Type: typ, Text: text}
+		item := sendqueue.Item{Type: bridge.MessageType(typ), Text: text}
 		switch typ {
 		case whatsapp.KindText:
 			if strings.TrimSpace(text) == "" {

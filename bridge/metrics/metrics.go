@@ -19,6 +19,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/contract"
 )
 
 const namespace = "msgbridge"
@@ -31,24 +34,21 @@ type Sources struct {
 	SendQueueDepth func() float64
 	// WebhookQueueDepth: webhook events waiting for delivery.
 	WebhookQueueDepth func() float64
-	// SessionState: the session's state, one of SessionStates.
+	// SessionState: the session's state, one of contract.SessionStates.
 	SessionState func() string
 	// HeartbeatAge: seconds since the last heartbeat; return NaN when none
 	// was ever recorded.
 	HeartbeatAge func() float64
 }
 
-// SessionStates are the session's states (DESIGN.md section 3), each a
-// series of msgbridge_session_state, so that the series exist, at 0, before
-// the state is first entered.
-var SessionStates = []string{"unpaired", "pairing", "connecting", "connected", "disconnected", "logged_out"}
+// Label values exist from the start, at 0: a rate() over a series that
+// appears only with its first event misses that event. The statuses are
+// bridge.Statuses and the session's states contract.SessionStates, each a
+// series of msgbridge_session_state.
+var outcomes = []string{OutcomeSuccess, OutcomeFailure}
 
-// Label values that exist from the start, at 0: a rate() over a series
-// that appears only with its first event misses that event.
-var (
-	messageStatuses = []string{"queued", "sent", "delivered", "read", "failed"}
-	outcomes        = []string{OutcomeSuccess, OutcomeFailure}
-)
+// statusLabel is a status as a label value: lower-case.
+func statusLabel(s bridge.Status) string { return strings.ToLower(string(s)) }
 
 // The outcomes of a send attempt or a webhook delivery.
 const (
@@ -96,8 +96,8 @@ func New(src Sources) *Metrics {
 			Help: "Times the session reconnected to WhatsApp after losing its connection.",
 		}),
 	}
-	for _, s := range messageStatuses {
-		m.messages.WithLabelValues(s)
+	for _, s := range bridge.Statuses {
+		m.messages.WithLabelValues(statusLabel(s))
 	}
 	for _, o := range outcomes {
 		m.attempts.WithLabelValues(o)
@@ -122,16 +122,17 @@ func New(src Sources) *Metrics {
 	return m
 }
 
-// MessageStatus counts a message reaching status ("Queued", "Sent", …, as
-// the message log spells them; label values are lower-case).
-func (m *Metrics) MessageStatus(status string) {
-	m.messages.WithLabelValues(strings.ToLower(status)).Inc()
+// MessageStatus counts a message reaching status (the send queue's
+// Observer).
+func (m *Metrics) MessageStatus(status bridge.Status) {
+	m.messages.WithLabelValues(statusLabel(status)).Inc()
 }
 
-// SendAttempt counts one send attempt that took d; err nil is a success.
-func (m *Metrics) SendAttempt(err error, d time.Duration) {
+// SendAttempt counts one send attempt, sent (ok) or not, that took d (the
+// send queue's Observer).
+func (m *Metrics) SendAttempt(ok bool, d time.Duration) {
 	outcome := OutcomeSuccess
-	if err != nil {
+	if !ok {
 		outcome = OutcomeFailure
 	}
 	m.attempts.WithLabelValues(outcome).Inc()
@@ -163,7 +164,7 @@ func (m *Metrics) Handler() http.Handler {
 
 // sessionStateCollector reports msgbridge_session_state{state} one-hot: 1
 // for the current state, 0 for the others. A state not in SessionStates is
-// reported too, so a new state is visible before this list learns it.
+// reported too, so a new state is visible before the contract lists it.
 type sessionStateCollector struct {
 	state func() string
 }
@@ -176,12 +177,12 @@ func (c sessionStateCollector) Describe(ch chan<- *prometheus.Desc) { ch <- sess
 func (c sessionStateCollector) Collect(ch chan<- prometheus.Metric) {
 	current := c.state()
 	known := false
-	for _, s := range SessionStates {
+	for _, s := range contract.SessionStates {
 		v := 0.0
-		if s == current {
+		if string(s) == current {
 			v, known = 1, true
 		}
-		ch <- prometheus.MustNewConstMetric(sessionStateDesc, prometheus.GaugeValue, v, s)
+		ch <- prometheus.MustNewConstMetric(sessionStateDesc, prometheus.GaugeValue, v, string(s))
 	}
 	if !known {
 		ch <- prometheus.MustNewConstMetric(sessionStateDesc, prometheus.GaugeValue, 1, current)

@@ -1,10 +1,10 @@
 package metrics
 
 import (
-	"errors"
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -12,6 +12,9 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/contract"
 )
 
 // scrape fetches /metrics from a real server and parses the text format.
@@ -87,13 +90,13 @@ func (s *sources) Sources() Sources {
 func TestScrape(t *testing.T) {
 	src := &sources{sendDepth: 3, whDepth: 7, state: "connected", heartbeatAgeSeconds: 4.5}
 	m := New(src.Sources())
-	m.MessageStatus("Queued")
-	m.MessageStatus("Queued")
-	m.MessageStatus("Sent")
-	m.MessageStatus("Read")
-	m.SendAttempt(nil, 120*time.Millisecond)
-	m.SendAttempt(errors.New("not connected"), 3*time.Millisecond)
-	m.SendAttempt(errors.New("not connected"), 2*time.Millisecond)
+	m.MessageStatus(bridge.StatusQueued)
+	m.MessageStatus(bridge.StatusQueued)
+	m.MessageStatus(bridge.StatusSent)
+	m.MessageStatus(bridge.StatusRead)
+	m.SendAttempt(true, 120*time.Millisecond)
+	m.SendAttempt(false, 3*time.Millisecond)
+	m.SendAttempt(false, 2*time.Millisecond)
 	m.WebhookDelivery(true)
 	m.WebhookDelivery(false)
 	m.Reconnect()
@@ -160,7 +163,7 @@ func TestUnknownStateIsStillShown(t *testing.T) {
 	if value(t, fams, "msgbridge_session_state", "state", "banned") != 1 {
 		t.Error("an unknown state is hidden")
 	}
-	if n := len(fams["msgbridge_session_state"].GetMetric()); n != len(SessionStates)+1 {
+	if n := len(fams["msgbridge_session_state"].GetMetric()); n != len(contract.SessionStates)+1 {
 		t.Errorf("%d series", n)
 	}
 }
@@ -193,13 +196,29 @@ func TestConcurrentUpdates(t *testing.T) {
 	for range 8 {
 		wg.Go(func() {
 			for range 1000 {
-				m.MessageStatus("Sent")
-				m.SendAttempt(nil, time.Millisecond)
+				m.MessageStatus(bridge.StatusSent)
+				m.SendAttempt(true, time.Millisecond)
 			}
 		})
 	}
 	wg.Wait()
 	if got := value(t, scrape(t, m), "msgbridge_messages_total", "status", "sent"); got != 8000 {
 		t.Errorf("sent = %v, want 8000", got)
+	}
+}
+
+// Every status and session state has its series, at 0, before its first
+// event; the lists are the domain's and the contract's.
+func TestSeriesExistFromTheStart(t *testing.T) {
+	fams := scrape(t, New(Sources{SessionState: func() string { return "" }}))
+	for _, s := range bridge.Statuses {
+		if got := value(t, fams, "msgbridge_messages_total", "status", strings.ToLower(string(s))); got != 0 {
+			t.Errorf("%s = %v", s, got)
+		}
+	}
+	for _, s := range contract.SessionStates {
+		if got := value(t, fams, "msgbridge_session_state", "state", string(s)); got != 0 {
+			t.Errorf("%s = %v", s, got)
+		}
 	}
 }

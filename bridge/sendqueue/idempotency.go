@@ -2,9 +2,18 @@ package sendqueue
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/binary"
+	"encoding/hex"
 	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"os"
 	"time"
+
+	"github.com/msgbridge/msgbridge/bridge"
 )
 
 // IdempotencyWindow is how long a repeated Idempotency-Key returns the first
@@ -23,37 +32,106 @@ type idempotencyRecord struct {
 	stored    *StoredResponse // nil until the first request recorded it
 }
 
-// claimIdempotencyKey records key for requestID, or returns the earlier
-// request that holds it. A key older than the window is taken over.
-func claimIdempotencyKey(tx *sql.Tx, key, requestID string, now time.Time) (*idempotencyRecord, error) {
+// errKeyReused: the key came with another request than its first one. The
+// first response would describe messages this request did not ask for, and
+// sending would break the key's promise: neither is right, so say so.
+func errKeyReused() error {
+	return bridge.Errorf(bridge.KindConflict, "idempotency_key_reused",
+		"this Idempotency-Key was used in the last %s for a different request", IdempotencyWindow)
+}
+
+const (
+	selectIdempotencyKey = `SELECT request_id, request_hash, status, response, created_at FROM idempotency_keys WHERE key = ?`
+	upsertIdempotencyKey = `INSERT INTO idempotency_keys (key, request_id, request_hash, created_at) VALUES (?, ?, ?, ?)
+		ON CONFLICT (key) DO UPDATE SET request_id = excluded.request_id, request_hash = excluded.request_hash,
+		status = 0, response = '', created_at = excluded.created_at`
+)
+
+// claimIdempotencyKey records key for requestID and the request's hash, or
+// returns the earlier request that holds it; an earlier request with another
+// hash is a conflict. A key older than the window is taken over.
+func (q *Queue) claimIdempotencyKey(ctx context.Context, tx *sql.Tx, key, reqHash, requestID string, now time.Time) (*idempotencyRecord, error) {
 	var (
-		prior   idempotencyRecord
-		status  int
-		body    []byte
-		created int64
+		prior     idempotencyRecord
+		priorHash string
+		status    int
+		body      []byte
+		created   int64
 	)
-	err := tx.QueryRow(`SELECT request_id, status, response, created_at FROM idempotency_keys WHERE key = ?`, key).
-		Scan(&prior.requestID, &status, &body, &created)
+	err := q.stmts.QueryRow(ctx, tx, selectIdempotencyKey, key).Scan(&prior.requestID, &priorHash, &status, &body, &created)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 	case err != nil:
 		return nil, err
 	case now.Sub(time.UnixMilli(created)) < IdempotencyWindow:
+		// A key stored before hashes were (empty) cannot be compared; it
+		// replays as it always did, for the rest of its window.
+		if priorHash != "" && priorHash != reqHash {
+			return nil, errKeyReused()
+		}
 		if status != 0 {
 			prior.stored = &StoredResponse{Status: status, Body: body}
 		}
 		return &prior, nil
 	}
-	_, err = tx.Exec(`INSERT INTO idempotency_keys (key, request_id, created_at) VALUES (?, ?, ?)
-		ON CONFLICT (key) DO UPDATE SET request_id = excluded.request_id, status = 0, response = '', created_at = excluded.created_at`,
-		key, requestID, now.UnixMilli())
+	_, err = q.stmts.Exec(ctx, tx, upsertIdempotencyKey, key, requestID, reqHash, now.UnixMilli())
 	return nil, err
+}
+
+// requestHash identifies what req asks for: its recipient and, in order,
+// each item's type, text, file name and content (by SHA-256). Every field
+// is length-prefixed, so no two different requests hash alike by moving a
+// boundary.
+func requestHash(req Request) (string, error) {
+	h := sha256.New()
+	field(h, req.Recipient.JID())
+	for i, it := range req.Items {
+		field(h, string(it.Type))
+		field(h, it.Text)
+		if it.File == nil {
+			field(h, "")
+			field(h, "")
+			continue
+		}
+		sum, err := fileSHA256(it.File)
+		if err != nil {
+			return "", bridge.Internal("store_failed", "the request could not be stored; nothing will be sent",
+				fmt.Errorf("hash file of item %d: %w", i, err))
+		}
+		field(h, it.File.Name)
+		field(h, sum)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+func field(h hash.Hash, s string) {
+	_ = binary.Write(h, binary.BigEndian, uint64(len(s))) // a hash.Hash never fails to write
+	_, _ = io.WriteString(h, s)
+}
+
+// fileSHA256 is f.SHA256, or computed from the spooled file when the HTTP
+// layer left it empty.
+func fileSHA256(f *SpooledFile) (string, error) {
+	if f.SHA256 != "" {
+		return f.SHA256, nil
+	}
+	file, err := os.Open(f.Path)
+	if err != nil {
+		return "", err
+	}
+	defer func() { _ = file.Close() }()
+	h := sha256.New()
+	if _, err := io.Copy(h, file); err != nil {
+		return "", err
+	}
+	f.SHA256 = hex.EncodeToString(h.Sum(nil))
+	return f.SHA256, nil
 }
 
 // StoreResponse records the response of the request that claimed key.
 func (q *Queue) StoreResponse(ctx context.Context, key string, resp StoredResponse) error {
 	return q.opts.Batcher.Do(ctx, func(tx *sql.Tx) error {
-		_, err := tx.Exec(`UPDATE idempotency_keys SET status = ?, response = ? WHERE key = ?`, resp.Status, resp.Body, key)
+		_, err := q.stmts.Exec(ctx, tx, `UPDATE idempotency_keys SET status = ?, response = ? WHERE key = ?`, resp.Status, resp.Body, key)
 		return err
 	})
 }
@@ -64,16 +142,16 @@ func (q *Queue) replay(ctx context.Context, prior *idempotencyRecord) (Result, e
 	}
 	msgs, err := q.requestMessages(ctx, prior.requestID)
 	if err != nil {
-		return Result{}, err
+		return Result{}, readFailed(err)
 	}
-	return Result{Replay: true, Messages: msgs}, nil
+	return Result{Replay: true, Messages: messages(msgs)}, nil
 }
 
 // pruneIdempotencyKeys forgets keys past the window.
 func (q *Queue) pruneIdempotencyKeys(ctx context.Context) error {
 	cutoff := q.opts.Now().Add(-IdempotencyWindow).UnixMilli()
 	return q.opts.Batcher.Do(ctx, func(tx *sql.Tx) error {
-		_, err := tx.Exec(`DELETE FROM idempotency_keys WHERE created_at < ?`, cutoff)
+		_, err := tx.ExecContext(ctx, `DELETE FROM idempotency_keys WHERE created_at < ?`, cutoff)
 		return err
 	})
 }

@@ -1,4 +1,4 @@
-// Package dispatch is the bridge's durable send queue and message log
+// Package sendqueue is the bridge's durable send queue and message log
 // (DESIGN.md section 3). A message is stored, with its WhatsApp ID chosen,
 // before its first attempt; then it is attempted at once and, while it
 // fails, after each delay of the retry schedule, until it is sent or Failed.
@@ -8,55 +8,16 @@ package sendqueue
 
 import (
 	"database/sql"
-	"time"
+
+	"github.com/msgbridge/msgbridge/bridge"
 )
 
-// Status is where a message stands. It only moves forward:
-// Queued -> Sent -> Delivered -> Read, or Queued -> Failed.
-type Status string
-
-// The statuses.
-const (
-	StatusQueued    Status = "Queued"
-	StatusSent      Status = "Sent"
-	StatusDelivered Status = "Delivered"
-	StatusRead      Status = "Read"
-	StatusFailed    Status = "Failed"
-)
-
-// rank orders the statuses of a successful send; Failed is final and apart.
-var rank = map[Status]int{StatusQueued: 0, StatusSent: 1, StatusDelivered: 2, StatusRead: 3}
-
-// ParseStatus accepts the statuses as the API spells them.
-func ParseStatus(s string) (Status, bool) {
-	st := Status(s)
-	_, ok := rank[st]
-	return st, ok || st == StatusFailed
-}
-
-// advances reports whether to moves a message in status from forward.
-func advances(from, to Status) bool {
-	if from == StatusFailed || to == StatusFailed {
-		return false
-	}
-	return rank[to] > rank[from]
-}
-
-// Message is one entry of the message log.
-type Message struct {
-	ID         string
-	WhatsAppID string
-	RequestID  string
-	Position   int
-	Recipient  string
-	Type       string
-	Status     Status
-	RetryCount int
-	Attempts   int
-	LastError  string
-	CreatedAt  time.Time
-	UpdatedAt  time.Time
-
+// row is a message as the queue keeps it: the domain's view plus what only
+// the queue needs to send it again.
+type row struct {
+	bridge.Message
+	requestID   string
+	position    int
 	body        string
 	nextAttempt sql.NullInt64 // when the next attempt is due; set by plan
 	filePath    string
@@ -64,9 +25,26 @@ type Message struct {
 	mimeType    string
 }
 
+// outgoing is what the session needs to send m.
+func (m *row) outgoing() bridge.Outgoing {
+	return bridge.Outgoing{
+		ID: m.WhatsAppID, Recipient: m.Recipient, Type: m.Type, Text: m.body,
+		FilePath: m.filePath, FileName: m.fileName, MimeType: m.mimeType,
+	}
+}
+
+// messages returns the domain's view of rows.
+func messages(rows []row) []bridge.Message {
+	out := make([]bridge.Message, len(rows))
+	for i := range rows {
+		out[i] = rows[i].Message
+	}
+	return out
+}
+
 // Item is one validated item of a send request.
 type Item struct {
-	Type string // session.KindText, KindImage or KindDocument
+	Type bridge.MessageType
 	Text string // body, or caption
 	File *SpooledFile
 }
@@ -78,11 +56,40 @@ type SpooledFile struct {
 	Name     string
 	MimeType string
 	Size     int64
+	// SHA256 is the hex SHA-256 of the file's content. The HTTP layer can
+	// fill it for free while spooling (an io.MultiWriter); when it is empty
+	// and the request has an Idempotency-Key, Submit reads the file to
+	// compute it, since a reused key is matched against the request's
+	// content (see requestHash).
+	SHA256 string
 }
 
 // Request is one validated POST /send.
 type Request struct {
-	Recipient      string // a JID
+	Recipient      bridge.Recipient
 	Items          []Item
 	IdempotencyKey string // empty: none
+}
+
+// validate checks what the queue relies on; the HTTP layer has already
+// checked the rest (text lengths, file types).
+func (r Request) validate() error {
+	if r.Recipient.JID() == "" {
+		return bridge.ErrInvalidRecipient
+	}
+	if len(r.Items) == 0 {
+		return bridge.Invalid("missing_type", "a request needs at least one item")
+	}
+	for i, it := range r.Items {
+		switch it.Type {
+		case bridge.TypeText:
+		case bridge.TypeImage, bridge.TypeDocument:
+			if it.File == nil {
+				return bridge.Invalid("missing_file", "item %d is %s but has no file", i, it.Type)
+			}
+		default:
+			return bridge.Invalid("unknown_type", "item %d has type %q, not text, image or document", i, it.Type)
+		}
+	}
+	return nil
 }

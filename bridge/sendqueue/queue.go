@@ -12,17 +12,34 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/google/uuid"
 
+	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/sqlite"
-	"github.com/msgbridge/msgbridge/bridge/whatsapp"
 )
 
-// Sender delivers messages to WhatsApp (*whatsapp.Manager).
+// Sender delivers messages to WhatsApp: the part of bridge.Session the
+// queue needs.
 type Sender interface {
-	Send(ctx context.Context, out whatsapp.Outgoing) error
+	Send(ctx context.Context, out bridge.Outgoing) error
 	NewMessageID() string
 	// Ready reports a session that can send now; while it is false every
-	// Send fails with whatsapp.ErrNotLinked.
+	// Send fails with bridge.ErrNotLinked.
 	Ready() bool
+}
+
+// Events hears every status change of a message inside the transaction that
+// stores it (for the webhook outbox: the event commits with the change, or
+// neither does). An error undoes the change.
+type Events interface {
+	StatusChanged(ctx context.Context, tx *sql.Tx, m bridge.Message) error
+}
+
+// Observer hears what the queue does, after it is committed, for metrics
+// (*metrics.Metrics). Its methods must be quick and safe for concurrent use.
+type Observer interface {
+	// MessageStatus: a message reached status; Queued when accepted.
+	MessageStatus(status bridge.Status)
+	// SendAttempt: one attempt ended, sent (ok) or not, after d.
+	SendAttempt(ok bool, d time.Duration)
 }
 
 // Options configures a Queue.
@@ -36,16 +53,8 @@ type Options struct {
 	AttemptTimeout time.Duration
 	Log            logr.Logger
 	Now            func() time.Time
-	// OnStatus, when set, hears every status change (for webhooks and
-	// metrics). It runs after the change is committed.
-	OnStatus func(m Message)
-	// OnStatusTx, when set, hears every status change inside the
-	// transaction that stores it (for the webhook outbox: the event commits
-	// with the change, or neither does). An error undoes the change.
-	OnStatusTx func(ctx context.Context, tx *sql.Tx, m Message) error
-	// OnAttempt, when set, hears every attempt's error (nil: sent) and
-	// duration, for metrics.
-	OnAttempt func(err error, d time.Duration)
+	Events         Events   // nil: none
+	Observer       Observer // nil: none
 }
 
 // Queue is the durable send queue.
@@ -58,6 +67,15 @@ type Queue struct {
 	inflight map[string]bool // message IDs being attempted now
 }
 
+type noEvents struct{}
+
+func (noEvents) StatusChanged(context.Context, *sql.Tx, bridge.Message) error { return nil }
+
+type noObserver struct{}
+
+func (noObserver) MessageStatus(bridge.Status)     {}
+func (noObserver) SendAttempt(bool, time.Duration) {}
+
 // New returns a queue; Run must run for retries to happen.
 func New(opts Options) *Queue {
 	if opts.Now == nil {
@@ -66,12 +84,18 @@ func New(opts Options) *Queue {
 	if opts.AttemptTimeout == 0 {
 		opts.AttemptTimeout = 2 * time.Minute
 	}
+	if opts.Events == nil {
+		opts.Events = noEvents{}
+	}
+	if opts.Observer == nil {
+		opts.Observer = noObserver{}
+	}
 	return &Queue{opts: opts, stmts: sqlite.NewStatements(opts.DB), wake: make(chan struct{}, 1), inflight: map[string]bool{}}
 }
 
 // Result is the outcome of Submit.
 type Result struct {
-	Messages []Message
+	Messages []bridge.Message
 	// AllSent: every message was sent on its immediate attempt.
 	AllSent bool
 	// Replay: an earlier request had the same idempotency key and nothing
@@ -85,21 +109,22 @@ type Result struct {
 // Submit stores every item of req as a message in one transaction, durably,
 // then attempts each once, in order. A failed attempt is left to the retry
 // schedule; the stored messages are never lost, whatever happens after the
-// commit.
+// commit. An Idempotency-Key seen with the same request in the window
+// replays the first response; seen with another request, it is a conflict
+// (idempotency_key_reused) and nothing is stored.
 func (q *Queue) Submit(ctx context.Context, req Request) (Result, error) {
-	now := q.opts.Now()
-	requestID := uuid.NewString()
-	msgs := make([]Message, len(req.Items))
-	for i, it := range req.Items {
-		msgs[i] = Message{
-			ID: uuid.Must(uuid.NewV7()).String(), WhatsAppID: q.opts.Sender.NewMessageID(), RequestID: requestID,
-			Position: i, Recipient: req.Recipient, Type: it.Type, Status: StatusQueued, CreatedAt: now, UpdatedAt: now,
-			body: it.Text,
-		}
-		if it.File != nil {
-			msgs[i].filePath, msgs[i].fileName, msgs[i].mimeType = it.File.Path, it.File.Name, it.File.MimeType
+	if err := req.validate(); err != nil {
+		return Result{}, err
+	}
+	var hash string
+	if req.IdempotencyKey != "" {
+		var err error
+		if hash, err = requestHash(req); err != nil {
+			return Result{}, err
 		}
 	}
+	now := q.opts.Now()
+	msgs := q.newRows(req, now)
 	// Claimed before the insert: the retry worker must not pick these up
 	// while their immediate attempt runs.
 	q.claim(msgs)
@@ -111,37 +136,73 @@ func (q *Queue) Submit(ctx context.Context, req Request) (Result, error) {
 	if !attemptNow {
 		for i := range msgs {
 			msgs[i].Attempts = 1
-			msgs[i].Status, msgs[i].nextAttempt, msgs[i].LastError = plan(1, whatsapp.ErrNotLinked, q.opts.Schedule, now)
+			msgs[i].Status, msgs[i].nextAttempt, msgs[i].LastError = plan(1, bridge.ErrNotLinked, q.opts.Schedule, now)
 		}
 	}
 	var prior *idempotencyRecord
 	err := q.opts.Batcher.Do(ctx, func(tx *sql.Tx) (err error) {
 		if req.IdempotencyKey != "" {
-			if prior, err = claimIdempotencyKey(tx, req.IdempotencyKey, requestID, now); err != nil || prior != nil {
+			prior, err = q.claimIdempotencyKey(ctx, tx, req.IdempotencyKey, hash, msgs[0].requestID, now)
+			if err != nil || prior != nil {
 				return err
 			}
 		}
 		return q.insertMessages(ctx, tx, msgs, req.Items, now)
 	})
 	if err != nil {
-		return Result{}, err
+		return Result{}, storeFailed(err)
 	}
 	if prior != nil {
 		removeSpooled(req.Items) // this request's files are not needed
 		return q.replay(ctx, prior)
 	}
-
+	q.accepted(msgs)
 	allSent := true
 	for i := range msgs {
 		if attemptNow {
 			q.attempt(ctx, &msgs[i])
 		}
-		allSent = allSent && msgs[i].Status != StatusQueued && msgs[i].Status != StatusFailed
+		allSent = allSent && msgs[i].Status != bridge.StatusQueued && msgs[i].Status != bridge.StatusFailed
 	}
 	if !attemptNow {
 		q.signal() // their retries are due on the schedule
 	}
-	return Result{Messages: msgs, AllSent: allSent}, nil
+	return Result{Messages: messages(msgs), AllSent: allSent}, nil
+}
+
+// newRows makes the messages of req, Queued and not yet attempted.
+func (q *Queue) newRows(req Request, now time.Time) []row {
+	requestID := uuid.NewString()
+	msgs := make([]row, len(req.Items))
+	for i, it := range req.Items {
+		msgs[i] = row{
+			Message: bridge.Message{
+				ID: uuid.Must(uuid.NewV7()).String(), WhatsAppID: q.opts.Sender.NewMessageID(), Recipient: req.Recipient,
+				Type: it.Type, Status: bridge.StatusQueued, CreatedAt: now, UpdatedAt: now,
+			},
+			requestID: requestID, position: i, body: it.Text,
+		}
+		if it.File != nil {
+			msgs[i].filePath, msgs[i].fileName, msgs[i].mimeType = it.File.Path, it.File.Name, it.File.MimeType
+		}
+	}
+	return msgs
+}
+
+// accepted tells the observer of newly stored messages: each reached
+// Queued, and a first attempt recorded at insert (no session) counts as a
+// failed attempt like any other, with the nothing it took.
+func (q *Queue) accepted(msgs []row) {
+	for _, m := range msgs {
+		q.opts.Observer.MessageStatus(bridge.StatusQueued)
+		if m.Attempts == 0 {
+			continue
+		}
+		q.opts.Observer.SendAttempt(false, 0)
+		if m.Status != bridge.StatusQueued {
+			q.opts.Observer.MessageStatus(m.Status)
+		}
+	}
 }
 
 const insertMessage = `INSERT INTO messages (id, whatsapp_id, request_id, position, recipient, type, body,
@@ -150,7 +211,7 @@ const insertMessage = `INSERT INTO messages (id, whatsapp_id, request_id, positi
 
 // insertMessages stores msgs as they stand: due now, or with their first
 // attempt already recorded (see Submit).
-func (q *Queue) insertMessages(ctx context.Context, tx *sql.Tx, msgs []Message, items []Item, now time.Time) error {
+func (q *Queue) insertMessages(ctx context.Context, tx *sql.Tx, msgs []row, items []Item, now time.Time) error {
 	for i, m := range msgs {
 		var size int64
 		if f := items[i].File; f != nil {
@@ -160,15 +221,16 @@ func (q *Queue) insertMessages(ctx context.Context, tx *sql.Tx, msgs []Message, 
 		if m.Attempts == 0 {
 			next = sql.NullInt64{Int64: now.UnixMilli(), Valid: true}
 		}
-		if _, err := q.stmts.Exec(ctx, tx, insertMessage, m.ID, m.WhatsAppID, m.RequestID, m.Position, m.Recipient, m.Type, m.body,
-			m.filePath, m.fileName, m.mimeType, size, string(m.Status), m.Attempts, m.LastError, next, now.UnixMilli(), now.UnixMilli()); err != nil {
+		if _, err := q.stmts.Exec(ctx, tx, insertMessage, m.ID, m.WhatsAppID, m.requestID, m.position, m.Recipient.JID(),
+			string(m.Type), m.body, m.filePath, m.fileName, m.mimeType, size, string(m.Status), m.Attempts, m.LastError,
+			next, now.UnixMilli(), now.UnixMilli()); err != nil {
 			return fmt.Errorf("store message: %w", err)
 		}
 		if err := q.countOutcome(ctx, tx, m.Status, now); err != nil {
 			return err
 		}
-		if m.Status != StatusQueued {
-			if err := q.statusChangedTx(ctx, tx, m); err != nil {
+		if m.Status != bridge.StatusQueued {
+			if err := q.opts.Events.StatusChanged(ctx, tx, m.Message); err != nil {
 				return err
 			}
 		}
@@ -176,15 +238,17 @@ func (q *Queue) insertMessages(ctx context.Context, tx *sql.Tx, msgs []Message, 
 	return nil
 }
 
-// statusChangedTx runs OnStatusTx for m, whose new status tx stores.
-func (q *Queue) statusChangedTx(ctx context.Context, tx *sql.Tx, m Message) error {
-	if q.opts.OnStatusTx == nil {
-		return nil
+// storeFailed keeps an application error as it is and hides any other
+// behind store_failed: the request was not stored, so nothing is sent.
+func storeFailed(err error) error {
+	var e *bridge.Error
+	if errors.As(err, &e) {
+		return err
 	}
-	return q.opts.OnStatusTx(ctx, tx, m)
+	return bridge.Internal("store_failed", "the request could not be stored; nothing will be sent", err)
 }
 
-func (q *Queue) claim(msgs []Message) {
+func (q *Queue) claim(msgs []row) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	for _, m := range msgs {
@@ -203,123 +267,12 @@ func (q *Queue) tryClaim(id string) bool {
 	return true
 }
 
-func (q *Queue) release(msgs []Message) {
+func (q *Queue) release(msgs []row) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	for _, m := range msgs {
 		delete(q.inflight, m.ID)
 	}
-}
-
-// attempt sends m once and records the outcome, updating m in place.
-func (q *Queue) attempt(ctx context.Context, m *Message) {
-	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), q.opts.AttemptTimeout)
-	started := time.Now()
-	sendErr := q.opts.Sender.Send(actx, whatsapp.Outgoing{
-		ID: m.WhatsAppID, Recipient: m.Recipient, Kind: m.Type, Text: m.body,
-		FilePath: m.filePath, FileName: m.fileName, MimeType: m.mimeType,
-	})
-	cancel()
-	if q.opts.OnAttempt != nil {
-		q.opts.OnAttempt(sendErr, time.Since(started))
-	}
-	now := q.opts.Now()
-	var changed bool
-	bg := context.WithoutCancel(ctx)
-	recordErr := q.opts.Batcher.Do(bg, func(tx *sql.Tx) (err error) {
-		changed, err = q.recordAttempt(bg, tx, m, sendErr, now)
-		return err
-	})
-	if recordErr != nil {
-		// The attempt's outcome is unknown to the database: the message stays
-		// due and is attempted again, with the same WhatsApp ID, which the
-		// recipient's phone deduplicates.
-		q.opts.Log.Error(recordErr, "record send attempt", "message", m.ID)
-		return
-	}
-	if m.Status != StatusQueued && m.filePath != "" {
-		_ = os.Remove(m.filePath) // done with the attachment
-	}
-	if m.Status == StatusQueued {
-		q.signal()
-	}
-	if changed && q.opts.OnStatus != nil {
-		q.opts.OnStatus(*m)
-	}
-}
-
-// plan is the retry policy: the state of a message after its attempt
-// number attempts (1 = the immediate one) ended with sendErr (nil: sent).
-// The next attempt, if any, is due after the schedule's delay for it.
-func plan(attempts int, sendErr error, schedule []time.Duration, now time.Time) (Status, sql.NullInt64, string) {
-	switch {
-	case sendErr == nil:
-		return StatusSent, sql.NullInt64{}, ""
-	case attempts > len(schedule):
-		return StatusFailed, sql.NullInt64{}, sendErr.Error()
-	default:
-		return StatusQueued, sql.NullInt64{Int64: now.Add(schedule[attempts-1]).UnixMilli(), Valid: true}, sendErr.Error()
-	}
-}
-
-// Statements of the attempt bookkeeping.
-const (
-	recordOutcome = `UPDATE messages SET status = ?, attempts = ?, retry_count = ?, last_error = ?,
-		next_attempt_at = ?, updated_at = ? WHERE id = ? AND status = 'Queued'`
-	recordLateOutcome = `UPDATE messages SET attempts = ?, retry_count = ?, last_error = '', next_attempt_at = NULL,
-		updated_at = ? WHERE id = ? RETURNING status`
-)
-
-// recordAttempt stores the outcome of one attempt of m (sendErr nil: sent)
-// and reports whether the status changed. Only the claimant of a message
-// attempts it, so m.Attempts is the stored count; a receipt can only have
-// moved the status forward, and then the attempt did arrive, whatever it
-// said (a lost ack).
-func (q *Queue) recordAttempt(ctx context.Context, tx *sql.Tx, m *Message, sendErr error, now time.Time) (bool, error) {
-	attempts := m.Attempts + 1
-	status, next, lastErr := plan(attempts, sendErr, q.opts.Schedule, now)
-	res, err := q.stmts.Exec(ctx, tx, recordOutcome, string(status), attempts, attempts-1, lastErr, next, now.UnixMilli(), m.ID)
-	if err != nil {
-		return false, err
-	}
-	m.Attempts, m.RetryCount, m.UpdatedAt = attempts, attempts-1, now
-	if n, err := res.RowsAffected(); err != nil || n == 0 {
-		if err != nil {
-			return false, err
-		}
-		var current string
-		if err := q.stmts.QueryRow(ctx, tx, recordLateOutcome, attempts, attempts-1, now.UnixMilli(), m.ID).Scan(&current); err != nil {
-			return false, fmt.Errorf("record attempt of %s: %w", m.ID, err)
-		}
-		m.Status, m.LastError = Status(current), ""
-		return false, nil
-	}
-	m.Status, m.LastError = status, lastErr
-	if status == StatusQueued {
-		return false, nil
-	}
-	if err := q.countOutcome(ctx, tx, status, now); err != nil {
-		return false, err
-	}
-	return true, q.statusChangedTx(ctx, tx, *m)
-}
-
-// countOutcome adds a final outcome (Sent or Failed) to the day's rollup.
-func (q *Queue) countOutcome(ctx context.Context, tx *sql.Tx, status Status, now time.Time) error {
-	if status != StatusSent && status != StatusFailed {
-		return nil
-	}
-	return countDelivery(ctx, q.stmts, tx, now.UTC().Format(time.DateOnly), status == StatusSent)
-}
-
-// countDelivery adds one to the day's success or failed count.
-func countDelivery(ctx context.Context, stmts *sqlite.Statements, tx *sql.Tx, day string, success bool) error {
-	query := `INSERT INTO delivery_daily (day, failed) VALUES (?, 1) ON CONFLICT (day) DO UPDATE SET failed = failed + 1`
-	if success {
-		query = `INSERT INTO delivery_daily (day, success) VALUES (?, 1) ON CONFLICT (day) DO UPDATE SET success = success + 1`
-	}
-	_, err := stmts.Exec(ctx, tx, query, day)
-	return err
 }
 
 func (q *Queue) signal() {
@@ -336,6 +289,3 @@ func removeSpooled(items []Item) {
 		}
 	}
 }
-
-// ErrNotFound: no message with that ID.
-var ErrNotFound = errors.New("no such message")

@@ -108,6 +108,11 @@ var migrations = []string{
 	CREATE INDEX webhook_head ON webhook_outbox (ordering_key, id) WHERE status = 'pending';
 	CREATE INDEX webhook_rank ON webhook_outbox (ordering_key, rank);
 	CREATE INDEX webhook_dead ON webhook_outbox (created_at, id) WHERE status = 'dead'`,
+	// 4: what an idempotency key's first request asked for (a hash of its
+	// recipient and items), so that the key reused with another request is
+	// refused instead of answered with the first response. Empty: a key
+	// stored before this step, which cannot be compared.
+	`ALTER TABLE idempotency_keys ADD COLUMN request_hash TEXT NOT NULL DEFAULT ''`,
 }
 
 // VerifyBridgeDB checks that an existing bridge.db decrypts with masterKey,

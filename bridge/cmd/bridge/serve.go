@@ -15,6 +15,7 @@ import (
 
 	"github.com/go-logr/logr"
 
+	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/audit"
 	"github.com/msgbridge/msgbridge/bridge/datadir"
 	"github.com/msgbridge/msgbridge/bridge/httpapi"
@@ -137,7 +138,7 @@ func serve(ctx context.Context, s *settings.Settings, stdout io.Writer) error {
 			return hooks.EnqueueNow(ctx, webhook.MessageUpsert(in))
 		},
 		OnReceipt: func(ids []string, status string) {
-			if _, err := queue.AdvanceStatus(runCtx, ids, sendqueue.Status(status)); err != nil {
+			if _, err := queue.AdvanceStatus(runCtx, ids, bridge.Status(status)); err != nil {
 				log.Error(err, "apply receipt")
 			}
 		},
@@ -146,12 +147,8 @@ func serve(ctx context.Context, s *settings.Settings, stdout io.Writer) error {
 		return err
 	}
 	queue = sendqueue.New(sendqueue.Options{
-		DB: db, Batcher: writer, Sender: sess, Schedule: s.RetrySchedule, Log: log.WithName("dispatch"),
-		OnStatus: func(msg sendqueue.Message) { m.MessageStatus(string(msg.Status)) },
-		OnStatusTx: func(ctx context.Context, tx *sql.Tx, msg sendqueue.Message) error {
-			return hooks.Enqueue(ctx, tx, webhook.MessageStatus(msg.WhatsAppID, msg.Recipient, string(msg.Status), msg.UpdatedAt))
-		},
-		OnAttempt: m.SendAttempt,
+		DB: db, Batcher: writer, Sender: sessionSender{sess}, Schedule: s.RetrySchedule, Log: log.WithName("dispatch"),
+		Events: statusEvents{hooks}, Observer: m,
 	})
 	if err := queue.SweepSpool(ctx, dir.SpoolDir()); err != nil {
 		return fmt.Errorf("sweep spool: %w", err)
@@ -235,4 +232,20 @@ func runParts(ctx context.Context, log logr.Logger, srv *http.Server, ln net.Lis
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// sessionSender adapts the session to the send queue's Sender until the
+// whatsapp package speaks bridge.Outgoing.
+type sessionSender struct{ *whatsapp.Manager }
+
+func (s sessionSender) Send(ctx context.Context, out bridge.Outgoing) error {
+	return s.Manager.Send(ctx, whatsapp.Outgoing{ID: out.ID, Recipient: out.Recipient.JID(), Kind: string(out.Type),
+		Text: out.Text, FilePath: out.FilePath, FileName: out.FileName, MimeType: out.MimeType})
+}
+
+// statusEvents puts the send queue's status changes in the webhook outbox.
+type statusEvents struct{ hooks *webhook.Outbox }
+
+func (e statusEvents) StatusChanged(ctx context.Context, tx *sql.Tx, msg bridge.Message) error {
+	return e.hooks.Enqueue(ctx, tx, webhook.MessageStatus(msg.WhatsAppID, msg.Recipient.JID(), string(msg.Status), msg.UpdatedAt))
 }

@@ -1,0 +1,104 @@
+package sendqueue
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/bridge/sqlite"
+)
+
+// attempt sends m once and records the outcome, updating m in place.
+func (q *Queue) attempt(ctx context.Context, m *row) {
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), q.opts.AttemptTimeout)
+	started := time.Now()
+	sendErr := q.opts.Sender.Send(actx, m.outgoing())
+	cancel()
+	q.opts.Observer.SendAttempt(sendErr == nil, time.Since(started))
+	now := q.opts.Now()
+	var changed bool
+	bg := context.WithoutCancel(ctx)
+	recordErr := q.opts.Batcher.Do(bg, func(tx *sql.Tx) (err error) {
+		changed, err = q.recordAttempt(bg, tx, m, sendErr, now)
+		return err
+	})
+	if recordErr != nil {
+		// The attempt's outcome is unknown to the database: the message stays
+		// due and is attempted again, with the same WhatsApp ID, which the
+		// recipient's phone deduplicates.
+		q.opts.Log.Error(recordErr, "record send attempt", "message", m.ID)
+		return
+	}
+	if m.Status != bridge.StatusQueued && m.filePath != "" {
+		_ = os.Remove(m.filePath) // done with the attachment
+	}
+	if m.Status == bridge.StatusQueued {
+		q.signal()
+	}
+	if changed {
+		q.opts.Observer.MessageStatus(m.Status)
+	}
+}
+
+// Statements of the attempt bookkeeping.
+const (
+	recordOutcome = `UPDATE messages SET status = ?, attempts = ?, retry_count = ?, last_error = ?,
+		next_attempt_at = ?, updated_at = ? WHERE id = ? AND status = 'Queued'`
+	recordLateOutcome = `UPDATE messages SET attempts = ?, retry_count = ?, last_error = '', next_attempt_at = NULL,
+		updated_at = ? WHERE id = ? RETURNING status`
+)
+
+// recordAttempt stores the outcome of one attempt of m (sendErr nil: sent)
+// and reports whether the status changed. Only the claimant of a message
+// attempts it, so m.Attempts is the stored count; a receipt can only have
+// moved the status forward, and then the attempt did arrive, whatever it
+// said (a lost ack).
+func (q *Queue) recordAttempt(ctx context.Context, tx *sql.Tx, m *row, sendErr error, now time.Time) (bool, error) {
+	attempts := m.Attempts + 1
+	status, next, lastErr := plan(attempts, sendErr, q.opts.Schedule, now)
+	res, err := q.stmts.Exec(ctx, tx, recordOutcome, string(status), attempts, attempts-1, lastErr, next, now.UnixMilli(), m.ID)
+	if err != nil {
+		return false, err
+	}
+	m.Attempts, m.RetryCount, m.UpdatedAt = attempts, attempts-1, now
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		if err != nil {
+			return false, err
+		}
+		var current string
+		if err := q.stmts.QueryRow(ctx, tx, recordLateOutcome, attempts, attempts-1, now.UnixMilli(), m.ID).Scan(&current); err != nil {
+			return false, fmt.Errorf("record attempt of %s: %w", m.ID, err)
+		}
+		m.Status, m.LastError = bridge.Status(current), ""
+		return false, nil
+	}
+	m.Status, m.LastError = status, lastErr
+	if status == bridge.StatusQueued {
+		return false, nil
+	}
+	if err := q.countOutcome(ctx, tx, status, now); err != nil {
+		return false, err
+	}
+	return true, q.opts.Events.StatusChanged(ctx, tx, m.Message)
+}
+
+// countOutcome adds a final outcome (Sent or Failed) to the day's rollup.
+func (q *Queue) countOutcome(ctx context.Context, tx *sql.Tx, status bridge.Status, now time.Time) error {
+	if status != bridge.StatusSent && status != bridge.StatusFailed {
+		return nil
+	}
+	return countDelivery(ctx, q.stmts, tx, now.UTC().Format(time.DateOnly), status == bridge.StatusSent)
+}
+
+// countDelivery adds one to the day's success or failed count.
+func countDelivery(ctx context.Context, stmts *sqlite.Statements, tx *sql.Tx, day string, success bool) error {
+	query := `INSERT INTO delivery_daily (day, failed) VALUES (?, 1) ON CONFLICT (day) DO UPDATE SET failed = failed + 1`
+	if success {
+		query = `INSERT INTO delivery_daily (day, success) VALUES (?, 1) ON CONFLICT (day) DO UPDATE SET success = success + 1`
+	}
+	_, err := stmts.Exec(ctx, tx, query, day)
+	return err
+}

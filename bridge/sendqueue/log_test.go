@@ -1,0 +1,199 @@
+package sendqueue
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/msgbridge/msgbridge/bridge"
+)
+
+// badCursors are strings no List returned: not base64, not "<ms>:<id>",
+// and spellings of a real cursor that a lenient decoder would accept.
+func badCursors() map[string]string {
+	good := encodeCursor(123, "a") // "MTIzOmE": 5 bytes, so 2 padding bits
+	paddingBit := good[:len(good)-1] + string(base64URLAlphabet[strings.IndexByte(base64URLAlphabet, good[len(good)-1])+1])
+	enc := func(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
+	return map[string]string{
+		"not base64":         "!!",
+		"no colon":           enc("nocolon"),
+		"no id":              enc("123:"),
+		"no time":            enc(":a"),
+		"time not a number":  enc("x:a"),
+		"negative time":      enc("-1:a"),
+		"plus sign":          enc("+123:a"),
+		"leading zero":       enc("0123:a"),
+		"padded base64":      base64.URLEncoding.EncodeToString([]byte("123:a")),
+		"standard alphabet":  base64.RawStdEncoding.EncodeToString([]byte("123:~~~")), // "+" where the URL alphabet has "-"
+		"line break inside":  good[:3] + "\n" + good[3:],
+		"stray padding bits": paddingBit,
+		"trailing space":     good + " ",
+	}
+}
+
+const base64URLAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+
+func TestCursor(t *testing.T) {
+	c := encodeCursor(1763719200123, "01a1feec-dd6c-7c06-8391-dc126fc74f67")
+	ms, id, err := decodeCursor(c)
+	if err != nil || ms != 1763719200123 || id != "01a1feec-dd6c-7c06-8391-dc126fc74f67" {
+		t.Fatalf("%d %q %v", ms, id, err)
+	}
+	for name, bad := range badCursors() {
+		if ms, id, err := decodeCursor(bad); err == nil {
+			t.Errorf("%s: decodeCursor(%q) = %d, %q", name, bad, ms, id)
+		} else {
+			wantError(t, err, bridge.KindInvalid, "invalid_cursor")
+		}
+	}
+	if _, _, err := decodeCursor(""); err == nil {
+		t.Error("decodeCursor accepted the empty cursor") // List never decodes it: it is the first page
+	}
+}
+
+// FuzzDecodeCursor: a client controls the cursor; it must decode or be
+// invalid_cursor, and what decodes is exactly a cursor List makes.
+func FuzzDecodeCursor(f *testing.F) {
+	f.Add(encodeCursor(1, "a"))
+	f.Add("")
+	for _, bad := range badCursors() {
+		f.Add(bad)
+	}
+	f.Fuzz(func(t *testing.T, c string) {
+		ms, id, err := decodeCursor(c)
+		if err != nil {
+			var e *bridge.Error
+			if !errors.As(err, &e) || e.Kind != bridge.KindInvalid || e.Code != "invalid_cursor" {
+				t.Fatalf("error %v", err)
+			}
+			return
+		}
+		if again := encodeCursor(ms, id); again != c {
+			t.Fatalf("%q decodes to %d %q, which encodes to %q", c, ms, id, again)
+		}
+	})
+}
+
+// Paging walks the whole log, newest first, with no gap or repeat, even
+// when messages share a millisecond; a malformed cursor is refused, never
+// read as the first page.
+func TestList(t *testing.T) {
+	f := newFixture(t, time.Hour)
+	var ids []string
+	for range 2 {
+		for _, m := range f.submit(textRequest("a", "b", "c")).Messages {
+			ids = append(ids, m.ID)
+		}
+	}
+	f.sender.setReady(false)
+	queued := f.submit(textRequest("d")).Messages[0]
+	ids = append(ids, queued.ID)
+
+	var seen []string
+	cursor := ""
+	for page := 0; ; page++ {
+		msgs, next, err := f.q.List(context.Background(), Filter{Limit: 3, Cursor: cursor})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range msgs {
+			seen = append(seen, m.ID)
+			if m.Recipient != alice || m.Type != bridge.TypeText {
+				t.Errorf("listed %+v", m)
+			}
+		}
+		if next == "" {
+			break
+		}
+		if page > len(ids) {
+			t.Fatal("paging does not end")
+		}
+		cursor = next
+	}
+	if len(seen) != len(ids) {
+		t.Fatalf("listed %d messages, stored %d", len(seen), len(ids))
+	}
+	for i, id := range seen { // UUIDv7: newest first is descending id
+		if want := ids[len(ids)-1-i]; id != want {
+			t.Errorf("position %d: %s, want %s", i, id, want)
+		}
+	}
+
+	msgs, _, err := f.q.List(context.Background(), Filter{Limit: 10, Status: bridge.StatusQueued})
+	if err != nil || len(msgs) != 1 || msgs[0].ID != queued.ID {
+		t.Errorf("Queued only: %v %v", msgs, err)
+	}
+	for name, bad := range badCursors() {
+		msgs, next, err := f.q.List(context.Background(), Filter{Limit: 10, Cursor: bad})
+		if err == nil {
+			t.Errorf("%s: cursor %q gave %d messages, next %q", name, bad, len(msgs), next)
+			continue
+		}
+		wantError(t, err, bridge.KindInvalid, "invalid_cursor")
+	}
+	_, _, err = f.q.List(context.Background(), Filter{})
+	wantError(t, err, bridge.KindInvalid, "invalid_limit")
+}
+
+func TestGet(t *testing.T) {
+	f := newFixture(t)
+	group := bridge.Recipient{Kind: bridge.RecipientGroup, ID: "120363025246125486"}
+	sent := f.submit(Request{Recipient: group, Items: []Item{{Type: bridge.TypeText, Text: "hi"}}}).Messages[0]
+	got, err := f.q.Get(context.Background(), sent.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Recipient != group || got.WhatsAppID != sent.WhatsAppID || got.Status != bridge.StatusSent || got.Type != bridge.TypeText {
+		t.Errorf("Get = %+v, Submit said %+v", got, sent)
+	}
+	if stored := f.count(`SELECT count(*) FROM messages WHERE recipient = ?`, group.JID()); stored != 1 {
+		t.Errorf("the log does not hold the recipient's JID %s", group.JID())
+	}
+	_, err = f.q.Get(context.Background(), "no-such-id")
+	wantError(t, err, bridge.KindNotFound, "not_found")
+}
+
+// Receipts move messages forward only, each change inside the transaction
+// that stores it; a receipt never fails a message.
+func TestReceipts(t *testing.T) {
+	f := newFixture(t, time.Hour)
+	m := f.submit(textRequest("hello")).Messages[0]
+	ctx := context.Background()
+	steps := []struct {
+		status  bridge.Status
+		changed int
+		want    bridge.Status
+	}{
+		{bridge.StatusDelivered, 1, bridge.StatusDelivered},
+		{bridge.StatusRead, 1, bridge.StatusRead},
+		{bridge.StatusDelivered, 0, bridge.StatusRead}, // late
+		{bridge.StatusFailed, 0, bridge.StatusRead},
+	}
+	for _, s := range steps {
+		changed, err := f.q.AdvanceStatus(ctx, []string{m.WhatsAppID, "sent-from-the-phone"}, s.status)
+		if err != nil || len(changed) != s.changed {
+			t.Fatalf("%s: changed %v, %v", s.status, changed, err)
+		}
+		if got, _ := f.q.Get(ctx, m.ID); got.Status != s.want {
+			t.Fatalf("after %s: %s, want %s", s.status, got.Status, s.want)
+		}
+	}
+	other := f.submit(textRequest("again")).Messages[0]
+	if err := f.q.Receipt(ctx, bridge.Receipt{WhatsAppIDs: []string{other.WhatsAppID}, Status: bridge.StatusRead}); err != nil {
+		t.Fatal(err)
+	}
+	f.waitStatus(other.ID, bridge.StatusRead)
+	f.sender.setReady(false)
+	queued := f.submit(textRequest("waits")).Messages[0]
+	if changed, err := f.q.AdvanceStatus(ctx, []string{queued.WhatsAppID}, bridge.StatusFailed); err != nil || len(changed) != 0 {
+		t.Errorf("a Failed receipt changed %v, %v", changed, err)
+	}
+	f.waitStatus(queued.ID, bridge.StatusQueued)
+	want := []string{m.WhatsAppID + " Sent", m.WhatsAppID + " Delivered", m.WhatsAppID + " Read", other.WhatsAppID + " Sent", other.WhatsAppID + " Read"}
+	if got := f.events.events(); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("events %v, want %v", got, want)
+	}
+}

@@ -1,0 +1,31 @@
+package sendqueue
+
+import (
+	"database/sql"
+	"time"
+
+	"github.com/msgbridge/msgbridge/bridge"
+)
+
+// plan is the retry policy: the state of a message after its attempt
+// number attempts (1 = the immediate one) ended with sendErr (nil: sent).
+// The next attempt, if any, is due after the schedule's delay for it.
+// Every failure is retried alike, bridge.ErrNotLinked included: a short
+// outage or a pairing in progress loses nothing.
+func plan(attempts int, sendErr error, schedule []time.Duration, now time.Time) (bridge.Status, sql.NullInt64, string) {
+	switch {
+	case sendErr == nil:
+		return bridge.StatusSent, sql.NullInt64{}, ""
+	case attempts > len(schedule):
+		return bridge.StatusFailed, sql.NullInt64{}, sendErr.Error()
+	default:
+		return bridge.StatusQueued, sql.NullInt64{Int64: now.Add(schedule[attempts-1]).UnixMilli(), Valid: true}, sendErr.Error()
+	}
+}
+
+// receiptMoves reports whether a receipt of status to moves a message in
+// status from: forward only, and never to Failed, which only the queue
+// decides (bridge.Status.Advances allows Queued -> Failed for the queue).
+func receiptMoves(from, to bridge.Status) bool {
+	return to != bridge.StatusFailed && from.Advances(to)
+}

@@ -44,8 +44,8 @@ func TestCountersFollowTheQueue(t *testing.T) {
 	writer := sqlite.NewBatcher(db)
 	t.Cleanup(func() { writer.Close(); _ = db.Close() })
 	m, sess := New(Sources{}), &session{}
-	q := sendqueue.New(sendqueue.Options{DB: db, Batcher: writer, Sender: sess, Observer: m,
-		Schedule: []time.Duration{10 * time.Millisecond}, Log: logr.Discard()})
+	msgLog := sendqueue.NewLog(sendqueue.LogOptions{DB: db, Batcher: writer, Observer: m, Log: logr.Discard()})
+	q := sendqueue.New(sendqueue.Options{Log: msgLog, Sender: sess, Schedule: []time.Duration{10 * time.Millisecond}})
 
 	req := sendqueue.Request{Recipient: bridge.PhoneRecipient("4915112345678"), Items: []sendqueue.Item{
 		{Type: bridge.TypeText, Text: "one"}, {Type: bridge.TypeText, Text: "two"},

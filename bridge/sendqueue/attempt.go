@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/msgbridge/msgbridge/bridge"
-	"github.com/msgbridge/msgbridge/bridge/sqlite"
 )
 
 // attempt sends m once and records the outcome, updating m in place.
@@ -17,11 +16,11 @@ func (q *Queue) attempt(ctx context.Context, m *row) {
 	started := time.Now()
 	sendErr := q.opts.Sender.Send(actx, m.outgoing())
 	cancel()
-	q.opts.Observer.SendAttempt(sendErr == nil, time.Since(started))
-	now := q.opts.Now()
+	q.observer.SendAttempt(sendErr == nil, time.Since(started))
+	now := q.now()
 	var changed bool
 	bg := context.WithoutCancel(ctx)
-	recordErr := q.opts.Batcher.Do(bg, func(tx *sql.Tx) (err error) {
+	recordErr := q.batcher.Do(bg, func(tx *sql.Tx) (err error) {
 		changed, err = q.recordAttempt(bg, tx, m, sendErr, now)
 		return err
 	})
@@ -29,7 +28,7 @@ func (q *Queue) attempt(ctx context.Context, m *row) {
 		// The attempt's outcome is unknown to the database: the message stays
 		// due and is attempted again, with the same WhatsApp ID, which the
 		// recipient's phone deduplicates.
-		q.opts.Log.Error(recordErr, "record send attempt", "message", m.ID)
+		q.logger.Error(recordErr, "record send attempt", "message", m.ID)
 		return
 	}
 	if m.Status != bridge.StatusQueued && m.filePath != "" {
@@ -39,7 +38,7 @@ func (q *Queue) attempt(ctx context.Context, m *row) {
 		q.signal()
 	}
 	if changed {
-		q.opts.Observer.MessageStatus(m.Status)
+		q.observer.MessageStatus(m.Status)
 	}
 }
 
@@ -82,23 +81,5 @@ func (q *Queue) recordAttempt(ctx context.Context, tx *sql.Tx, m *row, sendErr e
 	if err := q.countOutcome(ctx, tx, status, now); err != nil {
 		return false, err
 	}
-	return true, q.opts.Events.StatusChanged(ctx, tx, m.Message)
-}
-
-// countOutcome adds a final outcome (Sent or Failed) to the day's rollup.
-func (q *Queue) countOutcome(ctx context.Context, tx *sql.Tx, status bridge.Status, now time.Time) error {
-	if status != bridge.StatusSent && status != bridge.StatusFailed {
-		return nil
-	}
-	return countDelivery(ctx, q.stmts, tx, now.UTC().Format(time.DateOnly), status == bridge.StatusSent)
-}
-
-// countDelivery adds one to the day's success or failed count.
-func countDelivery(ctx context.Context, stmts *sqlite.Statements, tx *sql.Tx, day string, success bool) error {
-	query := `INSERT INTO delivery_daily (day, failed) VALUES (?, 1) ON CONFLICT (day) DO UPDATE SET failed = failed + 1`
-	if success {
-		query = `INSERT INTO delivery_daily (day, success) VALUES (?, 1) ON CONFLICT (day) DO UPDATE SET success = success + 1`
-	}
-	_, err := stmts.Exec(ctx, tx, query, day)
-	return err
+	return true, q.events.StatusChanged(ctx, tx, m.Message)
 }

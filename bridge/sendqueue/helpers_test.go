@@ -109,6 +109,26 @@ func (e *txEvents) events() []string {
 	return append([]string(nil), e.seen...)
 }
 
+// statuses is the Observer port: it records the statuses messages reach.
+type statuses struct {
+	mu   sync.Mutex
+	seen []bridge.Status
+}
+
+func (o *statuses) MessageStatus(s bridge.Status) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.seen = append(o.seen, s)
+}
+
+func (o *statuses) SendAttempt(bool, time.Duration) {}
+
+func (o *statuses) reached() []bridge.Status {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return append([]bridge.Status(nil), o.seen...)
+}
+
 // fixture is a queue on a real encrypted bridge.db in t.TempDir.
 type fixture struct {
 	t      *testing.T
@@ -117,38 +137,50 @@ type fixture struct {
 	events *txEvents
 	db     *sql.DB
 	writer *sqlite.Batcher
-	q      *Queue
+	// The options of the log and the queue, kept across reopenings.
+	logOpts   LogOptions
+	queueOpts Options
+	log       *Log
+	q         *Queue
 }
 
 func newFixture(t *testing.T, schedule ...time.Duration) *fixture {
 	t.Helper()
 	f := &fixture{t: t, path: filepath.Join(t.TempDir(), "bridge.db"), sender: &fakeSender{ready: true}, events: &txEvents{}}
-	f.open(func(o *Options) { o.Schedule = schedule })
+	f.logOpts = LogOptions{Events: f.events, Log: logr.Discard()}
+	f.queueOpts = Options{Sender: f.sender, Schedule: schedule}
+	f.open(nil)
 	return f
 }
 
-// open opens bridge.db and a queue on it; adjust may change the options.
-func (f *fixture) open(adjust func(*Options)) {
+// open opens bridge.db, a log and a queue on it, as the bridge builds them:
+// the log first, then the queue on it. adjust may change the options, for
+// this and every later reopening.
+func (f *fixture) open(adjust func(*LogOptions, *Options)) {
+	f.t.Helper()
+	f.db, f.writer = f.openDB()
+	if adjust != nil {
+		adjust(&f.logOpts, &f.queueOpts)
+	}
+	f.logOpts.DB, f.logOpts.Batcher = f.db, f.writer
+	f.log = NewLog(f.logOpts)
+	f.queueOpts.Log = f.log
+	f.q = New(f.queueOpts)
+}
+
+// openDB opens bridge.db and its writer until the test ends.
+func (f *fixture) openDB() (*sql.DB, *sqlite.Batcher) {
 	f.t.Helper()
 	db, err := sqlite.OpenBridgeDB(context.Background(), f.path, testKey)
 	if err != nil {
 		f.t.Fatal(err)
 	}
 	writer := sqlite.NewBatcher(db)
-	f.db, f.writer = db, writer
-	opts := Options{DB: db, Batcher: f.writer, Sender: f.sender, Events: f.events, Log: logr.Discard()}
-	if f.q != nil {
-		opts = f.q.opts // reopened: as before
-		opts.DB, opts.Batcher = db, f.writer
-	}
-	if adjust != nil {
-		adjust(&opts)
-	}
-	f.q = New(opts)
 	f.t.Cleanup(func() {
 		writer.Close()
 		_ = db.Close()
 	})
+	return db, writer
 }
 
 // close stops the writer and closes the database, as a shutdown (or, with

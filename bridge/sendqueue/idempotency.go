@@ -130,7 +130,7 @@ func fileSHA256(f *SpooledFile) (string, error) {
 
 // StoreResponse records the response of the request that claimed key.
 func (q *Queue) StoreResponse(ctx context.Context, key string, resp StoredResponse) error {
-	return q.opts.Batcher.Do(ctx, func(tx *sql.Tx) error {
+	return q.batcher.Do(ctx, func(tx *sql.Tx) error {
 		_, err := q.stmts.Exec(ctx, tx, `UPDATE idempotency_keys SET status = ?, response = ? WHERE key = ?`, resp.Status, resp.Body, key)
 		return err
 	})
@@ -149,8 +149,8 @@ func (q *Queue) replay(ctx context.Context, prior *idempotencyRecord) (Result, e
 
 // pruneIdempotencyKeys forgets keys past the window.
 func (q *Queue) pruneIdempotencyKeys(ctx context.Context) error {
-	cutoff := q.opts.Now().Add(-IdempotencyWindow).UnixMilli()
-	return q.opts.Batcher.Do(ctx, func(tx *sql.Tx) error {
+	cutoff := q.now().Add(-IdempotencyWindow).UnixMilli()
+	return q.batcher.Do(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `DELETE FROM idempotency_keys WHERE created_at < ?`, cutoff)
 		return err
 	})

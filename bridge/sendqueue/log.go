@@ -3,15 +3,84 @@ package sendqueue
 import (
 	"context"
 	"database/sql"
-	"encoding/base64"
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
+	"github.com/go-logr/logr"
+
 	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/bridge/sqlite"
 )
+
+// Events hears every status change of a message inside the transaction that
+// stores it (for the webhook outbox: the event commits with the change, or
+// neither does). An error undoes the change.
+type Events interface {
+	StatusChanged(ctx context.Context, tx *sql.Tx, m bridge.Message) error
+}
+
+// Observer hears what the log and the queue do, after it is committed, for
+// metrics (*metrics.Metrics). Its methods must be quick and safe for
+// concurrent use.
+type Observer interface {
+	// MessageStatus: a message reached status; Queued when accepted.
+	MessageStatus(status bridge.Status)
+	// SendAttempt: one attempt ended, sent (ok) or not, after d.
+	SendAttempt(ok bool, d time.Duration)
+}
+
+// LogOptions configures a Log.
+type LogOptions struct {
+	DB       *sql.DB
+	Batcher  *sqlite.Batcher // the one writer of DB
+	Events   Events          // nil: none
+	Observer Observer        // nil: none
+	Now      func() time.Time
+	// Log logs what goes wrong in the background, for the log and the queue
+	// built on it (a failed attempt record, an unreadable due message).
+	Log logr.Logger
+}
+
+// Log is the message log: it reads messages and applies WhatsApp's
+// receipts. It needs no Sender, so the session can be built with a Log as
+// its receipts target before the Queue that sends through the session.
+type Log struct {
+	db       *sql.DB
+	batcher  *sqlite.Batcher
+	events   Events
+	observer Observer
+	now      func() time.Time
+	logger   logr.Logger
+	stmts    *sqlite.Statements
+}
+
+type noEvents struct{}
+
+func (noEvents) StatusChanged(context.Context, *sql.Tx, bridge.Message) error { return nil }
+
+type noObserver struct{}
+
+func (noObserver) MessageStatus(bridge.Status)     {}
+func (noObserver) SendAttempt(bool, time.Duration) {}
+
+// NewLog returns the message log on opts.DB.
+func NewLog(opts LogOptions) *Log {
+	l := &Log{
+		db: opts.DB, batcher: opts.Batcher, events: opts.Events, observer: opts.Observer,
+		now: opts.Now, logger: opts.Log, stmts: sqlite.NewStatements(opts.DB),
+	}
+	if l.now == nil {
+		l.now = time.Now
+	}
+	if l.events == nil {
+		l.events = noEvents{}
+	}
+	if l.observer == nil {
+		l.observer = noObserver{}
+	}
+	return l
+}
 
 // messageColumns are the columns scanRow reads, in its order.
 const messageColumns = `id, whatsapp_id, request_id, position, recipient, type, status, retry_count, attempts,
@@ -52,8 +121,8 @@ func readFailed(err error) error {
 
 // Get returns one message of the log; a bridge.Error of KindNotFound
 // (not_found) when there is none with id.
-func (q *Queue) Get(ctx context.Context, id string) (bridge.Message, error) {
-	m, err := scanRow(q.opts.DB.QueryRowContext(ctx, `SELECT `+messageColumns+` FROM messages WHERE id = ?`, id))
+func (l *Log) Get(ctx context.Context, id string) (bridge.Message, error) {
+	m, err := scanRow(l.db.QueryRowContext(ctx, `SELECT `+messageColumns+` FROM messages WHERE id = ?`, id))
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return bridge.Message{}, errNotFound()
@@ -63,12 +132,12 @@ func (q *Queue) Get(ctx context.Context, id string) (bridge.Message, error) {
 	return m.Message, nil
 }
 
-func (q *Queue) requestMessages(ctx context.Context, requestID string) ([]row, error) {
-	return q.query(ctx, `SELECT `+messageColumns+` FROM messages WHERE request_id = ? ORDER BY position`, requestID)
+func (l *Log) requestMessages(ctx context.Context, requestID string) ([]row, error) {
+	return l.query(ctx, `SELECT `+messageColumns+` FROM messages WHERE request_id = ? ORDER BY position`, requestID)
 }
 
-func (q *Queue) query(ctx context.Context, query string, args ...any) ([]row, error) {
-	rows, err := q.opts.DB.QueryContext(ctx, query, args...)
+func (l *Log) query(ctx context.Context, query string, args ...any) ([]row, error) {
+	rows, err := l.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -84,134 +153,10 @@ func (q *Queue) query(ctx context.Context, query string, args ...any) ([]row, er
 	return out, rows.Err()
 }
 
-// Filter selects messages of the log, newest first.
-type Filter struct {
-	Status bridge.Status // empty: any
-	Since  time.Time     // zero: any; else created at or after
-	Limit  int           // at least 1
-	Cursor string        // from a previous page; empty: the first page
-}
-
-// List returns one page of the log, newest first, and the cursor of the next
-// page (empty at the end). The cursor is the position (created_at, id) of
-// the page's last message, so pages stay stable while messages arrive. A
-// cursor List did not return is a bridge.Error of KindInvalid
-// (invalid_cursor), never the first page.
-func (q *Queue) List(ctx context.Context, f Filter) ([]bridge.Message, string, error) {
-	if f.Limit < 1 {
-		return nil, "", bridge.Invalid("invalid_limit", "limit must be at least 1")
-	}
-	where, args := []string{"1 = 1"}, []any{}
-	if f.Status != "" {
-		where, args = append(where, "status = ?"), append(args, string(f.Status))
-	}
-	if !f.Since.IsZero() {
-		where, args = append(where, "created_at >= ?"), append(args, f.Since.UnixMilli())
-	}
-	if f.Cursor != "" {
-		created, id, err := decodeCursor(f.Cursor)
-		if err != nil {
-			return nil, "", err
-		}
-		where, args = append(where, "(created_at < ? OR (created_at = ? AND id < ?))"), append(args, created, created, id)
-	}
-	args = append(args, f.Limit+1) // one more tells whether a next page exists
-	msgs, err := q.query(ctx, `SELECT `+messageColumns+` FROM messages WHERE `+strings.Join(where, " AND ")+
-		` ORDER BY created_at DESC, id DESC LIMIT ?`, args...)
-	if err != nil {
-		return nil, "", readFailed(err)
-	}
-	if len(msgs) <= f.Limit {
-		return messages(msgs), "", nil
-	}
-	msgs = msgs[:f.Limit]
-	last := msgs[len(msgs)-1]
-	return messages(msgs), encodeCursor(last.CreatedAt.UnixMilli(), last.ID), nil
-}
-
-func encodeCursor(created int64, id string) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(created, 10) + ":" + id))
-}
-
-// errBadCursor: the cursor was not produced by List.
-func errBadCursor() error {
-	return bridge.Invalid("invalid_cursor", "cursor is not one this API returned")
-}
-
-// decodeCursor accepts exactly the cursors encodeCursor makes. Decoding
-// alone is lenient (base64 skips line breaks and ignores stray padding
-// bits; ParseInt takes a sign and leading zeros), so a cursor must encode
-// back to itself.
-func decodeCursor(c string) (int64, string, error) {
-	raw, err := base64.RawURLEncoding.DecodeString(c)
-	if err != nil {
-		return 0, "", errBadCursor()
-	}
-	ms, id, ok := strings.Cut(string(raw), ":")
-	created, err := strconv.ParseInt(ms, 10, 64)
-	if !ok || err != nil || created < 0 || id == "" || encodeCursor(created, id) != c {
-		return 0, "", errBadCursor()
-	}
-	return created, id, nil
-}
-
-// Receipt applies WhatsApp's receipt (see AdvanceStatus).
-func (q *Queue) Receipt(ctx context.Context, r bridge.Receipt) error {
-	_, err := q.AdvanceStatus(ctx, r.WhatsAppIDs, r.Status)
-	return err
-}
-
-// AdvanceStatus applies a receipt: the messages with these WhatsApp IDs move
-// to status if that is forward (a late Delivered after Read is dropped, and
-// a receipt never fails a message). It returns the messages that changed.
-func (q *Queue) AdvanceStatus(ctx context.Context, whatsappIDs []string, status bridge.Status) ([]bridge.Message, error) {
-	var changed []bridge.Message
-	now := q.opts.Now()
-	err := q.opts.Batcher.Do(ctx, func(tx *sql.Tx) error {
-		changed = changed[:0]
-		for _, wid := range whatsappIDs {
-			m, moved, err := q.advance(ctx, tx, wid, status, now)
-			if err != nil {
-				return err
-			}
-			if moved {
-				changed = append(changed, m)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("apply receipt: %w", err)
-	}
-	for range changed {
-		q.opts.Observer.MessageStatus(status)
-	}
-	return changed, nil
-}
-
-const (
-	selectByWhatsAppID = `SELECT ` + messageColumns + ` FROM messages WHERE whatsapp_id = ?`
-	advanceStatus      = `UPDATE messages SET status = ?, next_attempt_at = NULL, updated_at = ? WHERE id = ?`
-)
-
-// advance moves the message with WhatsApp ID wid to status in tx, if that
-// is forward, and reports whether it moved.
-func (q *Queue) advance(ctx context.Context, tx *sql.Tx, wid string, status bridge.Status, now time.Time) (bridge.Message, bool, error) {
-	m, err := scanRow(q.stmts.QueryRow(ctx, tx, selectByWhatsAppID, wid))
-	if errors.Is(err, sql.ErrNoRows) {
-		return bridge.Message{}, false, nil // not one of ours (sent from the phone)
-	}
-	if err != nil || !receiptMoves(m.Status, status) {
-		return bridge.Message{}, false, err
-	}
-	if _, err := q.stmts.Exec(ctx, tx, advanceStatus, string(status), now.UnixMilli(), m.ID); err != nil {
-		return bridge.Message{}, false, err
-	}
-	if m.Status == bridge.StatusQueued { // a receipt before the attempt's ack: it was sent
-		if err := countDelivery(ctx, q.stmts, tx, now.UTC().Format(time.DateOnly), true); err != nil {
-			return bridge.Message{}, false, err
-		}
-	}
-	m.Status, m.UpdatedAt = status, now
-	return m.Message, true, q.opts.Events.StatusChanged(ctx, tx, m.Message)
+// Depth is the number of messages waiting for an attempt, read from the
+// partial index of due messages (cheap enough for every metrics scrape).
+func (l *Log) Depth(ctx context.Context) (int, error) {
+	var n int
+	err := l.db.QueryRowContext(ctx, `SELECT count(*) FROM messages WHERE next_attempt_at IS NOT NULL`).Scan(&n)
+	return n, err
 }

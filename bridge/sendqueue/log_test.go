@@ -197,3 +197,52 @@ func TestReceipts(t *testing.T) {
 		t.Errorf("events %v, want %v", got, want)
 	}
 }
+
+// A Log alone, with no Sender (the session's receipts target, built before
+// the queue), applies receipts, with their events and observations, and
+// lists the messages a queue stored.
+func TestLogWithoutSender(t *testing.T) {
+	f := newFixture(t, time.Hour)
+	sent := f.submit(textRequest("hello")).Messages[0]
+	f.sender.setReady(false)
+	queued := f.submit(textRequest("waits")).Messages[0]
+	f.close()
+
+	db, writer := f.openDB()
+	events, observed := &txEvents{}, &statuses{}
+	log := NewLog(LogOptions{DB: db, Batcher: writer, Events: events, Observer: observed})
+	ctx := context.Background()
+	if n, err := log.Depth(ctx); err != nil || n != 1 {
+		t.Fatalf("depth %d, %v; want 1", n, err)
+	}
+	ids := []string{sent.WhatsAppID, queued.WhatsAppID, "sent-from-the-phone"}
+	if err := log.Receipt(ctx, bridge.Receipt{WhatsAppIDs: ids, Status: bridge.StatusDelivered}); err != nil {
+		t.Fatal(err)
+	}
+	msgs, next, err := log.List(ctx, Filter{Limit: 10})
+	if err != nil || next != "" || len(msgs) != 2 {
+		t.Fatalf("List = %v, %q, %v", msgs, next, err)
+	}
+	for i, want := range []bridge.Message{queued, sent} { // newest first
+		if msgs[i].ID != want.ID || msgs[i].Status != bridge.StatusDelivered {
+			t.Errorf("message %d: %s %s, want %s Delivered", i, msgs[i].ID, msgs[i].Status, want.ID)
+		}
+	}
+	if got, err := log.Get(ctx, queued.ID); err != nil || got.Status != bridge.StatusDelivered {
+		t.Errorf("Get = %+v, %v", got, err)
+	}
+	if n, err := log.Depth(ctx); err != nil || n != 0 {
+		t.Errorf("depth %d, %v after the receipt; want 0", n, err)
+	}
+	want := []string{sent.WhatsAppID + " Delivered", queued.WhatsAppID + " Delivered"}
+	if got := events.events(); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("events %v, want %v", got, want)
+	}
+	if got := observed.reached(); len(got) != 2 || got[0] != bridge.StatusDelivered || got[1] != bridge.StatusDelivered {
+		t.Errorf("observed %v, want Delivered twice", got)
+	}
+	var success int
+	if err := db.QueryRow(`SELECT coalesce(sum(success), 0) FROM delivery_daily`).Scan(&success); err != nil || success != 2 {
+		t.Errorf("rollup success %d, %v; want 2 (the queued message arrived)", success, err)
+	}
+}

@@ -4,6 +4,11 @@
 // fails, after each delay of the retry schedule, until it is sent or Failed.
 // The queue is the messages table itself: a message whose next_attempt_at is
 // set is due then, so a restart picks up exactly where a crash left off.
+//
+// The Log (NewLog) reads the messages and applies receipts and needs no
+// Sender; the Queue (New) stores, attempts and retries them through a
+// Sender, on a Log. So the wiring is: the log, the session with the log as
+// its receipts target, then the queue sending through the session.
 package sendqueue
 
 import (

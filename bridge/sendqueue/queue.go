@@ -9,11 +9,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/go-logr/logr"
 	"github.com/google/uuid"
 
 	"github.com/msgbridge/msgbridge/bridge"
-	"github.com/msgbridge/msgbridge/bridge/sqlite"
 )
 
 // Sender delivers messages to WhatsApp: the part of bridge.Session the
@@ -26,71 +24,39 @@ type Sender interface {
 	Ready() bool
 }
 
-// Events hears every status change of a message inside the transaction that
-// stores it (for the webhook outbox: the event commits with the change, or
-// neither does). An error undoes the change.
-type Events interface {
-	StatusChanged(ctx context.Context, tx *sql.Tx, m bridge.Message) error
-}
-
-// Observer hears what the queue does, after it is committed, for metrics
-// (*metrics.Metrics). Its methods must be quick and safe for concurrent use.
-type Observer interface {
-	// MessageStatus: a message reached status; Queued when accepted.
-	MessageStatus(status bridge.Status)
-	// SendAttempt: one attempt ended, sent (ok) or not, after d.
-	SendAttempt(ok bool, d time.Duration)
-}
-
 // Options configures a Queue.
 type Options struct {
-	DB      *sql.DB
-	Batcher *sqlite.Batcher // the one writer of DB
-	Sender  Sender
+	// Log is the message log the queue stores into; required. Its clock,
+	// logger, Events and Observer are the queue's too.
+	Log    *Log
+	Sender Sender
 	// Schedule holds the delays of the retries after the immediate attempt.
 	Schedule []time.Duration
 	// AttemptTimeout bounds one attempt (an upload can take a while).
 	AttemptTimeout time.Duration
-	Log            logr.Logger
-	Now            func() time.Time
-	Events         Events   // nil: none
-	Observer       Observer // nil: none
 }
 
-// Queue is the durable send queue.
+// Queue is the durable send queue on a message log. It embeds the Log, so
+// a Queue also reads messages and applies receipts.
 type Queue struct {
-	opts  Options
-	stmts *sqlite.Statements
-	wake  chan struct{}
+	*Log
+	opts Options
+	wake chan struct{}
 
 	mu       sync.Mutex
 	inflight map[string]bool // message IDs being attempted now
 }
 
-type noEvents struct{}
-
-func (noEvents) StatusChanged(context.Context, *sql.Tx, bridge.Message) error { return nil }
-
-type noObserver struct{}
-
-func (noObserver) MessageStatus(bridge.Status)     {}
-func (noObserver) SendAttempt(bool, time.Duration) {}
-
-// New returns a queue; Run must run for retries to happen.
+// New returns a queue sending through opts.Sender; Run must run for retries
+// to happen.
 func New(opts Options) *Queue {
-	if opts.Now == nil {
-		opts.Now = time.Now
+	if opts.Log == nil || opts.Sender == nil {
+		panic("sendqueue.New: Options.Log and Options.Sender are required")
 	}
 	if opts.AttemptTimeout == 0 {
 		opts.AttemptTimeout = 2 * time.Minute
 	}
-	if opts.Events == nil {
-		opts.Events = noEvents{}
-	}
-	if opts.Observer == nil {
-		opts.Observer = noObserver{}
-	}
-	return &Queue{opts: opts, stmts: sqlite.NewStatements(opts.DB), wake: make(chan struct{}, 1), inflight: map[string]bool{}}
+	return &Queue{Log: opts.Log, opts: opts, wake: make(chan struct{}, 1), inflight: map[string]bool{}}
 }
 
 // Result is the outcome of Submit.
@@ -123,7 +89,7 @@ func (q *Queue) Submit(ctx context.Context, req Request) (Result, error) {
 			return Result{}, err
 		}
 	}
-	now := q.opts.Now()
+	now := q.now()
 	msgs := q.newRows(req, now)
 	// Claimed before the insert: the retry worker must not pick these up
 	// while their immediate attempt runs.
@@ -140,7 +106,7 @@ func (q *Queue) Submit(ctx context.Context, req Request) (Result, error) {
 		}
 	}
 	var prior *idempotencyRecord
-	err := q.opts.Batcher.Do(ctx, func(tx *sql.Tx) (err error) {
+	err := q.batcher.Do(ctx, func(tx *sql.Tx) (err error) {
 		if req.IdempotencyKey != "" {
 			prior, err = q.claimIdempotencyKey(ctx, tx, req.IdempotencyKey, hash, msgs[0].requestID, now)
 			if err != nil || prior != nil {
@@ -194,13 +160,13 @@ func (q *Queue) newRows(req Request, now time.Time) []row {
 // failed attempt like any other, with the nothing it took.
 func (q *Queue) accepted(msgs []row) {
 	for _, m := range msgs {
-		q.opts.Observer.MessageStatus(bridge.StatusQueued)
+		q.observer.MessageStatus(bridge.StatusQueued)
 		if m.Attempts == 0 {
 			continue
 		}
-		q.opts.Observer.SendAttempt(false, 0)
+		q.observer.SendAttempt(false, 0)
 		if m.Status != bridge.StatusQueued {
-			q.opts.Observer.MessageStatus(m.Status)
+			q.observer.MessageStatus(m.Status)
 		}
 	}
 }
@@ -230,7 +196,7 @@ func (q *Queue) insertMessages(ctx context.Context, tx *sql.Tx, msgs []row, item
 			return err
 		}
 		if m.Status != bridge.StatusQueued {
-			if err := q.opts.Events.StatusChanged(ctx, tx, m.Message); err != nil {
+			if err := q.events.StatusChanged(ctx, tx, m.Message); err != nil {
 				return err
 			}
 		}

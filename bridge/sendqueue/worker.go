@@ -23,25 +23,25 @@ const maxIdle = time.Minute
 func (q *Queue) Run(ctx context.Context) error {
 	lastPrune := time.Time{}
 	for {
-		if q.opts.Now().Sub(lastPrune) > time.Hour {
+		if q.now().Sub(lastPrune) > time.Hour {
 			if err := q.pruneIdempotencyKeys(ctx); err != nil && ctx.Err() == nil {
-				q.opts.Log.Error(err, "prune idempotency keys")
+				q.logger.Error(err, "prune idempotency keys")
 			}
-			lastPrune = q.opts.Now()
+			lastPrune = q.now()
 		}
 		n, err := q.attemptDue(ctx)
 		if ctx.Err() != nil {
 			return nil //nolint:nilerr // shutting down: err is only the cancellation
 		}
 		if err != nil {
-			q.opts.Log.Error(err, "read due messages")
+			q.logger.Error(err, "read due messages")
 		}
 		if n == dueBatch {
 			continue // there may be more due right now
 		}
 		wait, err := q.untilNextDue(ctx)
 		if err != nil && ctx.Err() == nil {
-			q.opts.Log.Error(err, "read next due time")
+			q.logger.Error(err, "read next due time")
 		}
 		timer := time.NewTimer(wait)
 		select {
@@ -58,7 +58,7 @@ func (q *Queue) Run(ctx context.Context) error {
 // attemptDue attempts the messages due now; it returns how many it read.
 func (q *Queue) attemptDue(ctx context.Context) (int, error) {
 	due, err := q.query(ctx, `SELECT `+messageColumns+` FROM messages WHERE next_attempt_at <= ?
-		ORDER BY next_attempt_at, created_at, position LIMIT ?`, q.opts.Now().UnixMilli(), dueBatch)
+		ORDER BY next_attempt_at, created_at, position LIMIT ?`, q.now().UnixMilli(), dueBatch)
 	if err != nil {
 		return 0, err
 	}
@@ -75,7 +75,7 @@ func (q *Queue) attemptDue(ctx context.Context) (int, error) {
 
 func (q *Queue) untilNextDue(ctx context.Context) (time.Duration, error) {
 	var next sql.NullInt64
-	err := q.opts.DB.QueryRowContext(ctx, `SELECT min(next_attempt_at) FROM messages WHERE next_attempt_at IS NOT NULL`).Scan(&next)
+	err := q.db.QueryRowContext(ctx, `SELECT min(next_attempt_at) FROM messages WHERE next_attempt_at IS NOT NULL`).Scan(&next)
 	if err != nil {
 		return maxIdle, err
 	}
@@ -89,7 +89,7 @@ func (q *Queue) untilNextDue(ctx context.Context) (time.Duration, error) {
 // attachments of requests that a crash interrupted before they were stored.
 // Call it at start-up, before the API accepts requests.
 func (q *Queue) SweepSpool(ctx context.Context, dir string) error {
-	rows, err := q.opts.DB.QueryContext(ctx, `SELECT file_path FROM messages WHERE status = 'Queued' AND file_path != ''`)
+	rows, err := q.db.QueryContext(ctx, `SELECT file_path FROM messages WHERE status = 'Queued' AND file_path != ''`)
 	if err != nil {
 		return err
 	}
@@ -118,12 +118,4 @@ func (q *Queue) SweepSpool(ctx context.Context, dir string) error {
 		}
 	}
 	return nil
-}
-
-// Depth is the number of messages waiting for an attempt, read from the
-// partial index of due messages (cheap enough for every metrics scrape).
-func (q *Queue) Depth(ctx context.Context) (int, error) {
-	var n int
-	err := q.opts.DB.QueryRowContext(ctx, `SELECT count(*) FROM messages WHERE next_attempt_at IS NOT NULL`).Scan(&n)
-	return n, err
 }

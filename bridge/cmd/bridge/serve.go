@@ -85,12 +85,12 @@ func serve(ctx context.Context, s *settings.Settings, stdout io.Writer) error {
 	runCtx, stopParts := context.WithCancel(ctx)
 	defer stopParts()
 
-	// The queue needs the session to send and the session tells the queue
-	// of receipts; metrics read both. Callbacks close those loops without
-	// package cycles.
+	// The session tells the message log of receipts and the queue sends
+	// through the session: log, session, queue, in that order. Metrics read
+	// the log and the session.
 	var (
-		queue *sendqueue.Queue
-		sess  *whatsapp.Manager
+		msgLog *sendqueue.Log
+		sess   *whatsapp.Manager
 	)
 	// The outbox stores nothing when WEBHOOK_URL is empty.
 	var m *metrics.Metrics
@@ -100,7 +100,7 @@ func serve(ctx context.Context, s *settings.Settings, stdout io.Writer) error {
 	})
 	m = metrics.New(metrics.Sources{
 		SendQueueDepth: func() float64 {
-			n, err := queue.Depth(runCtx)
+			n, err := msgLog.Depth(runCtx)
 			if err != nil {
 				return math.NaN()
 			}
@@ -121,6 +121,9 @@ func serve(ctx context.Context, s *settings.Settings, stdout io.Writer) error {
 			return math.NaN()
 		},
 	})
+	msgLog = sendqueue.NewLog(sendqueue.LogOptions{
+		DB: db, Batcher: writer, Events: statusEvents{hooks}, Observer: m, Log: log.WithName("dispatch"),
+	})
 	sess, err = whatsapp.New(runCtx, whatsapp.Options{
 		CredentialsDir:    dir.CredentialsDir(),
 		SpoolDir:          dir.SpoolDir(),
@@ -138,7 +141,7 @@ func serve(ctx context.Context, s *settings.Settings, stdout io.Writer) error {
 			return hooks.EnqueueNow(ctx, webhook.MessageUpsert(in))
 		},
 		OnReceipt: func(ids []string, status string) {
-			if _, err := queue.AdvanceStatus(runCtx, ids, bridge.Status(status)); err != nil {
+			if _, err := msgLog.AdvanceStatus(runCtx, ids, bridge.Status(status)); err != nil {
 				log.Error(err, "apply receipt")
 			}
 		},
@@ -146,10 +149,7 @@ func serve(ctx context.Context, s *settings.Settings, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	queue = sendqueue.New(sendqueue.Options{
-		DB: db, Batcher: writer, Sender: sessionSender{sess}, Schedule: s.RetrySchedule, Log: log.WithName("dispatch"),
-		Events: statusEvents{hooks}, Observer: m,
-	})
+	queue := sendqueue.New(sendqueue.Options{Log: msgLog, Sender: sessionSender{sess}, Schedule: s.RetrySchedule})
 	if err := queue.SweepSpool(ctx, dir.SpoolDir()); err != nil {
 		return fmt.Errorf("sweep spool: %w", err)
 	}

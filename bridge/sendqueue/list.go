@@ -1,0 +1,82 @@
+package sendqueue
+
+import (
+	"context"
+	"encoding/base64"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/msgbridge/msgbridge/bridge"
+)
+
+// Filter selects messages of the log, newest first.
+type Filter struct {
+	Status bridge.Status // empty: any
+	Since  time.Time     // zero: any; else created at or after
+	Limit  int           // at least 1
+	Cursor string        // from a previous page; empty: the first page
+}
+
+// List returns one page of the log, newest first, and the cursor of the next
+// page (empty at the end). The cursor is the position (created_at, id) of
+// the page's last message, so pages stay stable while messages arrive. A
+// cursor List did not return is a bridge.Error of KindInvalid
+// (invalid_cursor), never the first page.
+func (l *Log) List(ctx context.Context, f Filter) ([]bridge.Message, string, error) {
+	if f.Limit < 1 {
+		return nil, "", bridge.Invalid("invalid_limit", "limit must be at least 1")
+	}
+	where, args := []string{"1 = 1"}, []any{}
+	if f.Status != "" {
+		where, args = append(where, "status = ?"), append(args, string(f.Status))
+	}
+	if !f.Since.IsZero() {
+		where, args = append(where, "created_at >= ?"), append(args, f.Since.UnixMilli())
+	}
+	if f.Cursor != "" {
+		created, id, err := decodeCursor(f.Cursor)
+		if err != nil {
+			return nil, "", err
+		}
+		where, args = append(where, "(created_at < ? OR (created_at = ? AND id < ?))"), append(args, created, created, id)
+	}
+	args = append(args, f.Limit+1) // one more tells whether a next page exists
+	msgs, err := l.query(ctx, `SELECT `+messageColumns+` FROM messages WHERE `+strings.Join(where, " AND ")+
+		` ORDER BY created_at DESC, id DESC LIMIT ?`, args...)
+	if err != nil {
+		return nil, "", readFailed(err)
+	}
+	if len(msgs) <= f.Limit {
+		return messages(msgs), "", nil
+	}
+	msgs = msgs[:f.Limit]
+	last := msgs[len(msgs)-1]
+	return messages(msgs), encodeCursor(last.CreatedAt.UnixMilli(), last.ID), nil
+}
+
+func encodeCursor(created int64, id string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(created, 10) + ":" + id))
+}
+
+// errBadCursor: the cursor was not produced by List.
+func errBadCursor() error {
+	return bridge.Invalid("invalid_cursor", "cursor is not one this API returned")
+}
+
+// decodeCursor accepts exactly the cursors encodeCursor makes. Decoding
+// alone is lenient (base64 skips line breaks and ignores stray padding
+// bits; ParseInt takes a sign and leading zeros), so a cursor must encode
+// back to itself.
+func decodeCursor(c string) (int64, string, error) {
+	raw, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil {
+		return 0, "", errBadCursor()
+	}
+	ms, id, ok := strings.Cut(string(raw), ":")
+	created, err := strconv.ParseInt(ms, 10, 64)
+	if !ok || err != nil || created < 0 || id == "" || encodeCursor(created, id) != c {
+		return 0, "", errBadCursor()
+	}
+	return created, id, nil
+}

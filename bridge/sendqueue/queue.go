@@ -12,16 +12,16 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/google/uuid"
 
+	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/sqlite"
-	"github.com/msgbridge/msgbridge/bridge/whatsapp"
 )
 
 // Sender delivers messages to WhatsApp (*whatsapp.Manager).
 type Sender interface {
-	Send(ctx context.Context, out whatsapp.Outgoing) error
+	Send(ctx context.Context, out bridge.Outgoing) error
 	NewMessageID() string
 	// Ready reports a session that can send now; while it is false every
-	// Send fails with whatsapp.ErrNotLinked.
+	// Send fails with bridge.ErrNotLinked.
 	Ready() bool
 }
 
@@ -111,7 +111,7 @@ func (q *Queue) Submit(ctx context.Context, req Request) (Result, error) {
 	if !attemptNow {
 		for i := range msgs {
 			msgs[i].Attempts = 1
-			msgs[i].Status, msgs[i].nextAttempt, msgs[i].LastError = plan(1, whatsapp.ErrNotLinked, q.opts.Schedule, now)
+			msgs[i].Status, msgs[i].nextAttempt, msgs[i].LastError = plan(1, bridge.ErrNotLinked, q.opts.Schedule, now)
 		}
 	}
 	var prior *idempotencyRecord
@@ -215,10 +215,13 @@ func (q *Queue) release(msgs []Message) {
 func (q *Queue) attempt(ctx context.Context, m *Message) {
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), q.opts.AttemptTimeout)
 	started := time.Now()
-	sendErr := q.opts.Sender.Send(actx, whatsapp.Outgoing{
-		ID: m.WhatsAppID, Recipient: m.Recipient, Kind: m.Type, Text: m.body,
-		FilePath: m.filePath, FileName: m.fileName, MimeType: m.mimeType,
-	})
+	to, sendErr := bridge.RecipientFromJID(m.Recipient)
+	if sendErr == nil {
+		sendErr = q.opts.Sender.Send(actx, bridge.Outgoing{
+			ID: m.WhatsAppID, Recipient: to, Type: bridge.MessageType(m.Type), Text: m.body,
+			FilePath: m.filePath, FileName: m.fileName, MimeType: m.mimeType,
+		})
+	}
 	cancel()
 	if q.opts.OnAttempt != nil {
 		q.opts.OnAttempt(sendErr, time.Since(started))

@@ -15,6 +15,7 @@ import (
 
 	"github.com/go-logr/logr"
 
+	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/audit"
 	"github.com/msgbridge/msgbridge/bridge/datadir"
 	"github.com/msgbridge/msgbridge/bridge/httpapi"
@@ -76,7 +77,7 @@ func serve(ctx context.Context, s *settings.Settings, stdout io.Writer) error {
 	}
 	defer func() { _ = auditLog.Close() }()
 
-	configure, err := simulatorClient(os.LookupEnv)
+	server, err := simulatorServer(os.LookupEnv)
 	if err != nil {
 		return err
 	}
@@ -127,19 +128,20 @@ func serve(ctx context.Context, s *settings.Settings, stdout io.Writer) error {
 		DB:                db,
 		HeartbeatInterval: s.HeartbeatInterval,
 		Log:               log.WithName("session"),
-		ConfigureClient:   configure,
-		OnReconnect:       m.Reconnect,
+		Server:            server,
 		Batcher:           writer,
-		OnStateTx: func(ctx context.Context, tx *sql.Tx, st whatsapp.Status) error {
-			return hooks.Enqueue(ctx, tx, webhook.SessionStatus(string(st.State), string(st.Reason), time.Now()))
-		},
-		OnMessage: func(ctx context.Context, in webhook.Incoming) error {
-			return hooks.EnqueueNow(ctx, webhook.MessageUpsert(in))
-		},
-		OnReceipt: func(ids []string, status string) {
-			if _, err := queue.AdvanceStatus(runCtx, ids, sendqueue.Status(status)); err != nil {
-				log.Error(err, "apply receipt")
-			}
+		Events: sessionEvents{
+			reconnected: m.Reconnect,
+			stateChanged: func(ctx context.Context, tx *sql.Tx, st bridge.SessionStatus) error {
+				return hooks.Enqueue(ctx, tx, webhook.SessionStatus(string(st.State), string(st.Reason), time.Now()))
+			},
+			incoming: func(ctx context.Context, in bridge.Incoming) error {
+				return hooks.EnqueueNow(ctx, webhook.MessageUpsert(webhookIncoming(in)))
+			},
+			receipt: func(ctx context.Context, r bridge.Receipt) error {
+				_, err := queue.AdvanceStatus(ctx, r.WhatsAppIDs, sendqueue.Status(r.Status))
+				return err
+			},
 		},
 	})
 	if err != nil {
@@ -199,7 +201,7 @@ func serve(ctx context.Context, s *settings.Settings, stdout io.Writer) error {
 // runParts serves HTTP on ln and runs the background parts until ctx ends
 // or one of them fails; then it drains the server and stops the parts.
 func runParts(ctx context.Context, log logr.Logger, srv *http.Server, ln net.Listener, stop context.CancelFunc,
-	parts map[string]func() error, dataDir string, state whatsapp.State,
+	parts map[string]func() error, dataDir string, state bridge.SessionState,
 ) error {
 	done := make(chan error, len(parts)+1)
 	for name, run := range parts {
@@ -235,4 +237,34 @@ func runParts(ctx context.Context, log logr.Logger, srv *http.Server, ln net.Lis
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// sessionEvents hands the session's events to the closures above (a
+// stopgap until the wiring is rewritten).
+type sessionEvents struct {
+	stateChanged func(ctx context.Context, tx *sql.Tx, s bridge.SessionStatus) error
+	incoming     func(ctx context.Context, in bridge.Incoming) error
+	receipt      func(ctx context.Context, r bridge.Receipt) error
+	reconnected  func()
+}
+
+func (e sessionEvents) StateChanged(ctx context.Context, tx *sql.Tx, s bridge.SessionStatus) error {
+	return e.stateChanged(ctx, tx, s)
+}
+func (e sessionEvents) Incoming(ctx context.Context, in bridge.Incoming) error {
+	return e.incoming(ctx, in)
+}
+func (e sessionEvents) Receipt(ctx context.Context, r bridge.Receipt) error { return e.receipt(ctx, r) }
+func (e sessionEvents) Reconnected()                                        { e.reconnected() }
+
+// webhookIncoming is in as message.upsert reports it.
+func webhookIncoming(in bridge.Incoming) webhook.Incoming {
+	out := webhook.Incoming{
+		WhatsAppID: in.WhatsAppID, From: in.From.String(), Chat: in.Chat.String(), PushName: in.PushName,
+		Type: in.Type, Text: in.Text, Timestamp: in.Timestamp,
+	}
+	if in.Media != nil {
+		out.Media = &webhook.Media{MimeType: in.Media.MimeType, Size: in.Media.Size, FileName: in.Media.FileName}
+	}
+	return out
 }

@@ -43,8 +43,8 @@ func (m *Manager) Ready() bool {
 // Send sends out through the linked account. It fails with
 // bridge.ErrNotLinked while no session is logged in, so the send queue
 // retries it later. It never waits on a dead link: it ends the moment the
-// status leaves connected, and WhatsApp's confirmation is awaited for
-// sendTimeout at most (whatsmeow's own limit is 75 s). The upload of an
+// status leaves connected, and WhatsApp's confirmation is awaited for two
+// heartbeat intervals (at least 2 s; whatsmeow's own limit is 75 s). The upload of an
 // attachment goes to the media servers over HTTP and is not timed here,
 // since a large file on a slow network takes long; the caller bounds it.
 func (m *Manager) Send(ctx context.Context, out bridge.Outgoing) error {

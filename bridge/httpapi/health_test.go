@@ -7,17 +7,18 @@ import (
 	"testing"
 	"time"
 
-	"github.com/msgbridge/msgbridge/bridge/whatsapp"
+	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/contract"
 )
 
 // fixedSession reports one state; the health tests check how /health
 // presents it, and the session itself is tested against the simulator.
 type fixedSession struct {
 	Session
-	state whatsapp.State
+	state bridge.SessionState
 }
 
-func (f fixedSession) Status() whatsapp.Status { return whatsapp.Status{State: f.state} }
+func (f fixedSession) Status() bridge.SessionStatus { return bridge.SessionStatus{State: f.state} }
 
 func newTestServer(t *testing.T, d Deps) *httptest.Server {
 	t.Helper()
@@ -48,7 +49,7 @@ func TestHealth(t *testing.T) {
 		Version: "1.2.3",
 		Started: started,
 		Now:     func() time.Time { return now },
-		Session: fixedSession{state: whatsapp.StateDisconnected},
+		Session: fixedSession{state: contract.StateDisconnected},
 	})
 	var got map[string]any
 	status, header := getJSON(t, srv.URL+"/health", &got)
@@ -76,7 +77,7 @@ func TestHealth(t *testing.T) {
 }
 
 func TestUnknownRouteAndMethod(t *testing.T) {
-	srv := newTestServer(t, Deps{Started: time.Now(), Session: fixedSession{state: whatsapp.StateUnpaired}})
+	srv := newTestServer(t, Deps{Started: time.Now(), Session: fixedSession{state: contract.StateUnpaired}})
 	var body errorBody
 	if status, _ := getJSON(t, srv.URL+"/nope", &body); status != http.StatusNotFound || body.Error.Code != "not_found" {
 		t.Errorf("unknown route: %d %+v", status, body)

@@ -17,7 +17,6 @@ import (
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/phone"
 	"github.com/msgbridge/msgbridge/bridge/sendqueue"
-	"github.com/msgbridge/msgbridge/bridge/whatsapp"
 )
 
 // Bounds of one POST /send.
@@ -272,20 +271,20 @@ func (f *sendForm) toRequest() (sendqueue.Request, *apiError) {
 		}
 		item := sendqueue.Item{Type: bridge.MessageType(typ), Text: text}
 		switch typ {
-		case whatsapp.KindText:
+		case string(bridge.TypeText):
 			if strings.TrimSpace(text) == "" {
 				return sendqueue.Request{}, badRequest("empty_text", "item %d is text but text[%d] is empty", i, i)
 			}
-		case whatsapp.KindImage, whatsapp.KindDocument:
+		case string(bridge.TypeImage), string(bridge.TypeDocument):
 			if nextFile >= len(f.files) {
 				return sendqueue.Request{}, badRequest("missing_file", "item %d is %s but has no file[]", i, typ)
 			}
 			item.File = f.files[nextFile]
 			nextFile++
-			if typ == whatsapp.KindImage && !isImage(item.File.MimeType) {
+			if typ == string(bridge.TypeImage) && !isImage(item.File.MimeType) {
 				return sendqueue.Request{}, badRequest("invalid_image", "file for item %d is %s, not a JPEG, PNG or WebP image", i, item.File.MimeType)
 			}
-			if typ == whatsapp.KindDocument && item.File.Name == "" {
+			if typ == string(bridge.TypeDocument) && item.File.Name == "" {
 				item.File.Name = "document"
 			}
 		default:

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/msgbridge/msgbridge/bridge/whatsapp"
+	"github.com/msgbridge/msgbridge/bridge"
 )
 
 func TestCleanFileName(t *testing.T) {
@@ -87,7 +87,7 @@ func FuzzReadSendForm(f *testing.F) {
 		}
 		if req, verr := form.toRequest(); verr == nil {
 			for _, it := range req.Items {
-				if (it.File == nil) != (it.Type == whatsapp.KindText) {
+				if (it.File == nil) != (it.Type == string(bridge.TypeText)) {
 					t.Fatalf("item %+v", it)
 				}
 			}

@@ -6,17 +6,17 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/phone"
-	"github.com/msgbridge/msgbridge/bridge/whatsapp"
 	"github.com/msgbridge/msgbridge/contract"
 )
 
 // Session is what the API needs of the WhatsApp session (*whatsapp.Manager).
 type Session interface {
-	Status() whatsapp.Status
+	Status() bridge.SessionStatus
 	QR(ctx context.Context) (string, error)
 	PairingCode(ctx context.Context, phone string) (string, error)
-	Groups(ctx context.Context) ([]whatsapp.Group, error)
+	Groups(ctx context.Context) ([]bridge.Group, error)
 	Logout(ctx context.Context) error
 }
 
@@ -124,9 +124,9 @@ func optionalTime(t time.Time) *time.Time {
 // writeSessionError maps the session's errors to status codes.
 func writeSessionError(w http.ResponseWriter, err error) {
 	switch {
-	case errors.Is(err, whatsapp.ErrLinked):
+	case errors.Is(err, bridge.ErrLinked):
 		writeError(w, http.StatusConflict, "already_linked", err.Error())
-	case errors.Is(err, whatsapp.ErrNotLinked):
+	case errors.Is(err, bridge.ErrNotLinked):
 		writeError(w, http.StatusServiceUnavailable, "not_linked", err.Error())
 	case errors.Is(err, context.DeadlineExceeded):
 		writeError(w, http.StatusGatewayTimeout, "timeout", "WhatsApp did not answer in time")

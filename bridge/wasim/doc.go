@@ -17,11 +17,14 @@
 //
 // whatsmeow reads its root key and keepalive timings from package variables
 // without locking, so they must be set before any client goroutine starts.
-// Call [Install] in TestMain (Start also calls it, which is safe as long as no
-// whatsmeow client of another test is already running):
+// Call [Install] (the root key) in TestMain (Start also calls it, which is
+// safe as long as no whatsmeow client of another test is already running);
+// the keepalive timings have one writer, whatsapp.TuneKeepAlive, which a test
+// that needs a ghost connection noticed in seconds calls:
 //
 //	func TestMain(m *testing.M) {
 //		wasim.Install()
+//		whatsapp.TuneKeepAlive(3 * time.Second)
 //		os.Exit(m.Run())
 //	}
 //

@@ -4,7 +4,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"sync"
-	"time"
 
 	"go.mau.fi/libsignal/ecc"
 	"google.golang.org/protobuf/proto"
@@ -23,27 +22,16 @@ var testRootKey = keys.NewKeyPair()
 
 var installOnce sync.Once
 
-// FastKeepAlive returns the keepalive timings Install gives whatsmeow: a
-// ping every 0.5–1 s that fails after 1.5 s without an answer, so a ghost
-// connection shows up as events.KeepAliveTimeout within about 2.5 s.
-func FastKeepAlive() wasimclient.KeepAlive {
-	return wasimclient.KeepAlive{
-		IntervalMin:      500 * time.Millisecond,
-		IntervalMax:      time.Second,
-		ResponseDeadline: 1500 * time.Millisecond,
-	}
-}
-
 // Install points whatsmeow at in-process simulators: it sets
-// whatsmeow.WACertPubKey to the package's test root key and the keepalive
-// timings to FastKeepAlive. It runs once per process; call it in TestMain,
-// before any whatsmeow client goroutine exists. It panics only if
-// wasimclient.Install was already called with other settings, which is a
-// programming error in the test binary.
+// whatsmeow.WACertPubKey to the package's test root key. It runs once per
+// process; call it in TestMain, before any whatsmeow client goroutine
+// exists. (whatsmeow's keepalive timings are whatsapp.TuneKeepAlive's to
+// set; a test that needs a ghost connection noticed in seconds calls it.)
+// It panics only if wasimclient.Install was already called with other
+// settings, which is a programming error in the test binary.
 func Install() {
 	installOnce.Do(func() {
-		ka := FastKeepAlive()
-		err := wasimclient.Install(wasimclient.Globals{RootKey: *testRootKey.Pub, KeepAlive: &ka})
+		err := wasimclient.Install(wasimclient.Globals{RootKey: *testRootKey.Pub})
 		if err != nil {
 			panic(fmt.Sprintf("wasim.Install: %v", err))
 		}

@@ -5,18 +5,27 @@ import (
 	"testing"
 	"time"
 
+	"go.mau.fi/whatsmeow"
 	"go.mau.fi/whatsmeow/proto/waE2E"
 	"go.mau.fi/whatsmeow/types"
 	"go.mau.fi/whatsmeow/types/events"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/msgbridge/msgbridge/bridge/webhook"
+	"github.com/msgbridge/msgbridge/bridge"
 )
 
 func TestIncoming(t *testing.T) {
 	pn := types.NewJID("4915100000002", types.DefaultUserServer)
 	lid := types.NewJID("123456789", types.HiddenUserServer)
 	group := types.NewJID("120363000000000001", types.GroupServer)
+	phone := bridge.PhoneRecipient(pn.User)
+	inGroup := bridge.Recipient{Kind: bridge.RecipientGroup, ID: group.User}
+	lidRecipient := bridge.Recipient{Kind: bridge.RecipientLID, ID: lid.User}
+	// A client on an empty store, whose LID map knows no phone number (an
+	// unlinked device gets its stores at pairing; this one gets the map now).
+	creds := newBridgeFiles(t).credentials(t)
+	creds.device.LIDs = creds.container.LIDMap
+	cli := whatsmeow.NewClient(creds.device, nil)
 	at := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
 	info := func(sender, alt, chat types.JID, fromMe bool) types.MessageInfo {
 		return types.MessageInfo{
@@ -28,26 +37,29 @@ func TestIncoming(t *testing.T) {
 		name string
 		info types.MessageInfo
 		msg  *waE2E.Message
-		want *webhook.Incoming // nil: skipped
+		want *bridge.Incoming // nil: skipped
 	}{
 		{"text", info(pn, types.EmptyJID, pn, false), &waE2E.Message{Conversation: proto.String("hi")},
-			&webhook.Incoming{Type: "text", Text: "hi", From: pn.User, Chat: pn.User}},
+			&bridge.Incoming{Type: "text", Text: "hi", From: phone, Chat: phone}},
 		{"extended text from a LID sender with its phone number", info(lid, pn, pn, false),
 			&waE2E.Message{ExtendedTextMessage: &waE2E.ExtendedTextMessage{Text: proto.String("link")}},
-			&webhook.Incoming{Type: "text", Text: "link", From: pn.User, Chat: pn.User}},
+			&bridge.Incoming{Type: "text", Text: "link", From: phone, Chat: phone}},
 		{"document in a group", info(pn, types.EmptyJID, group, false),
 			&waE2E.Message{DocumentMessage: &waE2E.DocumentMessage{Caption: proto.String("cv"), Mimetype: proto.String("application/pdf"), FileLength: proto.Uint64(42), FileName: proto.String("cv.pdf")}},
-			&webhook.Incoming{Type: "document", Text: "cv", From: pn.User, Chat: group.String(), Media: &webhook.Media{MimeType: "application/pdf", Size: 42, FileName: "cv.pdf"}}},
+			&bridge.Incoming{Type: "document", Text: "cv", From: phone, Chat: inGroup, Media: &bridge.Media{MimeType: "application/pdf", Size: 42, FileName: "cv.pdf"}}},
 		{"image", info(pn, types.EmptyJID, pn, false),
 			&waE2E.Message{ImageMessage: &waE2E.ImageMessage{Caption: proto.String("look"), Mimetype: proto.String("image/jpeg"), FileLength: proto.Uint64(7)}},
-			&webhook.Incoming{Type: "image", Text: "look", From: pn.User, Chat: pn.User, Media: &webhook.Media{MimeType: "image/jpeg", Size: 7}}},
+			&bridge.Incoming{Type: "image", Text: "look", From: phone, Chat: phone, Media: &bridge.Media{MimeType: "image/jpeg", Size: 7}}},
 		{"from me", info(pn, types.EmptyJID, pn, true), &waE2E.Message{Conversation: proto.String("hi")}, nil},
 		{"sender key distribution only", info(pn, types.EmptyJID, group, false),
 			&waE2E.Message{SenderKeyDistributionMessage: &waE2E.SenderKeyDistributionMessage{GroupID: proto.String(group.String())}}, nil},
 		{"protocol message", info(pn, types.EmptyJID, pn, false), &waE2E.Message{ProtocolMessage: &waE2E.ProtocolMessage{}}, nil},
+		{"LID sender without a known phone number", info(lid, types.EmptyJID, lid, false), &waE2E.Message{Conversation: proto.String("hi")},
+			&bridge.Incoming{Type: "text", Text: "hi", From: lidRecipient, Chat: lidRecipient}},
+		{"status broadcast", info(pn, types.EmptyJID, types.StatusBroadcastJID, false), &waE2E.Message{Conversation: proto.String("hi")}, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got, ok := incoming(context.Background(), nil, &events.Message{Info: c.info, Message: c.msg})
+			got, ok := incoming(context.Background(), cli, &events.Message{Info: c.info, Message: c.msg})
 			if c.want == nil {
 				if ok {
 					t.Fatalf("not skipped: %+v", got)

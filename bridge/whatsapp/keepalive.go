@@ -14,8 +14,9 @@ import (
 // socket stops the heartbeat within about 2.5 intervals, inside the 3 the
 // operator allows.
 //
-// These are process-wide variables of whatsmeow: call TuneKeepAlive once,
-// before any client starts (the race detector flags a later write).
+// These are process-wide variables of whatsmeow and this is their one
+// writer (the simulator's tests call it too): call TuneKeepAlive once, before
+// any client starts (the race detector flags a later write).
 func TuneKeepAlive(heartbeat time.Duration) {
 	whatsmeow.KeepAliveIntervalMax = heartbeat
 	whatsmeow.KeepAliveIntervalMin = heartbeat * 2 / 3

@@ -8,6 +8,9 @@ import (
 	"time"
 
 	"go.mau.fi/whatsmeow"
+
+	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/contract"
 )
 
 // pairingDisplayName is how the linked device appears on the phone; whatsmeow
@@ -30,10 +33,22 @@ type linkAttempt struct {
 	// a rotation reaches the screen; guarded by Manager.mu.
 	latestAt time.Time
 	err      error // why it ended without a link; guarded by Manager.mu
+	// dropped: the socket closed while the attempt ran, so it ends for the
+	// connection's sake, not the codes'; guarded by Manager.mu.
+	dropped bool
+}
+
+// errUnreachable: the link attempt's connection failed or broke; cause,
+// when known, says how.
+func errUnreachable(cause error) error {
+	return &bridge.Error{
+		Kind: bridge.KindUpstream, Code: "whatsapp_unreachable",
+		Message: "the connection to WhatsApp failed or broke before a phone linked", Err: cause,
+	}
 }
 
 // QR returns the latest QR string of the running link attempt, starting one
-// when none runs. It is ErrLinked when an account is linked.
+// when none runs. It is bridge.ErrLinked when an account is linked.
 func (m *Manager) QR(ctx context.Context) (string, error) {
 	link, err := m.ensureLink(ctx)
 	if err != nil {
@@ -85,7 +100,7 @@ func (m *Manager) startLink() (*linkAttempt, error) {
 	m.opMu.Lock()
 	defer m.opMu.Unlock()
 	if m.linked.Load() {
-		return nil, ErrLinked
+		return nil, bridge.ErrLinked
 	}
 	m.mu.Lock()
 	link := m.link
@@ -108,7 +123,8 @@ func (m *Manager) startLink() (*linkAttempt, error) {
 	m.mu.Unlock()
 	go m.followLink(link, codes)
 	if err := cli.ConnectContext(m.bgCtx); err != nil {
-		m.finishLink(link, fmt.Errorf("connect for linking: %w", err), ReasonPairError)
+		err = errUnreachable(err)
+		m.finishLink(link, err, contract.ReasonNetwork)
 		return nil, err
 	}
 	return link, nil
@@ -128,26 +144,52 @@ func (m *Manager) followLink(link *linkAttempt, codes <-chan whatsmeow.QRChannel
 				close(link.ready)
 			}
 		case item == whatsmeow.QRChannelSuccess:
-			m.finishLink(link, nil, ReasonNone)
+			m.finishLink(link, nil, contract.ReasonNone)
 			return
 		case item == whatsmeow.QRChannelTimeout:
-			m.finishLink(link, errors.New("the QR codes expired before a phone linked"), ReasonQRTimeout)
+			m.linkTimedOut(link)
 			return
 		default:
 			err := item.Error
 			if err == nil {
 				err = fmt.Errorf("link attempt ended: %s", item.Event)
 			}
-			m.finishLink(link, err, ReasonPairError)
+			m.finishLink(link, err, contract.ReasonPairError)
 			return
 		}
 	}
-	m.finishLink(link, errors.New("link attempt ended"), ReasonPairError)
+	m.finishLink(link, errors.New("link attempt ended"), contract.ReasonPairError)
+}
+
+// linkTimedOut ends link on the QR channel's timeout, which whatsmeow also
+// sends when the socket closes: a failed connect (WhatsApp unreachable; the
+// background reconnect of an unlinked client gives up at once) or a broken
+// one. Those are network failures, not expired codes.
+func (m *Manager) linkTimedOut(link *linkAttempt) {
+	m.mu.Lock()
+	dropped := link.dropped
+	m.mu.Unlock()
+	if dropped {
+		m.finishLink(link, errUnreachable(nil), contract.ReasonNetwork)
+		return
+	}
+	m.finishLink(link, errors.New("the QR codes expired before a phone linked"), contract.ReasonQRTimeout)
+}
+
+// linkDropped records that the socket closed under the running link
+// attempt. whatsmeow gives the Disconnected event to this package's handler
+// before the QR channel's, which was registered later.
+func (m *Manager) linkDropped() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.link != nil {
+		m.link.dropped = true
+	}
 }
 
 // finishLink ends link once; reason tells the state policy why (it ignores
 // the end when the link succeeded).
-func (m *Manager) finishLink(link *linkAttempt, err error, reason Reason) {
+func (m *Manager) finishLink(link *linkAttempt, err error, reason bridge.Reason) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	select {
@@ -172,6 +214,6 @@ func (m *Manager) endLink() {
 	link := m.link
 	m.mu.Unlock()
 	if link != nil {
-		m.finishLink(link, errors.New("link attempt cancelled"), ReasonNone)
+		m.finishLink(link, errors.New("link attempt cancelled"), contract.ReasonNone)
 	}
 }

@@ -7,22 +7,24 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/sqlite"
+	"github.com/msgbridge/msgbridge/contract"
 )
 
 // stateStore keeps the session's status in bridge.db's session_state row.
-// With a batcher the row is written in its transactions, and onChange, when
-// set, runs in the transaction of every write that changes the state or its
-// reason (the webhook outbox's session.status commits with the row).
+// The row is written in a transaction (the batcher's, when there is one),
+// and events hears, in that transaction, every write that changes the state
+// or its reason (the webhook outbox's session.status commits with the row).
 type stateStore struct {
-	db       *sql.DB
-	batcher  *sqlite.Batcher
-	onChange func(ctx context.Context, tx *sql.Tx, s Status) error
+	db      *sql.DB
+	batcher *sqlite.Batcher
+	events  Events
 }
 
-func (p stateStore) load(ctx context.Context) (Status, error) {
+func (p stateStore) load(ctx context.Context) (bridge.SessionStatus, error) {
 	var (
-		s             Status
+		s             bridge.SessionStatus
 		since, beat   sql.NullInt64
 		state, reason string
 	)
@@ -30,39 +32,48 @@ func (p stateStore) load(ctx context.Context) (Status, error) {
 		`SELECT state, reason, account, push_name, connected_since, last_heartbeat FROM session_state WHERE id = 1`).
 		Scan(&state, &reason, &s.Account, &s.PushName, &since, &beat)
 	if errors.Is(err, sql.ErrNoRows) {
-		return Status{}, nil
+		return bridge.SessionStatus{}, nil
 	}
 	if err != nil {
-		return Status{}, fmt.Errorf("load session state: %w", err)
+		return bridge.SessionStatus{}, fmt.Errorf("load session state: %w", err)
 	}
-	s.State, s.Reason = State(state), Reason(reason)
+	s.State, s.Reason = contract.SessionState(state), contract.Reason(reason)
 	s.ConnectedSince, s.LastHeartbeat = fromMillis(since), fromMillis(beat)
 	return s, nil
 }
 
 // save writes s; changed says that its state or reason differ from the
 // last saved ones.
-func (p stateStore) save(ctx context.Context, s Status, now time.Time, changed bool) error {
-	if p.batcher == nil {
-		return p.write(ctx, p.db, s, now)
-	}
-	return p.batcher.Do(ctx, func(tx *sql.Tx) error {
+func (p stateStore) save(ctx context.Context, s bridge.SessionStatus, now time.Time, changed bool) error {
+	return p.inTx(ctx, func(tx *sql.Tx) error {
 		if err := p.write(ctx, tx, s, now); err != nil {
 			return err
 		}
-		if changed && p.onChange != nil {
-			return p.onChange(ctx, tx, s)
+		if changed {
+			return p.events.StateChanged(ctx, tx, s)
 		}
 		return nil
 	})
 }
 
-type execer interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+// inTx runs f in the batcher's transaction, or in its own without one.
+func (p stateStore) inTx(ctx context.Context, f func(tx *sql.Tx) error) error {
+	if p.batcher != nil {
+		return p.batcher.Do(ctx, f)
+	}
+	tx, err := p.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("save session state: %w", err)
+	}
+	if err := f(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	return tx.Commit()
 }
 
-func (p stateStore) write(ctx context.Context, db execer, s Status, now time.Time) error {
-	_, err := db.ExecContext(ctx, `
+func (p stateStore) write(ctx context.Context, tx *sql.Tx, s bridge.SessionStatus, now time.Time) error {
+	_, err := tx.ExecContext(ctx, `
 		INSERT INTO session_state (id, state, reason, account, push_name, connected_since, last_heartbeat, updated_at)
 		VALUES (1, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET state = excluded.state, reason = excluded.reason,

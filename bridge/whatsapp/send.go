@@ -4,33 +4,28 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"time"
 
 	"go.mau.fi/whatsmeow"
 	"go.mau.fi/whatsmeow/proto/waE2E"
 	"go.mau.fi/whatsmeow/types"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/msgbridge/msgbridge/bridge"
 )
 
-// Kinds of outgoing message.
-const (
-	KindText     = "text"
-	KindImage    = "image"
-	KindDocument = "document"
-)
+// minSendTimeout is the least time a send may wait for WhatsApp.
+const minSendTimeout = 2 * time.Second
 
-// Outgoing is one message to send.
-type Outgoing struct {
-	// ID is the WhatsApp message ID, chosen before the first attempt so that
-	// a resend after a crash is the same message to WhatsApp and the phone.
-	ID        string
-	Recipient string // a JID: <digits>@s.whatsapp.net or <id>@g.us
-	Kind      string
-	Text      string // the body of a text, the caption of media
-	// For media: the spooled file, its name and sniffed type.
-	FilePath string
-	FileName string
-	MimeType string
+// errLinkDown cancels a send whose link left connected; it is a
+// bridge.ErrNotLinked, which the send queue retries.
+var errLinkDown = &bridge.Error{
+	Kind: bridge.ErrNotLinked.Kind, Code: bridge.ErrNotLinked.Code,
+	Message: "the link to WhatsApp went down during the send",
 }
+
+// errSendTimeout ends a send WhatsApp did not confirm in time.
+var errSendTimeout = bridge.Errorf(bridge.KindTimeout, "whatsapp_timeout", "WhatsApp did not confirm the message in time")
 
 // NewMessageID returns a fresh WhatsApp message ID in the form WhatsApp Web
 // uses.
@@ -45,33 +40,77 @@ func (m *Manager) Ready() bool {
 	return m.client.Load().IsLoggedIn() && m.Status().Connected()
 }
 
-// Send sends out through the linked account. It fails with ErrNotLinked
-// while no session is logged in, so the send queue retries it later.
-func (m *Manager) Send(ctx context.Context, out Outgoing) error {
+// Send sends out through the linked account. It fails with
+// bridge.ErrNotLinked while no session is logged in, so the send queue
+// retries it later. It never waits on a dead link: it ends the moment the
+// status leaves connected, and WhatsApp's confirmation is awaited for two
+// heartbeat intervals (at least 2 s; whatsmeow's own limit is 75 s). The upload of an
+// attachment goes to the media servers over HTTP and is not timed here,
+// since a large file on a slow network takes long; the caller bounds it.
+func (m *Manager) Send(ctx context.Context, out bridge.Outgoing) error {
 	if !m.Ready() {
-		return ErrNotLinked
+		return bridge.ErrNotLinked
 	}
 	cli := m.client.Load()
-	to, err := types.ParseJID(out.Recipient)
+	to, err := types.ParseJID(out.Recipient.JID())
 	if err != nil || to.User == "" {
-		return fmt.Errorf("recipient %q is not a JID", out.Recipient)
+		return bridge.ErrInvalidRecipient
 	}
+	ctx, stop := m.whileConnected(ctx)
+	defer stop()
 	msg, err := m.buildMessage(ctx, cli, out)
 	if err != nil {
-		return err
+		return sendFailed(ctx, err)
 	}
-	_, err = cli.SendMessage(ctx, to, msg, whatsmeow.SendRequestExtra{ID: out.ID})
-	if err != nil {
-		return fmt.Errorf("send: %w", err)
+	ctx, cancel := context.WithTimeoutCause(ctx, m.sendTimeout(), errSendTimeout)
+	defer cancel()
+	if _, err := cli.SendMessage(ctx, to, msg, whatsmeow.SendRequestExtra{ID: out.ID}); err != nil {
+		return sendFailed(ctx, fmt.Errorf("send: %w", err))
 	}
 	return nil
 }
 
-func (m *Manager) buildMessage(ctx context.Context, cli *whatsmeow.Client, out Outgoing) (*waE2E.Message, error) {
-	switch out.Kind {
-	case KindText:
+// sendTimeout is how long a send waits for WhatsApp: two heartbeat
+// intervals, in which the keepalive notices a dead link anyway.
+func (m *Manager) sendTimeout() time.Duration {
+	return max(2*m.opts.HeartbeatInterval, minSendTimeout)
+}
+
+// whileConnected returns ctx, cancelled with errLinkDown as soon as the
+// status leaves connected (a keepalive timeout, a dropped socket, a logout).
+func (m *Manager) whileConnected(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	changes, unsubscribe := m.Subscribe() // before the first look: no change is missed
+	go func() {
+		defer unsubscribe()
+		for m.Status().Connected() {
+			select {
+			case <-changes:
+			case <-ctx.Done():
+				return
+			}
+		}
+		cancel(errLinkDown)
+	}()
+	return ctx, func() { cancel(context.Canceled) }
+}
+
+// sendFailed says why a send failed: the link went down, WhatsApp did not
+// answer in time, or err itself.
+func sendFailed(ctx context.Context, err error) error {
+	if why, ok := context.Cause(ctx).(*bridge.Error); ok && (why == errLinkDown || why == errSendTimeout) {
+		e := *why
+		e.Err = err
+		return &e
+	}
+	return err
+}
+
+func (m *Manager) buildMessage(ctx context.Context, cli *whatsmeow.Client, out bridge.Outgoing) (*waE2E.Message, error) {
+	switch out.Type {
+	case bridge.TypeText:
 		return &waE2E.Message{Conversation: proto.String(out.Text)}, nil
-	case KindImage:
+	case bridge.TypeImage:
 		up, err := m.upload(ctx, cli, out.FilePath, whatsmeow.MediaImage)
 		if err != nil {
 			return nil, err
@@ -81,7 +120,7 @@ func (m *Manager) buildMessage(ctx context.Context, cli *whatsmeow.Client, out O
 			Mimetype: proto.String(out.MimeType), FileEncSHA256: up.FileEncSHA256, FileSHA256: up.FileSHA256,
 			FileLength: proto.Uint64(up.FileLength), Caption: optional(out.Text),
 		}}, nil
-	case KindDocument:
+	case bridge.TypeDocument:
 		up, err := m.upload(ctx, cli, out.FilePath, whatsmeow.MediaDocument)
 		if err != nil {
 			return nil, err
@@ -93,7 +132,7 @@ func (m *Manager) buildMessage(ctx context.Context, cli *whatsmeow.Client, out O
 			Title: proto.String(out.FileName), Caption: optional(out.Text),
 		}}, nil
 	}
-	return nil, fmt.Errorf("unknown message kind %q", out.Kind)
+	return nil, bridge.Invalid("invalid_type", "unknown message type %q", out.Type)
 }
 
 // upload encrypts and uploads the file at path, streaming it: whatsmeow

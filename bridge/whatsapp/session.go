@@ -1,13 +1,15 @@
-// Package session keeps the bridge's link to one WhatsApp account: the
+// Package whatsapp keeps the bridge's link to one WhatsApp account: the
 // whatsmeow client on its encrypted credentials, linking by QR or pairing
-// code, reconnects, the heartbeat, groups and logout. Its state machine is the
-// pure transition function; this file wires whatsmeow's events into it.
+// code, reconnects, the heartbeat, groups, sending and logout. It is the
+// only package of the bridge that imports whatsmeow: its API speaks the
+// domain's types (it implements bridge.Session) and reports through the
+// Events port. Its state machine is the pure transition function over the
+// package's own events, to which events.go maps whatsmeow's.
 package whatsapp
 
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -15,20 +17,11 @@ import (
 
 	"github.com/go-logr/logr"
 	"go.mau.fi/whatsmeow"
-	"go.mau.fi/whatsmeow/types"
-	"go.mau.fi/whatsmeow/types/events"
 	waLog "go.mau.fi/whatsmeow/util/log"
 
+	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/sqlite"
-	"github.com/msgbridge/msgbridge/bridge/webhook"
-)
-
-// Errors the API maps to status codes.
-var (
-	// ErrLinked: the operation needs an unlinked session (409).
-	ErrLinked = errors.New("an account is already linked; log out first")
-	// ErrNotLinked: the operation needs a linked, connected session (503).
-	ErrNotLinked = errors.New("no linked WhatsApp session is connected")
+	"github.com/msgbridge/msgbridge/contract"
 )
 
 // maxReconnectSteps caps whatsmeow's linear reconnect backoff (2 s a failed
@@ -39,6 +32,18 @@ const maxReconnectSteps = 30
 // whether or not WhatsApp answered.
 const logoutTimeout = 10 * time.Second
 
+// Events hears what happens on the link; the wiring implements it.
+type Events interface {
+	// StateChanged runs inside the transaction that stores the new status.
+	StateChanged(ctx context.Context, tx *sql.Tx, s bridge.SessionStatus) error
+	// Incoming runs before the message is acked to WhatsApp; an error refuses the ack.
+	Incoming(ctx context.Context, in bridge.Incoming) error
+	// Receipt: messages reached Delivered or Read.
+	Receipt(ctx context.Context, r bridge.Receipt) error
+	// Reconnected: a login after the first of this process (metrics).
+	Reconnected()
+}
+
 // Options configures a Manager.
 type Options struct {
 	// CredentialsDir holds session.db; logout empties it.
@@ -47,34 +52,22 @@ type Options struct {
 	MasterKey []byte
 	// DB is bridge.db, where the state and the heartbeat are kept.
 	DB *sql.DB
-	// HeartbeatInterval is how often a live connection's heartbeat is recorded.
+	// Batcher, when set, writes the state row (DB's one writer).
+	Batcher *sqlite.Batcher
+	// HeartbeatInterval is how often a live connection's heartbeat is
+	// recorded; a send waits at most a few of them.
 	HeartbeatInterval time.Duration
 	Log               logr.Logger
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 	// SpoolDir is where attachments are encrypted before upload.
 	SpoolDir string
-	// OnReceipt, when set, hears the receipts of sent messages: their
-	// WhatsApp IDs and "Delivered" or "Read". It runs on whatsmeow's event
-	// goroutine and must not block for long.
-	OnReceipt func(ids []string, status string)
-	// Batcher, when set, writes the state row (DB's one writer).
-	Batcher *sqlite.Batcher
-	// OnStateTx, when set with Batcher, hears every change of the state or
-	// its reason inside the transaction that stores it.
-	OnStateTx func(ctx context.Context, tx *sql.Tx, s Status) error
-	// OnMessage, when set, hears every incoming message a person wrote. It
-	// runs on whatsmeow's event goroutine before the message is
-	// acknowledged to WhatsApp (SynchronousAck): once it returns without
-	// error, the message may be gone from the server.
-	OnMessage func(ctx context.Context, in webhook.Incoming) error
-	// OnReconnect, when set, hears every login after the first of this
-	// process, for metrics.
-	OnReconnect func()
-	// ConfigureClient adjusts every new whatsmeow client before it connects.
-	// Production leaves it nil; the simulator build points the client at
-	// bridge/wasim.
-	ConfigureClient func(*whatsmeow.Client)
+	// Events hears state changes, messages, receipts and reconnects. Its
+	// Incoming and Receipt run on whatsmeow's event goroutine and hold up
+	// the next event while they run.
+	Events Events
+	// Server, when set, replaces WhatsApp's servers (the simulator).
+	Server *Server
 }
 
 // Manager owns the whatsmeow client of one account.
@@ -111,7 +104,7 @@ type Manager struct {
 	// mu guards status and link, and is never held across a network call:
 	// whatsmeow delivers events from its receive loop, which must keep going.
 	mu      sync.Mutex
-	status  Status
+	status  bridge.SessionStatus
 	link    *linkAttempt
 	linkSeq uint64 // the last link attempt's seq
 
@@ -128,7 +121,13 @@ func New(ctx context.Context, opts Options) (*Manager, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	m := &Manager{opts: opts, states: stateStore{db: opts.DB, batcher: opts.Batcher, onChange: opts.OnStateTx}, log: opts.Log, waLog: newWALogger(opts.Log), bgCtx: context.WithoutCancel(ctx)}
+	if opts.Server != nil {
+		trustRootKey(opts.Server.RootKey)
+	}
+	m := &Manager{
+		opts: opts, states: stateStore{db: opts.DB, batcher: opts.Batcher, events: opts.Events},
+		log: opts.Log, waLog: newWALogger(opts.Log), bgCtx: context.WithoutCancel(ctx),
+	}
 	creds, err := openCredentials(ctx, opts.CredentialsDir+"/session.db", opts.MasterKey, m.waLog.Sub("store"))
 	if err != nil {
 		return nil, err
@@ -153,9 +152,13 @@ func New(ctx context.Context, opts Options) (*Manager, error) {
 func (m *Manager) newClient(creds *credentials) *whatsmeow.Client {
 	cli := whatsmeow.NewClient(creds.device, m.waLog.Sub("client"))
 	cli.EnableAutoReconnect = true
-	// Acks only after the event handlers return: an incoming message is in
-	// the webhook outbox on disk before WhatsApp may drop its copy.
+	// Acks only after the event handlers return, and none when one fails: an
+	// incoming message is in the webhook outbox on disk before WhatsApp may
+	// drop its copy. The decrypted-event buffer keeps a refused message's
+	// plaintext, since the Signal session has already moved past it, so that
+	// the redelivery is handled like the first delivery.
 	cli.SynchronousAck = true
+	cli.EnableDecryptedEventBuffer = true
 	// A first connect that fails for a network reason retries in the
 	// background, like any later reconnect.
 	cli.InitialAutoReconnect = true
@@ -165,10 +168,10 @@ func (m *Manager) newClient(creds *credentials) *whatsmeow.Client {
 		cli.AutoReconnectErrors = min(cli.AutoReconnectErrors, maxReconnectSteps)
 		return true
 	}
-	if m.opts.ConfigureClient != nil {
-		m.opts.ConfigureClient(cli)
+	if m.opts.Server != nil {
+		m.opts.Server.use(cli)
 	}
-	cli.AddEventHandler(func(ev any) { m.handleEvent(cli, ev) })
+	cli.AddEventHandlerWithSuccessStatus(func(ev any) bool { return m.handleEvent(cli, ev) })
 	return cli
 }
 
@@ -217,7 +220,7 @@ func (m *Manager) beat() {
 }
 
 // Status is the session's current status.
-func (m *Manager) Status() Status {
+func (m *Manager) Status() bridge.SessionStatus {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.status
@@ -225,13 +228,13 @@ func (m *Manager) Status() Status {
 
 // apply runs ev through the state policy and stores the result when it
 // changed.
-func (m *Manager) apply(ev any) {
+func (m *Manager) apply(ev event) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.applyLocked(ev)
 }
 
-func (m *Manager) applyLocked(ev any) {
+func (m *Manager) applyLocked(ev event) {
 	now := m.opts.Now()
 	next, changed := transition(m.status, ev, now)
 	if !changed {
@@ -246,49 +249,6 @@ func (m *Manager) applyLocked(ev any) {
 	}
 	if prev.State != next.State || prev.Reason != next.Reason {
 		m.log.Info("session state", "state", next.State, "reason", next.Reason, "previous", prev.State)
-	}
-}
-
-// handleEvent receives every whatsmeow event of client cli.
-func (m *Manager) handleEvent(cli *whatsmeow.Client, ev any) {
-	if cli != m.client.Load() {
-		return // a replaced client's last events (after logout) say nothing now
-	}
-	switch e := ev.(type) {
-	case *events.Connected:
-		account, pushName := "", cli.Store.PushName
-		if cli.Store.ID != nil {
-			account = cli.Store.ID.User
-		}
-		m.apply(loggedIn{account: account, pushName: pushName})
-		if m.loggedInBefore.Swap(true) && m.opts.OnReconnect != nil {
-			m.opts.OnReconnect()
-		}
-	case *events.Receipt:
-		m.receipt(e)
-	case *events.Message:
-		m.message(cli, e)
-	case *events.PushNameSetting:
-		m.mu.Lock()
-		if m.status.Connected() && e.Action != nil {
-			m.status.PushName = e.Action.GetName()
-			m.notify()
-		}
-		m.mu.Unlock()
-	case *events.PairSuccess:
-		m.linked.Store(true)
-		m.apply(ev)
-	// StreamReplaced, TemporaryBan and ClientOutdated are permanent; whatsmeow
-	// itself marks those disconnects as expected and does not reconnect (a
-	// Disconnect from here would race its own teardown of the socket).
-	case *events.LoggedOut:
-		m.linked.Store(false)
-		m.apply(ev)
-		// whatsmeow deleted the device; start over with empty credentials so
-		// that a new link can begin.
-		go m.reset(cli)
-	default:
-		m.apply(ev)
 	}
 }
 
@@ -342,61 +302,24 @@ func (m *Manager) Logout(ctx context.Context) error {
 	if err := m.replaceClientLocked(); err != nil {
 		return err
 	}
-	m.apply(wiped{reason: ReasonUserLogout})
+	m.apply(wiped{reason: contract.ReasonUserLogout})
 	return nil
 }
 
-// Group is a joined group as GET /session/groups lists it.
-type Group struct {
-	ID           string
-	Subject      string
-	Participants int
-}
-
 // Groups lists the account's joined groups.
-func (m *Manager) Groups(ctx context.Context) ([]Group, error) {
+func (m *Manager) Groups(ctx context.Context) ([]bridge.Group, error) {
 	cli := m.client.Load()
 	if !cli.IsLoggedIn() {
-		return nil, ErrNotLinked
+		return nil, bridge.ErrNotLinked
 	}
 	infos, err := cli.GetJoinedGroups(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list groups: %w", err)
 	}
-	groups := make([]Group, 0, len(infos))
+	groups := make([]bridge.Group, 0, len(infos))
 	for _, g := range infos {
 		// ParticipantCount may be 0 in the listing; the list itself is right.
-		groups = append(groups, Group{ID: g.JID.String(), Subject: g.Name, Participants: len(g.Participants)})
+		groups = append(groups, bridge.Group{ID: g.JID.String(), Subject: g.Name, Participants: len(g.Participants)})
 	}
 	return groups, nil
-}
-
-// message passes an incoming message on. A failure to store it is logged:
-// whatsmeow offers no way to refuse the ack from a handler.
-func (m *Manager) message(cli *whatsmeow.Client, e *events.Message) {
-	if m.opts.OnMessage == nil {
-		return
-	}
-	if in, ok := incoming(m.bgCtx, cli, e); ok {
-		if err := m.opts.OnMessage(m.bgCtx, in); err != nil {
-			m.log.Error(err, "store incoming message event", "whatsapp_id", in.WhatsAppID)
-		}
-	}
-}
-
-// receipt passes delivered and read receipts of our own messages on.
-func (m *Manager) receipt(e *events.Receipt) {
-	if m.opts.OnReceipt == nil || e.IsFromMe {
-		return // IsFromMe: our other devices reading; not the recipient
-	}
-	var status string
-	switch e.Type {
-	case types.ReceiptTypeDelivered:
-		status = "Delivered"
-	case types.ReceiptTypeRead:
-		status = "Read"
-	default:
-		return
-	}
-	m.opts.OnReceipt(e.MessageIDs, status)
 }

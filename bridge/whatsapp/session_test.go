@@ -8,15 +8,17 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/testr"
-	"go.mau.fi/whatsmeow"
 
+	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/sqlite"
 	"github.com/msgbridge/msgbridge/bridge/wasim"
+	"github.com/msgbridge/msgbridge/contract"
 )
 
 // testHeartbeat is short so that the tests see several heartbeats, and long
@@ -28,7 +30,7 @@ const account = "4915100000001"
 
 func TestMain(m *testing.M) {
 	// Both set whatsmeow's process-wide variables: before any client exists.
-	// TuneKeepAlive comes second: the tests exercise the production cadence.
+	// The tests exercise the production keepalive cadence.
 	wasim.Install()
 	TuneKeepAlive(testHeartbeat)
 	os.Exit(m.Run())
@@ -49,16 +51,79 @@ func newBridgeFiles(t *testing.T) bridgeFiles {
 	return bridgeFiles{dir: dir, key: bytes.Repeat([]byte{7}, sqlite.MasterKeyLen)}
 }
 
+// credentials opens the files' session.db, closed at cleanup.
+func (f bridgeFiles) credentials(t *testing.T) *credentials {
+	t.Helper()
+	c, err := openCredentials(context.Background(), filepath.Join(f.dir, "credentials", "session.db"), f.key, newWALogger(logr.Discard()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.close() })
+	return c
+}
+
+// fakeEvents records what a Manager reports; Incoming and Receipt fail
+// with incomingErr and receiptErr when set.
+type fakeEvents struct {
+	mu          sync.Mutex
+	states      []bridge.SessionStatus
+	incoming    []bridge.Incoming
+	receipts    []bridge.Receipt
+	reconnects  int
+	incomingErr error
+	receiptErr  error
+}
+
+func (f *fakeEvents) StateChanged(_ context.Context, _ *sql.Tx, s bridge.SessionStatus) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.states = append(f.states, s)
+	return nil
+}
+
+func (f *fakeEvents) Incoming(_ context.Context, in bridge.Incoming) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.incomingErr != nil {
+		return f.incomingErr
+	}
+	f.incoming = append(f.incoming, in)
+	return nil
+}
+
+func (f *fakeEvents) Receipt(_ context.Context, r bridge.Receipt) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.receiptErr != nil {
+		return f.receiptErr
+	}
+	f.receipts = append(f.receipts, r)
+	return nil
+}
+
+func (f *fakeEvents) Reconnected() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.reconnects++
+}
+
 // running is a Manager whose Run goroutine the test controls.
 type running struct {
 	*Manager
-	db   *sql.DB
-	stop func()
+	db     *sql.DB
+	events *fakeEvents
+	stop   func()
 }
 
 // start opens the bridge's databases and runs a Manager wired to sim, as the
 // bridge process does; stop (also at cleanup) ends it like SIGTERM.
 func start(t *testing.T, sim *wasim.Simulator, f bridgeFiles) *running {
+	t.Helper()
+	return startWith(t, &Server{HTTPClient: sim.HTTPClient(), RootKey: sim.RootPublicKey()}, f)
+}
+
+// startWith is start with the client pointed at server.
+func startWith(t *testing.T, server *Server, f bridgeFiles) *running {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	db, err := sqlite.OpenBridgeDB(ctx, filepath.Join(f.dir, "bridge.db"), f.key)
@@ -66,13 +131,15 @@ func start(t *testing.T, sim *wasim.Simulator, f bridgeFiles) *running {
 		cancel()
 		t.Fatal(err)
 	}
+	events := &fakeEvents{}
 	m, err := New(ctx, Options{
 		CredentialsDir:    filepath.Join(f.dir, "credentials"),
 		MasterKey:         f.key,
 		DB:                db,
 		HeartbeatInterval: testHeartbeat,
 		Log:               testr.NewWithOptions(t, testr.Options{Verbosity: 0}),
-		ConfigureClient:   func(cli *whatsmeow.Client) { sim.Wire(cli) },
+		Events:            events,
+		Server:            server,
 	})
 	if err != nil {
 		cancel()
@@ -82,7 +149,7 @@ func start(t *testing.T, sim *wasim.Simulator, f bridgeFiles) *running {
 	done := make(chan error, 1)
 	go func() { done <- m.Run(ctx) }()
 	stopped := false
-	r := &running{Manager: m, db: db}
+	r := &running{Manager: m, db: db, events: events}
 	r.stop = func() {
 		if stopped {
 			return
@@ -99,7 +166,7 @@ func start(t *testing.T, sim *wasim.Simulator, f bridgeFiles) *running {
 }
 
 // waitState waits until the status satisfies ok, or fails the test.
-func waitState(t *testing.T, m *Manager, what string, ok func(Status) bool) Status {
+func waitState(t *testing.T, m *Manager, what string, ok func(bridge.SessionStatus) bool) bridge.SessionStatus {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
@@ -114,8 +181,8 @@ func waitState(t *testing.T, m *Manager, what string, ok func(Status) bool) Stat
 	}
 }
 
-func isState(st State, r Reason) func(Status) bool {
-	return func(s Status) bool { return s.State == st && s.Reason == r }
+func isState(st bridge.SessionState, r bridge.Reason) func(bridge.SessionStatus) bool {
+	return func(s bridge.SessionStatus) bool { return s.State == st && s.Reason == r }
 }
 
 // linkByQR links a fresh bridge to the phone's account through a QR code.
@@ -126,13 +193,13 @@ func linkByQR(t *testing.T, sim *wasim.Simulator, r *running) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Status().State != StatePairing {
+	if r.Status().State != contract.StatePairing {
 		t.Errorf("state while the QR shows: %s", r.Status().State)
 	}
 	if _, err := sim.Phone(account).ScanQR(ctx, qr); err != nil {
 		t.Fatal(err)
 	}
-	s := waitState(t, r.Manager, "connected", isState(StateConnected, ReasonNone))
+	s := waitState(t, r.Manager, "connected", isState(contract.StateConnected, contract.ReasonNone))
 	if s.Account != account || s.ConnectedSince.IsZero() || s.LastHeartbeat.IsZero() {
 		t.Errorf("after linking: %+v", s)
 	}
@@ -142,25 +209,25 @@ func TestLinkByQRAndRestartReconnects(t *testing.T) {
 	sim := wasim.Start(t)
 	f := newBridgeFiles(t)
 	r := start(t, sim, f)
-	if s := r.Status(); s.State != StateUnpaired {
+	if s := r.Status(); s.State != contract.StateUnpaired {
 		t.Fatalf("fresh bridge: %+v", s)
 	}
 	linkByQR(t, sim, r)
 
-	if _, err := r.QR(context.Background()); !errors.Is(err, ErrLinked) {
+	if _, err := r.QR(context.Background()); !errors.Is(err, bridge.ErrLinked) {
 		t.Errorf("QR while linked: %v", err)
 	}
-	if _, err := r.PairingCode(context.Background(), account); !errors.Is(err, ErrLinked) {
+	if _, err := r.PairingCode(context.Background(), account); !errors.Is(err, bridge.ErrLinked) {
 		t.Errorf("pairing code while linked: %v", err)
 	}
 	r.stop()
 
 	// The stored row says connected; start-up must not believe it.
 	r2 := start(t, sim, f)
-	if s := r2.Status(); s.State != StateConnecting || s.Account != account {
+	if s := r2.Status(); s.State != contract.StateConnecting || s.Account != account {
 		t.Fatalf("after restart, before connecting: %+v", s)
 	}
-	waitState(t, r2.Manager, "reconnected", isState(StateConnected, ReasonNone))
+	waitState(t, r2.Manager, "reconnected", isState(contract.StateConnected, contract.ReasonNone))
 }
 
 func TestLinkByPairingCode(t *testing.T) {
@@ -176,7 +243,7 @@ func TestLinkByPairingCode(t *testing.T) {
 	if _, err := sim.Phone(account).EnterCode(context.Background(), code); err != nil {
 		t.Fatal(err)
 	}
-	s := waitState(t, r.Manager, "connected", isState(StateConnected, ReasonNone))
+	s := waitState(t, r.Manager, "connected", isState(contract.StateConnected, contract.ReasonNone))
 	if s.Account != account {
 		t.Errorf("account %q", s.Account)
 	}
@@ -191,27 +258,27 @@ func TestKeepAliveSilenceStopsTheHeartbeat(t *testing.T) {
 	linkByQR(t, sim, r)
 	// Let a few heartbeats pass to prove they advance while alive.
 	first := r.Status().LastHeartbeat
-	waitState(t, r.Manager, "a heartbeat", func(s Status) bool { return s.LastHeartbeat.After(first) })
+	waitState(t, r.Manager, "a heartbeat", func(s bridge.SessionStatus) bool { return s.LastHeartbeat.After(first) })
 
 	silenced := time.Now()
 	sim.Phone(account).StopAnswering()
-	s := waitState(t, r.Manager, "keepalive timeout", isState(StateDisconnected, ReasonKeepAliveTimeout))
+	s := waitState(t, r.Manager, "keepalive timeout", isState(contract.StateDisconnected, contract.ReasonKeepAliveTimeout))
 	if s.LastHeartbeat.Sub(silenced) >= 3*testHeartbeat {
 		t.Errorf("heartbeat %v still advanced 3 intervals after the silence began at %v", s.LastHeartbeat, silenced)
 	}
 	frozen := s.LastHeartbeat
 	time.Sleep(3 * testHeartbeat)
-	if got := r.Status(); got.LastHeartbeat != frozen || got.State == StateConnected {
+	if got := r.Status(); got.LastHeartbeat != frozen || got.State == contract.StateConnected {
 		t.Errorf("a ghost connection got a heartbeat: %+v", got)
 	}
 	// The persisted heartbeat agrees with the status.
 	stored, err := stateStore{db: r.db}.load(context.Background())
-	if err != nil || !stored.LastHeartbeat.Equal(frozen.Truncate(time.Millisecond)) || stored.State != StateDisconnected {
+	if err != nil || !stored.LastHeartbeat.Equal(frozen.Truncate(time.Millisecond)) || stored.State != contract.StateDisconnected {
 		t.Errorf("stored %+v, %v; want heartbeat %v", stored, err, frozen)
 	}
 
 	sim.Phone(account).ResumeAnswering()
-	waitState(t, r.Manager, "restored", isState(StateConnected, ReasonNone))
+	waitState(t, r.Manager, "restored", isState(contract.StateConnected, contract.ReasonNone))
 }
 
 func TestStreamReplacedStopsReconnecting(t *testing.T) {
@@ -219,10 +286,10 @@ func TestStreamReplacedStopsReconnecting(t *testing.T) {
 	r := start(t, sim, newBridgeFiles(t))
 	linkByQR(t, sim, r)
 	sim.Phone(account).ReplaceStream()
-	waitState(t, r.Manager, "stream replaced", isState(StateDisconnected, ReasonStreamReplaced))
+	waitState(t, r.Manager, "stream replaced", isState(contract.StateDisconnected, contract.ReasonStreamReplaced))
 	// whatsmeow would reconnect within 2 s of a network loss; it must not.
 	time.Sleep(3 * time.Second)
-	if s := r.Status(); s.State != StateDisconnected || s.Reason != ReasonStreamReplaced {
+	if s := r.Status(); s.State != contract.StateDisconnected || s.Reason != contract.ReasonStreamReplaced {
 		t.Errorf("after stream replaced: %+v", s)
 	}
 	if len(sim.Phone(account).Connected()) != 0 {
@@ -236,7 +303,7 @@ func TestDroppedSocketReconnects(t *testing.T) {
 	linkByQR(t, sim, r)
 	since := r.Status().ConnectedSince
 	sim.Phone(account).DropConnections()
-	waitState(t, r.Manager, "reconnected", func(s Status) bool { return s.Connected() && s.ConnectedSince.After(since) })
+	waitState(t, r.Manager, "reconnected", func(s bridge.SessionStatus) bool { return s.Connected() && s.ConnectedSince.After(since) })
 }
 
 func TestRemoteLogoutWipesCredentials(t *testing.T) {
@@ -245,7 +312,7 @@ func TestRemoteLogoutWipesCredentials(t *testing.T) {
 	r := start(t, sim, f)
 	linkByQR(t, sim, r)
 	sim.Phone(account).LogOutDevices()
-	s := waitState(t, r.Manager, "logged out", isState(StateLoggedOut, ReasonLoggedOut))
+	s := waitState(t, r.Manager, "logged out", isState(contract.StateLoggedOut, contract.ReasonLoggedOut))
 	if s.Account != "" {
 		t.Errorf("account kept after logout: %+v", s)
 	}
@@ -266,12 +333,12 @@ func TestLogoutWipesCredentialsEvenOffline(t *testing.T) {
 				if err := sim.Close(); err != nil {
 					t.Fatal(err)
 				}
-				waitState(t, r.Manager, "disconnected", func(s Status) bool { return s.State != StateConnected })
+				waitState(t, r.Manager, "disconnected", func(s bridge.SessionStatus) bool { return s.State != contract.StateConnected })
 			}
 			if err := r.Logout(context.Background()); err != nil {
 				t.Fatal(err)
 			}
-			if s := r.Status(); s.State != StateUnpaired || s.Reason != ReasonUserLogout || s.Account != "" {
+			if s := r.Status(); s.State != contract.StateUnpaired || s.Reason != contract.ReasonUserLogout || s.Account != "" {
 				t.Errorf("after logout: %+v", s)
 			}
 			if !offline && len(sim.Phone(account).Devices()) != 0 {
@@ -281,7 +348,7 @@ func TestLogoutWipesCredentialsEvenOffline(t *testing.T) {
 			r.stop()
 			// A restart finds no credentials.
 			r2 := start(t, sim, f)
-			if s := r2.Status(); s.State != StateUnpaired {
+			if s := r2.Status(); s.State != contract.StateUnpaired {
 				t.Errorf("after restart: %+v", s)
 			}
 		})
@@ -291,11 +358,8 @@ func TestLogoutWipesCredentialsEvenOffline(t *testing.T) {
 // assertNoAccountOnDisk: the credentials directory holds no linked device.
 func assertNoAccountOnDisk(t *testing.T, f bridgeFiles) {
 	t.Helper()
-	c, err := openCredentials(context.Background(), filepath.Join(f.dir, "credentials", "session.db"), f.key, newWALogger(logr.Discard()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.close()
+	c := f.credentials(t)
+	defer c.close() // before a restart opens it again
 	if c.linked() {
 		t.Errorf("credentials still hold device %v", c.device.ID)
 	}
@@ -304,7 +368,7 @@ func assertNoAccountOnDisk(t *testing.T, f bridgeFiles) {
 func TestGroups(t *testing.T) {
 	sim := wasim.Start(t)
 	r := start(t, sim, newBridgeFiles(t))
-	if _, err := r.Groups(context.Background()); !errors.Is(err, ErrNotLinked) {
+	if _, err := r.Groups(context.Background()); !errors.Is(err, bridge.ErrNotLinked) {
 		t.Fatalf("groups while unlinked: %v", err)
 	}
 	linkByQR(t, sim, r)

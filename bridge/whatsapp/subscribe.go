@@ -1,6 +1,6 @@
 package whatsapp
 
-import "time"
+import "github.com/msgbridge/msgbridge/bridge"
 
 // Subscribe returns a channel that receives a value after every change of the
 // status or of the running link attempt's QR code, and a function that ends
@@ -35,25 +35,14 @@ func (m *Manager) notify() {
 	}
 }
 
-// LinkQR is the running link attempt's current QR code.
-type LinkQR struct {
-	Code string // empty when no attempt runs or none has a code yet
-	// Since is when Code arrived, for observers that measure how soon a
-	// rotation reaches the screen.
-	Since time.Time
-	// Attempt names the link attempt (numbered from 1 in this process), so
-	// that a permission to see its codes can end with it; 0 when none runs.
-	Attempt uint64
-}
-
 // CurrentQR is the running link attempt's latest QR code. Unlike QR it
 // never starts an attempt, so an observer can show the code without causing
 // one.
-func (m *Manager) CurrentQR() LinkQR {
+func (m *Manager) CurrentQR() bridge.LinkQR {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.link == nil {
-		return LinkQR{}
+		return bridge.LinkQR{}
 	}
-	return LinkQR{Code: m.link.latest, Since: m.link.latestAt, Attempt: m.link.seq}
+	return bridge.LinkQR{Code: m.link.latest, Since: m.link.latestAt, Attempt: m.link.seq}
 }

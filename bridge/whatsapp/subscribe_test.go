@@ -5,7 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/wasim"
+	"github.com/msgbridge/msgbridge/contract"
 )
 
 // A subscriber hears the link attempt's start and the link itself, and
@@ -16,7 +18,7 @@ func TestSubscribeSignalsQRAndStatusChanges(t *testing.T) {
 	sim := wasim.Start(t)
 	r := start(t, sim, newBridgeFiles(t))
 	changes, unsubscribe := r.Subscribe()
-	if cur := r.CurrentQR(); cur != (LinkQR{}) {
+	if cur := r.CurrentQR(); cur != (bridge.LinkQR{}) {
 		t.Fatalf("CurrentQR before any link attempt: %+v", cur)
 	}
 	// signalled requires a signal after which ok holds (signals merge, so
@@ -41,13 +43,13 @@ func TestSubscribeSignalsQRAndStatusChanges(t *testing.T) {
 	}
 	signalled("the QR code", func() bool {
 		cur := r.CurrentQR()
-		return cur.Code == qr && !cur.Since.IsZero() && cur.Attempt == 1 && r.Status().State == StatePairing
+		return cur.Code == qr && !cur.Since.IsZero() && cur.Attempt == 1 && r.Status().State == contract.StatePairing
 	})
 	if _, err := sim.Phone(account).ScanQR(context.Background(), qr); err != nil {
 		t.Fatal(err)
 	}
 	signalled("connected", func() bool {
-		return r.Status().Connected() && r.CurrentQR() == LinkQR{}
+		return r.Status().Connected() && r.CurrentQR() == bridge.LinkQR{}
 	})
 
 	unsubscribe()

@@ -3,97 +3,86 @@ package whatsapp
 import (
 	"time"
 
-	"go.mau.fi/whatsmeow/types/events"
-)
-
-// Internal happenings that move the state besides whatsmeow's own events.
-type (
-	// linkStarted: a QR or pairing-code attempt opened a socket.
-	linkStarted struct{}
-	// linkEnded: the attempt ended without a link (QR codes ran out, error).
-	linkEnded struct{ reason Reason }
-	// connectStarted: a connect with stored credentials began.
-	connectStarted struct{}
-	// connectFailed: the connect with stored credentials did not succeed.
-	connectFailed struct{}
-	// loggedIn: whatsmeow's Connected, with the account read from its store.
-	loggedIn struct{ account, pushName string }
-	// heartbeat: the periodic check found the connection alive.
-	heartbeat struct{}
-	// wiped: the credentials were deleted (logout through the API).
-	wiped struct{ reason Reason }
+	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/contract"
 )
 
 // transition is the session's whole state policy: the status after ev,
 // observed at now, and whether it changed. It is pure so that every rule is a
 // row in a table test. Events that do not concern the link return s unchanged.
-func transition(s Status, ev any, now time.Time) (Status, bool) {
+func transition(s bridge.SessionStatus, ev event, now time.Time) (bridge.SessionStatus, bool) {
 	next := s
 	switch e := ev.(type) {
 	case linkStarted:
-		next.State, next.Reason = StatePairing, ReasonNone
+		next.State, next.Reason = contract.StatePairing, contract.ReasonNone
 	case linkEnded:
-		if s.State != StatePairing {
+		if s.State != contract.StatePairing {
 			return s, false // the link succeeded meanwhile; its events rule
 		}
-		next.State, next.Reason = StateUnpaired, e.reason
-	case *events.PairSuccess:
-		next.State, next.Reason = StateConnecting, ReasonNone
-		next.Account = e.ID.User
-	case *events.PairError:
-		next.State, next.Reason = StateUnpaired, ReasonPairError
+		next.State, next.Reason = contract.StateUnpaired, e.reason
+	case paired:
+		next.State, next.Reason = contract.StateConnecting, contract.ReasonNone
+		next.Account = e.account
+	case pairFailed:
+		next.State, next.Reason = contract.StateUnpaired, contract.ReasonPairError
 	case connectStarted:
-		next.State, next.Reason = StateConnecting, ReasonNone
+		next.State, next.Reason = contract.StateConnecting, contract.ReasonNone
 	case connectFailed:
-		next.State, next.Reason = StateDisconnected, ReasonNetwork
-		next.ConnectedSince = time.Time{}
+		next = disconnected(s, contract.ReasonNetwork)
 	case loggedIn:
-		next.State, next.Reason = StateConnected, ReasonNone
+		next.State, next.Reason = contract.StateConnected, contract.ReasonNone
 		next.ConnectedSince, next.LastHeartbeat = now, now
 		next.Account, next.PushName = e.account, e.pushName
-	case *events.KeepAliveTimeout:
-		if s.State != StateConnected {
+	case keepAliveLost:
+		if s.State != contract.StateConnected {
 			return s, false
 		}
-		next.State, next.Reason = StateDisconnected, ReasonKeepAliveTimeout
-	case *events.KeepAliveRestored:
-		if s.State != StateDisconnected || s.Reason != ReasonKeepAliveTimeout {
+		next.State, next.Reason = contract.StateDisconnected, contract.ReasonKeepAliveTimeout
+	case keepAliveBack:
+		if s.State != contract.StateDisconnected || s.Reason != contract.ReasonKeepAliveTimeout {
 			return s, false
 		}
-		next.State, next.Reason = StateConnected, ReasonNone
+		next.State, next.Reason = contract.StateConnected, contract.ReasonNone
 		next.LastHeartbeat = now
 	case heartbeat:
-		if s.State != StateConnected {
+		if s.State != contract.StateConnected {
 			return s, false // a dead connection never gets a heartbeat
 		}
 		next.LastHeartbeat = now
-	case *events.Disconnected:
+	case socketClosed:
 		// A permanent reason (stream replaced, ban) or a logout arrives before
 		// the socket closes; the close must not overwrite why it closed.
-		if s.Reason.Permanent() || s.State == StateLoggedOut || s.State == StateUnpaired || s.State == StatePairing {
+		if s.Reason.Permanent() || s.State == contract.StateLoggedOut || s.State == contract.StateUnpaired || s.State == contract.StatePairing {
 			return s, false
 		}
-		next.State, next.Reason = StateDisconnected, ReasonNetwork
-		next.ConnectedSince = time.Time{}
-	case *events.StreamReplaced:
-		next = disconnected(s, ReasonStreamReplaced)
-	case *events.TemporaryBan:
-		next = disconnected(s, ReasonTemporaryBan)
-	case *events.ClientOutdated:
-		next = disconnected(s, ReasonClientOutdated)
-	case *events.ConnectFailure:
-		next = disconnected(s, ReasonConnectFailure)
-	case *events.LoggedOut:
-		next = Status{State: StateLoggedOut, Reason: ReasonLoggedOut, LastHeartbeat: s.LastHeartbeat}
+		next = disconnected(s, contract.ReasonNetwork)
+	case cutOff:
+		next = disconnected(s, e.reason)
+	case loggedOut:
+		next = bridge.SessionStatus{State: contract.StateLoggedOut, Reason: contract.ReasonLoggedOut, LastHeartbeat: s.LastHeartbeat}
 	case wiped:
-		next = Status{State: StateUnpaired, Reason: e.reason, LastHeartbeat: s.LastHeartbeat}
+		next = bridge.SessionStatus{State: contract.StateUnpaired, Reason: e.reason, LastHeartbeat: s.LastHeartbeat}
 	default:
 		return s, false
 	}
 	return next, next != s
 }
 
-func disconnected(s Status, r Reason) Status {
-	s.State, s.Reason, s.ConnectedSince = StateDisconnected, r, time.Time{}
+func disconnected(s bridge.SessionStatus, r bridge.Reason) bridge.SessionStatus {
+	s.State, s.Reason, s.ConnectedSince = contract.StateDisconnected, r, time.Time{}
+	return s
+}
+
+// initialStatus is the status at start-up: never connected, whatever was
+// stored (the anti-ghost rule of DESIGN.md section 5). What the stored row
+// keeps is when the link was last seen alive and whose account it was.
+func initialStatus(stored bridge.SessionStatus, hasCredentials bool) bridge.SessionStatus {
+	s := bridge.SessionStatus{LastHeartbeat: stored.LastHeartbeat}
+	if hasCredentials {
+		s.State = contract.StateConnecting
+		s.Account, s.PushName = stored.Account, stored.PushName
+		return s
+	}
+	s.State = contract.StateUnpaired
 	return s
 }

@@ -4,58 +4,71 @@ import (
 	"testing"
 	"time"
 
-	"go.mau.fi/whatsmeow/types"
-	"go.mau.fi/whatsmeow/types/events"
+	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/contract"
+)
+
+// Shorter names for the table.
+type status = bridge.SessionStatus
+
+const (
+	unpaired     = contract.StateUnpaired
+	pairingState = contract.StatePairing
+	connecting   = contract.StateConnecting
+	connectedSt  = contract.StateConnected
+	disconnectSt = contract.StateDisconnected
+	loggedOutSt  = contract.StateLoggedOut
 )
 
 func TestTransition(t *testing.T) {
 	t0 := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
 	now := t0.Add(time.Minute)
-	connected := Status{State: StateConnected, Account: "4915112345678", ConnectedSince: t0, LastHeartbeat: t0}
-	ghost := Status{State: StateDisconnected, Reason: ReasonKeepAliveTimeout, Account: "4915112345678", ConnectedSince: t0, LastHeartbeat: t0}
-	replaced := Status{State: StateDisconnected, Reason: ReasonStreamReplaced, Account: "4915112345678", LastHeartbeat: t0}
-	pairing := Status{State: StatePairing}
+	connected := status{State: connectedSt, Account: "4915112345678", ConnectedSince: t0, LastHeartbeat: t0}
+	ghost := status{State: disconnectSt, Reason: contract.ReasonKeepAliveTimeout, Account: "4915112345678", ConnectedSince: t0, LastHeartbeat: t0}
+	replaced := status{State: disconnectSt, Reason: contract.ReasonStreamReplaced, Account: "4915112345678", LastHeartbeat: t0}
+	pairing := status{State: pairingState}
 
 	cases := []struct {
 		name    string
-		from    Status
-		ev      any
-		want    Status
+		from    status
+		ev      event
+		want    status
 		changed bool
 	}{
-		{"link attempt starts pairing", Status{State: StateUnpaired}, linkStarted{}, pairing, true},
-		{"QR codes run out", pairing, linkEnded{ReasonQRTimeout}, Status{State: StateUnpaired, Reason: ReasonQRTimeout}, true},
-		{"link end after success is ignored", Status{State: StateConnecting}, linkEnded{ReasonQRTimeout}, Status{State: StateConnecting}, false},
-		{"pair success", pairing, &events.PairSuccess{ID: types.NewADJID("4915112345678", 0, 3)},
-			Status{State: StateConnecting, Account: "4915112345678"}, true},
-		{"pair error", pairing, &events.PairError{}, Status{State: StateUnpaired, Reason: ReasonPairError}, true},
-		{"login records since, heartbeat and account", Status{State: StateConnecting}, loggedIn{"4915112345678", "Sales"},
-			Status{State: StateConnected, Account: "4915112345678", PushName: "Sales", ConnectedSince: now, LastHeartbeat: now}, true},
+		{"link attempt starts pairing", status{State: unpaired}, linkStarted{}, pairing, true},
+		{"QR codes run out", pairing, linkEnded{contract.ReasonQRTimeout}, status{State: unpaired, Reason: contract.ReasonQRTimeout}, true},
+		{"WhatsApp unreachable while linking", pairing, linkEnded{contract.ReasonNetwork}, status{State: unpaired, Reason: contract.ReasonNetwork}, true},
+		{"link end after success is ignored", status{State: connecting}, linkEnded{contract.ReasonQRTimeout}, status{State: connecting}, false},
+		{"pair success", pairing, paired{"4915112345678"}, status{State: connecting, Account: "4915112345678"}, true},
+		{"pair error", pairing, pairFailed{}, status{State: unpaired, Reason: contract.ReasonPairError}, true},
+		{"login records since, heartbeat and account", status{State: connecting}, loggedIn{"4915112345678", "Sales"},
+			status{State: connectedSt, Account: "4915112345678", PushName: "Sales", ConnectedSince: now, LastHeartbeat: now}, true},
 		{"heartbeat while connected", connected, heartbeat{},
-			Status{State: StateConnected, Account: "4915112345678", ConnectedSince: t0, LastHeartbeat: now}, true},
+			status{State: connectedSt, Account: "4915112345678", ConnectedSince: t0, LastHeartbeat: now}, true},
 		{"no heartbeat for a ghost", ghost, heartbeat{}, ghost, false},
-		{"no heartbeat while connecting", Status{State: StateConnecting}, heartbeat{}, Status{State: StateConnecting}, false},
-		{"keepalive silence is a disconnect", connected, &events.KeepAliveTimeout{ErrorCount: 1}, ghost, true},
-		{"keepalive restored", ghost, &events.KeepAliveRestored{},
-			Status{State: StateConnected, Account: "4915112345678", ConnectedSince: t0, LastHeartbeat: now}, true},
-		{"restored without a timeout is ignored", connected, &events.KeepAliveRestored{}, connected, false},
-		{"socket loss", connected, &events.Disconnected{},
-			Status{State: StateDisconnected, Reason: ReasonNetwork, Account: "4915112345678", LastHeartbeat: t0}, true},
-		{"socket loss keeps a permanent reason", replaced, &events.Disconnected{}, replaced, false},
-		{"stream replaced", connected, &events.StreamReplaced{}, replaced, true},
-		{"temporary ban", connected, &events.TemporaryBan{},
-			Status{State: StateDisconnected, Reason: ReasonTemporaryBan, Account: "4915112345678", LastHeartbeat: t0}, true},
-		{"client outdated", connected, &events.ClientOutdated{},
-			Status{State: StateDisconnected, Reason: ReasonClientOutdated, Account: "4915112345678", LastHeartbeat: t0}, true},
-		{"logged out forgets the account", connected, &events.LoggedOut{},
-			Status{State: StateLoggedOut, Reason: ReasonLoggedOut, LastHeartbeat: t0}, true},
-		{"socket close after logout keeps logged out", Status{State: StateLoggedOut, Reason: ReasonLoggedOut}, &events.Disconnected{},
-			Status{State: StateLoggedOut, Reason: ReasonLoggedOut}, false},
-		{"API logout wipes", connected, wiped{ReasonUserLogout},
-			Status{State: StateUnpaired, Reason: ReasonUserLogout, LastHeartbeat: t0}, true},
-		{"connect with credentials", Status{State: StateDisconnected, Reason: ReasonNetwork}, connectStarted{}, Status{State: StateConnecting}, true},
-		{"connect failed", Status{State: StateConnecting}, connectFailed{}, Status{State: StateDisconnected, Reason: ReasonNetwork}, true},
-		{"unrelated event", connected, &events.Message{}, connected, false},
+		{"no heartbeat while connecting", status{State: connecting}, heartbeat{}, status{State: connecting}, false},
+		{"keepalive silence is a disconnect", connected, keepAliveLost{}, ghost, true},
+		{"keepalive restored", ghost, keepAliveBack{},
+			status{State: connectedSt, Account: "4915112345678", ConnectedSince: t0, LastHeartbeat: now}, true},
+		{"restored without a timeout is ignored", connected, keepAliveBack{}, connected, false},
+		{"socket loss", connected, socketClosed{},
+			status{State: disconnectSt, Reason: contract.ReasonNetwork, Account: "4915112345678", LastHeartbeat: t0}, true},
+		{"socket loss keeps a permanent reason", replaced, socketClosed{}, replaced, false},
+		{"socket loss while pairing is the link's business", pairing, socketClosed{}, pairing, false},
+		{"stream replaced", connected, cutOff{contract.ReasonStreamReplaced}, replaced, true},
+		{"temporary ban", connected, cutOff{contract.ReasonTemporaryBan},
+			status{State: disconnectSt, Reason: contract.ReasonTemporaryBan, Account: "4915112345678", LastHeartbeat: t0}, true},
+		{"client outdated", connected, cutOff{contract.ReasonClientOutdated},
+			status{State: disconnectSt, Reason: contract.ReasonClientOutdated, Account: "4915112345678", LastHeartbeat: t0}, true},
+		{"logged out forgets the account", connected, loggedOut{},
+			status{State: loggedOutSt, Reason: contract.ReasonLoggedOut, LastHeartbeat: t0}, true},
+		{"socket close after logout keeps logged out", status{State: loggedOutSt, Reason: contract.ReasonLoggedOut}, socketClosed{},
+			status{State: loggedOutSt, Reason: contract.ReasonLoggedOut}, false},
+		{"API logout wipes", connected, wiped{contract.ReasonUserLogout},
+			status{State: unpaired, Reason: contract.ReasonUserLogout, LastHeartbeat: t0}, true},
+		{"connect with credentials", status{State: disconnectSt, Reason: contract.ReasonNetwork}, connectStarted{}, status{State: connecting}, true},
+		{"connect failed", status{State: connecting}, connectFailed{}, status{State: disconnectSt, Reason: contract.ReasonNetwork}, true},
+		{"no event", connected, nil, connected, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -69,19 +82,21 @@ func TestTransition(t *testing.T) {
 
 func TestInitialStatusIsNeverConnected(t *testing.T) {
 	hb := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
-	stored := Status{State: StateConnected, Account: "4915112345678", PushName: "Sales", ConnectedSince: hb, LastHeartbeat: hb}
-	if got := initialStatus(stored, true); got != (Status{State: StateConnecting, Account: "4915112345678", PushName: "Sales", LastHeartbeat: hb}) {
+	stored := status{State: connectedSt, Account: "4915112345678", PushName: "Sales", ConnectedSince: hb, LastHeartbeat: hb}
+	if got := initialStatus(stored, true); got != (status{State: connecting, Account: "4915112345678", PushName: "Sales", LastHeartbeat: hb}) {
 		t.Errorf("with credentials: %+v", got)
 	}
-	if got := initialStatus(stored, false); got != (Status{State: StateUnpaired, LastHeartbeat: hb}) {
+	if got := initialStatus(stored, false); got != (status{State: unpaired, LastHeartbeat: hb}) {
 		t.Errorf("without credentials: %+v", got)
 	}
 }
 
+// The policy relies on which reasons are permanent (socketClosed keeps
+// them); the contract defines them.
 func TestPermanentReasons(t *testing.T) {
-	for r, want := range map[Reason]bool{
-		ReasonStreamReplaced: true, ReasonTemporaryBan: true, ReasonClientOutdated: true, ReasonLoggedOut: true,
-		ReasonNetwork: false, ReasonKeepAliveTimeout: false, ReasonNone: false,
+	for r, want := range map[bridge.Reason]bool{
+		contract.ReasonStreamReplaced: true, contract.ReasonTemporaryBan: true, contract.ReasonClientOutdated: true, contract.ReasonLoggedOut: true,
+		contract.ReasonNetwork: false, contract.ReasonKeepAliveTimeout: false, contract.ReasonNone: false,
 	} {
 		if r.Permanent() != want {
 			t.Errorf("%q.Permanent() = %v", r, !want)

@@ -77,7 +77,7 @@ func serve(ctx context.Context, s *settings.Settings, stdout io.Writer) error {
 	}
 	defer func() { _ = auditLog.Close() }()
 
-	configure, err := simulatorClient(os.LookupEnv)
+	server, err := simulatorServer(os.LookupEnv)
 	if err != nil {
 		return err
 	}
@@ -131,25 +131,26 @@ func serve(ctx context.Context, s *settings.Settings, stdout io.Writer) error {
 		DB:                db,
 		HeartbeatInterval: s.HeartbeatInterval,
 		Log:               log.WithName("session"),
-		ConfigureClient:   configure,
-		OnReconnect:       m.Reconnect,
+		Server:            server,
 		Batcher:           writer,
-		OnStateTx: func(ctx context.Context, tx *sql.Tx, st whatsapp.Status) error {
-			return hooks.Enqueue(ctx, tx, webhook.SessionStatus(string(st.State), string(st.Reason), time.Now()))
-		},
-		OnMessage: func(ctx context.Context, in webhook.Incoming) error {
-			return hooks.EnqueueNow(ctx, webhook.MessageUpsert(in))
-		},
-		OnReceipt: func(ids []string, status string) {
-			if _, err := msgLog.AdvanceStatus(runCtx, ids, bridge.Status(status)); err != nil {
-				log.Error(err, "apply receipt")
-			}
+		Events: sessionEvents{
+			reconnected: m.Reconnect,
+			stateChanged: func(ctx context.Context, tx *sql.Tx, st bridge.SessionStatus) error {
+				return hooks.Enqueue(ctx, tx, webhook.SessionStatus(string(st.State), string(st.Reason), time.Now()))
+			},
+			incoming: func(ctx context.Context, in bridge.Incoming) error {
+				return hooks.EnqueueNow(ctx, webhook.MessageUpsert(webhookIncoming(in)))
+			},
+			receipt: func(ctx context.Context, r bridge.Receipt) error {
+				_, err := msgLog.AdvanceStatus(ctx, r.WhatsAppIDs, r.Status)
+				return err
+			},
 		},
 	})
 	if err != nil {
 		return err
 	}
-	queue := sendqueue.New(sendqueue.Options{Log: msgLog, Sender: sessionSender{sess}, Schedule: s.RetrySchedule})
+	queue := sendqueue.New(sendqueue.Options{Log: msgLog, Sender: sess, Schedule: s.RetrySchedule})
 	if err := queue.SweepSpool(ctx, dir.SpoolDir()); err != nil {
 		return fmt.Errorf("sweep spool: %w", err)
 	}
@@ -196,7 +197,7 @@ func serve(ctx context.Context, s *settings.Settings, stdout io.Writer) error {
 // runParts serves HTTP on ln and runs the background parts until ctx ends
 // or one of them fails; then it drains the server and stops the parts.
 func runParts(ctx context.Context, log logr.Logger, srv *http.Server, ln net.Listener, stop context.CancelFunc,
-	parts map[string]func() error, dataDir string, state whatsapp.State,
+	parts map[string]func() error, dataDir string, state bridge.SessionState,
 ) error {
 	done := make(chan error, len(parts)+1)
 	for name, run := range parts {
@@ -234,18 +235,39 @@ func runParts(ctx context.Context, log logr.Logger, srv *http.Server, ln net.Lis
 	return errors.Join(errs...)
 }
 
-// sessionSender adapts the session to the send queue's Sender until the
-// whatsapp package speaks bridge.Outgoing.
-type sessionSender struct{ *whatsapp.Manager }
-
-func (s sessionSender) Send(ctx context.Context, out bridge.Outgoing) error {
-	return s.Manager.Send(ctx, whatsapp.Outgoing{ID: out.ID, Recipient: out.Recipient.JID(), Kind: string(out.Type),
-		Text: out.Text, FilePath: out.FilePath, FileName: out.FileName, MimeType: out.MimeType})
-}
-
 // statusEvents puts the send queue's status changes in the webhook outbox.
 type statusEvents struct{ hooks *webhook.Outbox }
 
 func (e statusEvents) StatusChanged(ctx context.Context, tx *sql.Tx, msg bridge.Message) error {
 	return e.hooks.Enqueue(ctx, tx, webhook.MessageStatus(msg.WhatsAppID, msg.Recipient.JID(), string(msg.Status), msg.UpdatedAt))
+}
+
+// sessionEvents hands the session's events to the closures above (a
+// stopgap until the wiring is rewritten).
+type sessionEvents struct {
+	stateChanged func(ctx context.Context, tx *sql.Tx, s bridge.SessionStatus) error
+	incoming     func(ctx context.Context, in bridge.Incoming) error
+	receipt      func(ctx context.Context, r bridge.Receipt) error
+	reconnected  func()
+}
+
+func (e sessionEvents) StateChanged(ctx context.Context, tx *sql.Tx, s bridge.SessionStatus) error {
+	return e.stateChanged(ctx, tx, s)
+}
+func (e sessionEvents) Incoming(ctx context.Context, in bridge.Incoming) error {
+	return e.incoming(ctx, in)
+}
+func (e sessionEvents) Receipt(ctx context.Context, r bridge.Receipt) error { return e.receipt(ctx, r) }
+func (e sessionEvents) Reconnected()                                        { e.reconnected() }
+
+// webhookIncoming is in as message.upsert reports it.
+func webhookIncoming(in bridge.Incoming) webhook.Incoming {
+	out := webhook.Incoming{
+		WhatsAppID: in.WhatsAppID, From: in.From.String(), Chat: in.Chat.String(), PushName: in.PushName,
+		Type: in.Type, Text: in.Text, Timestamp: in.Timestamp,
+	}
+	if in.Media != nil {
+		out.Media = &webhook.Media{MimeType: in.Media.MimeType, Size: in.Media.Size, FileName: in.Media.FileName}
+	}
+	return out
 }

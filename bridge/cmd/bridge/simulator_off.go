@@ -2,11 +2,11 @@
 
 package main
 
-import "go.mau.fi/whatsmeow"
+import "github.com/msgbridge/msgbridge/bridge/whatsapp"
 
-// simulatorClient is nil in production builds: the client talks to WhatsApp.
-// The wasim build (simulator_on.go) points it at bridge/wasim instead, and
-// the production binary never links the simulator.
-func simulatorClient(func(string) (string, bool)) (func(*whatsmeow.Client), error) {
+// simulatorServer is nil in production builds: the client talks to
+// WhatsApp. The wasim build (simulator_on.go) points it at bridge/wasim
+// instead, and the production binary never links the simulator.
+func simulatorServer(func(string) (string, bool)) (*whatsapp.Server, error) {
 	return nil, nil
 }

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/audit"
 	"github.com/msgbridge/msgbridge/bridge/httpapi"
 	"github.com/msgbridge/msgbridge/bridge/phone"
-	"github.com/msgbridge/msgbridge/bridge/whatsapp"
 )
 
 // message is the answer of a dashboard action that succeeded.
@@ -24,7 +24,7 @@ func (d *Dashboard) needsCode() bool { return len(d.opts.TOTPKey) > 0 }
 // browser see that attempt's QR codes (and no later attempt's).
 func (d *Dashboard) showQR(w http.ResponseWriter, r *http.Request, ws webSession) {
 	if d.opts.Session.Status().Connected() {
-		writeSessionError(w, whatsapp.ErrLinked)
+		writeSessionError(w, bridge.ErrLinked)
 		return
 	}
 	if d.needsCode() && !d.checkCode(w, r, ws, audit.ActionPairingQR) {
@@ -105,7 +105,7 @@ func outcomeOf(err error) audit.Outcome {
 	switch {
 	case err == nil:
 		return audit.OutcomeSuccess
-	case errors.Is(err, whatsapp.ErrLinked), errors.Is(err, whatsapp.ErrNotLinked):
+	case errors.Is(err, bridge.ErrLinked), errors.Is(err, bridge.ErrNotLinked):
 		return audit.OutcomeRejected
 	}
 	return audit.OutcomeFailure
@@ -113,9 +113,9 @@ func outcomeOf(err error) audit.Outcome {
 
 func writeSessionError(w http.ResponseWriter, err error) {
 	switch {
-	case errors.Is(err, whatsapp.ErrLinked):
+	case errors.Is(err, bridge.ErrLinked):
 		httpapi.Error(w, http.StatusConflict, "already_linked", "An account is already linked; log out first.")
-	case errors.Is(err, whatsapp.ErrNotLinked):
+	case errors.Is(err, bridge.ErrNotLinked):
 		httpapi.Error(w, http.StatusServiceUnavailable, "not_linked", "No linked account is connected.")
 	default:
 		httpapi.Error(w, http.StatusBadGateway, "whatsapp_unavailable", "WhatsApp did not answer; try again.")

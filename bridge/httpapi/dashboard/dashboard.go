@@ -16,9 +16,9 @@ import (
 
 	"github.com/go-logr/logr"
 
+	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/httpapi"
 	"github.com/msgbridge/msgbridge/bridge/settings"
-	"github.com/msgbridge/msgbridge/bridge/whatsapp"
 )
 
 //go:embed web/*.html web/static
@@ -27,15 +27,15 @@ var web embed.FS
 // Session is what the dashboard reads and drives of the WhatsApp link;
 // *whatsapp.Manager implements it.
 type Session interface {
-	Status() whatsapp.Status
+	Status() bridge.SessionStatus
 	Subscribe() (<-chan struct{}, func())
-	CurrentQR() whatsapp.LinkQR
+	CurrentQR() bridge.LinkQR
 	QR(ctx context.Context) (string, error)
 	PairingCode(ctx context.Context, phone string) (string, error)
-	Groups(ctx context.Context) ([]whatsapp.Group, error)
+	Groups(ctx context.Context) ([]bridge.Group, error)
 	Logout(ctx context.Context) error
 	NewMessageID() string
-	Send(ctx context.Context, out whatsapp.Outgoing) error
+	Send(ctx context.Context, out bridge.Outgoing) error
 }
 
 // Options configures the dashboard.

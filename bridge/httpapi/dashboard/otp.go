@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/audit"
 	"github.com/msgbridge/msgbridge/bridge/httpapi"
-	"github.com/msgbridge/msgbridge/bridge/whatsapp"
 )
 
 // chatCodeTTL is how long a code sent to the account's own chat is valid;
@@ -64,8 +64,8 @@ func (d *Dashboard) sendChatCode(w http.ResponseWriter, r *http.Request, ws webS
 	// crypto/rand never fails (it crashes the program instead, Go 1.24+).
 	n, _ := rand.Int(rand.Reader, big.NewInt(1_000_000))
 	code := fmt.Sprintf("%06d", n.Int64())
-	err := d.opts.Session.Send(r.Context(), whatsapp.Outgoing{
-		ID: d.opts.Session.NewMessageID(), Recipient: st.Account + "@s.whatsapp.net", Kind: whatsapp.KindText,
+	err := d.opts.Session.Send(r.Context(), bridge.Outgoing{
+		ID: d.opts.Session.NewMessageID(), Recipient: bridge.PhoneRecipient(st.Account), Type: bridge.TypeText,
 		Text: "msgbridge dashboard code: " + code + " (valid 5 minutes). If you did not ask for it, someone has your admin token.",
 	})
 	if err != nil {

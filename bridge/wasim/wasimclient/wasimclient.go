@@ -8,14 +8,19 @@
 //
 // Two things are needed for a client to talk to a simulator:
 //
-//  1. The process-wide whatsmeow globals: WACertPubKey must hold the
-//     simulator's root public key, which signs the certificate chain of the
-//     simulator's Noise handshake, and optionally shorter keepalive timings.
-//     Install (or InstallRootKey) sets them exactly once, and must run before
-//     any whatsmeow client goroutine starts (e.g. first thing in main, or in
-//     TestMain), because whatsmeow reads these variables without locking.
+//  1. The process-wide whatsmeow.WACertPubKey must hold the simulator's root
+//     public key, which signs the certificate chain of the simulator's Noise
+//     handshake. Install (or InstallRootKey) sets it exactly once, and must
+//     run before any whatsmeow client goroutine starts (e.g. in TestMain),
+//     because whatsmeow reads it without locking.
 //  2. Per client, the HTTP clients used for the websocket and for media must
 //     dial the simulator's address: Configure does that.
+//
+// The bridge itself does neither: a bridge built with the `wasim` tag hands
+// NewHTTPClient's client and the root key to bridge/whatsapp (its Server
+// option), which configures its own clients. whatsmeow's keepalive timings
+// have one writer, whatsapp.TuneKeepAlive; tests that need a ghost
+// connection noticed quickly call it.
 package wasimclient
 
 import (
@@ -37,18 +42,6 @@ import (
 type Globals struct {
 	// RootKey is the simulator's root public key (Curve25519, 32 bytes).
 	RootKey [32]byte
-	// KeepAlive, when non-nil, replaces whatsmeow's keepalive timings so that
-	// a dead ("ghost") connection is noticed in seconds rather than a minute.
-	KeepAlive *KeepAlive
-}
-
-// KeepAlive are whatsmeow's keepalive timings: a ping is sent after a random
-// interval in [IntervalMin, IntervalMax), and counts as failed when no answer
-// arrives within ResponseDeadline.
-type KeepAlive struct {
-	IntervalMin      time.Duration
-	IntervalMax      time.Duration
-	ResponseDeadline time.Duration
 }
 
 // ErrAlreadyInstalled is returned when Install is called again with
@@ -60,51 +53,29 @@ var (
 	installed *Globals
 )
 
-// Install sets whatsmeow.WACertPubKey (and the keepalive timings when given)
-// once per process. Calling it again with the same settings is a no-op;
-// different settings return ErrAlreadyInstalled and change nothing.
+// Install sets whatsmeow.WACertPubKey once per process. Calling it again
+// with the same settings is a no-op; different settings return
+// ErrAlreadyInstalled and change nothing.
 //
 // It must run before any whatsmeow client goroutine starts: whatsmeow reads
-// these variables without synchronisation.
+// the variable without synchronisation.
 func Install(g Globals) error {
-	if ka := g.KeepAlive; ka != nil {
-		if ka.IntervalMin <= 0 || ka.IntervalMax <= ka.IntervalMin || ka.ResponseDeadline <= 0 {
-			return fmt.Errorf("wasimclient: invalid keepalive timings %+v (need 0 < min < max, deadline > 0)", *ka)
-		}
-	}
 	installMu.Lock()
 	defer installMu.Unlock()
 	if installed != nil {
-		if sameGlobals(*installed, g) {
+		if *installed == g {
 			return nil
 		}
 		return ErrAlreadyInstalled
 	}
 	whatsmeow.WACertPubKey = g.RootKey
-	if ka := g.KeepAlive; ka != nil {
-		whatsmeow.KeepAliveIntervalMin = ka.IntervalMin
-		whatsmeow.KeepAliveIntervalMax = ka.IntervalMax
-		whatsmeow.KeepAliveResponseDeadline = ka.ResponseDeadline
-	}
-	cp := g
-	if g.KeepAlive != nil {
-		ka := *g.KeepAlive
-		cp.KeepAlive = &ka
-	}
-	installed = &cp
+	installed = &g
 	return nil
 }
 
-func sameGlobals(a, b Globals) bool {
-	if a.RootKey != b.RootKey || (a.KeepAlive == nil) != (b.KeepAlive == nil) {
-		return false
-	}
-	return a.KeepAlive == nil || *a.KeepAlive == *b.KeepAlive
-}
-
-// InstallRootKey is Install with only the root key, given as 64 hex
-// characters (what the simulator process prints at start and serves on its
-// control API).
+// InstallRootKey is Install with the root key given as 64 hex characters
+// (what the simulator process prints at start and serves on its control
+// API).
 func InstallRootKey(hexKey string) error {
 	key, err := ParseRootKey(hexKey)
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"go.mau.fi/whatsmeow"
 )
@@ -27,18 +26,17 @@ func TestParseRootKey(t *testing.T) {
 // Install sets the globals once: the same settings again are a no-op,
 // different ones are refused and change nothing.
 func TestInstallOnce(t *testing.T) {
-	ka := &KeepAlive{IntervalMin: time.Second, IntervalMax: 2 * time.Second, ResponseDeadline: time.Second}
-	if err := Install(Globals{RootKey: [32]byte{1}, KeepAlive: &KeepAlive{IntervalMin: 2, IntervalMax: 1, ResponseDeadline: 1}}); err == nil {
-		t.Fatal("invalid keepalive timings accepted")
-	}
-	if err := Install(Globals{RootKey: [32]byte{1}, KeepAlive: ka}); err != nil {
+	keepAlive := whatsmeow.KeepAliveIntervalMax
+	if err := Install(Globals{RootKey: [32]byte{1}}); err != nil {
 		t.Fatal(err)
 	}
-	if whatsmeow.WACertPubKey != [32]byte{1} || whatsmeow.KeepAliveIntervalMax != 2*time.Second {
+	if whatsmeow.WACertPubKey != [32]byte{1} {
 		t.Fatal("globals not set")
 	}
-	ka.IntervalMax = time.Hour // Install keeps its own copy
-	if err := Install(Globals{RootKey: [32]byte{1}, KeepAlive: &KeepAlive{IntervalMin: time.Second, IntervalMax: 2 * time.Second, ResponseDeadline: time.Second}}); err != nil {
+	if whatsmeow.KeepAliveIntervalMax != keepAlive {
+		t.Fatal("the keepalive timings changed; whatsapp.TuneKeepAlive is their one writer")
+	}
+	if err := Install(Globals{RootKey: [32]byte{1}}); err != nil {
 		t.Fatalf("same settings: %v", err)
 	}
 	if err := InstallRootKey(strings.Repeat("02", 32)); !errors.Is(err, ErrAlreadyInstalled) {

@@ -1,0 +1,97 @@
+package whatsapp
+
+import (
+	"go.mau.fi/whatsmeow"
+	"go.mau.fi/whatsmeow/types"
+	"go.mau.fi/whatsmeow/types/events"
+
+	"github.com/msgbridge/msgbridge/bridge"
+)
+
+// Manager is the session the rest of the bridge uses.
+var _ bridge.Session = (*Manager)(nil)
+
+// handleEvent receives every whatsmeow event of client cli. It returns
+// false to refuse the ack of the message or receipt it carries: WhatsApp
+// then delivers it again (whatsmeow acks only after its handlers return,
+// see SynchronousAck).
+func (m *Manager) handleEvent(cli *whatsmeow.Client, raw any) bool {
+	if cli != m.client.Load() {
+		return true // a replaced client's last events (after logout) say nothing now
+	}
+	switch e := raw.(type) {
+	case *events.Message:
+		return m.message(cli, e)
+	case *events.Receipt:
+		return m.receipt(e)
+	case *events.PushNameSetting:
+		m.mu.Lock()
+		if m.status.Connected() && e.Action != nil {
+			m.status.PushName = e.Action.GetName()
+			m.notify()
+		}
+		m.mu.Unlock()
+		return true
+	case *events.Disconnected:
+		m.linkDropped()
+	}
+	// StreamReplaced, TemporaryBan and ClientOutdated are permanent; whatsmeow
+	// itself marks those disconnects as expected and does not reconnect (a
+	// Disconnect from here would race its own teardown of the socket).
+	switch ev := linkEvent(cli, raw).(type) {
+	case nil:
+	case paired:
+		m.linked.Store(true)
+		m.apply(ev)
+	case loggedIn:
+		m.apply(ev)
+		if m.loggedInBefore.Swap(true) {
+			m.opts.Events.Reconnected()
+		}
+	case loggedOut:
+		m.linked.Store(false)
+		m.apply(ev)
+		// whatsmeow deleted the device; start over with empty credentials so
+		// that a new link can begin.
+		go m.reset(cli)
+	default:
+		m.apply(ev)
+	}
+	return true
+}
+
+// message passes an incoming message on; false (no ack) when it could not
+// be stored, so that WhatsApp redelivers it.
+func (m *Manager) message(cli *whatsmeow.Client, e *events.Message) bool {
+	in, ok := incoming(m.bgCtx, cli, e)
+	if !ok {
+		return true
+	}
+	if err := m.opts.Events.Incoming(m.bgCtx, in); err != nil {
+		m.log.Error(err, "store incoming message; WhatsApp will deliver it again", "whatsapp_id", in.WhatsAppID)
+		return false
+	}
+	return true
+}
+
+// receipt passes delivered and read receipts of our own messages on; false
+// (no ack) when they could not be applied.
+func (m *Manager) receipt(e *events.Receipt) bool {
+	if e.IsFromMe {
+		return true // our other devices reading; not the recipient
+	}
+	var status bridge.Status
+	switch e.Type {
+	case types.ReceiptTypeDelivered:
+		status = bridge.StatusDelivered
+	case types.ReceiptTypeRead:
+		status = bridge.StatusRead
+	default:
+		return true
+	}
+	if err := m.opts.Events.Receipt(m.bgCtx, bridge.Receipt{WhatsAppIDs: e.MessageIDs, Status: status}); err != nil {
+		m.log.Error(err, "apply receipt; WhatsApp will deliver it again", "status", status)
+		return false
+	}
+	return true
+}

@@ -158,7 +158,7 @@ func serve(ctx context.Context, s *settings.Settings, stdout io.Writer) error {
 	}
 
 	dash := dashboard.New(dashboard.Options{
-		Session: sess, AdminToken: s.AdminToken, TOTPKey: []byte(s.TOTPSecret.Reveal()),
+		Session: sessionPort{sess}, AdminToken: s.AdminToken, TOTPKey: []byte(s.TOTPSecret.Reveal()),
 		Audit: httpapi.AuditRecorder{Log: auditLog, Logger: log.WithName("audit")}, Log: log.WithName("dashboard"),
 	})
 
@@ -169,13 +169,12 @@ func serve(ctx context.Context, s *settings.Settings, stdout io.Writer) error {
 	}
 	srv := &http.Server{
 		Handler: httpapi.NewRouter(httpapi.Deps{
-			Version:    contract.BuildVersion(),
 			Started:    time.Now(),
-			Session:    sess,
+			Session:    sessionPort{sess},
 			AdminToken: s.AdminToken,
 			Messages:   queue,
 			Send:       httpapi.SendConfig{APIKey: s.APIKey, SpoolDir: dir.SpoolDir(), MaxFileSize: s.MaxFileSize},
-			DB:         db,
+			Analytics:  sendqueue.Analytics{DB: db},
 			Audit:      httpapi.AuditRecorder{Log: auditLog, Logger: log.WithName("audit")},
 			LogFiles:   logFiles,
 			Metrics:    m.Handler(),

@@ -278,20 +278,20 @@ func TestSendIdempotencyAndStoreFailure(t *testing.T) {
 // comes while the client is still sending, not after the whole body.
 func TestSendTooLargeWhileStreaming(t *testing.T) {
 	e := newSendEnv(t)
+	// The body stays open until the test ends, or its time is up: the
+	// transport waits for the body's writer before it reports a failure.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
 	pr, pw := io.Pipe()
 	mw := multipart.NewWriter(pw)
-	stop := make(chan struct{})
-	defer close(stop)
 	go func() {
 		_ = mw.WriteField("number", "4915100000002")
 		_ = mw.WriteField("type[]", "document")
 		fw, _ := mw.CreateFormFile("file[]", "big.pdf")
 		_, _ = fw.Write(bytes.Repeat([]byte("a"), 2*testMaxFile)) // over the limit, and then nothing more
-		<-stop
+		<-ctx.Done()
 		_ = pw.CloseWithError(errors.New("test over"))
 	}()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.url, pr)
 	if err != nil {
 		t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -54,19 +55,28 @@ const (
 
 // Entry is one record.
 type Entry struct {
-	ID      int64     `json:"id"`
-	Time    time.Time `json:"time"`
-	Action  Action    `json:"action"`
-	Outcome Outcome   `json:"outcome"`
-	// Client is the address the request came from (see ClientAddress).
-	Client string `json:"client"`
+	// ID is opaque to callers: a string the log hands out and takes back.
+	// Within a week's database it is the row's number, never reused.
+	ID      string
+	Time    time.Time
+	Action  Action
+	Outcome Outcome
+	// Client is the address the request came from.
+	Client string
 	// Detail says what was acted on ("date=2026-11-21 level=info"). It is
 	// stored as given: never put a credential or message text in it.
-	Detail string `json:"detail,omitempty"`
+	Detail string
 }
 
 // ErrNotFound: no record with that ID in that week.
 var ErrNotFound = errors.New("no such audit record")
+
+// rowID is the row an ID names: a positive decimal number in its plain
+// form. Anything else names no record.
+func rowID(id string) (int64, bool) {
+	n, err := strconv.ParseInt(id, 10, 64)
+	return n, err == nil && n > 0 && strconv.FormatInt(n, 10) == id
+}
 
 // migrations of every weekly database; append, never edit a released step.
 var migrations = []string{
@@ -115,20 +125,24 @@ func (l *Log) path(w Week) string { return filepath.Join(l.dir, w.String()+".db"
 
 // Record stores e in the current week's database, stamped with the clock's
 // time (e.ID and e.Time are ignored), and returns its ID.
-func (l *Log) Record(ctx context.Context, e Entry) (int64, error) {
+func (l *Log) Record(ctx context.Context, e Entry) (string, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	at := l.now().UTC()
 	db, err := l.currentLocked(ctx, at)
 	if err != nil {
-		return 0, err
+		return "", err
 	}
 	res, err := db.ExecContext(ctx, `INSERT INTO audit_log (at, action, outcome, client, detail) VALUES (?, ?, ?, ?, ?)`,
 		at.UnixMilli(), string(e.Action), string(e.Outcome), e.Client, e.Detail)
 	if err != nil {
-		return 0, fmt.Errorf("audit: record %s: %w", e.Action, err)
+		return "", fmt.Errorf("audit: record %s: %w", e.Action, err)
 	}
-	return res.LastInsertId()
+	id, err := res.LastInsertId()
+	if err != nil {
+		return "", fmt.Errorf("audit: record %s: %w", e.Action, err)
+	}
+	return strconv.FormatInt(id, 10), nil
 }
 
 // List returns the records of week, oldest first; none (and no file
@@ -145,11 +159,11 @@ func (l *Log) List(ctx context.Context, week Week) ([]Entry, error) {
 		defer func() { _ = rows.Close() }()
 		for rows.Next() {
 			var e Entry
-			var at int64
-			if err := rows.Scan(&e.ID, &at, &e.Action, &e.Outcome, &e.Client, &e.Detail); err != nil {
+			var id, at int64
+			if err := rows.Scan(&id, &at, &e.Action, &e.Outcome, &e.Client, &e.Detail); err != nil {
 				return err
 			}
-			e.Time = time.UnixMilli(at).UTC()
+			e.ID, e.Time = strconv.FormatInt(id, 10), time.UnixMilli(at).UTC()
 			entries = append(entries, e)
 		}
 		return rows.Err()
@@ -167,12 +181,16 @@ func (l *Log) List(ctx context.Context, week Week) ([]Entry, error) {
 }
 
 // Delete removes record id from week's database; ErrNotFound when the week
-// has no such record (or no database).
-func (l *Log) Delete(ctx context.Context, week Week, id int64) error {
+// has no such record (or no database), whatever id is.
+func (l *Log) Delete(ctx context.Context, week Week, id string) error {
+	row, ok := rowID(id)
+	if !ok {
+		return ErrNotFound
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	err := l.withWeekLocked(ctx, week, func(db *sql.DB) error {
-		res, err := db.ExecContext(ctx, `DELETE FROM audit_log WHERE id = ?`, id)
+		res, err := db.ExecContext(ctx, `DELETE FROM audit_log WHERE id = ?`, row)
 		if err != nil {
 			return err
 		}
@@ -187,7 +205,7 @@ func (l *Log) Delete(ctx context.Context, week Week, id int64) error {
 	case errors.Is(err, os.ErrNotExist), errors.Is(err, ErrNotFound):
 		return ErrNotFound
 	case err != nil:
-		return fmt.Errorf("audit: delete %s/%d: %w", week, id, err)
+		return fmt.Errorf("audit: delete %s/%d: %w", week, row, err)
 	}
 	return nil
 }

@@ -35,7 +35,7 @@ func openLog(t *testing.T) (*Log, *clocktesting.FakeClock, string) {
 	return l, c, dir
 }
 
-func record(t *testing.T, l *Log, action Action) int64 {
+func record(t *testing.T, l *Log, action Action) string {
 	t.Helper()
 	id, err := l.Record(context.Background(), Entry{Action: action, Outcome: OutcomeSuccess, Client: "10.0.0.7", Detail: "d"})
 	if err != nil {
@@ -44,13 +44,13 @@ func record(t *testing.T, l *Log, action Action) int64 {
 	return id
 }
 
-func ids(t *testing.T, l *Log, w Week) []int64 {
+func ids(t *testing.T, l *Log, w Week) []string {
 	t.Helper()
 	entries, err := l.List(context.Background(), w)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := []int64{}
+	out := []string{}
 	for _, e := range entries {
 		out = append(out, e.ID)
 	}
@@ -81,11 +81,60 @@ func TestRecordListDelete(t *testing.T) {
 		t.Errorf("second delete: %v, want ErrNotFound", err)
 	}
 	// The last ID is not handed out again after its deletion.
-	if next := record(t, l, ActionLogout); next <= b {
-		t.Errorf("ID %d reused (deleted %d)", next, b)
+	if next := record(t, l, ActionLogout); mustRow(t, next) <= mustRow(t, b) {
+		t.Errorf("ID %s reused (deleted %s)", next, b)
 	}
 	if got := ids(t, l, w47); len(got) != 2 || got[0] != a {
 		t.Errorf("after delete: %v", got)
+	}
+}
+
+func mustRow(t *testing.T, id string) int64 {
+	t.Helper()
+	n, ok := rowID(id)
+	if !ok {
+		t.Fatalf("the log handed out id %q, which names no row", id)
+	}
+	return n
+}
+
+func TestRowID(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"1", 1, true},
+		{"9223372036854775807", 9223372036854775807, true},
+		{"9223372036854775808", 0, false},
+		{"0", 0, false},
+		{"01", 0, false},
+		{"-1", 0, false},
+		{"+1", 0, false},
+		{"1.5", 0, false},
+		{"..", 0, false},
+		{"1/2", 0, false},
+		{"no-such-record", 0, false},
+		{"", 0, false},
+	} {
+		if got, ok := rowID(c.in); ok != c.ok || (ok && got != c.want) {
+			t.Errorf("rowID(%q) = %d, %v; want %d, %v", c.in, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+// An ID the log never handed out names no record, whatever its form: the
+// deletion is ErrNotFound and leaves the records alone.
+func TestDeleteUnknownIDs(t *testing.T) {
+	l, _, _ := openLog(t)
+	kept := record(t, l, ActionLogout)
+	for _, id := range []string{"no-such-record", "0", "01", "+" + kept, kept + ".0", "..", "1/2", "", "99"} {
+		if err := l.Delete(context.Background(), w47, id); !errors.Is(err, ErrNotFound) {
+			t.Errorf("Delete(%q) = %v, want ErrNotFound", id, err)
+		}
+	}
+	if got := ids(t, l, w47); fmt.Sprint(got) != fmt.Sprint([]string{kept}) {
+		t.Errorf("records after the refused deletions: %v", got)
 	}
 }
 
@@ -100,10 +149,10 @@ func TestWeeksAreSeparateFiles(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
-	if got := ids(t, l, w47); fmt.Sprint(got) != fmt.Sprint([]int64{first}) {
+	if got := ids(t, l, w47); fmt.Sprint(got) != fmt.Sprint([]string{first}) {
 		t.Errorf("W47: %v", got)
 	}
-	if got := ids(t, l, w48); fmt.Sprint(got) != fmt.Sprint([]int64{second}) {
+	if got := ids(t, l, w48); fmt.Sprint(got) != fmt.Sprint([]string{second}) {
 		t.Errorf("W48: %v", got)
 	}
 	// A past week is opened for the call and closed again.
@@ -121,7 +170,7 @@ func TestAbsentWeekIsEmptyAndCreatesNothing(t *testing.T) {
 	if err != nil || got == nil || len(got) != 0 {
 		t.Errorf("List = %v, %v; want an empty, non-nil list", got, err)
 	}
-	if err := l.Delete(context.Background(), Week{2020, 53}, 1); !errors.Is(err, ErrNotFound) {
+	if err := l.Delete(context.Background(), Week{2020, 53}, "1"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("Delete = %v, want ErrNotFound", err)
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
@@ -140,7 +189,7 @@ func TestRecordsSurviveReopen(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = again.Close() }()
-	if got := ids(t, again, w47); fmt.Sprint(got) != fmt.Sprint([]int64{id}) {
+	if got := ids(t, again, w47); fmt.Sprint(got) != fmt.Sprint([]string{id}) {
 		t.Errorf("after reopen: %v", got)
 	}
 }

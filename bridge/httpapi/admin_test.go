@@ -3,105 +3,69 @@ package httpapi
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
-	clocktesting "k8s.io/utils/clock/testing"
-
 	"github.com/go-logr/logr"
 	"github.com/gorilla/mux"
+	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/msgbridge/msgbridge/bridge/audit"
 	"github.com/msgbridge/msgbridge/bridge/logging"
 	"github.com/msgbridge/msgbridge/bridge/settings"
-	"github.com/msgbridge/msgbridge/bridge/sqlite"
+	"github.com/msgbridge/msgbridge/bridge/webhook"
 )
 
-var (
-	masterKey = bytes.Repeat([]byte{3}, sqlite.MasterKeyLen)
-	saturday  = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC) // 2026-W47
-)
+var saturday = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC) // 2026-W47
 
-// env is a bridge's admin surface on real files: a DATA_DIR in a temporary
-// directory, served by a real HTTP server through gorilla/mux routes as the
-// API router declares them.
+// env is a bridge's admin surface on real files: daily logs and the audit
+// log in a temporary DATA_DIR, served by a real HTTP server through the
+// API's router; analytics and webhooks are fakes of their ports.
 type env struct {
-	srv     *httptest.Server
-	clock   *clocktesting.FakeClock
-	log     logr.Logger
-	files   *logging.Files
-	logsDir string
-	audit   *audit.Log
-	db      *sql.DB
+	srv       *httptest.Server
+	clock     *clocktesting.FakeClock
+	log       logr.Logger
+	files     *logging.Files
+	logsDir   string
+	audit     *audit.Log
+	analytics *fakeAnalytics
+	webhooks  *fakeDeadLetters
 }
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
 	root := t.TempDir()
-	e := &env{clock: clocktesting.NewFakeClock(saturday), logsDir: filepath.Join(root, "logs")}
+	e := &env{clock: clocktesting.NewFakeClock(saturday), logsDir: filepath.Join(root, "logs"),
+		analytics: &fakeAnalytics{}, webhooks: &fakeDeadLetters{}}
 	var err error
 	e.log, e.files, err = logging.New(logging.Options{Dir: e.logsDir, Level: settings.LevelInfo, Now: e.clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = e.files.Close() })
-	if e.audit, err = audit.Open(filepath.Join(root, "audit"), masterKey, e.clock.Now); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = e.audit.Close() })
-	if e.db, err = sqlite.OpenBridgeDB(context.Background(), filepath.Join(root, "bridge.db"), masterKey); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = e.db.Close() })
-
-	rec := AuditRecorder{Log: e.audit, Logger: e.log}
-	r := mux.NewRouter()
-	r.Handle("/api/admin/logs", LogsHandler(e.files, rec)).Methods(http.MethodDelete)
-	r.Handle("/api/admin/audit", AuditListHandler(e.audit, e.clock.Now, e.log)).Methods(http.MethodGet)
-	r.Handle("/api/admin/audit/{id}", AuditDeleteHandler(rec)).Methods(http.MethodDelete)
-	r.Handle("/api/admin/analytics/delivery", DeliveryAnalyticsHandler(e.db, e.clock.Now, e.log)).Methods(http.MethodGet)
-	e.srv = httptest.NewServer(r)
-	t.Cleanup(e.srv.Close)
+	e.audit = openAuditLog(t, e.clock.Now)
+	e.srv = newTestServer(t, Deps{
+		Now: e.clock.Now, Audit: AuditRecorder{Log: e.audit, Logger: e.log}, LogFiles: e.files,
+		Analytics: e.analytics, Webhooks: e.webhooks, Log: e.log,
+	})
 	return e
 }
 
-// do sends a request and returns the status and the body.
+// do sends a request with the admin token and returns the status and the
+// body.
 func (e *env) do(t *testing.T, method, path string) (int, []byte) {
 	t.Helper()
-	req, err := http.NewRequest(method, e.srv.URL+path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("X-Forwarded-For", "203.0.113.9") // must not be believed
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = resp.Body.Close() }()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, body
-}
-
-func errorCode(t *testing.T, body []byte) string {
-	t.Helper()
-	var b struct {
-		Error struct{ Code, Message string } `json:"error"`
-	}
-	if err := json.Unmarshal(body, &b); err != nil || b.Error.Code == "" || b.Error.Message == "" {
-		t.Fatalf("not the error shape: %s", body)
-	}
-	return b.Error.Code
+	status, body := call(t, method, e.srv.URL+path, nil, adminHeader,
+		"X-Forwarded-For: 203.0.113.9") // must not be believed
+	return status, []byte(body)
 }
 
 func (e *env) auditEntries(t *testing.T, week audit.Week) []audit.Entry {
@@ -144,10 +108,7 @@ func TestInvalidInputIs400WithItsCode(t *testing.T) {
 		{"DELETE", "/api/admin/audit/1?week=2026-W60", "invalid_week"},
 		{"DELETE", "/api/admin/audit/1?week=2021-W53", "invalid_week"},
 		{"DELETE", "/api/admin/audit/1", "invalid_week"},
-		{"DELETE", "/api/admin/audit/1.5?week=2026-W47", "invalid_id"},
-		{"DELETE", "/api/admin/audit/1..2?week=2026-W47", "invalid_id"},
-		{"DELETE", "/api/admin/audit/0?week=2026-W47", "invalid_id"},
-		{"DELETE", "/api/admin/audit/abc?week=2026-W47", "invalid_id"},
+		{"DELETE", "/api/admin/audit/1?week=2026-W47&x=1", "invalid_query"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.method+" "+tt.path, func(t *testing.T) {
@@ -155,7 +116,7 @@ func TestInvalidInputIs400WithItsCode(t *testing.T) {
 			if status != http.StatusBadRequest {
 				t.Fatalf("status %d, want 400: %s", status, body)
 			}
-			if code := errorCode(t, body); code != tt.code {
+			if code := errorCode(t, string(body)); code != tt.code {
 				t.Errorf("code %q, want %q", code, tt.code)
 			}
 		})
@@ -165,20 +126,50 @@ func TestInvalidInputIs400WithItsCode(t *testing.T) {
 	}
 }
 
+// Record IDs are opaque: one the week does not hold is a 404, whatever its
+// form (before, a malformed one such as no-such-record was a 400). Nothing
+// is deleted, and the refusal is audited.
+func TestAuditDeleteUnknownIDIs404(t *testing.T) {
+	e := newEnv(t)
+	kept, err := e.audit.Record(context.Background(), audit.Entry{Action: audit.ActionLogout, Outcome: audit.OutcomeSuccess})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"no-such-record", "1.5", "1..2", "0", "01", "abc", "999"} {
+		status, body := e.do(t, "DELETE", "/api/admin/audit/"+id+"?week=2026-W47")
+		if status != http.StatusNotFound || errorCode(t, string(body)) != "audit_record_not_found" {
+			t.Errorf("DELETE %s: %d %s, want 404 audit_record_not_found", id, status, body)
+		}
+	}
+	entries := e.auditEntries(t, audit.WeekOf(saturday))
+	if entries[0].ID != kept {
+		t.Errorf("the kept record is gone: %v", entries)
+	}
+	if last := entries[len(entries)-1]; last.Action != audit.ActionAuditDelete || last.Outcome != audit.OutcomeNotFound ||
+		last.Detail != "week=2026-W47 id=999" {
+		t.Errorf("last audit record %+v", last)
+	}
+}
+
 // A slash or a bare ".." in the ID never reaches the handler through
 // gorilla/mux (it cleans the path, redirecting, and {id} matches within one
-// segment); should a router ever pass one (UseEncodedPath), the handler
-// refuses it too.
-func TestAuditDeleteRefusesPathLikeIDs(t *testing.T) {
+// segment); should a router ever pass one (UseEncodedPath), it names no
+// record either, and the detail shows it quoted.
+func TestAuditDeletePathLikeIDs(t *testing.T) {
 	e := newEnv(t)
-	h := AuditDeleteHandler(AuditRecorder{Log: e.audit, Logger: e.log})
-	for _, id := range []string{"..", "1/2", "../1", "1%2F2", "."} {
+	s := &server{Deps{Now: e.clock.Now, Audit: AuditRecorder{Log: e.audit, Logger: e.log}}}
+	for _, id := range []string{"..", "1/2", "../1", "1%2F2", ".", "a\nb"} {
 		r := httptest.NewRequest(http.MethodDelete, "/api/admin/audit/x?week=2026-W47", nil)
 		r = mux.SetURLVars(r, map[string]string{"id": id})
 		w := httptest.NewRecorder()
-		h.ServeHTTP(w, r)
-		if w.Code != http.StatusBadRequest || errorCode(t, w.Body.Bytes()) != "invalid_id" {
+		s.handle(s.deleteAudit).ServeHTTP(w, r)
+		if w.Code != http.StatusNotFound || errorCode(t, w.Body.String()) != "audit_record_not_found" {
 			t.Errorf("handler, id %q: %d %s", id, w.Code, w.Body)
+		}
+	}
+	for _, a := range e.auditEntries(t, audit.WeekOf(saturday)) {
+		if _, id, _ := strings.Cut(a.Detail, " id="); !strings.HasPrefix(id, `"`) {
+			t.Errorf("detail %q: the id is not quoted", a.Detail)
 		}
 	}
 }
@@ -216,7 +207,7 @@ func TestLogPurge(t *testing.T) {
 	}
 
 	status, body = e.do(t, "DELETE", "/api/admin/logs?date=2026-11-20&level=info")
-	if status != http.StatusNotFound || errorCode(t, body) != "log_not_found" {
+	if status != http.StatusNotFound || errorCode(t, string(body)) != "log_not_found" {
 		t.Errorf("second purge: %d %s", status, body)
 	}
 	e.do(t, "DELETE", "/api/admin/logs?date=2026-02-30&level=info")
@@ -249,7 +240,7 @@ func TestAuditListAndDelete(t *testing.T) {
 	}
 
 	status, body := e.do(t, "GET", "/api/admin/audit?week=2026-W47")
-	want := fmt.Sprintf(`[{"id":%d,"time":"2026-11-21T12:00:00.000Z","action":"session.pairing_qr","outcome":"success","client":"10.0.0.1"}]`+"\n", first)
+	want := fmt.Sprintf(`[{"id":%q,"time":"2026-11-21T12:00:00.000Z","action":"session.pairing_qr","outcome":"success","client":"10.0.0.1"}]`+"\n", first)
 	if status != http.StatusOK || string(body) != want {
 		t.Fatalf("list: %d %s\nwant %s", status, body, want)
 	}
@@ -263,12 +254,12 @@ func TestAuditListAndDelete(t *testing.T) {
 	// Next week, delete last week's record: the deletion is recorded in the
 	// current week, not in the one it deleted from.
 	e.clock.SetTime(saturday.AddDate(0, 0, 7))
-	path := fmt.Sprintf("/api/admin/audit/%d?week=2026-W47", first)
+	path := fmt.Sprintf("/api/admin/audit/%s?week=2026-W47", first)
 	if status, body := e.do(t, "DELETE", path); status != http.StatusOK ||
-		string(body) != fmt.Sprintf(`{"id":%d,"week":"2026-W47","deleted":true}`+"\n", first) {
+		string(body) != fmt.Sprintf(`{"id":%q,"week":"2026-W47","deleted":true}`+"\n", first) {
 		t.Fatalf("delete: %d %s", status, body)
 	}
-	if status, body := e.do(t, "DELETE", path); status != http.StatusNotFound || errorCode(t, body) != "audit_record_not_found" {
+	if status, body := e.do(t, "DELETE", path); status != http.StatusNotFound || errorCode(t, string(body)) != "audit_record_not_found" {
 		t.Errorf("second delete: %d %s", status, body)
 	}
 	if got := e.auditEntries(t, w47); len(got) != 0 {
@@ -279,8 +270,8 @@ func TestAuditListAndDelete(t *testing.T) {
 		got = append(got, fmt.Sprintf("%s %s %s %s", a.Action, a.Outcome, a.Client, a.Detail))
 	}
 	wantAudit := []string{
-		fmt.Sprintf("audit.delete success 127.0.0.1 week=2026-W47 id=%d", first),
-		fmt.Sprintf("audit.delete not_found 127.0.0.1 week=2026-W47 id=%d", first),
+		fmt.Sprintf("audit.delete success 127.0.0.1 week=2026-W47 id=%s", first),
+		fmt.Sprintf("audit.delete not_found 127.0.0.1 week=2026-W47 id=%s", first),
 	}
 	if fmt.Sprint(got) != fmt.Sprint(wantAudit) {
 		t.Errorf("W48 audit\n got %q\nwant %q", got, wantAudit)
@@ -289,46 +280,112 @@ func TestAuditListAndDelete(t *testing.T) {
 
 func TestDeliveryAnalytics(t *testing.T) {
 	e := newEnv(t)
-	for day, counts := range map[string][2]int{
-		"2026-11-21": {12, 1}, // today
-		"2026-11-19": {5, 0},
-		"2026-11-14": {9, 9}, // 8 days ago: outside the default window
-		"2026-11-22": {1, 1}, // tomorrow (a clock skew): never shown
-	} {
-		if _, err := e.db.Exec(`INSERT INTO delivery_daily (day, success, failed) VALUES (?, ?, ?)`, day, counts[0], counts[1]); err != nil {
-			t.Fatal(err)
+	for _, c := range []struct {
+		query string
+		days  int
+	}{{"", 7}, {"?days=1", 1}, {"?days=3", 3}, {"?days=366", 366}} {
+		status, body := e.do(t, "GET", "/api/admin/analytics/delivery"+c.query)
+		if status != http.StatusOK || e.analytics.gotDays != c.days || !e.analytics.gotNow.Equal(saturday) {
+			t.Fatalf("%q: %d %s; asked for %d days at %v", c.query, status, body, e.analytics.gotDays, e.analytics.gotNow)
+		}
+		var out []struct {
+			Day             string
+			Success, Failed int64
+		}
+		if err := json.Unmarshal(body, &out); err != nil || len(out) != c.days || out[c.days-1].Day != "2026-11-21" {
+			t.Fatalf("%q: %s, %v", c.query, body, err)
 		}
 	}
-	get := func(query string) []DeliveryDay {
-		t.Helper()
-		status, body := e.do(t, "GET", "/api/admin/analytics/delivery"+query)
-		if status != http.StatusOK {
-			t.Fatalf("%s: %d %s", query, status, body)
+	_, body := e.do(t, "GET", "/api/admin/analytics/delivery?days=3")
+	if want := `[{"day":"2026-11-19","success":1,"failed":0},{"day":"2026-11-20","success":2,"failed":1},` +
+		`{"day":"2026-11-21","success":3,"failed":2}]` + "\n"; string(body) != want {
+		t.Errorf("body %s\nwant %s", body, want)
+	}
+	calls := e.analytics.callCount
+	e.do(t, "GET", "/api/admin/analytics/delivery?days=0")
+	if e.analytics.callCount != calls {
+		t.Error("an invalid request reached the analytics")
+	}
+	e.analytics.err = errors.New("read delivery_daily: disk I/O error")
+	status, body := e.do(t, "GET", "/api/admin/analytics/delivery")
+	if status != http.StatusInternalServerError || errorCode(t, string(body)) != "internal_error" || bytes.Contains(body, []byte("disk")) {
+		t.Errorf("failing analytics: %d %s", status, body)
+	}
+}
+
+// The handler half of the webhook outbox's dead letters (the outbox's own
+// test covers the storage): listing, redelivery, unknown and live events.
+func TestWebhookDeadLetters(t *testing.T) {
+	e := newEnv(t)
+	created := time.Date(2026, 11, 21, 11, 0, 0, 0, time.UTC)
+	e.webhooks.dead = []webhook.DeadLetter{{ID: 5, WebhookID: "msg_5", Event: "session.status", Attempts: 4,
+		LastError: "502 Bad Gateway", CreatedAt: created}}
+
+	status, body := e.do(t, "GET", "/api/admin/webhooks/failed")
+	want := `[{"id":5,"webhook_id":"msg_5","event":"session.status","attempts":4,"last_error":"502 Bad Gateway",` +
+		`"created_at":"2026-11-21T11:00:00.000Z"}]` + "\n"
+	if status != http.StatusOK || string(body) != want {
+		t.Fatalf("failed: %d %s\nwant %s", status, body, want)
+	}
+	for _, c := range []struct {
+		id     string
+		status int
+		code   string
+	}{{"999", 404, "not_found"}, {"abc", 404, "not_found"}, {"0", 404, "not_found"}, {"7", 409, "not_dead"}} {
+		status, body := e.do(t, "POST", "/api/admin/webhooks/"+c.id+"/redeliver")
+		if status != c.status || errorCode(t, string(body)) != c.code {
+			t.Errorf("redeliver %s: %d %s, want %d %s", c.id, status, body, c.status, c.code)
 		}
-		var out []DeliveryDay
-		if err := json.Unmarshal(body, &out); err != nil {
-			t.Fatal(err)
+	}
+	if status, body := e.do(t, "POST", "/api/admin/webhooks/5/redeliver"); status != http.StatusOK ||
+		string(body) != `{"id":5,"status":"pending"}`+"\n" {
+		t.Fatalf("redeliver: %d %s", status, body)
+	}
+	if status, _ := e.do(t, "POST", "/api/admin/webhooks/5/redeliver"); status != http.StatusNotFound {
+		t.Errorf("second redeliver: %d", status)
+	}
+	if _, body := e.do(t, "GET", "/api/admin/webhooks/failed"); string(body) != "[]\n" {
+		t.Errorf("dead letters after redelivery: %s", body)
+	}
+	var got []string
+	for _, a := range e.auditEntries(t, audit.WeekOf(saturday)) {
+		got = append(got, string(a.Action)+" "+string(a.Outcome))
+	}
+	wantAudit := []string{"webhooks.redeliver not_found", "webhooks.redeliver not_found", "webhooks.redeliver not_found",
+		"webhooks.redeliver rejected", "webhooks.redeliver success", "webhooks.redeliver not_found"}
+	if fmt.Sprint(got) != fmt.Sprint(wantAudit) {
+		t.Errorf("audit\n got %q\nwant %q", got, wantAudit)
+	}
+	e.webhooks.err = errors.New("database is locked")
+	if status, body := e.do(t, "GET", "/api/admin/webhooks/failed"); status != 500 || errorCode(t, string(body)) != "internal" {
+		t.Errorf("failing outbox: %d %s", status, body)
+	}
+}
+
+// Every admin endpoint answers 401, with one body, to a missing or wrong
+// token, and audits nothing for it.
+func TestAdminNeedsToken(t *testing.T) {
+	e := newEnv(t)
+	paths := []struct{ method, path string }{
+		{"GET", "/api/admin/state"}, {"DELETE", "/api/admin/logs?date=2026-11-21&level=info"},
+		{"GET", "/api/admin/audit"}, {"DELETE", "/api/admin/audit/1?week=2026-W47"},
+		{"GET", "/api/admin/webhooks/failed"}, {"POST", "/api/admin/webhooks/1/redeliver"},
+		{"GET", "/api/admin/analytics/delivery"}, {"GET", "/session/qr"}, {"POST", "/session/pairing-code"},
+		{"GET", "/session/groups"}, {"POST", "/session/logout"},
+	}
+	var first string
+	for _, p := range paths {
+		for _, headers := range [][]string{nil, {"X-Admin-Token: wrong"}, {"X-Api-Key: " + testAPIKey}} {
+			status, body := call(t, p.method, e.srv.URL+p.path, nil, headers...)
+			if first == "" {
+				first = body
+			}
+			if status != http.StatusUnauthorized || body != first || errorCode(t, body) != "unauthorized" {
+				t.Errorf("%s %s %v: %d %s", p.method, p.path, headers, status, body)
+			}
 		}
-		return out
 	}
-	want := []DeliveryDay{{"2026-11-19", 5, 0}, {"2026-11-20", 0, 0}, {"2026-11-21", 12, 1}}
-	if got := get("?days=3"); fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("days=3\n got %v\nwant %v", got, want)
-	}
-	week := get("")
-	if len(week) != 7 || week[0].Day != "2026-11-15" || week[6] != (DeliveryDay{"2026-11-21", 12, 1}) {
-		t.Errorf("default: %v", week)
-	}
-	if got := get("?days=8"); got[0] != (DeliveryDay{"2026-11-14", 9, 9}) {
-		t.Errorf("days=8 starts %v", got[0])
-	}
-	year := get("?days=366")
-	if len(year) != 366 || year[0].Day != "2025-11-21" || year[365].Day != "2026-11-21" {
-		t.Errorf("days=366: %d days, %s .. %s", len(year), year[0].Day, year[len(year)-1].Day)
-	}
-	// The day is UTC's: 23:30 UTC is already tomorrow in Berlin, not here.
-	e.clock.SetTime(time.Date(2026, 11, 22, 0, 30, 0, 0, time.FixedZone("CET", 3600)))
-	if got := get("?days=1"); fmt.Sprint(got) != fmt.Sprint([]DeliveryDay{{"2026-11-21", 12, 1}}) {
-		t.Errorf("days=1 at 23:30 UTC: %v", got)
+	if got := e.auditEntries(t, audit.WeekOf(saturday)); len(got) != 0 {
+		t.Errorf("unauthenticated requests were audited: %v", got)
 	}
 }

@@ -1,15 +1,26 @@
 package httpapi
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strconv"
 
-	"github.com/go-logr/logr"
 	"github.com/gorilla/mux"
 
+	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/webhook"
 )
+
+// DeadLetters is the webhook outbox's store of events whose delivery gave
+// up (*webhook.Outbox).
+type DeadLetters interface {
+	// Failed lists the dead letters, newest first.
+	Failed(ctx context.Context) ([]webhook.DeadLetter, error)
+	// Redeliver makes dead letter id pending again: webhook.ErrUnknown when
+	// there is no such event, webhook.ErrNotDead when it is not dead.
+	Redeliver(ctx context.Context, id int64) error
+}
 
 type deadLetterJSON struct {
 	ID        int64  `json:"id"`
@@ -20,43 +31,44 @@ type deadLetterJSON struct {
 	CreatedAt string `json:"created_at"`
 }
 
-// FailedHandler serves GET /api/admin/webhooks/failed: the dead letters,
-// newest first.
-func FailedHandler(o *webhook.Outbox, log logr.Logger) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		dead, err := o.Failed(r.Context())
-		if err != nil {
-			log.Error(err, "list webhook dead letters")
-			Error(w, http.StatusInternalServerError, "internal", "could not read the webhook outbox")
-			return
-		}
-		out := make([]deadLetterJSON, len(dead))
-		for i, d := range dead {
-			out[i] = deadLetterJSON{ID: d.ID, WebhookID: d.WebhookID, Event: d.Event, Attempts: d.Attempts,
-				LastError: d.LastError, CreatedAt: d.CreatedAt.UTC().Format(timestampLayout)}
-		}
-		Write(w, http.StatusOK, out)
-	})
+var errUnknownEvent = bridge.Errorf(bridge.KindNotFound, "not_found", "no such webhook event")
+
+func (s *server) listDeadLetters(w http.ResponseWriter, r *http.Request) error {
+	dead, err := s.Webhooks.Failed(r.Context())
+	if err != nil {
+		return bridge.Internal("internal", "could not read the webhook outbox", err)
+	}
+	out := make([]deadLetterJSON, len(dead))
+	for i, d := range dead {
+		out[i] = deadLetterJSON{ID: d.ID, WebhookID: d.WebhookID, Event: d.Event, Attempts: d.Attempts,
+			LastError: d.LastError, CreatedAt: bridge.FormatTime(d.CreatedAt)}
+	}
+	return WriteJSON(w, http.StatusOK, out)
 }
 
-// RedeliverHandler serves POST /api/admin/webhooks/{id}/redeliver.
-func RedeliverHandler(o *webhook.Outbox, log logr.Logger) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id, err := strconv.ParseInt(mux.Vars(r)["id"], 10, 64)
-		if err != nil || id <= 0 {
-			Error(w, http.StatusNotFound, "not_found", webhook.ErrUnknown.Error())
-			return
-		}
-		switch err := o.Redeliver(r.Context(), id); {
-		case err == nil:
-			Write(w, http.StatusOK, map[string]any{"id": id, "status": "pending"})
-		case errors.Is(err, webhook.ErrUnknown):
-			Error(w, http.StatusNotFound, "not_found", err.Error())
-		case errors.Is(err, webhook.ErrNotDead):
-			Error(w, http.StatusConflict, "not_dead", err.Error())
-		default:
-			log.Error(err, "redeliver webhook event")
-			Error(w, http.StatusInternalServerError, "internal", "could not update the webhook outbox")
-		}
-	})
+func (s *server) redeliver(w http.ResponseWriter, r *http.Request) error {
+	id, err := strconv.ParseInt(mux.Vars(r)["id"], 10, 64)
+	if err != nil || id <= 0 {
+		return errUnknownEvent
+	}
+	if err := deadLetterError(s.Webhooks.Redeliver(r.Context(), id)); err != nil {
+		return err
+	}
+	return WriteJSON(w, http.StatusOK, map[string]any{"id": id, "status": "pending"})
+}
+
+// deadLetterError is an error of the outbox as a *bridge.Error.
+func deadLetterError(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, webhook.ErrUnknown):
+		return errUnknownEvent
+	case errors.Is(err, webhook.ErrNotDead):
+		return bridge.Errorf(bridge.KindConflict, "not_dead", "the webhook event is not a dead letter")
+	}
+	if _, ok := errors.AsType[*bridge.Error](err); ok {
+		return err
+	}
+	return bridge.Internal("internal", "could not update the webhook outbox", err)
 }

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr"
-
+	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/bridge/sendqueue"
 	"github.com/msgbridge/msgbridge/bridge/sqlite"
 )
 
@@ -24,27 +24,28 @@ const (
 
 // BenchmarkDeliveryAnalytics: analytics latency for 90 days over 1,000,000
 // logged messages, end to end through HTTP, from the delivery_daily rollup
-// (the real handler) and, as the baseline in the same run, from a GROUP BY
-// over the messages table, which is what the rollup saves.
+// (the send queue's analytics behind the real router) and, as the baseline
+// in the same run, from a GROUP BY over the messages table, which is what
+// the rollup saves.
 //
-//	go test -run '^$' -bench DeliveryAnalytics -benchtime 20x ./bridge/admin/
+//	go test -run '^$' -bench DeliveryAnalytics -benchtime 20x ./bridge/httpapi/
 func BenchmarkDeliveryAnalytics(b *testing.B) {
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	db := populateBridgeDB(b, now)
-	clock := func() time.Time { return now }
-
-	rollup := httptest.NewServer(DeliveryAnalyticsHandler(db, clock, logr.Discard()))
-	defer rollup.Close()
-	naive := httptest.NewServer(naiveAnalyticsHandler(db, clock))
-	defer naive.Close()
+	serve := func(a DeliveryAnalytics) string {
+		srv := httptest.NewServer(NewRouter(Deps{Now: func() time.Time { return now }, AdminToken: testAdminToken, Analytics: a}))
+		b.Cleanup(srv.Close)
+		return srv.URL + "/api/admin/analytics/delivery"
+	}
+	rollup, naive := serve(sendqueue.Analytics{DB: db}), serve(naiveAnalytics{db})
 
 	// Both must answer the same before their speeds mean anything.
-	if r, n := fetch(b, rollup.URL+"?days=90"), fetch(b, naive.URL+"?days=90"); r != n {
+	if r, n := fetch(b, rollup+"?days=90"), fetch(b, naive+"?days=90"); r != n {
 		b.Fatalf("rollup and GROUP BY disagree:\n%s\n%s", r, n)
 	}
 	for _, c := range []struct{ name, url string }{
-		{"rollup_delivery_daily", rollup.URL},
-		{"baseline_group_by_messages", naive.URL},
+		{"rollup_delivery_daily", rollup},
+		{"baseline_group_by_messages", naive},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			for b.Loop() {
@@ -57,7 +58,12 @@ func BenchmarkDeliveryAnalytics(b *testing.B) {
 
 func fetch(b *testing.B, url string) string {
 	b.Helper()
-	resp, err := http.Get(url) //nolint:noctx // a benchmark's own loopback server
+	req, err := http.NewRequest(http.MethodGet, url, nil) //nolint:noctx // a benchmark's own loopback server
+	if err != nil {
+		b.Fatal(err)
+	}
+	req.Header.Set("X-Admin-Token", testAdminToken)
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -69,38 +75,36 @@ func fetch(b *testing.B, url string) string {
 	return string(body)
 }
 
-// naiveAnalyticsHandler counts the message log itself. It attributes a
-// message to the day it was created, which equals the rollup here because
+// naiveAnalytics counts the message log itself. It attributes a message
+// to the day it was created, which equals the rollup here because
 // populateBridgeDB sends every message on the day it was created.
-func naiveAnalyticsHandler(db *sql.DB, now func() time.Time) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		days, err := parseDays(r.URL.Query().Get("days"), true)
-		if err != nil {
-			Error(w, http.StatusBadRequest, "invalid_days", err.Error())
-			return
+type naiveAnalytics struct{ db *sql.DB }
+
+func (n naiveAnalytics) DeliveryDays(ctx context.Context, now time.Time, days int) ([]bridge.DeliveryDay, error) {
+	out := bridge.DeliveryDays(now, days)
+	first, end := out[0].Day, out[len(out)-1].Day.AddDate(0, 0, 1)
+	rows, err := n.db.QueryContext(ctx, `
+		SELECT strftime('%Y-%m-%d', created_at / 1000, 'unixepoch') AS day,
+		       sum(status IN ('Sent', 'Delivered', 'Read')), sum(status = 'Failed')
+		FROM messages WHERE created_at >= ? AND created_at < ?
+		GROUP BY day`, first.UnixMilli(), end.UnixMilli())
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = rows.Close() }()
+	for rows.Next() {
+		var day string
+		var success, failed int64
+		if err := rows.Scan(&day, &success, &failed); err != nil {
+			return nil, err
 		}
-		first, last := window(now(), days)
-		rows, err := db.QueryContext(r.Context(), `
-			SELECT strftime('%Y-%m-%d', created_at / 1000, 'unixepoch') AS day,
-			       sum(status IN ('Sent', 'Delivered', 'Read')), sum(status = 'Failed')
-			FROM messages WHERE created_at >= ? AND created_at < ?
-			GROUP BY day`, first.UnixMilli(), last.AddDate(0, 0, 1).UnixMilli())
-		if err != nil {
-			Error(w, http.StatusInternalServerError, "internal_error", err.Error())
-			return
-		}
-		defer func() { _ = rows.Close() }()
-		counts := map[string]DeliveryDay{}
-		for rows.Next() {
-			var d DeliveryDay
-			if err := rows.Scan(&d.Day, &d.Success, &d.Failed); err != nil {
-				Error(w, http.StatusInternalServerError, "internal_error", err.Error())
-				return
+		for i := range out {
+			if out[i].Day.Format(time.DateOnly) == day {
+				out[i].Success, out[i].Failed = success, failed
 			}
-			counts[d.Day] = d
 		}
-		Write(w, http.StatusOK, fillDays(first, days, counts))
-	})
+	}
+	return out, rows.Err()
 }
 
 // populateBridgeDB creates bridge.db with the real schema and fills it as

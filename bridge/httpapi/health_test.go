@@ -3,29 +3,14 @@ package httpapi
 import (
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
+	"regexp"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/contract"
 )
-
-// fixedSession reports one state; the health tests check how /health
-// presents it, and the session itself is tested against the simulator.
-type fixedSession struct {
-	Session
-	state bridge.SessionState
-}
-
-func (f fixedSession) Status() bridge.SessionStatus { return bridge.SessionStatus{State: f.state} }
-
-func newTestServer(t *testing.T, d Deps) *httptest.Server {
-	t.Helper()
-	srv := httptest.NewServer(NewRouter(d))
-	t.Cleanup(srv.Close)
-	return srv
-}
 
 // getJSON decodes the body of GET url into into and returns the status and
 // the headers.
@@ -42,14 +27,15 @@ func getJSON(t *testing.T, url string, into any) (int, http.Header) {
 	return resp.StatusCode, resp.Header
 }
 
+var semver = regexp.MustCompile(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
+
 func TestHealth(t *testing.T) {
 	started := time.Date(2026, 11, 21, 9, 59, 0, 0, time.UTC)
 	now := time.Date(2026, 11, 21, 11, 0, 0, 123_456_789, time.FixedZone("CET", 3600))
 	srv := newTestServer(t, Deps{
-		Version: "1.2.3",
 		Started: started,
 		Now:     func() time.Time { return now },
-		Session: fixedSession{state: contract.StateDisconnected},
+		Session: &fakeSession{status: bridge.SessionStatus{State: contract.StateDisconnected}},
 	})
 	var got map[string]any
 	status, header := getJSON(t, srv.URL+"/health", &got)
@@ -62,8 +48,8 @@ func TestHealth(t *testing.T) {
 	want := map[string]any{
 		"status":    "online",
 		"whatsapp":  "disconnected",
-		"uptime":    60.123,
-		"version":   "1.2.3",
+		"uptime":    float64(60),
+		"version":   contract.BuildVersion(),
 		"timestamp": "2026-11-21T10:00:00.123Z",
 	}
 	for k, v := range want {
@@ -74,11 +60,18 @@ func TestHealth(t *testing.T) {
 	if len(got) != len(want) {
 		t.Errorf("unexpected fields: %v", got)
 	}
+	if v, _ := got["version"].(string); !semver.MatchString(v) {
+		t.Errorf("version %q is not semantic", v)
+	}
+	// Whole seconds on the wire, not 60.123.
+	if _, raw := call(t, http.MethodGet, srv.URL+"/health", nil); !strings.Contains(raw, `"uptime":60,`) {
+		t.Errorf("uptime is not an integer: %s", raw)
+	}
 }
 
 func TestUnknownRouteAndMethod(t *testing.T) {
-	srv := newTestServer(t, Deps{Started: time.Now(), Session: fixedSession{state: contract.StateUnpaired}})
-	var body errorBody
+	srv := newTestServer(t, Deps{Started: time.Now()})
+	var body ErrorBody
 	if status, _ := getJSON(t, srv.URL+"/nope", &body); status != http.StatusNotFound || body.Error.Code != "not_found" {
 		t.Errorf("unknown route: %d %+v", status, body)
 	}
@@ -87,7 +80,7 @@ func TestUnknownRouteAndMethod(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	body = errorBody{}
+	body = ErrorBody{}
 	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
 		t.Fatal(err)
 	}

@@ -7,17 +7,11 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/settings"
 )
 
-// queryError is a validation failure: a 400 with its own error code.
-type queryError struct {
-	code, message string
-}
-
-func (e *queryError) Error() string { return e.message }
-
-func invalidQuery(code, message string) error { return &queryError{code: code, message: message} }
+func invalidQuery(message string) error { return bridge.Invalid("invalid_query", "%s", message) }
 
 // strictQuery returns the query's parameters, each of which must be one of
 // allowed and appear at most once. Anything else is refused rather than
@@ -25,7 +19,7 @@ func invalidQuery(code, message string) error { return &queryError{code: code, m
 func strictQuery(r *http.Request, allowed ...string) (map[string]string, error) {
 	values, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
-		return nil, invalidQuery("invalid_query", "the query string is malformed")
+		return nil, invalidQuery("the query string is malformed")
 	}
 	out := make(map[string]string, len(values))
 	for name, vs := range values {
@@ -34,10 +28,10 @@ func strictQuery(r *http.Request, allowed ...string) (map[string]string, error) 
 			known = known || name == a
 		}
 		if !known {
-			return nil, invalidQuery("invalid_query", "unknown query parameter "+strconv.Quote(name))
+			return nil, invalidQuery("unknown query parameter " + strconv.Quote(name))
 		}
 		if len(vs) != 1 {
-			return nil, invalidQuery("invalid_query", "query parameter "+strconv.Quote(name)+" is repeated")
+			return nil, invalidQuery("query parameter " + strconv.Quote(name) + " is repeated")
 		}
 		out[name] = vs[0]
 	}
@@ -48,7 +42,7 @@ func strictQuery(r *http.Request, allowed ...string) (map[string]string, error) 
 // (2026-02-30 is refused). The date becomes part of a file name, so only
 // digits and the two dashes pass, whatever time.Parse would tolerate.
 func parseDate(s string) (time.Time, error) {
-	bad := invalidQuery("invalid_date", "date must be a calendar date YYYY-MM-DD")
+	bad := bridge.Invalid("invalid_date", "date must be a calendar date YYYY-MM-DD")
 	if len(s) != len(time.DateOnly) {
 		return time.Time{}, bad
 	}
@@ -72,7 +66,7 @@ func parseDate(s string) (time.Time, error) {
 func parseLevel(s string) (settings.LogLevel, error) {
 	l, err := settings.ParseLogLevel(s)
 	if err != nil {
-		return 0, invalidQuery("invalid_level", "level must be one of debug, info, warn, error")
+		return 0, bridge.Invalid("invalid_level", "level must be one of debug, info, warn, error")
 	}
 	return l, nil
 }
@@ -91,19 +85,9 @@ func parseDays(s string, present bool) (int, error) {
 	}
 	n, err := canonicalPositive(s)
 	if err != nil || n > maxDays {
-		return 0, invalidQuery("invalid_days", "days must be a whole number from 1 to 366")
+		return 0, bridge.Invalid("invalid_days", "days must be a whole number from 1 to 366")
 	}
 	return int(n), nil
-}
-
-// parseID accepts an audit record ID: a positive decimal integer in its
-// plain form.
-func parseID(s string) (int64, error) {
-	n, err := canonicalPositive(s)
-	if err != nil {
-		return 0, invalidQuery("invalid_id", "id must be a positive whole number")
-	}
-	return n, nil
 }
 
 var errNotCanonical = errors.New("not a plain positive number")

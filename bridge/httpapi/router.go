@@ -1,26 +1,25 @@
+// Package httpapi is the bridge's whole HTTP surface: routing, credentials,
+// request validation, and the one JSON error shape every answer uses,
+// mapped from bridge.Error in one table (errors.go). Handlers are methods of
+// one server returning an error; the dashboard, a sub-package, reuses the
+// credential check, the error mapping and the router style.
 package httpapi
 
 import (
-	"database/sql"
 	"net/http"
 	"time"
 
 	"github.com/go-logr/logr"
-	"github.com/gorilla/mux"
 
 	"github.com/msgbridge/msgbridge/bridge/audit"
 	"github.com/msgbridge/msgbridge/bridge/settings"
-	"github.com/msgbridge/msgbridge/bridge/webhook"
 )
 
-// Deps is what the API's handlers read. Later packages (session, dispatch,
-// admin) add their own fields; each handler depends only on what it uses.
+// Deps is what the API's handlers use: ports, not stores.
 type Deps struct {
-	// Version of this build, reported by /health.
-	Version string
 	// Started is when the process started; /health reports the uptime.
 	Started time.Time
-	// Now is the clock; time.Now in production.
+	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 	// Session is the WhatsApp link.
 	Session Session
@@ -30,15 +29,14 @@ type Deps struct {
 	Messages Messages
 	// Send configures POST /send; its APIKey also guards the message log.
 	Send SendConfig
-	// DB is bridge.db, which delivery analytics read.
-	DB *sql.DB
+	// Analytics counts deliveries per day.
+	Analytics DeliveryAnalytics
 	// Audit records admin and session actions in the weekly audit log.
 	Audit AuditRecorder
 	// LogFiles are the daily log files the purge endpoint deletes.
 	LogFiles LogFiles
-	// Webhooks is the webhook outbox, whose dead letters admins list and
-	// redeliver.
-	Webhooks *webhook.Outbox
+	// Webhooks holds the webhook events whose delivery gave up.
+	Webhooks DeadLetters
 	// Metrics serves GET /metrics.
 	Metrics http.Handler
 	// Dashboard, when set, serves the operator's web page under /dashboard/;
@@ -47,48 +45,54 @@ type Deps struct {
 	Log       logr.Logger
 }
 
+// server is the API: its handlers are its methods.
+type server struct{ Deps }
+
 // NewRouter returns the bridge's HTTP handler.
 func NewRouter(d Deps) http.Handler {
 	if d.Now == nil {
 		d.Now = time.Now
 	}
-	r := mux.NewRouter()
-	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		writeError(w, http.StatusNotFound, "not_found", "no such endpoint")
-	})
-	r.MethodNotAllowedHandler = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", "method not allowed on this endpoint")
-	})
-	r.Handle("/health", healthHandler(d)).Methods(http.MethodGet, http.MethodHead)
-
-	r.Handle("/metrics", d.Metrics).Methods(http.MethodGet)
+	s := &server{d}
+	r := NewMux(d.Log)
+	get, post, del := http.MethodGet, http.MethodPost, http.MethodDelete
+	r.Handle("/health", s.handle(s.health)).Methods(get, http.MethodHead)
+	if d.Metrics != nil {
+		r.Handle("/metrics", d.Metrics).Methods(get)
+	}
 	if d.Dashboard != nil {
 		r.PathPrefix("/dashboard/").Handler(d.Dashboard)
 		r.Handle("/dashboard", http.RedirectHandler("/dashboard/", http.StatusMovedPermanently))
 	}
 
-	// Admin routes check the token first, so that unauthenticated requests
-	// never reach the audit log; audited ones record their outcome.
-	admin := func(h http.Handler) http.Handler { return requireAdmin(d.AdminToken, h) }
-	audited := func(action audit.Action, h http.Handler) http.Handler {
-		return requireAdmin(d.AdminToken, d.Audit.Middleware(action, h))
-	}
-	r.Handle("/session/status", sessionStatus(d.Session)).Methods(http.MethodGet)
-	r.Handle("/session/qr", audited(audit.ActionPairingQR, sessionQR(d.Session))).Methods(http.MethodGet)
-	r.Handle("/session/pairing-code", audited(audit.ActionPairingCode, sessionPairingCode(d.Session))).Methods(http.MethodPost)
-	r.Handle("/session/groups", admin(sessionGroups(d.Session))).Methods(http.MethodGet)
-	r.Handle("/session/logout", audited(audit.ActionLogout, sessionLogout(d.Session))).Methods(http.MethodPost)
-	r.Handle("/api/admin/state", admin(adminState(d.Session, d.Version))).Methods(http.MethodGet)
-	r.Handle("/api/admin/logs", admin(LogsHandler(d.LogFiles, d.Audit))).Methods(http.MethodDelete)
-	r.Handle("/api/admin/audit", admin(AuditListHandler(d.Audit.Log, d.Now, d.Log))).Methods(http.MethodGet)
-	r.Handle("/api/admin/audit/{id}", admin(AuditDeleteHandler(d.Audit))).Methods(http.MethodDelete)
-	r.Handle("/api/admin/webhooks/failed", admin(FailedHandler(d.Webhooks, d.Log))).Methods(http.MethodGet)
-	r.Handle("/api/admin/webhooks/{id}/redeliver", audited(audit.ActionWebhookRedeliver, RedeliverHandler(d.Webhooks, d.Log))).Methods(http.MethodPost)
-	r.Handle("/api/admin/analytics/delivery", admin(DeliveryAnalyticsHandler(d.DB, d.Now, d.Log))).Methods(http.MethodGet)
+	r.Handle("/session/status", s.handle(s.sessionStatus)).Methods(get)
+	r.Handle("/session/qr", s.audited(audit.ActionPairingQR, s.sessionQR)).Methods(get)
+	r.Handle("/session/pairing-code", s.audited(audit.ActionPairingCode, s.sessionPairingCode)).Methods(post)
+	r.Handle("/session/groups", s.admin(s.sessionGroups)).Methods(get)
+	r.Handle("/session/logout", s.audited(audit.ActionLogout, s.sessionLogout)).Methods(post)
 
-	r.Handle("/send", sendHandler(d.Messages, d.Send, d.Log)).Methods(http.MethodPost)
-	apiKey := func(h http.Handler) http.Handler { return requireAPIKey(d.Send.APIKey, h) }
-	r.Handle("/api/messages", apiKey(listMessages(d.Messages))).Methods(http.MethodGet)
-	r.Handle("/api/messages/{id}", apiKey(getMessage(d.Messages))).Methods(http.MethodGet)
+	r.Handle("/api/admin/state", s.admin(s.adminState)).Methods(get)
+	r.Handle("/api/admin/logs", s.admin(s.purgeLog)).Methods(del)
+	r.Handle("/api/admin/audit", s.admin(s.listAudit)).Methods(get)
+	r.Handle("/api/admin/audit/{id}", s.admin(s.deleteAudit)).Methods(del)
+	r.Handle("/api/admin/webhooks/failed", s.admin(s.listDeadLetters)).Methods(get)
+	r.Handle("/api/admin/webhooks/{id}/redeliver", s.audited(audit.ActionWebhookRedeliver, s.redeliver)).Methods(post)
+	r.Handle("/api/admin/analytics/delivery", s.admin(s.deliveryAnalytics)).Methods(get)
+
+	r.Handle("/send", s.handle(s.send)).Methods(post)
+	r.Handle("/api/messages", s.handle(s.requireAPIKey(s.listMessages))).Methods(get)
+	r.Handle("/api/messages/{id}", s.handle(s.requireAPIKey(s.getMessage))).Methods(get)
 	return r
+}
+
+func (s *server) handle(h HandlerFunc) http.Handler { return Handle(s.Log, h) }
+
+// admin guards h with the admin token.
+func (s *server) admin(h HandlerFunc) http.Handler { return s.requireAdmin(s.handle(h)) }
+
+// audited guards h with the admin token, then records its outcome as
+// action: the token is checked first so that unauthenticated requests never
+// reach the audit log.
+func (s *server) audited(action audit.Action, h HandlerFunc) http.Handler {
+	return s.requireAdmin(s.Audit.Middleware(action, s.handle(h)))
 }

@@ -7,8 +7,6 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/go-logr/logr"
-
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/sendqueue"
 	"github.com/msgbridge/msgbridge/bridge/settings"
@@ -30,10 +28,11 @@ type SendConfig struct {
 }
 
 const (
-	apiKeyHeader      = "X-Api-Key" //nolint:gosec // a header name, not a credential
 	idempotencyHeader = "Idempotency-Key"
 	maxIdempotencyKey = 255
 )
+
+var errIdempotencyKey = bridge.Invalid("invalid_idempotency_key", "Idempotency-Key must be 1-255 printable ASCII characters")
 
 type sentItemJSON struct {
 	ID         string `json:"id"`
@@ -47,65 +46,64 @@ type sendResponseJSON struct {
 	Messages []sentItemJSON `json:"messages"`
 }
 
-// POST /send
-func sendHandler(q Messages, cfg SendConfig, log logr.Logger) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		// A credential in the header or query is checked before the body is
-		// read; one in the body only after, so nothing is sent for a wrong one.
-		outside := r.Header.Get(apiKeyHeader)
-		if outside == "" {
-			outside = r.URL.Query().Get("apiKey")
+// send is POST /send. A credential in the header or query is checked
+// before the body is read; one in the body only after, so nothing is sent
+// for a wrong one.
+func (s *server) send(w http.ResponseWriter, r *http.Request) error {
+	outside := presentedAPIKey(r, nil)
+	if outside != "" {
+		if err := checkCredential(outside, s.Send.APIKey); err != nil {
+			return err
 		}
-		if outside != "" && !credentialMatches(outside, cfg.APIKey) {
-			unauthorized(w)
-			return
-		}
-		key := r.Header.Get(idempotencyHeader)
-		if key != "" && !validIdempotencyKey(key) {
-			writeError(w, http.StatusBadRequest, "invalid_idempotency_key", "Idempotency-Key must be 1-255 printable ASCII characters")
-			return
-		}
-		// The largest honest body: every item a full file, plus the fields.
-		r.Body = http.MaxBytesReader(w, r.Body, maxItems*(cfg.MaxFileSize+64<<10)+maxFieldBytes)
-		form, ferr := readSendForm(r, cfg.SpoolDir, cfg.MaxFileSize)
-		if ferr != nil {
-			if ferr.status == http.StatusRequestEntityTooLarge {
-				w.Header().Set("Connection", "close") // do not read the rest
-			}
-			writeError(w, ferr.status, ferr.code, ferr.message)
-			return
-		}
-		if outside == "" && !credentialMatches(form.apiKey, cfg.APIKey) {
-			form.discard()
-			unauthorized(w)
-			return
-		}
-		req, verr := form.toRequest()
-		if verr != nil {
-			form.discard()
-			writeError(w, verr.status, verr.code, verr.message)
-			return
-		}
-		req.IdempotencyKey = key
-		res, err := q.Submit(r.Context(), req)
-		if err != nil {
-			form.discard()
-			log.Error(err, "store send request")
-			writeError(w, http.StatusInternalServerError, "store_failed", "the request could not be stored; nothing will be sent")
-			return
-		}
-		if res.Replay && res.Stored != nil {
-			writeRaw(w, res.Stored.Status, res.Stored.Body)
-			return
-		}
-		status, body := renderSendResponse(res)
-		if key != "" && !res.Replay {
-			if err := q.StoreResponse(context.WithoutCancel(r.Context()), key, sendqueue.StoredResponse{Status: status, Body: body}); err != nil {
-				log.Error(err, "store idempotent response") // a repeat then answers from the messages
-			}
-		}
-		writeRaw(w, status, body)
 	}
+	key := r.Header.Get(idempotencyHeader)
+	if key != "" && !validIdempotencyKey(key) {
+		return errIdempotencyKey
+	}
+	// The largest honest body: every item a full file, plus the fields.
+	r.Body = http.MaxBytesReader(w, r.Body, maxItems*(s.Send.MaxFileSize+64<<10)+maxFieldBytes)
+	form, err := readSendForm(r, s.Send.SpoolDir, s.Send.MaxFileSize)
+	if err != nil {
+		return err
+	}
+	req, err := s.validSend(r, outside, form)
+	if err != nil {
+		form.discard()
+		return err
+	}
+	req.IdempotencyKey = key
+	res, err := s.Messages.Submit(r.Context(), req)
+	if err != nil {
+		form.discard()
+		if bridge.ErrorKind(err) != bridge.KindInternal {
+			return err // the queue's own verdict, e.g. idempotency_key_reused
+		}
+		return bridge.Internal("store_failed", "the request could not be stored; nothing will be sent", err)
+	}
+	if res.Replay && res.Stored != nil {
+		writeBody(w, res.Stored.Status, res.Stored.Body)
+		return nil
+	}
+	status, body := renderSendResponse(res)
+	if key != "" && !res.Replay {
+		stored := sendqueue.StoredResponse{Status: status, Body: body}
+		if err := s.Messages.StoreResponse(context.WithoutCancel(r.Context()), key, stored); err != nil {
+			s.Log.Error(err, "store idempotent response") // a repeat then answers from the messages
+		}
+	}
+	writeBody(w, status, body)
+	return nil
+}
+
+// validSend checks the body's API key when none came outside the body,
+// then validates the form into a request.
+func (s *server) validSend(r *http.Request, outside string, form *sendForm) (sendqueue.Request, error) {
+	if outside == "" {
+		if err := checkCredential(presentedAPIKey(r, form), s.Send.APIKey); err != nil {
+			return sendqueue.Request{}, err
+		}
+	}
+	return form.toRequest()
 }
 
 // renderSendResponse is 200 when every item was sent on its immediate
@@ -131,13 +129,6 @@ func renderSendResponse(res sendqueue.Result) (int, []byte) {
 	var buf bytes.Buffer
 	_ = json.NewEncoder(&buf).Encode(out) // plain structs: cannot fail
 	return code, buf.Bytes()
-}
-
-func writeRaw(w http.ResponseWriter, status int, body []byte) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(status)
-	_, _ = w.Write(body)
 }
 
 func validIdempotencyKey(k string) bool {

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"mime"
 	"mime/multipart"
@@ -15,7 +14,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/msgbridge/msgbridge/bridge"
-	"github.com/msgbridge/msgbridge/bridge/phone"
 	"github.com/msgbridge/msgbridge/bridge/sendqueue"
 )
 
@@ -28,17 +26,18 @@ const (
 	maxNameRunes  = 255     // a document's file name
 )
 
-// apiError is a response the handler writes as the API's error shape.
-type apiError struct {
-	status  int
-	code    string
-	message string
-}
+// The form's errors that are not one field's.
+var (
+	errMalformed       = bridge.Invalid("invalid_form", "the multipart body is malformed")
+	errFieldsTooLarge  = bridge.Errorf(bridge.KindTooLarge, "body_too_large", "the form fields exceed 1 MiB")
+	errSendContentType = bridge.Errorf(bridge.KindUnsupported, "unsupported_media_type",
+		"the body must be multipart/form-data, or application/x-www-form-urlencoded for text only")
+	errFilesNeedMultipart = bridge.Errorf(bridge.KindUnsupported, "unsupported_media_type", "files need multipart/form-data")
+	errTooManyItems       = bridge.Invalid("too_many_items", "at most %d items per request", maxItems)
+)
 
-func (e *apiError) Error() string { return e.code + ": " + e.message }
-
-func badRequest(code, format string, args ...any) *apiError {
-	return &apiError{status: http.StatusBadRequest, code: code, message: fmt.Sprintf(format, args...)}
+func spoolFailed(err error) error {
+	return bridge.Internal("spool_failed", "the attachment could not be stored", err)
 }
 
 // sendForm is the raw content of POST /send, files already spooled.
@@ -61,24 +60,23 @@ func (f *sendForm) discard() {
 // application/x-www-form-urlencoded for text only. Files are streamed to
 // spoolDir and never held in memory; one larger than maxFile stops the read
 // at once with 413. On error every spooled file is already deleted.
-func readSendForm(r *http.Request, spoolDir string, maxFile int64) (*sendForm, *apiError) {
+func readSendForm(r *http.Request, spoolDir string, maxFile int64) (*sendForm, error) {
 	mediaType, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil {
 		mediaType = ""
 	}
 	f := &sendForm{}
-	var ferr *apiError
+	var ferr error
 	switch mediaType {
 	case "multipart/form-data":
 		if params["boundary"] == "" {
-			return nil, badRequest("invalid_form", "multipart/form-data needs a boundary")
+			return nil, bridge.Invalid("invalid_form", "multipart/form-data needs a boundary")
 		}
 		ferr = f.readMultipart(multipart.NewReader(r.Body, params["boundary"]), spoolDir, maxFile)
 	case "application/x-www-form-urlencoded":
 		ferr = f.readURLEncoded(r.Body)
 	default:
-		return nil, &apiError{status: http.StatusUnsupportedMediaType, code: "unsupported_media_type",
-			message: "the body must be multipart/form-data, or application/x-www-form-urlencoded for text only"}
+		return nil, errSendContentType
 	}
 	if ferr != nil {
 		f.discard()
@@ -87,23 +85,22 @@ func readSendForm(r *http.Request, spoolDir string, maxFile int64) (*sendForm, *
 	return f, nil
 }
 
-func (f *sendForm) readURLEncoded(body io.Reader) *apiError {
+func (f *sendForm) readURLEncoded(body io.Reader) error {
 	raw, err := io.ReadAll(io.LimitReader(body, maxFieldBytes+1))
 	if err != nil {
-		return badRequest("invalid_form", "the body could not be read")
+		return bridge.Invalid("invalid_form", "the body could not be read")
 	}
 	if len(raw) > maxFieldBytes {
-		return &apiError{status: http.StatusRequestEntityTooLarge, code: "body_too_large", message: "the form fields exceed 1 MiB"}
+		return errFieldsTooLarge
 	}
 	values, err := url.ParseQuery(string(raw))
 	if err != nil {
-		return badRequest("invalid_form", "the body is not a valid urlencoded form")
+		return bridge.Invalid("invalid_form", "the body is not a valid urlencoded form")
 	}
 	for name, vs := range values {
 		for _, v := range vs {
 			if name == "file" || name == "file[]" {
-				return &apiError{status: http.StatusUnsupportedMediaType, code: "unsupported_media_type",
-					message: "files need multipart/form-data"}
+				return errFilesNeedMultipart
 			}
 			if err := f.addField(name, v); err != nil {
 				return err
@@ -113,7 +110,7 @@ func (f *sendForm) readURLEncoded(body io.Reader) *apiError {
 	return nil
 }
 
-func (f *sendForm) readMultipart(mr *multipart.Reader, spoolDir string, maxFile int64) *apiError {
+func (f *sendForm) readMultipart(mr *multipart.Reader, spoolDir string, maxFile int64) error {
 	fieldBytes := 0
 	for {
 		part, err := mr.NextPart()
@@ -121,12 +118,12 @@ func (f *sendForm) readMultipart(mr *multipart.Reader, spoolDir string, maxFile 
 			return nil
 		}
 		if err != nil {
-			return badRequest("invalid_form", "the multipart body is malformed")
+			return errMalformed
 		}
 		name := part.FormName()
 		if name == "file" || name == "file[]" {
 			if len(f.files) >= maxItems {
-				return badRequest("too_many_items", "at most %d items per request", maxItems)
+				return errTooManyItems
 			}
 			sf, ferr := spool(part, spoolDir, maxFile)
 			if sf != nil {
@@ -139,10 +136,10 @@ func (f *sendForm) readMultipart(mr *multipart.Reader, spoolDir string, maxFile 
 		}
 		raw, err := io.ReadAll(io.LimitReader(part, int64(maxFieldBytes-fieldBytes)+1))
 		if err != nil {
-			return badRequest("invalid_form", "the multipart body is malformed")
+			return errMalformed
 		}
 		if fieldBytes += len(raw); fieldBytes > maxFieldBytes {
-			return &apiError{status: http.StatusRequestEntityTooLarge, code: "body_too_large", message: "the form fields exceed 1 MiB"}
+			return errFieldsTooLarge
 		}
 		if err := f.addField(name, string(raw)); err != nil {
 			return err
@@ -150,7 +147,7 @@ func (f *sendForm) readMultipart(mr *multipart.Reader, spoolDir string, maxFile 
 	}
 }
 
-func (f *sendForm) addField(name, value string) *apiError {
+func (f *sendForm) addField(name, value string) error {
 	switch name {
 	case "apiKey":
 		f.apiKey = value
@@ -161,43 +158,42 @@ func (f *sendForm) addField(name, value string) *apiError {
 	case "text", "text[]":
 		f.texts = append(f.texts, value)
 	default:
-		return badRequest("unknown_field", "unknown field %q; the fields are number, type[], text[], file[], apiKey", truncate(name, 64))
+		return bridge.Invalid("unknown_field", "unknown field %q; the fields are number, type[], text[], file[], apiKey", truncate(name, 64))
 	}
 	if len(f.types) > maxItems || len(f.texts) > maxItems {
-		return badRequest("too_many_items", "at most %d items per request", maxItems)
+		return errTooManyItems
 	}
 	return nil
 }
 
 // spool copies one file part to a new file in dir, stopping (413) as soon
 // as it exceeds maxFile, and sniffs its type from its first bytes.
-func spool(part *multipart.Part, dir string, maxFile int64) (*sendqueue.SpooledFile, *apiError) {
+func spool(part *multipart.Part, dir string, maxFile int64) (*sendqueue.SpooledFile, error) {
 	out, err := os.CreateTemp(dir, "send-*.part") //nolint:gosec // dir is DATA_DIR/spool; the name is random
 	if err != nil {
-		return nil, &apiError{status: http.StatusInternalServerError, code: "spool_failed", message: "the attachment could not be stored"}
+		return nil, spoolFailed(err)
 	}
 	sf := &sendqueue.SpooledFile{Path: out.Name(), Name: cleanFileName(part.FileName())}
 	head := make([]byte, sniffLen)
 	n, err := io.ReadFull(part, head)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
 		_ = out.Close()
-		return sf, badRequest("invalid_form", "the multipart body is malformed")
+		return sf, errMalformed
 	}
 	head = head[:n]
 	rest, err := io.Copy(out, io.MultiReader(strings.NewReader(string(head)), io.LimitReader(part, maxFile+1-int64(n))))
 	sf.Size = rest
 	if err != nil {
 		_ = out.Close()
-		return sf, badRequest("invalid_form", "the multipart body is malformed")
+		return sf, errMalformed
 	}
 	if sf.Size > maxFile {
 		_ = out.Close()
-		return sf, &apiError{status: http.StatusRequestEntityTooLarge, code: "file_too_large",
-			message: fmt.Sprintf("each file must be at most %d bytes (MAX_FILE_SIZE)", maxFile)}
+		return sf, bridge.Errorf(bridge.KindTooLarge, "file_too_large", "each file must be at most %d bytes (MAX_FILE_SIZE)", maxFile)
 	}
 	// Durable before the message that refers to it is committed.
 	if err := errors.Join(out.Sync(), out.Close()); err != nil {
-		return sf, &apiError{status: http.StatusInternalServerError, code: "spool_failed", message: "the attachment could not be stored"}
+		return sf, spoolFailed(err)
 	}
 	sf.MimeType = sniffType(head, sf.Name)
 	return sf, nil
@@ -240,62 +236,74 @@ func truncate(s string, runes int) string {
 	return string([]rune(s)[:runes])
 }
 
+// sendItem is one validated item of POST /send.
+type sendItem struct {
+	typ  bridge.MessageType
+	text string
+	file *sendqueue.SpooledFile // images and documents
+}
+
 // toRequest validates the whole form, all or nothing, into a request.
-func (f *sendForm) toRequest() (sendqueue.Request, *apiError) {
-	jid, err := recipientJID(f.number)
-	var recipient bridge.Recipient
-	if err == nil {
-		recipient, err = bridge.RecipientFromJID(jid)
-	}
+func (f *sendForm) toRequest() (sendqueue.Request, error) {
+	recipient, err := bridge.ParseRecipient(f.number)
 	if err != nil {
-		return sendqueue.Request{}, badRequest("invalid_number", "%s", phone.ErrInvalid.Error())
+		return sendqueue.Request{}, err
 	}
 	if len(f.types) == 0 {
-		return sendqueue.Request{}, badRequest("missing_type", "type[] must name at least one item: text, image or document")
+		return sendqueue.Request{}, bridge.Invalid("missing_type", "type[] must name at least one item: text, image or document")
 	}
 	if len(f.texts) > len(f.types) {
-		return sendqueue.Request{}, badRequest("unexpected_text", "there are %d text[] values for %d items", len(f.texts), len(f.types))
+		return sendqueue.Request{}, bridge.Invalid("unexpected_text", "there are %d text[] values for %d items", len(f.texts), len(f.types))
 	}
-	req := sendqueue.Request{Recipient: recipient, Items: make([]sendqueue.Item, len(f.types))}
+	items := make([]sendItem, len(f.types))
 	nextFile := 0
 	for i, typ := range f.types {
 		text := ""
 		if i < len(f.texts) {
 			text = strings.ReplaceAll(f.texts[i], `\n`, "\n") // a literal backslash-n is a newline
 		}
-		if len(text) > maxTextBytes {
-			return sendqueue.Request{}, badRequest("text_too_long", "text[%d] is longer than %d bytes", i, maxTextBytes)
+		if items[i], err = f.item(i, bridge.MessageType(typ), text, &nextFile); err != nil {
+			return sendqueue.Request{}, err
 		}
-		if !utf8.ValidString(text) {
-			return sendqueue.Request{}, badRequest("invalid_text", "text[%d] is not valid UTF-8", i)
-		}
-		item := sendqueue.Item{Type: bridge.MessageType(typ), Text: text}
-		switch typ {
-		case string(bridge.TypeText):
-			if strings.TrimSpace(text) == "" {
-				return sendqueue.Request{}, badRequest("empty_text", "item %d is text but text[%d] is empty", i, i)
-			}
-		case string(bridge.TypeImage), string(bridge.TypeDocument):
-			if nextFile >= len(f.files) {
-				return sendqueue.Request{}, badRequest("missing_file", "item %d is %s but has no file[]", i, typ)
-			}
-			item.File = f.files[nextFile]
-			nextFile++
-			if typ == string(bridge.TypeImage) && !isImage(item.File.MimeType) {
-				return sendqueue.Request{}, badRequest("invalid_image", "file for item %d is %s, not a JPEG, PNG or WebP image", i, item.File.MimeType)
-			}
-			if typ == string(bridge.TypeDocument) && item.File.Name == "" {
-				item.File.Name = "document"
-			}
-		default:
-			return sendqueue.Request{}, badRequest("unknown_type", "type[%d] %q is not text, image or document", i, truncate(typ, 32))
-		}
-		req.Items[i] = item
 	}
 	if nextFile < len(f.files) {
-		return sendqueue.Request{}, badRequest("unexpected_file", "there are %d file[] values for %d image or document items", len(f.files), nextFile)
+		return sendqueue.Request{}, bridge.Invalid("unexpected_file", "there are %d file[] values for %d image or document items", len(f.files), nextFile)
 	}
-	return req, nil
+	return queueRequest(recipient, items), nil
+}
+
+// item validates item i of type typ with its text, taking the next file
+// (*nextFile counts those taken) when it is media.
+func (f *sendForm) item(i int, typ bridge.MessageType, text string, nextFile *int) (sendItem, error) {
+	if len(text) > maxTextBytes {
+		return sendItem{}, bridge.Invalid("text_too_long", "text[%d] is longer than %d bytes", i, maxTextBytes)
+	}
+	if !utf8.ValidString(text) {
+		return sendItem{}, bridge.Invalid("invalid_text", "text[%d] is not valid UTF-8", i)
+	}
+	it := sendItem{typ: typ, text: text}
+	switch typ {
+	case bridge.TypeText:
+		if strings.TrimSpace(text) == "" {
+			return sendItem{}, bridge.Invalid("empty_text", "item %d is text but text[%d] is empty", i, i)
+		}
+		return it, nil
+	case bridge.TypeImage, bridge.TypeDocument:
+	default:
+		return sendItem{}, bridge.Invalid("unknown_type", "type[%d] %q is not text, image or document", i, truncate(string(typ), 32))
+	}
+	if *nextFile >= len(f.files) {
+		return sendItem{}, bridge.Invalid("missing_file", "item %d is %s but has no file[]", i, typ)
+	}
+	it.file = f.files[*nextFile]
+	*nextFile++
+	if typ == bridge.TypeImage && !isImage(it.file.MimeType) {
+		return sendItem{}, bridge.Invalid("invalid_image", "file for item %d is %s, not a JPEG, PNG or WebP image", i, it.file.MimeType)
+	}
+	if typ == bridge.TypeDocument && it.file.Name == "" {
+		it.file.Name = "document"
+	}
+	return it, nil
 }
 
 func isImage(mimeType string) bool {
@@ -304,16 +312,4 @@ func isImage(mimeType string) bool {
 		return true
 	}
 	return false
-}
-
-// recipientJID turns a phone number or a group JID into the JID to send to.
-func recipientJID(number string) (string, error) {
-	if strings.Contains(number, "@") {
-		return phone.NormalizeGroup(number)
-	}
-	digits, err := phone.Normalize(number)
-	if err != nil {
-		return "", err
-	}
-	return digits + "@s.whatsapp.net", nil
 }

@@ -72,8 +72,8 @@ func FuzzReadSendForm(f *testing.F) {
 			if len(left) != 0 {
 				t.Fatalf("rejected (%v) but left %d spooled files", ferr, len(left))
 			}
-			if ferr.status < 400 || ferr.code == "" {
-				t.Fatalf("bad error %+v", ferr)
+			if e := bridge.ErrorOf(ferr); StatusOf(e) < 400 || e.Code == "" {
+				t.Fatalf("bad error %+v", e)
 			}
 			return
 		}
@@ -87,7 +87,7 @@ func FuzzReadSendForm(f *testing.F) {
 		}
 		if req, verr := form.toRequest(); verr == nil {
 			for _, it := range req.Items {
-				if (it.File == nil) != (it.Type == string(bridge.TypeText)) {
+				if (it.File == nil) != (it.Type == bridge.TypeText) {
 					t.Fatalf("item %+v", it)
 				}
 			}

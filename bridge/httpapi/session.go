@@ -7,11 +7,11 @@ import (
 	"time"
 
 	"github.com/msgbridge/msgbridge/bridge"
-	"github.com/msgbridge/msgbridge/bridge/phone"
 	"github.com/msgbridge/msgbridge/contract"
 )
 
-// Session is what the API needs of the WhatsApp session (*whatsapp.Manager).
+// Session is what the API needs of the WhatsApp link: a subset of
+// bridge.Session.
 type Session interface {
 	Status() bridge.SessionStatus
 	QR(ctx context.Context) (string, error)
@@ -20,97 +20,102 @@ type Session interface {
 	Logout(ctx context.Context) error
 }
 
-// GET /session/status: no credential, only whether the link is up.
-func sessionStatus(s Session) http.HandlerFunc {
-	return func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, map[string]bool{"connected": s.Status().Connected()})
+// SessionError is err of a session operation as the bridge's HTTP surface
+// answers it: a *bridge.Error as it is (409 already_linked, 503
+// not_linked, …), a deadline as 504 timeout, anything else as WhatsApp's
+// refusal or failure (502 whatsapp_error).
+func SessionError(err error) error {
+	if err == nil {
+		return nil
 	}
+	if _, ok := errors.AsType[*bridge.Error](err); ok {
+		return err
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return &bridge.Error{Kind: bridge.KindTimeout, Code: "timeout", Message: "WhatsApp did not answer in time", Err: err}
+	}
+	return &bridge.Error{Kind: bridge.KindUpstream, Code: "whatsapp_error",
+		Message: "WhatsApp refused or failed the request: " + err.Error(), Err: err}
 }
 
-// GET /session/qr
-func sessionQR(s Session) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		qr, err := s.QR(r.Context())
-		if err != nil {
-			writeSessionError(w, err)
-			return
-		}
-		writeJSON(w, map[string]string{"qr": qr})
-	}
+// GET /session/status needs no credential: it tells only whether the link
+// is up.
+func (s *server) sessionStatus(w http.ResponseWriter, _ *http.Request) error {
+	return WriteJSON(w, http.StatusOK, map[string]bool{"connected": s.Session.Status().Connected()})
 }
 
-// POST /session/pairing-code {"number": "…"}
-func sessionPairingCode(s Session) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			Number string `json:"number"`
-		}
-		if !decodeJSON(w, r, &req) {
-			return
-		}
-		number, err := phone.Normalize(req.Number)
-		if err != nil {
-			writeError(w, http.StatusBadRequest, "invalid_number", "number must be the phone's digits with country code")
-			return
-		}
-		code, err := s.PairingCode(r.Context(), number)
-		if err != nil {
-			writeSessionError(w, err)
-			return
-		}
-		writeJSON(w, map[string]string{"code": code})
+func (s *server) sessionQR(w http.ResponseWriter, r *http.Request) error {
+	qr, err := s.Session.QR(r.Context())
+	if err != nil {
+		return SessionError(err)
 	}
+	return WriteJSON(w, http.StatusOK, map[string]string{"qr": qr})
 }
 
-type groupJSON struct {
+var errPairingNumber = bridge.Invalid("invalid_number", "number must be the phone's digits with country code")
+
+func (s *server) sessionPairingCode(w http.ResponseWriter, r *http.Request) error {
+	var req struct {
+		Number string `json:"number"`
+	}
+	if err := decodeJSON(w, r, &req); err != nil {
+		return err
+	}
+	number, err := bridge.NormalizePhone(req.Number)
+	if err != nil {
+		return errPairingNumber
+	}
+	code, err := s.Session.PairingCode(r.Context(), number)
+	if err != nil {
+		return SessionError(err)
+	}
+	return WriteJSON(w, http.StatusOK, map[string]string{"code": code})
+}
+
+// GroupJSON is a group as GET /session/groups and the dashboard list it.
+type GroupJSON struct {
 	ID           string `json:"id"`
 	Subject      string `json:"subject"`
 	Participants int    `json:"participants"`
 }
 
-// GET /session/groups
-func sessionGroups(s Session) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		groups, err := s.Groups(r.Context())
-		if err != nil {
-			writeSessionError(w, err)
-			return
-		}
-		out := make([]groupJSON, len(groups))
-		for i, g := range groups {
-			out[i] = groupJSON{ID: g.ID, Subject: g.Subject, Participants: g.Participants}
-		}
-		writeJSON(w, out)
+// GroupsJSON maps groups to their wire form; never null.
+func GroupsJSON(groups []bridge.Group) []GroupJSON {
+	out := make([]GroupJSON, len(groups))
+	for i, g := range groups {
+		out[i] = GroupJSON(g)
 	}
+	return out
 }
 
-// POST /session/logout
-func sessionLogout(s Session) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		if err := s.Logout(r.Context()); err != nil {
-			writeSessionError(w, err)
-			return
-		}
-		writeJSON(w, map[string]string{"status": "success", "message": "logged out; the credentials were deleted"})
+func (s *server) sessionGroups(w http.ResponseWriter, r *http.Request) error {
+	groups, err := s.Session.Groups(r.Context())
+	if err != nil {
+		return SessionError(err)
 	}
+	return WriteJSON(w, http.StatusOK, GroupsJSON(groups))
 }
 
-// GET /api/admin/state: what the operator mirrors into the MessagingBridge
-// status.
-func adminState(s Session, version string) http.HandlerFunc {
-	return func(w http.ResponseWriter, _ *http.Request) {
-		st := s.Status()
-		writeJSON(w, contract.AdminState{
-			State:          contract.SessionState(st.State),
-			Connected:      st.Connected(),
-			Account:        st.Account,
-			PushName:       st.PushName,
-			LastHeartbeat:  optionalTime(st.LastHeartbeat),
-			ConnectedSince: optionalTime(st.ConnectedSince),
-			Reason:         contract.Reason(st.Reason),
-			Version:        version,
-		})
+func (s *server) sessionLogout(w http.ResponseWriter, r *http.Request) error {
+	if err := s.Session.Logout(r.Context()); err != nil {
+		return SessionError(err)
 	}
+	return WriteJSON(w, http.StatusOK, map[string]string{"status": "success", "message": "logged out; the credentials were deleted"})
+}
+
+// adminState is what the operator mirrors into the MessagingBridge status.
+func (s *server) adminState(w http.ResponseWriter, _ *http.Request) error {
+	st := s.Session.Status()
+	return WriteJSON(w, http.StatusOK, contract.AdminState{
+		State:          st.State,
+		Connected:      st.Connected(),
+		Account:        st.Account,
+		PushName:       st.PushName,
+		LastHeartbeat:  optionalTime(st.LastHeartbeat),
+		ConnectedSince: optionalTime(st.ConnectedSince),
+		Reason:         st.Reason,
+		Version:        contract.BuildVersion(),
+	})
 }
 
 func optionalTime(t time.Time) *time.Time {
@@ -119,18 +124,4 @@ func optionalTime(t time.Time) *time.Time {
 	}
 	u := t.UTC()
 	return &u
-}
-
-// writeSessionError maps the session's errors to status codes.
-func writeSessionError(w http.ResponseWriter, err error) {
-	switch {
-	case errors.Is(err, bridge.ErrLinked):
-		writeError(w, http.StatusConflict, "already_linked", err.Error())
-	case errors.Is(err, bridge.ErrNotLinked):
-		writeError(w, http.StatusServiceUnavailable, "not_linked", err.Error())
-	case errors.Is(err, context.DeadlineExceeded):
-		writeError(w, http.StatusGatewayTimeout, "timeout", "WhatsApp did not answer in time")
-	default:
-		writeError(w, http.StatusBadGateway, "whatsapp_error", "WhatsApp refused or failed the request: "+err.Error())
-	}
 }

@@ -167,13 +167,12 @@ func serve(ctx context.Context, s *settings.Settings, stdout io.Writer) error {
 	}
 	srv := &http.Server{
 		Handler: httpapi.NewRouter(httpapi.Deps{
-			Version:    contract.BuildVersion(),
 			Started:    time.Now(),
 			Session:    sess,
 			AdminToken: s.AdminToken,
 			Messages:   queue,
 			Send:       httpapi.SendConfig{APIKey: s.APIKey, SpoolDir: dir.SpoolDir(), MaxFileSize: s.MaxFileSize},
-			DB:         db,
+			Analytics:  sendqueue.Analytics{DB: db},
 			Audit:      httpapi.AuditRecorder{Log: auditLog, Logger: log.WithName("audit")},
 			LogFiles:   logFiles,
 			Metrics:    m.Handler(),

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/gorilla/mux"
 
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/httpapi"
@@ -24,16 +25,15 @@ import (
 //go:embed web/*.html web/static
 var web embed.FS
 
-// Session is what the dashboard reads and drives of the WhatsApp link;
-// *whatsapp.Manager implements it.
+// Session is what the dashboard reads and drives of the WhatsApp link, a
+// subset of bridge.Session: the API's, plus watching the link and sending
+// one-time codes to the account's own chat. Those codes go to the session
+// directly, not through the send queue, so that a secret never enters the
+// message log.
 type Session interface {
-	Status() bridge.SessionStatus
-	Subscribe() (<-chan struct{}, func())
+	httpapi.Session
+	Subscribe() (changes <-chan struct{}, cancel func())
 	CurrentQR() bridge.LinkQR
-	QR(ctx context.Context) (string, error)
-	PairingCode(ctx context.Context, phone string) (string, error)
-	Groups(ctx context.Context) ([]bridge.Group, error)
-	Logout(ctx context.Context) error
 	NewMessageID() string
 	Send(ctx context.Context, out bridge.Outgoing) error
 }
@@ -53,7 +53,7 @@ type Options struct {
 // Dashboard is the /dashboard/ handler.
 type Dashboard struct {
 	opts     Options
-	mux      *http.ServeMux
+	router   *mux.Router
 	sessions *sessions
 	totp     *totpVerifier
 	signIns  *failures // by client address
@@ -75,7 +75,7 @@ func New(opts Options) *Dashboard {
 	}
 	d := &Dashboard{
 		opts:     opts,
-		mux:      http.NewServeMux(),
+		router:   httpapi.NewMux(opts.Log),
 		sessions: &sessions{now: opts.Now, m: map[string]*webSession{}},
 		totp:     newTOTPVerifier(opts.TOTPKey),
 		signIns:  newFailures(maxSignInFailures, signInWindow, opts.Now),
@@ -88,19 +88,23 @@ func New(opts Options) *Dashboard {
 }
 
 func (d *Dashboard) routes() {
-	m := d.mux
-	m.HandleFunc("GET /dashboard/{$}", d.page)
-	m.Handle("GET /dashboard/static/", http.StripPrefix("/dashboard/", http.FileServerFS(mustSub(web, "web"))))
-	m.HandleFunc("POST /dashboard/signin", d.signIn)
-	m.HandleFunc("POST /dashboard/signout", d.form(d.signOut))
-	m.HandleFunc("GET /dashboard/events", d.signedIn(d.events))
-	m.HandleFunc("GET /dashboard/qr.png", d.signedIn(d.qrImage))
-	m.HandleFunc("POST /dashboard/qr", d.form(d.showQR))
-	m.HandleFunc("POST /dashboard/pairing-code", d.form(d.pairingCode))
-	m.HandleFunc("GET /dashboard/groups", d.signedIn(d.groups))
-	m.HandleFunc("POST /dashboard/chat-code", d.form(d.sendChatCode))
-	m.HandleFunc("POST /dashboard/logout", d.form(d.logout))
+	r := d.router
+	get, post := []string{http.MethodGet, http.MethodHead}, http.MethodPost
+	r.Handle("/dashboard/", d.handle(d.page)).Methods(get...)
+	r.PathPrefix("/dashboard/static/").Handler(http.StripPrefix("/dashboard/", http.FileServerFS(mustSub(web, "web")))).Methods(get...)
+	r.Handle("/dashboard/signin", d.handle(d.signIn)).Methods(post)
+	r.Handle("/dashboard/signout", d.handle(d.form(d.signOut))).Methods(post)
+	r.Handle("/dashboard/events", d.handle(d.signedIn(d.events))).Methods(get...)
+	r.Handle("/dashboard/qr.png", d.handle(d.signedIn(d.qrImage))).Methods(get...)
+	r.Handle("/dashboard/qr", d.handle(d.form(d.showQR))).Methods(post)
+	r.Handle("/dashboard/pairing-code", d.handle(d.form(d.pairingCode))).Methods(post)
+	r.Handle("/dashboard/groups", d.handle(d.signedIn(d.groups))).Methods(get...)
+	r.Handle("/dashboard/chat-code", d.handle(d.form(d.sendChatCode))).Methods(post)
+	r.Handle("/dashboard/logout", d.handle(d.form(d.logout))).Methods(post)
 }
+
+// handle answers h's errors as the API does.
+func (d *Dashboard) handle(h httpapi.HandlerFunc) http.Handler { return httpapi.Handle(d.opts.Log, h) }
 
 // ServeHTTP sets the headers every dashboard answer carries, then routes.
 func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -109,7 +113,7 @@ func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("Cache-Control", "no-store")
-	d.mux.ServeHTTP(w, r)
+	d.router.ServeHTTP(w, r)
 }
 
 // Close ends the open event streams; call it when the server shuts down.

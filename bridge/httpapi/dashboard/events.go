@@ -35,7 +35,8 @@ type stateEvent struct {
 
 // events streams the state as server-sent events until the browser leaves,
 // signs out or the server stops.
-func (d *Dashboard) events(w http.ResponseWriter, r *http.Request, ws webSession) {
+// It answers no error: once the stream has begun, its end is the answer.
+func (d *Dashboard) events(w http.ResponseWriter, r *http.Request, ws webSession) error {
 	rc := http.NewResponseController(w)
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("X-Accel-Buffering", "no") // nginx would otherwise hold events back
@@ -50,7 +51,7 @@ func (d *Dashboard) events(w http.ResponseWriter, r *http.Request, ws webSession
 		wake := d.streamsWake() // before reading, so no wake-up is missed
 		cur, ok := d.sessions.get(r)
 		if !ok || cur.id != ws.id {
-			return // signed out or expired
+			return nil // signed out or expired
 		}
 		ev := d.snapshot()
 		if qr := d.opts.Session.CurrentQR(); qr.Code != "" && qr.Attempt == cur.qrAttempt {
@@ -62,19 +63,19 @@ func (d *Dashboard) events(w http.ResponseWriter, r *http.Request, ws webSession
 		data, _ := json.Marshal(ev) // a plain struct always encodes
 		_ = rc.SetWriteDeadline(time.Now().Add(eventWriteTimeout))
 		if _, err := fmt.Fprintf(w, "event: state\ndata: %s\n\n", data); err != nil {
-			return
+			return nil
 		}
 		if err := rc.Flush(); err != nil {
-			return
+			return nil
 		}
 		select {
 		case <-changes:
 		case <-wake:
 		case <-tick.C:
 		case <-r.Context().Done():
-			return
+			return nil
 		case <-d.done:
-			return
+			return nil
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"crypto/subtle"
 	"net/http"
 
+	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/httpapi"
 )
 
@@ -15,6 +16,11 @@ const maxFormBytes = 4096
 // with neither header (curl) pass; the CSRF token still guards them.
 var crossOrigin = http.NewCrossOriginProtection()
 
+var (
+	errNotSignedIn = bridge.Errorf(bridge.KindUnauthorized, "not_signed_in", "Sign in first.")
+	errCSRF        = bridge.Errorf(bridge.KindForbidden, "csrf", "The form is not from this dashboard; reload the page.")
+)
+
 // csrfValid checks the form's synchronizer token against the session's, in
 // constant time.
 func csrfValid(r *http.Request, ws webSession) bool {
@@ -22,27 +28,29 @@ func csrfValid(r *http.Request, ws webSession) bool {
 	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(ws.csrf)) == 1
 }
 
+// sessionHandler is a handler of a signed-in browser: the API's handler
+// style with the browser's session.
+type sessionHandler func(http.ResponseWriter, *http.Request, webSession) error
+
 // signedIn wraps a read-only handler: it needs a live session.
-func (d *Dashboard) signedIn(next func(http.ResponseWriter, *http.Request, webSession)) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+func (d *Dashboard) signedIn(next sessionHandler) httpapi.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		ws, ok := d.sessions.get(r)
 		if !ok {
-			httpapi.Error(w, http.StatusUnauthorized, "not_signed_in", "Sign in first.")
-			return
+			return errNotSignedIn
 		}
-		next(w, r, ws)
+		return next(w, r, ws)
 	}
 }
 
 // form wraps a state-changing handler: a live session, the same origin and
 // the session's CSRF token.
-func (d *Dashboard) form(next func(http.ResponseWriter, *http.Request, webSession)) http.HandlerFunc {
-	return d.signedIn(func(w http.ResponseWriter, r *http.Request, ws webSession) {
+func (d *Dashboard) form(next sessionHandler) httpapi.HandlerFunc {
+	return d.signedIn(func(w http.ResponseWriter, r *http.Request, ws webSession) error {
 		r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
 		if crossOrigin.Check(r) != nil || !csrfValid(r, ws) {
-			httpapi.Error(w, http.StatusForbidden, "csrf", "The form is not from this dashboard; reload the page.")
-			return
+			return errCSRF
 		}
-		next(w, r, ws)
+		return next(w, r, ws)
 	})
 }

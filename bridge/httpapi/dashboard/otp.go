@@ -13,6 +13,13 @@ import (
 	"github.com/msgbridge/msgbridge/bridge/httpapi"
 )
 
+var (
+	errCodeLocked = bridge.Errorf(bridge.KindRateLimited, "locked", "Too many wrong codes; this action is locked for a few minutes.")
+	errWrongCode  = bridge.Errorf(bridge.KindForbidden, "wrong_code", "Wrong or used code.")
+	errNoChat     = bridge.Errorf(bridge.KindUnavailable, "not_linked", "No linked account is connected to send a code to.")
+	errTooSoon    = bridge.Errorf(bridge.KindRateLimited, "too_soon", "A code was sent moments ago; look in the account's own chat.")
+)
+
 // chatCodeTTL is how long a code sent to the account's own chat is valid;
 // chatCodeEvery is how often a browser may ask for one, so that a signed-in
 // client cannot flood the owner's chat.
@@ -22,57 +29,55 @@ const (
 )
 
 // checkCode verifies the one-time code of the form for action: a TOTP code,
-// or the code sent to the account's own chat. It answers the client itself
-// and returns false when the code is missing, wrong or the action is locked;
+// or the code sent to the account's own chat. It returns an error when the
+// code is missing, wrong or the action is locked (setting Retry-After on w);
 // every attempt counts towards the lock until it succeeds, and the lock is
 // audited.
-func (d *Dashboard) checkCode(w http.ResponseWriter, r *http.Request, ws webSession, action audit.Action) bool {
+func (d *Dashboard) checkCode(w http.ResponseWriter, r *http.Request, ws webSession, action audit.Action) error {
 	key := string(action)
 	ok, left, last := d.codes.attempt(key)
 	if !ok {
 		w.Header().Set("Retry-After", fmt.Sprint(int(left.Seconds())+1))
-		httpapi.Error(w, http.StatusTooManyRequests, "locked", "Too many wrong codes; this action is locked for a few minutes.")
-		return false
+		return errCodeLocked
 	}
 	code := strings.TrimSpace(r.PostFormValue("code"))
 	if d.totp.verify(code, d.opts.Now()) || d.sessions.takeChatCode(ws.id, code) {
 		d.codes.reset(key)
-		return true
+		return nil
 	}
 	detail := "wrong one-time code"
 	if last {
 		detail = fmt.Sprintf("locked for %s after %d wrong one-time codes", codeLockout, maxCodeFailures)
 	}
 	d.opts.Audit.Record(r, action, audit.OutcomeRejected, detail)
-	httpapi.Error(w, http.StatusForbidden, "wrong_code", "Wrong or used code.")
-	return false
+	return errWrongCode
 }
 
 // sendChatCode sends a fresh one-time code to the linked account's own chat
 // ("Message yourself"), for operators without TOTP.
-func (d *Dashboard) sendChatCode(w http.ResponseWriter, r *http.Request, ws webSession) {
+func (d *Dashboard) sendChatCode(w http.ResponseWriter, r *http.Request, ws webSession) error {
 	st := d.opts.Session.Status()
-	if !st.Connected() || st.Account == "" {
-		httpapi.Error(w, http.StatusServiceUnavailable, "not_linked", "No linked account is connected to send a code to.")
-		return
+	if !st.Connected() {
+		return errNoChat
+	}
+	ownChat, err := bridge.ParseRecipient(st.Account)
+	if err != nil {
+		return errNoChat // no account number known yet
 	}
 	now := d.opts.Now()
 	if !ws.chatCodeExpires.IsZero() && now.Before(ws.chatCodeExpires.Add(chatCodeEvery-chatCodeTTL)) {
-		httpapi.Error(w, http.StatusTooManyRequests, "too_soon", "A code was sent moments ago; look in the account's own chat.")
-		return
+		return errTooSoon
 	}
 	// crypto/rand never fails (it crashes the program instead, Go 1.24+).
 	n, _ := rand.Int(rand.Reader, big.NewInt(1_000_000))
 	code := fmt.Sprintf("%06d", n.Int64())
-	err := d.opts.Session.Send(r.Context(), bridge.Outgoing{
-		ID: d.opts.Session.NewMessageID(), Recipient: bridge.PhoneRecipient(st.Account), Type: bridge.TypeText,
+	err = d.opts.Session.Send(r.Context(), bridge.Outgoing{
+		ID: d.opts.Session.NewMessageID(), Recipient: ownChat, Type: bridge.TypeText,
 		Text: "msgbridge dashboard code: " + code + " (valid 5 minutes). If you did not ask for it, someone has your admin token.",
 	})
 	if err != nil {
-		d.opts.Log.Error(err, "send dashboard code to own chat") // the code itself is never logged
-		httpapi.Error(w, http.StatusBadGateway, "whatsapp_unavailable", "The code could not be sent.")
-		return
+		return httpapi.SessionError(err) // logged there; the code itself never is
 	}
 	d.sessions.update(ws.id, func(s *webSession) { s.chatCode, s.chatCodeExpires = code, now.Add(chatCodeTTL) })
-	httpapi.Write(w, http.StatusOK, message{"A code was sent to the account's own chat."})
+	return httpapi.WriteJSON(w, http.StatusOK, message{"A code was sent to the account's own chat."})
 }

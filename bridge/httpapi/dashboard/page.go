@@ -17,15 +17,17 @@ func mustSub(f fs.FS, dir string) fs.FS {
 }
 
 // page is the sign-in form, or the dashboard for a signed-in browser.
-func (d *Dashboard) page(w http.ResponseWriter, r *http.Request) {
+// A template's error can only come from writing to a client that left.
+func (d *Dashboard) page(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	ws, ok := d.sessions.get(r)
 	if !ok {
 		_ = pages.ExecuteTemplate(w, "signin.html", map[string]any{"Error": signInErrors[r.URL.Query().Get("error")]})
-		return
+		return nil
 	}
 	_ = pages.ExecuteTemplate(w, "index.html", map[string]any{
 		"CSRF": ws.csrf,
 		"TOTP": len(d.opts.TOTPKey) > 0,
 	})
+	return nil
 }

@@ -5,8 +5,10 @@ import (
 
 	qrcode "github.com/skip2/go-qrcode"
 
-	"github.com/msgbridge/msgbridge/bridge/httpapi"
+	"github.com/msgbridge/msgbridge/bridge"
 )
+
+var errNoQR = bridge.Errorf(bridge.KindNotFound, "no_qr", "No QR code to show.")
 
 // qrImageSize is the PNG's width and height in pixels: large enough for a
 // phone camera at arm's length, small enough to fit a phone screen.
@@ -15,17 +17,16 @@ const qrImageSize = 288
 // qrImage renders the current QR code of the link attempt this browser may
 // see as a PNG. Its URL carries a version only so that the browser fetches
 // each rotation; the image is always the current code.
-func (d *Dashboard) qrImage(w http.ResponseWriter, _ *http.Request, ws webSession) {
+func (d *Dashboard) qrImage(w http.ResponseWriter, _ *http.Request, ws webSession) error {
 	qr := d.opts.Session.CurrentQR()
 	if qr.Code == "" || qr.Attempt != ws.qrAttempt {
-		httpapi.Error(w, http.StatusNotFound, "no_qr", "No QR code to show.")
-		return
+		return errNoQR
 	}
 	png, err := qrcode.Encode(qr.Code, qrcode.Medium, qrImageSize)
 	if err != nil {
-		httpapi.Error(w, http.StatusInternalServerError, "internal", "Could not render the QR code.")
-		return
+		return bridge.Internal("internal", "Could not render the QR code.", err)
 	}
 	w.Header().Set("Content-Type", "image/png")
 	_, _ = w.Write(png)
+	return nil
 }

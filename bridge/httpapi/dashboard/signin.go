@@ -1,11 +1,10 @@
 package dashboard
 
 import (
-	"crypto/sha256"
-	"crypto/subtle"
 	"fmt"
 	"net/http"
 
+	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/audit"
 	"github.com/msgbridge/msgbridge/bridge/httpapi"
 )
@@ -17,15 +16,16 @@ var signInErrors = map[string]string{
 	"token": "Wrong admin token.",
 }
 
+var errCrossOriginSignIn = bridge.Errorf(bridge.KindForbidden, "cross_origin", "cross-origin sign-in refused")
+
 // signIn checks the admin token and starts a session. It answers with
-// redirects, so that the form works without script.
-func (d *Dashboard) signIn(w http.ResponseWriter, r *http.Request) {
+// redirects and pages, so that the form works without script.
+func (d *Dashboard) signIn(w http.ResponseWriter, r *http.Request) error {
 	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
 	// No session exists yet to bind a token to; the origin check stops a
 	// foreign page from signing the browser in (login CSRF).
 	if crossOrigin.Check(r) != nil {
-		httpapi.Error(w, http.StatusForbidden, "cross_origin", "cross-origin sign-in refused")
-		return
+		return errCrossOriginSignIn
 	}
 	client := httpapi.ClientAddress(r)
 	ok, left, _ := d.signIns.attempt(client)
@@ -35,34 +35,25 @@ func (d *Dashboard) signIn(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.WriteHeader(http.StatusTooManyRequests)
 		_ = pages.ExecuteTemplate(w, "signin.html", map[string]any{"Error": "Too many failed sign-ins; wait a minute."})
-		return
+		return nil
 	}
-	if !tokenMatches(r.PostFormValue("token"), d.opts.AdminToken.Reveal()) {
+	if !httpapi.CredentialMatches(r.PostFormValue("token"), d.opts.AdminToken) {
 		d.opts.Audit.Record(r, audit.ActionDashboardSignIn, audit.OutcomeRejected, "wrong admin token")
 		http.Redirect(w, r, "/dashboard/?error=token", http.StatusSeeOther)
-		return
+		return nil
 	}
 	d.signIns.reset(client)
 	ws := d.sessions.create()
 	setCookie(w, r, ws)
 	d.opts.Audit.Record(r, audit.ActionDashboardSignIn, audit.OutcomeSuccess, "")
 	http.Redirect(w, r, "/dashboard/", http.StatusSeeOther)
+	return nil
 }
 
 // signOut ends the session.
-func (d *Dashboard) signOut(w http.ResponseWriter, r *http.Request, ws webSession) {
+func (d *Dashboard) signOut(w http.ResponseWriter, r *http.Request, ws webSession) error {
 	d.sessions.delete(ws.id)
 	clearCookie(w, r)
 	d.wakeStreams() // its streams end
-	httpapi.Write(w, http.StatusOK, message{"Signed out."})
-}
-
-// tokenMatches compares in constant time; hashing first hides the lengths.
-// An empty expected token admits nobody.
-func tokenMatches(presented, want string) bool {
-	if want == "" {
-		return false
-	}
-	p, q := sha256.Sum256([]byte(presented)), sha256.Sum256([]byte(want))
-	return subtle.ConstantTimeCompare(p[:], q[:]) == 1
+	return httpapi.WriteJSON(w, http.StatusOK, message{"Signed out."})
 }

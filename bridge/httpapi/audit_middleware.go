@@ -10,6 +10,15 @@ import (
 	"github.com/msgbridge/msgbridge/bridge/audit"
 )
 
+// AuditLog is the weekly audit log (*audit.Log). Record IDs are opaque.
+type AuditLog interface {
+	Record(ctx context.Context, e audit.Entry) (string, error)
+	List(ctx context.Context, week audit.Week) ([]audit.Entry, error)
+	// Delete removes record id of week; audit.ErrNotFound when week holds
+	// no such record, whatever id is.
+	Delete(ctx context.Context, week audit.Week, id string) error
+}
+
 // ClientAddress is the IP address a request came from: the host of
 // r.RemoteAddr. X-Forwarded-For is ignored on purpose: any client can set
 // it, and an audit record must not say what the actor chose it to say.
@@ -35,12 +44,21 @@ func OutcomeOf(status int) audit.Outcome {
 	}
 }
 
+// OutcomeOfError is the outcome of an action that ended with err (nil:
+// success), by the status that answers it.
+func OutcomeOfError(err error) audit.Outcome {
+	if err == nil {
+		return audit.OutcomeSuccess
+	}
+	return OutcomeOf(StatusOf(err))
+}
+
 // AuditRecorder records actions on behalf of HTTP handlers. A failure to record
 // is logged rather than returned: by then the action has happened and the
 // client has its answer, and a broken audit disk must not hide that the
 // action took place from the operator, who sees the log line.
 type AuditRecorder struct {
-	Log    *audit.Log
+	Log    AuditLog
 	Logger logr.Logger
 }
 
@@ -54,6 +72,13 @@ func (rec AuditRecorder) Record(r *http.Request, action audit.Action, outcome au
 	if _, err := rec.Log.Record(ctx, e); err != nil {
 		rec.Logger.Error(err, "audit record lost", "action", string(action), "outcome", string(outcome), "client", e.Client)
 	}
+}
+
+// RecordResult records action with the outcome err implies (nil: success)
+// and returns err, so that a handler can end with it.
+func (rec AuditRecorder) RecordResult(r *http.Request, action audit.Action, detail string, err error) error {
+	rec.Record(r, action, OutcomeOfError(err), detail)
+	return err
 }
 
 // Middleware records one action per request served by next, with the

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/go-logr/logr"
 
@@ -12,7 +13,7 @@ import (
 )
 
 func TestRecorderMiddleware(t *testing.T) {
-	l, _, _ := openLog(t)
+	l := openAuditLog(t, func() time.Time { return saturday })
 	rec := AuditRecorder{Log: l, Logger: logr.Discard()}
 	mux := http.NewServeMux()
 	mux.Handle("/ok", rec.Middleware(audit.ActionLogout, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
@@ -32,7 +33,7 @@ func TestRecorderMiddleware(t *testing.T) {
 		}
 		_ = resp.Body.Close()
 	}
-	entries, err := l.List(context.Background(), w47)
+	entries, err := l.List(context.Background(), audit.WeekOf(saturday))
 	if err != nil {
 		t.Fatal(err)
 	}

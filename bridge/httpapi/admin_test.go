@@ -21,7 +21,6 @@ import (
 
 	"github.com/msgbridge/msgbridge/bridge/audit"
 	"github.com/msgbridge/msgbridge/bridge/logging"
-	"github.com/msgbridge/msgbridge/bridge/settings"
 	"github.com/msgbridge/msgbridge/bridge/sqlite"
 )
 
@@ -48,7 +47,7 @@ func newEnv(t *testing.T) *env {
 	root := t.TempDir()
 	e := &env{clock: clocktesting.NewFakeClock(saturday), logsDir: filepath.Join(root, "logs")}
 	var err error
-	e.log, e.files, err = logging.New(logging.Options{Dir: e.logsDir, Level: settings.LevelInfo, Now: e.clock.Now})
+	e.log, e.files, err = logging.New(logging.Options{Dir: e.logsDir, Level: logging.LevelInfo, Now: e.clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}

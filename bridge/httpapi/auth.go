@@ -5,14 +5,14 @@ import (
 	"crypto/subtle"
 	"net/http"
 
-	"github.com/msgbridge/msgbridge/bridge/settings"
+	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/contract"
 )
 
 // credentialMatches compares a presented credential with the expected one in
 // constant time. Hashing both first makes the comparison independent of the
 // lengths too, which ConstantTimeCompare alone would reveal.
-func credentialMatches(presented string, want settings.Secret) bool {
+func credentialMatches(presented string, want bridge.Secret) bool {
 	if want == "" {
 		return false // an unset credential admits nobody
 	}
@@ -28,7 +28,7 @@ func unauthorized(w http.ResponseWriter) {
 }
 
 // requireAdmin admits requests whose X-Admin-Token header is the admin token.
-func requireAdmin(token settings.Secret, next http.Handler) http.Handler {
+func requireAdmin(token bridge.Secret, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !credentialMatches(r.Header.Get(contract.AdminTokenHeader), token) {
 			unauthorized(w)

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/msgbridge/msgbridge/bridge/audit"
-	"github.com/msgbridge/msgbridge/bridge/settings"
+	"github.com/msgbridge/msgbridge/bridge/logging"
 )
 
 // LogFiles removes daily log files; *logging.Files implements it (closing a
@@ -15,7 +15,7 @@ import (
 type LogFiles interface {
 	// Remove deletes the file of level for day's UTC date; an absent file
 	// gives an error matching fs.ErrNotExist.
-	Remove(day time.Time, level settings.LogLevel) error
+	Remove(day time.Time, level logging.Level) error
 }
 
 type logPurgeResponse struct {
@@ -52,7 +52,7 @@ func LogsHandler(files LogFiles, rec AuditRecorder) http.Handler {
 	})
 }
 
-func parseLogPurge(r *http.Request) (time.Time, settings.LogLevel, error) {
+func parseLogPurge(r *http.Request) (time.Time, logging.Level, error) {
 	q, err := strictQuery(r, "date", "level")
 	if err != nil {
 		return time.Time{}, 0, err

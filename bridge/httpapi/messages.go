@@ -8,8 +8,8 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/sendqueue"
-	"github.com/msgbridge/msgbridge/bridge/settings"
 )
 
 // Page sizes of GET /api/messages.
@@ -38,7 +38,7 @@ func toMessageJSON(m sendqueue.Message) messageJSON {
 
 // requireAPIKey admits requests carrying the API key in the X-Api-Key
 // header or the apiKey query parameter (reads have no body).
-func requireAPIKey(key settings.Secret, next http.Handler) http.Handler {
+func requireAPIKey(key bridge.Secret, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		presented := r.Header.Get(apiKeyHeader)
 		if presented == "" {

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/msgbridge/msgbridge/bridge/settings"
+	"github.com/msgbridge/msgbridge/bridge/logging"
 )
 
 // queryError is a validation failure: a 400 with its own error code.
@@ -69,8 +69,8 @@ func parseDate(s string) (time.Time, error) {
 }
 
 // parseLevel accepts exactly debug, info, warn or error.
-func parseLevel(s string) (settings.LogLevel, error) {
-	l, err := settings.ParseLogLevel(s)
+func parseLevel(s string) (logging.Level, error) {
+	l, err := logging.ParseLevel(s)
 	if err != nil {
 		return 0, invalidQuery("invalid_level", "level must be one of debug, info, warn, error")
 	}

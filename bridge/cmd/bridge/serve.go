@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"database/sql"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -49,10 +48,7 @@ func serve(ctx context.Context, s *settings.Settings, stdout io.Writer) error {
 	}
 	defer func() { _ = logFiles.Close() }()
 
-	key, err := hex.DecodeString(s.EncryptionKey.Reveal())
-	if err != nil {
-		return fmt.Errorf("ENCRYPTION_KEY: %w", err) // settings validated it; kept for safety
-	}
+	key := []byte(s.EncryptionKey.Reveal()) // decoded by settings
 	// Every existing database must decrypt before any is created or changed.
 	for _, verify := range []func() error{
 		func() error { return sqlite.VerifyBridgeDB(ctx, dir.BridgeDB(), key) },

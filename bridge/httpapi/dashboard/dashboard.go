@@ -16,8 +16,8 @@ import (
 
 	"github.com/go-logr/logr"
 
+	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/httpapi"
-	"github.com/msgbridge/msgbridge/bridge/settings"
 	"github.com/msgbridge/msgbridge/bridge/whatsapp"
 )
 
@@ -41,7 +41,7 @@ type Session interface {
 // Options configures the dashboard.
 type Options struct {
 	Session    Session
-	AdminToken settings.Secret
+	AdminToken bridge.Secret
 	// TOTPKey is the decoded TOTP_SECRET; empty: no TOTP.
 	TOTPKey []byte
 	Audit   httpapi.AuditRecorder

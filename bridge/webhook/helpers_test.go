@@ -14,8 +14,18 @@ import (
 
 	"github.com/go-logr/logr"
 
+	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/sqlite"
+	"github.com/msgbridge/msgbridge/contract"
 )
+
+// testPhone is the recipient of the tests' message.status events.
+var testPhone = bridge.PhoneRecipient("491510000000")
+
+// connected is a session.status event, for tests that need any one event.
+func connected() Event {
+	return SessionStatus(bridge.SessionStatus{State: contract.StateConnected}, time.Now())
+}
 
 // delivery is one request the receiver got.
 type delivery struct {

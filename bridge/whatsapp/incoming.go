@@ -8,32 +8,33 @@ import (
 	"go.mau.fi/whatsmeow/types"
 	"go.mau.fi/whatsmeow/types/events"
 
-	"github.com/msgbridge/msgbridge/bridge/webhook"
+	"github.com/msgbridge/msgbridge/bridge"
 )
 
 // incoming maps a received message to what message.upsert reports; ok is
 // false for what is not a message a person wrote: our own messages, protocol
 // messages (revokes, key shares) and messages whose only content is
 // something else, such as the SenderKeyDistributionMessage that precedes a
-// sender's first group message.
-func incoming(ctx context.Context, cli *whatsmeow.Client, e *events.Message) (webhook.Incoming, bool) {
+// sender's first group message. So is a message whose sender or chat is no
+// bridge.Recipient (a status broadcast, a newsletter).
+func incoming(ctx context.Context, cli *whatsmeow.Client, e *events.Message) (bridge.Incoming, bool) {
 	if e.Info.IsFromMe || e.Message == nil || e.Message.GetProtocolMessage() != nil {
-		return webhook.Incoming{}, false
+		return bridge.Incoming{}, false
 	}
-	in := webhook.Incoming{
-		WhatsAppID: e.Info.ID, PushName: e.Info.PushName, Timestamp: e.Info.Timestamp,
-		From: phoneOf(ctx, cli, e.Info.Sender, e.Info.SenderAlt),
-		Chat: phoneOf(ctx, cli, e.Info.Chat, types.EmptyJID),
+	from, okFrom := recipientOf(ctx, cli, e.Info.Sender, e.Info.SenderAlt)
+	chat, okChat := recipientOf(ctx, cli, e.Info.Chat, types.EmptyJID)
+	in := bridge.Incoming{
+		WhatsAppID: e.Info.ID, PushName: e.Info.PushName, Timestamp: e.Info.Timestamp, From: from, Chat: chat,
 	}
-	if !content(e.Message, &in) {
-		return webhook.Incoming{}, false
+	if !okFrom || !okChat || !content(e.Message, &in) {
+		return bridge.Incoming{}, false
 	}
 	return in, true
 }
 
 // content fills in's type, text and media from msg; false when msg holds
 // nothing message.upsert reports.
-func content(msg *waE2E.Message, in *webhook.Incoming) bool {
+func content(msg *waE2E.Message, in *bridge.Incoming) bool {
 	switch {
 	case msg.Conversation != nil:
 		in.Type, in.Text = "text", msg.GetConversation()
@@ -42,44 +43,41 @@ func content(msg *waE2E.Message, in *webhook.Incoming) bool {
 	case msg.ImageMessage != nil:
 		m := msg.GetImageMessage()
 		in.Type, in.Text = "image", m.GetCaption()
-		in.Media = &webhook.Media{MimeType: m.GetMimetype(), Size: m.GetFileLength()}
+		in.Media = &bridge.Media{MimeType: m.GetMimetype(), Size: m.GetFileLength()}
 	case msg.DocumentMessage != nil:
 		m := msg.GetDocumentMessage()
 		in.Type, in.Text = "document", m.GetCaption()
-		in.Media = &webhook.Media{MimeType: m.GetMimetype(), Size: m.GetFileLength(), FileName: m.GetFileName()}
+		in.Media = &bridge.Media{MimeType: m.GetMimetype(), Size: m.GetFileLength(), FileName: m.GetFileName()}
 	case msg.VideoMessage != nil:
 		m := msg.GetVideoMessage()
 		in.Type, in.Text = "video", m.GetCaption()
-		in.Media = &webhook.Media{MimeType: m.GetMimetype(), Size: m.GetFileLength()}
+		in.Media = &bridge.Media{MimeType: m.GetMimetype(), Size: m.GetFileLength()}
 	case msg.AudioMessage != nil:
 		m := msg.GetAudioMessage()
 		in.Type = "audio"
-		in.Media = &webhook.Media{MimeType: m.GetMimetype(), Size: m.GetFileLength()}
+		in.Media = &bridge.Media{MimeType: m.GetMimetype(), Size: m.GetFileLength()}
 	case msg.StickerMessage != nil:
 		m := msg.GetStickerMessage()
 		in.Type = "sticker"
-		in.Media = &webhook.Media{MimeType: m.GetMimetype(), Size: m.GetFileLength()}
+		in.Media = &bridge.Media{MimeType: m.GetMimetype(), Size: m.GetFileLength()}
 	default:
 		return false
 	}
 	return true
 }
 
-// phoneOf is the phone number of a user JID, mapping a hidden (@lid) one
-// through alt or the store's LID map; a group (or an unmappable LID) is
-// reported as its full JID.
-func phoneOf(ctx context.Context, cli *whatsmeow.Client, jid, alt types.JID) string {
+// recipientOf is the recipient of a user or group JID, mapping a hidden
+// (@lid) user to a phone number through alt or the store's LID map; an
+// unmappable LID stays a LID.
+func recipientOf(ctx context.Context, cli *whatsmeow.Client, jid, alt types.JID) (bridge.Recipient, bool) {
 	jid = jid.ToNonAD()
-	switch jid.Server {
-	case types.DefaultUserServer:
-		return jid.User
-	case types.HiddenUserServer:
+	if jid.Server == types.HiddenUserServer {
 		if alt.Server == types.DefaultUserServer {
-			return alt.User
-		}
-		if pn, err := cli.Store.LIDs.GetPNForLID(ctx, jid); err == nil && !pn.IsEmpty() {
-			return pn.User
+			jid = alt
+		} else if pn, err := cli.Store.LIDs.GetPNForLID(ctx, jid); err == nil && !pn.IsEmpty() {
+			jid = pn
 		}
 	}
-	return jid.String()
+	r, err := bridge.RecipientFromJID(jid.String())
+	return r, err == nil
 }

@@ -10,13 +10,15 @@ import (
 	"go.mau.fi/whatsmeow/types/events"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/msgbridge/msgbridge/bridge/webhook"
+	"github.com/msgbridge/msgbridge/bridge"
 )
 
 func TestIncoming(t *testing.T) {
 	pn := types.NewJID("4915100000002", types.DefaultUserServer)
 	lid := types.NewJID("123456789", types.HiddenUserServer)
 	group := types.NewJID("120363000000000001", types.GroupServer)
+	phone := bridge.PhoneRecipient(pn.User)
+	inGroup := bridge.Recipient{Kind: bridge.RecipientGroup, ID: group.User}
 	at := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
 	info := func(sender, alt, chat types.JID, fromMe bool) types.MessageInfo {
 		return types.MessageInfo{
@@ -28,19 +30,19 @@ func TestIncoming(t *testing.T) {
 		name string
 		info types.MessageInfo
 		msg  *waE2E.Message
-		want *webhook.Incoming // nil: skipped
+		want *bridge.Incoming // nil: skipped
 	}{
 		{"text", info(pn, types.EmptyJID, pn, false), &waE2E.Message{Conversation: proto.String("hi")},
-			&webhook.Incoming{Type: "text", Text: "hi", From: pn.User, Chat: pn.User}},
+			&bridge.Incoming{Type: "text", Text: "hi", From: phone, Chat: phone}},
 		{"extended text from a LID sender with its phone number", info(lid, pn, pn, false),
 			&waE2E.Message{ExtendedTextMessage: &waE2E.ExtendedTextMessage{Text: proto.String("link")}},
-			&webhook.Incoming{Type: "text", Text: "link", From: pn.User, Chat: pn.User}},
+			&bridge.Incoming{Type: "text", Text: "link", From: phone, Chat: phone}},
 		{"document in a group", info(pn, types.EmptyJID, group, false),
 			&waE2E.Message{DocumentMessage: &waE2E.DocumentMessage{Caption: proto.String("cv"), Mimetype: proto.String("application/pdf"), FileLength: proto.Uint64(42), FileName: proto.String("cv.pdf")}},
-			&webhook.Incoming{Type: "document", Text: "cv", From: pn.User, Chat: group.String(), Media: &webhook.Media{MimeType: "application/pdf", Size: 42, FileName: "cv.pdf"}}},
+			&bridge.Incoming{Type: "document", Text: "cv", From: phone, Chat: inGroup, Media: &bridge.Media{MimeType: "application/pdf", Size: 42, FileName: "cv.pdf"}}},
 		{"image", info(pn, types.EmptyJID, pn, false),
 			&waE2E.Message{ImageMessage: &waE2E.ImageMessage{Caption: proto.String("look"), Mimetype: proto.String("image/jpeg"), FileLength: proto.Uint64(7)}},
-			&webhook.Incoming{Type: "image", Text: "look", From: pn.User, Chat: pn.User, Media: &webhook.Media{MimeType: "image/jpeg", Size: 7}}},
+			&bridge.Incoming{Type: "image", Text: "look", From: phone, Chat: phone, Media: &bridge.Media{MimeType: "image/jpeg", Size: 7}}},
 		{"from me", info(pn, types.EmptyJID, pn, true), &waE2E.Message{Conversation: proto.String("hi")}, nil},
 		{"sender key distribution only", info(pn, types.EmptyJID, group, false),
 			&waE2E.Message{SenderKeyDistributionMessage: &waE2E.SenderKeyDistributionMessage{GroupID: proto.String(group.String())}}, nil},

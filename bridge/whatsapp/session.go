@@ -19,8 +19,8 @@ import (
 	"go.mau.fi/whatsmeow/types/events"
 	waLog "go.mau.fi/whatsmeow/util/log"
 
+	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/sqlite"
-	"github.com/msgbridge/msgbridge/bridge/webhook"
 )
 
 // Errors the API maps to status codes.
@@ -67,7 +67,7 @@ type Options struct {
 	// runs on whatsmeow's event goroutine before the message is
 	// acknowledged to WhatsApp (SynchronousAck): once it returns without
 	// error, the message may be gone from the server.
-	OnMessage func(ctx context.Context, in webhook.Incoming) error
+	OnMessage func(ctx context.Context, in bridge.Incoming) error
 	// OnReconnect, when set, hears every login after the first of this
 	// process, for metrics.
 	OnReconnect func()

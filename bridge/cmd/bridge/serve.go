@@ -14,6 +14,7 @@ import (
 
 	"github.com/go-logr/logr"
 
+	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/audit"
 	"github.com/msgbridge/msgbridge/bridge/datadir"
 	"github.com/msgbridge/msgbridge/bridge/httpapi"
@@ -127,9 +128,10 @@ func serve(ctx context.Context, s *settings.Settings, stdout io.Writer) error {
 		OnReconnect:       m.Reconnect,
 		Batcher:           writer,
 		OnStateTx: func(ctx context.Context, tx *sql.Tx, st whatsapp.Status) error {
-			return hooks.Enqueue(ctx, tx, webhook.SessionStatus(string(st.State), string(st.Reason), time.Now()))
+			ss := bridge.SessionStatus{State: bridge.SessionState(st.State), Reason: bridge.Reason(st.Reason)}
+			return hooks.Enqueue(ctx, tx, webhook.SessionStatus(ss, time.Now()))
 		},
-		OnMessage: func(ctx context.Context, in webhook.Incoming) error {
+		OnMessage: func(ctx context.Context, in bridge.Incoming) error {
 			return hooks.EnqueueNow(ctx, webhook.MessageUpsert(in))
 		},
 		OnReceipt: func(ids []string, status string) {
@@ -145,7 +147,7 @@ func serve(ctx context.Context, s *settings.Settings, stdout io.Writer) error {
 		DB: db, Batcher: writer, Sender: sess, Schedule: s.RetrySchedule, Log: log.WithName("dispatch"),
 		OnStatus: func(msg sendqueue.Message) { m.MessageStatus(string(msg.Status)) },
 		OnStatusTx: func(ctx context.Context, tx *sql.Tx, msg sendqueue.Message) error {
-			return hooks.Enqueue(ctx, tx, webhook.MessageStatus(msg.WhatsAppID, msg.Recipient, string(msg.Status), msg.UpdatedAt))
+			return hooks.Enqueue(ctx, tx, webhook.MessageStatus(msg.WhatsAppID, queuedRecipient(msg.Recipient), bridge.Status(msg.Status), msg.UpdatedAt))
 		},
 		OnAttempt: m.SendAttempt,
 	})
@@ -231,4 +233,13 @@ func runParts(ctx context.Context, log logr.Logger, srv *http.Server, ln net.Lis
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// queuedRecipient reads the send queue's recipient JID for message.status;
+// anything else is reported as it is stored.
+func queuedRecipient(jid string) bridge.Recipient {
+	if r, err := bridge.RecipientFromJID(jid); err == nil {
+		return r
+	}
+	return bridge.Recipient{Kind: bridge.RecipientPhone, ID: jid}
 }

@@ -40,7 +40,8 @@ type receiver struct {
 	srv     *httptest.Server
 	answer  atomic.Int32
 	header  atomic.Value // extra "Retry-After" value, a string
-	count   atomic.Int64
+	count   atomic.Int64 // deliveries accepted
+	hits    atomic.Int64 // requests of any answer
 	keep    bool // record every delivery (off in benchmarks)
 	mu      sync.Mutex
 	got     []delivery
@@ -52,6 +53,7 @@ func newReceiver(tb testing.TB, keep bool) *receiver {
 	r.header.Store("")
 	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		body, _ := io.ReadAll(req.Body)
+		r.hits.Add(1)
 		if s := r.answer.Load(); s != 0 {
 			if ra := r.header.Load().(string); ra != "" {
 				w.Header().Set("Retry-After", ra)

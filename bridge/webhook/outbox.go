@@ -43,7 +43,8 @@ type Options struct {
 	Timeout time.Duration
 	// PageSize is how many due rows one scan reads (default 256).
 	PageSize int
-	// Client posts the events; a client with Timeout when nil.
+	// Client posts the events; a client with Timeout when nil. Redirects
+	// are never followed, whatever its CheckRedirect.
 	Client *http.Client
 	Now    func() time.Time
 	Log    logr.Logger
@@ -80,11 +81,16 @@ func New(opts Options) *Outbox {
 	if opts.PageSize <= 0 {
 		opts.PageSize = defaultPage
 	}
-	if opts.Client == nil {
+	var client http.Client
+	if opts.Client != nil {
+		client = *opts.Client
+	} else {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
 		tr.MaxIdleConnsPerHost = opts.Workers // keep one connection per worker alive
-		opts.Client = &http.Client{Timeout: opts.Timeout, Transport: tr}
+		client = http.Client{Timeout: opts.Timeout, Transport: tr}
 	}
+	client.CheckRedirect = refuseRedirects // whatever the caller's client does
+	opts.Client = &client
 	return &Outbox{
 		opts: opts, stmts: sqlite.NewStatements(opts.DB), wake: make(chan struct{}, 1),
 		inflight: map[string]bool{}, finished: map[int64]bool{},

@@ -177,13 +177,17 @@ func parseFileSize(v string) (int64, error) {
 	if strings.HasPrefix(v, "-") {
 		return 0, errors.New("must be positive")
 	}
+	notASize := fmt.Errorf("%q is not a size (for example 50MB, 10MiB or 1048576)", v)
 	rest := strings.TrimLeft(v, "0123456789")
-	if len(rest) == len(v) || strings.IndexFunc(strings.TrimSpace(rest), notASCIILetter) >= 0 {
+	if len(rest) == len(v) {
+		return 0, notASize
+	}
+	if strings.IndexFunc(strings.TrimSpace(rest), notASCIILetter) >= 0 {
 		return 0, fmt.Errorf("%q is not a size in whole bytes or whole units (for example 50MB, 10MiB or 1048576)", v)
 	}
 	n, err := humanize.ParseBytes(v)
 	if err != nil {
-		return 0, fmt.Errorf("%q is not a size (for example 50MB, 10MiB or 1048576)", v)
+		return 0, notASize
 	}
 	if n == 0 || n > maxFileSizeLimit {
 		return 0, fmt.Errorf("must be from 1 byte to 2GiB, got %q", v)

@@ -42,7 +42,7 @@ type receiver struct {
 	header  atomic.Value // extra "Retry-After" value, a string
 	count   atomic.Int64 // deliveries accepted
 	hits    atomic.Int64 // requests of any answer
-	keep    bool // record every delivery (off in benchmarks)
+	keep    bool         // record every delivery (off in benchmarks)
 	mu      sync.Mutex
 	got     []delivery
 	arrived chan struct{}

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	msgbridgev1alpha1 "github.com/msgbridge/msgbridge/api/v1alpha1"
+	"github.com/msgbridge/msgbridge/contract"
 	"github.com/msgbridge/msgbridge/controllers/bridgeclient"
 	"github.com/msgbridge/msgbridge/controllers/conditions"
 	"github.com/msgbridge/msgbridge/controllers/specs"
@@ -56,7 +57,7 @@ func (r *MessagingBridgeReconciler) observe(ctx context.Context, rd *round) erro
 }
 
 func (r *MessagingBridgeReconciler) readSession(ctx context.Context, rd *round) (*bridgeclient.State, error) {
-	token, ok := rd.credentials[specs.EnvAdminToken]
+	token, ok := rd.credentials[contract.EnvAdminToken]
 	if !ok {
 		// The apply steps stopped before reading the credentials.
 		t, err := r.adminToken(ctx, rd.mb)

@@ -11,6 +11,7 @@ package datadir
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -29,6 +30,9 @@ type Dir struct {
 // content is the holder's PID, for the error a second process prints.
 const lockName = "bridge.lock"
 
+// dirMode: the folders hold credentials, messages and logs.
+const dirMode = 0o700
+
 // ErrLocked means another process holds DATA_DIR.
 var ErrLocked = errors.New("another bridge process is using this DATA_DIR")
 
@@ -42,7 +46,13 @@ func Open(root string) (*Dir, error) {
 		return nil, fmt.Errorf("data dir %s: %w", root, err)
 	}
 	// DATA_DIR is the operator's own setting, not request input.
-	if err := os.MkdirAll(abs, 0o700); err != nil { //nolint:gosec // see above
+	if err := os.MkdirAll(abs, dirMode); err != nil { //nolint:gosec // see above
+		return nil, fmt.Errorf("data dir: %w", err)
+	}
+	// An existing DATA_DIR may be a volume's root, which the bridge's user
+	// does not own (Kubernetes: root with the pod's fsGroup) and cannot
+	// chmod; its own folders below are what must be private.
+	if err := os.Chmod(abs, dirMode); err != nil && !errors.Is(err, fs.ErrPermission) {
 		return nil, fmt.Errorf("data dir: %w", err)
 	}
 	f, err := os.OpenFile(filepath.Join(abs, lockName), os.O_RDWR|os.O_CREATE, 0o600) //nolint:gosec // as above
@@ -64,13 +74,25 @@ func Open(root string) (*Dir, error) {
 		return nil, fmt.Errorf("data dir lock: %w", err)
 	}
 	d := &Dir{root: abs, lock: f}
-	for _, sub := range []string{d.CredentialsDir(), d.AuditDir(), d.LogsDir(), d.SpoolDir()} {
-		if err := os.MkdirAll(sub, 0o700); err != nil {
-			_ = d.Close()
-			return nil, fmt.Errorf("data dir: %w", err)
-		}
+	if err := d.makePrivateDirs(); err != nil {
+		_ = d.Close()
+		return nil, fmt.Errorf("data dir: %w", err)
 	}
 	return d, nil
+}
+
+// makePrivateDirs creates the folders, or tightens them when an older
+// version or a hand made them wider: MkdirAll leaves an existing mode be.
+func (d *Dir) makePrivateDirs() error {
+	for _, sub := range []string{d.CredentialsDir(), d.AuditDir(), d.LogsDir(), d.SpoolDir()} {
+		if err := os.MkdirAll(sub, dirMode); err != nil {
+			return err
+		}
+		if err := os.Chmod(sub, dirMode); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func readHolder(f *os.File) string {

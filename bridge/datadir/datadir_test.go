@@ -32,6 +32,30 @@ func TestOpenCreatesPrivateLayout(t *testing.T) {
 	}
 }
 
+// Folders an older version (or a hand) made wider are tightened to 0700:
+// MkdirAll leaves an existing folder's mode as it is.
+func TestOpenTightensExistingFolders(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "data")
+	for _, sub := range []string{"credentials", "audit", "logs", "spool"} {
+		if err := os.MkdirAll(filepath.Join(root, sub), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Chmod(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	d, err := Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	for _, dir := range []string{d.Root(), d.CredentialsDir(), d.AuditDir(), d.LogsDir(), d.SpoolDir()} {
+		if info, err := os.Stat(dir); err != nil || info.Mode().Perm() != 0o700 {
+			t.Errorf("%s: mode %v, %v; want 700", dir, info.Mode().Perm(), err)
+		}
+	}
+}
+
 func TestSecondOpenIsRefusedUntilClose(t *testing.T) {
 	root := t.TempDir()
 	first, err := Open(root)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/audit"
-	"github.com/msgbridge/msgbridge/bridge/settings"
+	"github.com/msgbridge/msgbridge/bridge/logging"
 )
 
 // LogFiles removes daily log files; *logging.Files implements it (closing a
@@ -16,7 +16,7 @@ import (
 type LogFiles interface {
 	// Remove deletes the file of level for day's UTC date; an absent file
 	// gives an error matching fs.ErrNotExist.
-	Remove(day time.Time, level settings.LogLevel) error
+	Remove(day time.Time, level logging.Level) error
 }
 
 type logPurgeResponse struct {
@@ -48,7 +48,7 @@ func (s *server) purgeLog(w http.ResponseWriter, r *http.Request) error {
 	return WriteJSON(w, http.StatusOK, logPurgeResponse{Date: date, Level: level.String(), Deleted: true})
 }
 
-func parseLogPurge(r *http.Request) (time.Time, settings.LogLevel, error) {
+func parseLogPurge(r *http.Request) (time.Time, logging.Level, error) {
 	q, err := strictQuery(r, "date", "level")
 	if err != nil {
 		return time.Time{}, 0, err

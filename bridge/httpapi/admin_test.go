@@ -20,7 +20,6 @@ import (
 
 	"github.com/msgbridge/msgbridge/bridge/audit"
 	"github.com/msgbridge/msgbridge/bridge/logging"
-	"github.com/msgbridge/msgbridge/bridge/settings"
 	"github.com/msgbridge/msgbridge/bridge/webhook"
 )
 
@@ -46,7 +45,7 @@ func newEnv(t *testing.T) *env {
 	e := &env{clock: clocktesting.NewFakeClock(saturday), logsDir: filepath.Join(root, "logs"),
 		analytics: &fakeAnalytics{}, webhooks: &fakeDeadLetters{}}
 	var err error
-	e.log, e.files, err = logging.New(logging.Options{Dir: e.logsDir, Level: settings.LevelInfo, Now: e.clock.Now})
+	e.log, e.files, err = logging.New(logging.Options{Dir: e.logsDir, Level: logging.LevelInfo, Now: e.clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,6 @@ import (
 	"net/http"
 
 	"github.com/msgbridge/msgbridge/bridge"
-	"github.com/msgbridge/msgbridge/bridge/settings"
 	"github.com/msgbridge/msgbridge/contract"
 )
 
@@ -15,7 +14,7 @@ import (
 // all use it. Hashing both first makes the comparison independent of the
 // lengths too, which ConstantTimeCompare alone would reveal. An unset
 // credential admits nobody.
-func CredentialMatches(presented string, want settings.Secret) bool {
+func CredentialMatches(presented string, want bridge.Secret) bool {
 	if want == "" {
 		return false
 	}
@@ -27,7 +26,7 @@ func CredentialMatches(presented string, want settings.Secret) bool {
 // checkCredential is nil when presented is want, else bridge.ErrUnauthorized:
 // one answer whether the credential was missing or wrong, so that it tells
 // a prober nothing.
-func checkCredential(presented string, want settings.Secret) error {
+func checkCredential(presented string, want bridge.Secret) error {
 	if !CredentialMatches(presented, want) {
 		return bridge.ErrUnauthorized
 	}

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/msgbridge/msgbridge/bridge"
-	"github.com/msgbridge/msgbridge/bridge/settings"
+	"github.com/msgbridge/msgbridge/bridge/logging"
 )
 
 func invalidQuery(message string) error { return bridge.Invalid("invalid_query", "%s", message) }
@@ -63,8 +63,8 @@ func parseDate(s string) (time.Time, error) {
 }
 
 // parseLevel accepts exactly debug, info, warn or error.
-func parseLevel(s string) (settings.LogLevel, error) {
-	l, err := settings.ParseLogLevel(s)
+func parseLevel(s string) (logging.Level, error) {
+	l, err := logging.ParseLevel(s)
 	if err != nil {
 		return 0, bridge.Invalid("invalid_level", "level must be one of debug, info, warn, error")
 	}

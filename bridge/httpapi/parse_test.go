@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/msgbridge/msgbridge/bridge"
-	"github.com/msgbridge/msgbridge/bridge/settings"
+	"github.com/msgbridge/msgbridge/bridge/logging"
 )
 
 // codeOf is the code of a validation error; "" for anything else.
@@ -57,8 +57,8 @@ func TestParseDate(t *testing.T) {
 }
 
 func TestParseLevel(t *testing.T) {
-	for in, want := range map[string]settings.LogLevel{"debug": settings.LevelDebug, "info": settings.LevelInfo,
-		"warn": settings.LevelWarn, "error": settings.LevelError} {
+	for in, want := range map[string]logging.Level{"debug": logging.LevelDebug, "info": logging.LevelInfo,
+		"warn": logging.LevelWarn, "error": logging.LevelError} {
 		if got, err := parseLevel(in); err != nil || got != want {
 			t.Errorf("parseLevel(%q) = %v, %v", in, got, err)
 		}

@@ -11,8 +11,8 @@ import (
 
 	"github.com/go-logr/logr"
 
+	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/audit"
-	"github.com/msgbridge/msgbridge/bridge/settings"
 )
 
 // Deps is what the API's handlers use: ports, not stores.
@@ -24,7 +24,7 @@ type Deps struct {
 	// Session is the WhatsApp link.
 	Session Session
 	// AdminToken guards /session/* (but status) and /api/admin/*.
-	AdminToken settings.Secret
+	AdminToken bridge.Secret
 	// Messages is the send queue and message log.
 	Messages Messages
 	// Send configures POST /send; its APIKey also guards the message log.

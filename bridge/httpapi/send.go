@@ -9,7 +9,6 @@ import (
 
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/sendqueue"
-	"github.com/msgbridge/msgbridge/bridge/settings"
 )
 
 // Messages is what the API needs of the send queue (*sendqueue.Queue).
@@ -22,7 +21,7 @@ type Messages interface {
 
 // SendConfig configures POST /send.
 type SendConfig struct {
-	APIKey      settings.Secret
+	APIKey      bridge.Secret
 	SpoolDir    string
 	MaxFileSize int64
 }

@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
-
-	"github.com/msgbridge/msgbridge/bridge/settings"
 )
 
 // BenchmarkLogLines compares the lines per second of stdout alone with
@@ -33,7 +31,7 @@ func BenchmarkLogLines(b *testing.B) {
 				dir = filepath.Join(b.TempDir(), "logs")
 			}
 			// A real clock: lines advance time as they would in production.
-			log, files, err := New(Options{Stdout: io.Discard, Dir: dir, Level: settings.LevelInfo, Now: time.Now})
+			log, files, err := New(Options{Stdout: io.Discard, Dir: dir, Level: LevelInfo, Now: time.Now})
 			if err != nil {
 				b.Fatal(err)
 			}

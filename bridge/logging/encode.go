@@ -21,7 +21,7 @@ const redacted = "[redacted]"
 const maxDepth = 8
 
 // secretKeyParts are the fragments of key names whose values are withheld
-// even when the caller forgot to wrap them in settings.Secret. Keys are
+// even when the caller forgot to wrap them in bridge.Secret. Keys are
 // compared lowercased with separators removed, so apiKey, api_key, API-Key
 // and x-api-key all match "apikey".
 var secretKeyParts = []string{
@@ -86,7 +86,7 @@ func appendPairs(b []byte, kvs []any, reserved func(string) bool) []byte {
 }
 
 // appendValue renders v as JSON. Values that know how to log themselves
-// (logr.Marshaler, such as settings.Secret) are asked first, at every depth:
+// (logr.Marshaler, such as bridge.Secret) are asked first, at every depth:
 // a Secret inside a struct is as hidden as one passed directly. Struct
 // fields and map keys go through the same key-name safety net.
 func appendValue(b []byte, v any, depth int) (out []byte) {

@@ -9,8 +9,6 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
-
-	"github.com/msgbridge/msgbridge/bridge/settings"
 )
 
 // deletionCheckInterval is how often an open log file is compared with the
@@ -25,12 +23,12 @@ const deletionCheckInterval = time.Second
 const fileMode = 0o600
 
 // levels is every level in file order, for Close.
-var levels = [...]settings.LogLevel{settings.LevelDebug, settings.LevelInfo, settings.LevelWarn, settings.LevelError}
+var levels = [...]Level{LevelDebug, LevelInfo, LevelWarn, LevelError}
 
 // FileName is the name of the log file of level for the UTC day of day:
 // 2026-11-21.info.log. Both parts come from typed values, never from a
 // request's text, so the name cannot hold a path separator.
-func FileName(day time.Time, level settings.LogLevel) string {
+func FileName(day time.Time, level Level) string {
 	return day.UTC().Format(time.DateOnly) + "." + level.String() + ".log"
 }
 
@@ -80,7 +78,7 @@ func epochDay(t time.Time) int64 {
 
 // write sends one line (ending in a newline) to stdout and to the file of
 // its level for the day of at.
-func (o *Files) write(level settings.LogLevel, at time.Time, line []byte) {
+func (o *Files) write(level Level, at time.Time, line []byte) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.stdout != nil {
@@ -100,7 +98,7 @@ func (o *Files) write(level settings.LogLevel, at time.Time, line []byte) {
 
 // fileFor returns the open file of level for at's day, switching to a new
 // file at UTC midnight and reopening one that was deleted or replaced.
-func (o *Files) fileFor(level settings.LogLevel, at time.Time) (*dayFile, error) {
+func (o *Files) fileFor(level Level, at time.Time) (*dayFile, error) {
 	day := epochDay(at)
 	df := o.open[level]
 	if df != nil && df.day == day && at.Sub(df.checkedAt) < o.checkInterval && !at.Before(df.checkedAt) {
@@ -148,7 +146,7 @@ func (o *Files) reportLocked(at time.Time, err error) {
 	_, _ = o.stdout.Write(append(b, "}\n"...))
 }
 
-func (o *Files) closeLocked(level settings.LogLevel) {
+func (o *Files) closeLocked(level Level) {
 	if df := o.open[level]; df != nil {
 		_ = df.f.Close()
 		o.open[level] = nil
@@ -158,7 +156,7 @@ func (o *Files) closeLocked(level settings.LogLevel) {
 // Remove deletes the log file of level for day's UTC date. A file still
 // being written is closed first, so the next line recreates it at once. An
 // absent file gives an error matching fs.ErrNotExist.
-func (o *Files) Remove(day time.Time, level settings.LogLevel) error {
+func (o *Files) Remove(day time.Time, level Level) error {
 	if int(level) < 0 || int(level) >= len(levels) {
 		return fmt.Errorf("remove log file: unknown level %d", int(level))
 	}

@@ -19,7 +19,7 @@
 //	{"ts":"2026-11-21T10:00:00.000Z","level":"info","logger":"session.whatsmeow","msg":"…","key":"value","error":"…"}
 //
 // Secrets: values implementing logr.Marshaler are asked for their log form
-// at every depth (settings.Secret gives "[redacted]"); as a safety net, the
+// at every depth (bridge.Secret gives "[redacted]"); as a safety net, the
 // values of keys and struct fields named like credentials (apiKey, token,
 // secret, password, authorization, encryptionKey, pairingCode, …), of
 // message bodies ("text", "body", "caption") and of "qr" are written as
@@ -31,8 +31,6 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
-
-	"github.com/msgbridge/msgbridge/bridge/settings"
 )
 
 // Options configure New.
@@ -42,7 +40,7 @@ type Options struct {
 	// Dir holds the daily files (datadir's LogsDir); empty: stdout only.
 	Dir string
 	// Level is the lowest level written (LOG_LEVEL).
-	Level settings.LogLevel
+	Level Level
 	// Now is the clock for timestamps and file days; time.Now when nil.
 	Now func() time.Time
 }

@@ -16,7 +16,7 @@ import (
 
 	"github.com/go-logr/logr"
 
-	"github.com/msgbridge/msgbridge/bridge/settings"
+	"github.com/msgbridge/msgbridge/bridge"
 )
 
 // clock is a settable clock, so tests decide when midnight comes.
@@ -68,7 +68,7 @@ type fixture struct {
 	clock  *clock
 }
 
-func newFixture(t *testing.T, level settings.LogLevel) *fixture {
+func newFixture(t *testing.T, level Level) *fixture {
 	t.Helper()
 	f := &fixture{stdout: &syncBuffer{}, dir: filepath.Join(t.TempDir(), "logs"), clock: newClock(noon)}
 	var err error
@@ -119,7 +119,7 @@ func (f *fixture) fileNames(t *testing.T) []string {
 }
 
 func TestLineShape(t *testing.T) {
-	f := newFixture(t, settings.LevelInfo)
+	f := newFixture(t, LevelInfo)
 	f.clock.Advance(1234567 * time.Microsecond)
 	log := f.log.WithName("session").WithName("whatsmeow").WithValues("account", "4917")
 	log.Error(errors.New("socket closed"), "reconnect failed", "attempt", 3, "after", 5*time.Second)
@@ -141,7 +141,7 @@ func TestLineShape(t *testing.T) {
 }
 
 func TestReservedKeysAreRenamed(t *testing.T) {
-	f := newFixture(t, settings.LevelInfo)
+	f := newFixture(t, LevelInfo)
 	f.log.WithValues("error", "ctx").Error(errors.New("e"), "m", "msg", "x", "ts", 1, "level", "error", "logger", "y")
 	got := lines(t, f.stdout.String())[0]
 	for k, v := range map[string]any{"msg": "m", "msg_": "x", "ts_": float64(1), "level": "error", "level_": "error", "logger_": "y", "error": "e", "error_": "ctx"} {
@@ -162,13 +162,13 @@ func TestLevelsGoToTheirOwnFiles(t *testing.T) {
 		log.Error(nil, "an error line")
 	}
 	tests := []struct {
-		level settings.LogLevel
+		level Level
 		files map[string]int // file -> lines
 	}{
-		{settings.LevelDebug, map[string]int{"2026-11-21.debug.log": 1, "2026-11-21.info.log": 1, "2026-11-21.warn.log": 2, "2026-11-21.error.log": 1}},
-		{settings.LevelInfo, map[string]int{"2026-11-21.info.log": 1, "2026-11-21.warn.log": 2, "2026-11-21.error.log": 1}},
-		{settings.LevelWarn, map[string]int{"2026-11-21.warn.log": 2, "2026-11-21.error.log": 1}},
-		{settings.LevelError, map[string]int{"2026-11-21.error.log": 1}},
+		{LevelDebug, map[string]int{"2026-11-21.debug.log": 1, "2026-11-21.info.log": 1, "2026-11-21.warn.log": 2, "2026-11-21.error.log": 1}},
+		{LevelInfo, map[string]int{"2026-11-21.info.log": 1, "2026-11-21.warn.log": 2, "2026-11-21.error.log": 1}},
+		{LevelWarn, map[string]int{"2026-11-21.warn.log": 2, "2026-11-21.error.log": 1}},
+		{LevelError, map[string]int{"2026-11-21.error.log": 1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.level.String(), func(t *testing.T) {
@@ -203,7 +203,7 @@ func TestLevelsGoToTheirOwnFiles(t *testing.T) {
 }
 
 func TestWarnFromContextValues(t *testing.T) {
-	f := newFixture(t, settings.LevelInfo)
+	f := newFixture(t, LevelInfo)
 	f.log.WithValues("level", "warn").Info("degraded")
 	if got := lines(t, f.file(t, "2026-11-21.warn.log")); len(got) != 1 || got[0]["msg"] != "degraded" {
 		t.Errorf("warn file: %v", got)
@@ -213,22 +213,23 @@ func TestWarnFromContextValues(t *testing.T) {
 type credentials struct {
 	Account  string
 	Password string
-	Key      settings.Secret
+	Key      bridge.Secret
 	Nested   map[string]any
 	hidden   string
 }
 
 func TestSecretsNeverReachALine(t *testing.T) {
 	const secret = "s3cr3t-value"
-	s := &settings.Settings{APIKey: secret, AdminToken: secret, EncryptionKey: secret, ListenAddr: ":8080"}
 	tests := []struct {
 		name string
 		kvs  []any
 	}{
-		{"Secret value", []any{"credential", settings.Secret(secret)}},
-		{"Settings struct", []any{"settings", s}},
+		{"Secret value", []any{"credential", bridge.Secret(secret)}},
+		// The settings are checked the same way in package settings, which
+		// imports this one.
+		{"struct of secrets", []any{"settings", &struct{ APIKey, EncryptionKey bridge.Secret }{secret, secret}}},
 		{"nested struct and map", []any{"creds", credentials{Account: "a", Password: secret, Key: secret,
-			Nested: map[string]any{"authorization": "Bearer " + secret, "list": []any{settings.Secret(secret)}}, hidden: secret}}},
+			Nested: map[string]any{"authorization": "Bearer " + secret, "list": []any{bridge.Secret(secret)}}, hidden: secret}}},
 		{"apiKey", []any{"apiKey", secret}},
 		{"api_key", []any{"api_key", secret}},
 		{"X-Api-Key", []any{"X-Api-Key", secret}},
@@ -247,7 +248,7 @@ func TestSecretsNeverReachALine(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFixture(t, settings.LevelInfo)
+			f := newFixture(t, LevelInfo)
 			f.log.Info("event", tt.kvs...)
 			f.log.WithValues(tt.kvs...).Info("event")
 			f.log.Error(nil, "event", tt.kvs...)
@@ -263,7 +264,7 @@ func TestSecretsNeverReachALine(t *testing.T) {
 }
 
 func TestKeysThatOnlyLookLikeBodiesStay(t *testing.T) {
-	f := newFixture(t, settings.LevelInfo)
+	f := newFixture(t, LevelInfo)
 	f.log.Info("m", "textLength", 12, "recipient", "4917", "type", "text")
 	got := lines(t, f.stdout.String())[0]
 	if got["textLength"] != float64(12) || got["recipient"] != "4917" || got["type"] != "text" {
@@ -272,7 +273,7 @@ func TestKeysThatOnlyLookLikeBodiesStay(t *testing.T) {
 }
 
 func TestFilesSwitchAtUTCMidnight(t *testing.T) {
-	f := newFixture(t, settings.LevelInfo)
+	f := newFixture(t, LevelInfo)
 	f.clock.Advance(12*time.Hour - time.Millisecond) // 23:59:59.999
 	f.log.Info("before")
 	f.clock.Advance(time.Millisecond)
@@ -288,7 +289,7 @@ func TestFilesSwitchAtUTCMidnight(t *testing.T) {
 }
 
 func TestDayIsUTCWhateverTheClockZone(t *testing.T) {
-	f := newFixture(t, settings.LevelInfo)
+	f := newFixture(t, LevelInfo)
 	tokyo := time.FixedZone("JST", 9*3600)
 	f.clock.t = time.Date(2026, 11, 22, 8, 0, 0, 0, tokyo) // 2026-11-21 23:00 UTC
 	f.log.Info("m")
@@ -298,7 +299,7 @@ func TestDayIsUTCWhateverTheClockZone(t *testing.T) {
 }
 
 func TestFilesAreOwnerOnly(t *testing.T) {
-	f := newFixture(t, settings.LevelInfo)
+	f := newFixture(t, LevelInfo)
 	f.log.Info("m")
 	fi, err := os.Stat(filepath.Join(f.dir, "2026-11-21.info.log"))
 	if err != nil {
@@ -310,9 +311,9 @@ func TestFilesAreOwnerOnly(t *testing.T) {
 }
 
 func TestRemoveRecreatesOnTheNextLine(t *testing.T) {
-	f := newFixture(t, settings.LevelInfo)
+	f := newFixture(t, LevelInfo)
 	f.log.Info("purged")
-	if err := f.files.Remove(noon, settings.LevelInfo); err != nil {
+	if err := f.files.Remove(noon, LevelInfo); err != nil {
 		t.Fatal(err)
 	}
 	f.log.Info("kept") // same instant: no deletion check is due, Remove closed the file
@@ -320,13 +321,13 @@ func TestRemoveRecreatesOnTheNextLine(t *testing.T) {
 	if len(got) != 1 || got[0]["msg"] != "kept" {
 		t.Errorf("after purge: %v", got)
 	}
-	if err := f.files.Remove(noon, settings.LevelInfo); err != nil {
+	if err := f.files.Remove(noon, LevelInfo); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.files.Remove(noon, settings.LevelInfo); !errors.Is(err, fs.ErrNotExist) {
+	if err := f.files.Remove(noon, LevelInfo); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("removing an absent file: %v, want fs.ErrNotExist", err)
 	}
-	if err := f.files.Remove(noon, settings.LevelWarn); !errors.Is(err, fs.ErrNotExist) {
+	if err := f.files.Remove(noon, LevelWarn); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("removing a never-written file: %v, want fs.ErrNotExist", err)
 	}
 }
@@ -336,7 +337,7 @@ func TestRemoveRecreatesOnTheNextLine(t *testing.T) {
 func TestFileDeletedUnderneathIsRecreated(t *testing.T) {
 	for _, replace := range []bool{false, true} {
 		t.Run(fmt.Sprintf("replaced=%v", replace), func(t *testing.T) {
-			f := newFixture(t, settings.LevelInfo)
+			f := newFixture(t, LevelInfo)
 			path := filepath.Join(f.dir, "2026-11-21.info.log")
 			f.log.Info("first")
 			if err := os.Remove(path); err != nil {
@@ -358,7 +359,7 @@ func TestFileDeletedUnderneathIsRecreated(t *testing.T) {
 }
 
 func TestConcurrentWritersLoseNoLine(t *testing.T) {
-	f := newFixture(t, settings.LevelInfo)
+	f := newFixture(t, LevelInfo)
 	const writers, each = 16, 500
 	var wg sync.WaitGroup
 	for w := range writers {
@@ -385,7 +386,7 @@ func TestConcurrentWritersLoseNoLine(t *testing.T) {
 }
 
 func TestClosedFilesLeaveStdout(t *testing.T) {
-	f := newFixture(t, settings.LevelInfo)
+	f := newFixture(t, LevelInfo)
 	if err := f.files.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -400,7 +401,7 @@ func TestClosedFilesLeaveStdout(t *testing.T) {
 
 func TestStdoutOnly(t *testing.T) {
 	var out syncBuffer
-	log, files, err := New(Options{Stdout: &out, Level: settings.LevelInfo, Now: newClock(noon).Now})
+	log, files, err := New(Options{Stdout: &out, Level: LevelInfo, Now: newClock(noon).Now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -408,7 +409,7 @@ func TestStdoutOnly(t *testing.T) {
 	if len(lines(t, out.String())) != 1 {
 		t.Errorf("stdout: %q", out.String())
 	}
-	if err := files.Remove(noon, settings.LevelInfo); !errors.Is(err, fs.ErrNotExist) {
+	if err := files.Remove(noon, LevelInfo); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("Remove without a directory: %v", err)
 	}
 }
@@ -472,7 +473,7 @@ func FuzzLineIsJSON(f *testing.F) {
 	f.Add("a\"\n\xff", "apiKey", "\u2028\x00", "")
 	f.Fuzz(func(t *testing.T, msg, key, value, name string) {
 		var out bytes.Buffer
-		log, _, err := New(Options{Stdout: &out, Level: settings.LevelDebug, Now: newClock(noon).Now})
+		log, _, err := New(Options{Stdout: &out, Level: LevelDebug, Now: newClock(noon).Now})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,8 +5,6 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
-
-	"github.com/msgbridge/msgbridge/bridge/settings"
 )
 
 // The key and value that make an Info line a warning (see the package doc).
@@ -23,7 +21,7 @@ const timestampLayout = "2006-01-02T15:04:05.000Z07:00"
 // any goroutine; the only shared state is Files, behind its mutex.
 type sink struct {
 	out  *Files
-	min  settings.LogLevel
+	min  Level
 	now  func() time.Time
 	name string
 	// values are the WithValues pairs, already rendered as ,"k":v so that
@@ -41,22 +39,22 @@ func (s *sink) Init(logr.RuntimeInfo) {}
 // on unless only errors are wanted; V(1) and beyond are debug.
 func (s *sink) Enabled(v int) bool {
 	if v > 0 {
-		return s.min <= settings.LevelDebug
+		return s.min <= LevelDebug
 	}
-	return s.min <= settings.LevelWarn
+	return s.min <= LevelWarn
 }
 
 func (s *sink) Info(v int, msg string, kvs ...any) {
-	level := settings.LevelInfo
+	level := LevelInfo
 	if v > 0 {
-		level = settings.LevelDebug
+		level = LevelDebug
 	}
 	if s.warn {
-		level = settings.LevelWarn
+		level = LevelWarn
 	}
 	kvs, isWarn := takeWarn(kvs)
 	if isWarn {
-		level = settings.LevelWarn
+		level = LevelWarn
 	}
 	if level < s.min {
 		return // an info line at LOG_LEVEL=warn
@@ -66,7 +64,7 @@ func (s *sink) Info(v int, msg string, kvs ...any) {
 
 func (s *sink) Error(err error, msg string, kvs ...any) {
 	kvs, _ = takeWarn(kvs) // an error stays an error
-	s.emit(settings.LevelError, msg, kvs, err)
+	s.emit(LevelError, msg, kvs, err)
 }
 
 func (s *sink) WithValues(kvs ...any) logr.LogSink {
@@ -117,7 +115,7 @@ const maxPooledLine = 64 << 10
 
 var linePool = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
 
-func (s *sink) emit(level settings.LogLevel, msg string, kvs []any, err error) {
+func (s *sink) emit(level Level, msg string, kvs []any, err error) {
 	at := s.now()
 	bp := linePool.Get().(*[]byte)
 	b := (*bp)[:0]

@@ -70,8 +70,10 @@ type Metrics struct {
 	reconnects   prometheus.Counter
 }
 
-// New registers the metrics, with src's callbacks, in a new registry.
-func New(src Sources) *Metrics {
+// New registers the counters in a new registry. The gauges read the parts
+// that report into these counters, so they are added by Watch once those
+// parts exist.
+func New() *Metrics {
 	m := &Metrics{
 		registry: prometheus.NewRegistry(),
 		messages: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -108,6 +110,12 @@ func New(src Sources) *Metrics {
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.messages, m.attempts, m.sendDuration, m.webhooks, m.reconnects,
 	)
+	return m
+}
+
+// Watch registers the gauges read from src at each scrape. Call it once,
+// before the metrics are served.
+func (m *Metrics) Watch(src Sources) {
 	gauge := func(name, help string, f func() float64) {
 		if f != nil {
 			m.registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: namespace, Name: name, Help: help}, f))
@@ -119,7 +127,6 @@ func New(src Sources) *Metrics {
 	if src.SessionState != nil {
 		m.registry.MustRegister(sessionStateCollector{state: src.SessionState})
 	}
-	return m
 }
 
 // MessageStatus counts a message reaching status (the send queue's

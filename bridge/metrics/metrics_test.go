@@ -89,7 +89,7 @@ func (s *sources) Sources() Sources {
 
 func TestScrape(t *testing.T) {
 	src := &sources{sendDepth: 3, whDepth: 7, state: "connected", heartbeatAgeSeconds: 4.5}
-	m := New(src.Sources())
+	m := watching(src.Sources())
 	m.MessageStatus(bridge.StatusQueued)
 	m.MessageStatus(bridge.StatusQueued)
 	m.MessageStatus(bridge.StatusSent)
@@ -142,7 +142,7 @@ func TestScrape(t *testing.T) {
 // The callbacks are read at each scrape: the gauges follow the bridge.
 func TestCallbacksAreReadAtScrapeTime(t *testing.T) {
 	src := &sources{state: "connecting"}
-	m := New(src.Sources())
+	m := watching(src.Sources())
 	if got := value(t, scrape(t, m), "msgbridge_session_state", "state", "connecting"); got != 1 {
 		t.Fatalf("connecting = %v", got)
 	}
@@ -158,7 +158,7 @@ func TestCallbacksAreReadAtScrapeTime(t *testing.T) {
 }
 
 func TestUnknownStateIsStillShown(t *testing.T) {
-	m := New(Sources{SessionState: func() string { return "banned" }})
+	m := watching(Sources{SessionState: func() string { return "banned" }})
 	fams := scrape(t, m)
 	if value(t, fams, "msgbridge_session_state", "state", "banned") != 1 {
 		t.Error("an unknown state is hidden")
@@ -169,7 +169,7 @@ func TestUnknownStateIsStillShown(t *testing.T) {
 }
 
 func TestNilCallbacksLeaveTheirMetricsOut(t *testing.T) {
-	fams := scrape(t, New(Sources{}))
+	fams := scrape(t, New())
 	for _, family := range []string{"msgbridge_send_queue_depth", "msgbridge_webhook_queue_depth",
 		"msgbridge_heartbeat_age_seconds", "msgbridge_session_state"} {
 		if _, ok := fams[family]; ok {
@@ -183,7 +183,7 @@ func TestNilCallbacksLeaveTheirMetricsOut(t *testing.T) {
 
 // Two instances do not collide: the registry is not the global one.
 func TestInstancesAreIndependent(t *testing.T) {
-	a, b := New(Sources{}), New(Sources{})
+	a, b := New(), New()
 	a.Reconnect()
 	if got := value(t, scrape(t, b), "msgbridge_session_reconnects_total", "", ""); got != 0 {
 		t.Errorf("b sees a's reconnect: %v", got)
@@ -191,7 +191,7 @@ func TestInstancesAreIndependent(t *testing.T) {
 }
 
 func TestConcurrentUpdates(t *testing.T) {
-	m := New(Sources{})
+	m := New()
 	var wg sync.WaitGroup
 	for range 8 {
 		wg.Go(func() {
@@ -210,7 +210,7 @@ func TestConcurrentUpdates(t *testing.T) {
 // Every status and session state has its series, at 0, before its first
 // event; the lists are the domain's and the contract's.
 func TestSeriesExistFromTheStart(t *testing.T) {
-	fams := scrape(t, New(Sources{SessionState: func() string { return "" }}))
+	fams := scrape(t, watching(Sources{SessionState: func() string { return "" }}))
 	for _, s := range bridge.Statuses {
 		if got := value(t, fams, "msgbridge_messages_total", "status", strings.ToLower(string(s))); got != 0 {
 			t.Errorf("%s = %v", s, got)
@@ -221,4 +221,11 @@ func TestSeriesExistFromTheStart(t *testing.T) {
 			t.Errorf("%s = %v", s, got)
 		}
 	}
+}
+
+// watching is a Metrics whose gauges read src.
+func watching(src Sources) *Metrics {
+	m := New()
+	m.Watch(src)
+	return m
 }

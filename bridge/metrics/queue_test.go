@@ -43,7 +43,7 @@ func TestCountersFollowTheQueue(t *testing.T) {
 	}
 	writer := sqlite.NewBatcher(db)
 	t.Cleanup(func() { writer.Close(); _ = db.Close() })
-	m, sess := New(Sources{}), &session{}
+	m, sess := New(), &session{}
 	msgLog := sendqueue.NewLog(sendqueue.LogOptions{DB: db, Batcher: writer, Observer: m, Log: logr.Discard()})
 	q := sendqueue.New(sendqueue.Options{Log: msgLog, Sender: sess, Schedule: []time.Duration{10 * time.Millisecond}})
 

@@ -15,6 +15,8 @@ var ErrHelp = flag.ErrHelp
 // the default. Its error is one line naming the first invalid setting.
 // Usage text for --help goes to usage.
 func Load(args []string, lookupEnv func(string) (string, bool), usage io.Writer) (*Settings, error) {
+	s := &Settings{}
+	specs := specsFor(s)
 	fs := flag.NewFlagSet("bridge", flag.ContinueOnError)
 	fs.SetOutput(usage)
 	flags := make([]*string, len(specs))
@@ -33,7 +35,6 @@ func Load(args []string, lookupEnv func(string) (string, bool), usage io.Writer)
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 
-	s := &Settings{}
 	for i, d := range specs {
 		text, source := d.def, "default"
 		if v, ok := lookupEnv(d.env); ok && v != "" {
@@ -42,7 +43,7 @@ func Load(args []string, lookupEnv func(string) (string, bool), usage io.Writer)
 		if given[d.flagName()] {
 			text, source = *flags[i], "flag"
 		}
-		if err := d.parse(s, text); err != nil {
+		if err := d.parse(text); err != nil {
 			return nil, fmt.Errorf("setting %s (--%s, from %s): %w", d.env, d.flagName(), source, err)
 		}
 	}

@@ -14,6 +14,8 @@ import (
 	"unicode"
 
 	"github.com/dustin/go-humanize"
+
+	"github.com/msgbridge/msgbridge/bridge"
 )
 
 func parseListenAddr(v string) (string, error) {
@@ -21,13 +23,24 @@ func parseListenAddr(v string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%q is not host:port (for example :8080 or 127.0.0.1:8080)", v)
 	}
-	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+	// 0 asks the kernel for a free port (tests do).
+	if _, ok := parsePort(port); !ok {
 		return "", fmt.Errorf("port %q is not a number from 0 to 65535", port)
 	}
 	if host != "" && net.ParseIP(host) == nil && !validHostname(host) {
 		return "", fmt.Errorf("host %q is neither an IP address nor a host name", host)
 	}
 	return v, nil
+}
+
+// parsePort accepts a port as written canonically: decimal digits only (no
+// sign, which strconv.Atoi would take), no leading zero, at most 65535.
+func parsePort(p string) (int, bool) {
+	if p == "" || len(p) > 5 || (len(p) > 1 && p[0] == '0') || strings.Trim(p, "0123456789") != "" {
+		return 0, false
+	}
+	n, err := strconv.Atoi(p)
+	return n, err == nil && n <= 65535
 }
 
 func validHostname(h string) bool {
@@ -62,7 +75,7 @@ func parseDataDir(v string) (string, error) {
 
 // parseCredential accepts printable ASCII without spaces: credentials travel
 // in headers, query strings and form fields, where anything else is mangled.
-func parseCredential(v string) (Secret, error) {
+func parseCredential(v string) (bridge.Secret, error) {
 	if v == "" {
 		return "", errors.New("is required")
 	}
@@ -74,20 +87,27 @@ func parseCredential(v string) (Secret, error) {
 	if len(v) < minCredentialLen {
 		return "", fmt.Errorf("must be at least %d characters", minCredentialLen)
 	}
-	return Secret(v), nil
+	return bridge.Secret(v), nil
 }
 
-func parseEncryptionKey(v string) (Secret, error) {
+// parseEncryptionKey decodes the 64 hex characters to the 32-byte key.
+func parseEncryptionKey(v string) (bridge.Secret, error) {
+	const generate = "generate one with: openssl rand -hex 32"
 	if v == "" {
-		return "", errors.New("is required (64 hex characters; generate one with: openssl rand -hex 32)")
+		return "", errors.New("is required (64 hex characters; " + generate + ")")
 	}
 	if len(v) != 64 {
 		return "", fmt.Errorf("must be 64 hex characters (32 bytes), got %d characters", len(v))
 	}
-	if _, err := hex.DecodeString(v); err != nil {
+	key, err := hex.DecodeString(v)
+	if err != nil {
 		return "", errors.New("must be 64 hex characters (0-9, a-f)")
 	}
-	return Secret(strings.ToLower(v)), nil
+	// All zeros is a placeholder left in a manifest, not a key.
+	if strings.Trim(string(key), "\x00") == "" {
+		return "", errors.New("is all zeros, a placeholder rather than a key; " + generate)
+	}
+	return bridge.Secret(key), nil
 }
 
 func parseWebhookURL(v string) (string, error) {
@@ -95,6 +115,10 @@ func parseWebhookURL(v string) (string, error) {
 		return "", nil
 	}
 	u, err := url.Parse(v)
+	var urlErr *url.Error
+	if errors.As(err, &urlErr) && strings.HasPrefix(urlErr.Err.Error(), "invalid port") {
+		return "", errors.New("has a port that is not a number from 1 to 65535")
+	}
 	if err != nil {
 		return "", errors.New("is not a URL")
 	}
@@ -103,6 +127,11 @@ func parseWebhookURL(v string) (string, error) {
 	}
 	if u.Host == "" || u.Hostname() == "" {
 		return "", errors.New("has no host")
+	}
+	if p := u.Port(); p != "" {
+		if n, ok := parsePort(p); !ok || n == 0 {
+			return "", fmt.Errorf("port %q is not a number from 1 to 65535", p)
+		}
 	}
 	if u.User != nil {
 		return "", errors.New("must not carry a user or password; sign with WEBHOOK_SECRET instead")
@@ -120,7 +149,7 @@ const (
 	maxWebhookKey       = 64
 )
 
-func parseWebhookSecret(v string) (Secret, error) {
+func parseWebhookSecret(v string) (bridge.Secret, error) {
 	if v == "" {
 		return "", nil
 	}
@@ -134,21 +163,31 @@ func parseWebhookSecret(v string) (Secret, error) {
 	if len(key) < minWebhookKey || len(key) > maxWebhookKey {
 		return "", fmt.Errorf("must decode to %d-%d bytes, got %d", minWebhookKey, maxWebhookKey, len(key))
 	}
-	return Secret(key), nil
+	return bridge.Secret(key), nil
 }
 
-// parseFileSize takes bytes ("1048576") or a size with an SI or IEC unit
-// ("50MB", "10MiB"); go-humanize handles both families of units.
+// parseFileSize takes whole bytes ("1048576") or a whole number of an SI or
+// IEC unit ("50MB", "10MiB"); go-humanize handles both families of units.
+// Fractions are refused: go-humanize would round "1.9" down to one byte.
 func parseFileSize(v string) (int64, error) {
-	if strings.TrimSpace(v) == "" {
+	v = strings.TrimSpace(v)
+	if v == "" {
 		return 0, errors.New("must not be empty")
 	}
-	if strings.HasPrefix(strings.TrimSpace(v), "-") {
+	if strings.HasPrefix(v, "-") {
 		return 0, errors.New("must be positive")
+	}
+	notASize := fmt.Errorf("%q is not a size (for example 50MB, 10MiB or 1048576)", v)
+	rest := strings.TrimLeft(v, "0123456789")
+	if len(rest) == len(v) {
+		return 0, notASize
+	}
+	if strings.IndexFunc(strings.TrimSpace(rest), notASCIILetter) >= 0 {
+		return 0, fmt.Errorf("%q is not a size in whole bytes or whole units (for example 50MB, 10MiB or 1048576)", v)
 	}
 	n, err := humanize.ParseBytes(v)
 	if err != nil {
-		return 0, fmt.Errorf("%q is not a size (for example 50MB, 10MiB or 1048576)", v)
+		return 0, notASize
 	}
 	if n == 0 || n > maxFileSizeLimit {
 		return 0, fmt.Errorf("must be from 1 byte to 2GiB, got %q", v)
@@ -156,10 +195,12 @@ func parseFileSize(v string) (int64, error) {
 	return int64(n), nil
 }
 
+func notASCIILetter(c rune) bool { return (c < 'a' || c > 'z') && (c < 'A' || c > 'Z') }
+
 // RFC 4226 section 4 requires a shared secret of at least 128 bits.
 const minTOTPKey = 16
 
-func parseTOTPSecret(v string) (Secret, error) {
+func parseTOTPSecret(v string) (bridge.Secret, error) {
 	if v == "" {
 		return "", nil
 	}
@@ -176,7 +217,7 @@ func parseTOTPSecret(v string) (Secret, error) {
 	if len(key) < minTOTPKey {
 		return "", fmt.Errorf("must hold at least %d bytes (128 bits, RFC 4226); got %d", minTOTPKey, len(key))
 	}
-	return Secret(key), nil
+	return bridge.Secret(key), nil
 }
 
 func parseRetrySchedule(v string) ([]time.Duration, error) {

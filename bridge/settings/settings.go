@@ -10,40 +10,25 @@ package settings
 import (
 	"time"
 
-	"github.com/go-logr/logr"
+	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/bridge/logging"
 )
 
 // Settings is the validated configuration of one bridge process.
 type Settings struct {
-	ListenAddr    string
-	DataDir       string
-	APIKey        Secret
-	AdminToken    Secret
-	EncryptionKey Secret // 64 hex characters; decoded by the store
-	WebhookURL    string // empty: webhooks off
+	ListenAddr string
+	DataDir    string
+	APIKey     bridge.Secret
+	AdminToken bridge.Secret
+	// The secrets below are decoded from their text forms, so their users
+	// take the bytes as they are.
+	EncryptionKey bridge.Secret // the 32 bytes of the 64 hex characters
+	WebhookURL    string        // empty: webhooks off
 	// WebhookSecret is the decoded key of the whsec_ secret; empty: unsigned.
-	WebhookSecret     Secret
+	WebhookSecret     bridge.Secret
 	MaxFileSize       int64
-	TOTPSecret        Secret // decoded RFC 6238 key; empty: no TOTP
+	TOTPSecret        bridge.Secret // decoded RFC 6238 key; empty: no TOTP
 	RetrySchedule     []time.Duration
 	HeartbeatInterval time.Duration
-	LogLevel          LogLevel
+	LogLevel          logging.Level
 }
-
-// Secret is a credential. It formats as "[redacted]" so that printing a
-// Settings value, by mistake or in a debug line, never leaks one.
-type Secret string
-
-// String hides the secret from fmt and loggers.
-func (Secret) String() string { return "[redacted]" }
-
-// GoString hides the secret from %#v.
-func (Secret) GoString() string { return `"[redacted]"` }
-
-// MarshalLog hides the secret from logr sinks.
-func (Secret) MarshalLog() any { return "[redacted]" }
-
-// Reveal returns the secret itself, for the one place that needs it.
-func (s Secret) Reveal() string { return string(s) }
-
-var _ logr.Marshaler = Secret("")

@@ -3,12 +3,15 @@ package settings
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/msgbridge/msgbridge/bridge/logging"
 )
 
 const (
@@ -18,6 +21,12 @@ const (
 	testTOTP     = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP" // 20 bytes
 	testWhsecRaw = "0123456789abcdef01234567"         // 24 bytes
 )
+
+// testEncKeyRaw is testEncKey decoded, as Settings hands it over.
+func testEncKeyRaw() string {
+	raw, _ := hex.DecodeString(testEncKey)
+	return string(raw)
+}
 
 func env(kv map[string]string) func(string) (string, bool) {
 	return func(k string) (string, bool) { v, ok := kv[k]; return v, ok }
@@ -33,14 +42,14 @@ func TestLoadDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if s.ListenAddr != ":8080" || s.DataDir != "./data" || s.MaxFileSize != 50_000_000 ||
-		s.HeartbeatInterval != 15*time.Second || s.LogLevel != LevelInfo || s.WebhookURL != "" ||
+		s.HeartbeatInterval != 15*time.Second || s.LogLevel != logging.LevelInfo || s.WebhookURL != "" ||
 		s.WebhookSecret != "" || s.TOTPSecret != "" {
 		t.Errorf("defaults: %+v", s)
 	}
 	if want := []time.Duration{5 * time.Second, 15 * time.Second, 60 * time.Second}; fmt.Sprint(s.RetrySchedule) != fmt.Sprint(want) {
 		t.Errorf("retry schedule %v, want %v", s.RetrySchedule, want)
 	}
-	if s.APIKey.Reveal() != testAPIKey || s.AdminToken.Reveal() != testAdmin || s.EncryptionKey.Reveal() != testEncKey {
+	if s.APIKey.Reveal() != testAPIKey || s.AdminToken.Reveal() != testAdmin || s.EncryptionKey.Reveal() != testEncKeyRaw() {
 		t.Error("credentials not loaded")
 	}
 }
@@ -68,11 +77,11 @@ func TestLoadValidValues(t *testing.T) {
 	if len(s.TOTPSecret) != 20 {
 		t.Errorf("totp secret decoded to %d bytes", len(s.TOTPSecret))
 	}
-	if fmt.Sprint(s.RetrySchedule) != "[1s 2s]" || s.HeartbeatInterval != 200*time.Millisecond || s.LogLevel != LevelDebug {
+	if fmt.Sprint(s.RetrySchedule) != "[1s 2s]" || s.HeartbeatInterval != 200*time.Millisecond || s.LogLevel != logging.LevelDebug {
 		t.Errorf("parsed: %+v", s)
 	}
-	if s.EncryptionKey.Reveal() != testEncKey {
-		t.Error("encryption key is not normalised to lower case")
+	if s.EncryptionKey.Reveal() != testEncKeyRaw() {
+		t.Error("upper-case hex does not decode to the same key")
 	}
 }
 
@@ -82,7 +91,7 @@ func TestFlagOverridesEnvironment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.ListenAddr != "127.0.0.1:9999" || s.LogLevel != LevelWarn {
+	if s.ListenAddr != "127.0.0.1:9999" || s.LogLevel != logging.LevelWarn {
 		t.Errorf("flags not applied: %+v", s)
 	}
 }
@@ -99,14 +108,25 @@ func TestLoadRejects(t *testing.T) {
 		{"ENCRYPTION_KEY", "", "setting ENCRYPTION_KEY"},
 		{"ENCRYPTION_KEY", testEncKey[:62], "64 hex characters (32 bytes), got 62"},
 		{"ENCRYPTION_KEY", "zz" + testEncKey[2:], "64 hex characters (0-9, a-f)"},
+		{"ENCRYPTION_KEY", strings.Repeat("0", 64), "is all zeros"},
 		{"LISTEN_ADDR", "8080", "is not host:port"},
 		{"LISTEN_ADDR", ":99999", "port \"99999\""},
 		{"LISTEN_ADDR", "bad_host!:80", "neither an IP address nor a host name"},
+		{"LISTEN_ADDR", "127.0.0.1:+19004", `port "+19004"`},
+		{"LISTEN_ADDR", ":-0", `port "-0"`},
+		{"LISTEN_ADDR", ":08080", `port "08080"`},
+		{"LISTEN_ADDR", "localhost:", `port ""`},
+		{"LISTEN_ADDR", "garbage", "is not host:port"},
+		{"LISTEN_ADDR", "::80", "is not host:port"},
 		{"DATA_DIR", " ", "must not be empty"},
 		{"WEBHOOK_URL", "ftp://x", "http:// or https://"},
 		{"WEBHOOK_URL", "https://", "has no host"},
 		{"WEBHOOK_URL", "https://u:p@host/x", "must not carry a user"},
 		{"WEBHOOK_URL", "://bad", "is not a URL"},
+		{"WEBHOOK_URL", "https://hooks.example:99999/x", `port "99999"`},
+		{"WEBHOOK_URL", "https://hooks.example:0/x", `port "0"`},
+		{"WEBHOOK_URL", "https://hooks.example:+443/x", "port that is not a number"},
+		{"WEBHOOK_URL", "https://hooks.example:https/x", "port that is not a number"},
 		{"WEBHOOK_SECRET", "abc", "must start with whsec_"},
 		{"WEBHOOK_SECRET", "whsec_!!!", "not valid base64"},
 		{"WEBHOOK_SECRET", "whsec_" + base64.StdEncoding.EncodeToString([]byte("short")), "24-64 bytes, got 5"},
@@ -114,6 +134,12 @@ func TestLoadRejects(t *testing.T) {
 		{"MAX_FILE_SIZE", "0", "from 1 byte to 2GiB"},
 		{"MAX_FILE_SIZE", "3GiB", "from 1 byte to 2GiB"},
 		{"MAX_FILE_SIZE", "-5MB", "must be positive"},
+		{"MAX_FILE_SIZE", "1.9", "whole bytes or whole units"},
+		{"MAX_FILE_SIZE", "1.5MB", "whole bytes or whole units"},
+		{"MAX_FILE_SIZE", "1,000", "whole bytes or whole units"},
+		{"MAX_FILE_SIZE", "MB", "is not a size (for example"},
+		{"MAX_FILE_SIZE", ".5MB", "is not a size"},
+		{"MAX_FILE_SIZE", "5 M B", "whole bytes or whole units"},
 		{"TOTP_SECRET", "not base32 1", "is not base32"},
 		{"TOTP_SECRET", "JBSWY3DPEHPK3PXP", "at least 16 bytes"},
 		{"RETRY_SCHEDULE", "5s,x", `"x" is not a duration`},
@@ -171,7 +197,8 @@ func TestSecretsAreRedactedWhenFormatted(t *testing.T) {
 	}
 	for _, format := range []string{"%v", "%+v", "%#v", "%s"} {
 		out := fmt.Sprintf(format, s)
-		if strings.Contains(out, testAPIKey) || strings.Contains(out, testAdmin) || strings.Contains(out, testEncKey) {
+		if strings.Contains(out, testAPIKey) || strings.Contains(out, testAdmin) || strings.Contains(out, testEncKey) ||
+			strings.Contains(out, testEncKeyRaw()) {
 			t.Errorf("%s leaks a secret: %s", format, out)
 		}
 	}
@@ -196,7 +223,7 @@ func TestCommandLineErrors(t *testing.T) {
 // FuzzLoad feeds arbitrary values to every setting: Load must never panic and
 // must either accept the value or name the setting in a one-line error.
 func FuzzLoad(f *testing.F) {
-	for _, d := range specs {
+	for _, d := range specsFor(&Settings{}) {
 		f.Add(d.env, d.def)
 	}
 	f.Add("MAX_FILE_SIZE", "1e400 MB")
@@ -209,4 +236,58 @@ func FuzzLoad(f *testing.F) {
 			t.Fatalf("error for %s=%q is not one line naming a setting: %q", name, value, err)
 		}
 	})
+}
+
+// The strict parsers still take every ordinary form.
+func TestLoadAcceptsOrdinaryForms(t *testing.T) {
+	for _, c := range []struct {
+		env, value string
+		check      func(*Settings) bool
+	}{
+		{"LISTEN_ADDR", ":0", func(s *Settings) bool { return s.ListenAddr == ":0" }},
+		{"LISTEN_ADDR", "[::1]:65535", func(s *Settings) bool { return s.ListenAddr == "[::1]:65535" }},
+		{"LISTEN_ADDR", "bridge.team-a.svc:8080", func(s *Settings) bool { return s.ListenAddr == "bridge.team-a.svc:8080" }},
+		{"WEBHOOK_URL", "http://[::1]:65535/h", func(s *Settings) bool { return s.WebhookURL == "http://[::1]:65535/h" }},
+		{"WEBHOOK_URL", "https://hooks.example/h", func(s *Settings) bool { return s.WebhookURL == "https://hooks.example/h" }},
+		{"MAX_FILE_SIZE", "1048576", func(s *Settings) bool { return s.MaxFileSize == 1<<20 }},
+		{"MAX_FILE_SIZE", " 10 MiB ", func(s *Settings) bool { return s.MaxFileSize == 10<<20 }},
+		{"MAX_FILE_SIZE", "50mb", func(s *Settings) bool { return s.MaxFileSize == 50_000_000 }},
+		{"MAX_FILE_SIZE", "2GiB", func(s *Settings) bool { return s.MaxFileSize == 2<<30 }},
+		{"ENCRYPTION_KEY", "00" + strings.Repeat("0", 61) + "1", func(s *Settings) bool { return s.EncryptionKey.Reveal()[31] == 1 }},
+	} {
+		t.Run(c.env+"="+c.value, func(t *testing.T) {
+			kv := required()
+			kv[c.env] = c.value
+			s, err := Load(nil, env(kv), io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !c.check(s) {
+				t.Errorf("loaded %+v", s)
+			}
+		})
+	}
+}
+
+// Settings logged whole through the bridge's logger show no credential.
+func TestSecretsAreRedactedWhenLogged(t *testing.T) {
+	s, err := Load(nil, env(required()), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	log, files, err := logging.New(logging.Options{Stdout: &out, Level: logging.LevelInfo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log.Info("loaded", "settings", s)
+	_ = files.Close()
+	for _, secret := range []string{testAPIKey, testAdmin, testEncKey, testEncKeyRaw()} {
+		if strings.Contains(out.String(), secret) {
+			t.Errorf("the log line holds a secret: %s", out.String())
+		}
+	}
+	if !strings.Contains(out.String(), `"ListenAddr":":8080"`) && !strings.Contains(out.String(), `":8080"`) {
+		t.Errorf("the settings are not in the line: %s", out.String())
+	}
 }

@@ -2,8 +2,11 @@ package settings
 
 import (
 	"crypto/subtle"
-	"fmt"
+	"errors"
 	"time"
+
+	"github.com/msgbridge/msgbridge/bridge/logging"
+	"github.com/msgbridge/msgbridge/contract"
 )
 
 // setting describes one bridge setting: its environment name, its default and
@@ -12,9 +15,10 @@ type setting struct {
 	env   string
 	def   string
 	usage string
-	// parse validates text and stores it in s; its error names no setting
-	// (Load prefixes the name) and never quotes a secret value.
-	parse func(s *Settings, text string) error
+	// parse validates text and stores it in the Settings the table was made
+	// for; its error names no setting (Load prefixes the name) and never
+	// quotes a secret value.
+	parse func(text string) error
 }
 
 // flagName is the command-line form of an environment name: API_KEY -> api-key.
@@ -47,60 +51,53 @@ const (
 	maxHeartbeat = 10 * time.Minute
 )
 
-// specs lists every setting in the order of DESIGN.md section 2.
-var specs = []setting{
-	{env: "LISTEN_ADDR", def: ":8080", usage: "HTTP listen address (host:port)", parse: func(s *Settings, v string) (err error) {
-		s.ListenAddr, err = parseListenAddr(v)
+// into is the parse of a setting that stores parse's result in *field.
+func into[T any](field *T, parse func(string) (T, error)) func(string) error {
+	return func(text string) (err error) {
+		*field, err = parse(text)
 		return err
-	}},
-	{env: "DATA_DIR", def: "./data", usage: "folder of all persistent state", parse: func(s *Settings, v string) (err error) {
-		s.DataDir, err = parseDataDir(v)
+	}
+}
+
+// specsFor lists every setting in the order of DESIGN.md section 2, each
+// parsing into its field of s.
+func specsFor(s *Settings) []setting {
+	return []setting{
+		{env: contract.EnvListenAddr, def: contract.DefaultListenAddr, usage: "HTTP listen address (host:port)",
+			parse: into(&s.ListenAddr, parseListenAddr)},
+		{env: contract.EnvDataDir, def: contract.DefaultDataDir, usage: "folder of all persistent state",
+			parse: into(&s.DataDir, parseDataDir)},
+		{env: contract.EnvAPIKey, usage: "credential for POST /send and message log reads (required)",
+			parse: into(&s.APIKey, parseCredential)},
+		{env: contract.EnvAdminToken, usage: "credential for /session/* and /api/admin/* (required)",
+			parse: func(v string) error { return parseAdminToken(s, v) }},
+		{env: contract.EnvEncryptionKey, usage: "64 hex characters (32 bytes) that encrypt the databases (required)",
+			parse: into(&s.EncryptionKey, parseEncryptionKey)},
+		{env: contract.EnvWebhookURL, usage: "receiver of webhook events; webhooks off when empty",
+			parse: into(&s.WebhookURL, parseWebhookURL)},
+		{env: contract.EnvWebhookSecret, usage: "Standard Webhooks secret whsec_<base64>; unsigned when empty",
+			parse: into(&s.WebhookSecret, parseWebhookSecret)},
+		{env: contract.EnvMaxFileSize, def: contract.DefaultMaxFileSize, usage: "largest attachment, in bytes or with a unit (50MB, 10MiB)",
+			parse: into(&s.MaxFileSize, parseFileSize)},
+		{env: contract.EnvTOTPSecret, usage: "base32 RFC 6238 secret for dashboard one-time passwords",
+			parse: into(&s.TOTPSecret, parseTOTPSecret)},
+		{env: contract.EnvRetrySchedule, def: contract.DefaultRetrySchedule, usage: "delays of the retries after the immediate attempt",
+			parse: into(&s.RetrySchedule, parseRetrySchedule)},
+		{env: contract.EnvHeartbeatInterval, def: contract.DefaultHeartbeatInterval.String(), usage: "how often a live connection's heartbeat is recorded",
+			parse: into(&s.HeartbeatInterval, parseHeartbeat)},
+		{env: contract.EnvLogLevel, def: contract.DefaultLogLevel, usage: "debug, info, warn or error",
+			parse: into(&s.LogLevel, logging.ParseLevel)},
+	}
+}
+
+// parseAdminToken is a credential that differs from API_KEY, which is parsed
+// first (order of specsFor), so both are known here.
+func parseAdminToken(s *Settings, v string) (err error) {
+	if s.AdminToken, err = parseCredential(v); err != nil {
 		return err
-	}},
-	{env: "API_KEY", usage: "credential for POST /send and message log reads (required)", parse: func(s *Settings, v string) (err error) {
-		s.APIKey, err = parseCredential(v)
-		return err
-	}},
-	{env: "ADMIN_TOKEN", usage: "credential for /session/* and /api/admin/* (required)", parse: func(s *Settings, v string) (err error) {
-		if s.AdminToken, err = parseCredential(v); err != nil {
-			return err
-		}
-		// API_KEY is parsed first (order of specs), so both are known here.
-		if subtle.ConstantTimeCompare([]byte(s.AdminToken), []byte(s.APIKey)) == 1 {
-			return fmt.Errorf("must differ from API_KEY: the admin token grants more than sending")
-		}
-		return nil
-	}},
-	{env: "ENCRYPTION_KEY", usage: "64 hex characters (32 bytes) that encrypt the databases (required)", parse: func(s *Settings, v string) (err error) {
-		s.EncryptionKey, err = parseEncryptionKey(v)
-		return err
-	}},
-	{env: "WEBHOOK_URL", usage: "receiver of webhook events; webhooks off when empty", parse: func(s *Settings, v string) (err error) {
-		s.WebhookURL, err = parseWebhookURL(v)
-		return err
-	}},
-	{env: "WEBHOOK_SECRET", usage: "Standard Webhooks secret whsec_<base64>; unsigned when empty", parse: func(s *Settings, v string) (err error) {
-		s.WebhookSecret, err = parseWebhookSecret(v)
-		return err
-	}},
-	{env: "MAX_FILE_SIZE", def: "50MB", usage: "largest attachment, in bytes or with a unit (50MB, 10MiB)", parse: func(s *Settings, v string) (err error) {
-		s.MaxFileSize, err = parseFileSize(v)
-		return err
-	}},
-	{env: "TOTP_SECRET", usage: "base32 RFC 6238 secret for dashboard one-time passwords", parse: func(s *Settings, v string) (err error) {
-		s.TOTPSecret, err = parseTOTPSecret(v)
-		return err
-	}},
-	{env: "RETRY_SCHEDULE", def: "5s,15s,60s", usage: "delays of the retries after the immediate attempt", parse: func(s *Settings, v string) (err error) {
-		s.RetrySchedule, err = parseRetrySchedule(v)
-		return err
-	}},
-	{env: "HEARTBEAT_INTERVAL", def: "15s", usage: "how often a live connection's heartbeat is recorded", parse: func(s *Settings, v string) (err error) {
-		s.HeartbeatInterval, err = parseHeartbeat(v)
-		return err
-	}},
-	{env: "LOG_LEVEL", def: "info", usage: "debug, info, warn or error", parse: func(s *Settings, v string) (err error) {
-		s.LogLevel, err = ParseLogLevel(v)
-		return err
-	}},
+	}
+	if subtle.ConstantTimeCompare([]byte(s.AdminToken), []byte(s.APIKey)) == 1 {
+		return errors.New("must differ from API_KEY: the admin token grants more than sending")
+	}
+	return nil
 }

@@ -16,7 +16,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"strings"
 
 	"github.com/ncruces/go-sqlite3"
 	"github.com/ncruces/go-sqlite3/driver"
@@ -30,6 +32,10 @@ var ErrWrongKey = errors.New("the file does not decrypt with ENCRYPTION_KEY (wri
 
 // MasterKeyLen is the length of ENCRYPTION_KEY once hex-decoded.
 const MasterKeyLen = 32
+
+// fileMode: only the bridge's user reads the databases (encrypted, but the
+// files say when messages came and went). SQLite's own default is 0644.
+const fileMode = 0o600
 
 // busyTimeoutMillis lets a writer wait for another connection's transaction
 // instead of failing with SQLITE_BUSY.
@@ -51,18 +57,33 @@ func Open(ctx context.Context, path string, masterKey []byte, purpose string) (*
 		return nil, fmt.Errorf("open %s: derive key: %w", path, err)
 	}
 	existed := fileExists(path)
+	if !existed {
+		// Created here, private, before SQLite would create it 0644; SQLite
+		// takes an empty file for a new database.
+		if err := createPrivate(path); err != nil {
+			return nil, fmt.Errorf("open %s: %w", path, err)
+		}
+	}
 
 	hexKey := hex.EncodeToString(fileKey)
 	// _txlock=immediate: a write transaction takes the write lock at BEGIN,
 	// so two writers queue on busy_timeout instead of failing to upgrade.
-	db, err := driver.Open("file:"+path+"?vfs=adiantum&_txlock=immediate", func(c *sqlite3.Conn) error {
+	// modeof: the -wal and -journal files SQLite creates take the
+	// database's mode. The path is escaped: a URI takes ? # % literally.
+	dsn := "file:" + uriEscape(path) + "?vfs=adiantum&_txlock=immediate&modeof=" + uriEscape(path)
+	db, err := driver.Open(dsn, func(c *sqlite3.Conn) error {
 		// The key first: every later statement reads the file.
 		if err := c.Exec("PRAGMA hexkey='" + hexKey + "'"); err != nil {
 			return err
 		}
-		return c.Exec(fmt.Sprintf(
+		if err := c.Exec(fmt.Sprintf(
 			"PRAGMA busy_timeout=%d; PRAGMA foreign_keys=ON; PRAGMA temp_store=MEMORY; PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;",
-			busyTimeoutMillis))
+			busyTimeoutMillis)); err != nil {
+			return err
+		}
+		// WAL mode has created the shared-memory index if no connection
+		// held it; SQLite creates it 0644 whatever modeof says.
+		return chmodIfExists(path+"-shm", fileMode)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
@@ -75,7 +96,49 @@ func Open(ctx context.Context, path string, masterKey []byte, purpose string) (*
 		}
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
+	// Once the key is known right, files an older version created 0644 are
+	// tightened.
+	for _, f := range []string{path, path + "-wal"} {
+		if err := chmodIfExists(f, fileMode); err != nil {
+			_ = db.Close()
+			return nil, fmt.Errorf("open %s: %w", path, err)
+		}
+	}
 	return db, nil
+}
+
+func chmodIfExists(path string, mode os.FileMode) error {
+	if err := os.Chmod(path, mode); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// createPrivate creates path empty with fileMode unless it exists.
+func createPrivate(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, fileMode) //nolint:gosec // DATA_DIR's own files
+	if errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// uriEscape percent-encodes s for a SQLite URI filename (its path or a
+// query value), which decodes %HH and ends at ? or # and a value at &.
+func uriEscape(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '/' || c == '.' || c == '-' || c == '_' || ('0' <= c && c <= '9') || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
 }
 
 func fileExists(path string) bool {

@@ -260,3 +260,53 @@ func TestVerify(t *testing.T) {
 		t.Error("Verify changed the files")
 	}
 }
+
+// Every file of a database is private to the bridge's user (mode 0600), a
+// new one from its creation and one left 0644 by an older version once it
+// is opened with the right key; a wrong key changes no mode.
+func TestFilesArePrivate(t *testing.T) {
+	dir := t.TempDir()
+	assertModes := func(path string, want os.FileMode) {
+		t.Helper()
+		for _, f := range []string{path, path + "-wal", path + "-shm"} {
+			info, err := os.Stat(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if perm := info.Mode().Perm(); perm != want {
+				t.Errorf("%s has mode %o, want %o", filepath.Base(f), perm, want)
+			}
+		}
+	}
+	fresh := filepath.Join(dir, "with #&%? chars.db") // modeof must name this file
+	db := openMigrated(t, fresh, testKey)
+	// No idle connection: the -wal and -shm go with the last one and are
+	// made again by the next.
+	db.SetMaxIdleConns(0)
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(context.Background(), `INSERT INTO notes (body) VALUES ('x')`); err != nil {
+		t.Fatal(err)
+	}
+	assertModes(fresh, 0o600)
+	_ = conn.Close()
+
+	old := filepath.Join(dir, "old.db")
+	first := openMigrated(t, old, testKey)
+	_ = first.Close()
+	for _, f := range []string{old, old + "-wal", old + "-shm"} {
+		if err := os.Chmod(f, 0o644); err != nil && !errors.Is(err, os.ErrNotExist) {
+			t.Fatal(err)
+		}
+	}
+	if _, err := Open(context.Background(), old, otherKey, "test"); !errors.Is(err, ErrWrongKey) {
+		t.Fatalf("wrong key: %v", err)
+	}
+	if info, err := os.Stat(old); err != nil || info.Mode().Perm() != 0o644 {
+		t.Errorf("a wrong key changed the mode: %v, %v", info.Mode(), err)
+	}
+	openMigrated(t, old, testKey)
+	assertModes(old, 0o600)
+}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/msgbridge/msgbridge/bridge"
 )
 
 // enqueueMany stores n message.status events of distinct messages, in
@@ -19,7 +21,7 @@ func enqueueMany(tb testing.TB, o testOutbox, n int) {
 	for start := 0; start < n; start += 500 {
 		evs := make([]Event, 0, 500)
 		for i := start; i < min(start+500, n); i++ {
-			evs = append(evs, MessageStatus("WID"+strconv.Itoa(i), "4915100000002", "Sent", time.Now()))
+			evs = append(evs, MessageStatus("WID"+strconv.Itoa(i), testPhone, bridge.StatusSent, time.Now()))
 		}
 		o.enqueue(tb, evs...)
 	}
@@ -49,7 +51,7 @@ func BenchmarkIdleLatency(b *testing.B) {
 	for i := range b.N {
 		time.Sleep(2 * time.Millisecond) // idle between events
 		start := time.Now()
-		if err := o.EnqueueNow(context.Background(), MessageStatus("L"+strconv.Itoa(i), "1", "Sent", time.Now())); err != nil {
+		if err := o.EnqueueNow(context.Background(), MessageStatus("L"+strconv.Itoa(i), testPhone, bridge.StatusSent, time.Now())); err != nil {
 			b.Fatal(err)
 		}
 		select {

@@ -47,13 +47,13 @@ func (o *Outbox) end(r row) {
 func (o *Outbox) deliver(ctx context.Context, r row) {
 	defer o.end(r)
 	now := o.opts.Now()
-	status, retryAfterHeader, err := o.post(ctx, r, now)
+	a, err := o.post(ctx, r, now)
 	if ctx.Err() != nil {
 		return // shutting down: the row stays due and is posted again after a restart
 	}
-	ok := err == nil && status >= 200 && status < 300
-	if o.opts.OnDelivery != nil {
-		o.opts.OnDelivery(ok)
+	ok := err == nil && a.status >= 200 && a.status < 300
+	if o.opts.Observer != nil {
+		o.opts.Observer.WebhookDelivery(ok)
 	}
 	bg := context.WithoutCancel(ctx)
 	var recordErr error
@@ -64,9 +64,9 @@ func (o *Outbox) deliver(ctx context.Context, r row) {
 		})
 	} else {
 		if err == nil {
-			err = fmt.Errorf("receiver answered %d", status)
+			err = a.failure()
 		}
-		recordErr = o.recordFailure(bg, r, status, retryAfterHeader, err)
+		recordErr = o.recordFailure(bg, r, a, err)
 	}
 	if recordErr != nil {
 		// The row stays as it was: due, and posted again (same webhook-id).
@@ -74,23 +74,44 @@ func (o *Outbox) deliver(ctx context.Context, r row) {
 	}
 }
 
-// post sends one attempt; it returns the answer's status and Retry-After.
-func (o *Outbox) post(ctx context.Context, r row, now time.Time) (int, string, error) {
+// answer is what the receiver said to one attempt.
+type answer struct {
+	status     int
+	retryAfter string // the Retry-After header
+	location   string // the Location header of a redirect
+}
+
+// failure is the last_error of an answer other than 2xx.
+func (a answer) failure() error {
+	if a.status >= 300 && a.status < 400 {
+		// Following would post the event elsewhere (or, after a 301-303,
+		// turn it into a GET without body) and count that as delivered.
+		return fmt.Errorf("receiver answered %d, a redirect to %q, which is not followed: set WEBHOOK_URL to the final address",
+			a.status, a.location)
+	}
+	return fmt.Errorf("receiver answered %d", a.status)
+}
+
+// refuseRedirects is the client's CheckRedirect: the 3xx is the answer.
+func refuseRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+
+// post sends one attempt.
+func (o *Outbox) post(ctx context.Context, r row, now time.Time) (answer, error) {
 	ctx, cancel := context.WithTimeout(ctx, o.opts.Timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, o.opts.URL, bytes.NewReader(r.payload))
 	if err != nil {
-		return 0, "", err
+		return answer{}, err
 	}
 	setHeaders(req.Header, o.opts.Key, r.webhookID, now, r.payload)
 	resp, err := o.opts.Client.Do(req)
 	if err != nil {
-		return 0, "", err
+		return answer{}, err
 	}
 	defer func() { _ = resp.Body.Close() }()
 	// Drained (a little) so that the connection is reused.
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-	return resp.StatusCode, resp.Header.Get("Retry-After"), nil
+	return answer{status: resp.StatusCode, retryAfter: resp.Header.Get("Retry-After"), location: resp.Header.Get("Location")}, nil
 }
 
 const (
@@ -102,16 +123,12 @@ const (
 		WHERE id = ? AND status = 'pending'`
 )
 
-// recordFailure schedules r's next attempt, or makes it a dead letter when
-// that attempt would fall after its retry window.
-func (o *Outbox) recordFailure(ctx context.Context, r row, status int, retryAfterHeader string, cause error) error {
+// recordFailure counts the attempt and schedules r's next one, or makes it a
+// dead letter when that attempt would fall after its retry window.
+func (o *Outbox) recordFailure(ctx context.Context, r row, a answer, cause error) error {
 	now := o.opts.Now()
 	attempts := r.attempts + 1
-	delay := backoff(attempts, jitter())
-	if d, ok := retryAfter(status, retryAfterHeader, now); ok {
-		delay = d
-	}
-	next := now.Add(delay).UnixMilli()
+	next := now.Add(retryDelay(attempts, jitter(), a.status, a.retryAfter, now)).UnixMilli()
 	msg := cause.Error()
 	if len(msg) > maxErrorLen {
 		msg = msg[:maxErrorLen]

@@ -6,8 +6,9 @@
 package webhook
 
 import (
-	"strings"
 	"time"
+
+	"github.com/msgbridge/msgbridge/bridge"
 )
 
 // The event types.
@@ -32,15 +33,6 @@ type Event struct {
 	Payload any // marshalled to JSON as the request body
 }
 
-// timestampLayout is the API's timestamp format (millisecond UTC).
-const timestampLayout = "2006-01-02T15:04:05.000Z"
-
-func stamp(t time.Time) string { return t.UTC().Format(timestampLayout) }
-
-// statusRank orders message statuses; Failed can only follow Queued, so it
-// shares Sent's rank.
-var statusRank = map[string]int{"Sent": 1, "Failed": 1, "Delivered": 2, "Read": 3}
-
 type messageStatusPayload struct {
 	Event      string `json:"event"`
 	WhatsAppID string `json:"whatsapp_id"`
@@ -50,13 +42,15 @@ type messageStatusPayload struct {
 }
 
 // MessageStatus is a message.status event: the message whatsappID sent to
-// recipient (a JID; a user's is reported as the phone number) reached
-// status at t.
-func MessageStatus(whatsappID, recipient, status string, t time.Time) Event {
-	recipient = strings.TrimSuffix(recipient, "@s.whatsapp.net")
+// recipient reached status at t. Its rank is the status's, so that a late
+// status (a Delivered after Read) is dropped at enqueue.
+func MessageStatus(whatsappID string, recipient bridge.Recipient, status bridge.Status, t time.Time) Event {
 	return Event{
-		Type: TypeMessageStatus, Key: "msg:" + whatsappID, Rank: statusRank[status],
-		Payload: messageStatusPayload{Event: TypeMessageStatus, WhatsAppID: whatsappID, Status: status, Recipient: recipient, Timestamp: stamp(t)},
+		Type: TypeMessageStatus, Key: "msg:" + whatsappID, Rank: max(status.Rank(), 0),
+		Payload: messageStatusPayload{
+			Event: TypeMessageStatus, WhatsAppID: whatsappID, Status: string(status),
+			Recipient: recipient.String(), Timestamp: bridge.FormatTime(t),
+		},
 	}
 }
 
@@ -67,54 +61,45 @@ type sessionStatusPayload struct {
 	Timestamp string `json:"timestamp"`
 }
 
-// SessionStatus is a session.status event: the session entered state for
-// reason at t.
-func SessionStatus(state, reason string, t time.Time) Event {
+// SessionStatus is a session.status event: the session entered st's state
+// for st's reason at t.
+func SessionStatus(st bridge.SessionStatus, t time.Time) Event {
 	return Event{
 		Type: TypeSessionStatus, Key: sessionKey,
-		Payload: sessionStatusPayload{Event: TypeSessionStatus, State: state, Reason: reason, Timestamp: stamp(t)},
+		Payload: sessionStatusPayload{
+			Event: TypeSessionStatus, State: string(st.State), Reason: string(st.Reason), Timestamp: bridge.FormatTime(t),
+		},
 	}
 }
 
-// Media describes an incoming message's attachment.
-type Media struct {
+type mediaPayload struct {
 	MimeType string `json:"mimetype"`
 	Size     uint64 `json:"size"`
 	FileName string `json:"file_name"`
 }
 
-// Incoming is a received message as message.upsert reports it.
-type Incoming struct {
-	WhatsAppID string
-	From       string // the sender's phone number (or its JID when unknown)
-	Chat       string // the chat: a phone number, or a group JID
-	PushName   string
-	Type       string // text, image, document, video, audio, sticker, …
-	Text       string // the body, or the caption
-	Timestamp  time.Time
-	Media      *Media
-}
-
 type upsertPayload struct {
-	Event      string `json:"event"`
-	WhatsAppID string `json:"whatsapp_id"`
-	From       string `json:"from"`
-	Chat       string `json:"chat"`
-	PushName   string `json:"push_name"`
-	Type       string `json:"type"`
-	Text       string `json:"text"`
-	Timestamp  string `json:"timestamp"`
-	Media      *Media `json:"media,omitempty"`
+	Event      string        `json:"event"`
+	WhatsAppID string        `json:"whatsapp_id"`
+	From       string        `json:"from"`
+	Chat       string        `json:"chat"`
+	PushName   string        `json:"push_name"`
+	Type       string        `json:"type"`
+	Text       string        `json:"text"`
+	Timestamp  string        `json:"timestamp"`
+	Media      *mediaPayload `json:"media,omitempty"`
 }
 
 // MessageUpsert is a message.upsert event. Messages of one chat keep their
 // order.
-func MessageUpsert(in Incoming) Event {
-	return Event{
-		Type: TypeMessageUpsert, Key: "chat:" + in.Chat,
-		Payload: upsertPayload{
-			Event: TypeMessageUpsert, WhatsAppID: in.WhatsAppID, From: in.From, Chat: in.Chat, PushName: in.PushName,
-			Type: in.Type, Text: in.Text, Timestamp: stamp(in.Timestamp), Media: in.Media,
-		},
+func MessageUpsert(in bridge.Incoming) Event {
+	chat := in.Chat.String()
+	p := upsertPayload{
+		Event: TypeMessageUpsert, WhatsAppID: in.WhatsAppID, From: in.From.String(), Chat: chat, PushName: in.PushName,
+		Type: in.Type, Text: in.Text, Timestamp: bridge.FormatTime(in.Timestamp),
 	}
+	if m := in.Media; m != nil {
+		p.Media = &mediaPayload{MimeType: m.MimeType, Size: m.Size, FileName: m.FileName}
+	}
+	return Event{Type: TypeMessageUpsert, Key: "chat:" + chat, Payload: p}
 }

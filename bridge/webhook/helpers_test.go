@@ -14,8 +14,18 @@ import (
 
 	"github.com/go-logr/logr"
 
+	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/sqlite"
+	"github.com/msgbridge/msgbridge/contract"
 )
+
+// testPhone is the recipient of the tests' message.status events.
+var testPhone = bridge.PhoneRecipient("491510000000")
+
+// connected is a session.status event, for tests that need any one event.
+func connected() Event {
+	return SessionStatus(bridge.SessionStatus{State: contract.StateConnected}, time.Now())
+}
 
 // delivery is one request the receiver got.
 type delivery struct {
@@ -30,8 +40,9 @@ type receiver struct {
 	srv     *httptest.Server
 	answer  atomic.Int32
 	header  atomic.Value // extra "Retry-After" value, a string
-	count   atomic.Int64
-	keep    bool // record every delivery (off in benchmarks)
+	count   atomic.Int64 // deliveries accepted
+	hits    atomic.Int64 // requests of any answer
+	keep    bool         // record every delivery (off in benchmarks)
 	mu      sync.Mutex
 	got     []delivery
 	arrived chan struct{}
@@ -42,6 +53,7 @@ func newReceiver(tb testing.TB, keep bool) *receiver {
 	r.header.Store("")
 	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		body, _ := io.ReadAll(req.Body)
+		r.hits.Add(1)
 		if s := r.answer.Load(); s != 0 {
 			if ra := r.header.Load().(string); ra != "" {
 				w.Header().Set("Retry-After", ra)

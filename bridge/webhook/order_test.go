@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/msgbridge/msgbridge/bridge"
 )
 
 // Deliveries run in parallel across keys but never two at once for one
@@ -47,7 +49,7 @@ func TestOneInFlightPerKey(t *testing.T) {
 	for i := range perKey {
 		for k := range keys {
 			// Rank 0 so that nothing is dropped; the timestamp numbers the events.
-			ev := MessageStatus("K"+strconv.Itoa(k), "1", "Sent", base.Add(time.Duration(i)*time.Second))
+			ev := MessageStatus("K"+strconv.Itoa(k), testPhone, bridge.StatusSent, base.Add(time.Duration(i)*time.Second))
 			ev.Rank = 0
 			o.enqueue(t, ev)
 		}

@@ -23,7 +23,13 @@ const (
 	defaultPage    = 256
 )
 
-// Options configures an Outbox.
+// Observer hears every delivery attempt's outcome (delivered: a 2xx
+// answer); *metrics.Metrics is one.
+type Observer interface {
+	WebhookDelivery(delivered bool)
+}
+
+// Options configures the outbox.
 type Options struct {
 	DB *sql.DB
 	// Batcher is DB's one writer. Every transaction given to Enqueue must be
@@ -43,13 +49,14 @@ type Options struct {
 	Timeout time.Duration
 	// PageSize is how many due rows one scan reads (default 256).
 	PageSize int
-	// Client posts the events; a client with Timeout when nil.
+	// Client posts the events; a client with Timeout when nil. Redirects
+	// are never followed, whatever its CheckRedirect.
 	Client *http.Client
 	Now    func() time.Time
 	Log    logr.Logger
-	// OnDelivery, when set, hears every delivery attempt's outcome (true:
-	// a 2xx answer), for metrics.
-	OnDelivery func(ok bool)
+	// Observer, when set, hears every delivery attempt's outcome, for
+	// metrics.
+	Observer Observer
 }
 
 // Outbox stores events and delivers them (Run).
@@ -80,11 +87,16 @@ func New(opts Options) *Outbox {
 	if opts.PageSize <= 0 {
 		opts.PageSize = defaultPage
 	}
-	if opts.Client == nil {
+	var client http.Client
+	if opts.Client != nil {
+		client = *opts.Client
+	} else {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
 		tr.MaxIdleConnsPerHost = opts.Workers // keep one connection per worker alive
-		opts.Client = &http.Client{Timeout: opts.Timeout, Transport: tr}
+		client = http.Client{Timeout: opts.Timeout, Transport: tr}
 	}
+	client.CheckRedirect = refuseRedirects // whatever the caller's client does
+	opts.Client = &client
 	return &Outbox{
 		opts: opts, stmts: sqlite.NewStatements(opts.DB), wake: make(chan struct{}, 1),
 		inflight: map[string]bool{}, finished: map[int64]bool{},

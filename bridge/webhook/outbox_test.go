@@ -3,22 +3,22 @@ package webhook
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/gorilla/mux"
+	"github.com/msgbridge/msgbridge/bridge"
 )
 
 func statusEvents(msgs, perMsg int) []Event {
-	statuses := []string{"Sent", "Delivered", "Read"}[:perMsg]
+	statuses := []bridge.Status{bridge.StatusSent, bridge.StatusDelivered, bridge.StatusRead}[:perMsg]
 	var evs []Event
 	for i := range msgs {
 		for _, s := range statuses {
-			evs = append(evs, MessageStatus(fmt.Sprintf("WID%03d", i), "491510000000@s.whatsapp.net", s, time.Now()))
+			evs = append(evs, MessageStatus(fmt.Sprintf("WID%03d", i), testPhone, s, time.Now()))
 		}
 	}
 	return evs
@@ -79,9 +79,9 @@ func TestReceiverDownThenUp(t *testing.T) {
 func TestLateStatusIsDropped(t *testing.T) {
 	r := newReceiver(t, true)
 	o := startOutbox(t, r.srv.URL, nil)
-	o.enqueue(t, MessageStatus("W1", "1", "Read", time.Now()))
-	o.enqueue(t, MessageStatus("W1", "1", "Delivered", time.Now()))
-	o.enqueue(t, MessageStatus("W2", "1", "Sent", time.Now()))
+	o.enqueue(t, MessageStatus("W1", testPhone, bridge.StatusRead, time.Now()))
+	o.enqueue(t, MessageStatus("W1", testPhone, bridge.StatusDelivered, time.Now()))
+	o.enqueue(t, MessageStatus("W2", testPhone, bridge.StatusSent, time.Now()))
 	r.waitCount(t, 2, 10*time.Second)
 	time.Sleep(200 * time.Millisecond)
 	var got []string
@@ -101,7 +101,7 @@ func TestRetryAfterIsHonoured(t *testing.T) {
 	r.header.Store("2")
 	o := startOutbox(t, r.srv.URL, nil)
 	start := time.Now()
-	o.enqueue(t, SessionStatus("connected", "", time.Now()))
+	o.enqueue(t, connected())
 	time.Sleep(300 * time.Millisecond)
 	r.answer.Store(0)
 	r.waitCount(t, 1, 10*time.Second)
@@ -110,57 +110,52 @@ func TestRetryAfterIsHonoured(t *testing.T) {
 	}
 }
 
-// After MaxAge an event is a dead letter; the admin endpoints list it and
-// put it back, and then it is delivered.
+// After MaxAge an event is a dead letter; Failed lists it and Redeliver
+// puts it back (unknown and non-dead ids refused), and then it is delivered
+// with its webhook-id.
 func TestDeadLetterAndRedeliver(t *testing.T) {
 	r := newReceiver(t, true)
 	r.answer.Store(http.StatusBadGateway)
 	o := startOutbox(t, r.srv.URL, func(opts *Options) { opts.MaxAge = 300 * time.Millisecond })
-	o.enqueue(t, SessionStatus("connected", "", time.Now()))
-	router := mux.NewRouter()
-	router.Handle("/failed", FailedHandler(o.Outbox, o.opts.Log))
-	router.Handle("/{id}/redeliver", RedeliverHandler(o.Outbox, o.opts.Log)).Methods(http.MethodPost)
-	call := func(method, path string) (int, string) {
-		rec := httptest.NewRecorder()
-		router.ServeHTTP(rec, httptest.NewRequest(method, path, nil))
-		return rec.Code, rec.Body.String()
-	}
+	o.enqueue(t, connected())
+	ctx := context.Background()
 
-	var dead []deadLetterJSON
+	var dead []DeadLetter
 	deadline := time.Now().Add(10 * time.Second)
 	for len(dead) == 0 && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
-		_, body := call(http.MethodGet, "/failed")
-		_ = json.Unmarshal([]byte(body), &dead)
+		var err error
+		if dead, err = o.Failed(ctx); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if len(dead) != 1 || dead[0].Event != TypeSessionStatus || dead[0].Attempts < 1 || !strings.Contains(dead[0].LastError, "502") {
 		t.Fatalf("dead letters %+v", dead)
 	}
-	if code, _ := call(http.MethodPost, "/999/redeliver"); code != http.StatusNotFound {
-		t.Errorf("unknown id: %d", code)
+	if err := o.Redeliver(ctx, 999); !errors.Is(err, ErrUnknown) {
+		t.Errorf("unknown id: %v", err)
 	}
 	r.answer.Store(0)
-	id := fmt.Sprint(dead[0].ID)
-	if code, body := call(http.MethodPost, "/"+id+"/redeliver"); code != http.StatusOK {
-		t.Fatalf("redeliver: %d %s", code, body)
+	if err := o.Redeliver(ctx, dead[0].ID); err != nil {
+		t.Fatalf("redeliver: %v", err)
 	}
-	if code, _ := call(http.MethodPost, "/"+id+"/redeliver"); code != http.StatusConflict {
-		t.Errorf("redeliver of a pending or delivered event: %d", code)
+	if err := o.Redeliver(ctx, dead[0].ID); !errors.Is(err, ErrNotDead) {
+		t.Errorf("redeliver of a pending or delivered event: %v", err)
 	}
 	r.waitCount(t, 1, 10*time.Second)
 	if got := r.deliveries()[0].id; got != dead[0].WebhookID {
 		t.Errorf("redelivered as %s, want the same webhook-id %s", got, dead[0].WebhookID)
 	}
-	if _, body := call(http.MethodGet, "/failed"); strings.TrimSpace(body) != "[]" {
-		t.Errorf("dead letters after redelivery: %s", body)
+	if left, err := o.Failed(ctx); err != nil || len(left) != 0 {
+		t.Errorf("dead letters after redelivery: %+v, %v", left, err)
 	}
 }
 
 // Without WEBHOOK_URL nothing is stored.
 func TestDisabledStoresNothing(t *testing.T) {
 	o := startOutbox(t, "", nil)
-	o.enqueue(t, SessionStatus("connected", "", time.Now()))
-	if err := o.EnqueueNow(context.Background(), SessionStatus("connected", "", time.Now())); err != nil {
+	o.enqueue(t, connected())
+	if err := o.EnqueueNow(context.Background(), connected()); err != nil {
 		t.Fatal(err)
 	}
 	var n int

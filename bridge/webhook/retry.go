@@ -29,6 +29,17 @@ func backoff(attempts int, r01 float64) time.Duration {
 	return time.Duration(r01 * float64(ceiling))
 }
 
+// retryDelay is the delay before the attempt that follows failed attempt
+// number attempts: the receiver's Retry-After when it gave one, but at least
+// baseDelay (a Retry-After of 0 made a hot loop of thousands of posts a
+// second), else the backoff. retryAfter bounds it above.
+func retryDelay(attempts int, r01 float64, status int, retryAfterHeader string, now time.Time) time.Duration {
+	if d, ok := retryAfter(status, retryAfterHeader, now); ok {
+		return max(d, baseDelay)
+	}
+	return backoff(attempts, r01)
+}
+
 func jitter() float64 { return rand.Float64() } //nolint:gosec // jitter, not a secret
 
 // retryAfter reads a 429 or 503 answer's Retry-After (delay-seconds or an

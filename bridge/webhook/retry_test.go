@@ -69,3 +69,30 @@ func FuzzRetryAfter(f *testing.F) {
 		}
 	})
 }
+
+func TestRetryDelay(t *testing.T) {
+	now := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		name     string
+		attempts int
+		status   int
+		value    string
+		want     time.Duration
+	}{
+		{"no Retry-After: backoff", 3, http.StatusTooManyRequests, "", 2 * time.Second},
+		{"500: backoff", 3, http.StatusInternalServerError, "30", 2 * time.Second},
+		{"redirect: backoff", 1, http.StatusFound, "", 500 * time.Millisecond},
+		{"Retry-After honoured", 3, http.StatusTooManyRequests, "30", 30 * time.Second},
+		{"Retry-After below the backoff honoured", 10, http.StatusServiceUnavailable, "2", 2 * time.Second},
+		{"Retry-After 0 floored", 1, http.StatusTooManyRequests, "0", baseDelay},
+		{"date in the past floored", 1, http.StatusServiceUnavailable, "Sat, 21 Nov 2026 09:00:00 GMT", baseDelay},
+		{"http date", 1, http.StatusServiceUnavailable, "Sat, 21 Nov 2026 10:02:00 GMT", 2 * time.Minute},
+		{"a day capped", 1, http.StatusTooManyRequests, "86400", maxRetryAfter},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := retryDelay(c.attempts, 0.5, c.status, c.value, now); got != c.want {
+				t.Errorf("retryDelay(%d, %d, %q) = %v, want %v", c.attempts, c.status, c.value, got, c.want)
+			}
+		})
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"io"
 
 	msgbridgev1alpha1 "github.com/msgbridge/msgbridge/api/v1alpha1"
+	"github.com/msgbridge/msgbridge/contract"
 )
 
 // Keys of the generated Secret, one per credential the operator can generate.
@@ -16,16 +17,6 @@ const (
 	GeneratedAdminToken    = "adminToken"
 	GeneratedEncryptionKey = "encryptionKey"
 	GeneratedWebhookSecret = "webhookSecret"
-)
-
-// Env names of the credentials in the bridge container (README, Bridge
-// settings).
-const (
-	EnvAPIKey        = "API_KEY"
-	EnvAdminToken    = "ADMIN_TOKEN"
-	EnvEncryptionKey = "ENCRYPTION_KEY"
-	EnvWebhookSecret = "WEBHOOK_SECRET"
-	EnvTOTPSecret    = "TOTP_SECRET"
 )
 
 // Credential is one secret setting of the bridge and where its value lives:
@@ -55,15 +46,15 @@ func Credentials(mb *msgbridgev1alpha1.MessagingBridge) []Credential {
 		return Credential{Env: env, Source: msgbridgev1alpha1.SecretKeyReference{Name: generated, Key: generatedKey}, Generated: true}
 	}
 	out := []Credential{
-		pick(EnvAPIKey, mb.Spec.APIKeySecretRef, GeneratedAPIKey),
-		pick(EnvAdminToken, mb.Spec.AdminTokenSecretRef, GeneratedAdminToken),
-		pick(EnvEncryptionKey, mb.Spec.EncryptionKeySecretRef, GeneratedEncryptionKey),
+		pick(contract.EnvAPIKey, mb.Spec.APIKeySecretRef, GeneratedAPIKey),
+		pick(contract.EnvAdminToken, mb.Spec.AdminTokenSecretRef, GeneratedAdminToken),
+		pick(contract.EnvEncryptionKey, mb.Spec.EncryptionKeySecretRef, GeneratedEncryptionKey),
 	}
 	if mb.Spec.Webhook != nil {
-		out = append(out, pick(EnvWebhookSecret, mb.Spec.Webhook.SecretRef, GeneratedWebhookSecret))
+		out = append(out, pick(contract.EnvWebhookSecret, mb.Spec.Webhook.SecretRef, GeneratedWebhookSecret))
 	}
 	if mb.Spec.TOTPSecretRef != nil {
-		out = append(out, Credential{Env: EnvTOTPSecret, Source: *mb.Spec.TOTPSecretRef})
+		out = append(out, Credential{Env: contract.EnvTOTPSecret, Source: *mb.Spec.TOTPSecretRef})
 	}
 	return out
 }
@@ -72,7 +63,7 @@ func Credentials(mb *msgbridgev1alpha1.MessagingBridge) []Credential {
 // admin API.
 func AdminTokenSource(mb *msgbridgev1alpha1.MessagingBridge) msgbridgev1alpha1.SecretKeyReference {
 	for _, c := range Credentials(mb) {
-		if c.Env == EnvAdminToken {
+		if c.Env == contract.EnvAdminToken {
 			return c.Source
 		}
 	}

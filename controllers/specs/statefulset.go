@@ -14,10 +14,8 @@ import (
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 
 	msgbridgev1alpha1 "github.com/msgbridge/msgbridge/api/v1alpha1"
+	"github.com/msgbridge/msgbridge/contract"
 )
-
-// DefaultHeartbeatInterval is the bridge's own default HEARTBEAT_INTERVAL.
-const DefaultHeartbeatInterval = 15 * time.Second
 
 // nonRootID is the distroless nonroot user the image runs as.
 const nonRootID = 65532
@@ -33,7 +31,7 @@ type StatefulSetInputs struct {
 // HeartbeatInterval is mb's HEARTBEAT_INTERVAL, defaulted like the bridge.
 func HeartbeatInterval(mb *msgbridgev1alpha1.MessagingBridge) time.Duration {
 	if mb.Spec.HeartbeatInterval == nil || mb.Spec.HeartbeatInterval.Duration <= 0 {
-		return DefaultHeartbeatInterval
+		return contract.DefaultHeartbeatInterval
 	}
 	return mb.Spec.HeartbeatInterval.Duration
 }
@@ -136,27 +134,27 @@ func env(mb *msgbridgev1alpha1.MessagingBridge) []*corev1ac.EnvVarApplyConfigura
 		return corev1ac.EnvVar().WithName(name).WithValue(value)
 	}
 	out := []*corev1ac.EnvVarApplyConfiguration{
-		plain("LISTEN_ADDR", ":"+strconv.Itoa(HTTPPort)),
-		plain("DATA_DIR", DataDir),
+		plain(contract.EnvListenAddr, ":"+strconv.Itoa(HTTPPort)),
+		plain(contract.EnvDataDir, DataDir),
 	}
 	for _, c := range Credentials(mb) {
 		out = append(out, corev1ac.EnvVar().WithName(c.Env).WithValueFrom(corev1ac.EnvVarSource().
 			WithSecretKeyRef(corev1ac.SecretKeySelector().WithName(c.Source.Name).WithKey(c.Source.Key))))
 	}
 	if mb.Spec.Webhook != nil {
-		out = append(out, plain("WEBHOOK_URL", mb.Spec.Webhook.URL))
+		out = append(out, plain(contract.EnvWebhookURL, mb.Spec.Webhook.URL))
 	}
 	if mb.Spec.MaxFileSize != nil {
-		out = append(out, plain("MAX_FILE_SIZE", strconv.FormatInt(mb.Spec.MaxFileSize.Value(), 10)))
+		out = append(out, plain(contract.EnvMaxFileSize, strconv.FormatInt(mb.Spec.MaxFileSize.Value(), 10)))
 	}
 	if len(mb.Spec.RetrySchedule) > 0 {
 		delays := make([]string, len(mb.Spec.RetrySchedule))
 		for i, d := range mb.Spec.RetrySchedule {
 			delays[i] = d.Duration.String()
 		}
-		out = append(out, plain("RETRY_SCHEDULE", strings.Join(delays, ",")))
+		out = append(out, plain(contract.EnvRetrySchedule, strings.Join(delays, ",")))
 	}
-	out = append(out, plain("HEARTBEAT_INTERVAL", HeartbeatInterval(mb).String()))
+	out = append(out, plain(contract.EnvHeartbeatInterval, HeartbeatInterval(mb).String()))
 	return out
 }
 

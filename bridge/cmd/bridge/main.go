@@ -56,6 +56,9 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 		// Also one plain line on stderr, where a person starting the bridge
 		// (or kubectl logs --previous) looks for why it exited.
 		fmt.Fprintf(stderr, "bridge: %v\n", err)
+		if errors.Is(err, errListen) {
+			return exitBadSetting
+		}
 		return exitRunFailed
 	}
 	return 0

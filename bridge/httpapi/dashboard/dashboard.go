@@ -19,7 +19,6 @@ import (
 
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/httpapi"
-	"github.com/msgbridge/msgbridge/bridge/settings"
 )
 
 //go:embed web/*.html web/static
@@ -41,7 +40,7 @@ type Session interface {
 // Options configures the dashboard.
 type Options struct {
 	Session    Session
-	AdminToken settings.Secret
+	AdminToken bridge.Secret
 	// TOTPKey is the decoded TOTP_SECRET; empty: no TOTP.
 	TOTPKey []byte
 	Audit   httpapi.AuditRecorder

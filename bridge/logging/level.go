@@ -1,13 +1,13 @@
-package settings
+package logging
 
 import "fmt"
 
-// LogLevel is the lowest severity the bridge logs.
-type LogLevel int
+// Level is a line's severity, and LOG_LEVEL: the lowest one written.
+type Level int
 
 // The levels, from the most to the least verbose.
 const (
-	LevelDebug LogLevel = iota
+	LevelDebug Level = iota
 	LevelInfo
 	LevelWarn
 	LevelError
@@ -15,19 +15,19 @@ const (
 
 var levelNames = [...]string{LevelDebug: "debug", LevelInfo: "info", LevelWarn: "warn", LevelError: "error"}
 
-// ParseLogLevel accepts exactly debug, info, warn or error.
-func ParseLogLevel(v string) (LogLevel, error) {
+// ParseLevel accepts exactly debug, info, warn or error.
+func ParseLevel(v string) (Level, error) {
 	for l, name := range levelNames {
 		if v == name {
-			return LogLevel(l), nil
+			return Level(l), nil
 		}
 	}
 	return 0, fmt.Errorf("%q is not one of debug, info, warn, error", v)
 }
 
-func (l LogLevel) String() string {
+func (l Level) String() string {
 	if l < 0 || int(l) >= len(levelNames) {
-		return fmt.Sprintf("LogLevel(%d)", int(l))
+		return fmt.Sprintf("Level(%d)", int(l))
 	}
 	return levelNames[l]
 }

@@ -1,0 +1,224 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/go-logr/logr"
+
+	"github.com/msgbridge/msgbridge/bridge/audit"
+	"github.com/msgbridge/msgbridge/bridge/datadir"
+	"github.com/msgbridge/msgbridge/bridge/httpapi"
+	"github.com/msgbridge/msgbridge/bridge/httpapi/dashboard"
+	"github.com/msgbridge/msgbridge/bridge/logging"
+	"github.com/msgbridge/msgbridge/bridge/metrics"
+	"github.com/msgbridge/msgbridge/bridge/sendqueue"
+	"github.com/msgbridge/msgbridge/bridge/settings"
+	"github.com/msgbridge/msgbridge/bridge/sqlite"
+	"github.com/msgbridge/msgbridge/bridge/webhook"
+	"github.com/msgbridge/msgbridge/bridge/whatsapp"
+	"github.com/msgbridge/msgbridge/contract"
+)
+
+// app is the bridge's parts. build makes them in dependency order, each
+// from parts already made; the two flows that go back up the chain
+// (receipts and state changes) are the ports in events.go.
+type app struct {
+	settings *settings.Settings
+	listener net.Listener
+	dir      *datadir.Dir
+	log      logr.Logger
+	logFiles *logging.Files
+	key      []byte
+	db       *sql.DB
+	writer   *sqlite.Batcher
+	audit    *audit.Log
+	metrics  *metrics.Metrics
+	webhooks *webhook.Outbox
+	messages *sendqueue.Log
+	session  *whatsapp.Manager
+	queue    *sendqueue.Queue
+	server   *http.Server
+
+	// closers undo build's steps, last first.
+	closers []func()
+}
+
+// buildStep is one step of build; it may add to a.closers.
+type buildStep func(ctx context.Context, a *app) error
+
+// build makes every part of the bridge. The listener comes first: a busy or
+// unusable LISTEN_ADDR is refused before anything on disk is touched. On an
+// error, what was made is closed again.
+func build(ctx context.Context, s *settings.Settings, stdout io.Writer) (*app, error) {
+	a := &app{settings: s, key: []byte(s.EncryptionKey.Reveal())}
+	steps := []buildStep{
+		listen, lockDataDir(stdout), verifyKey, openStores,
+		newObservers, newMessaging, newHTTPServer,
+	}
+	for _, step := range steps {
+		if err := step(ctx, a); err != nil {
+			a.close()
+			return nil, err
+		}
+	}
+	return a, nil
+}
+
+// close undoes build, last step first.
+func (a *app) close() {
+	for i := len(a.closers) - 1; i >= 0; i-- {
+		a.closers[i]()
+	}
+	a.closers = nil
+}
+
+func (a *app) onClose(f func()) { a.closers = append(a.closers, f) }
+
+// errListen marks a LISTEN_ADDR that cannot be served: a setting's fault,
+// so main exits as for a bad setting.
+var errListen = errors.New("cannot listen")
+
+func listen(ctx context.Context, a *app) error {
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", a.settings.ListenAddr)
+	if err != nil {
+		return fmt.Errorf("%w: setting %s=%q: %w", errListen, contract.EnvListenAddr, a.settings.ListenAddr, err)
+	}
+	a.listener = ln
+	a.onClose(func() { _ = ln.Close() })
+	return nil
+}
+
+// lockDataDir takes DATA_DIR's lock, then adds the daily log files: a
+// refused second process must not write into the first one's files.
+func lockDataDir(stdout io.Writer) buildStep {
+	return func(_ context.Context, a *app) error {
+		dir, err := datadir.Open(a.settings.DataDir)
+		if err != nil {
+			return err
+		}
+		a.dir = dir
+		a.onClose(func() { _ = dir.Close() })
+		log, files, err := logging.New(logging.Options{Stdout: stdout, Dir: dir.LogsDir(), Level: a.settings.LogLevel})
+		if err != nil {
+			return err
+		}
+		a.log, a.logFiles = log, files
+		a.onClose(func() { _ = files.Close() })
+		return nil
+	}
+}
+
+// verifyKey checks that every existing database decrypts with the key
+// before any is created or changed: a wrong key wipes nothing.
+func verifyKey(ctx context.Context, a *app) error {
+	for _, verify := range []func() error{
+		func() error { return sqlite.VerifyBridgeDB(ctx, a.dir.BridgeDB(), a.key) },
+		func() error { return whatsapp.VerifyCredentials(ctx, a.dir.SessionDB(), a.key) },
+		func() error { return audit.Verify(ctx, a.dir.AuditDir(), a.key) },
+	} {
+		if err := verify(); err != nil {
+			return fmt.Errorf("%s: %w", contract.EnvEncryptionKey, err)
+		}
+	}
+	return nil
+}
+
+func openStores(ctx context.Context, a *app) error {
+	db, err := sqlite.OpenBridgeDB(ctx, a.dir.BridgeDB(), a.key)
+	if err != nil {
+		return err
+	}
+	a.db = db
+	a.onClose(func() { _ = db.Close() })
+	a.writer = sqlite.NewBatcher(db)
+	a.onClose(a.writer.Close)
+	auditLog, err := audit.Open(a.dir.AuditDir(), a.key, time.Now)
+	if err != nil {
+		return err
+	}
+	a.audit = auditLog
+	a.onClose(func() { _ = auditLog.Close() })
+	return nil
+}
+
+// newObservers makes what the other parts report into: the metrics'
+// counters and the webhook outbox (which stores nothing when WEBHOOK_URL is
+// empty).
+func newObservers(_ context.Context, a *app) error {
+	a.metrics = metrics.New()
+	a.webhooks = webhook.New(webhook.Options{
+		DB: a.db, Batcher: a.writer, URL: a.settings.WebhookURL, Key: []byte(a.settings.WebhookSecret.Reveal()),
+		Log: a.log.WithName("webhook"), Observer: a.metrics,
+	})
+	return nil
+}
+
+// newMessaging makes the message log, the WhatsApp session that reports
+// receipts into it, and the queue that sends through the session; then the
+// metrics' gauges, which read all three.
+func newMessaging(ctx context.Context, a *app) error {
+	a.messages = sendqueue.NewLog(sendqueue.LogOptions{
+		DB: a.db, Batcher: a.writer, Events: statusEvents{a.webhooks}, Observer: a.metrics,
+		Log: a.log.WithName("sendqueue"),
+	})
+	server, err := simulatorServer(os.LookupEnv)
+	if err != nil {
+		return err
+	}
+	whatsapp.TuneKeepAlive(a.settings.HeartbeatInterval)
+	a.session, err = whatsapp.New(ctx, whatsapp.Options{
+		CredentialsDir: a.dir.CredentialsDir(), SpoolDir: a.dir.SpoolDir(), MasterKey: a.key,
+		DB: a.db, Batcher: a.writer, HeartbeatInterval: a.settings.HeartbeatInterval,
+		Log: a.log.WithName("whatsapp"), Server: server,
+		Events: sessionEvents{webhooks: a.webhooks, receipts: a.messages, metrics: a.metrics},
+	})
+	if err != nil {
+		return err
+	}
+	a.queue = sendqueue.New(sendqueue.Options{Log: a.messages, Sender: a.session, Schedule: a.settings.RetrySchedule})
+	if err := a.queue.SweepSpool(ctx, a.dir.SpoolDir()); err != nil {
+		return fmt.Errorf("sweep spool: %w", err)
+	}
+	a.metrics.Watch(gauges(ctx, a.messages, a.webhooks, a.session))
+	return nil
+}
+
+func newHTTPServer(_ context.Context, a *app) error {
+	s := a.settings
+	recorder := httpapi.AuditRecorder{Log: a.audit, Logger: a.log.WithName("audit")}
+	dash := dashboard.New(dashboard.Options{
+		Session: a.session, AdminToken: s.AdminToken, TOTPKey: []byte(s.TOTPSecret.Reveal()),
+		Audit: recorder, Log: a.log.WithName("dashboard"),
+	})
+	a.server = &http.Server{
+		Handler: httpapi.NewRouter(httpapi.Deps{
+			Started:    time.Now(),
+			Session:    a.session,
+			AdminToken: s.AdminToken,
+			Messages:   a.queue,
+			Send:       httpapi.SendConfig{APIKey: s.APIKey, SpoolDir: a.dir.SpoolDir(), MaxFileSize: s.MaxFileSize},
+			Analytics:  sendqueue.Analytics{DB: a.db},
+			Audit:      recorder,
+			LogFiles:   a.logFiles,
+			Metrics:    a.metrics.Handler(),
+			Webhooks:   a.webhooks,
+			Dashboard:  dash,
+			Log:        a.log.WithName("httpapi"),
+		}),
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+	}
+	// Shutdown waits for handlers without cancelling them; the dashboard's
+	// event streams would hold it for the whole grace period.
+	a.server.RegisterOnShutdown(dash.Close)
+	return nil
+}

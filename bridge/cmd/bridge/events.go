@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"math"
+	"time"
+
+	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/bridge/metrics"
+	"github.com/msgbridge/msgbridge/bridge/sendqueue"
+	"github.com/msgbridge/msgbridge/bridge/webhook"
+	"github.com/msgbridge/msgbridge/bridge/whatsapp"
+)
+
+// sessionEvents is where what happens on the WhatsApp link goes: state
+// changes and incoming messages into the webhook outbox, receipts into the
+// message log, reconnects into the metrics.
+type sessionEvents struct {
+	webhooks *webhook.Outbox
+	receipts *sendqueue.Log
+	metrics  *metrics.Metrics
+}
+
+var _ whatsapp.Events = sessionEvents{}
+
+func (e sessionEvents) StateChanged(ctx context.Context, tx *sql.Tx, s bridge.SessionStatus) error {
+	return e.webhooks.Enqueue(ctx, tx, webhook.SessionStatus(s, time.Now()))
+}
+
+func (e sessionEvents) Incoming(ctx context.Context, in bridge.Incoming) error {
+	return e.webhooks.EnqueueNow(ctx, webhook.MessageUpsert(in))
+}
+
+func (e sessionEvents) Receipt(ctx context.Context, r bridge.Receipt) error {
+	return e.receipts.Receipt(ctx, r)
+}
+
+func (e sessionEvents) Reconnected() { e.metrics.Reconnect() }
+
+// statusEvents puts the message log's status changes into the webhook
+// outbox, in the transaction that stores them.
+type statusEvents struct{ webhooks *webhook.Outbox }
+
+var _ sendqueue.Events = statusEvents{}
+
+func (e statusEvents) StatusChanged(ctx context.Context, tx *sql.Tx, m bridge.Message) error {
+	return e.webhooks.Enqueue(ctx, tx, webhook.MessageStatus(m.WhatsAppID, m.Recipient, m.Status, m.UpdatedAt))
+}
+
+// gauges are the metrics read at each scrape from the parts that know them.
+func gauges(ctx context.Context, messages *sendqueue.Log, webhooks *webhook.Outbox, session bridge.Session) metrics.Sources {
+	return metrics.Sources{
+		SendQueueDepth:    depth(ctx, messages.Depth),
+		WebhookQueueDepth: depth(ctx, webhooks.Pending),
+		SessionState:      func() string { return string(session.Status().State) },
+		HeartbeatAge: func() float64 {
+			if hb := session.Status().LastHeartbeat; !hb.IsZero() {
+				return time.Since(hb).Seconds()
+			}
+			return math.NaN()
+		},
+	}
+}
+
+// depth reads a queue's depth; NaN when it cannot be read, so a scrape shows
+// the gap instead of a made-up zero.
+func depth(ctx context.Context, read func(context.Context) (int, error)) func() float64 {
+	return func() float64 {
+		n, err := read(ctx)
+		if err != nil {
+			return math.NaN()
+		}
+		return float64(n)
+	}
+}

@@ -1,0 +1,35 @@
+package contract
+
+import "time"
+
+// The bridge's settings by environment name (each is also a flag,
+// --lower-case-name). The bridge reads them; the operator writes them into
+// the bridge's container.
+const (
+	EnvListenAddr        = "LISTEN_ADDR"
+	EnvDataDir           = "DATA_DIR"
+	EnvAPIKey            = "API_KEY"
+	EnvAdminToken        = "ADMIN_TOKEN"
+	EnvEncryptionKey     = "ENCRYPTION_KEY"
+	EnvWebhookURL        = "WEBHOOK_URL"
+	EnvWebhookSecret     = "WEBHOOK_SECRET"
+	EnvMaxFileSize       = "MAX_FILE_SIZE"
+	EnvTOTPSecret        = "TOTP_SECRET"
+	EnvRetrySchedule     = "RETRY_SCHEDULE"
+	EnvHeartbeatInterval = "HEARTBEAT_INTERVAL"
+	EnvLogLevel          = "LOG_LEVEL"
+)
+
+// The defaults of the settings that have one, as the bridge reads them. The
+// credentials are required; WEBHOOK_URL, WEBHOOK_SECRET and TOTP_SECRET are
+// off when empty.
+const (
+	DefaultListenAddr    = ":8080"
+	DefaultDataDir       = "./data"
+	DefaultMaxFileSize   = "50MB"
+	DefaultRetrySchedule = "5s,15s,60s"
+	DefaultLogLevel      = "info"
+	// DefaultHeartbeatInterval is a duration: the operator also judges a
+	// heartbeat's age by it.
+	DefaultHeartbeatInterval = 15 * time.Second
+)

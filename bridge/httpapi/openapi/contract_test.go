@@ -1,0 +1,97 @@
+package openapi_test
+
+import (
+	"encoding/json"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/msgbridge/msgbridge/bridge/httpapi/openapi"
+	"github.com/msgbridge/msgbridge/contract"
+	"github.com/msgbridge/msgbridge/internal/apitest"
+)
+
+// schema returns a components schema of the document as plain JSON.
+func schema(t *testing.T, name string) map[string]any {
+	t.Helper()
+	var doc struct {
+		Components struct {
+			Schemas map[string]map[string]any `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(openapi.JSON(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	s, ok := doc.Components.Schemas[name]
+	if !ok {
+		t.Fatalf("no schema %s", name)
+	}
+	return s
+}
+
+func strs(v any) []string {
+	var out []string
+	for _, x := range v.([]any) {
+		out = append(out, x.(string))
+	}
+	return out
+}
+
+// TestAdminStateMatchesContract: the schema of GET /api/admin/state has
+// exactly contract.AdminState's fields, all required, and its state and
+// reason enums are the contract's; what the bridge encodes validates.
+func TestAdminStateMatchesContract(t *testing.T) {
+	s := schema(t, "AdminState")
+	var fields []string
+	typ := reflect.TypeFor[contract.AdminState]()
+	for i := range typ.NumField() {
+		name, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
+		fields = append(fields, name)
+	}
+	var props []string
+	for p := range s["properties"].(map[string]any) {
+		props = append(props, p)
+	}
+	slices.Sort(props)
+	required := strs(s["required"])
+	slices.Sort(required)
+	slices.Sort(fields)
+	if !slices.Equal(props, fields) || !slices.Equal(required, fields) {
+		t.Errorf("AdminState properties %v, required %v; contract.AdminState has %v", props, required, fields)
+	}
+	var states []string
+	for _, st := range contract.SessionStates {
+		states = append(states, string(st))
+	}
+	if got := strs(schema(t, "SessionState")["enum"]); !slices.Equal(got, states) {
+		t.Errorf("SessionState enum %v, contract %v", got, states)
+	}
+	reasons := []contract.Reason{contract.ReasonNone, contract.ReasonNetwork, contract.ReasonKeepAliveTimeout,
+		contract.ReasonStreamReplaced, contract.ReasonTemporaryBan, contract.ReasonClientOutdated, contract.ReasonLoggedOut,
+		contract.ReasonConnectFailure, contract.ReasonPairError, contract.ReasonQRTimeout, contract.ReasonUserLogout}
+	enum := strs(schema(t, "Reason")["enum"])
+	for _, r := range reasons {
+		if !slices.Contains(enum, string(r)) {
+			t.Errorf("Reason enum lacks %q", r)
+		}
+	}
+	if len(enum) != len(reasons) {
+		t.Errorf("Reason enum %v has values the contract does not", enum)
+	}
+
+	now := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	for _, st := range []contract.AdminState{
+		{State: contract.StateUnpaired, Version: "0.0.0-dev+abc"},
+		{State: contract.StateConnected, Connected: true, Account: "4915123456789", PushName: "Shop",
+			LastHeartbeat: &now, ConnectedSince: &now, Version: "1.2.3"},
+		{State: contract.StateDisconnected, Reason: contract.ReasonStreamReplaced, Version: contract.BuildVersion()},
+	} {
+		body, err := json.Marshal(st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		apitest.ValidateSchema(t, "AdminState", body)
+	}
+}

@@ -1,0 +1,100 @@
+package apitest_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/msgbridge/msgbridge/internal/apitest"
+)
+
+// TestCoverageAcrossProcesses records hits into a directory as a test
+// process would, and reads them back as the final coverage test does.
+func TestCoverageAcrossProcesses(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv(apitest.CoverageDirEnv, dir)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"connected":true}`))
+	}))
+	defer srv.Close()
+	client := &http.Client{Transport: apitest.Transport(t, nil)}
+	for range 2 { // the repeat is not written twice
+		resp, err := client.Get(srv.URL + "/session/status")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = resp.Body.Close()
+	}
+	apitest.ValidateWebhook(t, []byte(`{"event":"session.status","state":"connected","reason":"","timestamp":"2026-11-21T10:00:00.000Z"}`))
+
+	hits, err := apitest.ReadCoverage(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []apitest.Hit{
+		{Operation: "getSessionStatus", Status: 200, Test: t.Name()},
+		{Operation: "webhookSessionStatus", Status: 0, Test: t.Name()},
+	}
+	if !slices.Equal(hits, want) {
+		t.Errorf("hits %v, want %v", hits, want)
+	}
+	for _, h := range want {
+		if !slices.Contains(apitest.Exercised(), h) {
+			t.Errorf("this process did not record %v", h)
+		}
+	}
+	uncovered, err := apitest.Uncovered(hits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops, _ := apitest.Operations()
+	if len(uncovered) != len(ops)-2 {
+		t.Errorf("%d of %d operations uncovered, want all but 2", len(uncovered), len(ops))
+	}
+	for _, op := range uncovered {
+		if op.ID == "getSessionStatus" || op.ID == "webhookSessionStatus" {
+			t.Errorf("%s listed as uncovered", op)
+		}
+	}
+	report, err := apitest.Report(hits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(report, "| `GET /session/status` | 200 | "+t.Name()+" |") ||
+		!strings.Contains(report, "| `POST webhook session.status` |  | "+t.Name()+" |") ||
+		!strings.Contains(report, "| `POST /send` |  | **none** |") {
+		t.Errorf("report:\n%s", report)
+	}
+}
+
+// TestOperationsListsEveryEndpoint pins the operations the document
+// describes, so that removing one is a visible change.
+func TestOperationsListsEveryEndpoint(t *testing.T) {
+	ops, err := apitest.Operations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, op := range ops {
+		got = append(got, op.Method+" "+op.Path)
+	}
+	want := []string{
+		"GET /health", "HEAD /health", "GET /metrics", "GET /openapi.json", "GET /docs/",
+		"POST /send", "GET /api/messages", "GET /api/messages/{id}",
+		"GET /session/status", "GET /session/qr", "POST /session/pairing-code", "GET /session/groups", "POST /session/logout",
+		"GET /api/admin/state", "DELETE /api/admin/logs", "GET /api/admin/audit", "DELETE /api/admin/audit/{id}",
+		"GET /api/admin/webhooks/failed", "POST /api/admin/webhooks/{id}/redeliver", "GET /api/admin/analytics/delivery",
+		"POST webhook message.status", "POST webhook message.upsert", "POST webhook session.status",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("operations:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	for _, op := range ops {
+		if op.ID == "" {
+			t.Errorf("%s has no operationId", op)
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/audit"
+	"github.com/msgbridge/msgbridge/bridge/httpapi/openapi"
 )
 
 // Deps is what the API's handlers use: ports, not stores.
@@ -60,6 +61,10 @@ func NewRouter(d Deps) http.Handler {
 	if d.Metrics != nil {
 		r.Handle("/metrics", d.Metrics).Methods(get)
 	}
+	// The API's description and its browsable page need no credential.
+	r.Handle("/openapi.json", openapi.Handler()).Methods(get, http.MethodHead)
+	r.PathPrefix("/docs/").Handler(openapi.DocsHandler())
+	r.Handle("/docs", http.RedirectHandler("/docs/", http.StatusMovedPermanently))
 	if d.Dashboard != nil {
 		r.PathPrefix("/dashboard/").Handler(d.Dashboard)
 		r.Handle("/dashboard", http.RedirectHandler("/dashboard/", http.StatusMovedPermanently))

@@ -7,7 +7,6 @@ import (
 	"encoding/base64"
 	"fmt"
 	"image/png"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,6 +18,9 @@ import (
 	"github.com/makiuchi-d/gozxing/qrcode"
 	"github.com/pquerna/otp"
 	"github.com/pquerna/otp/totp"
+
+	"github.com/msgbridge/msgbridge/bridge/wasim/wasimtest"
+	"github.com/msgbridge/msgbridge/internal/testutil"
 )
 
 // chromiumPath is where Debian's chromium package puts the browser.
@@ -103,14 +105,10 @@ func eval[T any](tb testing.TB, ctx context.Context, expr string, opts ...chrome
 // waitJS polls expr in the page until it is true.
 func waitJS(tb testing.TB, ctx context.Context, what, expr string, limit time.Duration) {
 	tb.Helper()
-	deadline := time.Now().Add(limit)
-	for !eval[bool](tb, ctx, expr) {
-		if time.Now().After(deadline) {
-			state, _ := chromedp.Run(ctx, chromedp.TextContent(chromedp.ID("state")))
-			msg, _ := chromedp.Run(ctx, chromedp.TextContent(chromedp.ID("message")))
-			tb.Fatalf("waiting for %s; the page says %q and %q", what, state, msg)
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !testutil.Wait(limit, func() bool { return eval[bool](tb, ctx, expr) }) {
+		state, _ := chromedp.Run(ctx, chromedp.TextContent(chromedp.ID("state")))
+		msg, _ := chromedp.Run(ctx, chromedp.TextContent(chromedp.ID("message")))
+		tb.Fatalf("waiting for %s; the page says %q and %q", what, state, msg)
 	}
 }
 
@@ -200,11 +198,7 @@ func decodeQRPNG(tb testing.TB, raw []byte) string {
 // bridgeQR is the bridge's current QR string, by the admin API.
 func bridgeQR(tb testing.TB, base string) string {
 	tb.Helper()
-	var qr struct{ QR string }
-	if code, body := request(tb, http.MethodGet, base+"/session/qr", testAdminToken, "", "", &qr); code != http.StatusOK {
-		tb.Fatalf("qr: %d %s", code, body)
-	}
-	return qr.QR
+	return wasimtest.BridgeQR(tb, base, testAdminToken)
 }
 
 // screenshot saves the page as name: into $DASHBOARD_SCREENSHOTS when set

@@ -55,9 +55,10 @@ func wrongCode(tb testing.TB) string {
 const phoneWidth, phoneHeight = 390, 844
 
 // browser starts headless Chromium with a phone's viewport. Under CI a
-// missing Chromium fails the test; elsewhere it skips.
+// missing Chromium fails the test; elsewhere it skips, as under -short.
 func browser(tb testing.TB) context.Context {
 	tb.Helper()
+	testutil.SkipIfShort(tb, "starts Chromium")
 	if _, err := os.Stat(chromiumPath); err != nil {
 		if os.Getenv("CI") == "true" {
 			tb.Fatalf("%s is missing: install Debian's chromium package: %v", chromiumPath, err)

@@ -1,7 +1,8 @@
 # msgbridge: the bridge (one process per WhatsApp account) and its operator.
 #
 #   make run     the bridge on this machine, data in ./data
-#   make test    everything: lint, unit, envtest and end-to-end tests
+#   make test-unit  the fast tier: go test -short, no processes, envtest, browser or helm
+#   make test       everything: lint, unit, envtest and end-to-end tests (what CI runs)
 
 SHELL := /usr/bin/env bash -o pipefail
 .SHELLFLAGS := -ec
@@ -52,6 +53,10 @@ lint: $(GOLANGCI_LINT) ## Run golangci-lint.
 .PHONY: envtest
 envtest: ## Build (or reuse) kube-apiserver and etcd for envtest.
 	@hack/envtest-binaries.sh >/dev/null
+
+.PHONY: test-unit
+test-unit: ## Run the fast tests (-short: no bridge process, envtest, browser, helm).
+	go test -short -count=1 ./...
 
 .PHONY: test
 test: vet lint envtest $(CONTROLLER_GEN) $(HELM) ## Run every test: unit, envtest, end-to-end.

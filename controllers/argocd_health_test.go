@@ -26,6 +26,7 @@ import (
 // each step below drives the operator into one situation and checks what
 // both tools make of the resource as the API server returns it.
 func TestArgoCDHealthAndKstatusReadOperatorStatus(t *testing.T) {
+	needsEnvtest(t)
 	script, err := os.ReadFile(filepath.Join(chartDir, "files", "health.lua"))
 	if err != nil {
 		t.Fatal(err)

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +18,7 @@ import (
 
 	msgbridgev1alpha1 "github.com/msgbridge/msgbridge/api/v1alpha1"
 	"github.com/msgbridge/msgbridge/bridge/wasim"
+	"github.com/msgbridge/msgbridge/bridge/wasim/wasimtest"
 )
 
 // End to end: the operator on a real API server renders a bridge; the bridge
@@ -29,6 +29,7 @@ import (
 // heartbeat intervals plus one poll. Only the kubelet is played by the test:
 // it starts the process and marks the pod ready.
 func TestEndToEndWithBridgeProcess(t *testing.T) {
+	needsEnvtest(t)
 	const (
 		heartbeat = time.Second
 		poll      = time.Second
@@ -59,10 +60,7 @@ func TestEndToEndWithBridgeProcess(t *testing.T) {
 	markPodReady(t, mb)
 	waitCondition(t, mb, msgbridgev1alpha1.ConditionSessionConnected, metav1.ConditionFalse, "PairingRequired")
 
-	qr := adminGet[struct{ QR string }](t, "http://"+addr+"/session/qr", env["ADMIN_TOKEN"])
-	if _, err := sim.Phone(account).ScanQR(context.Background(), qr.QR); err != nil {
-		t.Fatal(err)
-	}
+	wasimtest.LinkBridge(t, sim.Phone(account), "http://"+addr, env["ADMIN_TOKEN"])
 	linked := waitCondition(t, mb, msgbridgev1alpha1.ConditionSessionConnected, metav1.ConditionTrue, "Connected")
 	if s := linked.Status.Session; s == nil || s.State != msgbridgev1alpha1.SessionConnected || s.Account != account {
 		t.Errorf("status.session %+v", s)
@@ -165,24 +163,4 @@ func startProcess(t *testing.T, bin string, env map[string]string) *exec.Cmd {
 	}
 	t.Fatal("the bridge exited before listening")
 	return nil
-}
-
-func adminGet[T any](t *testing.T, url, token string) T {
-	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, url, nil)
-	req.Header.Set("X-Admin-Token", token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var v T
-	if resp.StatusCode != http.StatusOK {
-		body, _ := io.ReadAll(resp.Body)
-		t.Fatalf("GET %s: %d %s", url, resp.StatusCode, body)
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
-		t.Fatal(err)
-	}
-	return v
 }

@@ -23,6 +23,7 @@ import (
 
 	msgbridgev1alpha1 "github.com/msgbridge/msgbridge/api/v1alpha1"
 	"github.com/msgbridge/msgbridge/controllers/bridgeclient"
+	"github.com/msgbridge/msgbridge/internal/testutil"
 )
 
 const testImage = "registry.test/msgbridge:test"
@@ -139,19 +140,13 @@ func connectedState(heartbeatAge time.Duration) bridgeclient.State {
 
 // eventually polls check until it reports done, failing the test with its
 // last message after timeout. Tests synchronise on the API, never on sleeps.
+// check says what it still waits for, as the StatefulSet predicates do.
 func eventually(t *testing.T, timeout time.Duration, check func() (bool, string)) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		ok, msg := check()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after %s: %s", timeout, msg)
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
+	testutil.Poll(t, timeout, func() (string, bool) {
+		done, msg := check()
+		return msg, done
+	}, "waiting")
 }
 
 func getObject(t *testing.T, key client.ObjectKey, obj client.Object) bool {

@@ -15,6 +15,7 @@ import (
 	msgbridgev1alpha1 "github.com/msgbridge/msgbridge/api/v1alpha1"
 	"github.com/msgbridge/msgbridge/controllers/conditions"
 	"github.com/msgbridge/msgbridge/controllers/specs"
+	"github.com/msgbridge/msgbridge/internal/testutil"
 )
 
 const testAdminToken = "admin-token-0123456789abcdef"
@@ -37,7 +38,7 @@ func newBridgeWithKeys(t *testing.T, ns, name string) *msgbridgev1alpha1.Messagi
 		StringData: map[string]string{
 			"apiKey":        "api-key-0123456789abcdef",
 			"adminToken":    testAdminToken,
-			"encryptionKey": strings.Repeat("ab", 32),
+			"encryptionKey": testutil.TestKeyHex,
 		},
 	}
 	if err := k8sClient.Create(context.Background(), keys); err != nil {
@@ -73,6 +74,7 @@ func patchBridge(t *testing.T, mb *msgbridgev1alpha1.MessagingBridge, change fun
 // The generated CRD is accepted by the real API server, which stores the
 // resource and applies the schema defaults.
 func TestCRDStoresAndDefaultsMessagingBridge(t *testing.T) {
+	needsEnvtest(t)
 	ctx := context.Background()
 	ns := testNamespace(t)
 	mb := newBridge(ns, "sales")
@@ -108,6 +110,7 @@ func TestCRDStoresAndDefaultsMessagingBridge(t *testing.T) {
 // The API server itself rejects invalid specs: the CRD's markers and CEL
 // rules, with no admission webhook.
 func TestCRDRejectsInvalidSpecs(t *testing.T) {
+	needsEnvtest(t)
 	ns := testNamespace(t)
 	ref := func(name, key string) *msgbridgev1alpha1.SecretKeyReference {
 		return &msgbridgev1alpha1.SecretKeyReference{Name: name, Key: key}
@@ -182,6 +185,7 @@ func TestCRDRejectsInvalidSpecs(t *testing.T) {
 // A new MessagingBridge gets its generated Secret, Service and StatefulSet,
 // each controlled by it, and a status for its generation.
 func TestCreatesOwnedObjects(t *testing.T) {
+	needsEnvtest(t)
 	ns := testNamespace(t)
 	startOperator(t, ns, operatorOptions{})
 	mb := newBridge(ns, "sales")
@@ -235,6 +239,7 @@ func TestCreatesOwnedObjects(t *testing.T) {
 
 // A spec change reaches the StatefulSet; the status follows the generation.
 func TestSpecChangeUpdatesStatefulSet(t *testing.T) {
+	needsEnvtest(t)
 	ns := testNamespace(t)
 	startOperator(t, ns, operatorOptions{})
 	mb := newBridge(ns, "sales")
@@ -265,6 +270,7 @@ func TestSpecChangeUpdatesStatefulSet(t *testing.T) {
 // Rotating a referenced key changes the pod template's hash annotation,
 // which rolls the pod; an unrelated key of the same Secret does not.
 func TestSecretRotationRollsPod(t *testing.T) {
+	needsEnvtest(t)
 	ns := testNamespace(t)
 	startOperator(t, ns, operatorOptions{pollInterval: time.Hour}) // only watches may wake it
 	mb := newBridgeWithKeys(t, ns, "sales")
@@ -289,7 +295,7 @@ func TestSecretRotationRollsPod(t *testing.T) {
 	// The hash is of the values the bridge reads, nothing else.
 	want := specs.SecretsHash(map[string][]byte{
 		"API_KEY": []byte("api-key-rotated-0123456789"), "ADMIN_TOKEN": []byte(testAdminToken),
-		"ENCRYPTION_KEY": []byte(strings.Repeat("ab", 32)), "WEBHOOK_SECRET": generatedWebhookSecret(t, ns, "sales"),
+		"ENCRYPTION_KEY": []byte(testutil.TestKeyHex), "WEBHOOK_SECRET": generatedWebhookSecret(t, ns, "sales"),
 	})
 	if after != want {
 		t.Errorf("hash %s, want %s", after, want)
@@ -308,6 +314,7 @@ func generatedWebhookSecret(t *testing.T, ns, name string) []byte {
 // Suspending scales to zero and keeps the volume claim template (and with
 // it the PVC, which the retention policy keeps on scale-down).
 func TestSuspendScalesToZeroAndKeepsVolume(t *testing.T) {
+	needsEnvtest(t)
 	ns := testNamespace(t)
 	startOperator(t, ns, operatorOptions{})
 	mb := newBridge(ns, "sales")
@@ -337,6 +344,7 @@ func TestSuspendScalesToZeroAndKeepsVolume(t *testing.T) {
 // with a Warning event; creating it recovers at once, through the Secret
 // watch, not the next poll.
 func TestMissingSecretStallsThenRecovers(t *testing.T) {
+	needsEnvtest(t)
 	ns := testNamespace(t)
 	startOperator(t, ns, operatorOptions{pollInterval: time.Hour})
 	mb := newBridge(ns, "sales")
@@ -367,6 +375,7 @@ func TestMissingSecretStallsThenRecovers(t *testing.T) {
 // The generated Secret's name taken by a user's Secret: the operator
 // neither adopts nor changes it, and says so.
 func TestNeverAdoptsUserSecret(t *testing.T) {
+	needsEnvtest(t)
 	ns := testNamespace(t)
 	startOperator(t, ns, operatorOptions{})
 	mine := &corev1.Secret{
@@ -397,6 +406,7 @@ func findCondition(mb *msgbridgev1alpha1.MessagingBridge, t string) metav1.Condi
 // A field the operator owns, changed by someone else, is set back: the
 // apply is skipped only while the live object holds what the builder makes.
 func TestDriftIsReverted(t *testing.T) {
+	needsEnvtest(t)
 	ns := testNamespace(t)
 	startOperator(t, ns, operatorOptions{})
 	mb := newBridge(ns, "sales")

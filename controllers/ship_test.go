@@ -25,6 +25,7 @@ import (
 
 	msgbridgev1alpha1 "github.com/msgbridge/msgbridge/api/v1alpha1"
 	"github.com/msgbridge/msgbridge/controllers/conditions"
+	"github.com/msgbridge/msgbridge/internal/testutil"
 )
 
 // The shipped manifests (the Helm chart, config/default, config/samples) are
@@ -43,6 +44,7 @@ const shipFieldOwner = "msgbridge-ship-test"
 // chart tests skip, except in CI, where a missing helm is an error.
 func helmBinary(t *testing.T) string {
 	t.Helper()
+	testutil.SkipIfShort(t, "runs helm")
 	helm := os.Getenv("HELM")
 	if helm == "" {
 		if os.Getenv("CI") != "" {
@@ -202,6 +204,7 @@ func errString(err error) string {
 }
 
 func TestChartRendersValidObjects(t *testing.T) {
+	needsEnvtest(t)
 	helmBinary(t)
 	installServiceMonitorCRD(t)
 	bridgeNamespace := testNamespace(t)
@@ -408,6 +411,7 @@ func TestChartRendersConfigCRDAndRBAC(t *testing.T) {
 // the leader-election Role it needs, bindings to its ServiceAccount in its
 // namespace, and BRIDGE_IMAGE equal to its image.
 func TestConfigDefaultRendersValidObjects(t *testing.T) {
+	needsEnvtest(t)
 	objs := renderKustomization(t, filepath.Join(configDir, "default"))
 	const ns, serviceAccount = "msgbridge-system", "msgbridge-controller-manager"
 	kinds := map[string]int{}
@@ -441,6 +445,7 @@ func TestConfigDefaultRendersValidObjects(t *testing.T) {
 // config/samples works as is: the operator reconciles it into its workload
 // without any other object prepared.
 func TestConfigSampleIsReconciled(t *testing.T) {
+	needsEnvtest(t)
 	ns := testNamespace(t)
 	samples := renderKustomization(t, filepath.Join(configDir, "samples"))
 	if len(samples) == 0 {

@@ -25,6 +25,7 @@ import (
 // session situation of DESIGN.md section 5 gives its condition, and the
 // metrics follow.
 func TestSessionStatusMirrorsBridge(t *testing.T) {
+	needsEnvtest(t)
 	ns := testNamespace(t)
 	bridge := newFakeBridge(t, testAdminToken)
 	startOperator(t, ns, operatorOptions{bridges: map[string]string{"sales": bridge.URL}})
@@ -89,6 +90,7 @@ func TestSessionStatusMirrorsBridge(t *testing.T) {
 // kstatus, which Flux and kubectl wait use, reads Current only for a Ready
 // bridge: InProgress while new, unavailable or unpaired, Failed when stalled.
 func TestKstatusReadsCurrentOnlyWhenReady(t *testing.T) {
+	needsEnvtest(t)
 	ns := testNamespace(t)
 	bridge := newFakeBridge(t, testAdminToken)
 	bridge.set(bridgeclient.State{State: "unpaired"})
@@ -156,6 +158,7 @@ func kstatusOf(t *testing.T, mb *msgbridgev1alpha1.MessagingBridge) kstatus.Stat
 // from the operator and no resourceVersion change of the resource or of any
 // object it owns, over many polls.
 func TestSteadyStateCausesNoWrites(t *testing.T) {
+	needsEnvtest(t)
 	ns := testNamespace(t)
 	bridge := newFakeBridge(t, testAdminToken)
 	bridge.set(connectedState(0))
@@ -231,6 +234,7 @@ func resourceVersions(t *testing.T, mb *msgbridgev1alpha1.MessagingBridge) map[s
 // logoutOnDelete: deleting logs the bridge out with its admin token, then
 // lets the deletion finish.
 func TestLogoutOnDelete(t *testing.T) {
+	needsEnvtest(t)
 	ns := testNamespace(t)
 	bridge := newFakeBridge(t, testAdminToken)
 	bridge.set(connectedState(0))

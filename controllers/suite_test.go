@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -22,6 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	msgbridgev1alpha1 "github.com/msgbridge/msgbridge/api/v1alpha1"
+	"github.com/msgbridge/msgbridge/internal/testutil"
 )
 
 // The suite shares one real kube-apiserver and etcd: starting them costs
@@ -33,7 +35,17 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	flag.Parse()
+	if testing.Short() { // the tests that need the API server skip
+		os.Exit(m.Run())
+	}
 	os.Exit(runSuite(m))
+}
+
+// needsEnvtest skips tb under -short, when TestMain starts no API server.
+func needsEnvtest(tb testing.TB) {
+	tb.Helper()
+	testutil.SkipIfShort(tb, "needs envtest (kube-apiserver and etcd)")
 }
 
 func runSuite(m *testing.M) int {

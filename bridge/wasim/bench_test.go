@@ -5,10 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"go.mau.fi/whatsmeow"
-	"go.mau.fi/whatsmeow/types/events"
-
 	"github.com/msgbridge/msgbridge/bridge/wasim"
+	"github.com/msgbridge/msgbridge/bridge/wasim/wasimtest"
 )
 
 // BenchmarkStartAndLink measures starting a simulator and linking a fresh
@@ -21,35 +19,11 @@ func BenchmarkStartAndLink(b *testing.B) {
 			b.Fatal(err)
 		}
 		phone := sim.Phone("4915900000001")
-		tc := linkByQRUntracked(b, sim, phone)
+		tc := wasimtest.LinkByQR(b, sim, phone)
+		tc.SkipDisconnect = true // before sim.Close, not at the benchmark's end
 		tc.Disconnect()
 		_ = sim.Close()
 	}
-}
-
-// linkByQRUntracked is linkByQR for a benchmark loop: the client is
-// disconnected by the caller rather than at cleanup.
-func linkByQRUntracked(b *testing.B, sim *wasim.Simulator, phone *wasim.User) *testClient {
-	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
-	defer cancel()
-	tc := newTestClient(b, sim, newContainer(b).NewDevice())
-	tc.skipDisconnect = true
-	qr, err := tc.GetQRChannel(ctx)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := tc.Connect(); err != nil {
-		b.Fatal(err)
-	}
-	item := <-qr
-	if item.Event != whatsmeow.QRChannelEventCode {
-		b.Fatalf("QR item %q", item.Event)
-	}
-	if _, err := phone.ScanQR(ctx, item.Code); err != nil {
-		b.Fatal(err)
-	}
-	waitEvent[*events.Connected](b, tc, nil)
-	return tc
 }
 
 // BenchmarkSendText measures 1:1 text messages through a real whatsmeow
@@ -60,7 +34,7 @@ func BenchmarkSendText(b *testing.B) {
 	phone := sim.Phone("4915900000011")
 	contact := sim.Contact("4915900000012", "Bench")
 	contact.SetReceiptMode(wasim.ReceiptsNone)
-	tc := linkByQR(b, sim, phone)
+	tc := wasimtest.LinkByQR(b, sim, phone)
 	ctx := context.Background()
 	sendText(b, tc, contact.JID(), "warm up")
 	start := time.Now()

@@ -15,6 +15,7 @@ import (
 
 	"github.com/msgbridge/msgbridge/bridge/wasim"
 	"github.com/msgbridge/msgbridge/bridge/wasim/wasimclient"
+	"github.com/msgbridge/msgbridge/bridge/wasim/wasimtest"
 )
 
 // api calls the control API and decodes the JSON answer into out (if not nil).
@@ -57,7 +58,7 @@ func TestControlAPI(t *testing.T) {
 	srv := httptest.NewServer(sim.ControlHandler())
 	t.Cleanup(srv.Close)
 	base := srv.URL
-	ctx := testContext(t)
+	ctx := wasimtest.Context(t)
 
 	var info struct {
 		Addr          string `json:"addr"`
@@ -79,21 +80,14 @@ func TestControlAPI(t *testing.T) {
 	api(t, base, "GET", "/v1/users/4915699999999", nil, 404, nil)
 
 	// Link by QR, the client wired the way the bridge's wasim build does it.
-	tc := newTestClientWith(t, newContainer(t).NewDevice(), func(cli *whatsmeow.Client) { wasimclient.Configure(cli, info.Addr) })
-	qr, err := tc.GetQRChannel(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := tc.Connect(); err != nil {
-		t.Fatal(err)
-	}
-	item := <-qr
+	tc := wasimtest.NewClientWith(t, wasimtest.NewContainer(t).NewDevice(), func(cli *whatsmeow.Client) { wasimclient.Configure(cli, info.Addr) })
+	item, _ := wasimtest.ConnectForQR(t, ctx, tc)
 	var linked struct {
 		Device string `json:"device"`
 	}
 	api(t, base, "POST", "/v1/users/4915600000002/scan", map[string]string{"qr": "garbage"}, 400, nil)
 	api(t, base, "POST", "/v1/users/4915600000001/scan", map[string]string{"qr": item.Code}, 200, &linked)
-	waitEvent[*events.Connected](t, tc, nil)
+	wasimtest.WaitEvent[*events.Connected](t, tc, nil)
 	if linked.Device != tc.Store.ID.String() {
 		t.Fatalf("API linked %s, client is %s", linked.Device, tc.Store.ID)
 	}
@@ -125,7 +119,7 @@ func TestControlAPI(t *testing.T) {
 		t.Fatalf("received since 1: %+v", received)
 	}
 	api(t, base, "POST", "/v1/users/4915600000002/receipts", map[string]string{"id": id, "type": "read"}, 200, nil)
-	r := waitEvent(t, tc, func(r *events.Receipt) bool { return r.MessageIDs[0] == id })
+	r := wasimtest.WaitEvent(t, tc, func(r *events.Receipt) bool { return r.MessageIDs[0] == id })
 	if r.Type != types.ReceiptTypeRead {
 		t.Fatalf("receipt %+v", r)
 	}
@@ -135,7 +129,7 @@ func TestControlAPI(t *testing.T) {
 		ID string `json:"id"`
 	}
 	api(t, base, "POST", "/v1/users/4915600000002/messages", map[string]string{"to": "4915600000001", "text": "hi there"}, 200, &sent)
-	m := waitEvent(t, tc, func(m *events.Message) bool { return m.Info.ID == sent.ID })
+	m := wasimtest.WaitEvent(t, tc, func(m *events.Message) bool { return m.Info.ID == sent.ID })
 	if m.Message.GetConversation() != "hi there" {
 		t.Fatalf("message %v", m.Message)
 	}
@@ -143,7 +137,7 @@ func TestControlAPI(t *testing.T) {
 	api(t, base, "POST", "/v1/users/4915600000002/messages", map[string]any{"to": "4915600000001@s.whatsapp.net", "media": map[string]string{
 		"kind": "document", "mimetype": "application/pdf", "file_name": "a.pdf", "caption": "see", "data_base64": base64.StdEncoding.EncodeToString(doc),
 	}}, 200, &sent)
-	m = waitEvent(t, tc, func(m *events.Message) bool { return m.Info.ID == sent.ID })
+	m = wasimtest.WaitEvent(t, tc, func(m *events.Message) bool { return m.Info.ID == sent.ID })
 	if got, err := tc.Download(ctx, m.Message.GetDocumentMessage()); err != nil || !bytes.Equal(got, doc) || m.Message.GetDocumentMessage().GetFileName() != "a.pdf" {
 		t.Fatalf("document %v: %q, %v", m.Message.GetDocumentMessage(), got, err)
 	}
@@ -168,8 +162,8 @@ func TestControlAPI(t *testing.T) {
 	if fault.Affected != 1 {
 		t.Fatalf("drop affected %d", fault.Affected)
 	}
-	waitEvent[*events.Disconnected](t, tc, nil)
-	waitEvent[*events.Connected](t, tc, nil)
+	wasimtest.WaitEvent[*events.Disconnected](t, tc, nil)
+	wasimtest.WaitEvent[*events.Connected](t, tc, nil)
 	api(t, base, "POST", "/v1/users/4915600000001/faults", map[string]any{"fault": "send_error", "count": 1}, 200, nil)
 	if _, err := tc.SendMessage(ctx, kim.JID(), textMessage("fails")); err == nil {
 		t.Fatal("send after send_error fault succeeded")
@@ -182,23 +176,16 @@ func TestControlAPIPairingCode(t *testing.T) {
 	sim := wasim.Start(t)
 	srv := httptest.NewServer(sim.ControlHandler())
 	t.Cleanup(srv.Close)
-	ctx := testContext(t)
+	ctx := wasimtest.Context(t)
 	api(t, srv.URL, "POST", "/v1/users", map[string]string{"number": "4915600000011"}, 201, nil)
 
-	tc := newTestClient(t, sim, newContainer(t).NewDevice())
-	qr, err := tc.GetQRChannel(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := tc.Connect(); err != nil {
-		t.Fatal(err)
-	}
-	<-qr
+	tc := wasimtest.NewClient(t, sim, wasimtest.NewContainer(t).NewDevice())
+	wasimtest.ConnectForQR(t, ctx, tc) // the socket is ready once the first QR arrives
 	api(t, srv.URL, "POST", "/v1/users/4915600000011/code", map[string]string{"code": "ABCD-EFGH"}, 404, nil)
 	code, err := tc.PairPhone(ctx, "4915600000011", true, whatsmeow.PairClientChrome, "Chrome (Linux)")
 	if err != nil {
 		t.Fatal(err)
 	}
 	api(t, srv.URL, "POST", "/v1/users/4915600000011/code", map[string]string{"code": code}, 200, nil)
-	waitEvent[*events.Connected](t, tc, nil)
+	wasimtest.WaitEvent[*events.Connected](t, tc, nil)
 }

@@ -13,6 +13,7 @@ import (
 	"go.mau.fi/whatsmeow/types/events"
 
 	"github.com/msgbridge/msgbridge/bridge/wasim"
+	"github.com/msgbridge/msgbridge/bridge/wasim/wasimtest"
 )
 
 // terminalFaultOptions keep the server from closing the socket after a
@@ -29,22 +30,22 @@ func TestFaultGhostConnection(t *testing.T) {
 	sim := wasim.Start(t)
 	phone := sim.Phone("4915500000001")
 	gina := sim.Contact("4915500000002", "Gina")
-	tc := linkByQR(t, sim, phone)
+	tc := wasimtest.LinkByQR(t, sim, phone)
 
 	phone.StopAnswering()
-	waitEvent[*events.KeepAliveTimeout](t, tc, nil)
+	wasimtest.WaitEvent[*events.KeepAliveTimeout](t, tc, nil)
 	if !tc.IsConnected() {
 		t.Fatal("the socket of a ghost connection should stay open")
 	}
 	// A message for the ghost is kept and arrives once the server answers again.
-	id, err := gina.SendText(testContext(t), phone.JID(), "are you there?")
+	id, err := gina.SendText(wasimtest.Context(t), phone.JID(), "are you there?")
 	if err != nil {
 		t.Fatal(err)
 	}
 	phone.ResumeAnswering()
-	waitEvent[*events.KeepAliveRestored](t, tc, nil)
-	waitEvent(t, tc, func(m *events.Message) bool { return m.Info.ID == id })
-	if _, err := gina.WaitTick(testContext(t), id, types.ReceiptTypeDelivered); err != nil { // before cleanup disconnects
+	wasimtest.WaitEvent[*events.KeepAliveRestored](t, tc, nil)
+	wasimtest.WaitEvent(t, tc, func(m *events.Message) bool { return m.Info.ID == id })
+	if _, err := gina.WaitTick(wasimtest.Context(t), id, types.ReceiptTypeDelivered); err != nil { // before cleanup disconnects
 		t.Fatalf("no delivery receipt for Gina's message: %v", err)
 	}
 }
@@ -53,25 +54,25 @@ func TestFaultDropConnection(t *testing.T) {
 	t.Parallel()
 	sim := wasim.Start(t)
 	phone := sim.Phone("4915500000011")
-	tc := linkByQR(t, sim, phone)
+	tc := wasimtest.LinkByQR(t, sim, phone)
 
 	if n := phone.DropConnections(); n != 1 {
 		t.Fatalf("dropped %d connections", n)
 	}
-	waitEvent[*events.Disconnected](t, tc, nil)
-	waitEvent[*events.Connected](t, tc, nil) // whatsmeow reconnects by itself
+	wasimtest.WaitEvent[*events.Disconnected](t, tc, nil)
+	wasimtest.WaitEvent[*events.Connected](t, tc, nil) // whatsmeow reconnects by itself
 }
 
 func TestFaultStreamReplaced(t *testing.T) {
 	t.Parallel()
 	sim := wasim.Start(t, terminalFaultOptions)
 	phone := sim.Phone("4915500000021")
-	tc := linkByQR(t, sim, phone)
+	tc := wasimtest.LinkByQR(t, sim, phone)
 
 	phone.ReplaceStream()
-	waitEvent[*events.StreamReplaced](t, tc, nil)
+	wasimtest.WaitEvent[*events.StreamReplaced](t, tc, nil)
 	tc.Disconnect()
-	if err := phone.WaitOnline(testContext(t), *tc.Store.ID, false); err != nil {
+	if err := phone.WaitOnline(wasimtest.Context(t), *tc.Store.ID, false); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -83,13 +84,13 @@ func TestFaultServerClosesAfterStreamError(t *testing.T) {
 	t.Parallel()
 	sim := wasim.Start(t)
 	phone := sim.Phone("4915500000022")
-	tc := linkByQR(t, sim, phone)
-	tc.skipDisconnect = true
+	tc := wasimtest.LinkByQR(t, sim, phone)
+	tc.SkipDisconnect = true
 	dev := *tc.Store.ID
 
 	phone.ReplaceStream()
-	waitEvent[*events.StreamReplaced](t, tc, nil)
-	if err := phone.WaitOnline(testContext(t), dev, false); err != nil {
+	wasimtest.WaitEvent[*events.StreamReplaced](t, tc, nil)
+	if err := phone.WaitOnline(wasimtest.Context(t), dev, false); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -98,15 +99,15 @@ func TestFaultSecondLoginReplacesFirst(t *testing.T) {
 	t.Parallel()
 	sim := wasim.Start(t, terminalFaultOptions)
 	phone := sim.Phone("4915500000031")
-	first := linkByQR(t, sim, phone)
+	first := wasimtest.LinkByQR(t, sim, phone)
 
-	second := newTestClient(t, sim, first.Store)
+	second := wasimtest.NewClient(t, sim, first.Store)
 	if err := second.Connect(); err != nil {
 		t.Fatal(err)
 	}
-	waitEvent[*events.StreamReplaced](t, first, nil)
+	wasimtest.WaitEvent[*events.StreamReplaced](t, first, nil)
 	first.Disconnect()
-	waitEvent[*events.Connected](t, second, nil)
+	wasimtest.WaitEvent[*events.Connected](t, second, nil)
 }
 
 func TestFaultLoggedOut(t *testing.T) {
@@ -115,22 +116,22 @@ func TestFaultLoggedOut(t *testing.T) {
 	phone := sim.Phone("4915500000041")
 
 	// While connected: device_removed stream error.
-	tc := linkByQR(t, sim, phone)
+	tc := wasimtest.LinkByQR(t, sim, phone)
 	phone.LogOutDevices()
-	lo := waitEvent[*events.LoggedOut](t, tc, nil)
+	lo := wasimtest.WaitEvent[*events.LoggedOut](t, tc, nil)
 	if lo.OnConnect {
 		t.Fatalf("LoggedOut %+v, want OnConnect false", lo)
 	}
 	tc.Disconnect()
 
 	// While offline: the next login fails with 401.
-	tc2 := linkByQR(t, sim, phone)
+	tc2 := wasimtest.LinkByQR(t, sim, phone)
 	tc2.Disconnect()
 	phone.LogOutDevices()
 	if err := tc2.Connect(); err != nil {
 		t.Fatal(err)
 	}
-	lo = waitEvent[*events.LoggedOut](t, tc2, nil)
+	lo = wasimtest.WaitEvent[*events.LoggedOut](t, tc2, nil)
 	if !lo.OnConnect || lo.Reason != events.ConnectFailureLoggedOut {
 		t.Fatalf("LoggedOut %+v, want OnConnect and reason 401", lo)
 	}
@@ -141,10 +142,10 @@ func TestFaultTemporaryBan(t *testing.T) {
 	t.Parallel()
 	sim := wasim.Start(t, terminalFaultOptions)
 	phone := sim.Phone("4915500000051")
-	tc := linkByQR(t, sim, phone)
+	tc := wasimtest.LinkByQR(t, sim, phone)
 
 	phone.TempBan(int(events.TempBanSentToTooManyPeople), time.Hour)
-	ban := waitEvent[*events.TemporaryBan](t, tc, nil)
+	ban := wasimtest.WaitEvent[*events.TemporaryBan](t, tc, nil)
 	if ban.Code != events.TempBanSentToTooManyPeople || ban.Expire != time.Hour {
 		t.Fatalf("ban %+v", ban)
 	}
@@ -153,28 +154,28 @@ func TestFaultTemporaryBan(t *testing.T) {
 	if err := tc.Connect(); err != nil {
 		t.Fatal(err)
 	}
-	waitEvent[*events.TemporaryBan](t, tc, nil)
+	wasimtest.WaitEvent[*events.TemporaryBan](t, tc, nil)
 	tc.Disconnect()
 	phone.LiftBan()
 	if err := tc.Connect(); err != nil {
 		t.Fatal(err)
 	}
-	waitEvent[*events.Connected](t, tc, nil)
+	wasimtest.WaitEvent[*events.Connected](t, tc, nil)
 }
 
 func TestFaultClientOutdated(t *testing.T) {
 	t.Parallel()
 	sim := wasim.Start(t, terminalFaultOptions)
 	phone := sim.Phone("4915500000061")
-	tc := linkByQR(t, sim, phone)
+	tc := wasimtest.LinkByQR(t, sim, phone)
 
 	phone.SetClientOutdated(true)
-	waitEvent[*events.ClientOutdated](t, tc, nil)
+	wasimtest.WaitEvent[*events.ClientOutdated](t, tc, nil)
 	tc.Disconnect()
 	if err := tc.Connect(); err != nil {
 		t.Fatal(err)
 	}
-	waitEvent[*events.ClientOutdated](t, tc, nil) // and again at the next login
+	wasimtest.WaitEvent[*events.ClientOutdated](t, tc, nil) // and again at the next login
 	tc.Disconnect()
 }
 
@@ -184,8 +185,8 @@ func TestFaultSendErrors(t *testing.T) {
 	phone := sim.Phone("4915500000071")
 	hank := sim.Contact("4915500000072", "Hank")
 	ivy := sim.Contact("4915500000073", "Ivy")
-	tc := linkByQR(t, sim, phone)
-	ctx := testContext(t)
+	tc := wasimtest.LinkByQR(t, sim, phone)
+	ctx := wasimtest.Context(t)
 	send := func(to *wasim.User) (whatsmeow.SendResponse, error) {
 		return tc.SendMessage(ctx, to.JID(), &waE2E.Message{Conversation: proto.String("retry me")})
 	}
@@ -221,7 +222,7 @@ func TestFaultSlowAnswers(t *testing.T) {
 	sim := wasim.Start(t)
 	phone := sim.Phone("4915500000081")
 	jack := sim.Contact("4915500000082", "Jack")
-	tc := linkByQR(t, sim, phone)
+	tc := wasimtest.LinkByQR(t, sim, phone)
 	sendText(t, tc, jack.JID(), "warm up") // device list and session are cached now
 
 	const delay = 400 * time.Millisecond

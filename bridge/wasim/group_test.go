@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/msgbridge/msgbridge/bridge/wasim"
+	"github.com/msgbridge/msgbridge/bridge/wasim/wasimtest"
 )
 
 func TestGroups(t *testing.T) {
@@ -23,8 +24,8 @@ func TestGroups(t *testing.T) {
 	outsider := sim.Contact("4915400000004", "Olga")
 	team := sim.CreateGroup("Team", alice, phone, bob)
 	sim.CreateGroup("Not mine", alice, outsider)
-	tc := linkByQR(t, sim, phone)
-	ctx := testContext(t)
+	tc := wasimtest.LinkByQR(t, sim, phone)
+	ctx := wasimtest.Context(t)
 
 	groups, err := tc.GetJoinedGroups(ctx)
 	if err != nil {
@@ -55,7 +56,7 @@ func TestGroups(t *testing.T) {
 		t.Fatalf("outsider received %d messages", len(got))
 	}
 	// Group receipts name the participant.
-	r := waitEvent(t, tc, func(r *events.Receipt) bool { return r.MessageIDs[0] == id && r.Sender.User == bob.JID().User })
+	r := wasimtest.WaitEvent(t, tc, func(r *events.Receipt) bool { return r.MessageIDs[0] == id && r.Sender.User == bob.JID().User })
 	if r.Chat != team.JID() || !r.IsGroup || r.Type != types.ReceiptTypeDelivered {
 		t.Fatalf("group receipt %+v", r)
 	}
@@ -68,7 +69,7 @@ func TestGroups(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := waitEvent(t, tc, func(m *events.Message) bool {
+	m := wasimtest.WaitEvent(t, tc, func(m *events.Message) bool {
 		return m.Info.ID == in && m.Message.GetSenderKeyDistributionMessage() == nil
 	})
 	if m.Message.GetConversation() != "hi all" || m.Info.Chat != team.JID() || m.Info.Sender != alice.JID() || !m.Info.IsGroup {
@@ -84,7 +85,7 @@ func TestGroups(t *testing.T) {
 func TestGroupImageReachesEveryMember(t *testing.T) {
 	sim := wasim.Start(t)
 	phone := sim.Phone("4915500000099")
-	tc := linkByQR(t, sim, phone)
+	tc := wasimtest.LinkByQR(t, sim, phone)
 	alice, bob := sim.Contact("4915500000098", "Alice"), sim.Contact("4915500000097", "Bob")
 	g := sim.CreateGroup("Media", phone, alice, bob)
 	data := bytes.Repeat([]byte{1, 2, 3}, 1000)

@@ -12,6 +12,7 @@ import (
 	"go.mau.fi/whatsmeow/types/events"
 
 	"github.com/msgbridge/msgbridge/bridge/wasim"
+	"github.com/msgbridge/msgbridge/bridge/wasim/wasimtest"
 )
 
 // Close ends every connection, including a logged-in client and a socket
@@ -23,10 +24,10 @@ func TestCloseLeavesNoGoroutines(t *testing.T) {
 		t.Fatal(err)
 	}
 	phone := sim.Phone("4915700000001")
-	tc := linkByQR(t, sim, phone)
+	tc := wasimtest.LinkByQR(t, sim, phone)
 
 	// A client that opens the WebSocket and then says nothing.
-	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), wasimtest.WaitTimeout)
 	defer cancel()
 	stuck, resp, err := websocket.Dial(ctx, "wss://web.whatsapp.com/ws/chat", &websocket.DialOptions{HTTPClient: sim.HTTPClient()})
 	if err != nil {
@@ -40,7 +41,7 @@ func TestCloseLeavesNoGoroutines(t *testing.T) {
 	if err := sim.Close(); err != nil {
 		t.Fatal(err)
 	}
-	waitEvent[*events.Disconnected](t, tc, nil)
+	wasimtest.WaitEvent[*events.Disconnected](t, tc, nil)
 	buf := make([]byte, 1<<20)
 	stacks := string(buf[:runtime.Stack(buf, true)])
 	for _, g := range strings.Split(stacks, "\n\n") {

@@ -10,24 +10,18 @@ import (
 	"go.mau.fi/whatsmeow/types/events"
 
 	"github.com/msgbridge/msgbridge/bridge/wasim"
+	"github.com/msgbridge/msgbridge/bridge/wasim/wasimtest"
 )
 
 func TestLinkByQR(t *testing.T) {
 	t.Parallel()
 	sim := wasim.Start(t)
 	phone := sim.Phone("+49 151 0000 0001")
-	ctx := testContext(t)
-	container := newContainer(t)
-	tc := newTestClient(t, sim, container.NewDevice())
+	ctx := wasimtest.Context(t)
+	container := wasimtest.NewContainer(t)
+	tc := wasimtest.NewClient(t, sim, container.NewDevice())
 
-	qr, err := tc.GetQRChannel(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := tc.Connect(); err != nil {
-		t.Fatal(err)
-	}
-	item := <-qr
+	item, qr := wasimtest.ConnectForQR(t, ctx, tc)
 	if item.Event != whatsmeow.QRChannelEventCode || strings.Count(item.Code, ",") != 3 {
 		t.Fatalf("QR item %+v", item)
 	}
@@ -41,11 +35,11 @@ func TestLinkByQR(t *testing.T) {
 	if dev.User != "4915100000001" || dev.Device == 0 {
 		t.Fatalf("linked device %s", dev)
 	}
-	success := waitEvent[*events.PairSuccess](t, tc, nil)
+	success := wasimtest.WaitEvent[*events.PairSuccess](t, tc, nil)
 	if success.ID != dev || success.LID.User != phone.LID().User {
 		t.Fatalf("PairSuccess %+v, want ID %s", success, dev)
 	}
-	waitEvent[*events.Connected](t, tc, nil)
+	wasimtest.WaitEvent[*events.Connected](t, tc, nil)
 	if got := <-qr; got.Event != whatsmeow.QRChannelSuccess.Event {
 		t.Fatalf("QR channel ended with %q", got.Event)
 	}
@@ -62,11 +56,11 @@ func TestLinkByQR(t *testing.T) {
 	if err != nil || len(devices) != 1 {
 		t.Fatalf("stored devices %d, %v", len(devices), err)
 	}
-	again := newTestClient(t, sim, devices[0])
+	again := wasimtest.NewClient(t, sim, devices[0])
 	if err := again.Connect(); err != nil {
 		t.Fatal(err)
 	}
-	waitEvent[*events.Connected](t, again, nil)
+	wasimtest.WaitEvent[*events.Connected](t, again, nil)
 	if !phone.Online(dev) {
 		t.Fatal("device not online after reconnect")
 	}
@@ -76,16 +70,9 @@ func TestLinkByPairingCode(t *testing.T) {
 	t.Parallel()
 	sim := wasim.Start(t)
 	phone := sim.Phone("4915100000002")
-	ctx := testContext(t)
-	tc := newTestClient(t, sim, newContainer(t).NewDevice())
-	qr, err := tc.GetQRChannel(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := tc.Connect(); err != nil {
-		t.Fatal(err)
-	}
-	<-qr // the socket is ready once the first QR arrives
+	ctx := wasimtest.Context(t)
+	tc := wasimtest.NewClient(t, sim, wasimtest.NewContainer(t).NewDevice())
+	wasimtest.ConnectForQR(t, ctx, tc) // the socket is ready once the first QR arrives
 	code, err := tc.PairPhone(ctx, "+49 151 0000 0002", true, whatsmeow.PairClientChrome, "Chrome (Linux)")
 	if err != nil {
 		t.Fatal(err)
@@ -105,8 +92,8 @@ func TestLinkByPairingCode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitEvent[*events.PairSuccess](t, tc, func(e *events.PairSuccess) bool { return e.ID == dev })
-	waitEvent[*events.Connected](t, tc, nil)
+	wasimtest.WaitEvent[*events.PairSuccess](t, tc, func(e *events.PairSuccess) bool { return e.ID == dev })
+	wasimtest.WaitEvent[*events.Connected](t, tc, nil)
 	if tc.Store.ID == nil || tc.Store.ID.User != "4915100000002" {
 		t.Fatalf("store ID %v", tc.Store.ID)
 	}
@@ -116,7 +103,7 @@ func TestLogoutUnlinksDevice(t *testing.T) {
 	t.Parallel()
 	sim := wasim.Start(t)
 	phone := sim.Phone("4915100000004")
-	tc := linkByQR(t, sim, phone)
+	tc := wasimtest.LinkByQR(t, sim, phone)
 	if err := tc.Logout(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"go.mau.fi/whatsmeow/types/events"
 
 	"github.com/msgbridge/msgbridge/bridge/wasim"
+	"github.com/msgbridge/msgbridge/bridge/wasim/wasimtest"
 )
 
 func TestSendImageAndDocument(t *testing.T) {
@@ -19,8 +20,8 @@ func TestSendImageAndDocument(t *testing.T) {
 	sim := wasim.Start(t)
 	phone := sim.Phone("4915300000001")
 	erin := sim.Contact("4915300000002", "Erin")
-	tc := linkByQR(t, sim, phone)
-	ctx := testContext(t)
+	tc := wasimtest.LinkByQR(t, sim, phone)
+	ctx := wasimtest.Context(t)
 
 	png := append([]byte("\x89PNG\r\n\x1a\n"), bytes.Repeat([]byte("pixels"), 5000)...)
 	up, err := tc.Upload(ctx, png, whatsmeow.MediaImage)
@@ -68,15 +69,15 @@ func TestReceiveImageFromContact(t *testing.T) {
 	sim := wasim.Start(t)
 	phone := sim.Phone("4915300000011")
 	frank := sim.Contact("4915300000012", "Frank")
-	tc := linkByQR(t, sim, phone)
-	ctx := testContext(t)
+	tc := wasimtest.LinkByQR(t, sim, phone)
+	ctx := wasimtest.Context(t)
 
 	data := bytes.Repeat([]byte{0xff, 0xd8, 0xff}, 3000)
 	id, err := frank.SendMedia(ctx, phone.JID(), wasim.Attachment{Kind: "image", Data: data, MimeType: "image/jpeg", Caption: "look"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := waitEvent(t, tc, func(m *events.Message) bool { return m.Info.ID == id })
+	m := wasimtest.WaitEvent(t, tc, func(m *events.Message) bool { return m.Info.ID == id })
 	img := m.Message.GetImageMessage()
 	if img.GetCaption() != "look" || img.GetMimetype() != "image/jpeg" || m.Info.MediaType != "image" {
 		t.Fatalf("image message %v (media type %q)", img, m.Info.MediaType)

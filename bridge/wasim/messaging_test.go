@@ -11,15 +11,16 @@ import (
 	"go.mau.fi/whatsmeow/types/events"
 
 	"github.com/msgbridge/msgbridge/bridge/wasim"
+	"github.com/msgbridge/msgbridge/bridge/wasim/wasimtest"
 )
 
 func textMessage(text string) *waE2E.Message {
 	return &waE2E.Message{Conversation: proto.String(text)}
 }
 
-func sendText(t testing.TB, tc *testClient, to types.JID, text string) types.MessageID {
+func sendText(t testing.TB, tc *wasimtest.Client, to types.JID, text string) types.MessageID {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), wasimtest.WaitTimeout)
 	defer cancel()
 	resp, err := tc.SendMessage(ctx, to, &waE2E.Message{Conversation: proto.String(text)})
 	if err != nil {
@@ -33,7 +34,7 @@ func sendText(t testing.TB, tc *testClient, to types.JID, text string) types.Mes
 
 func waitMessage(t testing.TB, u *wasim.User, id types.MessageID) *wasim.Message {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), wasimtest.WaitTimeout)
 	defer cancel()
 	m, err := u.WaitMessage(ctx, id)
 	if err != nil {
@@ -50,7 +51,7 @@ func TestSendTextToContact(t *testing.T) {
 	sim := wasim.Start(t)
 	phone := sim.Phone("4915200000001")
 	alice := sim.Contact("4915200000002", "Alice")
-	tc := linkByQR(t, sim, phone)
+	tc := wasimtest.LinkByQR(t, sim, phone)
 
 	id := sendText(t, tc, alice.JID(), "hello *bold*\nline two")
 	m := waitMessage(t, alice, id)
@@ -76,15 +77,15 @@ func TestAutomaticReceipts(t *testing.T) {
 	phone := sim.Phone("4915200000011")
 	bob := sim.Contact("4915200000012", "Bob")
 	bob.SetReceiptMode(wasim.ReceiptsRead)
-	tc := linkByQR(t, sim, phone)
+	tc := wasimtest.LinkByQR(t, sim, phone)
 
 	id := sendText(t, tc, bob.JID(), "read me")
 	forID := func(r *events.Receipt) bool { return len(r.MessageIDs) == 1 && r.MessageIDs[0] == id }
-	delivered := waitEvent(t, tc, forID)
+	delivered := wasimtest.WaitEvent(t, tc, forID)
 	if delivered.Type != types.ReceiptTypeDelivered || delivered.Chat != bob.JID() || delivered.Sender.User != bob.JID().User {
 		t.Fatalf("first receipt %+v", delivered)
 	}
-	read := waitEvent(t, tc, forID)
+	read := wasimtest.WaitEvent(t, tc, forID)
 	if read.Type != types.ReceiptTypeRead {
 		t.Fatalf("second receipt type %q, want read", read.Type)
 	}
@@ -96,7 +97,7 @@ func TestReceiptsOnCommand(t *testing.T) {
 	phone := sim.Phone("4915200000021")
 	carol := sim.Contact("4915200000022", "Carol")
 	carol.SetReceiptMode(wasim.ReceiptsNone)
-	tc := linkByQR(t, sim, phone)
+	tc := wasimtest.LinkByQR(t, sim, phone)
 
 	id := sendText(t, tc, carol.JID(), "hi")
 	waitMessage(t, carol, id)
@@ -106,7 +107,7 @@ func TestReceiptsOnCommand(t *testing.T) {
 	if err := carol.SendReceipt(id, types.ReceiptTypeRead); err != nil {
 		t.Fatal(err)
 	}
-	r := waitEvent(t, tc, func(r *events.Receipt) bool { return r.MessageIDs[0] == id })
+	r := wasimtest.WaitEvent(t, tc, func(r *events.Receipt) bool { return r.MessageIDs[0] == id })
 	if r.Type != types.ReceiptTypeRead || r.IsFromMe || r.Chat != carol.JID() {
 		t.Fatalf("receipt %+v", r)
 	}
@@ -117,14 +118,14 @@ func TestIncomingMessages(t *testing.T) {
 	sim := wasim.Start(t)
 	phone := sim.Phone("4915200000031")
 	dave := sim.Contact("4915200000032", "Dave")
-	tc := linkByQR(t, sim, phone)
-	ctx := testContext(t)
+	tc := wasimtest.LinkByQR(t, sim, phone)
+	ctx := wasimtest.Context(t)
 
 	id, err := dave.SendText(ctx, phone.JID(), "hi from Dave")
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := waitEvent(t, tc, func(m *events.Message) bool { return m.Info.ID == id })
+	m := wasimtest.WaitEvent(t, tc, func(m *events.Message) bool { return m.Info.ID == id })
 	if m.Message.GetConversation() != "hi from Dave" || m.Info.Sender != dave.JID() || m.Info.Chat != dave.JID() ||
 		m.Info.PushName != "Dave" || m.Info.IsFromMe {
 		t.Fatalf("message %q info %+v", m.Message.GetConversation(), m.Info)
@@ -139,7 +140,7 @@ func TestIncomingMessages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitEvent(t, tc, func(m *events.Message) bool { return m.Info.ID == id2 && m.Message.GetConversation() == "second" })
+	wasimtest.WaitEvent(t, tc, func(m *events.Message) bool { return m.Info.ID == id2 && m.Message.GetConversation() == "second" })
 	// The client acknowledges with a delivery receipt, which Dave's phone
 	// shows; closing the client while whatsmeow still sends it would race
 	// inside whatsmeow (FrameSocket.SendFrame reads conn without its lock).
@@ -156,5 +157,5 @@ func TestIncomingMessages(t *testing.T) {
 	if err := tc.Connect(); err != nil {
 		t.Fatal(err)
 	}
-	waitEvent(t, tc, func(m *events.Message) bool { return m.Info.ID == id3 })
+	wasimtest.WaitEvent(t, tc, func(m *events.Message) bool { return m.Info.ID == id3 })
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/msgbridge/msgbridge/bridge/wasim"
+	"github.com/msgbridge/msgbridge/internal/testutil"
 )
 
 // The admin surface through the real process: session actions land in the
@@ -97,7 +98,7 @@ func TestAdminSurface(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, secret := range []string{testAPIKey, testAdminToken, strings.Repeat("ab", 32), secretText} {
+		for _, secret := range []string{testAPIKey, testAdminToken, testutil.TestKeyHex, secretText} {
 			if strings.Contains(string(b), secret) {
 				t.Errorf("%s contains %q", e.Name(), secret)
 			}
@@ -107,14 +108,8 @@ func TestAdminSurface(t *testing.T) {
 
 func waitForFile(t *testing.T, path string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if _, err := os.Stat(path); err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s was not recreated", path)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testutil.Eventually(t, 10*time.Second, func() bool {
+		_, err := os.Stat(path)
+		return err == nil
+	}, "%s was not recreated", path)
 }

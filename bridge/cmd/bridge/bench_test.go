@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"net/http"
 	"os"
 	"strconv"
@@ -10,6 +9,8 @@ import (
 	"time"
 
 	"github.com/msgbridge/msgbridge/bridge/wasim"
+	"github.com/msgbridge/msgbridge/bridge/wasim/wasimtest"
+	"github.com/msgbridge/msgbridge/internal/testutil"
 )
 
 // linkedDataDir returns a DATA_DIR whose credentials are linked to the
@@ -18,31 +19,21 @@ func linkedDataDir(b *testing.B, sim *wasim.Simulator) string {
 	b.Helper()
 	dataDir := b.TempDir()
 	p := startBridge(b, simBridgeBin, simEnv(sim, dataDir))
-	var qr struct{ QR string }
-	request(b, http.MethodGet, "http://"+p.addr+"/session/qr", testAdminToken, "", "", &qr)
-	if _, err := sim.Phone(testAccount).ScanQR(context.Background(), qr.QR); err != nil {
-		b.Fatal(err)
-	}
+	wasimtest.LinkBridge(b, sim.Phone(testAccount), "http://"+p.addr, testAdminToken)
 	waitConnected(b, p)
 	p.kill()
 	return dataDir
 }
 
-// waitConnected polls /session/status every 2 ms, fine enough for the
-// restart figure, until it says connected.
+// waitConnected polls /session/status until it says connected; the poll
+// interval (testutil.PollInterval) bounds the restart figure's resolution.
 func waitConnected(b *testing.B, p *bridgeProcess) {
 	b.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	testutil.Eventually(b, 30*time.Second, func() bool {
 		var status struct{ Connected bool }
-		if request(b, http.MethodGet, "http://"+p.addr+"/session/status", "", "", "", &status); status.Connected {
-			return
-		}
-		if time.Now().After(deadline) {
-			b.Fatal("not connected within 30 s")
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+		request(b, http.MethodGet, "http://"+p.addr+"/session/status", "", "", "", &status)
+		return status.Connected
+	}, "not connected")
 }
 
 // BenchmarkRestartToConnected: a bridge process with stored credentials,

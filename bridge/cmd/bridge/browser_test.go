@@ -7,7 +7,6 @@ import (
 	"encoding/base64"
 	"fmt"
 	"image/png"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,6 +18,9 @@ import (
 	"github.com/makiuchi-d/gozxing/qrcode"
 	"github.com/pquerna/otp"
 	"github.com/pquerna/otp/totp"
+
+	"github.com/msgbridge/msgbridge/bridge/wasim/wasimtest"
+	"github.com/msgbridge/msgbridge/internal/testutil"
 )
 
 // chromiumPath is where Debian's chromium package puts the browser.
@@ -53,9 +55,10 @@ func wrongCode(tb testing.TB) string {
 const phoneWidth, phoneHeight = 390, 844
 
 // browser starts headless Chromium with a phone's viewport. Under CI a
-// missing Chromium fails the test; elsewhere it skips.
+// missing Chromium fails the test; elsewhere it skips, as under -short.
 func browser(tb testing.TB) context.Context {
 	tb.Helper()
+	testutil.SkipIfShort(tb, "starts Chromium")
 	if _, err := os.Stat(chromiumPath); err != nil {
 		if os.Getenv("CI") == "true" {
 			tb.Fatalf("%s is missing: install Debian's chromium package: %v", chromiumPath, err)
@@ -103,14 +106,10 @@ func eval[T any](tb testing.TB, ctx context.Context, expr string, opts ...chrome
 // waitJS polls expr in the page until it is true.
 func waitJS(tb testing.TB, ctx context.Context, what, expr string, limit time.Duration) {
 	tb.Helper()
-	deadline := time.Now().Add(limit)
-	for !eval[bool](tb, ctx, expr) {
-		if time.Now().After(deadline) {
-			state, _ := chromedp.Run(ctx, chromedp.TextContent(chromedp.ID("state")))
-			msg, _ := chromedp.Run(ctx, chromedp.TextContent(chromedp.ID("message")))
-			tb.Fatalf("waiting for %s; the page says %q and %q", what, state, msg)
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !testutil.Wait(limit, func() bool { return eval[bool](tb, ctx, expr) }) {
+		state, _ := chromedp.Run(ctx, chromedp.TextContent(chromedp.ID("state")))
+		msg, _ := chromedp.Run(ctx, chromedp.TextContent(chromedp.ID("message")))
+		tb.Fatalf("waiting for %s; the page says %q and %q", what, state, msg)
 	}
 }
 
@@ -200,11 +199,7 @@ func decodeQRPNG(tb testing.TB, raw []byte) string {
 // bridgeQR is the bridge's current QR string, by the admin API.
 func bridgeQR(tb testing.TB, base string) string {
 	tb.Helper()
-	var qr struct{ QR string }
-	if code, body := request(tb, http.MethodGet, base+"/session/qr", testAdminToken, "", "", &qr); code != http.StatusOK {
-		tb.Fatalf("qr: %d %s", code, body)
-	}
-	return qr.QR
+	return wasimtest.BridgeQR(tb, base, testAdminToken)
 }
 
 // screenshot saves the page as name: into $DASHBOARD_SCREENSHOTS when set

@@ -10,6 +10,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/msgbridge/msgbridge/bridge/wasim"
+	"github.com/msgbridge/msgbridge/bridge/wasim/wasimtest"
 )
 
 // The whole dashboard in headless Chromium at phone width, against the
@@ -65,9 +66,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	}
 
 	// The phone scans what the page shows.
-	if _, err := phone.ScanQR(context.Background(), qr); err != nil {
-		t.Fatal(err)
-	}
+	wasimtest.Scan(t, phone, qr)
 	waitJS(t, ctx, "connected on the page", pageState+` === "connected"`, 30*time.Second)
 	waitJS(t, ctx, "the group on the page", `document.getElementById("groups").textContent.includes("Night shift — 2 members")`, 10*time.Second)
 	if !eval[bool](t, ctx, `window.notReloaded === true`) {

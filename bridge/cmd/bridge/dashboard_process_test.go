@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/msgbridge/msgbridge/bridge/wasim"
+	"github.com/msgbridge/msgbridge/bridge/wasim/wasimtest"
+	"github.com/msgbridge/msgbridge/internal/testutil"
 )
 
 // dashClient is a browser-like HTTP client of the dashboard: it keeps the
@@ -134,20 +136,7 @@ func (c *dashClient) events(ctx context.Context) <-chan map[string]any {
 // waitEvent reads events until ok holds for one.
 func waitEvent(t *testing.T, evs <-chan map[string]any, what string, ok func(map[string]any) bool) map[string]any {
 	t.Helper()
-	deadline := time.After(40 * time.Second)
-	for {
-		select {
-		case ev, open := <-evs:
-			if !open {
-				t.Fatalf("the event stream ended before %s", what)
-			}
-			if ok(ev) {
-				return ev
-			}
-		case <-deadline:
-			t.Fatalf("no event with %s", what)
-		}
-	}
+	return testutil.Receive(t, 40*time.Second, evs, ok, "no event with %s", what)
 }
 
 var sixDigits = regexp.MustCompile(`\b[0-9]{6}\b`)
@@ -222,9 +211,7 @@ func TestDashboardWithoutTOTP(t *testing.T) {
 	if want := bridgeQR(t, base); qr != want {
 		t.Fatalf("the image decodes to %q, the bridge's QR is %q", qr, want)
 	}
-	if _, err := phone.ScanQR(context.Background(), qr); err != nil {
-		t.Fatal(err)
-	}
+	wasimtest.Scan(t, phone, qr)
 	waitEvent(t, evs, "connected", func(ev map[string]any) bool {
 		return ev["connected"] == true && ev["account"] == testAccount && ev["qr"] == ""
 	})

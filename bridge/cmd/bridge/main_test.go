@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"net/http"
 	"os"
@@ -11,13 +12,20 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/msgbridge/msgbridge/internal/testutil"
 )
 
 // The bridge built once, as real binaries, for the process tests: the
 // production build and the build wired to the simulator (-tags wasim).
+// Under -short every test here skips, so nothing is built.
 var bridgeBin, simBridgeBin string
 
 func TestMain(m *testing.M) {
+	flag.Parse()
+	if testing.Short() {
+		os.Exit(m.Run())
+	}
 	dir, err := os.MkdirTemp("", "bridge-bin")
 	if err != nil {
 		panic(err)
@@ -43,7 +51,7 @@ func validEnv(dataDir string) []string {
 		"DATA_DIR=" + dataDir,
 		"API_KEY=api-key-0123456789abcdef",
 		"ADMIN_TOKEN=admin-token-0123456789abcdef",
-		"ENCRYPTION_KEY=" + strings.Repeat("ab", 32),
+		"ENCRYPTION_KEY=" + testutil.TestKeyHex,
 	}
 }
 
@@ -54,7 +62,7 @@ func TestInvalidSettingStopsWithOneLineAndTouchesNothing(t *testing.T) {
 		want string
 	}{
 		"missing API_KEY": {
-			env:  []string{"DATA_DIR=" + dataDir, "ADMIN_TOKEN=admin-token-0123456789abcdef", "ENCRYPTION_KEY=" + strings.Repeat("ab", 32)},
+			env:  []string{"DATA_DIR=" + dataDir, "ADMIN_TOKEN=admin-token-0123456789abcdef", "ENCRYPTION_KEY=" + testutil.TestKeyHex},
 			want: "bridge: setting API_KEY (--api-key, from default): is required\n",
 		},
 		"bad MAX_FILE_SIZE": {
@@ -64,6 +72,7 @@ func TestInvalidSettingStopsWithOneLineAndTouchesNothing(t *testing.T) {
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
+			skipProcessTest(t)
 			cmd := exec.Command(bridgeBin)
 			cmd.Env = c.env
 			var stderr strings.Builder
@@ -105,4 +114,11 @@ func TestServesHealthAndStopsOnSIGTERM(t *testing.T) {
 	if err := p.wait(10 * time.Second); err != nil {
 		t.Errorf("exit after SIGTERM: %v (stderr %s)", err, p.stderr.String())
 	}
+}
+
+// skipProcessTest skips tb under -short: it runs a bridge binary, which
+// TestMain builds only without -short.
+func skipProcessTest(tb testing.TB) {
+	tb.Helper()
+	testutil.SkipIfShort(tb, "runs a bridge process")
 }

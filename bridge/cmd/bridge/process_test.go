@@ -8,42 +8,28 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/msgbridge/msgbridge/internal/testutil"
 )
 
 // bridgeProcess is a bridge binary running as a child process.
 type bridgeProcess struct {
 	cmd    *exec.Cmd
 	addr   string // host:port it listens on
-	stderr *lockedBuffer
+	stderr *testutil.LockedBuffer
 	done   chan error
 }
 
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // startBridge runs bin with env and waits for its "bridge listening" line;
-// the process is killed at cleanup if still running.
+// the process is killed at cleanup if still running. Under -short it skips
+// t: TestMain builds no binaries then.
 func startBridge(t testing.TB, bin string, env []string) *bridgeProcess {
 	t.Helper()
-	stderr := &lockedBuffer{}
+	skipProcessTest(t)
+	stderr := &testutil.LockedBuffer{}
 	p := &bridgeProcess{cmd: newCmd(bin, env, stderr), stderr: stderr, done: make(chan error, 1)}
 	stdout, err := p.cmd.StdoutPipe()
 	if err != nil {

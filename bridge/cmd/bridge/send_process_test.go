@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/msgbridge/msgbridge/bridge/wasim"
+	"github.com/msgbridge/msgbridge/bridge/wasim/wasimtest"
+	"github.com/msgbridge/msgbridge/internal/testutil"
 )
 
 const (
@@ -28,13 +30,7 @@ const (
 func linkedBridge(t *testing.T, sim *wasim.Simulator, dataDir string, extraEnv ...string) *bridgeProcess {
 	t.Helper()
 	p := startBridge(t, simBridgeBin, append(simEnv(sim, dataDir), extraEnv...))
-	var qr struct{ QR string }
-	if code, body := request(t, http.MethodGet, "http://"+p.addr+"/session/qr", testAdminToken, "", "", &qr); code != http.StatusOK {
-		t.Fatalf("qr: %d %s", code, body)
-	}
-	if _, err := sim.Phone(testAccount).ScanQR(context.Background(), qr.QR); err != nil {
-		t.Fatal(err)
-	}
+	wasimtest.LinkBridge(t, sim.Phone(testAccount), "http://"+p.addr, testAdminToken)
 	waitAdminState(t, p, "connected", connected)
 	return p
 }
@@ -146,17 +142,10 @@ func getMessage(t *testing.T, p *bridgeProcess, id string) logEntry {
 
 func waitMessage(t *testing.T, p *bridgeProcess, id, what string, ok func(logEntry) bool) logEntry {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	return testutil.Poll(t, 30*time.Second, func() (logEntry, bool) {
 		e := getMessage(t, p, id)
-		if ok(e) {
-			return e
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("message %s: waiting for %s: %+v", id, what, e)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return e, ok(e)
+	}, "message %s: waiting for %s", id, what)
 }
 
 func decode[T any](t *testing.T, body string) T {

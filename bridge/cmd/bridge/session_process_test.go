@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/msgbridge/msgbridge/bridge/wasim"
+	"github.com/msgbridge/msgbridge/bridge/wasim/wasimtest"
+	"github.com/msgbridge/msgbridge/internal/testutil"
 )
 
 const (
@@ -32,18 +34,11 @@ type adminState struct {
 
 func waitAdminState(t *testing.T, p *bridgeProcess, what string, ok func(adminState) bool) adminState {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	return testutil.Poll(t, 30*time.Second, func() (adminState, bool) {
 		var s adminState
 		request(t, http.MethodGet, "http://"+p.addr+"/api/admin/state", testAdminToken, "", "", &s)
-		if ok(s) {
-			return s
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("waiting for %s: state %+v; stderr %s", what, s, p.stderr.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return s, ok(s)
+	}, "waiting for %s; stderr %s", what, p.stderr)
 }
 
 func connected(s adminState) bool { return s.Connected && s.State == "connected" }
@@ -56,13 +51,7 @@ func TestProcessLinksAndReconnectsAfterKill9(t *testing.T) {
 	p := startBridge(t, simBridgeBin, simEnv(sim, dataDir))
 	base := "http://" + p.addr
 
-	var qr struct{ QR string }
-	if code, body := request(t, http.MethodGet, base+"/session/qr", testAdminToken, "", "", &qr); code != http.StatusOK || qr.QR == "" {
-		t.Fatalf("qr: %d %s", code, body)
-	}
-	if _, err := sim.Phone(testAccount).ScanQR(context.Background(), qr.QR); err != nil {
-		t.Fatal(err)
-	}
+	wasimtest.LinkBridge(t, sim.Phone(testAccount), base, testAdminToken)
 	s := waitAdminState(t, p, "connected", connected)
 	if s.Account != testAccount || s.LastHeartbeat == nil || s.ConnectedSince == nil || s.Version != "9.9.9-test" {
 		t.Errorf("state %+v", s)
@@ -172,7 +161,8 @@ type exitResult struct {
 // runToExit runs bin to completion (at most 30 s).
 func runToExit(t *testing.T, bin string, env []string) exitResult {
 	t.Helper()
-	stderr := &lockedBuffer{}
+	skipProcessTest(t)
+	stderr := &testutil.LockedBuffer{}
 	cmd := newCmd(bin, env, stderr)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

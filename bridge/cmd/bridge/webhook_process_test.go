@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -9,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,8 +18,8 @@ import (
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 	"go.mau.fi/whatsmeow/types"
 
-	"github.com/msgbridge/msgbridge/bridge/sqlite"
 	"github.com/msgbridge/msgbridge/bridge/wasim"
+	"github.com/msgbridge/msgbridge/internal/testutil"
 )
 
 var testWebhookSecret = "whsec_" + base64.StdEncoding.EncodeToString([]byte("0123456789abcdef0123456789abcdef"))
@@ -84,18 +84,11 @@ func (r *hookReceiver) all() []hookEvent {
 // wait waits until some delivered event satisfies ok.
 func (r *hookReceiver) wait(what string, ok func(hookEvent) bool) hookEvent {
 	r.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		for _, e := range r.all() {
-			if ok(e) {
-				return e
-			}
-		}
-		if time.Now().After(deadline) {
-			r.t.Fatalf("no webhook %s; got %+v", what, r.all())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	all := testutil.Poll(r.t, 30*time.Second, func() ([]hookEvent, bool) {
+		all := r.all()
+		return all, slices.ContainsFunc(all, ok)
+	}, "no webhook %s", what)
+	return all[slices.IndexFunc(all, ok)]
 }
 
 var statusRank = map[string]int{"Sent": 1, "Delivered": 2, "Read": 3}
@@ -183,8 +176,7 @@ func TestWebhookBacklogSurvivesKill9(t *testing.T) {
 	}
 	hooks.failing.Store(false)
 	startBridge(t, simBridgeBin, append(simEnv(sim, dataDir), hooks.env()...))
-	deadline := time.Now().Add(60 * time.Second)
-	for {
+	testutil.Poll(t, 60*time.Second, func() (int, bool) {
 		got := map[string]bool{}
 		for _, e := range hooks.all() {
 			got[e.ID] = true
@@ -195,14 +187,8 @@ func TestWebhookBacklogSurvivesKill9(t *testing.T) {
 				missing++
 			}
 		}
-		if missing == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d events stored before the crash never arrived", missing, len(stored))
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return missing, missing == 0
+	}, "events stored before the crash (of %d) that never arrived", len(stored))
 	t.Logf("%d events stored before the crash, all delivered after the restart", len(stored))
 	bodies := map[string]string{}
 	rank := map[string]int{} // per message, the last status delivered
@@ -228,11 +214,8 @@ func TestWebhookBacklogSurvivesKill9(t *testing.T) {
 // storedWebhookIDs reads the outbox of a stopped bridge.
 func storedWebhookIDs(t *testing.T, dataDir string) map[string]bool {
 	t.Helper()
-	db, err := sqlite.OpenBridgeDB(context.Background(), filepath.Join(dataDir, "bridge.db"), bytes.Repeat([]byte{0xab}, 32))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := testutil.OpenBridgeDBAt(t, filepath.Join(dataDir, "bridge.db"))
+	defer db.Close() // before the next bridge process opens it
 	rows, err := db.Query(`SELECT webhook_id FROM webhook_outbox`)
 	if err != nil {
 		t.Fatal(err)

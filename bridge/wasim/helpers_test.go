@@ -3,6 +3,7 @@ package wasim_test
 import (
 	"os"
 	"testing"
+	"time"
 
 	"github.com/msgbridge/msgbridge/bridge/wasim"
 	"github.com/msgbridge/msgbridge/bridge/whatsapp"

@@ -58,10 +58,19 @@ envtest: ## Build (or reuse) kube-apiserver and etcd for envtest.
 test-unit: ## Run the fast tests (-short: no bridge process, envtest, browser, helm).
 	go test -short -count=1 ./...
 
+# Every request the tests send to a bridge, and every webhook they receive, is
+# checked against the API description (internal/apitest); each test package
+# records the operations it exercised here, and a last step fails when a
+# documented operation went untested (its table: $(API_COVERAGE)/coverage.md).
+API_COVERAGE := $(CURDIR)/bin/api-coverage
+
 .PHONY: test
 test: vet lint envtest $(CONTROLLER_GEN) $(HELM) ## Run every test: unit, envtest, end-to-end.
+	rm -rf $(API_COVERAGE) && mkdir -p $(API_COVERAGE)
 	KUBEBUILDER_ASSETS="$$(hack/envtest-binaries.sh)" CONTROLLER_GEN="$(CONTROLLER_GEN)" HELM="$(HELM)" \
-		go test $(GO_TEST_FLAGS) ./...
+		APITEST_COVERAGE_DIR=$(API_COVERAGE) go test $(GO_TEST_FLAGS) ./...
+	APITEST_COVERAGE_DIR=$(API_COVERAGE) APITEST_COVERAGE_CHECK=1 \
+		go test -count=1 -run '^TestOpenAPICoverage$$' ./bridge/httpapi/openapi
 
 .PHONY: screenshots
 screenshots: ## Retake the dashboard screenshots of the README (needs Debian's chromium).

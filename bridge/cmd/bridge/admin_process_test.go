@@ -9,7 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/msgbridge/msgbridge/bridge/audit"
 	"github.com/msgbridge/msgbridge/bridge/wasim"
+	"github.com/msgbridge/msgbridge/internal/apitest"
 	"github.com/msgbridge/msgbridge/internal/testutil"
 )
 
@@ -47,7 +49,7 @@ func TestAdminSurface(t *testing.T) {
 		}
 	}
 
-	resp, err := http.Get(base + "/metrics")
+	resp, err := apitest.Client(t).Get(base + "/metrics")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +64,7 @@ func TestAdminSurface(t *testing.T) {
 	if code, body := request(t, http.MethodPost, base+"/session/logout", testAdminToken, "", "", nil); code != http.StatusOK {
 		t.Fatalf("logout: %d %s", code, body)
 	}
-	var records []struct{ Action, Outcome, Client string }
+	var records []struct{ ID, Time, Action, Outcome, Client string }
 	if code, body := request(t, http.MethodGet, base+"/api/admin/audit", testAdminToken, "", "", &records); code != http.StatusOK {
 		t.Fatalf("audit: %d %s", code, body)
 	}
@@ -71,7 +73,19 @@ func TestAdminSurface(t *testing.T) {
 		actions[r.Action] = r.Outcome + "@" + r.Client
 	}
 	if actions["session.pairing_qr"] != "success@127.0.0.1" || actions["session.logout"] != "success@127.0.0.1" {
-		t.Errorf("audit records %+v", records)
+		t.Fatalf("audit records %+v", records)
+	}
+	// Deleting a record works once; the deletion is itself audited.
+	recorded, err := time.Parse(time.RFC3339, records[0].Time)
+	if err != nil {
+		t.Fatal(err)
+	}
+	del := base + "/api/admin/audit/" + records[0].ID + "?week=" + audit.WeekOf(recorded).String()
+	if code, body := request(t, http.MethodDelete, del, testAdminToken, "", "", nil); code != http.StatusOK {
+		t.Errorf("audit delete: %d %s", code, body)
+	}
+	if code, body := request(t, http.MethodDelete, del, testAdminToken, "", "", nil); code != http.StatusNotFound {
+		t.Errorf("second audit delete: %d %s", code, body)
 	}
 
 	// Purge today's info log; logging goes on into a new file.

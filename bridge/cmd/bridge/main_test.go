@@ -104,6 +104,9 @@ func TestServesHealthAndStopsOnSIGTERM(t *testing.T) {
 	if health.Status != "online" || health.WhatsApp != "unpaired" || health.Version != "9.9.9-test" || health.Uptime < 0 {
 		t.Errorf("health %+v", health)
 	}
+	if code, body := request(t, http.MethodHead, "http://"+p.addr+"/health", "", "", "", nil); code != http.StatusOK || body != "" {
+		t.Errorf("HEAD /health: %d %q", code, body)
+	}
 	if _, err := time.Parse("2006-01-02T15:04:05.000Z", health.Timestamp); err != nil {
 		t.Errorf("timestamp %q: %v", health.Timestamp, err)
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/msgbridge/msgbridge/internal/apitest"
 	"github.com/msgbridge/msgbridge/internal/testutil"
 )
 
@@ -78,6 +79,18 @@ var errTimeout = os.ErrDeadlineExceeded
 // the JSON answer into out; it returns the status code and the raw body.
 func request(t testing.TB, method, url, adminToken, contentType, body string, out any) (int, string) {
 	t.Helper()
+	return requestAs(t, false, method, url, adminToken, contentType, body, out)
+}
+
+// requestOffDocument is request for a path or method the API description
+// does not have, on purpose: the answer must still be its 404 or 405.
+func requestOffDocument(t testing.TB, method, url, adminToken string, out any) (int, string) {
+	t.Helper()
+	return requestAs(t, true, method, url, adminToken, "", "", out)
+}
+
+func requestAs(t testing.TB, offDocument bool, method, url, adminToken, contentType, body string, out any) (int, string) {
+	t.Helper()
 	req, err := http.NewRequest(method, url, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
@@ -88,7 +101,10 @@ func request(t testing.TB, method, url, adminToken, contentType, body string, ou
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	if offDocument {
+		req = apitest.OffDocument(req)
+	}
+	resp, err := apitest.Client(t).Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/msgbridge/msgbridge/bridge/wasim"
+	"github.com/msgbridge/msgbridge/internal/apitest"
 )
 
 // A short schedule: the retries of the production 5s,15s,60s in 1/25 of the time.
@@ -179,7 +180,7 @@ func TestSendValidation(t *testing.T) {
 	req, _ := http.NewRequest(http.MethodPost, "http://"+p.addr+"/send", bytes.NewReader(body))
 	req.Header.Set("Content-Type", ct)
 	req.Header.Set("X-Api-Key", "wrong-key-0123456789")
-	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusUnauthorized {
+	if resp, err := apitest.Client(t).Do(req); err != nil || resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("wrong header key: %v %v", resp, err)
 	} else {
 		resp.Body.Close()
@@ -187,7 +188,7 @@ func TestSendValidation(t *testing.T) {
 	ct, body = multipartBody(t, part{name: "apiKey", value: "wrong-key-0123456789"}, part{name: "number", value: alice}, part{name: "type[]", value: "text"}, part{name: "text[]", value: "x"})
 	req, _ = http.NewRequest(http.MethodPost, "http://"+p.addr+"/send", bytes.NewReader(body))
 	req.Header.Set("Content-Type", ct)
-	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusUnauthorized {
+	if resp, err := apitest.Client(t).Do(req); err != nil || resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("wrong body key: %v %v", resp, err)
 	} else {
 		resp.Body.Close()

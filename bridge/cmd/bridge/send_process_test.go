@@ -17,6 +17,7 @@ import (
 
 	"github.com/msgbridge/msgbridge/bridge/wasim"
 	"github.com/msgbridge/msgbridge/bridge/wasim/wasimtest"
+	"github.com/msgbridge/msgbridge/internal/apitest"
 	"github.com/msgbridge/msgbridge/internal/testutil"
 )
 
@@ -111,7 +112,7 @@ func send(t *testing.T, p *bridgeProcess, contentType string, body []byte, heade
 		k, v, _ := strings.Cut(h, ": ")
 		req.Header.Set(k, v)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := apitest.Client(t).Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +244,7 @@ func TestURLEncodedTextAndReceipts(t *testing.T) {
 	form := url.Values{"number": {alice}, "type[]": {"text"}, "text[]": {"hi"}, "apiKey": {testAPIKey}}
 	req, _ := http.NewRequest(http.MethodPost, "http://"+p.addr+"/send", strings.NewReader(form.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := apitest.Client(t).Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

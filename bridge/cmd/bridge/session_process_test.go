@@ -108,14 +108,27 @@ func TestSessionEndpointsStatusCodes(t *testing.T) {
 		{http.MethodPost, "/session/pairing-code", jsonType, `{"number":"12ab"}`, http.StatusBadRequest, "invalid_number"},
 		{http.MethodPost, "/session/pairing-code", jsonType, `{"number":"4915100000001","x":1}`, http.StatusBadRequest, "invalid_json"},
 		{http.MethodPost, "/session/pairing-code", "text/plain", `{"number":"4915100000001"}`, http.StatusUnsupportedMediaType, "unsupported_media_type"},
-		{http.MethodDelete, "/session/qr", "", "", http.StatusMethodNotAllowed, "method_not_allowed"},
-		{http.MethodGet, "/api/admin/nothing", "", "", http.StatusNotFound, "not_found"},
 	} {
 		var e struct {
 			Error struct{ Code, Message string }
 		}
 		if got, body := request(t, c.method, base+c.path, testAdminToken, c.contentType, c.body, &e); got != c.want || e.Error.Code != c.code || e.Error.Message == "" {
 			t.Errorf("%s %s %s: %d %s; want %d %s", c.method, c.path, c.body, got, body, c.want, c.code)
+		}
+	}
+	for _, c := range []struct {
+		method, path string
+		want         int
+		code         string
+	}{
+		{http.MethodDelete, "/session/qr", http.StatusMethodNotAllowed, "method_not_allowed"},
+		{http.MethodGet, "/api/admin/nothing", http.StatusNotFound, "not_found"},
+	} {
+		var e struct {
+			Error struct{ Code, Message string }
+		}
+		if got, body := requestOffDocument(t, c.method, base+c.path, testAdminToken, &e); got != c.want || e.Error.Code != c.code {
+			t.Errorf("%s %s: %d %s; want %d %s", c.method, c.path, got, body, c.want, c.code)
 		}
 	}
 

@@ -19,6 +19,7 @@ import (
 	"go.mau.fi/whatsmeow/types"
 
 	"github.com/msgbridge/msgbridge/bridge/wasim"
+	"github.com/msgbridge/msgbridge/internal/apitest"
 	"github.com/msgbridge/msgbridge/internal/testutil"
 )
 
@@ -50,6 +51,7 @@ func newHookReceiver(t *testing.T) *hookReceiver {
 	r := &hookReceiver{t: t}
 	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		body, _ := io.ReadAll(req.Body)
+		apitest.ValidateWebhookRequest(t, req, body)
 		if err := wh.Verify(body, req.Header); err != nil {
 			t.Errorf("delivery does not verify: %v", err)
 			w.WriteHeader(http.StatusBadRequest)

@@ -420,7 +420,12 @@ func classify(msg *waE2E.Message) (msgType, mediaType string) {
 	case msg.GetVideoMessage() != nil:
 		return "media", "video"
 	case msg.GetAudioMessage() != nil:
+		if msg.GetAudioMessage().GetPTT() {
+			return "media", "ptt"
+		}
 		return "media", "audio"
+	case msg.GetStickerMessage() != nil:
+		return "media", "sticker"
 	}
 	return "text", ""
 }

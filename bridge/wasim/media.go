@@ -314,7 +314,6 @@ func attachmentMessage(a Attachment, url, path string, mediaKey, encSum, plainSu
 		FileName: optionalString(a.FileName), Title: optionalString(a.FileName), Caption: caption}}
 }
 
-
 func optionalString(s string) *string {
 	if s == "" {
 		return nil

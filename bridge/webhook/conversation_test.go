@@ -34,7 +34,9 @@ func TestConversationPayloads(t *testing.T) {
 				in.Media = &bridge.Media{ID: "m1", MimeType: "audio/ogg", Size: 3, SHA256: "ab", PTT: true, Source: []byte{1}}
 			})},
 		{"location", TypeMessageUpsert, `{"event":"message.upsert",` + head + `"type":"location","text":"","timestamp":"2026-11-21T10:00:00.000Z","from_lid":"99887766@lid","from_phone":null,"location":{"latitude":52.5,"longitude":13.4,"name":"Berlin"}}`,
-			with(func(in *bridge.Incoming) { in.Type, in.Location = "location", &bridge.Location{Latitude: 52.5, Longitude: 13.4, Name: "Berlin"} })},
+			with(func(in *bridge.Incoming) {
+				in.Type, in.Location = "location", &bridge.Location{Latitude: 52.5, Longitude: 13.4, Name: "Berlin"}
+			})},
 		{"contact card", TypeMessageUpsert, `{"event":"message.upsert",` + head + `"type":"contact","text":"","timestamp":"2026-11-21T10:00:00.000Z","from_lid":"99887766@lid","from_phone":null,"contacts":[{"display_name":"Carol","vcard":"BEGIN:VCARD"}]}`,
 			with(func(in *bridge.Incoming) {
 				in.Type, in.Contacts = "contact", []bridge.ContactCard{{DisplayName: "Carol", VCard: "BEGIN:VCARD"}}

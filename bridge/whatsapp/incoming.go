@@ -45,13 +45,13 @@ func senderOf(ctx context.Context, cli *whatsmeow.Client, sender, alt types.JID)
 	switch sender.Server {
 	case types.HiddenUserServer:
 		lid, pn = sender, alt
-		if pn.Server != types.DefaultUserServer {
+		if pn.Server != types.DefaultUserServer && cli.Store.LIDs != nil {
 			pn, _ = cli.Store.LIDs.GetPNForLID(ctx, lid)
 		}
 	case types.DefaultUserServer:
 		pn, lid = sender, alt
-		if lid.Server != types.HiddenUserServer {
-			lid, _ = cli.Store.LIDs.GetLIDForPN(ctx, pn)
+		if lid.Server != types.HiddenUserServer && cli.Store.LIDs != nil {
+			lid, _ = cli.Store.LIDs.GetLIDForPN(ctx, pn) // nil store: a client that never linked
 		}
 	default:
 		from, err := bridge.RecipientFromJID(sender.String())
@@ -161,6 +161,8 @@ func recipientOf(ctx context.Context, cli *whatsmeow.Client, jid, alt types.JID)
 	if jid.Server == types.HiddenUserServer {
 		if alt.Server == types.DefaultUserServer {
 			jid = alt.ToNonAD()
+		} else if cli.Store.LIDs == nil {
+			// a client that never linked knows no pairs
 		} else if pn, err := cli.Store.LIDs.GetPNForLID(ctx, jid); err == nil && !pn.IsEmpty() {
 			jid = pn.ToNonAD()
 		}

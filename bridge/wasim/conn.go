@@ -274,6 +274,7 @@ func (s *Simulator) connEnded(c *conn) {
 	if c.user != nil {
 		if comp := c.user.companions[c.device.Device]; comp != nil && comp.conn == c {
 			comp.conn = nil
+			requeueUnackedLocked(comp)
 			s.notifyLocked()
 		}
 	}

@@ -120,7 +120,10 @@ func (s *Simulator) answerEncrypt(c *conn, iq *waBinary.Node) ([]waBinary.Node, 
 			if entry.Tag != "user" || !ok {
 				continue
 			}
-			if keys, oneTime, ok := s.directory.take(jid); ok {
+			s.mu.Lock()
+			filed := s.phoneDeviceLocked(jid) // a device asked for by its LID
+			s.mu.Unlock()
+			if keys, oneTime, ok := s.directory.take(filed); ok {
 				users = append(users, keys.bundleNode(jid, oneTime))
 			} else {
 				users = append(users, waBinary.Node{Tag: "user", Attrs: waBinary.Attrs{"jid": jid}, Content: []waBinary.Node{

@@ -173,9 +173,10 @@ func (s *Simulator) sendToGroup(ctx context.Context, u *User, to types.JID, id t
 			if err != nil {
 				return err
 			}
-			s.deliver(m, comp, waBinary.Node{Tag: "message", Attrs: waBinary.Attrs{
-				"from": to, "participant": u.jid, "id": id, "type": msgType, "t": time.Now().Unix(), "notify": senderName,
-			}, Content: []waBinary.Node{encNode(encType, "", keyCiphertext), skNode}})
+			attrs := u.senderAttrs(true)
+			attrs["from"], attrs["id"], attrs["type"], attrs["t"], attrs["notify"] = to, id, msgType, time.Now().Unix(), senderName
+			s.deliver(m, comp, waBinary.Node{Tag: "message", Attrs: attrs,
+				Content: []waBinary.Node{encNode(encType, "", keyCiphertext), skNode}})
 		}
 	}
 	return nil

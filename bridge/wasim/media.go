@@ -200,6 +200,8 @@ func appInfo(kind string) whatsmeow.MediaType {
 		return whatsmeow.MediaVideo
 	case "audio":
 		return whatsmeow.MediaAudio
+	case "sticker":
+		return whatsmeow.MediaImage // whatsmeow's type for stickers
 	}
 	return whatsmeow.MediaDocument
 }
@@ -253,7 +255,8 @@ var errBadAttachment = errors.New("wasim: bad attachment")
 
 // Attachment is a file a simulated user sends (see SendMedia).
 type Attachment struct {
-	Kind     string // "image" or "document"
+	Kind     string // "image", "video", "audio", "document" or "sticker"
+	PTT      bool   // an audio recorded as a voice note
 	Data     []byte
 	MimeType string
 	FileName string // documents
@@ -264,8 +267,8 @@ type Attachment struct {
 // and sends the image or document message pointing at it (see Send). The
 // client downloads it with whatsmeow's Download through its media HTTP client.
 func (u *User) SendMedia(ctx context.Context, to types.JID, a Attachment) (types.MessageID, error) {
-	if a.Kind != "image" && a.Kind != "document" {
-		return "", fmt.Errorf("%w: kind must be image or document, not %q", errBadAttachment, a.Kind)
+	if !slices.Contains([]string{"image", "video", "audio", "document", "sticker"}, a.Kind) {
+		return "", fmt.Errorf("%w: kind must be image, video, audio, document or sticker, not %q", errBadAttachment, a.Kind)
 	}
 	mediaKey := make([]byte, 32)
 	_, _ = rand.Read(mediaKey)
@@ -284,22 +287,31 @@ func (u *User) SendMedia(ctx context.Context, to types.JID, a Attachment) (types
 	encSum, plainSum := sha256.Sum256(blob), sha256.Sum256(a.Data)
 	path := directPathFor(u.sim.media.put(blob))
 	url := "https://" + mediaHost + path + "&mms3=true"
-	msg := &waE2E.Message{}
-	if a.Kind == "image" {
-		msg.ImageMessage = &waE2E.ImageMessage{
-			URL: proto.String(url), DirectPath: proto.String(path), MediaKey: mediaKey,
-			FileEncSHA256: encSum[:], FileSHA256: plainSum[:], FileLength: proto.Uint64(uint64(len(a.Data))),
-			Mimetype: proto.String(a.MimeType), Caption: optionalString(a.Caption),
-		}
-	} else {
-		msg.DocumentMessage = &waE2E.DocumentMessage{
-			URL: proto.String(url), DirectPath: proto.String(path), MediaKey: mediaKey,
-			FileEncSHA256: encSum[:], FileSHA256: plainSum[:], FileLength: proto.Uint64(uint64(len(a.Data))),
-			Mimetype: proto.String(a.MimeType), FileName: optionalString(a.FileName), Title: optionalString(a.FileName),
-			Caption: optionalString(a.Caption),
-		}
+	return u.Send(ctx, to, attachmentMessage(a, url, path, mediaKey, encSum[:], plainSum[:]))
+}
+
+// attachmentMessage is the message of kind a.Kind that points at an
+// uploaded attachment.
+func attachmentMessage(a Attachment, url, path string, mediaKey, encSum, plainSum []byte) *waE2E.Message {
+	size := proto.Uint64(uint64(len(a.Data)))
+	mime, caption := proto.String(a.MimeType), optionalString(a.Caption)
+	switch a.Kind {
+	case "image":
+		return &waE2E.Message{ImageMessage: &waE2E.ImageMessage{URL: proto.String(url), DirectPath: proto.String(path),
+			MediaKey: mediaKey, FileEncSHA256: encSum, FileSHA256: plainSum, FileLength: size, Mimetype: mime, Caption: caption}}
+	case "video":
+		return &waE2E.Message{VideoMessage: &waE2E.VideoMessage{URL: proto.String(url), DirectPath: proto.String(path),
+			MediaKey: mediaKey, FileEncSHA256: encSum, FileSHA256: plainSum, FileLength: size, Mimetype: mime, Caption: caption}}
+	case "audio":
+		return &waE2E.Message{AudioMessage: &waE2E.AudioMessage{URL: proto.String(url), DirectPath: proto.String(path),
+			MediaKey: mediaKey, FileEncSHA256: encSum, FileSHA256: plainSum, FileLength: size, Mimetype: mime, PTT: proto.Bool(a.PTT)}}
+	case "sticker":
+		return &waE2E.Message{StickerMessage: &waE2E.StickerMessage{URL: proto.String(url), DirectPath: proto.String(path),
+			MediaKey: mediaKey, FileEncSHA256: encSum, FileSHA256: plainSum, FileLength: size, Mimetype: mime}}
 	}
-	return u.Send(ctx, to, msg)
+	return &waE2E.Message{DocumentMessage: &waE2E.DocumentMessage{URL: proto.String(url), DirectPath: proto.String(path),
+		MediaKey: mediaKey, FileEncSHA256: encSum, FileSHA256: plainSum, FileLength: size, Mimetype: mime,
+		FileName: optionalString(a.FileName), Title: optionalString(a.FileName), Caption: caption}}
 }
 
 func optionalString(s string) *string {

@@ -287,6 +287,9 @@ func (s *Simulator) handleClientReceipt(c *conn, n *waBinary.Node) {
 		return
 	}
 	typ, _ := n.Attrs["type"].(string)
+	if typ != string(types.ReceiptTypeRetry) {
+		s.acked(c, receiptIDs(n, id)...) // the client has the message(s)
+	}
 	if typ == string(types.ReceiptTypeRetry) {
 		s.log.Warnf("%s could not decrypt message %s from %s (retry receipt)", c.device, id, to)
 		return
@@ -319,6 +322,20 @@ func (s *Simulator) handleClientReceipt(c *conn, n *waBinary.Node) {
 	for _, comp := range s.companionsOf(u) {
 		s.deliver(u, comp, waBinary.Node{Tag: "receipt", Attrs: attrs})
 	}
+}
+
+// receiptIDs lists the messages a receipt is for: its id and those of its
+// <list><item id/></list>.
+func receiptIDs(n *waBinary.Node, id string) []string {
+	ids := []string{id}
+	if list, ok := n.GetOptionalChildByTag("list"); ok {
+		for _, item := range list.GetChildren() {
+			if itemID, ok := item.Attrs["id"].(string); ok {
+				ids = append(ids, itemID)
+			}
+		}
+	}
+	return ids
 }
 
 // ErrNoDevices is returned when a user sends to someone with no linked
@@ -360,8 +377,9 @@ func (u *User) Send(ctx context.Context, to types.JID, msg *waE2E.Message) (type
 		if err != nil {
 			return "", err
 		}
-		s.deliver(target, comp, waBinary.Node{Tag: "message",
-			Attrs:   waBinary.Attrs{"from": u.jid, "id": id, "type": msgType, "t": time.Now().Unix(), "notify": name},
+		attrs := u.senderAttrs(false)
+		attrs["id"], attrs["type"], attrs["t"], attrs["notify"] = id, msgType, time.Now().Unix(), name
+		s.deliver(target, comp, waBinary.Node{Tag: "message", Attrs: attrs,
 			Content: []waBinary.Node{encNode(encType, mediaType, ciphertext)},
 		})
 	}
@@ -402,7 +420,12 @@ func classify(msg *waE2E.Message) (msgType, mediaType string) {
 	case msg.GetVideoMessage() != nil:
 		return "media", "video"
 	case msg.GetAudioMessage() != nil:
+		if msg.GetAudioMessage().GetPTT() {
+			return "media", "ptt"
+		}
 		return "media", "audio"
+	case msg.GetStickerMessage() != nil:
+		return "media", "sticker"
 	}
 	return "text", ""
 }

@@ -39,8 +39,13 @@ func (s *Simulator) dispatch(c *conn, n *waBinary.Node) {
 		if c.user != nil {
 			s.handleClientReceipt(c, n)
 		}
+	case "ack":
+		if c.user != nil && n.Attrs["class"] == "message" {
+			id, _ := n.Attrs["id"].(string)
+			s.acked(c, id)
+		}
 	default:
-		// ack, presence, chatstate, …: nothing to answer.
+		// presence, chatstate, …: nothing to answer.
 	}
 }
 

@@ -35,6 +35,7 @@ type User struct {
 	keyIndex   uint32
 	faults     faults
 	receipts   ReceiptMode
+	addressing Addressing
 }
 
 // companion is a device linked to a user: a whatsmeow client.
@@ -44,6 +45,11 @@ type companion struct {
 	identityKey [32]byte  // the client's Signal identity key
 	conn        *conn     // the logged-in connection, nil while offline
 	pending     []waBinary.Node
+	// unacked are the <message> nodes written to conn that the client has
+	// not acknowledged (by a <receipt> or an <ack class="message">). When
+	// conn ends they go back to the front of pending: WhatsApp delivers an
+	// unacknowledged message again on the next connection.
+	unacked []waBinary.Node
 }
 
 // maxPending bounds what the server keeps for an offline device.
@@ -260,25 +266,87 @@ func (s *Simulator) userByJIDLocked(jid types.JID) *User {
 }
 
 // deliver sends a node to a companion device, or keeps it until the device
-// is online (and not ghosted) again, as WhatsApp keeps offline messages.
+// is online (and not ghosted) again, as WhatsApp keeps offline messages. A
+// message counts as delivered only once the client acknowledges it.
 func (s *Simulator) deliver(u *User, comp *companion, n waBinary.Node) {
 	s.mu.Lock()
 	c := comp.conn
 	if c == nil || u.faults.ghost {
-		if len(comp.pending) < maxPending {
-			comp.pending = append(comp.pending, n)
-		}
+		keepLocked(comp, n)
 		s.mu.Unlock()
 		return
 	}
 	s.mu.Unlock()
-	if err := c.send(n); err != nil {
+	if !s.sendTracked(c, comp, n) {
 		s.mu.Lock()
-		if len(comp.pending) < maxPending {
-			comp.pending = append(comp.pending, n)
-		}
+		keepLocked(comp, n)
 		s.mu.Unlock()
 	}
+}
+
+// keepLocked files n for when the device is back.
+func keepLocked(comp *companion, n waBinary.Node) {
+	if len(comp.pending) < maxPending {
+		comp.pending = append(comp.pending, n)
+	}
+}
+
+// sendTracked writes n to c; a message then waits in comp.unacked for the
+// client's acknowledgement. It reports false when the caller must keep n
+// for later: the write failed, and n was not already put back by the end
+// of the connection.
+func (s *Simulator) sendTracked(c *conn, comp *companion, n waBinary.Node) bool {
+	if n.Tag != "message" {
+		return c.send(n) == nil
+	}
+	// Before the write: the client may acknowledge before send returns.
+	s.mu.Lock()
+	if comp.conn != c {
+		s.mu.Unlock()
+		return false // the connection ended already
+	}
+	comp.unacked = append(comp.unacked, n)
+	s.mu.Unlock()
+	if c.send(n) == nil {
+		return true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	before := len(comp.unacked)
+	comp.unacked = slices.DeleteFunc(comp.unacked, func(m waBinary.Node) bool { return sameNode(m, n) })
+	return before == len(comp.unacked) // gone already: requeued when the connection ended
+}
+
+// sameNode tells whether two message nodes are the same delivery.
+func sameNode(a, b waBinary.Node) bool {
+	return a.Attrs["id"] == b.Attrs["id"] && a.Attrs["from"] == b.Attrs["from"]
+}
+
+// acked forgets the messages with these ids the device of c acknowledged.
+func (s *Simulator) acked(c *conn, ids ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	comp := c.user.companions[c.device.Device]
+	if comp == nil {
+		return
+	}
+	comp.unacked = slices.DeleteFunc(comp.unacked, func(m waBinary.Node) bool {
+		id, _ := m.Attrs["id"].(string)
+		return slices.Contains(ids, id)
+	})
+}
+
+// requeueUnackedLocked puts what the ended connection left unacknowledged
+// in front of what waits for the device.
+func requeueUnackedLocked(comp *companion) {
+	if len(comp.unacked) == 0 {
+		return
+	}
+	comp.pending = append(comp.unacked, comp.pending...)
+	if len(comp.pending) > maxPending {
+		comp.pending = comp.pending[:maxPending]
+	}
+	comp.unacked = nil
 }
 
 // flushPending sends what was kept for a device while it was away.
@@ -293,7 +361,7 @@ func (s *Simulator) flushPending(u *User, comp *companion) {
 	comp.pending = nil
 	s.mu.Unlock()
 	for i, n := range pending {
-		if err := c.send(n); err != nil {
+		if !s.sendTracked(c, comp, n) {
 			s.mu.Lock()
 			comp.pending = append(pending[i:], comp.pending...)
 			s.mu.Unlock()

@@ -76,8 +76,27 @@ type mediaPayload struct {
 	MimeType string `json:"mimetype"`
 	Size     uint64 `json:"size"`
 	FileName string `json:"file_name"`
+	// Added by issue 14, after the original fields.
+	ID     string `json:"id,omitempty"`
+	URL    string `json:"url,omitempty"`
+	SHA256 string `json:"sha256,omitempty"`
+	PTT    bool   `json:"ptt,omitempty"`
 }
 
+type locationPayload struct {
+	Latitude  float64 `json:"latitude"`
+	Longitude float64 `json:"longitude"`
+	Name      string  `json:"name,omitempty"`
+	Address   string  `json:"address,omitempty"`
+}
+
+type contactPayload struct {
+	DisplayName string `json:"display_name"`
+	VCard       string `json:"vcard"`
+}
+
+// upsertPayload keeps the original fields first and byte for byte; the
+// fields of issue 14 follow them.
 type upsertPayload struct {
 	Event      string        `json:"event"`
 	WhatsAppID string        `json:"whatsapp_id"`
@@ -88,18 +107,94 @@ type upsertPayload struct {
 	Text       string        `json:"text"`
 	Timestamp  string        `json:"timestamp"`
 	Media      *mediaPayload `json:"media,omitempty"`
+
+	FromLID   *string          `json:"from_lid"`
+	FromPhone *string          `json:"from_phone"`
+	Quoted    string           `json:"quoted,omitempty"`
+	Mentions  []string         `json:"mentions,omitempty"`
+	Location  *locationPayload `json:"location,omitempty"`
+	Contacts  []contactPayload `json:"contacts,omitempty"`
 }
 
-// MessageUpsert is a message.upsert event. Messages of one chat keep their
-// order.
+// MediaURL is where GET /api/media/{id} serves an attachment, relative to
+// the bridge.
+func MediaURL(id string) string { return "/api/media/" + id }
+
+// MessageUpsert is a message.upsert event, or for a reaction, edit or
+// revoke (in.Type) a message.reaction, message.edit or message.revoke
+// event. The events of one chat keep their order.
 func MessageUpsert(in bridge.Incoming) Event {
 	chat := in.Chat.String()
+	key := "chat:" + chat
+	switch in.Type {
+	case bridge.IncomingReaction, bridge.IncomingEdit, bridge.IncomingRevoke:
+		return Event{Type: "message." + in.Type, Key: key, Payload: changePayloadOf(in)}
+	}
 	p := upsertPayload{
 		Event: TypeMessageUpsert, WhatsAppID: in.WhatsAppID, From: in.From.String(), Chat: chat, PushName: in.PushName,
 		Type: in.Type, Text: in.Text, Timestamp: bridge.FormatTime(in.Timestamp),
+		FromLID: optionalRecipient(in.FromLID), FromPhone: optionalRecipient(in.FromPhone), Quoted: in.Quoted,
 	}
 	if m := in.Media; m != nil {
-		p.Media = &mediaPayload{MimeType: m.MimeType, Size: m.Size, FileName: m.FileName}
+		p.Media = &mediaPayload{MimeType: m.MimeType, Size: m.Size, FileName: m.FileName, ID: m.ID, SHA256: m.SHA256, PTT: m.PTT}
+		if m.ID != "" {
+			p.Media.URL = MediaURL(m.ID)
+		}
 	}
-	return Event{Type: TypeMessageUpsert, Key: "chat:" + chat, Payload: p}
+	for _, r := range in.Mentions {
+		p.Mentions = append(p.Mentions, r.String())
+	}
+	if l := in.Location; l != nil {
+		p.Location = &locationPayload{Latitude: l.Latitude, Longitude: l.Longitude, Name: l.Name, Address: l.Address}
+	}
+	for _, c := range in.Contacts {
+		p.Contacts = append(p.Contacts, contactPayload(c))
+	}
+	return Event{Type: TypeMessageUpsert, Key: key, Payload: p}
+}
+
+// The events that change an earlier message.
+const (
+	TypeMessageReaction = "message.reaction"
+	TypeMessageEdit     = "message.edit"
+	TypeMessageRevoke   = "message.revoke"
+)
+
+// changePayload is a reaction, edit or revoke: who changed which message.
+type changePayload struct {
+	Event      string  `json:"event"`
+	WhatsAppID string  `json:"whatsapp_id"`
+	TargetID   string  `json:"target_id"`
+	From       string  `json:"from"`
+	FromLID    *string `json:"from_lid"`
+	FromPhone  *string `json:"from_phone"`
+	Chat       string  `json:"chat"`
+	PushName   string  `json:"push_name"`
+	Timestamp  string  `json:"timestamp"`
+	Emoji      *string `json:"emoji,omitempty"` // reactions only; "" when removed
+	Text       *string `json:"text,omitempty"`  // edits only
+}
+
+func changePayloadOf(in bridge.Incoming) changePayload {
+	p := changePayload{
+		Event: "message." + in.Type, WhatsAppID: in.WhatsAppID, TargetID: in.TargetID, From: in.From.String(),
+		FromLID: optionalRecipient(in.FromLID), FromPhone: optionalRecipient(in.FromPhone), Chat: in.Chat.String(),
+		PushName: in.PushName, Timestamp: bridge.FormatTime(in.Timestamp),
+	}
+	switch in.Type {
+	case bridge.IncomingReaction:
+		p.Emoji = &in.Emoji
+	case bridge.IncomingEdit:
+		p.Text = &in.Text
+	}
+	return p
+}
+
+// optionalRecipient is r as the webhooks show it, or null when unknown.
+func optionalRecipient(r bridge.Recipient) *string {
+	if r.IsZero() {
+		return nil
+	}
+	s := r.String()
+	return &s
 }

@@ -12,7 +12,8 @@ import (
 
 // The builders' payloads, keys and ranks are byte for byte what the string
 // builders before the domain types produced (recorded from them), so that
-// receivers see no change.
+// receivers see no change; issue 14's fields (from_lid, from_phone, …) only
+// follow the original ones.
 func TestEventPayloads(t *testing.T) {
 	at := time.Date(2026, 11, 21, 10, 0, 0, 123456789, time.FixedZone("CET", 3600))
 	phone := bridge.PhoneRecipient("4915112345678")
@@ -35,13 +36,13 @@ func TestEventPayloads(t *testing.T) {
 			`{"event":"session.status","state":"connected","reason":"","timestamp":"2026-11-21T09:00:00.123Z"}`, 0},
 		{MessageUpsert(bridge.Incoming{WhatsAppID: "W1", From: phone, Chat: phone, PushName: "Ana", Type: "text", Text: `hi "there" <b>&`, Timestamp: at}),
 			"chat:4915112345678",
-			`{"event":"message.upsert","whatsapp_id":"W1","from":"4915112345678","chat":"4915112345678","push_name":"Ana","type":"text","text":"hi \"there\" \u003cb\u003e\u0026","timestamp":"2026-11-21T09:00:00.123Z"}`, 0},
+			`{"event":"message.upsert","whatsapp_id":"W1","from":"4915112345678","chat":"4915112345678","push_name":"Ana","type":"text","text":"hi \"there\" \u003cb\u003e\u0026","timestamp":"2026-11-21T09:00:00.123Z","from_lid":null,"from_phone":null}`, 0},
 		{MessageUpsert(bridge.Incoming{WhatsAppID: "W2", From: phone, Chat: group, Type: "document", Text: "cv", Timestamp: at,
 			Media: &bridge.Media{MimeType: "application/pdf", Size: 42, FileName: "cv.pdf"}}), "chat:120363025246125486@g.us",
-			`{"event":"message.upsert","whatsapp_id":"W2","from":"4915112345678","chat":"120363025246125486@g.us","push_name":"","type":"document","text":"cv","timestamp":"2026-11-21T09:00:00.123Z","media":{"mimetype":"application/pdf","size":42,"file_name":"cv.pdf"}}`, 0},
+			`{"event":"message.upsert","whatsapp_id":"W2","from":"4915112345678","chat":"120363025246125486@g.us","push_name":"","type":"document","text":"cv","timestamp":"2026-11-21T09:00:00.123Z","media":{"mimetype":"application/pdf","size":42,"file_name":"cv.pdf"},"from_lid":null,"from_phone":null}`, 0},
 		{MessageUpsert(bridge.Incoming{WhatsAppID: "W3", From: lid, Chat: lid, Type: "image", Timestamp: at, Media: &bridge.Media{MimeType: "image/jpeg", Size: 7}}),
 			"chat:99887766@lid",
-			`{"event":"message.upsert","whatsapp_id":"W3","from":"99887766@lid","chat":"99887766@lid","push_name":"","type":"image","text":"","timestamp":"2026-11-21T09:00:00.123Z","media":{"mimetype":"image/jpeg","size":7,"file_name":""}}`, 0},
+			`{"event":"message.upsert","whatsapp_id":"W3","from":"99887766@lid","chat":"99887766@lid","push_name":"","type":"image","text":"","timestamp":"2026-11-21T09:00:00.123Z","media":{"mimetype":"image/jpeg","size":7,"file_name":""},"from_lid":null,"from_phone":null}`, 0},
 	} {
 		t.Run(c.key+"/"+strconv.Itoa(c.rank), func(t *testing.T) {
 			body, err := json.Marshal(c.ev.Payload)

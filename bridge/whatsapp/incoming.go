@@ -2,6 +2,7 @@ package whatsapp
 
 import (
 	"context"
+	"encoding/hex"
 
 	"go.mau.fi/whatsmeow"
 	"go.mau.fi/whatsmeow/proto/waE2E"
@@ -12,62 +13,144 @@ import (
 )
 
 // incoming maps a received message to the domain's Incoming; ok is false
-// for what is not a message a person wrote: our own messages, protocol
-// messages (revokes, key shares), messages whose only content is something
-// else, such as the SenderKeyDistributionMessage that precedes a sender's
-// first group message, and messages in chats the bridge cannot address
-// (status broadcasts, newsletters).
+// for what is not a message a person wrote or changed: our own messages,
+// protocol messages other than edits and revokes (key shares, history
+// sync), messages whose only content is something else, such as the
+// SenderKeyDistributionMessage that precedes a sender's first group
+// message, and messages in chats the bridge cannot address (status
+// broadcasts, newsletters).
 func incoming(ctx context.Context, cli *whatsmeow.Client, e *events.Message) (bridge.Incoming, bool) {
-	if e.Info.IsFromMe || e.Message == nil || e.Message.GetProtocolMessage() != nil {
+	if e.Info.IsFromMe || e.Message == nil {
 		return bridge.Incoming{}, false
 	}
-	from, errFrom := recipientOf(ctx, cli, e.Info.Sender, e.Info.SenderAlt)
+	from, err := senderOf(ctx, cli, e.Info.Sender, e.Info.SenderAlt)
 	chat, errChat := recipientOf(ctx, cli, e.Info.Chat, types.EmptyJID)
-	if errFrom != nil || errChat != nil {
+	if err != nil || errChat != nil {
 		return bridge.Incoming{}, false
 	}
-	in := bridge.Incoming{
-		WhatsAppID: e.Info.ID, PushName: e.Info.PushName, Timestamp: e.Info.Timestamp,
-		From: from, Chat: chat,
-	}
-	if !content(e.Message, &in) {
+	from.WhatsAppID, from.PushName, from.Timestamp, from.Chat = e.Info.ID, e.Info.PushName, e.Info.Timestamp, chat
+	in := from
+	if !content(ctx, cli, e.Message, &in) {
 		return bridge.Incoming{}, false
 	}
 	return in, true
 }
 
-// content fills in's type, text and media from msg; false when msg holds
-// nothing message.upsert reports.
-func content(msg *waE2E.Message, in *bridge.Incoming) bool {
+// senderOf names a sender by both its addresses: the LID and the phone
+// number, each from the message (sender, alt) or, failing that, from the
+// LID/phone pairs whatsmeow learnt; From is the phone number when known.
+func senderOf(ctx context.Context, cli *whatsmeow.Client, sender, alt types.JID) (bridge.Incoming, error) {
+	sender, alt = sender.ToNonAD(), alt.ToNonAD()
+	var lid, pn types.JID
+	switch sender.Server {
+	case types.HiddenUserServer:
+		lid, pn = sender, alt
+		if pn.Server != types.DefaultUserServer && cli.Store.LIDs != nil {
+			pn, _ = cli.Store.LIDs.GetPNForLID(ctx, lid)
+		}
+	case types.DefaultUserServer:
+		pn, lid = sender, alt
+		if lid.Server != types.HiddenUserServer && cli.Store.LIDs != nil {
+			lid, _ = cli.Store.LIDs.GetLIDForPN(ctx, pn) // nil store: a client that never linked
+		}
+	default:
+		from, err := bridge.RecipientFromJID(sender.String())
+		return bridge.Incoming{From: from}, err
+	}
+	var in bridge.Incoming
+	if !lid.IsEmpty() {
+		in.FromLID, _ = bridge.RecipientFromJID(lid.ToNonAD().String())
+	}
+	if !pn.IsEmpty() {
+		in.FromPhone, _ = bridge.RecipientFromJID(pn.ToNonAD().String())
+	}
+	in.From = in.FromPhone
+	if in.From.IsZero() {
+		in.From = in.FromLID
+	}
+	if in.From.IsZero() {
+		return in, bridge.ErrInvalidRecipient
+	}
+	return in, nil
+}
+
+// content fills in's type, text, media and context from msg; false when
+// msg holds nothing the webhooks report.
+func content(ctx context.Context, cli *whatsmeow.Client, msg *waE2E.Message, in *bridge.Incoming) bool {
+	if p := msg.GetProtocolMessage(); p != nil {
+		return change(p, in)
+	}
+	if r := msg.GetReactionMessage(); r != nil {
+		in.Type, in.TargetID, in.Emoji = bridge.IncomingReaction, r.GetKey().GetID(), r.GetText()
+		return true
+	}
+	var info *waE2E.ContextInfo
 	switch {
 	case msg.Conversation != nil:
 		in.Type, in.Text = "text", msg.GetConversation()
 	case msg.ExtendedTextMessage != nil:
-		in.Type, in.Text = "text", msg.GetExtendedTextMessage().GetText()
-	case msg.ImageMessage != nil:
-		m := msg.GetImageMessage()
-		in.Type, in.Text = "image", m.GetCaption()
-		in.Media = &bridge.Media{MimeType: m.GetMimetype(), Size: m.GetFileLength()}
-	case msg.DocumentMessage != nil:
-		m := msg.GetDocumentMessage()
-		in.Type, in.Text = "document", m.GetCaption()
-		in.Media = &bridge.Media{MimeType: m.GetMimetype(), Size: m.GetFileLength(), FileName: m.GetFileName()}
-	case msg.VideoMessage != nil:
-		m := msg.GetVideoMessage()
-		in.Type, in.Text = "video", m.GetCaption()
-		in.Media = &bridge.Media{MimeType: m.GetMimetype(), Size: m.GetFileLength()}
-	case msg.AudioMessage != nil:
-		m := msg.GetAudioMessage()
-		in.Type = "audio"
-		in.Media = &bridge.Media{MimeType: m.GetMimetype(), Size: m.GetFileLength()}
-	case msg.StickerMessage != nil:
-		m := msg.GetStickerMessage()
-		in.Type = "sticker"
-		in.Media = &bridge.Media{MimeType: m.GetMimetype(), Size: m.GetFileLength()}
+		m := msg.GetExtendedTextMessage()
+		in.Type, in.Text, info = "text", m.GetText(), m.GetContextInfo()
+	case msg.LocationMessage != nil:
+		m := msg.GetLocationMessage()
+		in.Type, in.Text, info = "location", m.GetComment(), m.GetContextInfo()
+		in.Location = &bridge.Location{Latitude: m.GetDegreesLatitude(), Longitude: m.GetDegreesLongitude(), Name: m.GetName(), Address: m.GetAddress()}
+	case msg.ContactMessage != nil:
+		m := msg.GetContactMessage()
+		in.Type, info = "contact", m.GetContextInfo()
+		in.Contacts = []bridge.ContactCard{{DisplayName: m.GetDisplayName(), VCard: m.GetVcard()}}
+	case msg.ContactsArrayMessage != nil:
+		m := msg.GetContactsArrayMessage()
+		in.Type, in.Text, info = "contact", m.GetDisplayName(), m.GetContextInfo()
+		for _, c := range m.GetContacts() {
+			in.Contacts = append(in.Contacts, bridge.ContactCard{DisplayName: c.GetDisplayName(), VCard: c.GetVcard()})
+		}
+	default:
+		var ok bool
+		if info, ok = attachment(msg, in); !ok {
+			return false
+		}
+	}
+	in.Quoted = info.GetStanzaID()
+	for _, jid := range info.GetMentionedJID() {
+		if r, err := mentioned(ctx, cli, jid); err == nil {
+			in.Mentions = append(in.Mentions, r)
+		}
+	}
+	return true
+}
+
+// change reads an edit or a revoke; other protocol messages are not
+// reported.
+func change(p *waE2E.ProtocolMessage, in *bridge.Incoming) bool {
+	in.TargetID = p.GetKey().GetID()
+	switch p.GetType() {
+	case waE2E.ProtocolMessage_REVOKE:
+		in.Type = bridge.IncomingRevoke
+	case waE2E.ProtocolMessage_MESSAGE_EDIT:
+		in.Type = bridge.IncomingEdit
+		edited := p.GetEditedMessage()
+		in.Text = edited.GetConversation()
+		if in.Text == "" {
+			in.Text = edited.GetExtendedTextMessage().GetText()
+		}
+		if in.Text == "" { // an edited caption
+			in.Text = caption(edited)
+		}
 	default:
 		return false
 	}
-	return true
+	return in.TargetID != ""
+}
+
+// mentioned is the recipient a mention names (a JID string in the
+// message); a LID whose phone number is known is named by the number.
+func mentioned(ctx context.Context, cli *whatsmeow.Client, s string) (bridge.Recipient, error) {
+	jid, err := types.ParseJID(s)
+	if err != nil {
+		return bridge.Recipient{}, err
+	}
+	return recipientOf(ctx, cli, jid, types.EmptyJID)
 }
 
 // recipientOf is whom a JID names: a user by phone number when it is known,
@@ -78,9 +161,19 @@ func recipientOf(ctx context.Context, cli *whatsmeow.Client, jid, alt types.JID)
 	if jid.Server == types.HiddenUserServer {
 		if alt.Server == types.DefaultUserServer {
 			jid = alt.ToNonAD()
+		} else if cli.Store.LIDs == nil {
+			// a client that never linked knows no pairs
 		} else if pn, err := cli.Store.LIDs.GetPNForLID(ctx, jid); err == nil && !pn.IsEmpty() {
 			jid = pn.ToNonAD()
 		}
 	}
 	return bridge.RecipientFromJID(jid.String())
+}
+
+// hexSum is a SHA-256 as the webhooks show it.
+func hexSum(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return hex.EncodeToString(b)
 }

@@ -72,6 +72,8 @@ type fakeEvents struct {
 	reconnects  int
 	incomingErr error
 	receiptErr  error
+	// tries counts Incoming's calls by WhatsApp id, failed ones included.
+	tries map[string]int
 }
 
 func (f *fakeEvents) StateChanged(_ context.Context, _ *sql.Tx, s bridge.SessionStatus) error {
@@ -84,6 +86,10 @@ func (f *fakeEvents) StateChanged(_ context.Context, _ *sql.Tx, s bridge.Session
 func (f *fakeEvents) Incoming(_ context.Context, in bridge.Incoming) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.tries == nil {
+		f.tries = map[string]int{}
+	}
+	f.tries[in.WhatsAppID]++
 	if f.incomingErr != nil {
 		return f.incomingErr
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/internal/apitest"
 )
 
 // Issue 14's events and fields, as receivers see them.
@@ -28,10 +29,10 @@ func TestConversationPayloads(t *testing.T) {
 			with(func(in *bridge.Incoming) {
 				in.Type, in.Text, in.Quoted, in.Mentions = "text", "hi", "Q1", []bridge.Recipient{phone, lid}
 			})},
-		{"voice note with its media id", TypeMessageUpsert, `{"event":"message.upsert",` + head + `"type":"audio","text":"","timestamp":"2026-11-21T10:00:00.000Z","media":{"mimetype":"audio/ogg","size":3,"file_name":"","id":"m1","url":"/api/media/m1","sha256":"ab","ptt":true},"from_lid":"99887766@lid","from_phone":"4915112345678"}`,
+		{"voice note with its media id", TypeMessageUpsert, `{"event":"message.upsert",` + head + `"type":"audio","text":"","timestamp":"2026-11-21T10:00:00.000Z","media":{"mimetype":"audio/ogg","size":3,"file_name":"","id":"med_0123456789abcdef0123456789abcdef","url":"/api/media/med_0123456789abcdef0123456789abcdef","sha256":"abababababababababababababababababababababababababababababababab","ptt":true},"from_lid":"99887766@lid","from_phone":"4915112345678"}`,
 			with(func(in *bridge.Incoming) {
 				in.Type, in.FromPhone = "audio", phone
-				in.Media = &bridge.Media{ID: "m1", MimeType: "audio/ogg", Size: 3, SHA256: "ab", PTT: true, Source: []byte{1}}
+				in.Media = &bridge.Media{ID: "med_0123456789abcdef0123456789abcdef", MimeType: "audio/ogg", Size: 3, SHA256: "abababababababababababababababababababababababababababababababab", PTT: true, Source: []byte{1}}
 			})},
 		{"location", TypeMessageUpsert, `{"event":"message.upsert",` + head + `"type":"location","text":"","timestamp":"2026-11-21T10:00:00.000Z","from_lid":"99887766@lid","from_phone":null,"location":{"latitude":52.5,"longitude":13.4,"name":"Berlin"}}`,
 			with(func(in *bridge.Incoming) {
@@ -54,6 +55,7 @@ func TestConversationPayloads(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			apitest.ValidateWebhook(t, body)
 			if ev.Type != c.typ || ev.Key != "chat:99887766@lid" || string(body) != c.body {
 				t.Errorf("%s %s\n got %s\nwant %s", ev.Type, ev.Key, body, c.body)
 			}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/contract"
+	"github.com/msgbridge/msgbridge/internal/apitest"
 )
 
 // The builders' payloads, keys and ranks are byte for byte what the string
@@ -49,6 +50,7 @@ func TestEventPayloads(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			apitest.ValidateWebhook(t, body)
 			if string(body) != c.body {
 				t.Errorf("body\n got %s\nwant %s", body, c.body)
 			}

@@ -17,6 +17,7 @@ import (
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/sqlite"
 	"github.com/msgbridge/msgbridge/contract"
+	"github.com/msgbridge/msgbridge/internal/apitest"
 )
 
 // testPhone is the recipient of the tests' message.status events.
@@ -53,6 +54,7 @@ func newReceiver(tb testing.TB, keep bool) *receiver {
 	r.header.Store("")
 	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		body, _ := io.ReadAll(req.Body)
+		apitest.ValidateWebhookRequest(tb, req, body)
 		r.hits.Add(1)
 		if s := r.answer.Load(); s != 0 {
 			if ra := r.header.Load().(string); ra != "" {

@@ -88,6 +88,7 @@ func TestOperationsListsEveryEndpoint(t *testing.T) {
 		"GET /api/admin/state", "DELETE /api/admin/logs", "GET /api/admin/audit", "DELETE /api/admin/audit/{id}",
 		"GET /api/admin/webhooks/failed", "POST /api/admin/webhooks/{id}/redeliver", "GET /api/admin/analytics/delivery",
 		"POST webhook message.status", "POST webhook message.upsert", "POST webhook session.status",
+		"POST webhook message.reaction", "POST webhook message.edit", "POST webhook message.revoke",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("operations:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

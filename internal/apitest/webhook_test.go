@@ -11,7 +11,7 @@ import (
 func TestValidateWebhook(t *testing.T) {
 	const (
 		status  = `{"event":"message.status","whatsapp_id":"3EB0","status":"Delivered","recipient":"4915123456789","timestamp":"2026-11-21T10:00:01.250Z"}`
-		upsert  = `{"event":"message.upsert","whatsapp_id":"3A1F","from":"4915123456789","chat":"4915123456789","push_name":"Ana","type":"image","text":"","timestamp":"2026-11-21T10:00:00.000Z","media":{"mimetype":"image/jpeg","size":10,"file_name":""}}`
+		upsert  = `{"event":"message.upsert","whatsapp_id":"3A1F","from":"4915123456789","chat":"4915123456789","push_name":"Ana","type":"image","text":"","timestamp":"2026-11-21T10:00:00.000Z","media":{"mimetype":"image/jpeg","size":10,"file_name":""},"from_lid":null,"from_phone":"4915123456789"}`
 		session = `{"event":"session.status","state":"disconnected","reason":"stream_replaced","timestamp":"2026-11-21T10:00:00.000Z"}`
 	)
 	for _, tc := range []struct{ name, body, want string }{
@@ -50,7 +50,9 @@ func TestValidateWebhookRequestHeaders(t *testing.T) {
 		want   string
 	}{
 		{"standard webhooks", good, ""},
-		{"no signature", http.Header{"Webhook-Id": {"msg_1"}, "Webhook-Timestamp": {"1763719200"}}, "webhook-signature"},
+		{"unsigned (no WEBHOOK_SECRET)", http.Header{"Webhook-Id": {"msg_1"}, "Webhook-Timestamp": {"1763719200"}}, ""},
+		{"signature not v1", http.Header{"Webhook-Id": {"msg_1"}, "Webhook-Timestamp": {"1763719200"}, "Webhook-Signature": {"abc="}}, "webhook-signature"},
+		{"no id", http.Header{"Webhook-Timestamp": {"1763719200"}, "Webhook-Signature": {"v1,abc="}}, "webhook-id"},
 		{"timestamp not unix seconds", http.Header{"Webhook-Id": {"msg_1"}, "Webhook-Timestamp": {"2026-11-21"}, "Webhook-Signature": {"v1,abc="}}, "webhook-timestamp"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

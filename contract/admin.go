@@ -5,7 +5,7 @@ import "time"
 // Headers that carry the bridge's credentials.
 const (
 	AdminTokenHeader = "X-Admin-Token"
-	APIKeyHeader     = "X-Api-Key"
+	APIKeyHeader     = "X-Api-Key" //nolint:gosec // a header's name, not a credential
 )
 
 // AdminStatePath is the endpoint the operator polls.

@@ -52,7 +52,7 @@ func Open(root string) (*Dir, error) {
 	// An existing DATA_DIR may be a volume's root, which the bridge's user
 	// does not own (Kubernetes: root with the pod's fsGroup) and cannot
 	// chmod; its own folders below are what must be private.
-	if err := os.Chmod(abs, dirMode); err != nil && !errors.Is(err, fs.ErrPermission) {
+	if err := os.Chmod(abs, dirMode); err != nil && !errors.Is(err, fs.ErrPermission) { //nolint:gosec // DATA_DIR is the operator's own setting, not request input
 		return nil, fmt.Errorf("data dir: %w", err)
 	}
 	f, err := os.OpenFile(filepath.Join(abs, lockName), os.O_RDWR|os.O_CREATE, 0o600) //nolint:gosec // as above

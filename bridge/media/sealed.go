@@ -138,7 +138,7 @@ func (s *Sealed) WriteAt(p []byte, off int64) (int, error) {
 func (s *Sealed) Read(p []byte) (int, error) {
 	n, err := s.ReadAt(p, s.pos)
 	s.pos += int64(n)
-	if err == io.EOF && n > 0 {
+	if errors.Is(err, io.EOF) && n > 0 {
 		err = nil
 	}
 	return n, err

@@ -54,6 +54,7 @@ func (u *User) senderAttrs(group bool) waBinary.Attrs {
 			a["addressing_mode"] = string(types.AddressingModeLID)
 		}
 		return a
+	case AddressPhone:
 	}
 	return waBinary.Attrs{key: u.jid}
 }

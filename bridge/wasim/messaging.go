@@ -95,6 +95,7 @@ func (s *Simulator) handleClientMessage(c *conn, n *waBinary.Node) {
 		case ReceiptsRead:
 			s.sendReceipt(r, env, types.ReceiptTypeDelivered)
 			s.sendReceipt(r, env, types.ReceiptTypeRead)
+		case ReceiptsNone:
 		}
 	}
 }

@@ -2,6 +2,7 @@ package whatsapp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -98,7 +99,7 @@ func (m *Manager) whileConnected(ctx context.Context) (context.Context, context.
 // sendFailed says why a send failed: the link went down, WhatsApp did not
 // answer in time, or err itself.
 func sendFailed(ctx context.Context, err error) error {
-	if why, ok := context.Cause(ctx).(*bridge.Error); ok && (why == errLinkDown || why == errSendTimeout) {
+	if why, ok := errors.AsType[*bridge.Error](context.Cause(ctx)); ok && (why == errLinkDown || why == errSendTimeout) {
 		e := *why
 		e.Err = err
 		return &e

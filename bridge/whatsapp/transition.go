@@ -11,13 +11,25 @@ import (
 // observed at now, and whether it changed. It is pure so that every rule is a
 // row in a table test. Events that do not concern the link return s unchanged.
 func transition(s bridge.SessionStatus, ev event, now time.Time) (bridge.SessionStatus, bool) {
-	next := s
+	next, known := linking(s, ev, now)
+	if !known {
+		next, known = liveness(s, ev, now)
+	}
+	if !known {
+		return s, false
+	}
+	return next, next != s
+}
+
+// linking is the policy of the events that link an account and log it in.
+func linking(s bridge.SessionStatus, ev event, now time.Time) (next bridge.SessionStatus, known bool) {
+	next = s
 	switch e := ev.(type) {
 	case linkStarted:
 		next.State, next.Reason = contract.StatePairing, contract.ReasonNone
 	case linkEnded:
 		if s.State != contract.StatePairing {
-			return s, false // the link succeeded meanwhile; its events rule
+			return s, true // the link succeeded meanwhile; its events rule
 		}
 		next.State, next.Reason = contract.StateUnpaired, e.reason
 	case paired:
@@ -33,29 +45,35 @@ func transition(s bridge.SessionStatus, ev event, now time.Time) (bridge.Session
 		next.State, next.Reason = contract.StateConnected, contract.ReasonNone
 		next.ConnectedSince, next.LastHeartbeat = now, now
 		next.Account, next.PushName = e.account, e.pushName
+	default:
+		return s, false
+	}
+	return next, true
+}
+
+// liveness is the policy of the events that keep, lose or end a link.
+func liveness(s bridge.SessionStatus, ev event, now time.Time) (next bridge.SessionStatus, known bool) {
+	next = s
+	switch e := ev.(type) {
 	case keepAliveLost:
-		if s.State != contract.StateConnected {
-			return s, false
+		if s.State == contract.StateConnected {
+			next.State, next.Reason = contract.StateDisconnected, contract.ReasonKeepAliveTimeout
 		}
-		next.State, next.Reason = contract.StateDisconnected, contract.ReasonKeepAliveTimeout
 	case keepAliveBack:
-		if s.State != contract.StateDisconnected || s.Reason != contract.ReasonKeepAliveTimeout {
-			return s, false
+		if s.State == contract.StateDisconnected && s.Reason == contract.ReasonKeepAliveTimeout {
+			next.State, next.Reason = contract.StateConnected, contract.ReasonNone
+			next.LastHeartbeat = now
 		}
-		next.State, next.Reason = contract.StateConnected, contract.ReasonNone
-		next.LastHeartbeat = now
 	case heartbeat:
-		if s.State != contract.StateConnected {
-			return s, false // a dead connection never gets a heartbeat
+		if s.State == contract.StateConnected { // a dead connection never gets a heartbeat
+			next.LastHeartbeat = now
 		}
-		next.LastHeartbeat = now
 	case socketClosed:
 		// A permanent reason (stream replaced, ban) or a logout arrives before
 		// the socket closes; the close must not overwrite why it closed.
-		if s.Reason.Permanent() || s.State == contract.StateLoggedOut || s.State == contract.StateUnpaired || s.State == contract.StatePairing {
-			return s, false
+		if !s.Reason.Permanent() && s.State != contract.StateLoggedOut && s.State != contract.StateUnpaired && s.State != contract.StatePairing {
+			next = disconnected(s, contract.ReasonNetwork)
 		}
-		next = disconnected(s, contract.ReasonNetwork)
 	case cutOff:
 		next = disconnected(s, e.reason)
 	case loggedOut:
@@ -65,7 +83,7 @@ func transition(s bridge.SessionStatus, ev event, now time.Time) (bridge.Session
 	default:
 		return s, false
 	}
-	return next, next != s
+	return next, true
 }
 
 func disconnected(s bridge.SessionStatus, r bridge.Reason) bridge.SessionStatus {
@@ -74,7 +92,7 @@ func disconnected(s bridge.SessionStatus, r bridge.Reason) bridge.SessionStatus 
 }
 
 // initialStatus is the status at start-up: never connected, whatever was
-// stored (the anti-ghost rule of DESIGN.md section 5). What the stored row
+// stored (the anti-ghost rule: a stored "connected" may be a ghost). What the stored row
 // keeps is when the link was last seen alive and whose account it was.
 func initialStatus(stored bridge.SessionStatus, hasCredentials bool) bridge.SessionStatus {
 	s := bridge.SessionStatus{LastHeartbeat: stored.LastHeartbeat}

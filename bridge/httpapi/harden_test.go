@@ -264,6 +264,7 @@ func TestUploadCap(t *testing.T) {
 	}
 	time.Sleep(100 * time.Millisecond)
 	c := rawPost(t, srv, 100_000, "")
+	_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
 	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -304,6 +305,7 @@ func TestNetHTTPErrorsInErrorShape(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer func() { _ = conn.Close() }()
+			_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
 			_, _ = io.WriteString(conn, c.request)
 			resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
 			if err != nil {

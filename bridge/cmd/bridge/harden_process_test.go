@@ -123,7 +123,10 @@ func TestFullDiskAnswers507(t *testing.T) {
 // trickle opens a keyless upload to addr: the head of POST /send with a
 // file part first, then one byte of the file every interval until stop.
 // It reports when the server ended the connection.
-func trickle(addr string, stop <-chan struct{}, interval time.Duration, closed func()) error {
+// With inField the trickled bytes are the value of a text field instead:
+// the request is not refused at its first file part, and holds an upload
+// slot until its deadlines.
+func trickle(addr string, inField bool, stop <-chan struct{}, interval time.Duration, closed func()) error {
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
 		return err
@@ -132,6 +135,9 @@ func trickle(addr string, stop <-chan struct{}, interval time.Duration, closed f
 	head := "--B\r\nContent-Disposition: form-data; name=\"number\"\r\n\r\n4915100000002\r\n" +
 		"--B\r\nContent-Disposition: form-data; name=\"type[]\"\r\n\r\ndocument\r\n" +
 		"--B\r\nContent-Disposition: form-data; name=\"file[]\"; filename=\"a.bin\"\r\n\r\n"
+	if inField {
+		head = "--B\r\nContent-Disposition: form-data; name=\"text[]\"\r\n\r\n"
+	}
 	fmt.Fprintf(c, "POST /send HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=B\r\nContent-Length: %d\r\n\r\n%s",
 		len(head)+10<<20, head)
 	go func() { // the server's answer, or its close
@@ -140,7 +146,7 @@ func trickle(addr string, stop <-chan struct{}, interval time.Duration, closed f
 	}()
 	ticker := time.NewTicker(interval)
 	defer ticker.Stop()
-	chunk := bytes.Repeat([]byte{'x'}, 4096)
+	chunk := bytes.Repeat([]byte{'x'}, 64)
 	for {
 		select {
 		case <-stop:
@@ -183,6 +189,12 @@ func dirSize(dir string) int64 {
 // hold neither connections nor spool space. TRICKLE_CLIENTS sets how many
 // (300 for the figures).
 func TestTricklingKeylessUploads(t *testing.T) {
+	for name, inField := range map[string]bool{"file first": false, "field trickled": true} {
+		t.Run(name, func(t *testing.T) { trickleMany(t, inField) })
+	}
+}
+
+func trickleMany(t *testing.T, inField bool) {
 	clients := 100
 	if n, err := fmt.Sscan(os.Getenv("TRICKLE_CLIENTS"), &clients); n != 1 || err != nil {
 		clients = 100
@@ -196,7 +208,7 @@ func TestTricklingKeylessUploads(t *testing.T) {
 	closedByServer := 0
 	for range clients {
 		wg.Go(func() {
-			_ = trickle(p.addr, stop, 200*time.Millisecond, func() { mu.Lock(); closedByServer++; mu.Unlock() })
+			_ = trickle(p.addr, inField, stop, 200*time.Millisecond, func() { mu.Lock(); closedByServer++; mu.Unlock() })
 		})
 	}
 	time.Sleep(5 * time.Second)

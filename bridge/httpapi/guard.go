@@ -11,11 +11,13 @@ import (
 	"github.com/msgbridge/msgbridge/bridge/audit"
 )
 
-// Failed credentials allowed per client address in credentialWindow, all
-// credential scopes together (API key, admin token, dashboard sign-in): a
-// guess through one scope counts against the others, so the dashboard's
-// limit cannot be bypassed through the API. A locked address is refused,
-// whatever it presents, until the window after its last failure passes.
+// Failed credentials allowed per client address and credential scope (API
+// key, admin token on the API, dashboard sign-in) in CredentialWindow: one
+// mechanism for every scope, so no scope is a way around another's limit.
+// The scopes count apart, so that an operator locked out of the dashboard
+// can still read the audit log of it through the API. A locked address is
+// refused in that scope, whatever it presents, until the window after its
+// last failure passes.
 const (
 	MaxCredentialFailures = 5
 	CredentialWindow      = time.Minute
@@ -37,7 +39,7 @@ const (
 var ErrTooManyFailures = bridge.Errorf(bridge.KindRateLimited, "too_many_failures",
 	"too many failed credentials from this address; retry after the Retry-After seconds")
 
-// CredentialGuard checks credentials with one per-address failure limit for
+// CredentialGuard checks credentials with one per-address failure limit in
 // every scope, and audits refusals: the first failure of an address's
 // window, the one that locks it and the first request refused while it is
 // locked, at most maxRefusalRecords per window in all.
@@ -71,7 +73,7 @@ func newCredentialGuard(rec AuditRecorder, now func() time.Time, maxFailures int
 // (then even the right credential is refused: a lock must stop guessing).
 // credential names what was presented, for the audit detail.
 func (g *CredentialGuard) Check(w http.ResponseWriter, r *http.Request, scope audit.Action, credential, presented string, want bridge.Secret) error {
-	addr := ClientAddress(r)
+	addr := string(scope) + " " + ClientAddress(r)
 	n, left, firstRefusal := g.failures.attempt(addr)
 	if n == 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(int(left/time.Second)+1))
@@ -93,10 +95,10 @@ func (g *CredentialGuard) Check(w http.ResponseWriter, r *http.Request, scope au
 	return bridge.ErrUnauthorized
 }
 
-// Locked is how long r's address stays locked, without counting an
-// attempt: POST /send asks before it reads a body that may carry the key.
-func (g *CredentialGuard) Locked(r *http.Request) (time.Duration, bool) {
-	return g.failures.blocked(ClientAddress(r))
+// Locked is how long r's address stays locked in scope, without counting
+// an attempt: POST /send asks before it reads a body that may carry the key.
+func (g *CredentialGuard) Locked(r *http.Request, scope audit.Action) (time.Duration, bool) {
+	return g.failures.blocked(string(scope) + " " + ClientAddress(r))
 }
 
 // record audits a refusal unless the window's budget of records is spent;

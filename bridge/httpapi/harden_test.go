@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
 	"os"
 	"path/filepath"
 	"strings"
@@ -60,7 +61,7 @@ func TestSendKeyBeforeFile(t *testing.T) {
 			e := newSendEnv(t)
 			ct, head := filePartHead(fields...)
 			upload := &countingReader{}
-			status, raw := call(t, http.MethodPost, e.url, io.MultiReader(strings.NewReader(head), upload), "Content-Type: "+ct)
+			status, raw := rawCall(t, e.url, ct, io.MultiReader(strings.NewReader(head), upload))
 			if status != 401 || errorCode(t, raw) != "unauthorized" {
 				t.Errorf("%d %s, want 401", status, raw)
 			}
@@ -75,6 +76,31 @@ func TestSendKeyBeforeFile(t *testing.T) {
 			}
 		})
 	}
+}
+
+// rawCall posts body to url on a raw connection, reading the answer while
+// it writes: the server answers a refused upload early and closes, and an
+// HTTP client still writing would see only the reset.
+func rawCall(t *testing.T, url, contentType string, body io.Reader) (int, string) {
+	t.Helper()
+	c, err := net.Dial("tcp", strings.TrimPrefix(strings.TrimSuffix(url, "/send"), "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = c.Close() }()
+	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+	go func() {
+		_, _ = fmt.Fprintf(c, "POST /send HTTP/1.1\r\nHost: x\r\nContent-Type: %s\r\nTransfer-Encoding: chunked\r\n\r\n", contentType)
+		cw := httputil.NewChunkedWriter(c)
+		_, _ = io.Copy(cw, body)
+	}()
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	raw, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(raw)
 }
 
 // A valid key before the file admits it; the spool hashes what it stores.
@@ -129,21 +155,17 @@ func TestSpoolWriteErrorIsInsufficientStorage(t *testing.T) {
 	}
 }
 
-// Item 9: failed credentials of every scope count against one limit per
-// address; then even the right credential is 429 with Retry-After, and the
-// refusals are audited a bounded number of times.
-func TestCredentialLimitAcrossScopes(t *testing.T) {
+// Item 9: failed credentials count per address and scope; past the limit
+// even the right credential is 429 with Retry-After, the other scopes go
+// on, and the refusals are audited a bounded number of times.
+func TestCredentialLimit(t *testing.T) {
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
 	log := openAuditLog(t, clock)
 	rec := AuditRecorder{Log: log, Logger: logr.Discard()}
 	srv := newTestServer(t, Deps{Now: clock, Audit: rec, Guard: NewCredentialGuard(rec, clock), Messages: &fakeMessages{}})
 	for i := range MaxCredentialFailures {
-		path, header := "/api/admin/state", "X-Admin-Token: wrong"
-		if i%2 == 1 {
-			path, header = "/api/messages", "X-Api-Key: wrong"
-		}
-		if status, raw := call(t, http.MethodGet, srv.URL+path, nil, header); status != 401 {
+		if status, raw := call(t, http.MethodGet, srv.URL+"/api/admin/state", nil, "X-Admin-Token: wrong"); status != 401 {
 			t.Fatalf("failure %d: %d %s", i, status, raw)
 		}
 	}
@@ -153,6 +175,12 @@ func TestCredentialLimitAcrossScopes(t *testing.T) {
 		if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" {
 			t.Fatalf("right token from a locked address: %d, Retry-After %q", resp.StatusCode, resp.Header.Get("Retry-After"))
 		}
+	}
+	if status, raw := call(t, http.MethodGet, srv.URL+"/api/messages", nil, "X-Api-Key: "+testAPIKey); status != 200 {
+		t.Errorf("the API key while the admin token is locked: %d %s", status, raw)
+	}
+	for range MaxCredentialFailures {
+		call(t, http.MethodGet, srv.URL+"/api/messages", nil, "X-Api-Key: wrong")
 	}
 	ct, body := multipartBody(field("apiKey", testAPIKey), field("number", "4915100000002"), field("type[]", "text"), field("text[]", "hi"))
 	if status, raw := call(t, http.MethodPost, srv.URL+"/send", body, "Content-Type: "+ct); status != 429 || errorCode(t, raw) != "too_many_failures" {
@@ -167,7 +195,8 @@ func TestCredentialLimitAcrossScopes(t *testing.T) {
 		got = append(got, string(e.Action)+"/"+e.Detail)
 	}
 	want := []string{"api.admin_token/wrong admin token", "api.admin_token/wrong admin token; locked for 1m0s after 5 failures",
-		"api.admin_token/rate limited"}
+		"api.admin_token/rate limited", "api.api_key/wrong API key", "api.api_key/wrong API key; locked for 1m0s after 5 failures",
+		"api.api_key/rate limited"}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("audit\n got %q\nwant %q", got, want)
 	}

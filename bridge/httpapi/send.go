@@ -5,9 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/sendqueue"
@@ -93,9 +91,9 @@ func (s *server) readSend(w http.ResponseWriter, r *http.Request) (sendqueue.Req
 		if err := s.checkAPIKey(w, r, outside); err != nil {
 			return sendqueue.Request{}, "", nil, err
 		}
-	} else if left, locked := s.Guard.Locked(r); locked {
-		w.Header().Set("Retry-After", strconv.Itoa(int(left/time.Second)+1))
-		return sendqueue.Request{}, "", nil, ErrTooManyFailures
+	} else if _, locked := s.Guard.Locked(r, ActionAPIKey); locked {
+		// Refused (and audited) by the guard before any body byte is read.
+		return sendqueue.Request{}, "", nil, s.checkAPIKey(w, r, "")
 	}
 	key := r.Header.Get(idempotencyHeader)
 	if key != "" && !validIdempotencyKey(key) {

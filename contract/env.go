@@ -18,6 +18,9 @@ const (
 	EnvRetrySchedule     = "RETRY_SCHEDULE"
 	EnvHeartbeatInterval = "HEARTBEAT_INTERVAL"
 	EnvLogLevel          = "LOG_LEVEL"
+	// EnvSpoolMaxBytes bounds DATA_DIR/spool, where attachments wait to be
+	// sent; empty: a quarter of DATA_DIR's free space at start-up.
+	EnvSpoolMaxBytes = "SPOOL_MAX_BYTES"
 )
 
 // The defaults of the settings that have one, as the bridge reads them. The

@@ -156,7 +156,7 @@ func TestAuditDeleteUnknownIDIs404(t *testing.T) {
 // record either, and the detail shows it quoted.
 func TestAuditDeletePathLikeIDs(t *testing.T) {
 	e := newEnv(t)
-	s := &server{Deps{Now: e.clock.Now, Audit: AuditRecorder{Log: e.audit, Logger: e.log}}}
+	s := &server{Deps: Deps{Now: e.clock.Now, Audit: AuditRecorder{Log: e.audit, Logger: e.log}}}
 	for _, id := range []string{"..", "1/2", "../1", "1%2F2", ".", "a\nb"} {
 		r := httptest.NewRequest(http.MethodDelete, "/api/admin/audit/x?week=2026-W47", nil)
 		r = mux.SetURLVars(r, map[string]string{"id": id})
@@ -362,7 +362,7 @@ func TestWebhookDeadLetters(t *testing.T) {
 }
 
 // Every admin endpoint answers 401, with one body, to a missing or wrong
-// token, and audits nothing for it.
+// token; the refusals are audited once per address and window, not each.
 func TestAdminNeedsToken(t *testing.T) {
 	e := newEnv(t)
 	paths := []struct{ method, path string }{
@@ -384,7 +384,8 @@ func TestAdminNeedsToken(t *testing.T) {
 			}
 		}
 	}
-	if got := e.auditEntries(t, audit.WeekOf(saturday)); len(got) != 0 {
-		t.Errorf("unauthenticated requests were audited: %v", got)
+	got := e.auditEntries(t, audit.WeekOf(saturday))
+	if len(got) != 1 || got[0].Action != ActionAdminToken || got[0].Detail != "wrong admin token" {
+		t.Errorf("unauthenticated requests audited: %v, want one refusal record", got)
 	}
 }

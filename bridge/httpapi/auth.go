@@ -23,36 +23,24 @@ func CredentialMatches(presented string, want bridge.Secret) bool {
 	return subtle.ConstantTimeCompare(p[:], w[:]) == 1
 }
 
-// checkCredential is nil when presented is want, else bridge.ErrUnauthorized:
-// one answer whether the credential was missing or wrong, so that it tells
-// a prober nothing.
-func checkCredential(presented string, want bridge.Secret) error {
-	if !CredentialMatches(presented, want) {
-		return bridge.ErrUnauthorized
-	}
-	return nil
-}
-
 // presentedAPIKey is the API key a request carries: the X-Api-Key header,
-// else the apiKey query parameter, else the apiKey field of the form read
-// from its body (POST /send; nil before the body is read, or without one).
-func presentedAPIKey(r *http.Request, form *sendForm) string {
+// else the apiKey query parameter (POST /send reads the form's apiKey field
+// itself, as it comes).
+func presentedAPIKey(r *http.Request) string {
 	if k := r.Header.Get(contract.APIKeyHeader); k != "" {
 		return k
 	}
 	if k := r.URL.Query().Get("apiKey"); k != "" {
 		return k
 	}
-	if form != nil {
-		return form.apiKey
-	}
 	return ""
 }
 
-// requireAdmin admits requests whose X-Admin-Token header is the admin token.
+// requireAdmin admits requests whose X-Admin-Token header is the admin token,
+// within the per-address limit on failed credentials.
 func (s *server) requireAdmin(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := checkCredential(r.Header.Get(contract.AdminTokenHeader), s.AdminToken); err != nil {
+		if err := s.checkAdminToken(w, r); err != nil {
 			WriteError(w, s.Log, err)
 			return
 		}
@@ -60,11 +48,20 @@ func (s *server) requireAdmin(next http.Handler) http.Handler {
 	})
 }
 
+func (s *server) checkAdminToken(w http.ResponseWriter, r *http.Request) error {
+	return s.Guard.Check(w, r, ActionAdminToken, "admin token", r.Header.Get(contract.AdminTokenHeader), s.AdminToken)
+}
+
+// checkAPIKey checks a presented API key within the per-address limit.
+func (s *server) checkAPIKey(w http.ResponseWriter, r *http.Request, presented string) error {
+	return s.Guard.Check(w, r, ActionAPIKey, "API key", presented, s.Send.APIKey)
+}
+
 // requireAPIKey admits requests carrying the API key in the header or the
 // query (reads have no body).
 func (s *server) requireAPIKey(next HandlerFunc) HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		if err := checkCredential(presentedAPIKey(r, nil), s.Send.APIKey); err != nil {
+		if err := s.checkAPIKey(w, r, presentedAPIKey(r)); err != nil {
 			return err
 		}
 		return next(w, r)

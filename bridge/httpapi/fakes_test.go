@@ -200,6 +200,11 @@ func newTestServer(t *testing.T, d Deps) *httptest.Server {
 	if d.Audit.Log == nil {
 		d.Audit = AuditRecorder{Log: openAuditLog(t, d.Now), Logger: logr.Discard()}
 	}
+	if d.Guard == nil {
+		// The matrices present many wrong credentials from one address;
+		// the tests of the limit itself set the real guard.
+		d.Guard = newCredentialGuard(d.Audit, d.Now, 1000)
+	}
 	if d.AdminToken == "" {
 		d.AdminToken = testAdminToken
 	}

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"net/url"
 	"strconv"
 	"time"
 
@@ -67,7 +68,13 @@ func (s *server) listMessages(w http.ResponseWriter, r *http.Request) error {
 // apiKey that authenticated the request).
 func parseFilter(r *http.Request) (sendqueue.Filter, error) {
 	f := sendqueue.Filter{Limit: defaultPageSize}
-	for name, vs := range r.URL.Query() {
+	// r.URL.Query drops what it cannot parse: a malformed cursor would
+	// silently become page 1, and a client would loop.
+	values, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return f, invalidQuery("the query string is malformed")
+	}
+	for name, vs := range values {
 		if len(vs) != 1 {
 			return f, bridge.Invalid("invalid_query", "%s must be given once", truncate(name, 32))
 		}
@@ -93,6 +100,9 @@ func parseFilter(r *http.Request) (sendqueue.Filter, error) {
 			}
 			f.Limit = n
 		case "cursor":
+			if v == "" {
+				return f, bridge.Invalid("invalid_cursor", "cursor must be one this API returned; leave it out for the first page")
+			}
 			f.Cursor = v
 		default:
 			return f, bridge.Invalid("invalid_query", "unknown parameter %q", truncate(name, 32))

@@ -43,18 +43,33 @@ type Deps struct {
 	// Dashboard, when set, serves the operator's web page under /dashboard/;
 	// it does its own sign-in and CSRF checks.
 	Dashboard http.Handler
-	Log       logr.Logger
+	// Guard limits failed credentials per address; the dashboard's sign-in
+	// shares it. A new one when nil.
+	Guard *CredentialGuard
+	// Limits bound request bodies; DefaultServerLimits(Send.MaxFileSize)
+	// when zero.
+	Limits ServerLimits
+	Log    logr.Logger
 }
 
 // server is the API: its handlers are its methods.
-type server struct{ Deps }
+type server struct {
+	Deps
+	spool *spoolSpace
+}
 
 // NewRouter returns the bridge's HTTP handler.
 func NewRouter(d Deps) http.Handler {
 	if d.Now == nil {
 		d.Now = time.Now
 	}
-	s := &server{d}
+	if d.Guard == nil {
+		d.Guard = NewCredentialGuard(d.Audit, d.Now)
+	}
+	if d.Limits == (ServerLimits{}) {
+		d.Limits = DefaultServerLimits(d.Send.MaxFileSize)
+	}
+	s := &server{Deps: d, spool: newSpoolSpace(d.Send)}
 	r := NewMux(d.Log)
 	get, post, del := http.MethodGet, http.MethodPost, http.MethodDelete
 	r.Handle("/health", s.handle(s.health)).Methods(get, http.MethodHead)
@@ -87,7 +102,7 @@ func NewRouter(d Deps) http.Handler {
 	r.Handle("/send", s.handle(s.send)).Methods(post)
 	r.Handle("/api/messages", s.handle(s.requireAPIKey(s.listMessages))).Methods(get)
 	r.Handle("/api/messages/{id}", s.handle(s.requireAPIKey(s.getMessage))).Methods(get)
-	return r
+	return s.limitBodies(r)
 }
 
 func (s *server) handle(h HandlerFunc) http.Handler { return Handle(s.Log, h) }

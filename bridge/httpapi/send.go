@@ -24,6 +24,9 @@ type SendConfig struct {
 	APIKey      bridge.Secret
 	SpoolDir    string
 	MaxFileSize int64
+	// SpoolMaxBytes bounds the bytes in SpoolDir (SPOOL_MAX_BYTES); an
+	// upload that would pass it is answered 507. 0: unbounded.
+	SpoolMaxBytes int64
 }
 
 const (
@@ -46,31 +49,17 @@ type sendResponseJSON struct {
 }
 
 // send is POST /send. A credential in the header or query is checked
-// before the body is read; one in the body only after, so nothing is sent
-// for a wrong one.
+// before the body is read; one in the form as soon as it is read, before
+// any file part is stored (readSendForm). An address locked for failed
+// credentials is refused before its body is read.
 func (s *server) send(w http.ResponseWriter, r *http.Request) error {
-	outside := presentedAPIKey(r, nil)
-	if outside != "" {
-		if err := checkCredential(outside, s.Send.APIKey); err != nil {
-			return err
-		}
-	}
-	key := r.Header.Get(idempotencyHeader)
-	if key != "" && !validIdempotencyKey(key) {
-		return errIdempotencyKey
-	}
-	// The largest honest body: every item a full file, plus the fields.
-	r.Body = http.MaxBytesReader(w, r.Body, maxItems*(s.Send.MaxFileSize+64<<10)+maxFieldBytes)
-	form, err := readSendForm(r, s.Send.SpoolDir, s.Send.MaxFileSize)
+	req, key, form, err := s.readSend(w, r)
 	if err != nil {
+		// The body may be unread: a client that sent no valid key (or
+		// sends slowly) must not hold the connection for its rest.
+		w.Header().Set("Connection", "close")
 		return err
 	}
-	req, err := s.validSend(r, outside, form)
-	if err != nil {
-		form.discard()
-		return err
-	}
-	req.IdempotencyKey = key
 	res, err := s.Messages.Submit(r.Context(), req)
 	if err != nil {
 		form.discard()
@@ -94,15 +83,42 @@ func (s *server) send(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// validSend checks the body's API key when none came outside the body,
-// then validates the form into a request.
-func (s *server) validSend(r *http.Request, outside string, form *sendForm) (sendqueue.Request, error) {
-	if outside == "" {
-		if err := checkCredential(presentedAPIKey(r, form), s.Send.APIKey); err != nil {
-			return sendqueue.Request{}, err
+// readSend authorizes POST /send and reads its body into a valid request
+// with its idempotency key; on error nothing stays spooled.
+func (s *server) readSend(w http.ResponseWriter, r *http.Request) (sendqueue.Request, string, *sendForm, error) {
+	outside := presentedAPIKey(r)
+	if outside != "" {
+		if err := s.checkAPIKey(w, r, outside); err != nil {
+			return sendqueue.Request{}, "", nil, err
 		}
+	} else if _, locked := s.Guard.Locked(r, ActionAPIKey); locked {
+		// Refused (and audited) by the guard before any body byte is read.
+		return sendqueue.Request{}, "", nil, s.checkAPIKey(w, r, "")
 	}
-	return form.toRequest()
+	key := r.Header.Get(idempotencyHeader)
+	if key != "" && !validIdempotencyKey(key) {
+		return sendqueue.Request{}, "", nil, errIdempotencyKey
+	}
+	// The largest honest body: every item a full file, plus the fields.
+	r.Body = http.MaxBytesReader(w, r.Body, maxItems*(s.Send.MaxFileSize+64<<10)+maxFieldBytes)
+	authorize := func(k string) error { return s.checkAPIKey(w, r, k) }
+	form, err := readSendForm(r, s.spool, s.Send.MaxFileSize, outside != "", authorize)
+	if err != nil {
+		return sendqueue.Request{}, "", nil, err
+	}
+	if !form.authorized {
+		err = authorize("") // a body without any key
+	}
+	var req sendqueue.Request
+	if err == nil {
+		req, err = form.toRequest()
+	}
+	if err != nil {
+		form.discard()
+		return sendqueue.Request{}, "", nil, err
+	}
+	req.IdempotencyKey = key
+	return req, key, form, nil
 }
 
 // renderSendResponse is 200 when every item was sent on its immediate

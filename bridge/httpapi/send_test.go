@@ -89,6 +89,9 @@ func TestSendValidation(t *testing.T) {
 		code   string
 	}{
 		{"bad number", []part{key, field("number", "12ab"), typ("text"), text("hi")}, 400, "invalid_number"},
+		{"number with leading dashes", []part{key, field("number", "--4915100000002"), typ("text"), text("hi")}, 400, "invalid_number"},
+		{"group 0@g.us", []part{key, field("number", "0@g.us"), typ("text"), text("hi")}, 400, "invalid_number"},
+		{"mixed type and type[]", []part{key, num, field("type", "text"), typ("text"), text("a"), text("b")}, 400, "mixed_field_forms"},
 		{"no type", []part{key, num, text("hi")}, 400, "missing_type"},
 		{"more texts than types", []part{key, num, typ("text"), text("a"), text("b")}, 400, "unexpected_text"},
 		{"text too long", []part{key, num, typ("text"), text(strings.Repeat("a", maxTextBytes+1))}, 400, "text_too_long"},
@@ -137,6 +140,12 @@ func TestSendFormErrors(t *testing.T) {
 		{"urlencoded too large", form, "text[]=" + strings.Repeat("a", maxFieldBytes+1), 413, "body_too_large"},
 		{"multipart without boundary", "multipart/form-data", "--x", 400, "invalid_form"},
 		{"malformed multipart", "multipart/form-data; boundary=B", "--B\r\nnot a part", 400, "invalid_form"},
+		{"garbage as multipart", "multipart/form-data; boundary=B", "plain garbage, no boundary at all", 400, "invalid_form"},
+		{"multipart without its closing boundary", "multipart/form-data; boundary=B", "--B\r\nContent-Disposition: form-data; name=\"number\"\r\n\r\n" +
+			"4915100000002\r\n--B\r\nContent-Disposition: form-data; name=\"type[]\"\r\n\r\ntext\r\n--B\r\n" +
+			"Content-Disposition: form-data; name=\"text[]\"\r\n\r\nhi\r\n--B\r\n", 400, "invalid_form"},
+		{"urlencoded mixing text and text[]", form, "number=4915100000002&type[]=text&type[]=text&text=a&text[]=b", 400, "mixed_field_forms"},
+		{"urlencoded mixing type and type[]", form, "number=4915100000002&type=text&type[]=text&text[]=a&text[]=b", 400, "mixed_field_forms"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			status, raw := call(t, http.MethodPost, e.url, strings.NewReader(c.body), "Content-Type: "+c.contentType,

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"mime"
@@ -34,7 +35,27 @@ var (
 		"the body must be multipart/form-data, or application/x-www-form-urlencoded for text only")
 	errFilesNeedMultipart = bridge.Errorf(bridge.KindUnsupported, "unsupported_media_type", "files need multipart/form-data")
 	errTooManyItems       = bridge.Invalid("too_many_items", "at most %d items per request", maxItems)
+	// errKeyAfterFile: a key in the form is read as it comes, and a file
+	// is stored only for a caller already known.
+	errKeyAfterFile = bridge.Errorf(bridge.KindUnauthorized, "unauthorized",
+		"missing or invalid credential: send the API key in the X-Api-Key header, or as the apiKey field before any file[] part")
 )
+
+// readFailed is the error of a body that could not be read: over the
+// request's size bound (413), else malformed.
+func readFailed(err error) error {
+	if _, tooLarge := errors.AsType[*http.MaxBytesError](err); tooLarge {
+		return bridge.Errorf(bridge.KindTooLarge, "body_too_large", "the body is larger than any valid request")
+	}
+	return errMalformed
+}
+
+// errMixedForms refuses a body that names one field in both its forms: a
+// urlencoded body's fields have no order between names, so the items'
+// order would be a guess.
+func errMixedForms(name string) error {
+	return bridge.Invalid("mixed_field_forms", "use either %s or %s[], not both, in one request", name, name)
+}
 
 func spoolFailed(err error) error {
 	return bridge.Internal("spool_failed", "the attachment could not be stored", err)
@@ -42,11 +63,16 @@ func spoolFailed(err error) error {
 
 // sendForm is the raw content of POST /send, files already spooled.
 type sendForm struct {
-	apiKey string
 	number string
 	types  []string
 	texts  []string
 	files  []*sendqueue.SpooledFile
+	// authorize checks an apiKey field; authorized is set once a key (in
+	// the header, query or form) passed.
+	authorize  func(key string) error
+	authorized bool
+	// forms is the form ("type" or "type[]") each repeatable field took.
+	forms map[string]string
 }
 
 // discard deletes the spooled files of a rejected request.
@@ -58,21 +84,26 @@ func (f *sendForm) discard() {
 
 // readSendForm reads the body of POST /send: multipart/form-data, or
 // application/x-www-form-urlencoded for text only. Files are streamed to
-// spoolDir and never held in memory; one larger than maxFile stops the read
-// at once with 413. On error every spooled file is already deleted.
-func readSendForm(r *http.Request, spoolDir string, maxFile int64) (*sendForm, error) {
+// the spool and never held in memory; one larger than maxFile stops the
+// read at once with 413. An apiKey field is checked with authorize as soon
+// as it is read, and a file part before any key passed stops the read with
+// 401 (authorized: a key outside the body passed already). On error every
+// spooled file is already deleted.
+func readSendForm(r *http.Request, space *spoolSpace, maxFile int64, authorized bool, authorize func(string) error) (*sendForm, error) {
 	mediaType, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil {
 		mediaType = ""
 	}
-	f := &sendForm{}
+	f := &sendForm{authorize: authorize, authorized: authorized, forms: map[string]string{}}
 	var ferr error
 	switch mediaType {
 	case "multipart/form-data":
-		if params["boundary"] == "" {
+		boundary := params["boundary"]
+		if boundary == "" {
 			return nil, bridge.Invalid("invalid_form", "multipart/form-data needs a boundary")
 		}
-		ferr = f.readMultipart(multipart.NewReader(r.Body, params["boundary"]), spoolDir, maxFile)
+		tail := &tailReader{r: r.Body}
+		ferr = f.readMultipart(multipart.NewReader(tail, boundary), tail, boundary, space, maxFile)
 	case "application/x-www-form-urlencoded":
 		ferr = f.readURLEncoded(r.Body)
 	default:
@@ -97,6 +128,13 @@ func (f *sendForm) readURLEncoded(body io.Reader) error {
 	if err != nil {
 		return bridge.Invalid("invalid_form", "the body is not a valid urlencoded form")
 	}
+	// The key first, whatever its place: nothing else is acted on before.
+	if keys, ok := values["apiKey"]; ok {
+		if err := f.addField("apiKey", keys[0]); err != nil {
+			return err
+		}
+		delete(values, "apiKey")
+	}
 	for name, vs := range values {
 		for _, v := range vs {
 			if name == "file" || name == "file[]" {
@@ -110,22 +148,35 @@ func (f *sendForm) readURLEncoded(body io.Reader) error {
 	return nil
 }
 
-func (f *sendForm) readMultipart(mr *multipart.Reader, spoolDir string, maxFile int64) error {
+// readMultipart reads the parts in order. The body must end with its
+// closing boundary: multipart.Reader also ends cleanly on a body cut off
+// right after a boundary line, which would send a truncated request.
+func (f *sendForm) readMultipart(mr *multipart.Reader, tail *tailReader, boundary string, space *spoolSpace, maxFile int64) error {
 	fieldBytes := 0
 	for {
 		part, err := mr.NextPart()
-		if errors.Is(err, io.EOF) {
+		if err == io.EOF { //nolint:errorlint // only a bare io.EOF is the clean end; a wrapped one is a broken body
+			if !tail.closedBy(boundary) {
+				return bridge.Invalid("invalid_form", "the multipart body ends without its closing boundary")
+			}
 			return nil
 		}
 		if err != nil {
-			return errMalformed
+			return readFailed(err)
 		}
 		name := part.FormName()
 		if name == "file" || name == "file[]" {
 			if len(f.files) >= maxItems {
 				return errTooManyItems
 			}
-			sf, ferr := spool(part, spoolDir, maxFile)
+			if !f.authorized {
+				if err := f.authorize(""); err != nil && bridge.ErrorKind(err) == bridge.KindUnauthorized {
+					return errKeyAfterFile
+				} else if err != nil {
+					return err
+				}
+			}
+			sf, ferr := space.spool(part, maxFile)
 			if sf != nil {
 				f.files = append(f.files, sf) // owned by f from here, even on error
 			}
@@ -136,7 +187,7 @@ func (f *sendForm) readMultipart(mr *multipart.Reader, spoolDir string, maxFile 
 		}
 		raw, err := io.ReadAll(io.LimitReader(part, int64(maxFieldBytes-fieldBytes)+1))
 		if err != nil {
-			return errMalformed
+			return readFailed(err)
 		}
 		if fieldBytes += len(raw); fieldBytes > maxFieldBytes {
 			return errFieldsTooLarge
@@ -148,9 +199,20 @@ func (f *sendForm) readMultipart(mr *multipart.Reader, spoolDir string, maxFile 
 }
 
 func (f *sendForm) addField(name, value string) error {
+	if base, ok := strings.CutSuffix(name, "[]"); ok || name == "type" || name == "text" {
+		if seen, ok := f.forms[base]; ok && seen != name {
+			return errMixedForms(base)
+		}
+		f.forms[base] = name
+	}
 	switch name {
 	case "apiKey":
-		f.apiKey = value
+		if !f.authorized {
+			if err := f.authorize(value); err != nil {
+				return err
+			}
+			f.authorized = true
+		}
 	case "number":
 		f.number = value
 	case "type", "type[]":
@@ -164,39 +226,6 @@ func (f *sendForm) addField(name, value string) error {
 		return errTooManyItems
 	}
 	return nil
-}
-
-// spool copies one file part to a new file in dir, stopping (413) as soon
-// as it exceeds maxFile, and sniffs its type from its first bytes.
-func spool(part *multipart.Part, dir string, maxFile int64) (*sendqueue.SpooledFile, error) {
-	out, err := os.CreateTemp(dir, "send-*.part") //nolint:gosec // dir is DATA_DIR/spool; the name is random
-	if err != nil {
-		return nil, spoolFailed(err)
-	}
-	sf := &sendqueue.SpooledFile{Path: out.Name(), Name: cleanFileName(part.FileName())}
-	head := make([]byte, sniffLen)
-	n, err := io.ReadFull(part, head)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		_ = out.Close()
-		return sf, errMalformed
-	}
-	head = head[:n]
-	rest, err := io.Copy(out, io.MultiReader(strings.NewReader(string(head)), io.LimitReader(part, maxFile+1-int64(n))))
-	sf.Size = rest
-	if err != nil {
-		_ = out.Close()
-		return sf, errMalformed
-	}
-	if sf.Size > maxFile {
-		_ = out.Close()
-		return sf, bridge.Errorf(bridge.KindTooLarge, "file_too_large", "each file must be at most %d bytes (MAX_FILE_SIZE)", maxFile)
-	}
-	// Durable before the message that refers to it is committed.
-	if err := errors.Join(out.Sync(), out.Close()); err != nil {
-		return sf, spoolFailed(err)
-	}
-	sf.MimeType = sniffType(head, sf.Name)
-	return sf, nil
 }
 
 // sniffType trusts the content, not the client's header, except where the
@@ -312,4 +341,31 @@ func isImage(mimeType string) bool {
 		return true
 	}
 	return false
+}
+
+// tailReader remembers the last bytes read through it: enough to hold the
+// closing boundary, which multipart.Reader reads through a buffer of 4 KiB.
+type tailReader struct {
+	r       io.Reader
+	tail    []byte
+	trimmed bool // the body's start is no longer in tail
+}
+
+const tailKeep = 4096 + 256
+
+func (t *tailReader) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	t.tail = append(t.tail, p[:n]...)
+	if len(t.tail) > 2*tailKeep {
+		t.tail = append(t.tail[:0], t.tail[len(t.tail)-tailKeep:]...)
+		t.trimmed = true
+	}
+	return n, err
+}
+
+// closedBy reports whether the closing boundary was read: "--boundary--" at
+// the start of the body or of a line.
+func (t *tailReader) closedBy(boundary string) bool {
+	closing := []byte("--" + boundary + "--")
+	return (!t.trimmed && bytes.HasPrefix(t.tail, closing)) || bytes.Contains(t.tail, append([]byte("\n"), closing...))
 }

@@ -66,7 +66,7 @@ func FuzzReadSendForm(f *testing.F) {
 		dir := t.TempDir()
 		r := httptest.NewRequest("POST", "/send", bytes.NewReader(body))
 		r.Header.Set("Content-Type", contentType)
-		form, ferr := readSendForm(r, dir, maxFile)
+		form, ferr := readSendForm(r, &spoolSpace{dir: dir}, maxFile, true, func(string) error { return nil })
 		left, _ := os.ReadDir(dir)
 		if ferr != nil {
 			if len(left) != 0 {

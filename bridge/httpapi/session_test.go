@@ -104,7 +104,7 @@ func TestSessionActionsAudited(t *testing.T) {
 	call(t, "GET", srv.URL+"/session/qr", nil, adminHeader)
 	sess.err = nil
 	call(t, "POST", srv.URL+"/session/logout", nil, adminHeader)
-	call(t, "POST", srv.URL+"/session/logout", nil) // no token: not audited
+	call(t, "POST", srv.URL+"/session/logout", nil) // no token: a refusal, not a logout
 	entries, err := log.List(context.Background(), audit.WeekOf(now))
 	if err != nil {
 		t.Fatal(err)
@@ -113,7 +113,7 @@ func TestSessionActionsAudited(t *testing.T) {
 	for _, e := range entries {
 		got = append(got, string(e.Action)+" "+string(e.Outcome))
 	}
-	if want := []string{"session.pairing_qr rejected", "session.logout success"}; fmt.Sprint(got) != fmt.Sprint(want) {
+	if want := []string{"session.pairing_qr rejected", "session.logout success", "api.admin_token rejected"}; fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("audit %q, want %q", got, want)
 	}
 }

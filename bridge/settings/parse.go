@@ -169,7 +169,11 @@ func parseWebhookSecret(v string) (bridge.Secret, error) {
 // parseFileSize takes whole bytes ("1048576") or a whole number of an SI or
 // IEC unit ("50MB", "10MiB"); go-humanize handles both families of units.
 // Fractions are refused: go-humanize would round "1.9" down to one byte.
-func parseFileSize(v string) (int64, error) {
+func parseFileSize(v string) (int64, error) { return parseSize(v, maxFileSizeLimit, "2GiB") }
+
+// parseSize is parseFileSize's strict parsing with the ceiling limit,
+// written limitText.
+func parseSize(v string, limit uint64, limitText string) (int64, error) {
 	v = strings.TrimSpace(v)
 	if v == "" {
 		return 0, errors.New("must not be empty")
@@ -189,8 +193,8 @@ func parseFileSize(v string) (int64, error) {
 	if err != nil {
 		return 0, notASize
 	}
-	if n == 0 || n > maxFileSizeLimit {
-		return 0, fmt.Errorf("must be from 1 byte to 2GiB, got %q", v)
+	if n == 0 || n > limit {
+		return 0, fmt.Errorf("must be from 1 byte to %s, got %q", limitText, v)
 	}
 	return int64(n), nil
 }

@@ -31,4 +31,7 @@ type Settings struct {
 	RetrySchedule     []time.Duration
 	HeartbeatInterval time.Duration
 	LogLevel          logging.Level
+	// SpoolMaxBytes bounds the attachments' spool; 0: the default, a
+	// quarter of DATA_DIR's free space when the bridge starts.
+	SpoolMaxBytes int64
 }

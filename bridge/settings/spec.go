@@ -3,6 +3,7 @@ package settings
 import (
 	"crypto/subtle"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/msgbridge/msgbridge/bridge/logging"
@@ -41,6 +42,8 @@ const (
 	minCredentialLen = 16
 	// maxFileSizeLimit is WhatsApp's own ceiling for a document.
 	maxFileSizeLimit = 2 << 30
+	// maxSpoolLimit only keeps the byte count far from overflow.
+	maxSpoolLimit = 1 << 50
 	// maxRetries matches the MessagingBridge resource's bound on retry delays.
 	maxRetries = 10
 	// maxRetryDelay keeps a retry inside the 24 h window of idempotency keys.
@@ -87,7 +90,25 @@ func specsFor(s *Settings) []setting {
 			parse: into(&s.HeartbeatInterval, parseHeartbeat)},
 		{env: contract.EnvLogLevel, def: contract.DefaultLogLevel, usage: "debug, info, warn or error",
 			parse: into(&s.LogLevel, logging.ParseLevel)},
+		{env: contract.EnvSpoolMaxBytes, usage: "bytes the attachments' spool may hold; default a quarter of DATA_DIR's free space at start-up",
+			parse: func(v string) error { return parseSpoolMax(s, v) }},
 	}
+}
+
+// parseSpoolMax is empty (the default) or a size of at least MAX_FILE_SIZE,
+// which is parsed first (order of specsFor): a smaller spool could never
+// take the largest attachment the API accepts.
+func parseSpoolMax(s *Settings, v string) (err error) {
+	if v == "" {
+		return nil
+	}
+	if s.SpoolMaxBytes, err = parseSize(v, maxSpoolLimit, "1PiB"); err != nil {
+		return err
+	}
+	if s.SpoolMaxBytes < s.MaxFileSize {
+		return fmt.Errorf("must be at least MAX_FILE_SIZE (%d bytes), got %q", s.MaxFileSize, v)
+	}
+	return nil
 }
 
 // parseAdminToken is a credential that differs from API_KEY, which is parsed

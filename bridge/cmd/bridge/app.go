@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"syscall"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -195,30 +196,58 @@ func newMessaging(ctx context.Context, a *app) error {
 func newHTTPServer(_ context.Context, a *app) error {
 	s := a.settings
 	recorder := httpapi.AuditRecorder{Log: a.audit, Logger: a.log.WithName("audit")}
+	// One limit on failed credentials per address for the API and the
+	// dashboard's sign-in together.
+	guard := httpapi.NewCredentialGuard(recorder, time.Now)
 	dash := dashboard.New(dashboard.Options{
 		Session: a.session, AdminToken: s.AdminToken, TOTPKey: []byte(s.TOTPSecret.Reveal()),
-		Audit: recorder, Log: a.log.WithName("dashboard"),
+		Audit: recorder, Guard: guard, Log: a.log.WithName("dashboard"),
 	})
+	spoolMax := s.SpoolMaxBytes
+	if spoolMax == 0 {
+		spoolMax = defaultSpoolMax(a.dir.SpoolDir())
+	}
+	a.log.Info("spool bounded", "dir", a.dir.SpoolDir(), "maxBytes", spoolMax)
 	a.server = &http.Server{
 		Handler: httpapi.NewRouter(httpapi.Deps{
 			Started:    time.Now(),
 			Session:    a.session,
 			AdminToken: s.AdminToken,
 			Messages:   a.queue,
-			Send:       httpapi.SendConfig{APIKey: s.APIKey, SpoolDir: a.dir.SpoolDir(), MaxFileSize: s.MaxFileSize},
-			Analytics:  sendqueue.Analytics{DB: a.db},
-			Audit:      recorder,
-			LogFiles:   a.logFiles,
-			Metrics:    a.metrics.Handler(),
-			Webhooks:   a.webhooks,
-			Dashboard:  dash,
-			Log:        a.log.WithName("httpapi"),
+			Send: httpapi.SendConfig{APIKey: s.APIKey, SpoolDir: a.dir.SpoolDir(), MaxFileSize: s.MaxFileSize,
+				SpoolMaxBytes: spoolMax},
+			Guard:     guard,
+			Limits:    httpapi.DefaultServerLimits(s.MaxFileSize),
+			Analytics: sendqueue.Analytics{DB: a.db},
+			Audit:     recorder,
+			LogFiles:  a.logFiles,
+			Metrics:   a.metrics.Handler(),
+			Webhooks:  a.webhooks,
+			Dashboard: dash,
+			Log:       a.log.WithName("httpapi"),
 		}),
+		// Bodies are bounded by httpapi's limits (time between reads, a
+		// whole-body deadline, concurrent uploads); headers here.
 		ReadHeaderTimeout: 10 * time.Second,
+		MaxHeaderBytes:    64 << 10,
 		IdleTimeout:       2 * time.Minute,
 	}
+	// net/http's own 400, 431 and 501 answers in the error shape too.
+	a.listener = httpapi.JSONErrorListener(a.listener)
 	// Shutdown waits for handlers without cancelling them; the dashboard's
 	// event streams would hold it for the whole grace period.
 	a.server.RegisterOnShutdown(dash.Close)
 	return nil
+}
+
+// defaultSpoolMax is SPOOL_MAX_BYTES's default: a quarter of the free space
+// of the spool's volume at start-up, so that attachments can never take the
+// space the databases and the session need. Unknown free space: no bound
+// but the disk's.
+func defaultSpoolMax(dir string) int64 {
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(dir, &st); err != nil {
+		return 0
+	}
+	return int64(st.Bavail) * st.Bsize / 4 //nolint:gosec // block counts fit an int64
 }

@@ -11,6 +11,7 @@ import (
 	"context"
 	"embed"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -44,7 +45,10 @@ type Options struct {
 	// TOTPKey is the decoded TOTP_SECRET; empty: no TOTP.
 	TOTPKey []byte
 	Audit   httpapi.AuditRecorder
-	Log     logr.Logger
+	// Guard limits failed admin tokens per address, shared with the API so
+	// that a guess anywhere counts everywhere; a new one when nil.
+	Guard *httpapi.CredentialGuard
+	Log   logr.Logger
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 }
@@ -55,8 +59,12 @@ type Dashboard struct {
 	router   *mux.Router
 	sessions *sessions
 	totp     *totpVerifier
-	signIns  *failures // by client address
-	codes    *failures // by action
+	codes    *httpapi.Failures // by action
+	// lastChatCode is when a code was last sent to the account's own
+	// chat, for the whole bridge: a limit per browser session is none, a
+	// client can sign in again.
+	chatCodeMu   sync.Mutex
+	lastChatCode time.Time
 	// done ends the event streams at shutdown: http.Server.Shutdown waits
 	// for handlers but never cancels them.
 	done      chan struct{}
@@ -72,13 +80,15 @@ func New(opts Options) *Dashboard {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	if opts.Guard == nil {
+		opts.Guard = httpapi.NewCredentialGuard(opts.Audit, opts.Now)
+	}
 	d := &Dashboard{
 		opts:     opts,
 		router:   httpapi.NewMux(opts.Log),
 		sessions: &sessions{now: opts.Now, m: map[string]*webSession{}},
 		totp:     newTOTPVerifier(opts.TOTPKey),
-		signIns:  newFailures(maxSignInFailures, signInWindow, opts.Now),
-		codes:    newFailures(maxCodeFailures, codeLockout, opts.Now),
+		codes:    httpapi.NewFailures(maxCodeFailures, codeLockout, opts.Now),
 		done:     make(chan struct{}),
 		wake:     make(chan struct{}),
 	}
@@ -90,7 +100,7 @@ func (d *Dashboard) routes() {
 	r := d.router
 	get, post := []string{http.MethodGet, http.MethodHead}, http.MethodPost
 	r.Handle("/dashboard/", d.handle(d.page)).Methods(get...)
-	r.PathPrefix("/dashboard/static/").Handler(http.StripPrefix("/dashboard/", http.FileServerFS(mustSub(web, "web")))).Methods(get...)
+	r.PathPrefix("/dashboard/static/").Handler(d.static()).Methods(get...)
 	r.Handle("/dashboard/signin", d.handle(d.signIn)).Methods(post)
 	r.Handle("/dashboard/signout", d.handle(d.form(d.signOut))).Methods(post)
 	r.Handle("/dashboard/events", d.handle(d.signedIn(d.events))).Methods(get...)
@@ -132,3 +142,19 @@ func (d *Dashboard) wakeStreams() {
 	close(d.wake)
 	d.wake = make(chan struct{})
 }
+
+// static serves the page's files, never a directory listing: a path naming
+// a directory (FileServer redirects one without its slash there) is 404.
+func (d *Dashboard) static() http.Handler {
+	files := http.StripPrefix("/dashboard/", http.FileServerFS(mustSub(web, "web")))
+	notFound := d.handle(func(http.ResponseWriter, *http.Request) error { return errNoFile })
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/") {
+			notFound.ServeHTTP(w, r)
+			return
+		}
+		files.ServeHTTP(w, r)
+	})
+}
+
+var errNoFile = bridge.Errorf(bridge.KindNotFound, "not_found", "no such file")

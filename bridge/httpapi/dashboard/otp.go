@@ -20,9 +20,17 @@ var (
 	errTooSoon    = bridge.Errorf(bridge.KindRateLimited, "too_soon", "A code was sent moments ago; look in the account's own chat.")
 )
 
+// Wrong one-time codes allowed for an action before it locks, and for how
+// long; the lock is for the action, whoever asks, because an attacker who
+// passed the sign-in can change address.
+const (
+	maxCodeFailures = 5
+	codeLockout     = 5 * time.Minute
+)
+
 // chatCodeTTL is how long a code sent to the account's own chat is valid;
-// chatCodeEvery is how often a browser may ask for one, so that a signed-in
-// client cannot flood the owner's chat.
+// chatCodeEvery is how often the bridge sends one, whoever asks, so that
+// signed-in clients cannot flood the owner's chat.
 const (
 	chatCodeTTL   = 5 * time.Minute
 	chatCodeEvery = 30 * time.Second
@@ -35,14 +43,14 @@ const (
 // audited.
 func (d *Dashboard) checkCode(w http.ResponseWriter, r *http.Request, ws webSession, action audit.Action) error {
 	key := string(action)
-	ok, left, last := d.codes.attempt(key)
+	ok, left, last := d.codes.Attempt(key)
 	if !ok {
 		w.Header().Set("Retry-After", fmt.Sprint(int(left.Seconds())+1))
 		return errCodeLocked
 	}
 	code := strings.TrimSpace(r.PostFormValue("code"))
 	if d.totp.verify(code, d.opts.Now()) || d.sessions.takeChatCode(ws.id, code) {
-		d.codes.reset(key)
+		d.codes.Reset(key)
 		return nil
 	}
 	detail := "wrong one-time code"
@@ -65,7 +73,8 @@ func (d *Dashboard) sendChatCode(w http.ResponseWriter, r *http.Request, ws webS
 		return errNoChat // no account number known yet
 	}
 	now := d.opts.Now()
-	if !ws.chatCodeExpires.IsZero() && now.Before(ws.chatCodeExpires.Add(chatCodeEvery-chatCodeTTL)) {
+	if !d.takeChatCodeTurn(now) {
+		d.opts.Audit.Record(r, actionChatCode, audit.OutcomeRejected, "too soon")
 		return errTooSoon
 	}
 	// crypto/rand never fails (it crashes the program instead, Go 1.24+).
@@ -76,8 +85,25 @@ func (d *Dashboard) sendChatCode(w http.ResponseWriter, r *http.Request, ws webS
 		Text: "msgbridge dashboard code: " + code + " (valid 5 minutes). If you did not ask for it, someone has your admin token.",
 	})
 	if err != nil {
+		d.opts.Audit.Record(r, actionChatCode, audit.OutcomeFailure, "")
 		return httpapi.SessionError(err) // logged there; the code itself never is
 	}
+	d.opts.Audit.Record(r, actionChatCode, audit.OutcomeSuccess, "")
 	d.sessions.update(ws.id, func(s *webSession) { s.chatCode, s.chatCodeExpires = code, now.Add(chatCodeTTL) })
 	return httpapi.WriteJSON(w, http.StatusOK, message{"A code was sent to the account's own chat."})
+}
+
+// actionChatCode is the audit action of sending a code to the own chat.
+const actionChatCode audit.Action = "dashboard.chat_code"
+
+// takeChatCodeTurn reports whether a code may be sent at now, and if so
+// counts it as sent: at most one per chatCodeEvery for the whole bridge.
+func (d *Dashboard) takeChatCodeTurn(now time.Time) bool {
+	d.chatCodeMu.Lock()
+	defer d.chatCodeMu.Unlock()
+	if !d.lastChatCode.IsZero() && now.Before(d.lastChatCode.Add(chatCodeEvery)) {
+		return false
+	}
+	d.lastChatCode = now
+	return true
 }

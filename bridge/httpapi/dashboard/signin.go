@@ -1,7 +1,6 @@
 package dashboard
 
 import (
-	"fmt"
 	"net/http"
 
 	"github.com/msgbridge/msgbridge/bridge"
@@ -27,22 +26,17 @@ func (d *Dashboard) signIn(w http.ResponseWriter, r *http.Request) error {
 	if crossOrigin.Check(r) != nil {
 		return errCrossOriginSignIn
 	}
-	client := httpapi.ClientAddress(r)
-	ok, left, _ := d.signIns.attempt(client)
-	if !ok {
-		d.opts.Audit.Record(r, audit.ActionDashboardSignIn, audit.OutcomeRejected, "rate limited")
-		w.Header().Set("Retry-After", fmt.Sprint(int(left.Seconds())+1))
+	err := d.opts.Guard.Check(w, r, audit.ActionDashboardSignIn, "admin token", r.PostFormValue("token"), d.opts.AdminToken)
+	switch {
+	case bridge.ErrorKind(err) == bridge.KindRateLimited: // Retry-After is set
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.WriteHeader(http.StatusTooManyRequests)
 		_ = pages.ExecuteTemplate(w, "signin.html", map[string]any{"Error": "Too many failed sign-ins; wait a minute."})
 		return nil
-	}
-	if !httpapi.CredentialMatches(r.PostFormValue("token"), d.opts.AdminToken) {
-		d.opts.Audit.Record(r, audit.ActionDashboardSignIn, audit.OutcomeRejected, "wrong admin token")
+	case err != nil:
 		http.Redirect(w, r, "/dashboard/?error=token", http.StatusSeeOther)
 		return nil
 	}
-	d.signIns.reset(client)
 	ws := d.sessions.create()
 	setCookie(w, r, ws)
 	d.opts.Audit.Record(r, audit.ActionDashboardSignIn, audit.OutcomeSuccess, "")

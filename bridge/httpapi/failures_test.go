@@ -1,4 +1,4 @@
-package dashboard
+package httpapi
 
 import (
 	"fmt"
@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// Each row is one call on a failures of max 3 per minute, at a time
+// Each row is one call on a Failures of max 3 per minute, at a time
 // relative to the start.
 func TestFailuresBlockAndExpire(t *testing.T) {
 	type step struct {
@@ -42,7 +42,7 @@ func TestFailuresBlockAndExpire(t *testing.T) {
 			{at: 0, do: "try", key: "b", ok: true},
 			{at: 0, do: "try", key: "a", left: time.Minute},
 		}},
-		{"failures older than the period are forgotten", []step{
+		{"Failures older than the period are forgotten", []step{
 			{at: 0, do: "try", key: "a", ok: true},
 			{at: 10 * time.Second, do: "try", key: "a", ok: true},
 			{at: 61 * time.Second, do: "try", key: "a", ok: true},
@@ -59,14 +59,14 @@ func TestFailuresBlockAndExpire(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			start := time.Unix(1_700_000_000, 0)
 			now := start
-			f := newFailures(3, time.Minute, func() time.Time { return now })
+			f := NewFailures(3, time.Minute, func() time.Time { return now })
 			for i, s := range c.steps {
 				now = start.Add(s.at)
 				if s.do == "reset" {
-					f.reset(s.key)
+					f.Reset(s.key)
 					continue
 				}
-				ok, left, last := f.attempt(s.key)
+				ok, left, last := f.Attempt(s.key)
 				if ok != s.ok || last != s.last || left != s.left {
 					t.Errorf("step %d: attempt = %v, %v, last %v; want %v, %v, last %v", i, ok, left, last, s.ok, s.left, s.last)
 				}
@@ -77,12 +77,12 @@ func TestFailuresBlockAndExpire(t *testing.T) {
 
 // However many attempts race, exactly max are allowed.
 func TestFailuresAreExactUnderConcurrency(t *testing.T) {
-	f := newFailures(5, time.Minute, time.Now)
+	f := NewFailures(5, time.Minute, time.Now)
 	var allowed atomic.Int32
 	var wg sync.WaitGroup
 	for range 200 {
 		wg.Go(func() {
-			if ok, _, _ := f.attempt("logout"); ok {
+			if ok, _, _ := f.Attempt("logout"); ok {
 				allowed.Add(1)
 			}
 		})
@@ -96,12 +96,12 @@ func TestFailuresAreExactUnderConcurrency(t *testing.T) {
 // Keys whose period ended are swept once there are many.
 func TestFailuresSweepExpiredKeys(t *testing.T) {
 	now := time.Unix(1_700_000_000, 0)
-	f := newFailures(5, time.Minute, func() time.Time { return now })
+	f := NewFailures(5, time.Minute, func() time.Time { return now })
 	for i := range sweepAbove + 1 {
-		f.attempt(fmt.Sprint("addr-", i))
+		f.Attempt(fmt.Sprint("addr-", i))
 	}
 	now = now.Add(time.Minute)
-	f.attempt("one more")
+	f.Attempt("one more")
 	if len(f.m) != 1 {
 		t.Errorf("%d keys kept, want only the new one", len(f.m))
 	}

@@ -1,0 +1,123 @@
+package httpapi
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/bridge/audit"
+)
+
+// Failed credentials allowed per client address and credential scope (API
+// key, admin token on the API, dashboard sign-in) in CredentialWindow: one
+// mechanism for every scope, so no scope is a way around another's limit.
+// The scopes count apart, so that an operator locked out of the dashboard
+// can still read the audit log of it through the API. A locked address is
+// refused in that scope, whatever it presents, until the window after its
+// last failure passes.
+const (
+	MaxCredentialFailures = 5
+	CredentialWindow      = time.Minute
+	// maxRefusalRecords bounds the audit records of refused credentials
+	// per window for all addresses together: many addresses must not be
+	// able to flood the audit log either.
+	maxRefusalRecords = 60
+)
+
+// The audit actions of refused API credentials (the dashboard's sign-in
+// records as audit.ActionDashboardSignIn).
+const (
+	ActionAPIKey     audit.Action = "api.api_key"
+	ActionAdminToken audit.Action = "api.admin_token"
+)
+
+// ErrTooManyFailures answers a request from an address that used up its
+// failed credentials.
+var ErrTooManyFailures = bridge.Errorf(bridge.KindRateLimited, "too_many_failures",
+	"too many failed credentials from this address; retry after the Retry-After seconds")
+
+// CredentialGuard checks credentials with one per-address failure limit in
+// every scope, and audits refusals: the first failure of an address's
+// window, the one that locks it and the first request refused while it is
+// locked, at most maxRefusalRecords per window in all.
+type CredentialGuard struct {
+	failures *Failures
+	max      int
+	audit    AuditRecorder
+	now      func() time.Time
+
+	mu          sync.Mutex
+	windowEnds  time.Time
+	recorded    int
+	notRecorded int
+}
+
+// NewCredentialGuard returns a guard that records refusals into rec; now is
+// the clock (time.Now when nil).
+func NewCredentialGuard(rec AuditRecorder, now func() time.Time) *CredentialGuard {
+	return newCredentialGuard(rec, now, MaxCredentialFailures)
+}
+
+func newCredentialGuard(rec AuditRecorder, now func() time.Time, maxFailures int) *CredentialGuard {
+	if now == nil {
+		now = time.Now
+	}
+	return &CredentialGuard{failures: NewFailures(maxFailures, CredentialWindow, now), audit: rec, now: now, max: maxFailures}
+}
+
+// Check is nil when presented is want; otherwise bridge.ErrUnauthorized, or
+// ErrTooManyFailures with Retry-After set on w when r's address is locked
+// (then even the right credential is refused: a lock must stop guessing).
+// credential names what was presented, for the audit detail.
+func (g *CredentialGuard) Check(w http.ResponseWriter, r *http.Request, scope audit.Action, credential, presented string, want bridge.Secret) error {
+	addr := string(scope) + " " + ClientAddress(r)
+	n, left, firstRefusal := g.failures.attempt(addr)
+	if n == 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(left/time.Second)+1))
+		if firstRefusal {
+			g.record(r, scope, "rate limited")
+		}
+		return ErrTooManyFailures
+	}
+	if CredentialMatches(presented, want) {
+		g.failures.Reset(addr)
+		return nil
+	}
+	switch n {
+	case g.max:
+		g.record(r, scope, fmt.Sprintf("wrong %s; locked for %s after %d failures", credential, CredentialWindow, n))
+	case 1:
+		g.record(r, scope, "wrong "+credential)
+	}
+	return bridge.ErrUnauthorized
+}
+
+// Locked is how long r's address stays locked in scope, without counting
+// an attempt: POST /send asks before it reads a body that may carry the key.
+func (g *CredentialGuard) Locked(r *http.Request, scope audit.Action) (time.Duration, bool) {
+	return g.failures.blocked(string(scope) + " " + ClientAddress(r))
+}
+
+// record audits a refusal unless the window's budget of records is spent;
+// the next record of a later window says how many were left out.
+func (g *CredentialGuard) record(r *http.Request, scope audit.Action, detail string) {
+	g.mu.Lock()
+	now := g.now()
+	if !now.Before(g.windowEnds) {
+		if g.notRecorded > 0 {
+			detail += fmt.Sprintf(" (%d earlier refusals not recorded)", g.notRecorded)
+		}
+		g.windowEnds, g.recorded, g.notRecorded = now.Add(CredentialWindow), 0, 0
+	}
+	if g.recorded >= maxRefusalRecords {
+		g.notRecorded++
+		g.mu.Unlock()
+		return
+	}
+	g.recorded++
+	g.mu.Unlock()
+	g.audit.Record(r, scope, audit.OutcomeRejected, detail)
+}

@@ -99,6 +99,7 @@ func rawCall(t *testing.T, url, contentType string, body io.Reader) (int, string
 		t.Fatal(err)
 	}
 	defer func() { _ = resp.Body.Close() }()
+	defer func() { _ = resp.Body.Close() }()
 	raw, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(raw)
 }
@@ -298,6 +299,7 @@ func TestUploadCap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer func() { _ = resp.Body.Close() }()
 	raw, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != 503 || errorCode(t, string(raw)) != "too_many_uploads" || resp.Header.Get("Retry-After") == "" || !resp.Close {
 		t.Errorf("third upload: %d %s Retry-After %q close %v", resp.StatusCode, raw, resp.Header.Get("Retry-After"), resp.Close)
@@ -340,6 +342,7 @@ func TestNetHTTPErrorsInErrorShape(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			defer func() { _ = resp.Body.Close() }()
 			raw, _ := io.ReadAll(resp.Body)
 			if resp.StatusCode != c.status || errorCode(t, string(raw)) != c.code ||
 				!strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {

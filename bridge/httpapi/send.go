@@ -128,7 +128,7 @@ func renderSendResponse(res sendqueue.Result) (int, []byte) {
 	allSent := true
 	for i, m := range res.Messages {
 		status := "queued"
-		switch m.Status {
+		switch m.Status { //nolint:exhaustive // Queued is the default: "queued"
 		case bridge.StatusSent, bridge.StatusDelivered, bridge.StatusRead:
 			status = "sent"
 		case bridge.StatusFailed:

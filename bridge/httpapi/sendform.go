@@ -164,38 +164,48 @@ func (f *sendForm) readMultipart(mr *multipart.Reader, tail *tailReader, boundar
 		if err != nil {
 			return readFailed(err)
 		}
-		name := part.FormName()
-		if name == "file" || name == "file[]" {
-			if len(f.files) >= maxItems {
-				return errTooManyItems
-			}
-			if !f.authorized {
-				if err := f.authorize(""); err != nil && bridge.ErrorKind(err) == bridge.KindUnauthorized {
-					return errKeyAfterFile
-				} else if err != nil {
-					return err
-				}
-			}
-			sf, ferr := space.spool(part, maxFile)
-			if sf != nil {
-				f.files = append(f.files, sf) // owned by f from here, even on error
-			}
-			if ferr != nil {
-				return ferr
-			}
-			continue
+		if name := part.FormName(); name == "file" || name == "file[]" {
+			err = f.readFilePart(part, space, maxFile)
+		} else {
+			err = f.readFieldPart(part, name, &fieldBytes)
 		}
-		raw, err := io.ReadAll(io.LimitReader(part, int64(maxFieldBytes-fieldBytes)+1))
 		if err != nil {
-			return readFailed(err)
-		}
-		if fieldBytes += len(raw); fieldBytes > maxFieldBytes {
-			return errFieldsTooLarge
-		}
-		if err := f.addField(name, string(raw)); err != nil {
 			return err
 		}
 	}
+}
+
+// readFilePart spools one file part, once the caller is known: nothing is
+// written for a caller whose key has not been verified.
+func (f *sendForm) readFilePart(part *multipart.Part, space *spoolSpace, maxFile int64) error {
+	if len(f.files) >= maxItems {
+		return errTooManyItems
+	}
+	if !f.authorized {
+		if err := f.authorize(""); err != nil && bridge.ErrorKind(err) == bridge.KindUnauthorized {
+			return errKeyAfterFile
+		} else if err != nil {
+			return err
+		}
+	}
+	sf, err := space.spool(part, maxFile)
+	if sf != nil {
+		f.files = append(f.files, sf) // owned by f from here, even on error
+	}
+	return err
+}
+
+// readFieldPart reads one non-file field; all fields together stay under
+// maxFieldBytes, counted in *fieldBytes.
+func (f *sendForm) readFieldPart(part *multipart.Part, name string, fieldBytes *int) error {
+	raw, err := io.ReadAll(io.LimitReader(part, int64(maxFieldBytes-*fieldBytes)+1))
+	if err != nil {
+		return readFailed(err)
+	}
+	if *fieldBytes += len(raw); *fieldBytes > maxFieldBytes {
+		return errFieldsTooLarge
+	}
+	return f.addField(name, string(raw))
 }
 
 func (f *sendForm) addField(name, value string) error {

@@ -9,7 +9,7 @@ import (
 func queueRequest(recipient bridge.Recipient, items []sendItem) sendqueue.Request {
 	req := sendqueue.Request{Recipient: recipient, Items: make([]sendqueue.Item, len(items))}
 	for i, it := range items {
-		req.Items[i] = sendqueue.Item{Type: bridge.MessageType(it.typ), Text: it.text, File: it.file}
+		req.Items[i] = sendqueue.Item{Type: it.typ, Text: it.text, File: it.file}
 	}
 	return req
 }

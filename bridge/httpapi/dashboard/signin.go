@@ -34,8 +34,10 @@ func (d *Dashboard) signIn(w http.ResponseWriter, r *http.Request) error {
 		_ = pages.ExecuteTemplate(w, "signin.html", map[string]any{"Error": "Too many failed sign-ins; wait a minute."})
 		return nil
 	case err != nil:
+		// A wrong token is answered with the sign-in page again, not an
+		// error: the browser follows the redirect.
 		http.Redirect(w, r, "/dashboard/?error=token", http.StatusSeeOther)
-		return nil
+		return nil //nolint:nilerr // answered above
 	}
 	ws := d.sessions.create()
 	setCookie(w, r, ws)

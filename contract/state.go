@@ -45,6 +45,12 @@ const (
 	ReasonUserLogout       Reason = "user_logout"
 )
 
+// Reasons lists every reason.
+var Reasons = []Reason{
+	ReasonNone, ReasonNetwork, ReasonKeepAliveTimeout, ReasonStreamReplaced, ReasonTemporaryBan,
+	ReasonClientOutdated, ReasonLoggedOut, ReasonConnectFailure, ReasonPairError, ReasonQRTimeout, ReasonUserLogout,
+}
+
 // Permanent reports a reason after which the bridge does not reconnect by
 // itself: reconnecting would fight another client (stream replaced), repeat
 // a refused login, or use a client WhatsApp no longer accepts.

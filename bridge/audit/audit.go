@@ -40,7 +40,18 @@ const (
 	ActionLogPurge         Action = "logs.purge"
 	ActionAuditDelete      Action = "audit.delete"
 	ActionWebhookRedeliver Action = "webhooks.redeliver"
+	// A refused API key or admin token on the API (throttled records).
+	ActionAPIKey     Action = "api.api_key"
+	ActionAdminToken Action = "api.admin_token"
+	// A one-time code sent to the account's own chat by the dashboard.
+	ActionChatCode Action = "dashboard.chat_code"
 )
+
+// Actions lists every action, for the API's description.
+var Actions = []Action{
+	ActionPairingQR, ActionPairingCode, ActionLogout, ActionDashboardSignIn, ActionLogPurge,
+	ActionAuditDelete, ActionWebhookRedeliver, ActionAPIKey, ActionAdminToken, ActionChatCode,
+}
 
 // Outcome is how the action ended.
 type Outcome string

@@ -385,7 +385,7 @@ func TestAdminNeedsToken(t *testing.T) {
 		}
 	}
 	got := e.auditEntries(t, audit.WeekOf(saturday))
-	if len(got) != 1 || got[0].Action != ActionAdminToken || got[0].Detail != "wrong admin token" {
+	if len(got) != 1 || got[0].Action != audit.ActionAdminToken || got[0].Detail != "wrong admin token" {
 		t.Errorf("unauthenticated requests audited: %v, want one refusal record", got)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/bridge/audit"
 	"github.com/msgbridge/msgbridge/contract"
 )
 
@@ -49,12 +50,12 @@ func (s *server) requireAdmin(next http.Handler) http.Handler {
 }
 
 func (s *server) checkAdminToken(w http.ResponseWriter, r *http.Request) error {
-	return s.Guard.Check(w, r, ActionAdminToken, "admin token", r.Header.Get(contract.AdminTokenHeader), s.AdminToken)
+	return s.Guard.Check(w, r, audit.ActionAdminToken, "admin token", r.Header.Get(contract.AdminTokenHeader), s.AdminToken)
 }
 
 // checkAPIKey checks a presented API key within the per-address limit.
 func (s *server) checkAPIKey(w http.ResponseWriter, r *http.Request, presented string) error {
-	return s.Guard.Check(w, r, ActionAPIKey, "API key", presented, s.Send.APIKey)
+	return s.Guard.Check(w, r, audit.ActionAPIKey, "API key", presented, s.Send.APIKey)
 }
 
 // requireAPIKey admits requests carrying the API key in the header or the

@@ -27,13 +27,6 @@ const (
 	maxRefusalRecords = 60
 )
 
-// The audit actions of refused API credentials (the dashboard's sign-in
-// records as audit.ActionDashboardSignIn).
-const (
-	ActionAPIKey     audit.Action = "api.api_key"
-	ActionAdminToken audit.Action = "api.admin_token"
-)
-
 // ErrTooManyFailures answers a request from an address that used up its
 // failed credentials.
 var ErrTooManyFailures = bridge.Errorf(bridge.KindRateLimited, "too_many_failures",

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/bridge/audit"
 	"github.com/msgbridge/msgbridge/bridge/sendqueue"
 )
 
@@ -91,7 +92,7 @@ func (s *server) readSend(w http.ResponseWriter, r *http.Request) (sendqueue.Req
 		if err := s.checkAPIKey(w, r, outside); err != nil {
 			return sendqueue.Request{}, "", nil, err
 		}
-	} else if _, locked := s.Guard.Locked(r, ActionAPIKey); locked {
+	} else if _, locked := s.Guard.Locked(r, audit.ActionAPIKey); locked {
 		// Refused (and audited) by the guard before any body byte is read.
 		return sendqueue.Request{}, "", nil, s.checkAPIKey(w, r, "")
 	}

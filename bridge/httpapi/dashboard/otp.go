@@ -74,7 +74,7 @@ func (d *Dashboard) sendChatCode(w http.ResponseWriter, r *http.Request, ws webS
 	}
 	now := d.opts.Now()
 	if !d.takeChatCodeTurn(now) {
-		d.opts.Audit.Record(r, actionChatCode, audit.OutcomeRejected, "too soon")
+		d.opts.Audit.Record(r, audit.ActionChatCode, audit.OutcomeRejected, "too soon")
 		return errTooSoon
 	}
 	// crypto/rand never fails (it crashes the program instead, Go 1.24+).
@@ -85,16 +85,13 @@ func (d *Dashboard) sendChatCode(w http.ResponseWriter, r *http.Request, ws webS
 		Text: "msgbridge dashboard code: " + code + " (valid 5 minutes). If you did not ask for it, someone has your admin token.",
 	})
 	if err != nil {
-		d.opts.Audit.Record(r, actionChatCode, audit.OutcomeFailure, "")
+		d.opts.Audit.Record(r, audit.ActionChatCode, audit.OutcomeFailure, "")
 		return httpapi.SessionError(err) // logged there; the code itself never is
 	}
-	d.opts.Audit.Record(r, actionChatCode, audit.OutcomeSuccess, "")
+	d.opts.Audit.Record(r, audit.ActionChatCode, audit.OutcomeSuccess, "")
 	d.sessions.update(ws.id, func(s *webSession) { s.chatCode, s.chatCodeExpires = code, now.Add(chatCodeTTL) })
 	return httpapi.WriteJSON(w, http.StatusOK, message{"A code was sent to the account's own chat."})
 }
-
-// actionChatCode is the audit action of sending a code to the own chat.
-const actionChatCode audit.Action = "dashboard.chat_code"
 
 // takeChatCodeTurn reports whether a code may be sent at now, and if so
 // counts it as sent: at most one per chatCodeEvery for the whole bridge.

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/msgbridge/msgbridge/bridge/audit"
 	"github.com/msgbridge/msgbridge/bridge/httpapi/openapi"
 	"github.com/msgbridge/msgbridge/contract"
 	"github.com/msgbridge/msgbridge/internal/apitest"
@@ -39,6 +40,19 @@ func strs(v any) []string {
 	return out
 }
 
+// TestAuditActionsMatch: the audit record's action enum is audit.Actions.
+func TestAuditActionsMatch(t *testing.T) {
+	props := schema(t, "AuditRecord")["properties"].(map[string]any)
+	got := strs(props["action"].(map[string]any)["enum"])
+	var want []string
+	for _, a := range audit.Actions {
+		want = append(want, string(a))
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("AuditRecord.action enum %v, audit.Actions %v", got, want)
+	}
+}
+
 // TestAdminStateMatchesContract: the schema of GET /api/admin/state has
 // exactly contract.AdminState's fields, all required, and its state and
 // reason enums are the contract's; what the bridge encodes validates.
@@ -68,9 +82,7 @@ func TestAdminStateMatchesContract(t *testing.T) {
 	if got := strs(schema(t, "SessionState")["enum"]); !slices.Equal(got, states) {
 		t.Errorf("SessionState enum %v, contract %v", got, states)
 	}
-	reasons := []contract.Reason{contract.ReasonNone, contract.ReasonNetwork, contract.ReasonKeepAliveTimeout,
-		contract.ReasonStreamReplaced, contract.ReasonTemporaryBan, contract.ReasonClientOutdated, contract.ReasonLoggedOut,
-		contract.ReasonConnectFailure, contract.ReasonPairError, contract.ReasonQRTimeout, contract.ReasonUserLogout}
+	reasons := contract.Reasons
 	enum := strs(schema(t, "Reason")["enum"])
 	for _, r := range reasons {
 		if !slices.Contains(enum, string(r)) {

@@ -22,7 +22,7 @@ import (
 )
 
 // The status mirrors what a bridge served over real HTTP reports: each
-// session situation of DESIGN.md section 5 gives its condition, and the
+// session situation of the contract gives its condition, and the
 // metrics follow.
 func TestSessionStatusMirrorsBridge(t *testing.T) {
 	needsEnvtest(t)

@@ -168,7 +168,7 @@ const (
 // +kubebuilder:validation:Enum=unpaired;pairing;connecting;connected;disconnected;logged_out
 type SessionState string
 
-// The session states of DESIGN.md section 3.
+// The session states of the contract.
 const (
 	SessionUnpaired     SessionState = "unpaired"
 	SessionPairing      SessionState = "pairing"

@@ -1,5 +1,5 @@
-// Package audit keeps the record of every admin and session action (DESIGN.md
-// sections 3 and 6): pairing, logout, purges, deletions, dashboard sign-ins,
+// Package audit keeps the record of every admin and session action:
+// pairing, logout, purges, deletions, dashboard sign-ins,
 // each with its time, outcome and client address.
 //
 // Records live in weekly encrypted SQLite databases, DATA_DIR/audit/YYYY-Www.db

@@ -1,4 +1,4 @@
-// Package datadir lays out DATA_DIR (DESIGN.md section 6) and makes sure one
+// Package datadir lays out DATA_DIR and makes sure one
 // bridge process at a time uses it.
 //
 //	credentials/session.db   whatsmeow's store; wiped by logout

@@ -1,4 +1,4 @@
-// Package logging is the bridge's one log sink (DESIGN.md section 6): JSON
+// Package logging is the bridge's one log sink: JSON
 // lines through github.com/go-logr/logr, written to stdout (what kubectl logs
 // shows) and to DATA_DIR/logs/YYYY-MM-DD.<level>.log, one file per UTC day
 // and level, which an admin can purge (DELETE /api/admin/logs).

@@ -1,5 +1,5 @@
-// Package metrics exposes the bridge's Prometheus metrics on GET /metrics
-// (DESIGN.md section 3, "Metrics"): sends by status, attempts and their
+// Package metrics exposes the bridge's Prometheus metrics on GET /metrics:
+// sends by status, attempts and their
 // latency, webhook deliveries, queue depths, the session's state,
 // reconnects and heartbeat age.
 //

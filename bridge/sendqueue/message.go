@@ -1,6 +1,5 @@
-// Package sendqueue is the bridge's durable send queue and message log
-// (DESIGN.md section 3). A message is stored, with its WhatsApp ID chosen,
-// before its first attempt; then it is attempted at once and, while it
+// Package sendqueue is the bridge's durable send queue and message log.
+// A message is stored, with its WhatsApp ID chosen, before its first attempt; then it is attempted at once and, while it
 // fails, after each delay of the retry schedule, until it is sent or Failed.
 // The queue is the messages table itself: a message whose next_attempt_at is
 // set is due then, so a restart picks up exactly where a crash left off.

@@ -1,5 +1,5 @@
-// Package settings loads and validates the bridge's settings (DESIGN.md
-// section 2) from environment variables and the matching command-line flags.
+// Package settings loads and validates the bridge's settings
+// from environment variables and the matching command-line flags.
 //
 // A setting is read from its flag (--listen-addr) when given, else from its
 // environment variable (LISTEN_ADDR), else it takes its default. Every value is

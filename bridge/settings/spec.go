@@ -62,7 +62,7 @@ func into[T any](field *T, parse func(string) (T, error)) func(string) error {
 	}
 }
 
-// specsFor lists every setting in the order of DESIGN.md section 2, each
+// specsFor lists every setting in the order of the contract, each
 // parsing into its field of s.
 func specsFor(s *Settings) []setting {
 	return []setting{

@@ -1,5 +1,5 @@
-// Package sqlite opens the bridge's encrypted SQLite databases (DESIGN.md
-// section 6) and migrates their schemas.
+// Package sqlite opens the bridge's encrypted SQLite databases
+// and migrates their schemas.
 //
 // Every file is encrypted at rest with the adiantum VFS of
 // github.com/ncruces/go-sqlite3, which runs SQLite as pure Go (no cgo, so the

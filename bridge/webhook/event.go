@@ -1,5 +1,5 @@
-// Package webhook delivers the bridge's events to WEBHOOK_URL (DESIGN.md
-// section 4) from a durable outbox in bridge.db: an event is a row inserted
+// Package webhook delivers the bridge's events to WEBHOOK_URL
+// from a durable outbox in bridge.db: an event is a row inserted
 // in the same transaction as the change it reports, and a worker posts the
 // due rows, signed per Standard Webhooks, until a 2xx answer or until the
 // row's retry window ends and it becomes a dead letter.

@@ -1,5 +1,5 @@
 // Package apitest holds the bridge's tests to its API description
-// (bridge/httpapi/openapi, DESIGN.md section 13). It is for tests only.
+// (bridge/httpapi/openapi, the contract). It is for tests only.
 //
 // # Traffic
 //

@@ -1,6 +1,6 @@
 // Command bridge links one WhatsApp account and serves the msgbridge HTTP API.
 //
-// Settings come from environment variables or flags (DESIGN.md section 2);
+// Settings come from environment variables or flags;
 // an invalid one stops start-up with one line naming it, exit status 2.
 package main
 

@@ -1,5 +1,5 @@
-// Package openapi holds the bridge's API description (DESIGN.md section
-// 13): one OpenAPI 3.1 document, openapi.yaml, describing every endpoint
+// Package openapi holds the bridge's API description:
+// one OpenAPI 3.1 document, openapi.yaml, describing every endpoint
 // the bridge serves and, in its webhooks section, a JSON Schema for every
 // event it posts. The bridge serves it as JSON at GET /openapi.json
 // (Handler) and renders it at /docs/ (DocsHandler) with a vendored Swagger

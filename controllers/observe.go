@@ -43,9 +43,10 @@ func (r *MessagingBridgeReconciler) observe(ctx context.Context, rd *round) erro
 	session := conditions.SessionConnected(obs, specs.HeartbeatInterval(mb), r.now())
 	rd.setCondition(session)
 	recordSessionMetrics(mb.Namespace, mb.Name, session.Status == metav1.ConditionTrue, obs.State)
-	rd.status.Session = nil // StatusToWrite keeps the last reading when this one failed
 	if obs.State != nil {
 		rd.status.Session = conditions.Session(obs.State)
+	} else {
+		rd.status.Session = conditions.UnobservedSession(rd.mb.Status.Session, mb.Spec.Suspend)
 	}
 
 	rd.setCondition(conditions.Ready(
@@ -102,8 +103,13 @@ func (r *MessagingBridgeReconciler) recordTransitions(mb *msgbridgev1alpha1.Mess
 		if was == nil && !stalled {
 			continue
 		}
+		if !r.events.first(client.ObjectKeyFromObject(mb), mb.UID, t, string(now.Status)+"/"+now.Reason) {
+			continue
+		}
+		// A suspend is what the user asked for: Normal, not a Warning.
 		eventType := corev1.EventTypeNormal
-		if stalled || (t == msgbridgev1alpha1.ConditionSessionConnected && now.Status != metav1.ConditionTrue) {
+		if stalled || (t == msgbridgev1alpha1.ConditionSessionConnected && now.Status != metav1.ConditionTrue &&
+			now.Reason != conditions.ReasonSuspended) {
 			eventType = corev1.EventTypeWarning
 		}
 		r.event(mb, eventType, now.Reason, t, fmt.Sprintf("%s is %s: %s", t, now.Status, now.Message))

@@ -42,7 +42,7 @@ func (r *MessagingBridgeReconciler) observe(ctx context.Context, rd *round) erro
 	}
 	session := conditions.SessionConnected(obs, specs.HeartbeatInterval(mb), r.now())
 	rd.setCondition(session)
-	recordSessionMetrics(mb.Namespace, mb.Name, session.Status == metav1.ConditionTrue, obs.State)
+	recordSessionMetrics(mb.Namespace, mb.Name, session.Status == metav1.ConditionTrue, mb.Spec.Suspend, obs.State)
 	if obs.State != nil {
 		rd.status.Session = conditions.Session(obs.State)
 	} else {

@@ -69,8 +69,9 @@ type MessagingBridgeReconciler struct {
 	// SetupWithManager sets the manager's when nil. See secretstore.go.
 	APIReader client.Reader
 
-	secrets secretStore
-	events  eventMemory
+	secrets  secretStore
+	events   eventMemory
+	statuses statusMemory
 }
 
 // Least privilege: every write is a create, an apply or a patch, never an
@@ -130,6 +131,7 @@ func (r *MessagingBridgeReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		if client.IgnoreNotFound(err) == nil {
 			forgetMetrics(req.Namespace, req.Name)
 			r.events.forget(req.NamespacedName)
+			r.statuses.forget(req.NamespacedName)
 		}
 		// Deleted since the event was queued: nothing is left to reconcile.
 		return ctrl.Result{}, client.IgnoreNotFound(err)
@@ -141,6 +143,7 @@ func (r *MessagingBridgeReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		return ctrl.Result{}, err
 	}
 
+	r.statuses.catchUp(&mb)
 	rd := &round{mb: &mb, status: *mb.Status.DeepCopy()}
 	var stepErr error
 	for _, s := range []step{r.reconcileGeneratedSecret, r.resolveCredentials, r.reconcileService, r.reconcileStatefulSet} {

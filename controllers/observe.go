@@ -81,10 +81,12 @@ func (r *MessagingBridgeReconciler) writeStatus(ctx context.Context, rd *round) 
 	// alone, and it describes the generation read, which stays true if the
 	// spec moved on meanwhile (that change reconciles again).
 	patch := client.MergeFrom(rd.mb.DeepCopy())
+	over := rd.mb.ResourceVersion
 	rd.mb.Status = next
 	if err := r.Status().Patch(ctx, rd.mb, patch, client.FieldOwner(FieldOwner)); err != nil {
 		return fmt.Errorf("writing the status: %w", err)
 	}
+	r.statuses.remember(client.ObjectKeyFromObject(rd.mb), over, next)
 	r.recordTransitions(rd.mb, old.Conditions, next.Conditions)
 	return nil
 }

@@ -25,7 +25,7 @@ func (r *MessagingBridgeReconciler) reconcileService(ctx context.Context, rd *ro
 	desired := specs.Service(rd.mb)
 	var live corev1.Service
 	return r.applyOwned(ctx, rd, owned{
-		kind: "Service", desired: desired, live: &live, conflict: conditions.ReasonServiceConflict,
+		kind: "Service", name: *desired.Name, desired: desired, live: &live, conflict: conditions.ReasonServiceConflict,
 		extract: func() (any, error) { return corev1ac.ExtractService(&live, FieldOwner) },
 	})
 }
@@ -40,7 +40,7 @@ func (r *MessagingBridgeReconciler) reconcileStatefulSet(ctx context.Context, rd
 	})
 	var live appsv1.StatefulSet
 	done, err := r.applyOwned(ctx, rd, owned{
-		kind: "StatefulSet", desired: desired, live: &live, conflict: conditions.ReasonStatefulSetConflict,
+		kind: "StatefulSet", name: *desired.Name, desired: desired, live: &live, conflict: conditions.ReasonStatefulSetConflict,
 		extract: func() (any, error) { return appsv1ac.ExtractStatefulSet(&live, FieldOwner) },
 	})
 	if done || err != nil {
@@ -54,8 +54,8 @@ func (r *MessagingBridgeReconciler) reconcileStatefulSet(ctx context.Context, rd
 
 // owned is one object the operator applies for a MessagingBridge.
 type owned struct {
-	kind    string
-	desired runtime.ApplyConfiguration
+	kind, name string
+	desired    runtime.ApplyConfiguration
 	// live receives the object of the desired name, if there is one.
 	live client.Object
 	// conflict is the Stalled reason when live is not controlled by the
@@ -71,7 +71,7 @@ type owned struct {
 // owner, so that deleting the bridge deleted it); the round stalls until it
 // goes away. A refusal that retrying cannot cure stalls too.
 func (r *MessagingBridgeReconciler) applyOwned(ctx context.Context, rd *round, o owned) (bool, error) {
-	name := specs.ServiceName(rd.mb) // the StatefulSet has the same name
+	name := o.name
 	getErr := r.Get(ctx, client.ObjectKey{Namespace: rd.mb.Namespace, Name: name}, o.live)
 	if getErr == nil && !metav1.IsControlledBy(o.live, rd.mb) {
 		rd.blocker = &conditions.Blocker{Reason: o.conflict, Message: fmt.Sprintf(

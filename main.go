@@ -35,6 +35,7 @@ type options struct {
 	metricsAddr      string
 	probeAddr        string
 	leaderElect      bool
+	leaderElectNS    string
 	bridgeImage      string
 	pollInterval     time.Duration
 	heartbeatRefresh time.Duration
@@ -48,6 +49,8 @@ func parseFlags(fs *flag.FlagSet, args []string) (options, error) {
 	fs.StringVar(&o.metricsAddr, "metrics-bind-address", ":8080", "address of the Prometheus metrics endpoint; 0 disables it")
 	fs.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "address of the liveness and readiness probes")
 	fs.BoolVar(&o.leaderElect, "leader-elect", true, "elect a leader so that only one replica reconciles at a time")
+	fs.StringVar(&o.leaderElectNS, "leader-election-namespace", "",
+		"namespace of the leader-election Lease; empty means the operator's own namespace in a cluster, required outside one")
 	fs.StringVar(&o.bridgeImage, "bridge-image", defaultBridgeImage(),
 		"image of bridges whose spec names none (env BRIDGE_IMAGE); the operator's own image, which ships /bridge")
 	fs.DurationVar(&o.pollInterval, "poll-interval", controllers.DefaultPollInterval, "how often each bridge's session state is read")
@@ -75,11 +78,12 @@ func main() {
 // until SIGTERM.
 func run(o options) error {
 	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
-		Scheme:                 newScheme(),
-		Metrics:                metricsserver.Options{BindAddress: o.metricsAddr},
-		HealthProbeBindAddress: o.probeAddr,
-		LeaderElection:         o.leaderElect,
-		LeaderElectionID:       "msgbridge-operator.msgbridge.io",
+		Scheme:                  newScheme(),
+		Metrics:                 metricsserver.Options{BindAddress: o.metricsAddr},
+		HealthProbeBindAddress:  o.probeAddr,
+		LeaderElection:          o.leaderElect,
+		LeaderElectionID:        "msgbridge-operator.msgbridge.io",
+		LeaderElectionNamespace: o.leaderElectNS,
 		// Stepping down on SIGTERM lets the next replica take over at once.
 		LeaderElectionReleaseOnCancel: true,
 	})

@@ -15,6 +15,7 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -37,6 +38,8 @@ type operatorOptions struct {
 	bridges map[string]string
 	// wrap lets a test observe the operator's API calls.
 	wrap func(client.Client) client.Client
+	// config replaces the suite's REST config, to observe the wire.
+	config *rest.Config
 }
 
 // startOperator runs the reconciler in a real manager, watching only ns so
@@ -44,7 +47,11 @@ type operatorOptions struct {
 func startOperator(t *testing.T, ns string, o operatorOptions) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	mgr, err := ctrl.NewManager(restConfig, ctrl.Options{
+	cfg := restConfig
+	if o.config != nil {
+		cfg = o.config
+	}
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:     testScheme,
 		Metrics:    metricsserver.Options{BindAddress: "0"},
 		Controller: ctrlConfigForTests(),

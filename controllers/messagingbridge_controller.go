@@ -64,6 +64,14 @@ type MessagingBridgeReconciler struct {
 
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+
+	// APIReader reads Secrets the metadata cache says changed, uncached;
+	// SetupWithManager sets the manager's when nil. See secretstore.go.
+	APIReader client.Reader
+
+	secrets  secretStore
+	events   eventMemory
+	statuses statusMemory
 }
 
 // Least privilege: every write is a create, an apply or a patch, never an
@@ -91,6 +99,8 @@ type round struct {
 	generated *corev1.Secret
 	// credentials are the values the bridge reads, keyed by env name.
 	credentials map[string][]byte
+	// keyFingerprint identifies the encryption key among credentials.
+	keyFingerprint string
 	// blocker stops the apply steps until a human fixes it.
 	blocker *conditions.Blocker
 	// applyErr is a failure of an apply step; the round retries.
@@ -120,6 +130,8 @@ func (r *MessagingBridgeReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	if err := r.Get(ctx, req.NamespacedName, &mb); err != nil {
 		if client.IgnoreNotFound(err) == nil {
 			forgetMetrics(req.Namespace, req.Name)
+			r.events.forget(req.NamespacedName)
+			r.statuses.forget(req.NamespacedName)
 		}
 		// Deleted since the event was queued: nothing is left to reconcile.
 		return ctrl.Result{}, client.IgnoreNotFound(err)
@@ -131,6 +143,7 @@ func (r *MessagingBridgeReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		return ctrl.Result{}, err
 	}
 
+	r.statuses.catchUp(&mb)
 	rd := &round{mb: &mb, status: *mb.Status.DeepCopy()}
 	var stepErr error
 	for _, s := range []step{r.reconcileGeneratedSecret, r.resolveCredentials, r.reconcileService, r.reconcileStatefulSet} {
@@ -151,10 +164,13 @@ func (r *MessagingBridgeReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	if err := r.writeStatus(ctx, rd); err != nil {
 		return ctrl.Result{}, errors.Join(stepErr, err)
 	}
+	// A transient failure retries with the controller's back-off; a
+	// blocker waits for a human (whose change starts a round) and is
+	// looked at again every poll, suspended or not.
 	if stepErr != nil {
 		return ctrl.Result{}, stepErr
 	}
-	return ctrl.Result{RequeueAfter: r.nextPoll(&mb)}, nil
+	return ctrl.Result{RequeueAfter: r.nextPoll(&mb, rd.blocker != nil)}, nil
 }
 
 // recordReconciled sets Reconciled and Stalled from what the apply steps met.
@@ -166,9 +182,9 @@ func (r *MessagingBridgeReconciler) recordReconciled(rd *round) {
 
 // nextPoll spreads polls by up to a tenth of the interval, so that bridges
 // created together do not poll together forever. A suspended bridge has
-// nothing to poll: a spec change wakes it.
-func (r *MessagingBridgeReconciler) nextPoll(mb *msgbridgev1alpha1.MessagingBridge) time.Duration {
-	if mb.Spec.Suspend {
+// nothing to poll, unless it is stalled: a spec change wakes it.
+func (r *MessagingBridgeReconciler) nextPoll(mb *msgbridgev1alpha1.MessagingBridge, stalled bool) time.Duration {
+	if mb.Spec.Suspend && !stalled {
 		return 0
 	}
 	interval := r.PollInterval

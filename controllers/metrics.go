@@ -18,21 +18,23 @@ var (
 		Name: "messagingbridge_last_heartbeat_timestamp_seconds",
 		Help: "Unix time of the bridge's last recorded heartbeat, as of the last successful poll.",
 	}, []string{"namespace", "name"})
+	// suspendedGauge lets alerts leave out bridges suspended on purpose.
+	suspendedGauge = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "messagingbridge_suspended",
+		Help: "1 when the MessagingBridge is suspended (spec.suspend), else 0.",
+	}, []string{"namespace", "name"})
 )
 
 func init() {
-	metrics.Registry.MustRegister(sessionConnectedGauge, lastHeartbeatGauge)
+	metrics.Registry.MustRegister(sessionConnectedGauge, lastHeartbeatGauge, suspendedGauge)
 }
 
 // recordSessionMetrics publishes one poll's outcome. An unreadable bridge
 // keeps its last heartbeat series: the time it was last seen alive is still
 // true, and its age is what alerts should watch.
-func recordSessionMetrics(namespace, name string, connected bool, state *bridgeclient.State) {
-	v := 0.0
-	if connected {
-		v = 1
-	}
-	sessionConnectedGauge.WithLabelValues(namespace, name).Set(v)
+func recordSessionMetrics(namespace, name string, connected, suspended bool, state *bridgeclient.State) {
+	sessionConnectedGauge.WithLabelValues(namespace, name).Set(gaugeBool(connected))
+	suspendedGauge.WithLabelValues(namespace, name).Set(gaugeBool(suspended))
 	if state != nil && state.LastHeartbeat != nil {
 		lastHeartbeatGauge.WithLabelValues(namespace, name).Set(float64(state.LastHeartbeat.UnixNano()) / 1e9)
 	}
@@ -42,4 +44,12 @@ func recordSessionMetrics(namespace, name string, connected bool, state *bridgec
 func forgetMetrics(namespace, name string) {
 	sessionConnectedGauge.DeleteLabelValues(namespace, name)
 	lastHeartbeatGauge.DeleteLabelValues(namespace, name)
+	suspendedGauge.DeleteLabelValues(namespace, name)
+}
+
+func gaugeBool(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -43,10 +43,11 @@ func (r *MessagingBridgeReconciler) observe(ctx context.Context, rd *round) erro
 	}
 	session := conditions.SessionConnected(obs, specs.HeartbeatInterval(mb), r.now())
 	rd.setCondition(session)
-	recordSessionMetrics(mb.Namespace, mb.Name, session.Status == metav1.ConditionTrue, obs.State)
-	rd.status.Session = nil // StatusToWrite keeps the last reading when this one failed
+	recordSessionMetrics(mb.Namespace, mb.Name, session.Status == metav1.ConditionTrue, mb.Spec.Suspend, obs.State)
 	if obs.State != nil {
 		rd.status.Session = conditions.Session(obs.State)
+	} else {
+		rd.status.Session = conditions.UnobservedSession(rd.mb.Status.Session, mb.Spec.Suspend)
 	}
 
 	rd.setCondition(conditions.Ready(
@@ -81,10 +82,12 @@ func (r *MessagingBridgeReconciler) writeStatus(ctx context.Context, rd *round) 
 	// alone, and it describes the generation read, which stays true if the
 	// spec moved on meanwhile (that change reconciles again).
 	patch := client.MergeFrom(rd.mb.DeepCopy())
+	over := rd.mb.ResourceVersion
 	rd.mb.Status = next
 	if err := r.Status().Patch(ctx, rd.mb, patch, client.FieldOwner(FieldOwner)); err != nil {
 		return fmt.Errorf("writing the status: %w", err)
 	}
+	r.statuses.remember(client.ObjectKeyFromObject(rd.mb), over, next)
 	r.recordTransitions(rd.mb, old.Conditions, next.Conditions)
 	return nil
 }
@@ -103,8 +106,13 @@ func (r *MessagingBridgeReconciler) recordTransitions(mb *msgbridgev1alpha1.Mess
 		if was == nil && !stalled {
 			continue
 		}
+		if !r.events.first(client.ObjectKeyFromObject(mb), mb.UID, t, string(now.Status)+"/"+now.Reason) {
+			continue
+		}
+		// A suspend is what the user asked for: Normal, not a Warning.
 		eventType := corev1.EventTypeNormal
-		if stalled || (t == msgbridgev1alpha1.ConditionSessionConnected && now.Status != metav1.ConditionTrue) {
+		if stalled || (t == msgbridgev1alpha1.ConditionSessionConnected && now.Status != metav1.ConditionTrue &&
+			now.Reason != conditions.ReasonSuspended) {
 			eventType = corev1.EventTypeWarning
 		}
 		r.event(mb, eventType, now.Reason, t, fmt.Sprintf("%s is %s: %s", t, now.Status, now.Message))

@@ -7,17 +7,20 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	msgbridgev1alpha1 "github.com/msgbridge/msgbridge/api/v1alpha1"
+	"github.com/msgbridge/msgbridge/contract"
 	"github.com/msgbridge/msgbridge/controllers/conditions"
 	"github.com/msgbridge/msgbridge/controllers/specs"
 )
 
 // reconcileGeneratedSecret creates the generated Secret, or adds the keys it
 // lacks. It never rewrites a key: the encryption key in it may already
-// encrypt a bridge's databases. A Secret of that name that this
+// encrypt a bridge's databases, and once a bridge was handed that key it is
+// not generated again either (see keyLost). A Secret of that name that this
 // MessagingBridge does not control is a user's: it is neither adopted nor
 // touched, and the round stalls.
 func (r *MessagingBridgeReconciler) reconcileGeneratedSecret(ctx context.Context, rd *round) (bool, error) {
@@ -25,29 +28,24 @@ func (r *MessagingBridgeReconciler) reconcileGeneratedSecret(ctx context.Context
 	if !specs.NeedsGeneratedSecret(mb) {
 		return false, nil
 	}
-	var secret corev1.Secret
-	err := r.Get(ctx, client.ObjectKey{Namespace: mb.Namespace, Name: specs.GeneratedSecretName(mb)}, &secret)
+	key := types.NamespacedName{Namespace: mb.Namespace, Name: specs.GeneratedSecretName(mb)}
+	m, err := r.secretMetadata(ctx, key)
 	switch {
 	case apierrors.IsNotFound(err):
-		data, _, err := specs.GeneratedSecretData(mb, nil, r.random())
-		if err != nil {
-			return false, err
-		}
-		created := specs.GeneratedSecret(mb, data)
-		// Create, not apply: if the cache is behind and the Secret exists,
-		// this fails with AlreadyExists instead of replacing its keys.
-		if err := r.Create(ctx, created, client.FieldOwner(FieldOwner)); err != nil {
-			return false, fmt.Errorf("creating Secret %s: %w", created.Name, err)
-		}
-		log.FromContext(ctx).Info("generated credentials", "secret", created.Name)
-		rd.generated = created
-		return false, nil
+		return r.createGeneratedSecret(ctx, rd)
 	case err != nil:
 		return false, err
 	}
-	if !metav1.IsControlledBy(&secret, mb) {
+	if !metav1.IsControlledBy(m, mb) {
 		rd.blocker = &conditions.Blocker{Reason: conditions.ReasonSecretConflict, Message: fmt.Sprintf(
-			"Secret %s exists and is not controlled by this MessagingBridge; the operator will not adopt or change it: rename it, or reference its keys in the spec", secret.Name)}
+			"Secret %s exists and is not controlled by this MessagingBridge; the operator will not adopt or change it: rename it, or reference its keys in the spec", key.Name)}
+		return true, nil
+	}
+	secret, err := r.readSecret(ctx, key)
+	if err != nil {
+		return false, err
+	}
+	if _, ok := secret.Data[specs.GeneratedEncryptionKey]; !ok && rd.keyLost("", "key "+specs.GeneratedEncryptionKey+" of Secret "+key.Name+" is missing") {
 		return true, nil
 	}
 	data, added, err := specs.GeneratedSecretData(mb, secret.Data, r.random())
@@ -59,20 +57,67 @@ func (r *MessagingBridgeReconciler) reconcileGeneratedSecret(ctx context.Context
 		// a key another round added meanwhile.
 		patch := client.MergeFromWithOptions(secret.DeepCopy(), client.MergeFromWithOptimisticLock{})
 		secret.Data = data
-		if err := r.Patch(ctx, &secret, patch, client.FieldOwner(FieldOwner)); err != nil {
+		if err := r.Patch(ctx, secret, patch, client.FieldOwner(FieldOwner)); err != nil {
 			return false, fmt.Errorf("adding %v to Secret %s: %w", added, secret.Name, err)
 		}
 	}
-	rd.generated = &secret
+	rd.generated = secret
 	return false, nil
 }
 
+func (r *MessagingBridgeReconciler) createGeneratedSecret(ctx context.Context, rd *round) (bool, error) {
+	mb := rd.mb
+	if rd.keyLost("", "Secret "+specs.GeneratedSecretName(mb)+" was deleted") {
+		return true, nil
+	}
+	data, _, err := specs.GeneratedSecretData(mb, nil, r.random())
+	if err != nil {
+		return false, err
+	}
+	created := specs.GeneratedSecret(mb, data)
+	// Create, not apply: if the cache is behind and the Secret exists,
+	// this fails with AlreadyExists instead of replacing its keys.
+	if err := r.Create(ctx, created, client.FieldOwner(FieldOwner)); err != nil {
+		return false, fmt.Errorf("creating Secret %s: %w", created.Name, err)
+	}
+	log.FromContext(ctx).Info("generated credentials", "secret", created.Name)
+	rd.generated = created
+	return false, nil
+}
+
+// keyLost stalls the round with EncryptionKeyLost when the bridge was
+// handed an encryption key and the key now at hand (fingerprint, "" when
+// there is none) is not that one, unless the user asked for a reset. A
+// referenced key counts as much as a generated one: the bridge cannot open
+// its data with any other.
+func (rd *round) keyLost(fingerprint, what string) bool {
+	recorded := rd.mb.Status.EncryptionKeyFingerprint
+	if recorded == "" || fingerprint == recorded || resetRequested(rd.mb) {
+		return false
+	}
+	if fingerprint == "" && !specs.EncryptionKeyGenerated(rd.mb) {
+		return false // a referenced Secret that is missing: SecretNotFound says so
+	}
+	rd.blocker = &conditions.Blocker{Reason: conditions.ReasonEncryptionKeyLost, Message: fmt.Sprintf(
+		"the bridge's data is encrypted with the key of fingerprint %s, but %s; the bridge would not start on its data. "+
+			"Restore that key (from a backup of the Secret), or start over on purpose: delete the PersistentVolumeClaim %s-%s-0, "+
+			"then annotate the MessagingBridge %s=true", recorded, what, specs.DataVolumeName, specs.StatefulSetName(rd.mb),
+		msgbridgev1alpha1.ResetEncryptionKeyAnnotation)}
+	return true
+}
+
+func resetRequested(mb *msgbridgev1alpha1.MessagingBridge) bool {
+	return mb.Annotations[msgbridgev1alpha1.ResetEncryptionKeyAnnotation] == "true"
+}
+
 // resolveCredentials reads every credential the bridge will read. A missing
-// Secret or key stalls the round: the pod could not start, and applying a
-// StatefulSet that references it would only replace a running pod with one
-// that cannot start.
+// Secret or key, a value the bridge would refuse, or an encryption key that
+// is not the one its data was handed to stalls the round: the pod could not
+// start, and applying a StatefulSet with it would only replace a running
+// pod with one that cannot start.
 func (r *MessagingBridgeReconciler) resolveCredentials(ctx context.Context, rd *round) (bool, error) {
 	rd.credentials = map[string][]byte{}
+	values := map[string]string{}
 	for _, c := range specs.Credentials(rd.mb) {
 		secret, err := r.credentialSecret(ctx, rd, c)
 		if apierrors.IsNotFound(err) {
@@ -90,25 +135,31 @@ func (r *MessagingBridgeReconciler) resolveCredentials(ctx context.Context, rd *
 			return true, nil
 		}
 		rd.credentials[c.Env] = value
+		values[c.Env] = string(value)
 	}
-	return false, nil
+	if err := contract.CheckCredentials(values); err != nil {
+		rd.blocker = &conditions.Blocker{Reason: conditions.ReasonInvalidSecret,
+			Message: "the bridge would refuse its credentials: " + err.Error()}
+		return true, nil
+	}
+	rd.keyFingerprint = specs.KeyFingerprint(rd.credentials[contract.EnvEncryptionKey])
+	src := specs.EncryptionKeySource(rd.mb)
+	return rd.keyLost(rd.keyFingerprint, fmt.Sprintf("key %s of Secret %s has fingerprint %s", src.Key, src.Name, rd.keyFingerprint)), nil
 }
 
 func (r *MessagingBridgeReconciler) credentialSecret(ctx context.Context, rd *round, c specs.Credential) (*corev1.Secret, error) {
 	if c.Generated && rd.generated != nil {
 		return rd.generated, nil
 	}
-	var secret corev1.Secret
-	err := r.Get(ctx, client.ObjectKey{Namespace: rd.mb.Namespace, Name: c.Source.Name}, &secret)
-	return &secret, err
+	return r.readSecret(ctx, types.NamespacedName{Namespace: rd.mb.Namespace, Name: c.Source.Name})
 }
 
 // adminToken reads the token the operator sends to mb's bridge, for rounds
 // that ran no resolveCredentials (the finalizer).
 func (r *MessagingBridgeReconciler) adminToken(ctx context.Context, mb *msgbridgev1alpha1.MessagingBridge) (string, error) {
 	src := specs.AdminTokenSource(mb)
-	var secret corev1.Secret
-	if err := r.Get(ctx, client.ObjectKey{Namespace: mb.Namespace, Name: src.Name}, &secret); err != nil {
+	secret, err := r.readSecret(ctx, types.NamespacedName{Namespace: mb.Namespace, Name: src.Name})
+	if err != nil {
 		return "", err
 	}
 	token, ok := secret.Data[src.Key]
@@ -116,4 +167,22 @@ func (r *MessagingBridgeReconciler) adminToken(ctx context.Context, mb *msgbridg
 		return "", fmt.Errorf("secret %s has no key %q", src.Name, src.Key)
 	}
 	return string(token), nil
+}
+
+// recordKeyInUse notes the encryption key the StatefulSet now hands to the
+// bridge, and ends a reset the user asked for, so that the next loss is
+// guarded again.
+func (r *MessagingBridgeReconciler) recordKeyInUse(ctx context.Context, rd *round) error {
+	rd.status.EncryptionKeyFingerprint = rd.keyFingerprint
+	if !resetRequested(rd.mb) {
+		return nil
+	}
+	patch := client.MergeFrom(rd.mb.DeepCopy())
+	delete(rd.mb.Annotations, msgbridgev1alpha1.ResetEncryptionKeyAnnotation)
+	if err := r.Patch(ctx, rd.mb, patch, client.FieldOwner(FieldOwner)); err != nil {
+		return fmt.Errorf("removing the annotation %s: %w", msgbridgev1alpha1.ResetEncryptionKeyAnnotation, err)
+	}
+	r.event(rd.mb, corev1.EventTypeNormal, "EncryptionKeyReset", "Reconcile",
+		"the bridge now uses the encryption key of fingerprint "+rd.keyFingerprint)
+	return nil
 }

@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -31,35 +32,52 @@ func (r *MessagingBridgeReconciler) SetupWithManager(mgr ctrl.Manager, opts cont
 		}); err != nil {
 		return err
 	}
+	if r.APIReader == nil {
+		r.APIReader = mgr.GetAPIReader()
+	}
 	return ctrl.NewControllerManagedBy(mgr).
 		// The operator's own status writes change neither the generation nor
-		// the deletion timestamp, so they start no reconcile.
+		// the deletion timestamp, so they start no reconcile. The reset
+		// annotation does.
 		For(&msgbridgev1alpha1.MessagingBridge{}, builder.WithPredicates(predicate.Or(
-			predicate.GenerationChangedPredicate{}, deletionStarted()))).
-		// A StatefulSet's status (ready replicas) is what Available reports.
-		Owns(&appsv1.StatefulSet{}).
-		Owns(&corev1.Service{}).
-		Owns(&corev1.Secret{}).
-		// A user Secret a bridge references: its creation ends a
-		// SecretNotFound stall at once, its rotation rolls the pod.
-		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.bridgesReferencingSecret)).
+			predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}, deletionStarted()))).
+		// The StatefulSet and Service carry the bridge's name: mapping by
+		// name, not by owner, also wakes a bridge stalled on someone else's
+		// object of that name when it goes away. A StatefulSet's status
+		// (ready replicas) is what Available reports.
+		Watches(&appsv1.StatefulSet{}, handler.EnqueueRequestsFromMapFunc(sameName)).
+		Watches(&corev1.Service{}, handler.EnqueueRequestsFromMapFunc(sameName)).
+		// Secrets metadata-only (see secretstore.go): the generated one by
+		// its name, and a user Secret a bridge references: its creation
+		// ends a SecretNotFound stall at once, its rotation rolls the pod.
+		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.bridgesReadingSecret), builder.OnlyMetadata).
 		WithOptions(opts).
 		Named("messagingbridge").
 		Complete(r)
 }
 
-// bridgesReferencingSecret maps a Secret to the MessagingBridges of its
-// namespace that reference it.
-func (r *MessagingBridgeReconciler) bridgesReferencingSecret(ctx context.Context, secret client.Object) []reconcile.Request {
+// sameName maps an object to the MessagingBridge of its name, which may not
+// exist: that round ends at once.
+func sameName(_ context.Context, o client.Object) []reconcile.Request {
+	return []reconcile.Request{{NamespacedName: client.ObjectKeyFromObject(o)}}
+}
+
+// bridgesReadingSecret maps a Secret to the MessagingBridges of its
+// namespace that read it: its generated Secret's owner, or those that
+// reference it.
+func (r *MessagingBridgeReconciler) bridgesReadingSecret(ctx context.Context, secret client.Object) []reconcile.Request {
+	var out []reconcile.Request
+	if owner, ok := strings.CutSuffix(secret.GetName(), specs.GeneratedSecretSuffix); ok {
+		out = append(out, reconcile.Request{NamespacedName: client.ObjectKey{Namespace: secret.GetNamespace(), Name: owner}})
+	}
 	var list msgbridgev1alpha1.MessagingBridgeList
 	if err := r.List(ctx, &list, client.InNamespace(secret.GetNamespace()),
 		client.MatchingFields{secretRefsIndex: secret.GetName()}); err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "listing the MessagingBridges that reference a Secret", "secret", secret.GetName())
-		return nil
+		return out
 	}
-	out := make([]reconcile.Request, len(list.Items))
 	for i := range list.Items {
-		out[i] = reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])}
+		out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
 	}
 	return out
 }

@@ -164,8 +164,16 @@ const (
 	ConditionStalled = "Stalled"
 )
 
-// SessionState is the WhatsApp link state the bridge reports.
-// +kubebuilder:validation:Enum=unpaired;pairing;connecting;connected;disconnected;logged_out
+// ResetEncryptionKeyAnnotation on a MessagingBridge stalled with
+// EncryptionKeyLost accepts the current (or a newly generated) encryption
+// key on purpose: the bridge starts over without its old data, which the
+// user deletes with the volume claim first. The operator removes the
+// annotation once it recorded the new key, so that it guards the next loss.
+const ResetEncryptionKeyAnnotation = "msgbridge.io/reset-encryption-key"
+
+// SessionState is the WhatsApp link state the bridge reports, or what the
+// operator knows when it cannot ask: unknown (no answer) or suspended.
+// +kubebuilder:validation:Enum=unpaired;pairing;connecting;connected;disconnected;logged_out;unknown;suspended
 type SessionState string
 
 // The session states of the contract.
@@ -176,7 +184,18 @@ const (
 	SessionConnected    SessionState = "connected"
 	SessionDisconnected SessionState = "disconnected"
 	SessionLoggedOut    SessionState = "logged_out"
+	// SessionUnknown: the bridge could not be asked (no ready pod, or no
+	// answer); account and heartbeat are the last known ones.
+	SessionUnknown SessionState = "unknown"
+	// SessionSuspended: spec.suspend runs no bridge process.
+	SessionSuspended SessionState = "suspended"
 )
+
+// Observed reports a state the bridge itself reported, as opposed to one
+// the operator set because it could not ask.
+func (s SessionState) Observed() bool {
+	return s != SessionUnknown && s != SessionSuspended
+}
 
 // SessionStatus mirrors the bridge's GET /api/admin/state.
 type SessionStatus struct {
@@ -229,6 +248,14 @@ type MessagingBridgeStatus struct {
 	// Endpoint is the bridge's HTTP API inside the cluster.
 	// +optional
 	Endpoint string `json:"endpoint,omitempty"`
+
+	// EncryptionKeyFingerprint identifies the encryption key the bridge's
+	// data was handed to (a SHA-256 digest, not the key). Once set, a
+	// different or missing key stalls the resource with EncryptionKeyLost
+	// instead of starting the bridge on data it cannot decrypt.
+	// +optional
+	// +kubebuilder:validation:MaxLength=64
+	EncryptionKeyFingerprint string `json:"encryptionKeyFingerprint,omitempty"`
 }
 
 // MessagingBridge declares one WhatsApp bridge: a StatefulSet with a volume
@@ -240,6 +267,7 @@ type MessagingBridgeStatus struct {
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 52 && self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",message="name must be a DNS-1035 label of at most 52 characters: it names the bridge's StatefulSet and Service"
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Connected",type=string,JSONPath=`.status.conditions[?(@.type=="SessionConnected")].status`
+// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
 // +kubebuilder:printcolumn:name="Account",type=string,JSONPath=`.status.session.account`,priority=1
 // +kubebuilder:printcolumn:name="Heartbeat",type=date,JSONPath=`.status.session.lastHeartbeatTime`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`

@@ -1,9 +1,6 @@
 package settings
 
 import (
-	"encoding/base32"
-	"encoding/base64"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
@@ -11,11 +8,11 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/dustin/go-humanize"
 
 	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/contract"
 )
 
 func parseListenAddr(v string) (string, error) {
@@ -73,41 +70,16 @@ func parseDataDir(v string) (string, error) {
 	return v, nil
 }
 
-// parseCredential accepts printable ASCII without spaces: credentials travel
-// in headers, query strings and form fields, where anything else is mangled.
+// parseCredential accepts an API_KEY or ADMIN_TOKEN as the operator checks
+// it too (contract.CheckCredential).
 func parseCredential(v string) (bridge.Secret, error) {
-	if v == "" {
-		return "", errors.New("is required")
-	}
-	for _, c := range v {
-		if c <= ' ' || c > '~' {
-			return "", errors.New("must be printable ASCII without spaces")
-		}
-	}
-	if len(v) < minCredentialLen {
-		return "", fmt.Errorf("must be at least %d characters", minCredentialLen)
-	}
-	return bridge.Secret(v), nil
+	return bridge.Secret(v), contract.CheckCredential(v)
 }
 
 // parseEncryptionKey decodes the 64 hex characters to the 32-byte key.
 func parseEncryptionKey(v string) (bridge.Secret, error) {
-	const generate = "generate one with: openssl rand -hex 32"
-	if v == "" {
-		return "", errors.New("is required (64 hex characters; " + generate + ")")
-	}
-	if len(v) != 64 {
-		return "", fmt.Errorf("must be 64 hex characters (32 bytes), got %d characters", len(v))
-	}
-	key, err := hex.DecodeString(v)
-	if err != nil {
-		return "", errors.New("must be 64 hex characters (0-9, a-f)")
-	}
-	// All zeros is a placeholder left in a manifest, not a key.
-	if strings.Trim(string(key), "\x00") == "" {
-		return "", errors.New("is all zeros, a placeholder rather than a key; " + generate)
-	}
-	return bridge.Secret(key), nil
+	key, err := contract.ParseEncryptionKey(v)
+	return bridge.Secret(key), err
 }
 
 func parseWebhookURL(v string) (string, error) {
@@ -142,28 +114,10 @@ func parseWebhookURL(v string) (string, error) {
 	return u.String(), nil
 }
 
-// Standard Webhooks keys are 24 to 64 bytes, base64 after the whsec_ prefix.
-const (
-	webhookSecretPrefix = "whsec_"
-	minWebhookKey       = 24
-	maxWebhookKey       = 64
-)
-
+// parseWebhookSecret decodes whsec_<base64>; empty leaves webhooks unsigned.
 func parseWebhookSecret(v string) (bridge.Secret, error) {
-	if v == "" {
-		return "", nil
-	}
-	if !strings.HasPrefix(v, webhookSecretPrefix) {
-		return "", errors.New("must start with whsec_ followed by base64")
-	}
-	key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(v, webhookSecretPrefix))
-	if err != nil {
-		return "", errors.New("is not valid base64 after whsec_")
-	}
-	if len(key) < minWebhookKey || len(key) > maxWebhookKey {
-		return "", fmt.Errorf("must decode to %d-%d bytes, got %d", minWebhookKey, maxWebhookKey, len(key))
-	}
-	return bridge.Secret(key), nil
+	key, err := contract.ParseWebhookSecret(v)
+	return bridge.Secret(key), err
 }
 
 // parseFileSize takes whole bytes ("1048576") or a whole number of an SI or
@@ -201,27 +155,11 @@ func parseSize(v string, limit uint64, limitText string) (int64, error) {
 
 func notASCIILetter(c rune) bool { return (c < 'a' || c > 'z') && (c < 'A' || c > 'Z') }
 
-// RFC 4226 section 4 requires a shared secret of at least 128 bits.
-const minTOTPKey = 16
-
+// parseTOTPSecret decodes the base32 secret as authenticator apps show it;
+// empty turns one-time passwords off.
 func parseTOTPSecret(v string) (bridge.Secret, error) {
-	if v == "" {
-		return "", nil
-	}
-	clean := strings.ToUpper(strings.Map(func(r rune) rune {
-		if unicode.IsSpace(r) || r == '-' {
-			return -1 // authenticator apps show secrets in groups
-		}
-		return r
-	}, v))
-	key, err := base32.StdEncoding.WithPadding(base32.NoPadding).DecodeString(strings.TrimRight(clean, "="))
-	if err != nil {
-		return "", errors.New("is not base32 (A-Z, 2-7)")
-	}
-	if len(key) < minTOTPKey {
-		return "", fmt.Errorf("must hold at least %d bytes (128 bits, RFC 4226); got %d", minTOTPKey, len(key))
-	}
-	return bridge.Secret(key), nil
+	key, err := contract.ParseTOTPSecret(v)
+	return bridge.Secret(key), err
 }
 
 func parseRetrySchedule(v string) ([]time.Duration, error) {

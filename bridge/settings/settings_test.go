@@ -108,7 +108,7 @@ func TestLoadRejects(t *testing.T) {
 		{"ENCRYPTION_KEY", "", "setting ENCRYPTION_KEY"},
 		{"ENCRYPTION_KEY", testEncKey[:62], "64 hex characters (32 bytes), got 62"},
 		{"ENCRYPTION_KEY", "zz" + testEncKey[2:], "64 hex characters (0-9, a-f)"},
-		{"ENCRYPTION_KEY", strings.Repeat("0", 64), "is all zeros"},
+		{"ENCRYPTION_KEY", strings.Repeat("0", 64), "must not be all zero"},
 		{"LISTEN_ADDR", "8080", "is not host:port"},
 		{"LISTEN_ADDR", ":99999", "port \"99999\""},
 		{"LISTEN_ADDR", "bad_host!:80", "neither an IP address nor a host name"},

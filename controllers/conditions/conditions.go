@@ -33,6 +33,20 @@ const (
 	ReasonSecretNotFound    = "SecretNotFound"
 	ReasonSecretKeyNotFound = "SecretKeyNotFound"
 	ReasonSecretConflict    = "SecretConflict"
+	// ReasonServiceConflict, ReasonStatefulSetConflict: an object of the
+	// bridge's name exists that this MessagingBridge does not control; the
+	// operator never takes it over.
+	ReasonServiceConflict     = "ServiceConflict"
+	ReasonStatefulSetConflict = "StatefulSetConflict"
+	// ReasonApplyRejected: the API server refused an apply for good
+	// (validation or admission); retrying the same object cannot help.
+	ReasonApplyRejected = "ApplyRejected"
+	// ReasonInvalidSecret: a credential has a value the bridge refuses at
+	// start-up.
+	ReasonInvalidSecret = "InvalidSecret"
+	// ReasonEncryptionKeyLost: the encryption key the bridge's data was
+	// handed to is missing or was replaced.
+	ReasonEncryptionKeyLost = "EncryptionKeyLost"
 	// ReasonApplyFailed is a Reconciled=False that retries by itself.
 	ReasonApplyFailed = "ApplyFailed"
 )

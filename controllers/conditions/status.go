@@ -27,23 +27,41 @@ func Session(s *bridgeclient.State) *msgbridgev1alpha1.SessionStatus {
 	return out
 }
 
+// UnobservedSession is the session status when the bridge could not be
+// asked: the state is suspended or unknown, never the last reading's, so
+// that a suspended or unreachable bridge does not look connected; the
+// account, heartbeat and probe time stay those of the last reading.
+func UnobservedSession(last *msgbridgev1alpha1.SessionStatus, suspended bool) *msgbridgev1alpha1.SessionStatus {
+	out := last.DeepCopy()
+	if out == nil {
+		out = &msgbridgev1alpha1.SessionStatus{}
+	}
+	out.State, out.Reason = msgbridgev1alpha1.SessionUnknown, ""
+	if suspended {
+		out.State = msgbridgev1alpha1.SessionSuspended
+	}
+	return out
+}
+
 // StatusToWrite decides whether the status computed this round is worth an
 // API write, and returns what to write. The operator polls each bridge every
 // 30 s; writing every poll would cost a write per bridge per poll although
 // nothing a reader acts on changed. So:
 //
-//   - next.Session is this round's reading (nil when the bridge could not be
-//     read: the last reading is kept, with its probe time);
+//   - next.Session is this round's reading, or, when the bridge could not be
+//     read, an UnobservedSession, which keeps the last probe time (nil
+//     keeps the last status whole);
 //   - a heartbeat that only moved forward is not a change by itself, unless
 //     refresh > 0 and it moved by at least refresh since the stored one,
 //     which bounds how stale the Heartbeat column of kubectl looks;
 //   - lastProbeTime moves only when the status is written: it is the time of
 //     the reading the status shows.
 func StatusToWrite(old, next msgbridgev1alpha1.MessagingBridgeStatus, probedAt time.Time, refresh time.Duration) (msgbridgev1alpha1.MessagingBridgeStatus, bool) {
-	read := next.Session != nil
-	if !read {
+	read := next.Session != nil && next.Session.State.Observed()
+	switch {
+	case next.Session == nil:
 		next.Session = old.Session.DeepCopy()
-	} else {
+	case read:
 		probe := metav1.NewTime(probedAt.Truncate(time.Second))
 		next.Session.LastProbeTime = &probe
 	}

@@ -1,7 +1,9 @@
 package specs
 
 import (
+	"bytes"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
@@ -62,12 +64,7 @@ func Credentials(mb *msgbridgev1alpha1.MessagingBridge) []Credential {
 // AdminTokenSource is the Secret key the operator reads to call the bridge's
 // admin API.
 func AdminTokenSource(mb *msgbridgev1alpha1.MessagingBridge) msgbridgev1alpha1.SecretKeyReference {
-	for _, c := range Credentials(mb) {
-		if c.Env == contract.EnvAdminToken {
-			return c.Source
-		}
-	}
-	panic("Credentials always lists ADMIN_TOKEN")
+	return credentialSource(mb, contract.EnvAdminToken).Source
 }
 
 // ReferencedSecretNames are the user's Secrets mb reads, without duplicates:
@@ -117,3 +114,31 @@ func randomBytes(random io.Reader, n int) ([]byte, error) {
 
 // DefaultRandom is the source of generated credentials in production.
 var DefaultRandom io.Reader = rand.Reader
+
+// KeyFingerprint identifies an encryption key without revealing it: the
+// first 16 bytes of a domain-separated SHA-256 digest, in hex. The key is
+// compared as the bridge reads it, case-insensitively.
+func KeyFingerprint(key []byte) string {
+	h := sha256.Sum256(append([]byte("msgbridge encryption key\x00"), bytes.ToLower(key)...))
+	return hex.EncodeToString(h[:16])
+}
+
+// EncryptionKeySource is the Secret key that holds mb's encryption key.
+func EncryptionKeySource(mb *msgbridgev1alpha1.MessagingBridge) msgbridgev1alpha1.SecretKeyReference {
+	return credentialSource(mb, contract.EnvEncryptionKey).Source
+}
+
+// EncryptionKeyGenerated reports whether the operator generates mb's
+// encryption key.
+func EncryptionKeyGenerated(mb *msgbridgev1alpha1.MessagingBridge) bool {
+	return credentialSource(mb, contract.EnvEncryptionKey).Generated
+}
+
+func credentialSource(mb *msgbridgev1alpha1.MessagingBridge, env string) Credential {
+	for _, c := range Credentials(mb) {
+		if c.Env == env {
+			return c
+		}
+	}
+	panic("Credentials always lists " + env)
+}

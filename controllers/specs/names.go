@@ -36,8 +36,12 @@ func ServiceName(mb *msgbridgev1alpha1.MessagingBridge) string { return mb.Name 
 // GeneratedSecretName is the Secret that holds the credentials the operator
 // generated for mb.
 func GeneratedSecretName(mb *msgbridgev1alpha1.MessagingBridge) string {
-	return mb.Name + "-generated"
+	return mb.Name + GeneratedSecretSuffix
 }
+
+// GeneratedSecretSuffix follows the MessagingBridge's name in its generated
+// Secret's name.
+const GeneratedSecretSuffix = "-generated"
 
 // Endpoint is the bridge's HTTP API address inside the cluster.
 func Endpoint(mb *msgbridgev1alpha1.MessagingBridge) string {

@@ -94,7 +94,7 @@ func describe(errs []*liberrors.ValidationError) string {
 		for _, f := range e.SchemaValidationErrors {
 			loc := f.FieldPath
 			if loc == "" {
-				loc = f.Location
+				loc = f.KeywordLocation
 			}
 			fmt.Fprintf(&b, "\n\t\t%s: %s", loc, f.Reason)
 		}

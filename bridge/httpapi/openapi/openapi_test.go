@@ -29,7 +29,7 @@ func TestDocumentIsValidOpenAPI31(t *testing.T) {
 	for _, e := range verrs {
 		t.Errorf("%s: %s (line %d)", e.Message, e.Reason, e.SpecLine)
 		for _, se := range e.SchemaValidationErrors {
-			t.Errorf("  %s at %s", se.Reason, se.Location)
+			t.Errorf("  %s at %s", se.Reason, se.KeywordLocation)
 		}
 	}
 	if !ok && len(verrs) == 0 {

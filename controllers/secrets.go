@@ -140,7 +140,7 @@ func (r *MessagingBridgeReconciler) resolveCredentials(ctx context.Context, rd *
 	if err := contract.CheckCredentials(values); err != nil {
 		rd.blocker = &conditions.Blocker{Reason: conditions.ReasonInvalidSecret,
 			Message: "the bridge would refuse its credentials: " + err.Error()}
-		return true, nil
+		return true, nil //nolint:nilerr // a bad credential is the user's to fix: a Stalled condition, not a retry
 	}
 	rd.keyFingerprint = specs.KeyFingerprint(rd.credentials[contract.EnvEncryptionKey])
 	src := specs.EncryptionKeySource(rd.mb)

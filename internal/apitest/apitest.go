@@ -66,6 +66,11 @@ import (
 )
 
 // spec is the document, parsed once per process.
+// validating serialises the validator: libopenapi renders schemas into
+// shared state while it validates, which races when several requests or
+// webhooks of one test are checked at once.
+var validating sync.Mutex
+
 type spec struct {
 	model     *v3.Document
 	validator validator.Validator

@@ -95,6 +95,8 @@ func (tr *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 // judge fails the test when the exchange breaks the document, and records
 // the operation's coverage otherwise.
 func (tr *transport) judge(req *http.Request, resp *http.Response, body []byte, op *operation, reqErrs []*liberrors.ValidationError) {
+	validating.Lock()
+	defer validating.Unlock()
 	name := req.Method + " " + req.URL.Path
 	if off, _ := req.Context().Value(offDocumentKey{}).(bool); off {
 		if op != nil {
@@ -123,6 +125,8 @@ func (tr *transport) judge(req *http.Request, resp *http.Response, body []byte, 
 // checkRequest validates the request's parameters, credential and body.
 // A body that cannot be read again (no GetBody: a stream) is not checked.
 func (s *spec) checkRequest(req *http.Request, op *operation) []*liberrors.ValidationError {
+	validating.Lock()
+	defer validating.Unlock()
 	clone := req.Clone(req.Context())
 	clone.Body = http.NoBody
 	pv := s.validator.GetParameterValidator()

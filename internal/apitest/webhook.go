@@ -29,6 +29,8 @@ func ValidateWebhookRequest(t testing.TB, r *http.Request, body []byte) {
 
 func validateWebhook(t testing.TB, header http.Header, body []byte) {
 	t.Helper()
+	validating.Lock()
+	defer validating.Unlock()
 	s, err := loadSpec()
 	if err != nil {
 		t.Fatal(err)
@@ -111,6 +113,8 @@ func (s *spec) checkWebhookHeaders(t testing.TB, event string, op *v3.Operation,
 // it.
 func ValidateSchema(t testing.TB, name string, body []byte) {
 	t.Helper()
+	validating.Lock()
+	defer validating.Unlock()
 	s, err := loadSpec()
 	if err != nil {
 		t.Fatal(err)

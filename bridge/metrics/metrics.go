@@ -67,6 +67,7 @@ type Metrics struct {
 	attempts     *prometheus.CounterVec
 	sendDuration prometheus.Histogram
 	webhooks     *prometheus.CounterVec
+	deadLetters  prometheus.Counter
 	reconnects   prometheus.Counter
 }
 
@@ -93,6 +94,10 @@ func New() *Metrics {
 			Namespace: namespace, Name: "webhook_deliveries_total",
 			Help: "Webhook delivery attempts by outcome (success: a 2xx answer).",
 		}, []string{"outcome"}),
+		deadLetters: prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: namespace, Name: "webhook_dead_letters_total",
+			Help: "Webhook events that became dead letters after their retry window (see GET /api/admin/webhooks/failed).",
+		}),
 		reconnects: prometheus.NewCounter(prometheus.CounterOpts{
 			Namespace: namespace, Name: "session_reconnects_total",
 			Help: "Times the session reconnected to WhatsApp after losing its connection.",
@@ -108,7 +113,7 @@ func New() *Metrics {
 	m.registry.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		m.messages, m.attempts, m.sendDuration, m.webhooks, m.reconnects,
+		m.messages, m.attempts, m.sendDuration, m.webhooks, m.deadLetters, m.reconnects,
 	)
 	return m
 }
@@ -155,6 +160,9 @@ func (m *Metrics) WebhookDelivery(delivered bool) {
 	}
 	m.webhooks.WithLabelValues(outcome).Inc()
 }
+
+// WebhookDeadLetter counts one webhook event that became a dead letter.
+func (m *Metrics) WebhookDeadLetter() { m.deadLetters.Inc() }
 
 // Reconnect counts one reconnection of the session.
 func (m *Metrics) Reconnect() { m.reconnects.Inc() }

@@ -133,12 +133,17 @@ func (o *Outbox) recordFailure(ctx context.Context, r row, a answer, cause error
 	if len(msg) > maxErrorLen {
 		msg = msg[:maxErrorLen]
 	}
-	return o.opts.Batcher.Do(ctx, func(tx *sql.Tx) error {
-		if next > r.expiresAt {
+	dead := next > r.expiresAt
+	err := o.opts.Batcher.Do(ctx, func(tx *sql.Tx) error {
+		if dead {
 			_, err := o.stmts.Exec(ctx, tx, markDead, attempts, msg, r.id)
 			return err
 		}
 		_, err := o.stmts.Exec(ctx, tx, markRetry, attempts, msg, next, r.id)
 		return err
 	})
+	if err == nil && dead && o.opts.Observer != nil {
+		o.opts.Observer.WebhookDeadLetter()
+	}
+	return err
 }

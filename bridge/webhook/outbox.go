@@ -24,9 +24,11 @@ const (
 )
 
 // Observer hears every delivery attempt's outcome (delivered: a 2xx
-// answer); *metrics.Metrics is one.
+// answer) and every event that became a dead letter; *metrics.Metrics is
+// one.
 type Observer interface {
 	WebhookDelivery(delivered bool)
+	WebhookDeadLetter()
 }
 
 // Options configures the outbox.

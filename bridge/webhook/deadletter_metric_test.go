@@ -1,0 +1,46 @@
+package webhook
+
+import (
+	"net/http"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/contract"
+	"github.com/msgbridge/msgbridge/internal/testutil"
+)
+
+// countingObserver counts what the outbox reports to metrics.
+type countingObserver struct{ delivered, failed, dead atomic.Int64 }
+
+func (c *countingObserver) WebhookDelivery(ok bool) {
+	if ok {
+		c.delivered.Add(1)
+	} else {
+		c.failed.Add(1)
+	}
+}
+
+func (c *countingObserver) WebhookDeadLetter() { c.dead.Add(1) }
+
+// An event whose retry window ends is reported once as a dead letter, the
+// figure behind the chart's dead-letter alert.
+func TestDeadLetterIsObserved(t *testing.T) {
+	r := newReceiver(t, false)
+	r.answer.Store(http.StatusBadGateway)
+	obs := &countingObserver{}
+	o := startOutbox(t, r.srv.URL, func(opts *Options) {
+		opts.MaxAge = 300 * time.Millisecond
+		opts.Observer = obs
+	})
+	o.enqueue(t, SessionStatus(bridge.SessionStatus{State: contract.StateConnected}, time.Now()))
+	testutil.Eventually(t, 10*time.Second, func() bool { return obs.dead.Load() == 1 }, "no dead letter observed")
+	if obs.failed.Load() < 1 || obs.delivered.Load() != 0 {
+		t.Errorf("deliveries: %d failed, %d delivered", obs.failed.Load(), obs.delivered.Load())
+	}
+	time.Sleep(200 * time.Millisecond) // a dead letter is not posted again
+	if n := obs.dead.Load(); n != 1 {
+		t.Errorf("%d dead letters observed, want 1", n)
+	}
+}

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/msgbridge/msgbridge/bridge"
 )
 
 // deletionCheckInterval is how often an open log file is compared with the
@@ -140,7 +142,7 @@ func (o *Files) reportLocked(at time.Time, err error) {
 	}
 	o.lastErrReport = at
 	b := []byte(`{"ts":`)
-	b = appendString(b, at.UTC().Format(timestampLayout))
+	b = appendString(b, at.UTC().Format(bridge.TimeLayout))
 	b = append(b, `,"level":"error","logger":"logging","msg":"cannot write the log file","error":`...)
 	b = appendString(b, err.Error())
 	_, _ = o.stdout.Write(append(b, "}\n"...))

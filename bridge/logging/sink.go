@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/msgbridge/msgbridge/bridge"
 )
 
 // The key and value that make an Info line a warning (see the package doc).
@@ -12,9 +13,6 @@ const (
 	levelKey  = "level"
 	warnValue = "warn"
 )
-
-// timestampLayout is RFC 3339 in UTC with milliseconds, as /health's.
-const timestampLayout = "2006-01-02T15:04:05.000Z07:00"
 
 // sink implements logr.LogSink. It is immutable once built (WithName and
 // WithValues return copies), so loggers derived from it are safe to use from
@@ -120,7 +118,7 @@ func (s *sink) emit(level Level, msg string, kvs []any, err error) {
 	bp := linePool.Get().(*[]byte)
 	b := (*bp)[:0]
 	b = append(b, `{"ts":"`...)
-	b = at.UTC().AppendFormat(b, timestampLayout)
+	b = at.UTC().AppendFormat(b, bridge.TimeLayout)
 	b = append(b, `","level":"`...)
 	b = append(b, level.String()...)
 	b = append(b, '"')

@@ -103,6 +103,7 @@ func envtestAssets() (string, error) {
 // testNamespace creates a namespace for one test.
 func testNamespace(t *testing.T) string {
 	t.Helper()
+	needsEnvtest(t) // every test that needs a namespace needs the API server
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "test-"}}
 	if err := k8sClient.Create(context.Background(), ns); err != nil {
 		t.Fatal(err)

@@ -14,10 +14,11 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/msgbridge/msgbridge/bridge/sqlite"
+	"github.com/msgbridge/msgbridge/internal/testutil"
 )
 
 var (
-	masterKey = bytes.Repeat([]byte{7}, sqlite.MasterKeyLen)
+	masterKey = testutil.TestKey()
 	saturday  = time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC) // 2026-W47
 	w47       = Week{2026, 47}
 	w48       = Week{2026, 48}

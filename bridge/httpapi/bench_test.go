@@ -7,13 +7,12 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/sendqueue"
-	"github.com/msgbridge/msgbridge/bridge/sqlite"
+	"github.com/msgbridge/msgbridge/internal/testutil"
 )
 
 const (
@@ -117,11 +116,7 @@ func populateBridgeDB(b *testing.B, now time.Time) *sql.DB {
 	b.Helper()
 	ctx := context.Background()
 	started := time.Now()
-	db, err := sqlite.OpenBridgeDB(ctx, filepath.Join(b.TempDir(), "bridge.db"), masterKey)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = db.Close() })
+	db := testutil.OpenBridgeDB(b)
 
 	start := now.AddDate(0, 0, -benchSpanDays)
 	step := now.Sub(start) / benchMessages

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -18,9 +17,9 @@ import (
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/audit"
 	"github.com/msgbridge/msgbridge/bridge/sendqueue"
-	"github.com/msgbridge/msgbridge/bridge/sqlite"
 	"github.com/msgbridge/msgbridge/bridge/webhook"
 	"github.com/msgbridge/msgbridge/internal/apitest"
+	"github.com/msgbridge/msgbridge/internal/testutil"
 )
 
 // Fakes of the API's ports: the handlers are tested through HTTP against
@@ -31,7 +30,7 @@ const (
 	testAdminToken = "admin-token-0123456789"
 )
 
-var masterKey = bytes.Repeat([]byte{3}, sqlite.MasterKeyLen)
+var masterKey = testutil.TestKey()
 
 // fakeSession answers with its fields.
 type fakeSession struct {

@@ -17,6 +17,7 @@ import (
 	"github.com/go-logr/logr"
 
 	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/internal/testutil"
 )
 
 // clock is a settable clock, so tests decide when midnight comes.
@@ -41,36 +42,17 @@ func (c *clock) Advance(d time.Duration) {
 
 var noon = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 
-// syncBuffer is stdout for tests: Files serializes its writes, but the test
-// reads while loggers may still write.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 type fixture struct {
 	log    logr.Logger
 	files  *Files
-	stdout *syncBuffer
+	stdout *testutil.LockedBuffer // Files serializes its writes, but the test reads while loggers may still write
 	dir    string
 	clock  *clock
 }
 
 func newFixture(t *testing.T, level Level) *fixture {
 	t.Helper()
-	f := &fixture{stdout: &syncBuffer{}, dir: filepath.Join(t.TempDir(), "logs"), clock: newClock(noon)}
+	f := &fixture{stdout: &testutil.LockedBuffer{}, dir: filepath.Join(t.TempDir(), "logs"), clock: newClock(noon)}
 	var err error
 	f.log, f.files, err = New(Options{Stdout: f.stdout, Dir: f.dir, Level: level, Now: f.clock.Now})
 	if err != nil {
@@ -400,7 +382,7 @@ func TestClosedFilesLeaveStdout(t *testing.T) {
 }
 
 func TestStdoutOnly(t *testing.T) {
-	var out syncBuffer
+	var out testutil.LockedBuffer
 	log, files, err := New(Options{Stdout: &out, Level: LevelInfo, Now: newClock(noon).Now})
 	if err != nil {
 		t.Fatal(err)

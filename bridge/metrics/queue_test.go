@@ -3,7 +3,6 @@ package metrics
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/sendqueue"
 	"github.com/msgbridge/msgbridge/bridge/sqlite"
+	"github.com/msgbridge/msgbridge/internal/testutil"
 )
 
 // session is the send queue's Sender: not linked until ready is set.
@@ -37,12 +37,9 @@ func (s *session) Ready() bool          { return s.ready.Load() }
 // attempts column says (W9: both stayed at 0).
 func TestCountersFollowTheQueue(t *testing.T) {
 	ctx := context.Background()
-	db, err := sqlite.OpenBridgeDB(ctx, filepath.Join(t.TempDir(), "bridge.db"), make([]byte, sqlite.MasterKeyLen))
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := testutil.OpenBridgeDB(t)
 	writer := sqlite.NewBatcher(db)
-	t.Cleanup(func() { writer.Close(); _ = db.Close() })
+	t.Cleanup(writer.Close)
 	m, sess := New(), &session{}
 	msgLog := sendqueue.NewLog(sendqueue.LogOptions{DB: db, Batcher: writer, Observer: m, Log: logr.Discard()})
 	q := sendqueue.New(sendqueue.Options{Log: msgLog, Sender: sess, Schedule: []time.Duration{10 * time.Millisecond}})
@@ -87,14 +84,11 @@ func TestCountersFollowTheQueue(t *testing.T) {
 
 func waitSent(t *testing.T, q *sendqueue.Queue, id string) {
 	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+	testutil.Poll(t, 5*time.Second, func() (bridge.Status, bool) {
 		msg, err := q.Get(context.Background(), id)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if msg.Status == bridge.StatusSent {
-			return
-		}
-	}
-	t.Fatalf("message %s not sent after 5 s", id)
+		return msg.Status, msg.Status == bridge.StatusSent
+	}, "message %s not sent", id)
 }

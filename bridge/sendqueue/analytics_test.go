@@ -1,25 +1,19 @@
 package sendqueue_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/msgbridge/msgbridge/bridge/sendqueue"
-	"github.com/msgbridge/msgbridge/bridge/sqlite"
+	"github.com/msgbridge/msgbridge/internal/testutil"
 )
 
 // The delivery analytics read the delivery_daily rollup of a real bridge.db.
 func TestDeliveryDays(t *testing.T) {
 	ctx := context.Background()
-	db, err := sqlite.OpenBridgeDB(ctx, filepath.Join(t.TempDir(), "bridge.db"), bytes.Repeat([]byte{3}, sqlite.MasterKeyLen))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
+	db := testutil.OpenBridgeDB(t)
 	for day, counts := range map[string][2]int{
 		"2026-11-21": {12, 1}, // today
 		"2026-11-19": {5, 0},

@@ -15,9 +15,8 @@ import (
 
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/sqlite"
+	"github.com/msgbridge/msgbridge/internal/testutil"
 )
-
-var testKey = make([]byte, sqlite.MasterKeyLen)
 
 // fakeSender is the Sender port: it records every Send and answers with
 // the next of results (nil once they run out), or ErrNotLinked while not
@@ -171,15 +170,9 @@ func (f *fixture) open(adjust func(*LogOptions, *Options)) {
 // openDB opens bridge.db and its writer until the test ends.
 func (f *fixture) openDB() (*sql.DB, *sqlite.Batcher) {
 	f.t.Helper()
-	db, err := sqlite.OpenBridgeDB(context.Background(), f.path, testKey)
-	if err != nil {
-		f.t.Fatal(err)
-	}
+	db := testutil.OpenBridgeDBAt(f.t, f.path)
 	writer := sqlite.NewBatcher(db)
-	f.t.Cleanup(func() {
-		writer.Close()
-		_ = db.Close()
-	})
+	f.t.Cleanup(writer.Close)
 	return db, writer
 }
 
@@ -213,20 +206,17 @@ func (f *fixture) submit(req Request) Result {
 // waitStatus polls the log until message id has status, for at most 5 s.
 func (f *fixture) waitStatus(id string, status bridge.Status) bridge.Message {
 	f.t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		m, err := f.q.Get(context.Background(), id)
-		if err != nil {
+	var m bridge.Message
+	if !testutil.Wait(5*time.Second, func() bool {
+		var err error
+		if m, err = f.q.Get(context.Background(), id); err != nil {
 			f.t.Fatal(err)
 		}
-		if m.Status == status {
-			return m
-		}
-		if time.Now().After(deadline) {
-			f.t.Fatalf("message %s is %s after 5 s, want %s (attempts %d, last error %q)", id, m.Status, status, m.Attempts, m.LastError)
-		}
-		time.Sleep(5 * time.Millisecond)
+		return m.Status == status
+	}) {
+		f.t.Fatalf("message %s is %s after 5 s, want %s (attempts %d, last error %q)", id, m.Status, status, m.Attempts, m.LastError)
 	}
+	return m
 }
 
 // daily returns the delivery rollup's totals.

@@ -9,25 +9,21 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/msgbridge/msgbridge/internal/testutil"
 )
 
 // waitDead waits until exactly one dead letter is listed and returns it.
 func (o testOutbox) waitDead(tb testing.TB, limit time.Duration) DeadLetter {
 	tb.Helper()
-	deadline := time.Now().Add(limit)
-	for {
+	dead := testutil.Poll(tb, limit, func() ([]DeadLetter, bool) {
 		dead, err := o.Failed(context.Background())
 		if err != nil {
 			tb.Fatal(err)
 		}
-		if len(dead) == 1 {
-			return dead[0]
-		}
-		if time.Now().After(deadline) {
-			tb.Fatalf("dead letters after %v: %+v", limit, dead)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return dead, len(dead) == 1
+	}, "waiting for one dead letter")
+	return dead[0]
 }
 
 // A receiver that redirects has not received the event: the 3xx is a failed
@@ -61,6 +57,7 @@ func TestRedirectIsAFailedAttempt(t *testing.T) {
 // made a hot loop of thousands of posts a second), and every attempt counts
 // toward the retry window, whose end makes the event a dead letter.
 func TestRetryAfterZeroIsNotAHotLoop(t *testing.T) {
+	testutil.SkipIfShort(t, "watches the retries for 2 s")
 	r := newReceiver(t, false)
 	r.answer.Store(http.StatusTooManyRequests)
 	r.header.Store("0")

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -18,6 +17,7 @@ import (
 	"github.com/msgbridge/msgbridge/bridge/sqlite"
 	"github.com/msgbridge/msgbridge/contract"
 	"github.com/msgbridge/msgbridge/internal/apitest"
+	"github.com/msgbridge/msgbridge/internal/testutil"
 )
 
 // testPhone is the recipient of the tests' message.status events.
@@ -87,13 +87,10 @@ func (r *receiver) deliveries() []delivery {
 // waitCount waits until the receiver accepted n deliveries.
 func (r *receiver) waitCount(tb testing.TB, n int64, limit time.Duration) {
 	tb.Helper()
-	deadline := time.Now().Add(limit)
-	for r.count.Load() < n {
-		if time.Now().After(deadline) {
-			tb.Fatalf("received %d of %d deliveries", r.count.Load(), n)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testutil.Poll(tb, limit, func() (int64, bool) {
+		c := r.count.Load()
+		return c, c >= n
+	}, "deliveries received, of %d", n)
 }
 
 type testOutbox struct {
@@ -112,15 +109,9 @@ func startOutbox(tb testing.TB, url string, adjust func(*Options)) testOutbox {
 // openOutbox opens a fresh bridge.db and an outbox on it, not yet running.
 func openOutbox(tb testing.TB, url string, adjust func(*Options)) testOutbox {
 	tb.Helper()
-	db, err := sqlite.OpenBridgeDB(context.Background(), filepath.Join(tb.TempDir(), "bridge.db"), make([]byte, sqlite.MasterKeyLen))
-	if err != nil {
-		tb.Fatal(err)
-	}
+	db := testutil.OpenBridgeDB(tb)
 	b := sqlite.NewBatcher(db)
-	tb.Cleanup(func() {
-		b.Close()
-		_ = db.Close()
-	})
+	tb.Cleanup(b.Close)
 	opts := Options{DB: db, Batcher: b, URL: url, Log: logr.Discard()}
 	if adjust != nil {
 		adjust(&opts)
@@ -159,18 +150,11 @@ func (o testOutbox) enqueue(tb testing.TB, evs ...Event) {
 // saw every delivery arrive must still wait for that commit.
 func (o testOutbox) waitDrained(tb testing.TB, limit time.Duration) {
 	tb.Helper()
-	deadline := time.Now().Add(limit)
-	for {
+	testutil.Poll(tb, limit, func() (int, bool) {
 		n, err := o.Pending(context.Background())
 		if err != nil {
 			tb.Fatal(err)
 		}
-		if n == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			tb.Fatalf("%d still pending after %v", n, limit)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return n, n == 0
+	}, "events still pending")
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/internal/testutil"
 )
 
 func statusEvents(msgs, perMsg int) []Event {
@@ -37,6 +38,7 @@ func payloadOf(t *testing.T, d delivery) messageStatusPayload {
 // repeats carry the same webhook-id and body; per message the statuses
 // arrive in order.
 func TestReceiverDownThenUp(t *testing.T) {
+	testutil.SkipIfShort(t, "waits out retry backoffs for several seconds")
 	r := newReceiver(t, true)
 	r.answer.Store(http.StatusInternalServerError)
 	o := startOutbox(t, r.srv.URL, nil)
@@ -96,6 +98,7 @@ func TestLateStatusIsDropped(t *testing.T) {
 
 // Retry-After of a 429 delays the next attempt by that much.
 func TestRetryAfterIsHonoured(t *testing.T) {
+	testutil.SkipIfShort(t, "waits out a 2 s Retry-After")
 	r := newReceiver(t, true)
 	r.answer.Store(http.StatusTooManyRequests)
 	r.header.Store("2")
@@ -120,15 +123,13 @@ func TestDeadLetterAndRedeliver(t *testing.T) {
 	o.enqueue(t, connected())
 	ctx := context.Background()
 
-	var dead []DeadLetter
-	deadline := time.Now().Add(10 * time.Second)
-	for len(dead) == 0 && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-		var err error
-		if dead, err = o.Failed(ctx); err != nil {
+	dead := testutil.Poll(t, 10*time.Second, func() ([]DeadLetter, bool) {
+		dead, err := o.Failed(ctx)
+		if err != nil {
 			t.Fatal(err)
 		}
-	}
+		return dead, len(dead) > 0
+	}, "no dead letter")
 	if len(dead) != 1 || dead[0].Event != TypeSessionStatus || dead[0].Attempts < 1 || !strings.Contains(dead[0].LastError, "502") {
 		t.Fatalf("dead letters %+v", dead)
 	}

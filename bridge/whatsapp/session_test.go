@@ -19,6 +19,7 @@ import (
 	"github.com/msgbridge/msgbridge/bridge/sqlite"
 	"github.com/msgbridge/msgbridge/bridge/wasim"
 	"github.com/msgbridge/msgbridge/contract"
+	"github.com/msgbridge/msgbridge/internal/testutil"
 )
 
 // testHeartbeat is short so that the tests see several heartbeats, and long
@@ -39,7 +40,7 @@ func TestMain(m *testing.M) {
 // bridgeFiles is one bridge's DATA_DIR, reused across restarts.
 type bridgeFiles struct {
 	dir string
-	key []byte
+	key []byte // testutil.TestKey, the key testutil.OpenBridgeDBAt opens bridge.db with
 }
 
 func newBridgeFiles(t *testing.T) bridgeFiles {
@@ -48,7 +49,7 @@ func newBridgeFiles(t *testing.T) bridgeFiles {
 	if err := os.Mkdir(filepath.Join(dir, "credentials"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	return bridgeFiles{dir: dir, key: bytes.Repeat([]byte{7}, sqlite.MasterKeyLen)}
+	return bridgeFiles{dir: dir, key: testutil.TestKey()}
 }
 
 // credentials opens the files' session.db, closed at cleanup.
@@ -131,12 +132,8 @@ func start(t *testing.T, sim *wasim.Simulator, f bridgeFiles) *running {
 // startWith is start with the client pointed at server.
 func startWith(t *testing.T, server *Server, f bridgeFiles) *running {
 	t.Helper()
+	db := testutil.OpenBridgeDBAt(t, filepath.Join(f.dir, "bridge.db"))
 	ctx, cancel := context.WithCancel(context.Background())
-	db, err := sqlite.OpenBridgeDB(ctx, filepath.Join(f.dir, "bridge.db"), f.key)
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
 	events := &fakeEvents{}
 	m, err := New(ctx, Options{
 		CredentialsDir:    filepath.Join(f.dir, "credentials"),
@@ -149,7 +146,6 @@ func startWith(t *testing.T, server *Server, f bridgeFiles) *running {
 	})
 	if err != nil {
 		cancel()
-		_ = db.Close()
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
@@ -165,7 +161,7 @@ func startWith(t *testing.T, server *Server, f bridgeFiles) *running {
 		if err := <-done; err != nil {
 			t.Errorf("Run: %v", err)
 		}
-		_ = db.Close()
+		_ = db.Close() // before a restart opens it again
 	}
 	t.Cleanup(r.stop)
 	return r
@@ -174,17 +170,10 @@ func startWith(t *testing.T, server *Server, f bridgeFiles) *running {
 // waitState waits until the status satisfies ok, or fails the test.
 func waitState(t *testing.T, m *Manager, what string, ok func(bridge.SessionStatus) bool) bridge.SessionStatus {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	return testutil.Poll(t, 20*time.Second, func() (bridge.SessionStatus, bool) {
 		s := m.Status()
-		if ok(s) {
-			return s
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("waiting for %s: status %+v", what, s)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return s, ok(s)
+	}, "waiting for %s", what)
 }
 
 func isState(st bridge.SessionState, r bridge.Reason) func(bridge.SessionStatus) bool {
@@ -259,6 +248,7 @@ func TestLinkByPairingCode(t *testing.T) {
 // The state leaves connected with keepalive_timeout, and the heartbeat stops
 // advancing within 3 intervals of the silence.
 func TestKeepAliveSilenceStopsTheHeartbeat(t *testing.T) {
+	testutil.SkipIfShort(t, "waits out several heartbeats of silence (about 6 s)")
 	sim := wasim.Start(t)
 	r := start(t, sim, newBridgeFiles(t))
 	linkByQR(t, sim, r)
@@ -288,6 +278,7 @@ func TestKeepAliveSilenceStopsTheHeartbeat(t *testing.T) {
 }
 
 func TestStreamReplacedStopsReconnecting(t *testing.T) {
+	testutil.SkipIfShort(t, "watches 3 s for a reconnect that must not come")
 	sim := wasim.Start(t)
 	r := start(t, sim, newBridgeFiles(t))
 	linkByQR(t, sim, r)
@@ -428,11 +419,5 @@ func TestWrongKeyIsRefused(t *testing.T) {
 
 func waitFor(t *testing.T, what string, ok func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("waiting for %s", what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	testutil.Eventually(t, 20*time.Second, ok, "waiting for %s", what)
 }

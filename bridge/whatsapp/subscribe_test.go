@@ -2,13 +2,21 @@ package whatsapp
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/wasim"
 	"github.com/msgbridge/msgbridge/contract"
+	"github.com/msgbridge/msgbridge/internal/testutil"
 )
+
+// liveStatus formats m's status when a failure message is built, not when
+// the wait began.
+type liveStatus struct{ m *Manager }
+
+func (s liveStatus) String() string { return fmt.Sprintf("%+v", s.m.Status()) }
 
 // A subscriber hears the link attempt's start and the link itself, and
 // sees CurrentQR follow; after unsubscribing it hears nothing more. (That a
@@ -25,17 +33,7 @@ func TestSubscribeSignalsQRAndStatusChanges(t *testing.T) {
 	// ok is checked after each one).
 	signalled := func(what string, ok func() bool) {
 		t.Helper()
-		deadline := time.After(20 * time.Second)
-		for {
-			select {
-			case <-changes:
-				if ok() {
-					return
-				}
-			case <-deadline:
-				t.Fatalf("no signal for %s; status %+v", what, r.Status())
-			}
-		}
+		testutil.Receive(t, 20*time.Second, changes, func(struct{}) bool { return ok() }, "no signal for %s; status %s", what, liveStatus{r.Manager})
 	}
 	qr, err := r.QR(context.Background())
 	if err != nil {

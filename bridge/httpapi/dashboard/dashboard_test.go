@@ -20,8 +20,8 @@ import (
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/audit"
 	"github.com/msgbridge/msgbridge/bridge/httpapi"
-	"github.com/msgbridge/msgbridge/bridge/sqlite"
 	"github.com/msgbridge/msgbridge/contract"
+	"github.com/msgbridge/msgbridge/internal/testutil"
 )
 
 const adminToken = "admin-token-0123456789"
@@ -63,7 +63,7 @@ type browser struct {
 
 func newDashboard(t *testing.T, sess *fakeSession) *browser {
 	t.Helper()
-	l, err := audit.Open(filepath.Join(t.TempDir(), "audit"), make([]byte, sqlite.MasterKeyLen), nil)
+	l, err := audit.Open(filepath.Join(t.TempDir(), "audit"), testutil.TestKey(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+
 	"github.com/msgbridge/msgbridge/bridge"
 )
 

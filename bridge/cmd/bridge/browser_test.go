@@ -23,9 +23,6 @@ import (
 	"github.com/msgbridge/msgbridge/internal/testutil"
 )
 
-// chromiumPath is where Debian's chromium package puts the browser.
-const chromiumPath = "/usr/bin/chromium"
-
 // testTOTPSecret is RFC 6238's test key, base32 as TOTP_SECRET takes it.
 var testTOTPSecret = base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString([]byte("12345678901234567890"))
 
@@ -54,33 +51,10 @@ func wrongCode(tb testing.TB) string {
 // phoneWidth and phoneHeight are a common phone's CSS viewport.
 const phoneWidth, phoneHeight = 390, 844
 
-// browser starts headless Chromium with a phone's viewport. Under CI a
-// missing Chromium fails the test; elsewhere it skips, as under -short.
+// browser starts headless Chromium with a phone's viewport.
 func browser(tb testing.TB) context.Context {
 	tb.Helper()
-	testutil.SkipIfShort(tb, "starts Chromium")
-	if _, err := os.Stat(chromiumPath); err != nil {
-		if os.Getenv("CI") == "true" {
-			tb.Fatalf("%s is missing: install Debian's chromium package: %v", chromiumPath, err)
-		}
-		tb.Skipf("%s is missing; apt-get install chromium to run the browser tests", chromiumPath)
-	}
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(chromiumPath),
-		chromedp.UserDataDir(tb.TempDir()),
-		chromedp.Flag("headless", true),
-		chromedp.Flag("no-sandbox", true), // a container's root has no user namespaces to sandbox with
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("no-default-browser-check", true),
-	}
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelCtx := chromedp.NewContext(allocCtx)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 4*time.Minute)
-	tb.Cleanup(func() { cancelTimeout(); cancelCtx(); cancelAlloc() })
+	ctx := testutil.Browser(tb, 4*time.Minute)
 	do(tb, ctx, "phone viewport", chromedp.EmulateViewport(phoneWidth, phoneHeight, chromedp.EmulateMobile))
 	return ctx
 }

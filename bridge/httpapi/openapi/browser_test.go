@@ -1,7 +1,6 @@
 package openapi_test
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"strings"
@@ -12,9 +11,8 @@ import (
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/msgbridge/msgbridge/internal/testutil"
 )
-
-const chromiumPath = "/usr/bin/chromium"
 
 // consoleProblems collects what the page reports as going wrong: console
 // errors, uncaught exceptions and the browser's own error entries (a
@@ -62,29 +60,8 @@ func (c *consoleProblems) snapshot() []string {
 // Content-Security-Policy: the API's title and an operation show, and the
 // page reports no console error, exception, or blocked load.
 func TestDocsInBrowser(t *testing.T) {
-	if _, err := os.Stat(chromiumPath); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is missing: install Debian's chromium package: %v", chromiumPath, err)
-		}
-		t.Skipf("%s is missing; apt-get install chromium to run the browser test", chromiumPath)
-	}
 	srv := server(t)
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(chromiumPath),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.Flag("headless", true),
-		chromedp.Flag("no-sandbox", true), // a container's root has no user namespaces to sandbox with
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("no-first-run", true),
-	)
-	ctx, cancelCtx := chromedp.NewContext(allocCtx)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 2*time.Minute)
-	t.Cleanup(func() { cancelTimeout(); cancelCtx(); cancelAlloc() })
-	if err := chromedp.Do(ctx); err != nil { // open the tab before listening
-		t.Fatal(err)
-	}
+	ctx := testutil.Browser(t, 2*time.Minute)
 	var problems consoleProblems
 	if err := chromedp.Listen(ctx, problems.listen); err != nil {
 		t.Fatal(err)

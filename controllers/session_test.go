@@ -33,9 +33,10 @@ func waitSessionState(t *testing.T, mb *msgbridgev1alpha1.MessagingBridge, want 
 	return got.Status.Session
 }
 
-// Issue 18.8: status.session.state never says connected for a bridge that
-// is suspended or cannot be asked; the last account and heartbeat stay.
-func TestSessionStateWhenNotObserved(t *testing.T) {
+// connectedBridge is a MessagingBridge "sales" in a new namespace whose
+// (fake) bridge reports a live session, once its status says so.
+func connectedBridge(t *testing.T) (string, *msgbridgev1alpha1.MessagingBridge, *fakeBridge) {
+	t.Helper()
 	ns := testNamespace(t)
 	bridge := newFakeBridge(t, testAdminToken)
 	startOperator(t, ns, operatorOptions{bridges: map[string]string{"sales": bridge.URL}})
@@ -44,6 +45,13 @@ func TestSessionStateWhenNotObserved(t *testing.T) {
 	create(t, mb)
 	markPodReady(t, mb)
 	waitCondition(t, mb, msgbridgev1alpha1.ConditionSessionConnected, metav1.ConditionTrue, conditions.ReasonConnected)
+	return ns, mb, bridge
+}
+
+// Issue 18.8: status.session.state never says connected for a bridge that
+// is suspended or cannot be asked; the last account and heartbeat stay.
+func TestSessionStateWhenNotObserved(t *testing.T) {
+	_, mb, bridge := connectedBridge(t)
 
 	patchBridge(t, mb, func(mb *msgbridgev1alpha1.MessagingBridge) { mb.Spec.Suspend = true })
 	s := waitSessionState(t, mb, msgbridgev1alpha1.SessionSuspended)
@@ -63,14 +71,7 @@ func TestSessionStateWhenNotObserved(t *testing.T) {
 // Issue 18.8: a suspend is reported as Normal: it is what the user asked
 // for, not a failure.
 func TestSuspendIsNormalEvent(t *testing.T) {
-	ns := testNamespace(t)
-	bridge := newFakeBridge(t, testAdminToken)
-	startOperator(t, ns, operatorOptions{bridges: map[string]string{"sales": bridge.URL}})
-	mb := newBridgeWithKeys(t, ns, "sales")
-	bridge.set(connectedState(0))
-	create(t, mb)
-	markPodReady(t, mb)
-	waitCondition(t, mb, msgbridgev1alpha1.ConditionSessionConnected, metav1.ConditionTrue, conditions.ReasonConnected)
+	ns, mb, _ := connectedBridge(t)
 
 	patchBridge(t, mb, func(mb *msgbridgev1alpha1.MessagingBridge) { mb.Spec.Suspend = true })
 	waitCondition(t, mb, msgbridgev1alpha1.ConditionSessionConnected, metav1.ConditionFalse, conditions.ReasonSuspended)

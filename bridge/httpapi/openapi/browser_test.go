@@ -11,6 +11,7 @@ import (
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
 	"github.com/msgbridge/msgbridge/internal/testutil"
 )
 

@@ -33,6 +33,10 @@ func (s Status) Rank() int {
 	return -1
 }
 
+// Sent reports a message that reached WhatsApp: Sent or any later status,
+// never Queued or Failed.
+func (s Status) Sent() bool { return s.Rank() >= StatusSent.Rank() && s != StatusFailed }
+
 // Valid reports one of the statuses.
 func (s Status) Valid() bool { return s.Rank() >= 0 }
 

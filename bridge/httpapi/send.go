@@ -129,13 +129,13 @@ func renderSendResponse(res sendqueue.Result) (int, []byte) {
 	allSent := true
 	for i, m := range res.Messages {
 		status := "queued"
-		switch m.Status { //nolint:exhaustive // Queued is the default: "queued"
-		case bridge.StatusSent, bridge.StatusDelivered, bridge.StatusRead:
+		switch {
+		case m.Status.Sent():
 			status = "sent"
-		case bridge.StatusFailed:
+		case m.Status == bridge.StatusFailed:
 			status = "failed"
 		}
-		allSent = allSent && status == "sent"
+		allSent = allSent && m.Status.Sent()
 		out.Messages[i] = sentItemJSON{ID: m.ID, WhatsAppID: m.WhatsAppID, Type: string(m.Type), Status: status, RetryCount: m.RetryCount}
 	}
 	code := http.StatusAccepted

@@ -379,3 +379,12 @@ func (t *tailReader) closedBy(boundary string) bool {
 	closing := []byte("--" + boundary + "--")
 	return (!t.trimmed && bytes.HasPrefix(t.tail, closing)) || bytes.Contains(t.tail, append([]byte("\n"), closing...))
 }
+
+// queueRequest is the queue's request for items to recipient.
+func queueRequest(recipient bridge.Recipient, items []sendItem) sendqueue.Request {
+	req := sendqueue.Request{Recipient: recipient, Items: make([]sendqueue.Item, len(items))}
+	for i, it := range items {
+		req.Items[i] = sendqueue.Item{Type: it.typ, Text: it.text, File: it.file}
+	}
+	return req
+}

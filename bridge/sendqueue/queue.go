@@ -62,8 +62,6 @@ func New(opts Options) *Queue {
 // Result is the outcome of Submit.
 type Result struct {
 	Messages []bridge.Message
-	// AllSent: every message was sent on its immediate attempt.
-	AllSent bool
 	// Replay: an earlier request had the same idempotency key and nothing
 	// was sent this time. Stored is its recorded response; when the first
 	// request ended before recording one (a crash), Messages are its
@@ -123,17 +121,15 @@ func (q *Queue) Submit(ctx context.Context, req Request) (Result, error) {
 		return q.replay(ctx, prior)
 	}
 	q.accepted(msgs)
-	allSent := true
 	for i := range msgs {
 		if attemptNow {
 			q.attempt(ctx, &msgs[i])
 		}
-		allSent = allSent && msgs[i].Status != bridge.StatusQueued && msgs[i].Status != bridge.StatusFailed
 	}
 	if !attemptNow {
 		q.signal() // their retries are due on the schedule
 	}
-	return Result{Messages: messages(msgs), AllSent: allSent}, nil
+	return Result{Messages: messages(msgs)}, nil
 }
 
 // newRows makes the messages of req, Queued and not yet attempted.

@@ -5,12 +5,33 @@ import "time"
 // MessageType is what an outgoing message carries.
 type MessageType string
 
-// The outgoing types.
+// The outgoing types: contents, then actions on an earlier message (by its
+// TargetID), which are queued and logged like contents.
 const (
 	TypeText     MessageType = "text"
 	TypeImage    MessageType = "image"
 	TypeDocument MessageType = "document"
+	TypeVideo    MessageType = "video"
+	TypeAudio    MessageType = "audio"
+	TypeLocation MessageType = "location"
+	TypeContact  MessageType = "contact"
+	TypeReaction MessageType = "reaction"
+	TypeEdit     MessageType = "edit"
+	TypeRevoke   MessageType = "revoke"
 )
+
+// MessageTypes lists every outgoing type, in the order the API documents
+// them; the schema's CHECK and the API description are tested against it.
+var MessageTypes = []MessageType{
+	TypeText, TypeImage, TypeDocument, TypeVideo, TypeAudio, TypeLocation,
+	TypeContact, TypeReaction, TypeEdit, TypeRevoke,
+}
+
+// IsAction tells whether t acts on an earlier message instead of carrying
+// content of its own.
+func (t MessageType) IsAction() bool {
+	return t == TypeReaction || t == TypeEdit || t == TypeRevoke
+}
 
 // Message is one entry of the outgoing message log.
 type Message struct {
@@ -38,6 +59,17 @@ type Outgoing struct {
 	FilePath string
 	FileName string
 	MimeType string
+	// PTT sends an audio as a voice note.
+	PTT bool
+	// ReplyTo is the WhatsApp id of the message this one quotes.
+	ReplyTo  string
+	Mentions []Recipient
+	Location *Location
+	Contact  *ContactCard
+	// TargetID is the WhatsApp id a reaction, edit or revoke acts on; Emoji
+	// is a reaction's (empty removes it), Text an edit's new text.
+	TargetID string
+	Emoji    string
 }
 
 // Receipt is WhatsApp's word that messages reached a status (Delivered or

@@ -113,6 +113,48 @@ var migrations = []string{
 	// refused instead of answered with the first response. Empty: a key
 	// stored before this step, which cannot be compared.
 	`ALTER TABLE idempotency_keys ADD COLUMN request_hash TEXT NOT NULL DEFAULT ''`,
+	// 5: conversations out. SQLite cannot change a CHECK in place, so the
+	// log is rebuilt with the new types. reply_to, target_id and emoji are
+	// WhatsApp ids and a reaction; details holds the JSON of what only some
+	// types carry (mentions, ptt, location, contact card); account is the
+	// account the message belongs to (empty: the next one linked).
+	`CREATE TABLE messages_v5 (
+		id              TEXT    PRIMARY KEY,
+		whatsapp_id     TEXT    NOT NULL UNIQUE,
+		request_id      TEXT    NOT NULL,
+		position        INTEGER NOT NULL,
+		recipient       TEXT    NOT NULL,
+		type            TEXT    NOT NULL CHECK (type IN ('text', 'image', 'document', 'video', 'audio',
+		                        'location', 'contact', 'reaction', 'edit', 'revoke')),
+		body            TEXT    NOT NULL DEFAULT '',
+		file_path       TEXT    NOT NULL DEFAULT '',
+		file_name       TEXT    NOT NULL DEFAULT '',
+		mimetype        TEXT    NOT NULL DEFAULT '',
+		file_size       INTEGER NOT NULL DEFAULT 0,
+		status          TEXT    NOT NULL CHECK (status IN ('Queued', 'Sent', 'Delivered', 'Read', 'Failed')),
+		retry_count     INTEGER NOT NULL DEFAULT 0,
+		attempts        INTEGER NOT NULL DEFAULT 0,
+		last_error      TEXT    NOT NULL DEFAULT '',
+		next_attempt_at INTEGER,
+		created_at      INTEGER NOT NULL,
+		updated_at      INTEGER NOT NULL,
+		reply_to        TEXT    NOT NULL DEFAULT '',
+		target_id       TEXT    NOT NULL DEFAULT '',
+		emoji           TEXT    NOT NULL DEFAULT '',
+		details         TEXT    NOT NULL DEFAULT '{}',
+		account         TEXT    NOT NULL DEFAULT ''
+	);
+	INSERT INTO messages_v5 (id, whatsapp_id, request_id, position, recipient, type, body,
+		file_path, file_name, mimetype, file_size, status, retry_count, attempts, last_error,
+		next_attempt_at, created_at, updated_at)
+	SELECT id, whatsapp_id, request_id, position, recipient, type, body,
+		file_path, file_name, mimetype, file_size, status, retry_count, attempts, last_error,
+		next_attempt_at, created_at, updated_at FROM messages;
+	DROP TABLE messages;
+	ALTER TABLE messages_v5 RENAME TO messages;
+	CREATE INDEX messages_due ON messages (next_attempt_at) WHERE next_attempt_at IS NOT NULL;
+	CREATE INDEX messages_created ON messages (created_at, id);
+	CREATE INDEX messages_chat ON messages (recipient, created_at, position) WHERE status = 'Queued'`,
 }
 
 // VerifyBridgeDB checks that an existing bridge.db decrypts with masterKey,

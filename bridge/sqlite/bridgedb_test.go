@@ -1,0 +1,46 @@
+package sqlite
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+)
+
+// A message logged by a bridge at schema 4 survives the rebuild of the
+// messages table at step 5, and the rebuilt table takes the new types.
+func TestMessagesSurviveStep5(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "bridge.db"), testKey, purpose)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := Migrate(ctx, db, migrations[:4]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`INSERT INTO messages (id, whatsapp_id, request_id, position, recipient, type, body,
+		status, next_attempt_at, created_at, updated_at)
+		VALUES ('msg_1', 'WA1', 'req_1', 0, '4915112345678', 'text', 'hello', 'Queued', 5, 1, 1)`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`INSERT INTO messages (id, whatsapp_id, request_id, position, recipient, type, status,
+		created_at, updated_at) VALUES ('msg_2', 'WA2', 'req_2', 0, '4915112345678', 'reaction', 'Queued', 1, 1)`); err == nil {
+		t.Fatal("schema 4 took a reaction")
+	}
+	if err := Migrate(ctx, db, migrations); err != nil {
+		t.Fatal(err)
+	}
+	var body, details string
+	var next int64
+	if err := db.QueryRow(`SELECT body, next_attempt_at, details FROM messages WHERE id = 'msg_1'`).Scan(&body, &next, &details); err != nil {
+		t.Fatal(err)
+	}
+	if body != "hello" || next != 5 || details != "{}" {
+		t.Fatalf("after step 5: body %q, next_attempt_at %d, details %q", body, next, details)
+	}
+	if _, err := db.Exec(`INSERT INTO messages (id, whatsapp_id, request_id, position, recipient, type, status,
+		target_id, emoji, created_at, updated_at)
+		VALUES ('msg_2', 'WA2', 'req_2', 0, '4915112345678', 'reaction', 'Queued', 'WA1', '👍', 1, 1)`); err != nil {
+		t.Fatalf("schema 5 refused a reaction: %v", err)
+	}
+}

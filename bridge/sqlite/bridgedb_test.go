@@ -2,8 +2,11 @@ package sqlite
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"testing"
+
+	"github.com/msgbridge/msgbridge/bridge"
 )
 
 // A message logged by a bridge at schema 4 survives the rebuild of the
@@ -42,5 +45,28 @@ func TestMessagesSurviveStep5(t *testing.T) {
 		target_id, emoji, created_at, updated_at)
 		VALUES ('msg_2', 'WA2', 'req_2', 0, '4915112345678', 'reaction', 'Queued', 'WA1', '👍', 1, 1)`); err != nil {
 		t.Fatalf("schema 5 refused a reaction: %v", err)
+	}
+}
+
+// The log's CHECK takes exactly the domain's outgoing types.
+func TestMessageTypesMatchSchema(t *testing.T) {
+	db, err := OpenBridgeDB(context.Background(), filepath.Join(t.TempDir(), "bridge.db"), testKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	insert := func(i int, typ string) error {
+		_, err := db.Exec(`INSERT INTO messages (id, whatsapp_id, request_id, position, recipient, type, status,
+			created_at, updated_at) VALUES (?, ?, 'req', ?, '4915112345678', ?, 'Queued', 1, 1)`,
+			fmt.Sprint("msg_", i), fmt.Sprint("WA", i), i, typ)
+		return err
+	}
+	for i, typ := range bridge.MessageTypes {
+		if err := insert(i, string(typ)); err != nil {
+			t.Errorf("type %s refused: %v", typ, err)
+		}
+	}
+	if err := insert(len(bridge.MessageTypes), "sticker"); err == nil {
+		t.Error("a type the domain does not know was stored")
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -108,7 +109,7 @@ func TestListIncoming(t *testing.T) {
 	if len(second.Messages) != 1 || second.NextCursor != "" {
 		t.Fatalf("second page %+v", second)
 	}
-	all := append(first.Messages, second.Messages...)
+	all := slices.Concat(first.Messages, second.Messages)
 	var order []string
 	for _, m := range all {
 		order = append(order, m["whatsapp_id"].(string))

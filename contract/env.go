@@ -21,6 +21,9 @@ const (
 	// EnvSpoolMaxBytes bounds DATA_DIR/spool, where attachments wait to be
 	// sent; empty: a quarter of DATA_DIR's free space at start-up.
 	EnvSpoolMaxBytes = "SPOOL_MAX_BYTES"
+	// EnvInboxRetention is how long incoming messages are kept for GET
+	// /api/messages?direction=in and webhook replays.
+	EnvInboxRetention = "INBOX_RETENTION"
 )
 
 // The defaults of the settings that have one, as the bridge reads them. The
@@ -35,4 +38,5 @@ const (
 	// DefaultHeartbeatInterval is a duration: the operator also judges a
 	// heartbeat's age by it.
 	DefaultHeartbeatInterval = 15 * time.Second
+	DefaultInboxRetention    = 720 * time.Hour
 )

@@ -40,6 +40,7 @@ const (
 	ActionLogPurge         Action = "logs.purge"
 	ActionAuditDelete      Action = "audit.delete"
 	ActionWebhookRedeliver Action = "webhooks.redeliver"
+	ActionWebhookReplay    Action = "webhooks.replay"
 	// A refused API key or admin token on the API (throttled records).
 	ActionAPIKey     Action = "api.api_key"
 	ActionAdminToken Action = "api.admin_token"
@@ -51,6 +52,7 @@ const (
 var Actions = []Action{
 	ActionPairingQR, ActionPairingCode, ActionLogout, ActionDashboardSignIn, ActionLogPurge,
 	ActionAuditDelete, ActionWebhookRedeliver, ActionAPIKey, ActionAdminToken, ActionChatCode,
+	ActionWebhookReplay,
 }
 
 // Outcome is how the action ended.

@@ -369,6 +369,7 @@ func TestAdminNeedsToken(t *testing.T) {
 		{"GET", "/api/admin/state"}, {"DELETE", "/api/admin/logs?date=2026-11-21&level=info"},
 		{"GET", "/api/admin/audit"}, {"DELETE", "/api/admin/audit/1?week=2026-W47"},
 		{"GET", "/api/admin/webhooks/failed"}, {"POST", "/api/admin/webhooks/1/redeliver"},
+		{"POST", "/api/admin/webhooks/replay?since=2026-11-21T10:00:00Z"},
 		{"GET", "/api/admin/analytics/delivery"}, {"GET", "/session/qr"}, {"POST", "/session/pairing-code"},
 		{"GET", "/session/groups"}, {"POST", "/session/logout"},
 	}

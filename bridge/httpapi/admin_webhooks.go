@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/gorilla/mux"
 
@@ -71,4 +72,39 @@ func deadLetterError(err error) error {
 		return err
 	}
 	return bridge.Internal("internal", "could not update the webhook outbox", err)
+}
+
+func (s *server) replay(w http.ResponseWriter, r *http.Request) error {
+	q, err := strictQuery(r, "since")
+	if err != nil {
+		return err
+	}
+	text, given := q["since"]
+	since, err := parseSince(text, given, s.Now())
+	if err != nil {
+		return err
+	}
+	done, err := s.Inbox.Replay(r.Context(), since)
+	if err != nil {
+		return err
+	}
+	return WriteJSON(w, http.StatusOK, map[string]any{
+		"since": bridge.FormatTime(since), "enqueued": done.Enqueued, "already_pending": done.AlreadyPending,
+	})
+}
+
+// parseSince accepts an RFC 3339 time that is not after now; it is
+// required.
+func parseSince(text string, given bool, now time.Time) (time.Time, error) {
+	if !given {
+		return time.Time{}, bridge.Invalid("invalid_since", "since is required: an RFC 3339 time, e.g. 2026-11-21T10:00:00Z")
+	}
+	t, err := time.Parse(time.RFC3339, text)
+	if err != nil {
+		return time.Time{}, bridge.Invalid("invalid_since", "since must be an RFC 3339 time, e.g. 2026-11-21T10:00:00Z")
+	}
+	if t.After(now) {
+		return time.Time{}, bridge.Invalid("invalid_since", "since is in the future")
+	}
+	return t, nil
 }

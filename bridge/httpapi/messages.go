@@ -1,6 +1,8 @@
 package httpapi
 
 import (
+	"context"
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -9,8 +11,19 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/bridge/inbox"
 	"github.com/msgbridge/msgbridge/bridge/sendqueue"
 )
+
+// IncomingHistory is what the account received (*inbox.Inbox).
+type IncomingHistory interface {
+	// List returns a page of the history, newest first, and the next
+	// page's cursor.
+	List(ctx context.Context, f inbox.Filter) ([]inbox.Entry, string, error)
+	// Replay enqueues the webhook events received since then again,
+	// under their original webhook-ids.
+	Replay(ctx context.Context, since time.Time) (inbox.Replayed, error)
+}
 
 // Page sizes of GET /api/messages.
 const (
@@ -46,11 +59,14 @@ func (s *server) getMessage(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *server) listMessages(w http.ResponseWriter, r *http.Request) error {
-	f, err := parseFilter(r)
+	q, err := parseListQuery(r)
 	if err != nil {
 		return err
 	}
-	msgs, next, err := s.Messages.List(r.Context(), f)
+	if q.incoming {
+		return s.listIncoming(w, r, inbox.Filter{Since: q.Since, Limit: q.Limit, Cursor: q.Cursor})
+	}
+	msgs, next, err := s.Messages.List(r.Context(), q.Filter)
 	if err != nil {
 		return err
 	}
@@ -64,49 +80,119 @@ func (s *server) listMessages(w http.ResponseWriter, r *http.Request) error {
 	return WriteJSON(w, http.StatusOK, out)
 }
 
-// parseFilter reads ?status=&since=&limit=&cursor= (and tolerates the
-// apiKey that authenticated the request).
-func parseFilter(r *http.Request) (sendqueue.Filter, error) {
-	f := sendqueue.Filter{Limit: defaultPageSize}
+// incomingJSON is an entry of the incoming history: the event's fields
+// that every kind has, and the webhook event itself (payload) for the
+// rest (media, location, target_id, …).
+type incomingJSON struct {
+	WebhookID  string          `json:"webhook_id"`
+	Event      string          `json:"event"`
+	WhatsAppID string          `json:"whatsapp_id"`
+	Type       string          `json:"type"`
+	Chat       string          `json:"chat"`
+	From       string          `json:"from"`
+	FromLID    *string         `json:"from_lid"`
+	FromPhone  *string         `json:"from_phone"`
+	PushName   string          `json:"push_name"`
+	Text       string          `json:"text"`
+	Timestamp  string          `json:"timestamp"`
+	ReceivedAt string          `json:"received_at"`
+	Payload    json.RawMessage `json:"payload"`
+}
+
+func toIncomingJSON(e inbox.Entry) incomingJSON {
+	return incomingJSON{WebhookID: e.WebhookID, Event: e.Event, WhatsAppID: e.WhatsAppID, Type: e.Type, Chat: e.Chat,
+		From: e.From, FromLID: orNull(e.FromLID), FromPhone: orNull(e.FromPhone), PushName: e.PushName, Text: e.Text,
+		Timestamp: bridge.FormatTime(e.Timestamp), ReceivedAt: bridge.FormatTime(e.ReceivedAt), Payload: e.Payload}
+}
+
+// orNull is s, or null when empty.
+func orNull(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func (s *server) listIncoming(w http.ResponseWriter, r *http.Request, f inbox.Filter) error {
+	entries, next, err := s.Inbox.List(r.Context(), f)
+	if err != nil {
+		return err
+	}
+	out := struct {
+		Messages   []incomingJSON `json:"messages"`
+		NextCursor string         `json:"next_cursor,omitempty"`
+	}{Messages: make([]incomingJSON, len(entries)), NextCursor: next}
+	for i, e := range entries {
+		out.Messages[i] = toIncomingJSON(e)
+	}
+	return WriteJSON(w, http.StatusOK, out)
+}
+
+// listQuery is the query of GET /api/messages: the direction, and the
+// filter (a status only for outgoing messages).
+type listQuery struct {
+	incoming bool
+	sendqueue.Filter
+}
+
+// parseListQuery reads ?direction=&status=&since=&limit=&cursor= (and
+// tolerates the apiKey that authenticated the request).
+func parseListQuery(r *http.Request) (listQuery, error) {
+	q := listQuery{Filter: sendqueue.Filter{Limit: defaultPageSize}}
 	// r.URL.Query drops what it cannot parse: a malformed cursor would
 	// silently become page 1, and a client would loop.
 	values, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
-		return f, invalidQuery("the query string is malformed")
+		return q, invalidQuery("the query string is malformed")
 	}
 	for name, vs := range values {
 		if len(vs) != 1 {
-			return f, bridge.Invalid("invalid_query", "%s must be given once", truncate(name, 32))
+			return q, bridge.Invalid("invalid_query", "%s must be given once", truncate(name, 32))
 		}
-		v := vs[0]
-		switch name {
-		case "apiKey":
-		case "status":
-			st, ok := bridge.ParseStatus(v)
-			if !ok {
-				return f, bridge.Invalid("invalid_status", "status must be Queued, Sent, Delivered, Read or Failed")
-			}
-			f.Status = st
-		case "since":
-			t, err := time.Parse(time.RFC3339, v)
-			if err != nil {
-				return f, bridge.Invalid("invalid_since", "since must be an RFC 3339 time, e.g. 2026-11-21T10:00:00Z")
-			}
-			f.Since = t
-		case "limit":
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 1 || n > maxPageSize {
-				return f, bridge.Invalid("invalid_limit", "limit must be a number from 1 to %d", maxPageSize)
-			}
-			f.Limit = n
-		case "cursor":
-			if v == "" {
-				return f, bridge.Invalid("invalid_cursor", "cursor must be one this API returned; leave it out for the first page")
-			}
-			f.Cursor = v
-		default:
-			return f, bridge.Invalid("invalid_query", "unknown parameter %q", truncate(name, 32))
+		if err := q.set(name, vs[0]); err != nil {
+			return q, err
 		}
 	}
-	return f, nil
+	if q.incoming && q.Status != "" {
+		return q, bridge.Invalid("invalid_status", "status filters outgoing messages; direction=in has none")
+	}
+	return q, nil
+}
+
+// set reads one parameter.
+func (q *listQuery) set(name, v string) error {
+	switch name {
+	case "apiKey":
+	case "direction":
+		if v != "in" && v != "out" {
+			return bridge.Invalid("invalid_direction", "direction must be in (received) or out (sent, the default)")
+		}
+		q.incoming = v == "in"
+	case "status":
+		st, ok := bridge.ParseStatus(v)
+		if !ok {
+			return bridge.Invalid("invalid_status", "status must be Queued, Sent, Delivered, Read or Failed")
+		}
+		q.Status = st
+	case "since":
+		t, err := time.Parse(time.RFC3339, v)
+		if err != nil {
+			return bridge.Invalid("invalid_since", "since must be an RFC 3339 time, e.g. 2026-11-21T10:00:00Z")
+		}
+		q.Since = t
+	case "limit":
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > maxPageSize {
+			return bridge.Invalid("invalid_limit", "limit must be a number from 1 to %d", maxPageSize)
+		}
+		q.Limit = n
+	case "cursor":
+		if v == "" {
+			return bridge.Invalid("invalid_cursor", "cursor must be one this API returned; leave it out for the first page")
+		}
+		q.Cursor = v
+	default:
+		return bridge.Invalid("invalid_query", "unknown parameter %q", truncate(name, 32))
+	}
+	return nil
 }

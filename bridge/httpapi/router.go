@@ -38,6 +38,9 @@ type Deps struct {
 	LogFiles LogFiles
 	// Webhooks holds the webhook events whose delivery gave up.
 	Webhooks DeadLetters
+	// Inbox is the incoming history: GET /api/messages?direction=in lists
+	// it, POST /api/admin/webhooks/replay replays it.
+	Inbox IncomingHistory
 	// Metrics serves GET /metrics.
 	Metrics http.Handler
 	// Dashboard, when set, serves the operator's web page under /dashboard/;
@@ -97,6 +100,7 @@ func NewRouter(d Deps) http.Handler {
 	r.Handle("/api/admin/audit/{id}", s.admin(s.deleteAudit)).Methods(del)
 	r.Handle("/api/admin/webhooks/failed", s.admin(s.listDeadLetters)).Methods(get)
 	r.Handle("/api/admin/webhooks/{id}/redeliver", s.audited(audit.ActionWebhookRedeliver, s.redeliver)).Methods(post)
+	r.Handle("/api/admin/webhooks/replay", s.audited(audit.ActionWebhookReplay, s.replay)).Methods(post)
 	r.Handle("/api/admin/analytics/delivery", s.admin(s.deliveryAnalytics)).Methods(get)
 
 	r.Handle("/send", s.handle(s.send)).Methods(post)

@@ -2,8 +2,6 @@ package sendqueue
 
 import (
 	"context"
-	"encoding/base64"
-	"strconv"
 	"strings"
 	"time"
 
@@ -35,7 +33,7 @@ func (l *Log) List(ctx context.Context, f Filter) ([]bridge.Message, string, err
 		where, args = append(where, "created_at >= ?"), append(args, f.Since.UnixMilli())
 	}
 	if f.Cursor != "" {
-		created, id, err := decodeCursor(f.Cursor)
+		created, id, err := bridge.DecodeCursor(f.Cursor)
 		if err != nil {
 			return nil, "", err
 		}
@@ -52,31 +50,5 @@ func (l *Log) List(ctx context.Context, f Filter) ([]bridge.Message, string, err
 	}
 	msgs = msgs[:f.Limit]
 	last := msgs[len(msgs)-1]
-	return messages(msgs), encodeCursor(last.CreatedAt.UnixMilli(), last.ID), nil
-}
-
-func encodeCursor(created int64, id string) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(created, 10) + ":" + id))
-}
-
-// errBadCursor: the cursor was not produced by List.
-func errBadCursor() error {
-	return bridge.Invalid("invalid_cursor", "cursor is not one this API returned")
-}
-
-// decodeCursor accepts exactly the cursors encodeCursor makes. Decoding
-// alone is lenient (base64 skips line breaks and ignores stray padding
-// bits; ParseInt takes a sign and leading zeros), so a cursor must encode
-// back to itself.
-func decodeCursor(c string) (int64, string, error) {
-	raw, err := base64.RawURLEncoding.DecodeString(c)
-	if err != nil {
-		return 0, "", errBadCursor()
-	}
-	ms, id, ok := strings.Cut(string(raw), ":")
-	created, err := strconv.ParseInt(ms, 10, 64)
-	if !ok || err != nil || created < 0 || id == "" || encodeCursor(created, id) != c {
-		return 0, "", errBadCursor()
-	}
-	return created, id, nil
+	return messages(msgs), bridge.EncodeCursor(last.CreatedAt.UnixMilli(), last.ID), nil
 }

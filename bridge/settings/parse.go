@@ -191,3 +191,16 @@ func parseHeartbeat(v string) (time.Duration, error) {
 	}
 	return d, nil
 }
+
+// parseInboxRetention is a Go duration of at least a second (720h for 30
+// days: time.ParseDuration has no day unit).
+func parseInboxRetention(v string) (time.Duration, error) {
+	d, err := time.ParseDuration(strings.TrimSpace(v))
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a duration (for example 720h for 30 days)", v)
+	}
+	if d < minInboxRetention {
+		return 0, fmt.Errorf("must be at least %s, got %s", minInboxRetention, d)
+	}
+	return d, nil
+}

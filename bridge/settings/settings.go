@@ -34,4 +34,6 @@ type Settings struct {
 	// SpoolMaxBytes bounds the attachments' spool; 0: the default, a
 	// quarter of DATA_DIR's free space when the bridge starts.
 	SpoolMaxBytes int64
+	// InboxRetention is how long the incoming history keeps a message.
+	InboxRetention time.Duration
 }

@@ -43,7 +43,7 @@ func TestLoadDefaults(t *testing.T) {
 	}
 	if s.ListenAddr != ":8080" || s.DataDir != "./data" || s.MaxFileSize != 50_000_000 ||
 		s.HeartbeatInterval != 15*time.Second || s.LogLevel != logging.LevelInfo || s.WebhookURL != "" ||
-		s.WebhookSecret != "" || s.TOTPSecret != "" {
+		s.WebhookSecret != "" || s.TOTPSecret != "" || s.InboxRetention != 720*time.Hour {
 		t.Errorf("defaults: %+v", s)
 	}
 	if want := []time.Duration{5 * time.Second, 15 * time.Second, 60 * time.Second}; fmt.Sprint(s.RetrySchedule) != fmt.Sprint(want) {
@@ -157,6 +157,11 @@ func TestLoadRejects(t *testing.T) {
 		{"HEARTBEAT_INTERVAL", "1ms", "from 100ms to 10m0s"},
 		{"LOG_LEVEL", "trace", `"trace" is not one of debug, info, warn, error`},
 		{"LOG_LEVEL", "INFO", "is not one of"},
+		{"INBOX_RETENTION", "30d", `"30d" is not a duration (for example 720h`},
+		{"INBOX_RETENTION", "500ms", "at least 1s, got 500ms"},
+		{"INBOX_RETENTION", "0", "at least 1s"},
+		{"INBOX_RETENTION", "-720h", "at least 1s"},
+		{"INBOX_RETENTION", "720", "is not a duration"},
 	}
 	for _, c := range cases {
 		t.Run(c.env+"="+c.value, func(t *testing.T) {
@@ -260,6 +265,8 @@ func TestLoadAcceptsOrdinaryForms(t *testing.T) {
 		{"MAX_FILE_SIZE", " 10 MiB ", func(s *Settings) bool { return s.MaxFileSize == 10<<20 }},
 		{"MAX_FILE_SIZE", "50mb", func(s *Settings) bool { return s.MaxFileSize == 50_000_000 }},
 		{"MAX_FILE_SIZE", "2GiB", func(s *Settings) bool { return s.MaxFileSize == 2<<30 }},
+		{"INBOX_RETENTION", "2s", func(s *Settings) bool { return s.InboxRetention == 2*time.Second }},
+		{"INBOX_RETENTION", " 168h ", func(s *Settings) bool { return s.InboxRetention == 168*time.Hour }},
 		{"ENCRYPTION_KEY", "00" + strings.Repeat("0", 61) + "1", func(s *Settings) bool { return s.EncryptionKey.Reveal()[31] == 1 }},
 	} {
 		t.Run(c.env+"="+c.value, func(t *testing.T) {

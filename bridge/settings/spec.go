@@ -48,6 +48,9 @@ const (
 	// dead connection look alive for too long.
 	minHeartbeat = 100 * time.Millisecond
 	maxHeartbeat = 10 * time.Minute
+	// minInboxRetention keeps the retention sweep from spinning; a short
+	// retention is for tests and for bridges that want no history.
+	minInboxRetention = time.Second
 )
 
 // into is the parse of a setting that stores parse's result in *field.
@@ -88,6 +91,8 @@ func specsFor(s *Settings) []setting {
 			parse: into(&s.LogLevel, logging.ParseLevel)},
 		{env: contract.EnvSpoolMaxBytes, usage: "bytes the attachments' spool may hold; default a quarter of DATA_DIR's free space at start-up",
 			parse: func(v string) error { return parseSpoolMax(s, v) }},
+		{env: contract.EnvInboxRetention, def: contract.DefaultInboxRetention.String(), usage: "how long incoming messages are kept for listing and webhook replays (at least 1s)",
+			parse: into(&s.InboxRetention, parseInboxRetention)},
 	}
 }
 

@@ -155,6 +155,34 @@ var migrations = []string{
 	CREATE INDEX messages_due ON messages (next_attempt_at) WHERE next_attempt_at IS NOT NULL;
 	CREATE INDEX messages_created ON messages (created_at, id);
 	CREATE INDEX messages_chat ON messages (recipient, created_at, position) WHERE status = 'Queued'`,
+	// 6: the incoming history (package inbox). One row per incoming
+	// message, reaction, edit or revoke, inserted in the transaction that
+	// enqueues its webhook event, with that event's webhook_id, ordering_key
+	// and body (payload), so that it can be listed and replayed with its
+	// original webhook-id for INBOX_RETENTION, long after the outbox pruned
+	// the delivery. sender is the webhook's "from"; sent_at the sender's
+	// time, received_at the bridge's. (chat, whatsapp_id) is unique: a
+	// message WhatsApp delivers again after a lost ack is stored and
+	// announced once.
+	`CREATE TABLE inbox (
+		id           INTEGER PRIMARY KEY AUTOINCREMENT,
+		webhook_id   TEXT    NOT NULL UNIQUE,
+		event        TEXT    NOT NULL,
+		ordering_key TEXT    NOT NULL,
+		whatsapp_id  TEXT    NOT NULL,
+		chat         TEXT    NOT NULL,
+		sender       TEXT    NOT NULL,
+		sender_lid   TEXT    NOT NULL DEFAULT '',
+		sender_phone TEXT    NOT NULL DEFAULT '',
+		push_name    TEXT    NOT NULL DEFAULT '',
+		type         TEXT    NOT NULL,
+		body         TEXT    NOT NULL DEFAULT '',
+		sent_at      INTEGER NOT NULL,
+		received_at  INTEGER NOT NULL,
+		payload      BLOB    NOT NULL,
+		UNIQUE (chat, whatsapp_id)
+	);
+	CREATE INDEX inbox_received ON inbox (received_at, id)`,
 }
 
 // VerifyBridgeDB checks that an existing bridge.db decrypts with masterKey,

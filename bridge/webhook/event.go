@@ -24,6 +24,8 @@ const sessionKey = "session"
 // Event is one event to deliver.
 type Event struct {
 	Type string
+	// ID is the webhook-id; Enqueue gives the event a new one when empty.
+	ID string
 	// Key orders delivery: events with equal keys are delivered one at a
 	// time, in the order they were enqueued.
 	Key string

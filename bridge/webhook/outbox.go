@@ -130,18 +130,61 @@ func (o *Outbox) Enqueue(ctx context.Context, tx *sql.Tx, ev Event) error {
 			return nil // a later status of this message is already queued
 		}
 	}
+	if ev.ID == "" {
+		ev.ID = NewID()
+	}
+	_, err := o.insert(ctx, tx, insertEvent, ev)
+	return err
+}
+
+// NewID returns a new webhook-id, for an event whose id must be known
+// before it is enqueued.
+func NewID() string { return "msg_" + uuid.Must(uuid.NewV7()).String() }
+
+// insert runs query, an insertEvent, for ev, due now; it reports whether a
+// row was inserted.
+func (o *Outbox) insert(ctx context.Context, tx *sql.Tx, query string, ev Event) (bool, error) {
 	body, err := json.Marshal(ev.Payload)
 	if err != nil {
-		return fmt.Errorf("webhook %s: %w", ev.Type, err)
+		return false, fmt.Errorf("webhook %s: %w", ev.Type, err)
 	}
 	now := o.opts.Now().UnixMilli()
-	id := "msg_" + uuid.Must(uuid.NewV7()).String()
-	if _, err := o.stmts.Exec(ctx, tx, insertEvent, id, ev.Type, body, ev.Key, ev.Rank, now,
-		now+o.opts.MaxAge.Milliseconds(), now); err != nil {
-		return fmt.Errorf("webhook %s: %w", ev.Type, err)
+	res, err := o.stmts.Exec(ctx, tx, query, ev.ID, ev.Type, body, ev.Key, ev.Rank, now,
+		now+o.opts.MaxAge.Milliseconds(), now)
+	if err != nil {
+		return false, fmt.Errorf("webhook %s: %w", ev.Type, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil || n == 0 {
+		return false, err
 	}
 	o.signal() // the worker waits for the commit before it looks
-	return nil
+	return true, nil
+}
+
+const (
+	dropEnded       = `DELETE FROM webhook_outbox WHERE webhook_id = ? AND status <> 'pending'`
+	insertUnlessSet = insertEvent + ` ON CONFLICT (webhook_id) DO NOTHING`
+)
+
+// Requeue stores ev again under its ID (which it must have), in tx, due
+// now with a new retry window: a replay. It reports whether it did. An
+// event of that ID that is still pending is left as it is (it is going to
+// be delivered; a second row would deliver it twice); a delivered or dead
+// row of it is replaced, so that the replay comes after the events of its
+// key already pending. Rank plays no part: a replay is asked for. With
+// webhooks off it stores nothing.
+func (o *Outbox) Requeue(ctx context.Context, tx *sql.Tx, ev Event) (bool, error) {
+	if !o.Enabled() {
+		return false, nil
+	}
+	if ev.ID == "" {
+		return false, fmt.Errorf("webhook %s: requeue of an event without its id", ev.Type)
+	}
+	if _, err := o.stmts.Exec(ctx, tx, dropEnded, ev.ID); err != nil {
+		return false, fmt.Errorf("webhook %s: %w", ev.Type, err)
+	}
+	return o.insert(ctx, tx, insertUnlessSet, ev)
 }
 
 // EnqueueNow stores ev in a transaction of its own and returns once it is

@@ -18,6 +18,7 @@ import (
 	"github.com/msgbridge/msgbridge/bridge/datadir"
 	"github.com/msgbridge/msgbridge/bridge/httpapi"
 	"github.com/msgbridge/msgbridge/bridge/httpapi/dashboard"
+	"github.com/msgbridge/msgbridge/bridge/inbox"
 	"github.com/msgbridge/msgbridge/bridge/logging"
 	"github.com/msgbridge/msgbridge/bridge/metrics"
 	"github.com/msgbridge/msgbridge/bridge/sendqueue"
@@ -43,6 +44,7 @@ type app struct {
 	audit    *audit.Log
 	metrics  *metrics.Metrics
 	webhooks *webhook.Outbox
+	inbox    *inbox.Inbox
 	messages *sendqueue.Log
 	session  *whatsapp.Manager
 	queue    *sendqueue.Queue
@@ -152,13 +154,17 @@ func openStores(ctx context.Context, a *app) error {
 }
 
 // newObservers makes what the other parts report into: the metrics'
-// counters and the webhook outbox (which stores nothing when WEBHOOK_URL is
-// empty).
+// counters, the webhook outbox (which stores nothing when WEBHOOK_URL is
+// empty) and the incoming history, which enqueues into the outbox.
 func newObservers(_ context.Context, a *app) error {
 	a.metrics = metrics.New()
 	a.webhooks = webhook.New(webhook.Options{
 		DB: a.db, Batcher: a.writer, URL: a.settings.WebhookURL, Key: []byte(a.settings.WebhookSecret.Reveal()),
 		Log: a.log.WithName("webhook"), Observer: a.metrics,
+	})
+	a.inbox = inbox.New(inbox.Options{
+		DB: a.db, Batcher: a.writer, Webhooks: a.webhooks, Retention: a.settings.InboxRetention,
+		Log: a.log.WithName("inbox"),
 	})
 	return nil
 }
@@ -180,7 +186,7 @@ func newMessaging(ctx context.Context, a *app) error {
 		CredentialsDir: a.dir.CredentialsDir(), SpoolDir: a.dir.SpoolDir(), MasterKey: a.key,
 		DB: a.db, Batcher: a.writer, HeartbeatInterval: a.settings.HeartbeatInterval,
 		Log: a.log.WithName("whatsapp"), Server: server,
-		Events: sessionEvents{webhooks: a.webhooks, receipts: a.messages, metrics: a.metrics},
+		Events: sessionEvents{webhooks: a.webhooks, writer: a.writer, inbox: a.inbox, receipts: a.messages, metrics: a.metrics},
 	})
 	if err != nil {
 		return err
@@ -223,6 +229,7 @@ func newHTTPServer(_ context.Context, a *app) error {
 			LogFiles:  a.logFiles,
 			Metrics:   a.metrics.Handler(),
 			Webhooks:  a.webhooks,
+			Inbox:     a.inbox,
 			Dashboard: dash,
 			Log:       a.log.WithName("httpapi"),
 		}),

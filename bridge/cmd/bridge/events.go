@@ -7,17 +7,22 @@ import (
 	"time"
 
 	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/bridge/inbox"
 	"github.com/msgbridge/msgbridge/bridge/metrics"
 	"github.com/msgbridge/msgbridge/bridge/sendqueue"
+	"github.com/msgbridge/msgbridge/bridge/sqlite"
 	"github.com/msgbridge/msgbridge/bridge/webhook"
 	"github.com/msgbridge/msgbridge/bridge/whatsapp"
 )
 
 // sessionEvents is where what happens on the WhatsApp link goes: state
-// changes and incoming messages into the webhook outbox, receipts into the
-// message log, reconnects into the metrics.
+// changes into the webhook outbox, incoming messages into the incoming
+// history and the outbox, receipts into the message log, reconnects into
+// the metrics.
 type sessionEvents struct {
 	webhooks *webhook.Outbox
+	writer   *sqlite.Batcher
+	inbox    *inbox.Inbox
 	receipts *sendqueue.Log
 	metrics  *metrics.Metrics
 }
@@ -28,8 +33,12 @@ func (e sessionEvents) StateChanged(ctx context.Context, tx *sql.Tx, s bridge.Se
 	return e.webhooks.Enqueue(ctx, tx, webhook.SessionStatus(s, time.Now()))
 }
 
+// Incoming stores in in one transaction: its entry of the incoming history
+// and its webhook event. WhatsApp gets its ack once that committed.
 func (e sessionEvents) Incoming(ctx context.Context, in bridge.Incoming) error {
-	return e.webhooks.EnqueueNow(ctx, webhook.MessageUpsert(in))
+	return e.writer.Do(ctx, func(tx *sql.Tx) error {
+		return e.inbox.Store(ctx, tx, in)
+	})
 }
 
 func (e sessionEvents) Receipt(ctx context.Context, r bridge.Receipt) error {

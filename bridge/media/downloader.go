@@ -151,7 +151,7 @@ func (d *Downloader) Run(ctx context.Context) error {
 func (d *Downloader) sleep(ctx context.Context) {
 	wait := maxIdle
 	if at, ok := d.store.nextDue(ctx, d.store.now()); ok {
-		wait = min(max(time.Until(at), 0), maxIdle)
+		wait = min(max(at.Sub(d.store.now()), 0), maxIdle)
 	}
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
@@ -184,12 +184,17 @@ func (d *Downloader) start(id string) *job {
 		delete(d.inflight, id)
 		d.mu.Unlock()
 		close(j.done)
-		select {
-		case d.ended <- struct{}{}:
-		default:
-		}
+		d.nudge()
 	}()
 	return j
+}
+
+// nudge makes the loop look for due media now.
+func (d *Downloader) nudge() {
+	select {
+	case d.ended <- struct{}{}:
+	default:
+	}
 }
 
 // runJob waits for a slot, downloads and records the outcome. A download

@@ -21,6 +21,9 @@ const (
 	// EnvSpoolMaxBytes bounds DATA_DIR/spool, where attachments wait to be
 	// sent; empty: a quarter of DATA_DIR's free space at start-up.
 	EnvSpoolMaxBytes = "SPOOL_MAX_BYTES"
+	// EnvMediaRetention is how long incoming attachments are kept under
+	// DATA_DIR/media (a duration).
+	EnvMediaRetention = "MEDIA_RETENTION"
 )
 
 // The defaults of the settings that have one, as the bridge reads them. The
@@ -35,4 +38,6 @@ const (
 	// DefaultHeartbeatInterval is a duration: the operator also judges a
 	// heartbeat's age by it.
 	DefaultHeartbeatInterval = 15 * time.Second
+	// DefaultMediaRetention keeps incoming attachments a week.
+	DefaultMediaRetention = 168 * time.Hour
 )

@@ -191,3 +191,24 @@ func parseHeartbeat(v string) (time.Duration, error) {
 	}
 	return d, nil
 }
+
+// parseMediaRetention is a Go duration, exactly as written (no spaces, no
+// bare number), from minMediaRetention to maxMediaRetention.
+func parseMediaRetention(v string) (time.Duration, error) {
+	d, err := time.ParseDuration(v)
+	if err != nil || strings.TrimSpace(v) != v {
+		return 0, fmt.Errorf("%q is not a duration (for example 168h or 30m)", v)
+	}
+	if d < minMediaRetention || d > maxMediaRetention {
+		return 0, fmt.Errorf("must be from %s to %s, got %s", minMediaRetention, formatHours(maxMediaRetention), d)
+	}
+	return d, nil
+}
+
+// formatHours writes a whole number of hours as 168h, not 168h0m0s.
+func formatHours(d time.Duration) string {
+	if d%time.Hour == 0 {
+		return strconv.FormatInt(int64(d/time.Hour), 10) + "h"
+	}
+	return d.String()
+}

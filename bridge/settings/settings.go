@@ -34,4 +34,6 @@ type Settings struct {
 	// SpoolMaxBytes bounds the attachments' spool; 0: the default, a
 	// quarter of DATA_DIR's free space when the bridge starts.
 	SpoolMaxBytes int64
+	// MediaRetention is how long incoming attachments are kept.
+	MediaRetention time.Duration
 }

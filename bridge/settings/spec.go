@@ -48,6 +48,9 @@ const (
 	// dead connection look alive for too long.
 	minHeartbeat = 100 * time.Millisecond
 	maxHeartbeat = 10 * time.Minute
+	// Media is kept at least a second (tests), at most a year.
+	minMediaRetention = time.Second
+	maxMediaRetention = 8760 * time.Hour
 )
 
 // into is the parse of a setting that stores parse's result in *field.
@@ -88,6 +91,8 @@ func specsFor(s *Settings) []setting {
 			parse: into(&s.LogLevel, logging.ParseLevel)},
 		{env: contract.EnvSpoolMaxBytes, usage: "bytes the attachments' spool may hold; default a quarter of DATA_DIR's free space at start-up",
 			parse: func(v string) error { return parseSpoolMax(s, v) }},
+		{env: contract.EnvMediaRetention, def: formatHours(contract.DefaultMediaRetention), usage: "how long incoming attachments are kept (from 1s to 8760h)",
+			parse: into(&s.MediaRetention, parseMediaRetention)},
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/msgbridge/msgbridge/bridge/httpapi"
 	"github.com/msgbridge/msgbridge/bridge/httpapi/dashboard"
 	"github.com/msgbridge/msgbridge/bridge/logging"
+	"github.com/msgbridge/msgbridge/bridge/media"
 	"github.com/msgbridge/msgbridge/bridge/metrics"
 	"github.com/msgbridge/msgbridge/bridge/sendqueue"
 	"github.com/msgbridge/msgbridge/bridge/settings"
@@ -43,10 +44,13 @@ type app struct {
 	audit    *audit.Log
 	metrics  *metrics.Metrics
 	webhooks *webhook.Outbox
+	media    *media.Store
 	messages *sendqueue.Log
 	session  *whatsapp.Manager
 	queue    *sendqueue.Queue
-	server   *http.Server
+	// downloads fetches incoming attachments into DATA_DIR/media.
+	downloads *media.Downloader
+	server    *http.Server
 
 	// closers undo build's steps, last first.
 	closers []func()
@@ -152,9 +156,10 @@ func openStores(ctx context.Context, a *app) error {
 }
 
 // newObservers makes what the other parts report into: the metrics'
-// counters and the webhook outbox (which stores nothing when WEBHOOK_URL is
-// empty).
+// counters, the webhook outbox (which stores nothing when WEBHOOK_URL is
+// empty) and the incoming attachments' records.
 func newObservers(_ context.Context, a *app) error {
+	a.media = media.NewStore(a.db, a.writer, a.settings.MediaRetention, time.Now)
 	a.metrics = metrics.New()
 	a.webhooks = webhook.New(webhook.Options{
 		DB: a.db, Batcher: a.writer, URL: a.settings.WebhookURL, Key: []byte(a.settings.WebhookSecret.Reveal()),
@@ -180,11 +185,17 @@ func newMessaging(ctx context.Context, a *app) error {
 		CredentialsDir: a.dir.CredentialsDir(), SpoolDir: a.dir.SpoolDir(), MasterKey: a.key,
 		DB: a.db, Batcher: a.writer, HeartbeatInterval: a.settings.HeartbeatInterval,
 		Log: a.log.WithName("whatsapp"), Server: server,
-		Events: sessionEvents{webhooks: a.webhooks, receipts: a.messages, metrics: a.metrics},
+		Events: sessionEvents{webhooks: a.webhooks, receipts: a.messages, metrics: a.metrics, writer: a.writer, media: a.media},
 	})
 	if err != nil {
 		return err
 	}
+	mediaKey, err := media.DeriveKey(a.key)
+	if err != nil {
+		return err
+	}
+	a.downloads = media.NewDownloader(media.DownloaderOptions{Store: a.media, Dir: a.dir.MediaDir(), Key: mediaKey,
+		Source: mediaSource{a.session}, Log: a.log.WithName("media")})
 	a.queue = sendqueue.New(sendqueue.Options{Log: a.messages, Sender: a.session, Schedule: a.settings.RetrySchedule})
 	if err := a.queue.SweepSpool(ctx, a.dir.SpoolDir()); err != nil {
 		return fmt.Errorf("sweep spool: %w", err)
@@ -223,6 +234,7 @@ func newHTTPServer(_ context.Context, a *app) error {
 			LogFiles:  a.logFiles,
 			Metrics:   a.metrics.Handler(),
 			Webhooks:  a.webhooks,
+			Media:     a.downloads,
 			Dashboard: dash,
 			Log:       a.log.WithName("httpapi"),
 		}),

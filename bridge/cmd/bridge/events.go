@@ -7,8 +7,10 @@ import (
 	"time"
 
 	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/bridge/media"
 	"github.com/msgbridge/msgbridge/bridge/metrics"
 	"github.com/msgbridge/msgbridge/bridge/sendqueue"
+	"github.com/msgbridge/msgbridge/bridge/sqlite"
 	"github.com/msgbridge/msgbridge/bridge/webhook"
 	"github.com/msgbridge/msgbridge/bridge/whatsapp"
 )
@@ -20,6 +22,8 @@ type sessionEvents struct {
 	webhooks *webhook.Outbox
 	receipts *sendqueue.Log
 	metrics  *metrics.Metrics
+	writer   *sqlite.Batcher
+	media    *media.Store
 }
 
 var _ whatsapp.Events = sessionEvents{}
@@ -28,8 +32,15 @@ func (e sessionEvents) StateChanged(ctx context.Context, tx *sql.Tx, s bridge.Se
 	return e.webhooks.Enqueue(ctx, tx, webhook.SessionStatus(s, time.Now()))
 }
 
+// Incoming stores a received message in one transaction: its attachment's
+// media row (which gives the event its media id) and its event.
 func (e sessionEvents) Incoming(ctx context.Context, in bridge.Incoming) error {
-	return e.webhooks.EnqueueNow(ctx, webhook.MessageUpsert(in))
+	return e.writer.Do(ctx, func(tx *sql.Tx) error {
+		if err := e.media.Register(ctx, tx, &in); err != nil {
+			return err
+		}
+		return e.webhooks.Enqueue(ctx, tx, webhook.MessageUpsert(in))
+	})
 }
 
 func (e sessionEvents) Receipt(ctx context.Context, r bridge.Receipt) error {
@@ -37,6 +48,16 @@ func (e sessionEvents) Receipt(ctx context.Context, r bridge.Receipt) error {
 }
 
 func (e sessionEvents) Reconnected() { e.metrics.Reconnect() }
+
+// mediaSource is where the media downloader fetches attachments: the
+// WhatsApp session.
+type mediaSource struct{ session *whatsapp.Manager }
+
+var _ media.Source = mediaSource{}
+
+func (s mediaSource) Download(ctx context.Context, source []byte, dst *media.Scratch) error {
+	return s.session.Download(ctx, source, dst)
+}
 
 // statusEvents puts the message log's status changes into the webhook
 // outbox, in the transaction that stores them.

@@ -40,6 +40,7 @@ func (a *app) run(ctx context.Context) error {
 		{"whatsapp session", a.session.Run},
 		{"send queue", a.queue.Run},
 		{"webhooks", a.webhooks.Run},
+		{"media downloads", a.downloads.Run},
 	}
 	partsCtx, stopParts := context.WithCancel(ctx)
 	defer stopParts()

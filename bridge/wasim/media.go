@@ -167,7 +167,7 @@ func (s *Simulator) serveMediaDownload(w http.ResponseWriter, r *http.Request) {
 		}
 		blob = blob[n:]
 		if rate > 0 {
-			http.NewResponseController(w).Flush() //nolint:errcheck // a gone client fails the next Write
+			_ = http.NewResponseController(w).Flush() // a gone client fails the next Write
 			time.Sleep(100 * time.Millisecond)
 		}
 	}

@@ -54,7 +54,7 @@ func sendMediaAndWait(t *testing.T, sim *wasim.Simulator, hooks *hookReceiver, a
 // getMedia fetches a media path of the bridge with the API key and the
 // headers given as "Name: value"; the exchange is checked against the API
 // description.
-func getMedia(t *testing.T, p *bridgeProcess, path string, headers ...string) (*http.Response, []byte) {
+func getMedia(t *testing.T, p *bridgeProcess, path string, headers ...string) (mediaAnswer, []byte) {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodGet, "http://"+p.addr+path, nil)
 	if err != nil {
@@ -74,7 +74,14 @@ func getMedia(t *testing.T, p *bridgeProcess, path string, headers ...string) (*
 	if err != nil {
 		t.Fatal(err)
 	}
-	return resp, body
+	return mediaAnswer{StatusCode: resp.StatusCode, Header: resp.Header, ContentLength: resp.ContentLength}, body
+}
+
+// mediaAnswer is what getMedia's response said, besides its body.
+type mediaAnswer struct {
+	StatusCode    int
+	Header        http.Header
+	ContentLength int64
 }
 
 func errorCodeOf(body []byte) string {

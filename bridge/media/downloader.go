@@ -123,7 +123,9 @@ func (d *Downloader) path(id string) string {
 // half-written, and files whose media is no longer known.
 func (d *Downloader) Run(ctx context.Context) error {
 	defer func() {
-		d.cancel()
+		d.mu.Lock()
+		d.cancel() // under mu: no download starts after it
+		d.mu.Unlock()
 		d.wg.Wait()
 	}()
 	if err := d.cleanUp(ctx); err != nil {
@@ -175,6 +177,11 @@ func (d *Downloader) start(id string) *job {
 		return j
 	}
 	j := &job{done: make(chan struct{}), urgent: make(chan struct{})}
+	if err := d.base.Err(); err != nil { // stopped
+		j.err = err
+		close(j.done)
+		return j
+	}
 	d.inflight[id] = j
 	d.wg.Add(1)
 	go func() {

@@ -262,6 +262,7 @@ func TestOpenDownloadsOnDemand(t *testing.T) {
 	_, err := fx.read(context.Background(), id)
 	wantCode(t, err, "media_pending")
 
+	fx.dl.opts.Wait = 10 * time.Second // no read below times out, however slow the disk
 	got := make(chan []byte, 2)
 	for range 2 {
 		go func() {

@@ -24,6 +24,9 @@ const (
 	// EnvInboxRetention is how long incoming messages are kept for GET
 	// /api/messages?direction=in and webhook replays.
 	EnvInboxRetention = "INBOX_RETENTION"
+	// EnvMediaRetention is how long incoming attachments are kept under
+	// DATA_DIR/media (a duration).
+	EnvMediaRetention = "MEDIA_RETENTION"
 )
 
 // The defaults of the settings that have one, as the bridge reads them. The
@@ -39,4 +42,6 @@ const (
 	// heartbeat's age by it.
 	DefaultHeartbeatInterval = 15 * time.Second
 	DefaultInboxRetention    = 720 * time.Hour
+	// DefaultMediaRetention keeps incoming attachments a week.
+	DefaultMediaRetention = 168 * time.Hour
 )

@@ -6,6 +6,7 @@
 //	audit/2026-W47.db        weekly audit databases
 //	logs/2026-11-21.info.log daily log files
 //	spool/                   attachments being received
+//	media/                   incoming attachments, sealed (encrypted)
 package datadir
 
 import (
@@ -84,7 +85,7 @@ func Open(root string) (*Dir, error) {
 // makePrivateDirs creates the folders, or tightens them when an older
 // version or a hand made them wider: MkdirAll leaves an existing mode be.
 func (d *Dir) makePrivateDirs() error {
-	for _, sub := range []string{d.CredentialsDir(), d.AuditDir(), d.LogsDir(), d.SpoolDir()} {
+	for _, sub := range []string{d.CredentialsDir(), d.AuditDir(), d.LogsDir(), d.SpoolDir(), d.MediaDir()} {
 		if err := os.MkdirAll(sub, dirMode); err != nil {
 			return err
 		}
@@ -138,3 +139,6 @@ func (d *Dir) LogsDir() string { return filepath.Join(d.root, "logs") }
 
 // SpoolDir holds attachments while they are received and sent.
 func (d *Dir) SpoolDir() string { return filepath.Join(d.root, "spool") }
+
+// MediaDir holds incoming attachments, sealed.
+func (d *Dir) MediaDir() string { return filepath.Join(d.root, "media") }

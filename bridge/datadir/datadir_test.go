@@ -18,7 +18,7 @@ func TestOpenCreatesPrivateLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	for _, dir := range []string{d.Root(), d.CredentialsDir(), d.AuditDir(), d.LogsDir(), d.SpoolDir()} {
+	for _, dir := range []string{d.Root(), d.CredentialsDir(), d.AuditDir(), d.LogsDir(), d.SpoolDir(), d.MediaDir()} {
 		info, err := os.Stat(dir)
 		if err != nil {
 			t.Fatal(err)
@@ -36,7 +36,7 @@ func TestOpenCreatesPrivateLayout(t *testing.T) {
 // MkdirAll leaves an existing folder's mode as it is.
 func TestOpenTightensExistingFolders(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "data")
-	for _, sub := range []string{"credentials", "audit", "logs", "spool"} {
+	for _, sub := range []string{"credentials", "audit", "logs", "spool", "media"} {
 		if err := os.MkdirAll(filepath.Join(root, sub), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -49,7 +49,7 @@ func TestOpenTightensExistingFolders(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	for _, dir := range []string{d.Root(), d.CredentialsDir(), d.AuditDir(), d.LogsDir(), d.SpoolDir()} {
+	for _, dir := range []string{d.Root(), d.CredentialsDir(), d.AuditDir(), d.LogsDir(), d.SpoolDir(), d.MediaDir()} {
 		if info, err := os.Stat(dir); err != nil || info.Mode().Perm() != 0o700 {
 			t.Errorf("%s: mode %v, %v; want 700", dir, info.Mode().Perm(), err)
 		}

@@ -36,6 +36,8 @@ type Deps struct {
 	Audit AuditRecorder
 	// LogFiles are the daily log files the purge endpoint deletes.
 	LogFiles LogFiles
+	// Media serves incoming attachments.
+	Media MediaFiles
 	// Webhooks holds the webhook events whose delivery gave up.
 	Webhooks DeadLetters
 	// Inbox is the incoming history: GET /api/messages?direction=in lists
@@ -106,6 +108,7 @@ func NewRouter(d Deps) http.Handler {
 	r.Handle("/send", s.handle(s.send)).Methods(post)
 	r.Handle("/api/messages", s.handle(s.requireAPIKey(s.listMessages))).Methods(get)
 	r.Handle("/api/messages/{id}", s.handle(s.requireAPIKey(s.getMessage))).Methods(get)
+	r.Handle("/api/media/{id}", s.handle(s.requireAPIKey(s.getMedia))).Methods(get)
 	return s.limitBodies(r)
 }
 

@@ -192,15 +192,25 @@ func parseHeartbeat(v string) (time.Duration, error) {
 	return d, nil
 }
 
-// parseInboxRetention is a Go duration of at least a second (720h for 30
-// days: time.ParseDuration has no day unit).
-func parseInboxRetention(v string) (time.Duration, error) {
+// parseRetention is how long the bridge keeps something it received: a Go
+// duration (no bare number, no day unit: 720h for 30 days), from
+// minRetention to maxRetention. Surrounding spaces are ignored, as in the
+// other durations.
+func parseRetention(v string) (time.Duration, error) {
 	d, err := time.ParseDuration(strings.TrimSpace(v))
 	if err != nil {
-		return 0, fmt.Errorf("%q is not a duration (for example 720h for 30 days)", v)
+		return 0, fmt.Errorf("%q is not a duration (for example 168h for a week or 30m)", v)
 	}
-	if d < minInboxRetention {
-		return 0, fmt.Errorf("must be at least %s, got %s", minInboxRetention, d)
+	if d < minRetention || d > maxRetention {
+		return 0, fmt.Errorf("must be from %s to %s, got %s", minRetention, formatHours(maxRetention), d)
 	}
 	return d, nil
+}
+
+// formatHours writes a whole number of hours as 168h, not 168h0m0s.
+func formatHours(d time.Duration) string {
+	if d%time.Hour == 0 {
+		return strconv.FormatInt(int64(d/time.Hour), 10) + "h"
+	}
+	return d.String()
 }

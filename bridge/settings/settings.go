@@ -36,4 +36,6 @@ type Settings struct {
 	SpoolMaxBytes int64
 	// InboxRetention is how long the incoming history keeps a message.
 	InboxRetention time.Duration
+	// MediaRetention is how long incoming attachments are kept.
+	MediaRetention time.Duration
 }

@@ -43,7 +43,8 @@ func TestLoadDefaults(t *testing.T) {
 	}
 	if s.ListenAddr != ":8080" || s.DataDir != "./data" || s.MaxFileSize != 50_000_000 ||
 		s.HeartbeatInterval != 15*time.Second || s.LogLevel != logging.LevelInfo || s.WebhookURL != "" ||
-		s.WebhookSecret != "" || s.TOTPSecret != "" || s.InboxRetention != 720*time.Hour {
+		s.WebhookSecret != "" || s.TOTPSecret != "" || s.InboxRetention != 720*time.Hour ||
+		s.MediaRetention != 168*time.Hour {
 		t.Errorf("defaults: %+v", s)
 	}
 	if want := []time.Duration{5 * time.Second, 15 * time.Second, 60 * time.Second}; fmt.Sprint(s.RetrySchedule) != fmt.Sprint(want) {
@@ -62,6 +63,7 @@ func TestLoadValidValues(t *testing.T) {
 	kv["TOTP_SECRET"] = "jbsw y3dp ehpk 3pxp jbsw y3dp ehpk 3pxp"
 	kv["RETRY_SCHEDULE"] = "1s, 2s"
 	kv["HEARTBEAT_INTERVAL"] = "200ms"
+	kv["MEDIA_RETENTION"] = "90s"
 	kv["LOG_LEVEL"] = "debug"
 	kv["ENCRYPTION_KEY"] = strings.ToUpper(testEncKey)
 	s, err := Load(nil, env(kv), io.Discard)
@@ -77,7 +79,8 @@ func TestLoadValidValues(t *testing.T) {
 	if len(s.TOTPSecret) != 20 {
 		t.Errorf("totp secret decoded to %d bytes", len(s.TOTPSecret))
 	}
-	if fmt.Sprint(s.RetrySchedule) != "[1s 2s]" || s.HeartbeatInterval != 200*time.Millisecond || s.LogLevel != logging.LevelDebug {
+	if fmt.Sprint(s.RetrySchedule) != "[1s 2s]" || s.HeartbeatInterval != 200*time.Millisecond || s.LogLevel != logging.LevelDebug ||
+		s.MediaRetention != 90*time.Second {
 		t.Errorf("parsed: %+v", s)
 	}
 	if s.EncryptionKey.Reveal() != testEncKeyRaw() {
@@ -155,12 +158,19 @@ func TestLoadRejects(t *testing.T) {
 		{"RETRY_SCHEDULE", "1s,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s", "has 11 delays; at most 10"},
 		{"HEARTBEAT_INTERVAL", "fast", "is not a duration"},
 		{"HEARTBEAT_INTERVAL", "1ms", "from 100ms to 10m0s"},
+		{"MEDIA_RETENTION", "7d", `"7d" is not a duration (for example 168h for a week or 30m)`},
+		{"MEDIA_RETENTION", "168", "is not a duration"},
+		{"MEDIA_RETENTION", "0s", "must be from 1s to 8760h"},
+		{"MEDIA_RETENTION", "-1h", "must be from 1s to 8760h"},
+		{"MEDIA_RETENTION", "500ms", "must be from 1s to 8760h"},
+		{"MEDIA_RETENTION", "8761h", "must be from 1s to 8760h"},
 		{"LOG_LEVEL", "trace", `"trace" is not one of debug, info, warn, error`},
 		{"LOG_LEVEL", "INFO", "is not one of"},
-		{"INBOX_RETENTION", "30d", `"30d" is not a duration (for example 720h`},
-		{"INBOX_RETENTION", "500ms", "at least 1s, got 500ms"},
-		{"INBOX_RETENTION", "0", "at least 1s"},
-		{"INBOX_RETENTION", "-720h", "at least 1s"},
+		{"INBOX_RETENTION", "30d", `"30d" is not a duration`},
+		{"INBOX_RETENTION", "500ms", "must be from 1s to 8760h, got 500ms"},
+		{"INBOX_RETENTION", "0", "must be from 1s to 8760h"},
+		{"INBOX_RETENTION", "-720h", "must be from 1s to 8760h"},
+		{"INBOX_RETENTION", "8761h", "must be from 1s to 8760h"},
 		{"INBOX_RETENTION", "720", "is not a duration"},
 	}
 	for _, c := range cases {

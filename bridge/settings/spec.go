@@ -48,9 +48,11 @@ const (
 	// dead connection look alive for too long.
 	minHeartbeat = 100 * time.Millisecond
 	maxHeartbeat = 10 * time.Minute
-	// minInboxRetention keeps the retention sweep from spinning; a short
-	// retention is for tests and for bridges that want no history.
-	minInboxRetention = time.Second
+	// What the bridge received is kept at least a second (a short retention
+	// is for tests and for bridges that want no history; the sweeps run at
+	// most every second), at most a year.
+	minRetention = time.Second
+	maxRetention = 8760 * time.Hour
 )
 
 // into is the parse of a setting that stores parse's result in *field.
@@ -91,8 +93,10 @@ func specsFor(s *Settings) []setting {
 			parse: into(&s.LogLevel, logging.ParseLevel)},
 		{env: contract.EnvSpoolMaxBytes, usage: "bytes the attachments' spool may hold; default a quarter of DATA_DIR's free space at start-up",
 			parse: func(v string) error { return parseSpoolMax(s, v) }},
-		{env: contract.EnvInboxRetention, def: contract.DefaultInboxRetention.String(), usage: "how long incoming messages are kept for listing and webhook replays (at least 1s)",
-			parse: into(&s.InboxRetention, parseInboxRetention)},
+		{env: contract.EnvInboxRetention, def: formatHours(contract.DefaultInboxRetention), usage: "how long incoming messages are kept for listing and webhook replays (from 1s to 8760h)",
+			parse: into(&s.InboxRetention, parseRetention)},
+		{env: contract.EnvMediaRetention, def: formatHours(contract.DefaultMediaRetention), usage: "how long incoming attachments are kept (from 1s to 8760h)",
+			parse: into(&s.MediaRetention, parseRetention)},
 	}
 }
 

@@ -183,6 +183,28 @@ var migrations = []string{
 		UNIQUE (chat, whatsapp_id)
 	);
 	CREATE INDEX inbox_received ON inbox (received_at, id)`,
+	// 7: incoming media, one row per attachment, inserted in the transaction
+	// that stores its message. source is what downloads it again (opaque);
+	// a pending row is (re)tried at next_attempt_at; the file is
+	// DATA_DIR/media/<id's hex> once state is done.
+	`CREATE TABLE media (
+		id              TEXT    PRIMARY KEY,
+		whatsapp_id     TEXT    NOT NULL UNIQUE,
+		mimetype        TEXT    NOT NULL DEFAULT '',
+		file_name       TEXT    NOT NULL DEFAULT '',
+		size            INTEGER NOT NULL DEFAULT 0,
+		sha256          TEXT    NOT NULL DEFAULT '',
+		source          BLOB    NOT NULL,
+		state           TEXT    NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'done', 'failed')),
+		error           TEXT    NOT NULL DEFAULT '',
+		attempts        INTEGER NOT NULL DEFAULT 0,
+		next_attempt_at INTEGER NOT NULL DEFAULT 0,
+		created_at      INTEGER NOT NULL,
+		expires_at      INTEGER NOT NULL
+	);
+	CREATE INDEX media_due ON media (next_attempt_at) WHERE state = 'pending';
+	CREATE INDEX media_expires ON media (expires_at);
+	CREATE INDEX media_created ON media (created_at)`,
 }
 
 // VerifyBridgeDB checks that an existing bridge.db decrypts with masterKey,

@@ -15,8 +15,11 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"google.golang.org/protobuf/proto"
 
@@ -45,6 +48,10 @@ type mediaStore struct {
 	mu    sync.Mutex
 	auth  string
 	blobs map[string][]byte
+	// rate slows downloads to bytes per second (0: full speed); downloads
+	// counts the downloads begun.
+	rate      atomic.Int64
+	downloads atomic.Int64
 }
 
 func newMediaStore() *mediaStore {
@@ -71,8 +78,9 @@ func (m *mediaStore) get(id string) ([]byte, bool) {
 	return bytes.Clone(b), ok
 }
 
-// byDirectPath finds a blob from a direct path or URL.
-func (m *mediaStore) byDirectPath(path string) ([]byte, bool) {
+// byDirectPath finds a blob from a direct path or URL: a copy to change,
+// or the stored blob itself to read only.
+func (m *mediaStore) byDirectPath(path string, writable bool) ([]byte, bool) {
 	i := strings.Index(path, mediaPathPrefix)
 	if i < 0 {
 		return nil, false
@@ -85,7 +93,13 @@ func (m *mediaStore) byDirectPath(path string) ([]byte, bool) {
 	if !ok {
 		return nil, false
 	}
-	return m.get(id)
+	if writable {
+		return m.get(id)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	b, ok := m.blobs[id]
+	return b, ok
 }
 
 func directPathFor(id string) string { return mediaPathPrefix + id + ".enc?ccb=11-4" }
@@ -131,16 +145,40 @@ func (s *Simulator) serveMediaUpload(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// serveMediaDownload serves GET /v/t62.7118-24/{id}.enc: the blob as uploaded.
+// serveMediaDownload serves GET /v/t62.7118-24/{id}.enc: the blob as
+// uploaded, at the rate SetMediaRate set.
 func (s *Simulator) serveMediaDownload(w http.ResponseWriter, r *http.Request) {
-	blob, ok := s.media.byDirectPath(r.URL.Path)
+	blob, ok := s.media.byDirectPath(r.URL.Path, false)
 	if !ok {
 		http.NotFound(w, r)
 		return
 	}
+	s.media.downloads.Add(1)
 	w.Header().Set("Content-Type", "application/octet-stream")
-	_, _ = w.Write(blob)
+	w.Header().Set("Content-Length", strconv.Itoa(len(blob)))
+	for len(blob) > 0 {
+		rate := s.media.rate.Load()
+		n := len(blob)
+		if rate > 0 {
+			n = min(n, max(int(rate/10), 1)) // a tenth of a second's worth
+		}
+		if _, err := w.Write(blob[:n]); err != nil {
+			return
+		}
+		blob = blob[n:]
+		if rate > 0 {
+			_ = http.NewResponseController(w).Flush() // a gone client fails the next Write
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
 }
+
+// SetMediaRate slows media downloads to bytesPerSecond (0: full speed),
+// e.g. to stop a client in the middle of one.
+func (s *Simulator) SetMediaRate(bytesPerSecond int) { s.media.rate.Store(int64(bytesPerSecond)) }
+
+// MediaDownloads is how many media downloads have begun.
+func (s *Simulator) MediaDownloads() int { return int(s.media.downloads.Load()) }
 
 // Media is the attachment of a received message, decrypted by the simulator
 // from the blob the client uploaded.
@@ -183,7 +221,7 @@ func (m *mediaStore) open(msg *waE2E.Message) *Media {
 		return nil
 	}
 	media.MimeType, media.FileLength, media.FileSHA256 = d.GetMimetype(), d.GetFileLength(), d.GetFileSHA256()
-	blob, ok := m.byDirectPath(d.GetDirectPath())
+	blob, ok := m.byDirectPath(d.GetDirectPath(), true)
 	if !ok {
 		media.Err = fmt.Errorf("no uploaded file at %q", d.GetDirectPath())
 		return media

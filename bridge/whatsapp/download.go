@@ -2,9 +2,11 @@ package whatsapp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"go.mau.fi/whatsmeow"
 	"go.mau.fi/whatsmeow/proto/waE2E"
@@ -15,8 +17,8 @@ import (
 
 // File is where Download writes an attachment: whatsmeow writes the
 // encrypted download into it, checks it, then decrypts it in place, so it
-// must read and write at any offset (media.Sealed is one, encrypted at
-// rest).
+// must read and write at any offset (media.Scratch is one, encrypted with a
+// key only the process has).
 type File interface {
 	io.Reader
 	io.Writer
@@ -45,9 +47,24 @@ func (m *Manager) Download(ctx context.Context, source []byte, dst File) error {
 		return bridge.ErrNotLinked
 	}
 	if err := cli.DownloadToFile(ctx, d, dst); err != nil {
+		if slices.ContainsFunc(finalDownloadErrors, func(final error) bool { return errors.Is(err, final) }) {
+			return &bridge.Error{Kind: bridge.KindUpstream, Code: bridge.ErrMediaDownloadFailed.Code,
+				Message: "WhatsApp no longer has the file, or it does not verify", Err: err}
+		}
 		return fmt.Errorf("download media: %w", err)
 	}
 	return nil
+}
+
+// finalDownloadErrors are whatsmeow's answers that another attempt cannot
+// change: the media servers no longer have the file (WhatsApp keeps it for
+// a limited time) or refuse it, or what they sent does not verify. Any
+// other error (network, 5xx) may pass.
+var finalDownloadErrors = []error{
+	whatsmeow.ErrMediaDownloadFailedWith403, whatsmeow.ErrMediaDownloadFailedWith404,
+	whatsmeow.ErrMediaDownloadFailedWith410, whatsmeow.ErrNoURLPresent, whatsmeow.ErrFileLengthMismatch,
+	whatsmeow.ErrTooShortFile, whatsmeow.ErrInvalidMediaHMAC, whatsmeow.ErrInvalidMediaEncSHA256,
+	whatsmeow.ErrInvalidMediaSHA256, whatsmeow.ErrUnknownMediaType,
 }
 
 // downloadableOf is the attachment of msg, or nil.

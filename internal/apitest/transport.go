@@ -5,7 +5,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
+	"strconv"
 	"testing"
 
 	liberrors "github.com/pb33f/libopenapi-validator/errors"
@@ -113,6 +115,7 @@ func (tr *transport) judge(req *http.Request, resp *http.Response, body []byte, 
 	}
 	copied := *resp
 	copied.Body = io.NopCloser(bytes.NewReader(body))
+	copied.Header = anyMediaType(op.op, resp)
 	if ok, errs := tr.spec.validator.GetResponseBodyValidator().ValidateResponseBodyWithPathItem(req, &copied, op.item, op.path); !ok {
 		tr.t.Errorf("apitest: %s (%s) answered %d, which the API description does not allow:%s", name, op.id, resp.StatusCode, describe(errs))
 	}
@@ -173,4 +176,27 @@ func (s *spec) checkOffDocument(resp *http.Response, body []byte) string {
 		return describe(errs)
 	}
 	return ""
+}
+
+// anyMediaType is resp's header as the validator should judge it: the
+// validator matches a response's content type exactly, so a response the
+// description gives as '*/*' (a file of any type) is judged as that.
+func anyMediaType(op *v3.Operation, resp *http.Response) http.Header {
+	if op.Responses == nil || op.Responses.Codes == nil {
+		return resp.Header
+	}
+	described := op.Responses.Codes.GetOrZero(strconv.Itoa(resp.StatusCode))
+	if described == nil || described.Content == nil {
+		return resp.Header
+	}
+	actual, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if _, exact := described.Content.Get(actual); exact {
+		return resp.Header
+	}
+	if _, any := described.Content.Get("*/*"); !any {
+		return resp.Header
+	}
+	h := resp.Header.Clone()
+	h.Set("Content-Type", "*/*")
+	return h
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/msgbridge/msgbridge/bridge/httpapi/dashboard"
 	"github.com/msgbridge/msgbridge/bridge/inbox"
 	"github.com/msgbridge/msgbridge/bridge/logging"
+	"github.com/msgbridge/msgbridge/bridge/media"
 	"github.com/msgbridge/msgbridge/bridge/metrics"
 	"github.com/msgbridge/msgbridge/bridge/sendqueue"
 	"github.com/msgbridge/msgbridge/bridge/settings"
@@ -45,10 +46,13 @@ type app struct {
 	metrics  *metrics.Metrics
 	webhooks *webhook.Outbox
 	inbox    *inbox.Inbox
+	media    *media.Store
 	messages *sendqueue.Log
 	session  *whatsapp.Manager
 	queue    *sendqueue.Queue
-	server   *http.Server
+	// downloads fetches incoming attachments into DATA_DIR/media.
+	downloads *media.Downloader
+	server    *http.Server
 
 	// closers undo build's steps, last first.
 	closers []func()
@@ -155,8 +159,10 @@ func openStores(ctx context.Context, a *app) error {
 
 // newObservers makes what the other parts report into: the metrics'
 // counters, the webhook outbox (which stores nothing when WEBHOOK_URL is
-// empty) and the incoming history, which enqueues into the outbox.
+// empty), the incoming history (which enqueues into the outbox) and the
+// incoming attachments' records.
 func newObservers(_ context.Context, a *app) error {
+	a.media = media.NewStore(a.db, a.writer, a.settings.MediaRetention, time.Now)
 	a.metrics = metrics.New()
 	a.webhooks = webhook.New(webhook.Options{
 		DB: a.db, Batcher: a.writer, URL: a.settings.WebhookURL, Key: []byte(a.settings.WebhookSecret.Reveal()),
@@ -186,11 +192,20 @@ func newMessaging(ctx context.Context, a *app) error {
 		CredentialsDir: a.dir.CredentialsDir(), SpoolDir: a.dir.SpoolDir(), MasterKey: a.key,
 		DB: a.db, Batcher: a.writer, HeartbeatInterval: a.settings.HeartbeatInterval,
 		Log: a.log.WithName("whatsapp"), Server: server,
-		Events: sessionEvents{webhooks: a.webhooks, writer: a.writer, inbox: a.inbox, receipts: a.messages, metrics: a.metrics},
+		Events: sessionEvents{
+			webhooks: a.webhooks, writer: a.writer, inbox: a.inbox, media: a.media,
+			receipts: a.messages, metrics: a.metrics,
+		},
 	})
 	if err != nil {
 		return err
 	}
+	mediaKey, err := media.DeriveKey(a.key)
+	if err != nil {
+		return err
+	}
+	a.downloads = media.NewDownloader(media.DownloaderOptions{Store: a.media, Dir: a.dir.MediaDir(), Key: mediaKey,
+		Source: mediaSource{a.session}, Log: a.log.WithName("media")})
 	a.queue = sendqueue.New(sendqueue.Options{Log: a.messages, Sender: a.session, Schedule: a.settings.RetrySchedule})
 	if err := a.queue.SweepSpool(ctx, a.dir.SpoolDir()); err != nil {
 		return fmt.Errorf("sweep spool: %w", err)
@@ -230,6 +245,7 @@ func newHTTPServer(_ context.Context, a *app) error {
 			Metrics:   a.metrics.Handler(),
 			Webhooks:  a.webhooks,
 			Inbox:     a.inbox,
+			Media:     a.downloads,
 			Dashboard: dash,
 			Log:       a.log.WithName("httpapi"),
 		}),

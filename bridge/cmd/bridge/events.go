@@ -8,6 +8,7 @@ import (
 
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/inbox"
+	"github.com/msgbridge/msgbridge/bridge/media"
 	"github.com/msgbridge/msgbridge/bridge/metrics"
 	"github.com/msgbridge/msgbridge/bridge/sendqueue"
 	"github.com/msgbridge/msgbridge/bridge/sqlite"
@@ -25,6 +26,7 @@ type sessionEvents struct {
 	inbox    *inbox.Inbox
 	receipts *sendqueue.Log
 	metrics  *metrics.Metrics
+	media    *media.Store
 }
 
 var _ whatsapp.Events = sessionEvents{}
@@ -33,10 +35,15 @@ func (e sessionEvents) StateChanged(ctx context.Context, tx *sql.Tx, s bridge.Se
 	return e.webhooks.Enqueue(ctx, tx, webhook.SessionStatus(s, time.Now()))
 }
 
-// Incoming stores in in one transaction: its entry of the incoming history
-// and its webhook event. WhatsApp gets its ack once that committed.
+// Incoming stores a received message in one transaction: its attachment's
+// media row (which gives the event its media id; a redelivery keeps the
+// first), its entry of the incoming history and its webhook event.
+// WhatsApp gets its ack once that committed.
 func (e sessionEvents) Incoming(ctx context.Context, in bridge.Incoming) error {
 	return e.writer.Do(ctx, func(tx *sql.Tx) error {
+		if err := e.media.Register(ctx, tx, &in); err != nil {
+			return err
+		}
 		return e.inbox.Store(ctx, tx, in)
 	})
 }
@@ -46,6 +53,16 @@ func (e sessionEvents) Receipt(ctx context.Context, r bridge.Receipt) error {
 }
 
 func (e sessionEvents) Reconnected() { e.metrics.Reconnect() }
+
+// mediaSource is where the media downloader fetches attachments: the
+// WhatsApp session.
+type mediaSource struct{ session *whatsapp.Manager }
+
+var _ media.Source = mediaSource{}
+
+func (s mediaSource) Download(ctx context.Context, source []byte, dst *media.Scratch) error {
+	return s.session.Download(ctx, source, dst)
+}
 
 // statusEvents puts the message log's status changes into the webhook
 // outbox, in the transaction that stores them.

@@ -41,6 +41,7 @@ func (a *app) run(ctx context.Context) error {
 		{"send queue", a.queue.Run},
 		{"webhooks", a.webhooks.Run},
 		{"incoming history", a.inbox.Run},
+		{"media downloads", a.downloads.Run},
 	}
 	partsCtx, stopParts := context.WithCancel(ctx)
 	defer stopParts()

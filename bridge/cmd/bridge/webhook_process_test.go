@@ -36,14 +36,14 @@ func (e hookEvent) str(k string) string { s, _ := e.Payload[k].(string); return 
 // hookReceiver verifies every delivery with the Standard Webhooks library
 // and records the accepted ones; while failing it answers 500.
 type hookReceiver struct {
-	t       *testing.T
+	t       testing.TB
 	srv     *httptest.Server
 	failing atomic.Bool
 	mu      sync.Mutex
 	events  []hookEvent
 }
 
-func newHookReceiver(t *testing.T) *hookReceiver {
+func newHookReceiver(t testing.TB) *hookReceiver {
 	wh, err := standardwebhooks.NewWebhook(testWebhookSecret)
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,80 @@
+package media
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// sweepBatch bounds the rows one sweep transaction deletes.
+const sweepBatch = 500
+
+// sweepLoop deletes expired media every SweepEvery until ctx ends.
+func (d *Downloader) sweepLoop(ctx context.Context) {
+	for {
+		if _, err := d.sweep(ctx); err != nil && ctx.Err() == nil {
+			d.opts.Log.Error(err, "delete expired media")
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(d.opts.SweepEvery):
+		}
+	}
+}
+
+// sweep deletes the files, then the rows, of expired media; it returns
+// how many. A crash in between leaves rows without files, which the next
+// sweep deletes.
+func (d *Downloader) sweep(ctx context.Context) (int, error) {
+	total := 0
+	for {
+		ids, err := d.store.expiredIDs(ctx, d.store.now(), sweepBatch)
+		if err != nil || len(ids) == 0 {
+			return total, err
+		}
+		for _, id := range ids {
+			if err := os.Remove(d.path(id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return total, err
+			}
+		}
+		if err := d.store.remove(ctx, ids); err != nil {
+			return total, err
+		}
+		total += len(ids)
+		if len(ids) < sweepBatch {
+			return total, nil
+		}
+	}
+}
+
+// cleanUp deletes what a crash left in DATA_DIR/media: half-written
+// scratch and sealing files (their media is still pending, so it is
+// downloaded again), and files whose media row is gone.
+func (d *Downloader) cleanUp(ctx context.Context) error {
+	entries, err := os.ReadDir(d.opts.Dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		name := e.Name()
+		remove := strings.HasSuffix(name, ".part") || strings.HasSuffix(name, ".seal")
+		if id, err := ParseID(idPrefix + name); err == nil {
+			known, err := d.store.exists(ctx, id)
+			if err != nil {
+				return err
+			}
+			remove = !known
+		}
+		if remove {
+			if err := os.Remove(filepath.Join(d.opts.Dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -155,6 +155,19 @@ var migrations = []string{
 	CREATE INDEX messages_due ON messages (next_attempt_at) WHERE next_attempt_at IS NOT NULL;
 	CREATE INDEX messages_created ON messages (created_at, id);
 	CREATE INDEX messages_chat ON messages (recipient, created_at, position) WHERE status = 'Queued'`,
+	// 6 (sendtypes): files received by POST /api/uploads, kept in the spool
+	// until they expire; each send of one gets its own link to the file.
+	`CREATE TABLE uploads (
+		id         TEXT    PRIMARY KEY,
+		path       TEXT    NOT NULL,
+		file_name  TEXT    NOT NULL DEFAULT '',
+		mimetype   TEXT    NOT NULL,
+		file_size  INTEGER NOT NULL,
+		sha256     TEXT    NOT NULL,
+		created_at INTEGER NOT NULL,
+		expires_at INTEGER NOT NULL
+	);
+	CREATE INDEX uploads_expiry ON uploads (expires_at)`,
 }
 
 // VerifyBridgeDB checks that an existing bridge.db decrypts with masterKey,

@@ -46,6 +46,7 @@ type app struct {
 	messages *sendqueue.Log
 	session  *whatsapp.Manager
 	queue    *sendqueue.Queue
+	uploads  *sendqueue.Uploads
 	server   *http.Server
 
 	// closers undo build's steps, last first.
@@ -181,11 +182,14 @@ func newMessaging(ctx context.Context, a *app) error {
 		DB: a.db, Batcher: a.writer, HeartbeatInterval: a.settings.HeartbeatInterval,
 		Log: a.log.WithName("whatsapp"), Server: server,
 		Events: sessionEvents{webhooks: a.webhooks, receipts: a.messages, metrics: a.metrics},
+		Quotes: a.messages,
 	})
 	if err != nil {
 		return err
 	}
 	a.queue = sendqueue.New(sendqueue.Options{Log: a.messages, Sender: a.session, Schedule: a.settings.RetrySchedule})
+	a.uploads = sendqueue.NewUploads(sendqueue.UploadOptions{DB: a.db, Batcher: a.writer, Dir: a.dir.SpoolDir(),
+		Log: a.log.WithName("uploads")})
 	if err := a.queue.SweepSpool(ctx, a.dir.SpoolDir()); err != nil {
 		return fmt.Errorf("sweep spool: %w", err)
 	}
@@ -214,6 +218,7 @@ func newHTTPServer(_ context.Context, a *app) error {
 			Session:    a.session,
 			AdminToken: s.AdminToken,
 			Messages:   a.queue,
+			Uploads:    a.uploads,
 			Send: httpapi.SendConfig{APIKey: s.APIKey, SpoolDir: a.dir.SpoolDir(), MaxFileSize: s.MaxFileSize,
 				SpoolMaxBytes: spoolMax},
 			Guard:     guard,

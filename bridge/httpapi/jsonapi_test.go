@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"sync"
@@ -258,4 +259,70 @@ func TestIdempotencyAcrossDoors(t *testing.T) {
 	if n := len(e.sender.outgoing()); n != 2 {
 		t.Errorf("%d messages sent, want the 2 first requests'", n)
 	}
+}
+
+// FuzzMessageJSON feeds arbitrary bodies to the JSON door's reading and
+// the one validation (without an upload store). It must never panic; a
+// refusal is a client error with a code, and an accepted message carries
+// what its type needs.
+func FuzzMessageJSON(f *testing.F) {
+	f.Add(`{"to":"4915100000002","type":"text","text":"hi","reply_to":"3EB0AA","mentions":["4915100000003"]}`)
+	f.Add(`{"to":"4915100000002","type":"location","location":{"latitude":1.5,"longitude":-2,"name":"x"}}`)
+	f.Add(`{"to":"1@g.us","type":"contact","contact":{"vcard":"BEGIN:VCARD\nVERSION:3.0\nFN:A\nEND:VCARD"}}`)
+	f.Add(`{"to":"4915100000002","type":"audio","media":{"upload_id":"u","ptt":true}}`)
+	f.Add(`{"to":1}`)
+	f.Add(`[]`)
+	f.Fuzz(func(t *testing.T, body string) {
+		r := httptest.NewRequest(http.MethodPost, "/api/messages", strings.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
+		var m messageRequestJSON
+		err := decodeJSONMax(httptest.NewRecorder(), r, &m, maxMessageJSON)
+		var d requestDraft
+		if err == nil {
+			d, err = m.draft()
+		}
+		var req sendqueue.Request
+		if err == nil {
+			req, err = validateRequest(d)
+		}
+		if err != nil {
+			if e := bridge.ErrorOf(err); StatusOf(e) < 400 || StatusOf(e) >= 500 || e.Code == "" {
+				t.Fatalf("error %+v", e)
+			}
+			return
+		}
+		it := req.Items[0]
+		switch it.Type {
+		case bridge.TypeText:
+			if strings.TrimSpace(it.Text) == "" {
+				t.Fatal("an empty text was accepted")
+			}
+		case bridge.TypeLocation:
+			if it.Location == nil || bridge.ValidateLocation(*it.Location) != nil {
+				t.Fatalf("location %+v", it.Location)
+			}
+		case bridge.TypeContact:
+			if it.Contact == nil {
+				t.Fatal("a contact without its card")
+			}
+		default:
+			t.Fatalf("type %s accepted without its file", it.Type) // no upload store here
+		}
+	})
+}
+
+// FuzzSniffType: whatever the content and name, a file is typed as image,
+// video or audio only when its content says so.
+func FuzzSniffType(f *testing.F) {
+	f.Add([]byte("not an image at all"), "fake.jpg")
+	f.Add(pngData, "a.png")
+	f.Add(opusData, "a.ogg")
+	f.Add(mp4Data, "a.mp4")
+	f.Add([]byte("\xff\xfb\x90\x00"), "a.mp3")
+	f.Fuzz(func(t *testing.T, head []byte, name string) {
+		got := sniffType(head, name)
+		if isMediaFamily(got) && sniffType(head, "x") != got {
+			t.Fatalf("%q named %q is %s only by its name", head, name, got)
+		}
+	})
 }

@@ -102,7 +102,7 @@ func TestSendFormContentValidation(t *testing.T) {
 		{"contact without vcard", []part{typ("contact")}, "missing_vcard"},
 		{"vcard without FN", []part{typ("contact"), field("vcard[]", "BEGIN:VCARD\nVERSION:3.0\nEND:VCARD")}, "invalid_vcard"},
 		{"vcard not a vcard", []part{typ("contact"), field("vcard[]", "hello")}, "invalid_vcard"},
-		{"two cards in one", []part{typ("contact"), field("vcard[]", testVCard + "\n" + testVCard)}, "invalid_vcard"},
+		{"two cards in one", []part{typ("contact"), field("vcard[]", testVCard+"\n"+testVCard)}, "invalid_vcard"},
 		{"vcard without contact", []part{typ("text"), field("text[]", "hi"), field("vcard[]", testVCard)}, "unexpected_vcard"},
 		{"reply_to not an id", []part{typ("text"), field("text[]", "hi"), field("reply_to", "../x")}, "invalid_reply_to"},
 		{"reply_to twice", []part{typ("text"), field("text[]", "hi"), field("reply_to", "A1"), field("reply_to", "A2")}, "invalid_reply_to"},

@@ -50,7 +50,7 @@ func (d details) encode() string {
 	return string(b)
 }
 
-// decodeDetails reads the column; '{}' and '' are no details.
+// decodeDetails reads the column; '{}' and ” are no details.
 func decodeDetails(raw string) (details, error) {
 	var d details
 	if raw == "" {

@@ -34,8 +34,10 @@ type receiptsOnly struct{ log *sendqueue.Log }
 
 func (receiptsOnly) StateChanged(context.Context, *sql.Tx, bridge.SessionStatus) error { return nil }
 func (receiptsOnly) Incoming(context.Context, bridge.Incoming) error                   { return nil }
-func (e receiptsOnly) Receipt(ctx context.Context, r bridge.Receipt) error             { return e.log.Receipt(ctx, r) }
-func (receiptsOnly) Reconnected()                                                      {}
+func (e receiptsOnly) Receipt(ctx context.Context, r bridge.Receipt) error {
+	return e.log.Receipt(ctx, r)
+}
+func (receiptsOnly) Reconnected() {}
 
 // inProcess is the bridge's messaging parts in this process, wired as
 // app.go wires them, against the simulator, with the uploads' clock in the

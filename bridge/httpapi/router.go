@@ -30,6 +30,9 @@ type Deps struct {
 	Messages Messages
 	// Send configures POST /send; its APIKey also guards the message log.
 	Send SendConfig
+	// Uploads keeps the files of POST /api/uploads for POST /api/messages;
+	// nil: both answer 503 uploads_unavailable for attachments.
+	Uploads Uploads
 	// Analytics counts deliveries per day.
 	Analytics DeliveryAnalytics
 	// Audit records admin and session actions in the weekly audit log.
@@ -107,6 +110,8 @@ func NewRouter(d Deps) http.Handler {
 
 	r.Handle("/send", s.handle(s.send)).Methods(post)
 	r.Handle("/api/messages", s.handle(s.requireAPIKey(s.listMessages))).Methods(get)
+	r.Handle("/api/messages", s.handle(s.requireAPIKey(s.postMessage))).Methods(post)
+	r.Handle("/api/uploads", s.handle(s.requireAPIKey(s.postUpload))).Methods(post)
 	r.Handle("/api/messages/{id}", s.handle(s.requireAPIKey(s.getMessage))).Methods(get)
 	r.Handle("/api/media/{id}", s.handle(s.requireAPIKey(s.getMedia))).Methods(get)
 	return s.limitBodies(r)

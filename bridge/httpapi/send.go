@@ -61,9 +61,17 @@ func (s *server) send(w http.ResponseWriter, r *http.Request) error {
 		w.Header().Set("Connection", "close")
 		return err
 	}
+	return s.submit(w, r, req, key, form.discard)
+}
+
+// submit hands a valid request to the queue and answers it: both front
+// doors end here, so they share the queue, its idempotency keys and the
+// response. discard deletes the request's spooled files when the queue did
+// not take them.
+func (s *server) submit(w http.ResponseWriter, r *http.Request, req sendqueue.Request, key string, discard func()) error {
 	res, err := s.Messages.Submit(r.Context(), req)
 	if err != nil {
-		form.discard()
+		discard()
 		if bridge.ErrorKind(err) != bridge.KindInternal {
 			return err // the queue's own verdict, e.g. idempotency_key_reused
 		}
@@ -84,6 +92,16 @@ func (s *server) send(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// idempotencyKey is the request's Idempotency-Key header, checked; "" when
+// none.
+func idempotencyKey(r *http.Request) (string, error) {
+	key := r.Header.Get(idempotencyHeader)
+	if key != "" && !validIdempotencyKey(key) {
+		return "", errIdempotencyKey
+	}
+	return key, nil
+}
+
 // readSend authorizes POST /send and reads its body into a valid request
 // with its idempotency key; on error nothing stays spooled.
 func (s *server) readSend(w http.ResponseWriter, r *http.Request) (sendqueue.Request, string, *sendForm, error) {
@@ -96,9 +114,9 @@ func (s *server) readSend(w http.ResponseWriter, r *http.Request) (sendqueue.Req
 		// Refused (and audited) by the guard before any body byte is read.
 		return sendqueue.Request{}, "", nil, s.checkAPIKey(w, r, "")
 	}
-	key := r.Header.Get(idempotencyHeader)
-	if key != "" && !validIdempotencyKey(key) {
-		return sendqueue.Request{}, "", nil, errIdempotencyKey
+	key, err := idempotencyKey(r)
+	if err != nil {
+		return sendqueue.Request{}, "", nil, err
 	}
 	// The largest honest body: every item a full file, plus the fields.
 	r.Body = http.MaxBytesReader(w, r.Body, maxItems*(s.Send.MaxFileSize+64<<10)+maxFieldBytes)

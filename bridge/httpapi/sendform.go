@@ -63,10 +63,12 @@ func spoolFailed(err error) error {
 
 // sendForm is the raw content of POST /send, files already spooled.
 type sendForm struct {
-	number string
-	types  []string
-	texts  []string
-	files  []*sendqueue.SpooledFile
+	number  string
+	replyTo *string
+	// lists holds the repeatable fields (see repeatable) by base name, in
+	// the order they came.
+	lists map[string][]string
+	files []*sendqueue.SpooledFile
 	// authorize checks an apiKey field; authorized is set once a key (in
 	// the header, query or form) passed.
 	authorize  func(key string) error
@@ -74,6 +76,15 @@ type sendForm struct {
 	// forms is the form ("type" or "type[]") each repeatable field took.
 	forms map[string]string
 }
+
+// repeatable are the fields that may come more than once, as name or
+// name[] (not both), with how many values each takes.
+var repeatable = map[string]int{
+	"type": maxItems, "text": maxItems, "mentions": bridge.MaxMentions, "ptt": maxItems,
+	"latitude": maxItems, "longitude": maxItems, "name": maxItems, "address": maxItems, "vcard": maxItems,
+}
+
+const formFields = "number, type[], text[], file[], reply_to, mentions[], ptt[], latitude[], longitude[], name[], address[], vcard[], apiKey"
 
 // discard deletes the spooled files of a rejected request.
 func (f *sendForm) discard() {
@@ -94,7 +105,7 @@ func readSendForm(r *http.Request, space *spoolSpace, maxFile int64, authorized 
 	if err != nil {
 		mediaType = ""
 	}
-	f := &sendForm{authorize: authorize, authorized: authorized, forms: map[string]string{}}
+	f := &sendForm{authorize: authorize, authorized: authorized, forms: map[string]string{}, lists: map[string][]string{}}
 	var ferr error
 	switch mediaType {
 	case "multipart/form-data":
@@ -209,11 +220,20 @@ func (f *sendForm) readFieldPart(part *multipart.Part, name string, fieldBytes *
 }
 
 func (f *sendForm) addField(name, value string) error {
-	if base, ok := strings.CutSuffix(name, "[]"); ok || name == "type" || name == "text" {
+	base, _ := strings.CutSuffix(name, "[]")
+	if bound, ok := repeatable[base]; ok {
 		if seen, ok := f.forms[base]; ok && seen != name {
 			return errMixedForms(base)
 		}
 		f.forms[base] = name
+		f.lists[base] = append(f.lists[base], value)
+		if len(f.lists[base]) > bound {
+			if base == "mentions" {
+				return bridge.Invalid("invalid_mention", "at most %d mentions", bound)
+			}
+			return errTooManyItems
+		}
+		return nil
 	}
 	switch name {
 	case "apiKey":
@@ -225,31 +245,156 @@ func (f *sendForm) addField(name, value string) error {
 		}
 	case "number":
 		f.number = value
-	case "type", "type[]":
-		f.types = append(f.types, value)
-	case "text", "text[]":
-		f.texts = append(f.texts, value)
+	case "reply_to":
+		if f.replyTo != nil {
+			return bridge.Invalid("invalid_reply_to", "reply_to must be given once")
+		}
+		f.replyTo = &value
 	default:
-		return bridge.Invalid("unknown_field", "unknown field %q; the fields are number, type[], text[], file[], apiKey", truncate(name, 64))
-	}
-	if len(f.types) > maxItems || len(f.texts) > maxItems {
-		return errTooManyItems
+		return bridge.Invalid("unknown_field", "unknown field %q; the fields are "+formFields, truncate(name, 64))
 	}
 	return nil
 }
 
-// sniffType trusts the content, not the client's header, except where the
-// content says only "zip" or "bytes" and the file name's extension is more
-// precise (an .docx is a zip; a .csv is text).
-func sniffType(head []byte, name string) string {
-	sniffed := http.DetectContentType(head)
-	switch sniffed {
-	case "application/octet-stream", "application/zip", "text/plain; charset=utf-8":
-		if byExt := mime.TypeByExtension(strings.ToLower(filepath.Ext(name))); byExt != "" {
-			return byExt
+// toRequest validates the whole form, all or nothing, into a request. The
+// values of file[], ptt[], latitude[] and the like belong to the items of
+// their type in order: the n-th file to the n-th image, document, video or
+// audio item, the n-th latitude to the n-th location, and so on.
+func (f *sendForm) toRequest() (sendqueue.Request, error) {
+	types, texts := f.lists["type"], f.lists["text"]
+	if len(types) == 0 {
+		return sendqueue.Request{}, bridge.Invalid("missing_type", "type[] must name at least one item: "+sendTypes)
+	}
+	if len(texts) > len(types) {
+		return sendqueue.Request{}, bridge.Invalid("unexpected_text", "there are %d text[] values for %d items", len(texts), len(types))
+	}
+	c := &formCursor{form: f}
+	d := requestDraft{to: f.number, replyTo: f.replyTo, mentions: f.lists["mentions"], items: make([]draft, len(types))}
+	for i, typ := range types {
+		text := ""
+		if i < len(texts) {
+			text = strings.ReplaceAll(texts[i], `\n`, "\n") // a literal backslash-n is a newline
+		}
+		it, err := c.next(bridge.MessageType(typ))
+		if err != nil {
+			return sendqueue.Request{}, err
+		}
+		it.typ, it.text = typ, text
+		d.items[i] = it
+	}
+	req, err := validateRequest(d)
+	if err != nil {
+		return sendqueue.Request{}, err
+	}
+	return req, c.leftover()
+}
+
+// formCursor hands each item the next values of the fields of its type.
+type formCursor struct {
+	form                        *sendForm
+	files, ptts, places, vcards int
+}
+
+func (c *formCursor) value(name string, n int) (string, bool) {
+	if vs := c.form.lists[name]; n < len(vs) {
+		return vs[n], true
+	}
+	return "", false
+}
+
+// next is the draft of the next item of type typ, without its type and text.
+func (c *formCursor) next(typ bridge.MessageType) (draft, error) {
+	var d draft
+	switch typ {
+	case bridge.TypeImage, bridge.TypeDocument, bridge.TypeVideo, bridge.TypeAudio:
+		if c.files < len(c.form.files) {
+			d.file = c.form.files[c.files]
+			c.files++
+		}
+		if typ != bridge.TypeAudio {
+			break
+		}
+		if v, ok := c.value("ptt", c.ptts); ok {
+			c.ptts++
+			ptt, err := parsePTT(v)
+			if err != nil {
+				return d, err
+			}
+			d.ptt = &ptt
+		}
+	case bridge.TypeLocation:
+		l, err := c.location()
+		d.location = l
+		return d, err
+	case bridge.TypeContact:
+		if v, ok := c.value("vcard", c.vcards); ok {
+			c.vcards++
+			d.vcard = &v
+		}
+	default:
+	}
+	return d, nil
+}
+
+// location reads the next location's fields; nil when it has neither
+// coordinate.
+func (c *formCursor) location() (*locationDraft, error) {
+	n := c.places
+	c.places++
+	lat, hasLat := c.value("latitude", n)
+	lon, hasLon := c.value("longitude", n)
+	if !hasLat && !hasLon {
+		return nil, nil
+	}
+	l := &locationDraft{}
+	l.name, _ = c.value("name", n)
+	l.address, _ = c.value("address", n)
+	for _, coord := range []struct {
+		raw     string
+		present bool
+		limit   float64
+		into    **float64
+	}{{lat, hasLat, 90, &l.latitude}, {lon, hasLon, 180, &l.longitude}} {
+		if !coord.present {
+			continue
+		}
+		v, ok := bridge.ParseCoordinate(strings.TrimSpace(coord.raw), coord.limit)
+		if !ok {
+			return nil, bridge.Invalid("invalid_location",
+				"latitude and longitude must be decimal degrees within ±90 and ±180, e.g. 52.520008 and 13.404954")
+		}
+		*coord.into = &v
+	}
+	return l, nil
+}
+
+// leftover refuses values no item took.
+func (c *formCursor) leftover() error {
+	f := c.form
+	switch {
+	case c.files < len(f.files):
+		return bridge.Invalid("unexpected_file", "there are %d file[] values for %d media items", len(f.files), c.files)
+	case c.ptts < len(f.lists["ptt"]):
+		return bridge.Invalid("unexpected_ptt", "there are %d ptt[] values for %d audio items", len(f.lists["ptt"]), c.ptts)
+	case c.vcards < len(f.lists["vcard"]):
+		return bridge.Invalid("unexpected_vcard", "there are %d vcard[] values for %d contact items", len(f.lists["vcard"]), c.vcards)
+	}
+	for _, name := range []string{"latitude", "longitude", "name", "address"} {
+		if n := len(f.lists[name]); n > c.places {
+			return bridge.Invalid("unexpected_location", "there are %d %s[] values for %d location items", n, name, c.places)
 		}
 	}
-	return sniffed
+	return nil
+}
+
+func parsePTT(v string) (bool, error) {
+	switch v {
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
+	}
+	return false, bridge.Invalid("invalid_ptt", "ptt must be true or false")
 }
 
 // cleanFileName keeps the base name a client sent, without path parts or
@@ -273,84 +418,6 @@ func truncate(s string, runes int) string {
 		return s
 	}
 	return string([]rune(s)[:runes])
-}
-
-// sendItem is one validated item of POST /send.
-type sendItem struct {
-	typ  bridge.MessageType
-	text string
-	file *sendqueue.SpooledFile // images and documents
-}
-
-// toRequest validates the whole form, all or nothing, into a request.
-func (f *sendForm) toRequest() (sendqueue.Request, error) {
-	recipient, err := bridge.ParseRecipient(f.number)
-	if err != nil {
-		return sendqueue.Request{}, err
-	}
-	if len(f.types) == 0 {
-		return sendqueue.Request{}, bridge.Invalid("missing_type", "type[] must name at least one item: text, image or document")
-	}
-	if len(f.texts) > len(f.types) {
-		return sendqueue.Request{}, bridge.Invalid("unexpected_text", "there are %d text[] values for %d items", len(f.texts), len(f.types))
-	}
-	items := make([]sendItem, len(f.types))
-	nextFile := 0
-	for i, typ := range f.types {
-		text := ""
-		if i < len(f.texts) {
-			text = strings.ReplaceAll(f.texts[i], `\n`, "\n") // a literal backslash-n is a newline
-		}
-		if items[i], err = f.item(i, bridge.MessageType(typ), text, &nextFile); err != nil {
-			return sendqueue.Request{}, err
-		}
-	}
-	if nextFile < len(f.files) {
-		return sendqueue.Request{}, bridge.Invalid("unexpected_file", "there are %d file[] values for %d image or document items", len(f.files), nextFile)
-	}
-	return queueRequest(recipient, items), nil
-}
-
-// item validates item i of type typ with its text, taking the next file
-// (*nextFile counts those taken) when it is media.
-func (f *sendForm) item(i int, typ bridge.MessageType, text string, nextFile *int) (sendItem, error) {
-	if len(text) > maxTextBytes {
-		return sendItem{}, bridge.Invalid("text_too_long", "text[%d] is longer than %d bytes", i, maxTextBytes)
-	}
-	if !utf8.ValidString(text) {
-		return sendItem{}, bridge.Invalid("invalid_text", "text[%d] is not valid UTF-8", i)
-	}
-	it := sendItem{typ: typ, text: text}
-	switch typ {
-	case bridge.TypeText:
-		if strings.TrimSpace(text) == "" {
-			return sendItem{}, bridge.Invalid("empty_text", "item %d is text but text[%d] is empty", i, i)
-		}
-		return it, nil
-	case bridge.TypeImage, bridge.TypeDocument:
-	default:
-		return sendItem{}, bridge.Invalid("unknown_type", "type[%d] %q is not text, image or document", i, truncate(string(typ), 32))
-	}
-	if *nextFile >= len(f.files) {
-		return sendItem{}, bridge.Invalid("missing_file", "item %d is %s but has no file[]", i, typ)
-	}
-	it.file = f.files[*nextFile]
-	*nextFile++
-	if typ == bridge.TypeImage && !isImage(it.file.MimeType) {
-		return sendItem{}, bridge.Invalid("invalid_image", "file for item %d is %s, not a JPEG, PNG or WebP image", i, it.file.MimeType)
-	}
-	if typ == bridge.TypeDocument && it.file.Name == "" {
-		it.file.Name = "document"
-	}
-	return it, nil
-}
-
-func isImage(mimeType string) bool {
-	switch mimeType {
-	case "image/jpeg", "image/png", "image/webp":
-		return true
-	}
-	return false
 }
 
 // tailReader remembers the last bytes read through it: enough to hold the
@@ -378,13 +445,4 @@ func (t *tailReader) Read(p []byte) (int, error) {
 func (t *tailReader) closedBy(boundary string) bool {
 	closing := []byte("--" + boundary + "--")
 	return (!t.trimmed && bytes.HasPrefix(t.tail, closing)) || bytes.Contains(t.tail, append([]byte("\n"), closing...))
-}
-
-// queueRequest is the queue's request for items to recipient.
-func queueRequest(recipient bridge.Recipient, items []sendItem) sendqueue.Request {
-	req := sendqueue.Request{Recipient: recipient, Items: make([]sendqueue.Item, len(items))}
-	for i, it := range items {
-		req.Items[i] = sendqueue.Item{Type: it.typ, Text: it.text, File: it.file}
-	}
-	return req
 }

@@ -77,7 +77,7 @@ func FuzzReadSendForm(f *testing.F) {
 			}
 			return
 		}
-		if len(form.files) != len(left) || len(form.types) > maxItems || len(form.texts) > maxItems {
+		if len(form.files) != len(left) || len(form.lists["type"]) > maxItems || len(form.lists["text"]) > maxItems {
 			t.Fatalf("form %+v, %d files on disk", form, len(left))
 		}
 		for _, sf := range form.files {
@@ -87,7 +87,8 @@ func FuzzReadSendForm(f *testing.F) {
 		}
 		if req, verr := form.toRequest(); verr == nil {
 			for _, it := range req.Items {
-				if (it.File == nil) != (it.Type == bridge.TypeText) {
+				media := it.Type == bridge.TypeImage || it.Type == bridge.TypeDocument || it.Type == bridge.TypeVideo || it.Type == bridge.TypeAudio
+				if (it.File != nil) != media {
 					t.Fatalf("item %+v", it)
 				}
 			}

@@ -71,17 +71,27 @@ func (s *spoolSpace) reserve(n int64) error {
 	return nil
 }
 
-// dirBytes is the size of the regular files directly in dir.
+// dirBytes is the size of the regular files directly in dir, each file
+// once: the sends of an upload are hard links to its one file.
 func dirBytes(dir string) int64 {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return 0
 	}
 	var total int64
+	seen := map[uint64]bool{}
 	for _, e := range entries {
-		if info, err := e.Info(); err == nil && info.Mode().IsRegular() {
-			total += info.Size()
+		info, err := e.Info()
+		if err != nil || !info.Mode().IsRegular() {
+			continue
 		}
+		if st, ok := info.Sys().(*syscall.Stat_t); ok && st.Nlink > 1 {
+			if seen[st.Ino] {
+				continue
+			}
+			seen[st.Ino] = true
+		}
+		total += info.Size()
 	}
 	return total
 }

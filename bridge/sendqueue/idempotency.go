@@ -79,9 +79,11 @@ func (q *Queue) claimIdempotencyKey(ctx context.Context, tx *sql.Tx, key, reqHas
 }
 
 // requestHash identifies what req asks for: its recipient and, in order,
-// each item's type, text, file name and content (by SHA-256). Every field
-// is length-prefixed, so no two different requests hash alike by moving a
-// boundary.
+// each item's type, text, file name and content (by SHA-256), then, for an
+// item that has them, its extras (reply, mentions, voice note, location,
+// contact). Every field is length-prefixed, so no two different requests
+// hash alike by moving a boundary; an item without extras hashes as before
+// they existed, so a key stored then still matches its request.
 func requestHash(req Request) (string, error) {
 	h := sha256.New()
 	field(h, req.Recipient.JID())
@@ -91,15 +93,21 @@ func requestHash(req Request) (string, error) {
 		if it.File == nil {
 			field(h, "")
 			field(h, "")
-			continue
+		} else {
+			sum, err := fileSHA256(it.File)
+			if err != nil {
+				return "", bridge.Internal("store_failed", "the request could not be stored; nothing will be sent",
+					fmt.Errorf("hash file of item %d: %w", i, err))
+			}
+			field(h, it.File.Name)
+			field(h, sum)
 		}
-		sum, err := fileSHA256(it.File)
-		if err != nil {
-			return "", bridge.Internal("store_failed", "the request could not be stored; nothing will be sent",
-				fmt.Errorf("hash file of item %d: %w", i, err))
+		if extras := detailsOf(it).encode(); extras != "{}" || it.ReplyTo != "" {
+			// Never a type's name, so no item's extras read as the next item.
+			field(h, "\x00extras")
+			field(h, it.ReplyTo)
+			field(h, extras)
 		}
-		field(h, it.File.Name)
-		field(h, sum)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }

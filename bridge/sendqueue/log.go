@@ -84,7 +84,7 @@ func NewLog(opts LogOptions) *Log {
 
 // messageColumns are the columns scanRow reads, in its order.
 const messageColumns = `id, whatsapp_id, request_id, position, recipient, type, status, retry_count, attempts,
-	last_error, created_at, updated_at, body, file_path, file_name, mimetype`
+	last_error, created_at, updated_at, body, file_path, file_name, mimetype, reply_to, details`
 
 type rowScanner interface{ Scan(dest ...any) error }
 
@@ -93,11 +93,16 @@ func scanRow(r rowScanner) (row, error) {
 		m                row
 		jid, typ, status string
 		created, updated int64
+		rawDetails       string
 	)
 	err := r.Scan(&m.ID, &m.WhatsAppID, &m.requestID, &m.position, &jid, &typ, &status, &m.RetryCount,
-		&m.Attempts, &m.LastError, &created, &updated, &m.body, &m.filePath, &m.fileName, &m.mimeType)
+		&m.Attempts, &m.LastError, &created, &updated, &m.body, &m.filePath, &m.fileName, &m.mimeType,
+		&m.replyTo, &rawDetails)
 	if err != nil {
 		return m, err
+	}
+	if m.details, err = decodeDetails(rawDetails); err != nil {
+		return m, fmt.Errorf("message %s: %w", m.ID, err)
 	}
 	// The store holds the JID, WhatsApp's address, which names the recipient
 	// whatever its kind.

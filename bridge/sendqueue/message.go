@@ -27,6 +27,8 @@ type row struct {
 	filePath    string
 	fileName    string
 	mimeType    string
+	replyTo     string
+	details     details // what only some types carry (details.go)
 }
 
 // outgoing is what the session needs to send m.
@@ -34,6 +36,8 @@ func (m *row) outgoing() bridge.Outgoing {
 	return bridge.Outgoing{
 		ID: m.WhatsAppID, Recipient: m.Recipient, Type: m.Type, Text: m.body,
 		FilePath: m.filePath, FileName: m.fileName, MimeType: m.mimeType,
+		ReplyTo: m.replyTo, Mentions: m.details.mentions(), PTT: m.details.PTT,
+		Location: m.details.location(), Contact: m.details.contact(),
 	}
 }
 
@@ -51,6 +55,13 @@ type Item struct {
 	Type bridge.MessageType
 	Text string // body, or caption
 	File *SpooledFile
+	// PTT sends an audio as a voice note.
+	PTT bool
+	// ReplyTo is the whatsapp_id the item quotes; empty: none.
+	ReplyTo  string
+	Mentions []bridge.Recipient
+	Location *bridge.Location // of a location
+	Contact  *bridge.ContactCard
 }
 
 // SpooledFile is an attachment received into DATA_DIR/spool. The queue owns
@@ -85,14 +96,36 @@ func (r Request) validate() error {
 		return bridge.Invalid("missing_type", "a request needs at least one item")
 	}
 	for i, it := range r.Items {
-		switch it.Type {
-		case bridge.TypeText:
-		case bridge.TypeImage, bridge.TypeDocument:
-			if it.File == nil {
-				return bridge.Invalid("missing_file", "item %d is %s but has no file", i, it.Type)
-			}
-		default:
-			return bridge.Invalid("unknown_type", "item %d has type %q, not text, image or document", i, it.Type)
+		if err := it.validate(i); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validate checks that the item carries what its type needs.
+func (it Item) validate(i int) error {
+	var missing bool
+	code := "missing_file"
+	switch it.Type {
+	case bridge.TypeText:
+	case bridge.TypeImage, bridge.TypeDocument, bridge.TypeVideo, bridge.TypeAudio:
+		missing = it.File == nil
+	case bridge.TypeLocation:
+		missing, code = it.Location == nil, "missing_location"
+	case bridge.TypeContact:
+		missing, code = it.Contact == nil, "missing_vcard"
+	case bridge.TypeReaction, bridge.TypeEdit, bridge.TypeRevoke:
+		return bridge.Invalid("unknown_type", "item %d: %s acts on a message by its id, not through a send", i, it.Type)
+	default:
+		return bridge.Invalid("unknown_type", "item %d has the unknown type %q", i, it.Type)
+	}
+	if missing {
+		return bridge.Invalid(code, "item %d is %s but lacks its content", i, it.Type)
+	}
+	for _, r := range it.Mentions {
+		if r.JID() == "" {
+			return bridge.Invalid("invalid_mention", "item %d mentions an invalid user", i)
 		}
 	}
 	return nil

@@ -142,7 +142,7 @@ func (q *Queue) newRows(req Request, now time.Time) []row {
 				ID: uuid.Must(uuid.NewV7()).String(), WhatsAppID: q.opts.Sender.NewMessageID(), Recipient: req.Recipient,
 				Type: it.Type, Status: bridge.StatusQueued, CreatedAt: now, UpdatedAt: now,
 			},
-			requestID: requestID, position: i, body: it.Text,
+			requestID: requestID, position: i, body: it.Text, replyTo: it.ReplyTo, details: detailsOf(it),
 		}
 		if it.File != nil {
 			msgs[i].filePath, msgs[i].fileName, msgs[i].mimeType = it.File.Path, it.File.Name, it.File.MimeType
@@ -168,8 +168,9 @@ func (q *Queue) accepted(msgs []row) {
 }
 
 const insertMessage = `INSERT INTO messages (id, whatsapp_id, request_id, position, recipient, type, body,
-	file_path, file_name, mimetype, file_size, status, attempts, last_error, next_attempt_at, created_at, updated_at)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	file_path, file_name, mimetype, file_size, status, attempts, last_error, next_attempt_at, created_at, updated_at,
+	reply_to, details)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 // insertMessages stores msgs as they stand: due now, or with their first
 // attempt already recorded (see Submit).
@@ -185,7 +186,7 @@ func (q *Queue) insertMessages(ctx context.Context, tx *sql.Tx, msgs []row, item
 		}
 		if _, err := q.stmts.Exec(ctx, tx, insertMessage, m.ID, m.WhatsAppID, m.requestID, m.position, m.Recipient.JID(),
 			string(m.Type), m.body, m.filePath, m.fileName, m.mimeType, size, string(m.Status), m.Attempts, m.LastError,
-			next, now.UnixMilli(), now.UnixMilli()); err != nil {
+			next, now.UnixMilli(), now.UnixMilli(), m.replyTo, m.details.encode()); err != nil {
 			return fmt.Errorf("store message: %w", err)
 		}
 		if err := q.countOutcome(ctx, tx, m.Status, now); err != nil {

@@ -217,7 +217,11 @@ func TestSubmitValidates(t *testing.T) {
 		{Request{Items: []Item{{Type: bridge.TypeText, Text: "x"}}}, "invalid_number"},
 		{Request{Recipient: alice}, "missing_type"},
 		{Request{Recipient: alice, Items: []Item{{Type: bridge.TypeImage}}}, "missing_file"},
-		{Request{Recipient: alice, Items: []Item{{Type: "video", Text: "x"}}}, "unknown_type"},
+		{Request{Recipient: alice, Items: []Item{{Type: "sticker", Text: "x"}}}, "unknown_type"},
+		{Request{Recipient: alice, Items: []Item{{Type: bridge.TypeVideo}}}, "missing_file"},
+		{Request{Recipient: alice, Items: []Item{{Type: bridge.TypeLocation}}}, "missing_location"},
+		{Request{Recipient: alice, Items: []Item{{Type: bridge.TypeContact}}}, "missing_vcard"},
+		{Request{Recipient: alice, Items: []Item{{Type: bridge.TypeReaction}}}, "unknown_type"},
 	}
 	for _, c := range cases {
 		_, err := f.q.Submit(context.Background(), c.req)

@@ -85,11 +85,12 @@ func (q *Queue) untilNextDue(ctx context.Context) (time.Duration, error) {
 	return min(max(time.Until(time.UnixMilli(next.Int64)), 0), maxIdle), nil
 }
 
-// SweepSpool deletes files in dir that no waiting message refers to: the
-// attachments of requests that a crash interrupted before they were stored.
-// Call it at start-up, before the API accepts requests.
+// SweepSpool deletes files in dir that no waiting message or kept upload
+// refers to: the attachments of requests that a crash interrupted before
+// they were stored. Call it at start-up, before the API accepts requests.
 func (q *Queue) SweepSpool(ctx context.Context, dir string) error {
-	rows, err := q.db.QueryContext(ctx, `SELECT file_path FROM messages WHERE status = 'Queued' AND file_path != ''`)
+	rows, err := q.db.QueryContext(ctx, `SELECT file_path FROM messages WHERE status = 'Queued' AND file_path != ''
+		UNION ALL SELECT path FROM uploads`)
 	if err != nil {
 		return err
 	}

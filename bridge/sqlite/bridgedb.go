@@ -205,6 +205,19 @@ var migrations = []string{
 	CREATE INDEX media_due ON media (next_attempt_at) WHERE state = 'pending';
 	CREATE INDEX media_expires ON media (expires_at);
 	CREATE INDEX media_created ON media (created_at)`,
+	// 8: files received by POST /api/uploads, kept in the spool
+	// until they expire; each send of one gets its own link to the file.
+	`CREATE TABLE uploads (
+		id         TEXT    PRIMARY KEY,
+		path       TEXT    NOT NULL,
+		file_name  TEXT    NOT NULL DEFAULT '',
+		mimetype   TEXT    NOT NULL,
+		file_size  INTEGER NOT NULL,
+		sha256     TEXT    NOT NULL,
+		created_at INTEGER NOT NULL,
+		expires_at INTEGER NOT NULL
+	);
+	CREATE INDEX uploads_expiry ON uploads (expires_at)`,
 }
 
 // VerifyBridgeDB checks that an existing bridge.db decrypts with masterKey,

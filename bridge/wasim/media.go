@@ -184,6 +184,7 @@ func (s *Simulator) MediaDownloads() int { return int(s.media.downloads.Load()) 
 // from the blob the client uploaded.
 type Media struct {
 	Kind       string // image, document, video or audio
+	PTT        bool   // an audio sent as a voice note
 	MimeType   string
 	FileName   string // documents only
 	Caption    string
@@ -216,7 +217,7 @@ func (m *mediaStore) open(msg *waE2E.Message) *Media {
 	case msg.GetVideoMessage() != nil:
 		d, media.Kind, media.Caption = msg.GetVideoMessage(), "video", msg.GetVideoMessage().GetCaption()
 	case msg.GetAudioMessage() != nil:
-		d, media.Kind = msg.GetAudioMessage(), "audio"
+		d, media.Kind, media.PTT = msg.GetAudioMessage(), "audio", msg.GetAudioMessage().GetPTT()
 	default:
 		return nil
 	}

@@ -107,31 +107,37 @@ func sendFailed(ctx context.Context, err error) error {
 	return err
 }
 
+// buildMessage is the whatsmeow message of out: its type's content, then
+// the reply and mentions around it.
 func (m *Manager) buildMessage(ctx context.Context, cli *whatsmeow.Client, out bridge.Outgoing) (*waE2E.Message, error) {
+	msg, err := m.content(ctx, cli, out)
+	if err != nil {
+		return nil, err
+	}
+	info, err := m.contextInfo(ctx, cli, out)
+	if err != nil || info == nil {
+		return msg, err
+	}
+	return withContext(msg, info), nil
+}
+
+// content builds the message of out's type: one small builder per type.
+// Types that act on an earlier message add their case here.
+func (m *Manager) content(ctx context.Context, cli *whatsmeow.Client, out bridge.Outgoing) (*waE2E.Message, error) {
 	switch out.Type {
 	case bridge.TypeText:
 		return &waE2E.Message{Conversation: proto.String(out.Text)}, nil
-	case bridge.TypeImage:
-		up, err := m.upload(ctx, cli, out.FilePath, whatsmeow.MediaImage)
+	case bridge.TypeImage, bridge.TypeDocument, bridge.TypeVideo, bridge.TypeAudio:
+		up, err := m.upload(ctx, cli, out.FilePath, mediaKinds[out.Type])
 		if err != nil {
 			return nil, err
 		}
-		return &waE2E.Message{ImageMessage: &waE2E.ImageMessage{
-			URL: proto.String(up.URL), DirectPath: proto.String(up.DirectPath), MediaKey: up.MediaKey,
-			Mimetype: proto.String(out.MimeType), FileEncSHA256: up.FileEncSHA256, FileSHA256: up.FileSHA256,
-			FileLength: proto.Uint64(up.FileLength), Caption: optional(out.Text),
-		}}, nil
-	case bridge.TypeDocument:
-		up, err := m.upload(ctx, cli, out.FilePath, whatsmeow.MediaDocument)
-		if err != nil {
-			return nil, err
-		}
-		return &waE2E.Message{DocumentMessage: &waE2E.DocumentMessage{
-			URL: proto.String(up.URL), DirectPath: proto.String(up.DirectPath), MediaKey: up.MediaKey,
-			Mimetype: proto.String(out.MimeType), FileEncSHA256: up.FileEncSHA256, FileSHA256: up.FileSHA256,
-			FileLength: proto.Uint64(up.FileLength), FileName: proto.String(out.FileName),
-			Title: proto.String(out.FileName), Caption: optional(out.Text),
-		}}, nil
+		return mediaMessage(out, up), nil
+	case bridge.TypeLocation:
+		return locationMessage(out)
+	case bridge.TypeContact:
+		return contactMessage(out)
+	case bridge.TypeReaction, bridge.TypeEdit, bridge.TypeRevoke:
 	}
 	return nil, bridge.Invalid("invalid_type", "unknown message type %q", out.Type)
 }

@@ -68,6 +68,9 @@ type Options struct {
 	Events Events
 	// Server, when set, replaces WhatsApp's servers (the simulator).
 	Server *Server
+	// Quotes finds the messages replies quote (nil: none is known, and a
+	// reply quotes by id alone).
+	Quotes QuoteSource
 }
 
 // Manager owns the whatsmeow client of one account.

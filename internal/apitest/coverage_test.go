@@ -83,7 +83,8 @@ func TestOperationsListsEveryEndpoint(t *testing.T) {
 	}
 	want := []string{
 		"GET /health", "HEAD /health", "GET /metrics", "GET /openapi.json", "GET /docs/",
-		"POST /send", "GET /api/messages", "GET /api/messages/{id}", "GET /api/media/{id}",
+		"POST /send", "GET /api/messages", "POST /api/messages", "GET /api/messages/{id}", "GET /api/media/{id}",
+		"POST /api/uploads",
 		"GET /session/status", "GET /session/qr", "POST /session/pairing-code", "GET /session/groups", "POST /session/logout",
 		"GET /api/admin/state", "DELETE /api/admin/logs", "GET /api/admin/audit", "DELETE /api/admin/audit/{id}",
 		"GET /api/admin/webhooks/failed", "POST /api/admin/webhooks/{id}/redeliver", "POST /api/admin/webhooks/replay",

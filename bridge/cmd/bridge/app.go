@@ -52,6 +52,7 @@ type app struct {
 	queue    *sendqueue.Queue
 	// downloads fetches incoming attachments into DATA_DIR/media.
 	downloads *media.Downloader
+	uploads   *sendqueue.Uploads
 	server    *http.Server
 
 	// closers undo build's steps, last first.
@@ -196,6 +197,7 @@ func newMessaging(ctx context.Context, a *app) error {
 			webhooks: a.webhooks, writer: a.writer, inbox: a.inbox, media: a.media,
 			receipts: a.messages, metrics: a.metrics,
 		},
+		Quotes: quotes{a.messages, a.inbox},
 	})
 	if err != nil {
 		return err
@@ -207,6 +209,8 @@ func newMessaging(ctx context.Context, a *app) error {
 	a.downloads = media.NewDownloader(media.DownloaderOptions{Store: a.media, Dir: a.dir.MediaDir(), Key: mediaKey,
 		Source: mediaSource{a.session}, Log: a.log.WithName("media")})
 	a.queue = sendqueue.New(sendqueue.Options{Log: a.messages, Sender: a.session, Schedule: a.settings.RetrySchedule})
+	a.uploads = sendqueue.NewUploads(sendqueue.UploadOptions{DB: a.db, Batcher: a.writer, Dir: a.dir.SpoolDir(),
+		Log: a.log.WithName("uploads")})
 	if err := a.queue.SweepSpool(ctx, a.dir.SpoolDir()); err != nil {
 		return fmt.Errorf("sweep spool: %w", err)
 	}
@@ -235,6 +239,7 @@ func newHTTPServer(_ context.Context, a *app) error {
 			Session:    a.session,
 			AdminToken: s.AdminToken,
 			Messages:   a.queue,
+			Uploads:    a.uploads,
 			Send: httpapi.SendConfig{APIKey: s.APIKey, SpoolDir: a.dir.SpoolDir(), MaxFileSize: s.MaxFileSize,
 				SpoolMaxBytes: spoolMax},
 			Guard:     guard,

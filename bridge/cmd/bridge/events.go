@@ -100,3 +100,16 @@ func depth(ctx context.Context, read func(context.Context) (int, error)) func() 
 		return float64(n)
 	}
 }
+
+// quotes finds the message a reply quotes: among what the bridge sent, then
+// among what it received.
+type quotes []whatsapp.QuoteSource
+
+func (q quotes) Quoted(ctx context.Context, chat bridge.Recipient, id string) (bridge.Quoted, bool, error) {
+	for _, s := range q {
+		if found, ok, err := s.Quoted(ctx, chat, id); ok || err != nil {
+			return found, ok, err
+		}
+	}
+	return bridge.Quoted{}, false, nil
+}

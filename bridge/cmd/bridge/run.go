@@ -39,6 +39,7 @@ func (a *app) run(ctx context.Context) error {
 	parts := []backgroundPart{
 		{"whatsapp session", a.session.Run},
 		{"send queue", a.queue.Run},
+		{"uploads expiry", a.uploads.Run},
 		{"webhooks", a.webhooks.Run},
 		{"incoming history", a.inbox.Run},
 		{"media downloads", a.downloads.Run},

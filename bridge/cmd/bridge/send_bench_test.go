@@ -93,7 +93,8 @@ func multipartBodyB(number, text string) (string, []byte) {
 // request is stored durably, attempted at once (failing fast) and answered
 // 202 with its retry recorded: the whole accept path. "bare-mux" is the
 // baseline in the same run: a gorilla/mux handler that parses the same form
-// and answers the same JSON, storing nothing.
+// and answers the same JSON, storing nothing. "bridge-json" is the same
+// bridge taking the same text as JSON through POST /api/messages.
 //
 //	go test -run=NONE -bench=AcceptedSends -benchtime=20000x ./bridge/cmd/bridge
 func BenchmarkAcceptedSends(b *testing.B) {
@@ -116,6 +117,21 @@ func BenchmarkAcceptedSends(b *testing.B) {
 		p := startBridge(b, bridgeBin, validEnv(b.TempDir()))
 		load(b, loadClients, http.StatusAccepted, textRequest("http://"+p.addr+"/send"))
 	})
+	// The JSON door on the same path: one text as POST /api/messages.
+	b.Run("bridge-json", func(b *testing.B) {
+		p := startBridge(b, bridgeBin, validEnv(b.TempDir()))
+		load(b, loadClients, http.StatusAccepted, jsonTextRequest("http://"+p.addr+"/api/messages"))
+	})
+}
+
+func jsonTextRequest(url string) func() *http.Request {
+	body := []byte(`{"to":"4915100000002","type":"text","text":"hello"}`)
+	return func() *http.Request {
+		req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-Api-Key", testAPIKey)
+		return req
+	}
 }
 
 // BenchmarkFullPathSends: POST /send of one text through HTTP, the durable

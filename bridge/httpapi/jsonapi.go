@@ -1,0 +1,104 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/bridge/sendqueue"
+)
+
+// maxMessageJSON bounds the body of POST /api/messages: a full text, a full
+// vCard and every mention fit with room to spare.
+const maxMessageJSON = 256 << 10
+
+// messageRequestJSON is the body of POST /api/messages: one message. The
+// pointers tell a missing field from an empty one.
+type messageRequestJSON struct {
+	To       string        `json:"to"`
+	Type     string        `json:"type"`
+	Text     string        `json:"text"`
+	ReplyTo  *string       `json:"reply_to"`
+	Mentions []string      `json:"mentions"`
+	Media    *mediaJSON    `json:"media"`
+	Location *locationJSON `json:"location"`
+	Contact  *contactJSON  `json:"contact"`
+}
+
+type mediaJSON struct {
+	UploadID string `json:"upload_id"`
+	PTT      *bool  `json:"ptt"`
+}
+
+type locationJSON struct {
+	Latitude  *float64 `json:"latitude"`
+	Longitude *float64 `json:"longitude"`
+	Name      string   `json:"name"`
+	Address   string   `json:"address"`
+}
+
+type contactJSON struct {
+	VCard *string `json:"vcard"`
+}
+
+// postMessage is POST /api/messages, the JSON door: the same validation,
+// queue, idempotency keys and answer as POST /send, for one message whose
+// attachment was uploaded before (POST /api/uploads).
+func (s *server) postMessage(w http.ResponseWriter, r *http.Request) error {
+	key, err := idempotencyKey(r)
+	if err != nil {
+		return err
+	}
+	var body messageRequestJSON
+	if err := decodeJSONMax(w, r, &body, maxMessageJSON); err != nil {
+		return err
+	}
+	d, err := body.draft()
+	if err != nil {
+		return err
+	}
+	if body.Media != nil {
+		if d.items[0].file, err = s.useUpload(r, body.Media.UploadID); err != nil {
+			return err
+		}
+	}
+	discard := func() { discardFile(d.items[0].file) }
+	req, err := validateRequest(d)
+	if err != nil {
+		discard()
+		return err
+	}
+	req.IdempotencyKey = key
+	return s.submit(w, r, req, key, discard)
+}
+
+// draft reads the body into the one validation's terms; it fails only on
+// what that cannot see (a media object without an upload id).
+func (m messageRequestJSON) draft() (requestDraft, error) {
+	it := draft{typ: m.Type, text: m.Text}
+	if m.Media != nil {
+		if m.Media.UploadID == "" {
+			return requestDraft{}, bridge.Invalid("missing_file", "media needs the upload_id of a POST /api/uploads")
+		}
+		it.ptt = m.Media.PTT
+	}
+	if l := m.Location; l != nil {
+		it.location = &locationDraft{latitude: l.Latitude, longitude: l.Longitude, name: l.Name, address: l.Address}
+	}
+	if m.Contact != nil {
+		if m.Contact.VCard == nil {
+			return requestDraft{}, bridge.Invalid("missing_vcard", "contact needs a vcard")
+		}
+		it.vcard = m.Contact.VCard
+	}
+	return requestDraft{to: m.To, replyTo: m.ReplyTo, mentions: m.Mentions, items: []draft{it}}, nil
+}
+
+// useUpload is a file of the send's own for upload id.
+func (s *server) useUpload(r *http.Request, id string) (*sendqueue.SpooledFile, error) {
+	if s.Uploads == nil {
+		return nil, errNoUploads
+	}
+	return s.Uploads.Use(r.Context(), id)
+}
+
+var errNoUploads = bridge.Errorf(bridge.KindUnavailable, "uploads_unavailable", "this bridge keeps no uploads")

@@ -1,0 +1,109 @@
+package httpapi
+
+import (
+	"context"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/bridge/sendqueue"
+)
+
+// Uploads is what the API needs of the upload store (*sendqueue.Uploads).
+type Uploads interface {
+	Add(ctx context.Context, f *sendqueue.SpooledFile) (sendqueue.Upload, error)
+	Use(ctx context.Context, id string) (*sendqueue.SpooledFile, error)
+}
+
+type uploadJSON struct {
+	UploadID  string    `json:"upload_id"`
+	FileName  string    `json:"file_name"`
+	MimeType  string    `json:"mimetype"`
+	Size      int64     `json:"size"`
+	SHA256    string    `json:"sha256"`
+	ExpiresAt time.Time `json:"expires_at"`
+}
+
+// postUpload is POST /api/uploads: one multipart part named file, streamed
+// to the spool as POST /send's files are (sniffed, hashed, refused with
+// 413 while streaming when over MAX_FILE_SIZE), kept for 24 hours.
+func (s *server) postUpload(w http.ResponseWriter, r *http.Request) error {
+	if s.Uploads == nil {
+		return errNoUploads
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, s.Send.MaxFileSize+64<<10)
+	f, err := s.readUpload(r)
+	if err != nil {
+		w.Header().Set("Connection", "close") // the rest of the body stays unread
+		return err
+	}
+	up, err := s.Uploads.Add(r.Context(), f)
+	if err != nil {
+		return err
+	}
+	return WriteJSON(w, http.StatusCreated, uploadJSON{UploadID: up.ID, FileName: up.FileName, MimeType: up.MimeType,
+		Size: up.Size, SHA256: up.SHA256, ExpiresAt: up.ExpiresAt.UTC()})
+}
+
+// readUpload spools the body's one file part; on error nothing stays.
+func (s *server) readUpload(r *http.Request) (*sendqueue.SpooledFile, error) {
+	mediaType, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mediaType != "multipart/form-data" {
+		return nil, bridge.Errorf(bridge.KindUnsupported, "unsupported_media_type", "the body must be multipart/form-data")
+	}
+	if params["boundary"] == "" {
+		return nil, bridge.Invalid("invalid_form", "multipart/form-data needs a boundary")
+	}
+	tail := &tailReader{r: r.Body}
+	mr := multipart.NewReader(tail, params["boundary"])
+	var f *sendqueue.SpooledFile
+	for {
+		part, err := mr.NextPart()
+		if err == io.EOF { //nolint:errorlint // only a bare io.EOF is the clean end
+			return f, s.uploadEnd(f, tail.closedBy(params["boundary"]))
+		}
+		if err == nil {
+			err = s.uploadPart(part, &f)
+		} else {
+			err = readFailed(err)
+		}
+		if err != nil {
+			discardFile(f)
+			return nil, err
+		}
+	}
+}
+
+// uploadPart spools the file part into *f; any other part is refused.
+func (s *server) uploadPart(part *multipart.Part, f **sendqueue.SpooledFile) error {
+	switch name := part.FormName(); {
+	case name != "file":
+		return bridge.Invalid("unknown_field", "unknown field %q; the one field is file", truncate(name, 64))
+	case *f != nil:
+		return bridge.Invalid("unexpected_file", "one upload takes one file")
+	}
+	sf, err := s.spool.spool(part, s.Send.MaxFileSize)
+	*f = sf // owned from here, even on error
+	return err
+}
+
+func (s *server) uploadEnd(f *sendqueue.SpooledFile, closed bool) error {
+	switch {
+	case !closed:
+		discardFile(f)
+		return bridge.Invalid("invalid_form", "the multipart body ends without its closing boundary")
+	case f == nil:
+		return bridge.Invalid("missing_file", "the body needs a part named file")
+	}
+	return nil
+}
+
+func discardFile(f *sendqueue.SpooledFile) {
+	if f != nil {
+		_ = os.Remove(f.Path)
+	}
+}

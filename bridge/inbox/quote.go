@@ -1,0 +1,32 @@
+package inbox
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/bridge/webhook"
+)
+
+// Quoted finds a message the account received in chat by its WhatsApp id,
+// for a reply that quotes it: its sender and text. false when the history
+// has no such message (it may be one the bridge sent, or older than
+// INBOX_RETENTION).
+func (b *Inbox) Quoted(ctx context.Context, chat bridge.Recipient, whatsappID string) (bridge.Quoted, bool, error) {
+	var sender, body string
+	err := b.opts.DB.QueryRowContext(ctx, `SELECT sender, body FROM inbox
+		WHERE chat = ? AND whatsapp_id = ? AND event = ?`, chat.String(), whatsappID, webhook.TypeMessageUpsert).Scan(&sender, &body)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return bridge.Quoted{}, false, nil
+	case err != nil:
+		return bridge.Quoted{}, false, fmt.Errorf("inbox: find %s: %w", whatsappID, err)
+	}
+	from, err := bridge.ParseRecipient(sender)
+	if err != nil {
+		return bridge.Quoted{}, false, fmt.Errorf("inbox: stored sender %q: %w", sender, err)
+	}
+	return bridge.Quoted{Sender: from, Text: body}, true, nil
+}

@@ -1,0 +1,95 @@
+package sendqueue
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/msgbridge/msgbridge/bridge"
+)
+
+// details is the messages table's details column: what only some types
+// carry, as JSON ('{}' when none). Recipients are stored as JIDs, the
+// store's one address form.
+type details struct {
+	Mentions []string        `json:"mentions,omitempty"`
+	PTT      bool            `json:"ptt,omitempty"`
+	Location *locationDetail `json:"location,omitempty"`
+	Contact  *contactDetail  `json:"contact,omitempty"`
+}
+
+type locationDetail struct {
+	Latitude  float64 `json:"latitude"`
+	Longitude float64 `json:"longitude"`
+	Name      string  `json:"name,omitempty"`
+	Address   string  `json:"address,omitempty"`
+}
+
+type contactDetail struct {
+	DisplayName string `json:"display_name"`
+	VCard       string `json:"vcard"`
+}
+
+// detailsOf is what it stores besides its type, text, file and reply.
+func detailsOf(it Item) details {
+	d := details{PTT: it.PTT}
+	for _, r := range it.Mentions {
+		d.Mentions = append(d.Mentions, r.JID())
+	}
+	if l := it.Location; l != nil {
+		d.Location = &locationDetail{Latitude: l.Latitude, Longitude: l.Longitude, Name: l.Name, Address: l.Address}
+	}
+	if c := it.Contact; c != nil {
+		d.Contact = &contactDetail{DisplayName: c.DisplayName, VCard: c.VCard}
+	}
+	return d
+}
+
+// encode is the column's value; a plain struct always marshals.
+func (d details) encode() string {
+	b, _ := json.Marshal(d)
+	return string(b)
+}
+
+// decodeDetails reads the column; '{}' and ” are no details.
+func decodeDetails(raw string) (details, error) {
+	var d details
+	if raw == "" {
+		return d, nil
+	}
+	if err := json.Unmarshal([]byte(raw), &d); err != nil {
+		return d, fmt.Errorf("stored details: %w", err)
+	}
+	for _, jid := range d.Mentions {
+		if _, err := bridge.RecipientFromJID(jid); err != nil {
+			return d, fmt.Errorf("stored mention %q: %w", jid, err)
+		}
+	}
+	return d, nil
+}
+
+func (d details) mentions() []bridge.Recipient {
+	if len(d.Mentions) == 0 {
+		return nil
+	}
+	out := make([]bridge.Recipient, 0, len(d.Mentions))
+	for _, jid := range d.Mentions {
+		r, _ := bridge.RecipientFromJID(jid) // checked by decodeDetails
+		out = append(out, r)
+	}
+	return out
+}
+
+func (d details) location() *bridge.Location {
+	if d.Location == nil {
+		return nil
+	}
+	l := d.Location
+	return &bridge.Location{Latitude: l.Latitude, Longitude: l.Longitude, Name: l.Name, Address: l.Address}
+}
+
+func (d details) contact() *bridge.ContactCard {
+	if d.Contact == nil {
+		return nil
+	}
+	return &bridge.ContactCard{DisplayName: d.Contact.DisplayName, VCard: d.Contact.VCard}
+}

@@ -226,7 +226,6 @@ func (s *restrictedSender) RestrictedUntil() time.Time { return s.until }
 
 var _ RestrictionSource = (*restrictedSender)(nil)
 
-
 // reopen closes the fixture's queue and opens it again with adjusted options.
 func (f *fixture) reopen(adjust func(*LogOptions, *Options)) {
 	f.t.Helper()

@@ -34,4 +34,11 @@ type Settings struct {
 	// SpoolMaxBytes bounds the attachments' spool; 0: the default, a
 	// quarter of DATA_DIR's free space when the bridge starts.
 	SpoolMaxBytes int64
+	// SendRate caps the account's send attempts (SEND_RATE).
+	SendRate bridge.SendRate
+	// TypingDelay shows composing before each text; zero: off.
+	TypingDelay bridge.TypingDelay
+	// RestrictionBackoff is the first pause after a rate limit that names
+	// no end; it doubles while WhatsApp keeps refusing.
+	RestrictionBackoff time.Duration
 }

@@ -180,12 +180,15 @@ func newMessaging(ctx context.Context, a *app) error {
 		CredentialsDir: a.dir.CredentialsDir(), SpoolDir: a.dir.SpoolDir(), MasterKey: a.key,
 		DB: a.db, Batcher: a.writer, HeartbeatInterval: a.settings.HeartbeatInterval,
 		Log: a.log.WithName("whatsapp"), Server: server,
-		Events: sessionEvents{webhooks: a.webhooks, receipts: a.messages, metrics: a.metrics},
+		Events:      sessionEvents{webhooks: a.webhooks, receipts: a.messages, metrics: a.metrics},
+		TypingDelay: a.settings.TypingDelay, RestrictionBackoff: a.settings.RestrictionBackoff,
 	})
 	if err != nil {
 		return err
 	}
-	a.queue = sendqueue.New(sendqueue.Options{Log: a.messages, Sender: a.session, Schedule: a.settings.RetrySchedule})
+	a.queue = sendqueue.New(sendqueue.Options{
+		Log: a.messages, Sender: a.session, Schedule: a.settings.RetrySchedule, Rate: a.settings.SendRate,
+	})
 	if err := a.queue.SweepSpool(ctx, a.dir.SpoolDir()); err != nil {
 		return fmt.Errorf("sweep spool: %w", err)
 	}

@@ -2,8 +2,7 @@ package sendqueue
 
 import (
 	"context"
-	"database/sql"
-	"errors"
+	"time"
 )
 
 // Order within a chat (DESIGN section 11): the messages to one chat are
@@ -25,17 +24,80 @@ const waitsForEarlier = `EXISTS (SELECT 1 FROM messages e WHERE e.recipient = m.
 const selectDueHeads = `SELECT ` + messageColumns + ` FROM messages m WHERE m.next_attempt_at <= ? AND NOT ` +
 	waitsForEarlier + ` ORDER BY m.next_attempt_at, m.created_at, m.position LIMIT ?`
 
-// selectNextHeadDue is when the next chat head is due; NULL when none is.
-const selectNextHeadDue = `SELECT min(m.next_attempt_at) FROM messages m WHERE m.next_attempt_at IS NOT NULL AND NOT ` +
-	waitsForEarlier
+// selectNextHeadDue is when the next chat head is due; no row when none
+// is. It walks the due index in order and stops at the first head, which is
+// usually the first row.
+const selectNextHeadDue = `SELECT m.next_attempt_at FROM messages m WHERE m.next_attempt_at IS NOT NULL AND NOT ` +
+	waitsForEarlier + ` ORDER BY m.next_attempt_at LIMIT 1`
 
-// behindInChat reports whether an earlier message to id's chat is still
-// Queued, so that id must wait for it.
-func (q *Queue) behindInChat(ctx context.Context, id string) (bool, error) {
-	var one int
-	err := q.db.QueryRowContext(ctx, `SELECT 1 FROM messages m WHERE m.id = ? AND `+waitsForEarlier, id).Scan(&one)
-	if errors.Is(err, sql.ErrNoRows) {
-		return false, nil
+// inFlightWait bounds how long a request's immediate attempt waits for an
+// earlier message of its chat that is being attempted right now (another
+// request's); past it, the worker sends it after that one.
+const inFlightWait = 5 * time.Second
+
+// selectEarlierInChat lists the earlier Queued messages of id's chat.
+const selectEarlierInChat = `SELECT e.id FROM messages m JOIN messages e ON e.recipient = m.recipient AND e.status = 'Queued'
+	AND (e.created_at < m.created_at OR (e.created_at = m.created_at AND e.id < m.id)) WHERE m.id = ?`
+
+// clearOfEarlier reports whether id may be attempted now as far as its
+// chat's order goes: no earlier message is Queued, or every one that is
+// was being attempted and finished within inFlightWait.
+func (q *Queue) clearOfEarlier(ctx context.Context, id string) bool {
+	deadline := time.Now().Add(inFlightWait)
+	for {
+		earlier, err := q.earlierInChat(ctx, id)
+		if err != nil {
+			return false // an unreadable order is the worker's to sort out
+		}
+		if len(earlier) == 0 {
+			return true
+		}
+		released, allInFlight := q.whenReleased(earlier)
+		if !allInFlight {
+			return false // one waits for a retry: the worker sends id after it
+		}
+		timer := time.NewTimer(time.Until(deadline))
+		select {
+		case <-released:
+			timer.Stop()
+		case <-timer.C:
+			return false
+		case <-ctx.Done():
+			timer.Stop()
+			return false
+		}
 	}
-	return err == nil, err
+}
+
+func (q *Queue) earlierInChat(ctx context.Context, id string) ([]string, error) {
+	rows, err := q.db.QueryContext(ctx, selectEarlierInChat, id)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = rows.Close() }()
+	var ids []string
+	for rows.Next() {
+		var e string
+		if err := rows.Scan(&e); err != nil {
+			return nil, err
+		}
+		ids = append(ids, e)
+	}
+	return ids, rows.Err()
+}
+
+// whenReleased returns a channel closed when an attempt next ends, and
+// whether every one of ids is being attempted now.
+func (q *Queue) whenReleased(ids []string) (<-chan struct{}, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for _, id := range ids {
+		if !q.inflight[id] {
+			return nil, false
+		}
+	}
+	if q.released == nil {
+		q.released = make(chan struct{})
+	}
+	return q.released, true
 }

@@ -3,6 +3,8 @@ package sendqueue
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -100,9 +102,11 @@ func TestPacedAttempts(t *testing.T) {
 	}
 	for i := 1; i < n; i++ {
 		gap := calls[i].at.Sub(calls[i-1].at)
-		// Upper bound: the jitter plus the worker's wake-up (a loaded machine).
-		if gap < interval-time.Millisecond || gap > paceGap(interval, 1)+15*time.Millisecond {
-			t.Errorf("gap %d is %s; the rate allows %s to %s", i, gap, interval, paceGap(interval, 1))
+		// Only the lower bound is exact here: an attempt's bookkeeping on a
+		// loaded machine may delay the next one (TestPaceGap bounds the
+		// jitter, the process test the achieved mean).
+		if gap < interval-time.Millisecond {
+			t.Errorf("gap %d is %s; the rate allows no less than %s", i, gap, interval)
 		}
 		if calls[i].out.ID != res.Messages[i].WhatsAppID {
 			t.Errorf("attempt %d sent %s, want %s (accepted order)", i, calls[i].out.ID, res.Messages[i].WhatsAppID)
@@ -231,4 +235,35 @@ func (f *fixture) reopen(adjust func(*LogOptions, *Options)) {
 	f.t.Helper()
 	f.close()
 	f.open(adjust)
+}
+
+// Concurrent requests to one chat: each waits for the earlier one's attempt
+// in flight instead of leaving its message to the worker, so all are sent
+// on their immediate attempt, in accepted order.
+func TestConcurrentRequestsToOneChat(t *testing.T) {
+	f := newFixture(t, time.Hour)
+	f.sender.during = func(bridge.Outgoing) { time.Sleep(2 * time.Millisecond) }
+	results := make([]Result, 8)
+	var wg sync.WaitGroup
+	for i := range results {
+		wg.Go(func() { results[i] = f.submit(textRequest("m")) })
+	}
+	wg.Wait()
+	var ids []string
+	for _, r := range results {
+		if !allSent(r) {
+			t.Errorf("not sent on its immediate attempt: %+v", r.Messages)
+		}
+		ids = append(ids, r.Messages[0].ID)
+	}
+	slices.Sort(ids) // UUIDv7: accepted order
+	byWhatsAppID := map[string]string{}
+	for _, r := range results {
+		byWhatsAppID[r.Messages[0].WhatsAppID] = r.Messages[0].ID
+	}
+	for i, c := range f.sender.calls() {
+		if byWhatsAppID[c.out.ID] != ids[i] {
+			t.Errorf("attempt %d sent %s, not the %d. accepted message", i, byWhatsAppID[c.out.ID], i+1)
+		}
+	}
 }

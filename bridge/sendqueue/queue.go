@@ -50,6 +50,9 @@ type Queue struct {
 
 	pace *pacer // SEND_RATE
 	hold hold   // WhatsApp's restrictions
+	// released is closed and replaced (under mu) whenever attempts end, for
+	// requests that wait for an earlier message of their chat (order.go).
+	released chan struct{}
 }
 
 // New returns a queue sending through opts.Sender; Run must run for retries
@@ -236,6 +239,10 @@ func (q *Queue) release(msgs []row) {
 	defer q.mu.Unlock()
 	for _, m := range msgs {
 		delete(q.inflight, m.ID)
+	}
+	if q.released != nil {
+		close(q.released)
+		q.released = nil
 	}
 }
 

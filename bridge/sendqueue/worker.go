@@ -81,14 +81,15 @@ func (q *Queue) attemptDue(ctx context.Context) (more bool, err error) {
 // head is due, but not before the pace and a restriction allow an attempt.
 func (q *Queue) untilNextAttempt(ctx context.Context) time.Duration {
 	var next sql.NullInt64
-	if err := q.db.QueryRowContext(ctx, selectNextHeadDue).Scan(&next); err != nil {
+	err := q.db.QueryRowContext(ctx, selectNextHeadDue).Scan(&next)
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && !next.Valid) {
+		return maxIdle // nothing waits
+	}
+	if err != nil {
 		if ctx.Err() == nil {
 			q.logger.Error(err, "read next due time")
 		}
 		return maxIdle
-	}
-	if !next.Valid {
-		return maxIdle // nothing waits
 	}
 	now := q.now()
 	at := time.UnixMilli(next.Int64)
@@ -118,10 +119,7 @@ func (q *Queue) mayAttemptNow(ctx context.Context, m *row) bool {
 	if !q.heldUntil(q.now()).IsZero() {
 		return false
 	}
-	if behind, err := q.behindInChat(ctx, m.ID); behind || err != nil {
-		return false // an unreadable order is the worker's to sort out
-	}
-	return q.pace.take(q.now())
+	return q.clearOfEarlier(ctx, m.ID) && q.pace.take(q.now())
 }
 
 // SweepSpool deletes files in dir that no waiting message refers to: the

@@ -86,25 +86,21 @@ func TestSendRatePacesBurst(t *testing.T) {
 	}
 	times := receivedTimes(t, contact, n, 30*time.Second)
 	// The server's receive time trails the attempt's start by the
-	// encryption and the socket: allow that much either way.
-	const slack = 15 * time.Millisecond
-	short, long := 0, 0
-	for i := 1; i < len(times); i++ {
-		gap := times[i].Sub(times[i-1])
-		if gap < interval-slack {
-			short++
-			t.Errorf("gap %d is %s, under the interval %s", i, gap, interval)
-		}
-		if gap > interval*3/2+slack {
-			long++
+	// encryption and the socket, which vary on a loaded machine; so the cap
+	// is checked over windows of ten messages, where that noise is small
+	// against the span.
+	const window, slack = 10, 20 * time.Millisecond
+	for i := window; i < len(times); i++ {
+		if span := times[i].Sub(times[i-window]); span < window*interval-slack {
+			t.Errorf("messages %d-%d arrived within %s; the rate allows no less than %s", i-window, i, span, window*interval)
 		}
 	}
 	span := times[n-1].Sub(times[0])
 	mean := span / (n - 1)
-	t.Logf("SEND_RATE=%d/s: %d messages in %s, mean gap %s (interval %s, jitter to %s), %d gaps over it",
-		rate, n, span, mean, interval, interval*3/2, long)
-	if mean < interval || mean > interval*3/2+slack/2 || long > n/10 {
-		t.Errorf("mean gap %s, %d long gaps; want within %s..%s", mean, long, interval, interval*3/2)
+	t.Logf("SEND_RATE=%d/s: %d messages in %s, mean gap %s (interval %s, jitter to %s)", rate, n, span, mean, interval, interval*3/2)
+	// The jitter's mean is 1.25 intervals; a loaded machine only adds.
+	if mean < interval*6/5 || mean > interval*3/2+slack {
+		t.Errorf("mean gap %s; want about %s, within %s..%s", mean, interval*5/4, interval, interval*3/2)
 	}
 	for _, id := range ids {
 		if e := waitMessage(t, p, id, "sent", func(e logEntry) bool { return e.Status != "Queued" }); e.Status == "Failed" || e.RetryCount != 0 {

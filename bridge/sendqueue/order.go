@@ -35,13 +35,17 @@ const selectNextHeadDue = `SELECT m.next_attempt_at FROM messages m WHERE m.next
 // request's); past it, the worker sends it after that one.
 const inFlightWait = 5 * time.Second
 
-// selectEarlierInChat lists the earlier Queued messages of id's chat.
-const selectEarlierInChat = `SELECT e.id FROM messages m JOIN messages e ON e.recipient = m.recipient AND e.status = 'Queued'
+// selectEarlierInChat lists the earlier Queued messages of id's chat that
+// wait for a retry or a restriction's end (due later than ?); the others
+// are being attempted, or about to be.
+const selectEarlierInChat = `SELECT e.id, e.next_attempt_at > ? FROM messages m JOIN messages e ON e.recipient = m.recipient AND e.status = 'Queued'
 	AND (e.created_at < m.created_at OR (e.created_at = m.created_at AND e.id < m.id)) WHERE m.id = ?`
 
 // clearOfEarlier reports whether id may be attempted now as far as its
 // chat's order goes: no earlier message is Queued, or every one that is
-// was being attempted and finished within inFlightWait.
+// was being attempted (or due now, while the pace lets the worker attempt
+// it at once) and finished within inFlightWait. It never waits for pacing
+// or a retry: then the worker sends id after the earlier ones.
 func (q *Queue) clearOfEarlier(ctx context.Context, id string) bool {
 	deadline := time.Now().Add(inFlightWait)
 	for {
@@ -52,9 +56,9 @@ func (q *Queue) clearOfEarlier(ctx context.Context, id string) bool {
 		if len(earlier) == 0 {
 			return true
 		}
-		released, allInFlight := q.whenReleased(earlier)
-		if !allInFlight {
-			return false // one waits for a retry: the worker sends id after it
+		released, allGoing := q.whenReleased(earlier, q.pace.readyAt().After(q.now()))
+		if !allGoing {
+			return false
 		}
 		timer := time.NewTimer(time.Until(deadline))
 		select {
@@ -69,30 +73,37 @@ func (q *Queue) clearOfEarlier(ctx context.Context, id string) bool {
 	}
 }
 
-func (q *Queue) earlierInChat(ctx context.Context, id string) ([]string, error) {
-	rows, err := q.db.QueryContext(ctx, selectEarlierInChat, id)
+// earlier is an earlier Queued message of a chat.
+type earlier struct {
+	id       string
+	dueLater bool // waits for a retry or a restriction's end
+}
+
+func (q *Queue) earlierInChat(ctx context.Context, id string) ([]earlier, error) {
+	rows, err := q.db.QueryContext(ctx, selectEarlierInChat, q.now().UnixMilli(), id)
 	if err != nil {
 		return nil, err
 	}
 	defer func() { _ = rows.Close() }()
-	var ids []string
+	var out []earlier
 	for rows.Next() {
-		var e string
-		if err := rows.Scan(&e); err != nil {
+		var e earlier
+		if err := rows.Scan(&e.id, &e.dueLater); err != nil {
 			return nil, err
 		}
-		ids = append(ids, e)
+		out = append(out, e)
 	}
-	return ids, rows.Err()
+	return out, rows.Err()
 }
 
 // whenReleased returns a channel closed when an attempt next ends, and
-// whether every one of ids is being attempted now.
-func (q *Queue) whenReleased(ids []string) (<-chan struct{}, bool) {
+// whether every one of msgs is being attempted now or, unless paced, is
+// due now for the worker.
+func (q *Queue) whenReleased(msgs []earlier, paced bool) (<-chan struct{}, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	for _, id := range ids {
-		if !q.inflight[id] {
+	for _, e := range msgs {
+		if !q.inflight[e.id] && (e.dueLater || paced) {
 			return nil, false
 		}
 	}

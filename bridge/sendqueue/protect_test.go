@@ -78,10 +78,10 @@ func TestHoldExtendsOnly(t *testing.T) {
 // jitter; accepting never waits (only the first is attempted in the
 // request), and none fails.
 func TestPacedAttempts(t *testing.T) {
-	const n = 12
-	interval := 20 * time.Millisecond
+	const n = 6
+	interval := 100 * time.Millisecond
 	f := newFixture(t, time.Hour)
-	f.reopen(func(_ *LogOptions, o *Options) { o.Rate = bridge.SendRate{N: 50, Per: time.Second} })
+	f.reopen(func(_ *LogOptions, o *Options) { o.Rate = bridge.SendRate{N: 10, Per: time.Second} })
 	f.run()
 	texts := make([]string, n)
 	for i := range texts {
@@ -92,8 +92,8 @@ func TestPacedAttempts(t *testing.T) {
 	if took := time.Since(started); took > (n-1)*interval {
 		t.Errorf("accepting took %s; it must not wait for the pace", took)
 	}
-	if res.Messages[0].Status != bridge.StatusSent || res.Messages[1].Status != bridge.StatusQueued || res.Messages[1].Attempts != 0 {
-		t.Fatalf("immediate outcome %+v", res.Messages[:2])
+	if res.Messages[0].Status != bridge.StatusSent || res.Messages[n-1].Status != bridge.StatusQueued || res.Messages[n-1].Attempts != 0 {
+		t.Fatalf("immediate outcome %+v", res.Messages)
 	}
 	last := f.waitStatus(res.Messages[n-1].ID, bridge.StatusSent)
 	calls := f.sender.calls()

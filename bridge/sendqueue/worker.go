@@ -30,7 +30,7 @@ func (q *Queue) Run(ctx context.Context) error {
 			}
 			lastPrune = q.now()
 		}
-		more, err := q.attemptDue(ctx)
+		more, claimed, err := q.attemptDue(ctx)
 		if ctx.Err() != nil {
 			return nil //nolint:nilerr // shutting down: err is only the cancellation
 		}
@@ -40,7 +40,12 @@ func (q *Queue) Run(ctx context.Context) error {
 		if more {
 			continue // there may be more due right now
 		}
-		timer := time.NewTimer(q.untilNextAttempt(ctx))
+		wait := q.untilNextAttempt(ctx)
+		if claimed && wait == 0 {
+			// A due head is being attempted in a request: its end signals.
+			wait = maxIdle
+		}
+		timer := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
 			timer.Stop()
@@ -53,28 +58,30 @@ func (q *Queue) Run(ctx context.Context) error {
 }
 
 // attemptDue attempts the chat heads due now while the pace allows; more
-// reports a full batch attempted, so that more may be due right now.
-func (q *Queue) attemptDue(ctx context.Context) (more bool, err error) {
+// reports a full batch attempted, so that more may be due right now, and
+// claimed that a due head was left to the request attempting it.
+func (q *Queue) attemptDue(ctx context.Context) (more, claimed bool, err error) {
 	if !q.heldUntil(q.now()).IsZero() {
-		return false, nil
+		return false, false, nil
 	}
 	due, err := q.query(ctx, selectDueHeads, q.now().UnixMilli(), dueBatch)
 	if err != nil {
-		return false, err
+		return false, false, err
 	}
 	for i := 0; i < len(due) && ctx.Err() == nil; i++ {
 		m := &due[i]
 		if !q.tryClaim(m.ID) {
-			continue // its immediate attempt runs in a request
+			claimed = true // its immediate attempt runs in a request
+			continue
 		}
 		if !q.heldUntil(q.now()).IsZero() || !q.pace.take(q.now()) {
 			q.release(due[i : i+1])
-			return false, nil
+			return false, claimed, nil
 		}
 		q.attempt(ctx, m)
 		q.release(due[i : i+1])
 	}
-	return len(due) == dueBatch, nil
+	return len(due) == dueBatch, claimed, nil
 }
 
 // untilNextAttempt is how long the worker may sleep: until the next chat

@@ -73,4 +73,3 @@ func reportGaps(b *testing.B, msgs []*wasim.Message) {
 	b.ReportMetric(minGap, "gap-min-ms")
 	b.ReportMetric(0, "ns/op")
 }
-

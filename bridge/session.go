@@ -26,6 +26,9 @@ type SessionStatus struct {
 	// survives restarts and disconnects: it tells when the link was last seen
 	// alive, never that it is alive now.
 	LastHeartbeat time.Time
+	// RestrictedUntil is when WhatsApp's restriction of sending ends (reason
+	// restricted while it lasts); zero when sending is not restricted.
+	RestrictedUntil time.Time
 }
 
 // Connected reports a live link.

@@ -22,4 +22,7 @@ type AdminState struct {
 	ConnectedSince *time.Time   `json:"connected_since"`
 	Reason         Reason       `json:"reason"`
 	Version        string       `json:"version"`
+	// RestrictedUntil is when WhatsApp's restriction of sending ends; null
+	// when sending is not restricted.
+	RestrictedUntil *time.Time `json:"restricted_until"`
 }

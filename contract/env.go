@@ -27,6 +27,13 @@ const (
 	// EnvMediaRetention is how long incoming attachments are kept under
 	// DATA_DIR/media (a duration).
 	EnvMediaRetention = "MEDIA_RETENTION"
+	// EnvSendRate caps the account's send attempts (N/s, N/m, N/h).
+	EnvSendRate = "SEND_RATE"
+	// EnvTypingDelay shows "composing" before each text (off by default).
+	EnvTypingDelay = "TYPING_DELAY"
+	// EnvRestrictionBackoff is the first pause after a WhatsApp rate limit
+	// that names no end; it doubles while WhatsApp keeps refusing.
+	EnvRestrictionBackoff = "RESTRICTION_BACKOFF"
 )
 
 // The defaults of the settings that have one, as the bridge reads them. The
@@ -38,6 +45,10 @@ const (
 	DefaultMaxFileSize   = "50MB"
 	DefaultRetrySchedule = "5s,15s,60s"
 	DefaultLogLevel      = "info"
+	DefaultSendRate      = "20/m"
+	DefaultTypingDelay   = "off"
+	// DefaultRestrictionBackoff is the first pause after a rate limit.
+	DefaultRestrictionBackoff = "1m"
 	// DefaultHeartbeatInterval is a duration: the operator also judges a
 	// heartbeat's age by it.
 	DefaultHeartbeatInterval = 15 * time.Second

@@ -43,12 +43,16 @@ const (
 	ReasonPairError        Reason = "pair_error"
 	ReasonQRTimeout        Reason = "qr_timeout"
 	ReasonUserLogout       Reason = "user_logout"
+	// ReasonRestricted: connected, but WhatsApp restricts sending (a rate
+	// limit or the reach-out time lock) until the admin state's
+	// restricted_until; the bridge holds its queue until then.
+	ReasonRestricted Reason = "restricted"
 )
 
 // Reasons lists every reason.
 var Reasons = []Reason{
 	ReasonNone, ReasonNetwork, ReasonKeepAliveTimeout, ReasonStreamReplaced, ReasonTemporaryBan,
-	ReasonClientOutdated, ReasonLoggedOut, ReasonConnectFailure, ReasonPairError, ReasonQRTimeout, ReasonUserLogout,
+	ReasonClientOutdated, ReasonLoggedOut, ReasonConnectFailure, ReasonPairError, ReasonQRTimeout, ReasonUserLogout, ReasonRestricted,
 }
 
 // Permanent reports a reason after which the bridge does not reconnect by
@@ -59,7 +63,7 @@ func (r Reason) Permanent() bool {
 	case ReasonStreamReplaced, ReasonTemporaryBan, ReasonClientOutdated, ReasonLoggedOut:
 		return true
 	case ReasonNone, ReasonNetwork, ReasonKeepAliveTimeout, ReasonConnectFailure,
-		ReasonPairError, ReasonQRTimeout, ReasonUserLogout:
+		ReasonPairError, ReasonQRTimeout, ReasonUserLogout, ReasonRestricted:
 		return false
 	}
 	return false

@@ -43,6 +43,7 @@ func (r *MessagingBridgeReconciler) observe(ctx context.Context, rd *round) erro
 	}
 	session := conditions.SessionConnected(obs, specs.HeartbeatInterval(mb), r.now())
 	rd.setCondition(session)
+	rd.setCondition(conditions.SendingRestricted(obs, r.now()))
 	recordSessionMetrics(mb.Namespace, mb.Name, session.Status == metav1.ConditionTrue, mb.Spec.Suspend, obs.State)
 	if obs.State != nil {
 		rd.status.Session = conditions.Session(obs.State)
@@ -96,14 +97,16 @@ func (r *MessagingBridgeReconciler) writeStatus(ctx context.Context, rd *round) 
 // Stalled, never one per poll. A first Stalled=True is reported too: a
 // missing Secret on creation deserves a Warning.
 func (r *MessagingBridgeReconciler) recordTransitions(mb *msgbridgev1alpha1.MessagingBridge, old, next []metav1.Condition) {
-	for _, t := range []string{msgbridgev1alpha1.ConditionSessionConnected, msgbridgev1alpha1.ConditionStalled} {
+	for _, t := range []string{msgbridgev1alpha1.ConditionSessionConnected, msgbridgev1alpha1.ConditionStalled,
+		msgbridgev1alpha1.ConditionSendingRestricted} {
 		now := meta.FindStatusCondition(next, t)
 		was := meta.FindStatusCondition(old, t)
 		if now == nil || (was != nil && was.Status == now.Status && was.Reason == now.Reason) {
 			continue
 		}
 		stalled := t == msgbridgev1alpha1.ConditionStalled && now.Status == metav1.ConditionTrue
-		if was == nil && !stalled {
+		restricted := t == msgbridgev1alpha1.ConditionSendingRestricted && now.Status == metav1.ConditionTrue
+		if was == nil && !stalled && !restricted {
 			continue
 		}
 		if !r.events.first(client.ObjectKeyFromObject(mb), mb.UID, t, string(now.Status)+"/"+now.Reason) {
@@ -111,7 +114,7 @@ func (r *MessagingBridgeReconciler) recordTransitions(mb *msgbridgev1alpha1.Mess
 		}
 		// A suspend is what the user asked for: Normal, not a Warning.
 		eventType := corev1.EventTypeNormal
-		if stalled || (t == msgbridgev1alpha1.ConditionSessionConnected && now.Status != metav1.ConditionTrue &&
+		if stalled || restricted || (t == msgbridgev1alpha1.ConditionSessionConnected && now.Status != metav1.ConditionTrue &&
 			now.Reason != conditions.ReasonSuspended) {
 			eventType = corev1.EventTypeWarning
 		}

@@ -162,6 +162,11 @@ const (
 	// ConditionStalled is True when reconciling cannot progress without a
 	// change by a human, such as a missing Secret.
 	ConditionStalled = "Stalled"
+	// ConditionSendingRestricted is True while WhatsApp restricts the
+	// account's sending (rate-overlimit, the reach-out time lock); its
+	// message names when the restriction ends. The bridge holds its queue
+	// meanwhile and still receives, so Ready does not depend on it.
+	ConditionSendingRestricted = "SendingRestricted"
 )
 
 // ResetEncryptionKeyAnnotation on a MessagingBridge stalled with
@@ -225,6 +230,12 @@ type SessionStatus struct {
 	// keepalive_timeout.
 	// +optional
 	Reason string `json:"reason,omitempty"`
+
+	// RestrictedUntil is when WhatsApp's restriction of the account's
+	// sending ends (reason restricted while it lasts); absent when sending
+	// is not restricted.
+	// +optional
+	RestrictedUntil *metav1.Time `json:"restrictedUntil,omitempty"`
 }
 
 // MessagingBridgeStatus is what the operator observed of the bridge.
@@ -235,7 +246,8 @@ type MessagingBridgeStatus struct {
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration"`
 
-	// Conditions: Ready, Reconciled, Available, SessionConnected, Stalled.
+	// Conditions: Ready, Reconciled, Available, SessionConnected, Stalled,
+	// SendingRestricted.
 	// +optional
 	// +listType=map
 	// +listMapKey=type

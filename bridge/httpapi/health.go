@@ -19,15 +19,29 @@ type healthResponse struct {
 	Uptime    int64  `json:"uptime"`
 	Version   string `json:"version"`
 	Timestamp string `json:"timestamp"`
+	// RestrictedUntil: while WhatsApp restricts sending, when that ends
+	// (WhatsApp then reads "restricted").
+	RestrictedUntil *time.Time `json:"restricted_until,omitempty"`
 }
 
 func (s *server) health(w http.ResponseWriter, _ *http.Request) error {
 	now := s.Now()
+	st := s.Session.Status()
 	return WriteJSON(w, http.StatusOK, healthResponse{
-		Status:    "online",
-		WhatsApp:  string(s.Session.Status().State),
-		Uptime:    int64(now.Sub(s.Started) / time.Second),
-		Version:   contract.BuildVersion(),
-		Timestamp: bridge.FormatTime(now),
+		Status:          "online",
+		WhatsApp:        healthLink(st),
+		Uptime:          int64(now.Sub(s.Started) / time.Second),
+		Version:         contract.BuildVersion(),
+		Timestamp:       bridge.FormatTime(now),
+		RestrictedUntil: optionalTime(st.RestrictedUntil),
 	})
+}
+
+// healthLink is /health's word for the link: its state, or "restricted"
+// while it is connected but WhatsApp restricts sending.
+func healthLink(st bridge.SessionStatus) string {
+	if st.Connected() && st.Reason == contract.ReasonRestricted {
+		return string(contract.ReasonRestricted)
+	}
+	return string(st.State)
 }

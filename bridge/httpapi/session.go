@@ -107,14 +107,15 @@ func (s *server) sessionLogout(w http.ResponseWriter, r *http.Request) error {
 func (s *server) adminState(w http.ResponseWriter, _ *http.Request) error {
 	st := s.Session.Status()
 	return WriteJSON(w, http.StatusOK, contract.AdminState{
-		State:          st.State,
-		Connected:      st.Connected(),
-		Account:        st.Account,
-		PushName:       st.PushName,
-		LastHeartbeat:  optionalTime(st.LastHeartbeat),
-		ConnectedSince: optionalTime(st.ConnectedSince),
-		Reason:         st.Reason,
-		Version:        contract.BuildVersion(),
+		State:           st.State,
+		Connected:       st.Connected(),
+		Account:         st.Account,
+		PushName:        st.PushName,
+		LastHeartbeat:   optionalTime(st.LastHeartbeat),
+		ConnectedSince:  optionalTime(st.ConnectedSince),
+		Reason:          st.Reason,
+		Version:         contract.BuildVersion(),
+		RestrictedUntil: optionalTime(st.RestrictedUntil),
 	})
 }
 

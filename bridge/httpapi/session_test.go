@@ -125,7 +125,7 @@ func TestAdminState(t *testing.T) {
 	status, body := call(t, "GET", srv.URL+contract.AdminStatePath, nil, adminHeader)
 	want := `{"state":"disconnected","connected":false,"account":"4915100000002","push_name":"Ops",` +
 		`"last_heartbeat":"2026-11-21T10:00:00Z","connected_since":null,"reason":"keepalive_timeout","version":"` +
-		contract.BuildVersion() + `"}` + "\n"
+		contract.BuildVersion() + `","restricted_until":null}` + "\n"
 	if status != 200 || body != want {
 		t.Errorf("%d %s\nwant %s", status, body, want)
 	}

@@ -39,6 +39,9 @@ type Sources struct {
 	// HeartbeatAge: seconds since the last heartbeat; return NaN when none
 	// was ever recorded.
 	HeartbeatAge func() float64
+	// SendingRestricted: 1 while WhatsApp restricts sending (the queue
+	// holds), else 0.
+	SendingRestricted func() float64
 }
 
 // Label values exist from the start, at 0: a rate() over a series that
@@ -129,6 +132,8 @@ func (m *Metrics) Watch(src Sources) {
 	gauge("send_queue_depth", "Messages waiting for a send attempt.", src.SendQueueDepth)
 	gauge("webhook_queue_depth", "Webhook events waiting for delivery.", src.WebhookQueueDepth)
 	gauge("heartbeat_age_seconds", "Seconds since the last heartbeat of the WhatsApp connection (NaN: none yet).", src.HeartbeatAge)
+	gauge("sending_restricted", "1 while WhatsApp restricts the account's sending (rate-overlimit, reach-out time lock) and the send queue holds, else 0.",
+		src.SendingRestricted)
 	if src.SessionState != nil {
 		m.registry.MustRegister(sessionStateCollector{state: src.SessionState})
 	}

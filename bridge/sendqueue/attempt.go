@@ -17,6 +17,10 @@ func (q *Queue) attempt(ctx context.Context, m *row) {
 	sendErr := q.opts.Sender.Send(actx, m.outgoing())
 	cancel()
 	q.observer.SendAttempt(sendErr == nil, time.Since(started))
+	if until, restricted := bridge.RestrictedUntil(sendErr); restricted {
+		q.holdRestricted(ctx, m, until, sendErr)
+		return
+	}
 	now := q.now()
 	var changed bool
 	bg := context.WithoutCancel(ctx)
@@ -34,9 +38,7 @@ func (q *Queue) attempt(ctx context.Context, m *row) {
 	if m.Status != bridge.StatusQueued && m.filePath != "" {
 		_ = os.Remove(m.filePath) // done with the attachment
 	}
-	if m.Status == bridge.StatusQueued {
-		q.signal()
-	}
+	q.signal() // a retry is due, or the chat's next message is
 	if changed {
 		q.observer.MessageStatus(m.Status)
 	}

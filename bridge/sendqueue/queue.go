@@ -34,6 +34,8 @@ type Options struct {
 	Schedule []time.Duration
 	// AttemptTimeout bounds one attempt (an upload can take a while).
 	AttemptTimeout time.Duration
+	// Rate paces the attempts (SEND_RATE); the zero value is unpaced.
+	Rate bridge.SendRate
 }
 
 // Queue is the durable send queue on a message log. It embeds the Log, so
@@ -45,6 +47,12 @@ type Queue struct {
 
 	mu       sync.Mutex
 	inflight map[string]bool // message IDs being attempted now
+
+	pace *pacer // SEND_RATE
+	hold hold   // WhatsApp's restrictions
+	// released is closed and replaced (under mu) whenever attempts end, for
+	// requests that wait for an earlier message of their chat (order.go).
+	released chan struct{}
 }
 
 // New returns a queue sending through opts.Sender; Run must run for retries
@@ -56,7 +64,7 @@ func New(opts Options) *Queue {
 	if opts.AttemptTimeout == 0 {
 		opts.AttemptTimeout = 2 * time.Minute
 	}
-	return &Queue{Log: opts.Log, opts: opts, wake: make(chan struct{}, 1), inflight: map[string]bool{}}
+	return &Queue{Log: opts.Log, opts: opts, wake: make(chan struct{}, 1), inflight: map[string]bool{}, pace: newPacer(opts.Rate)}
 }
 
 // Result is the outcome of Submit.
@@ -121,12 +129,9 @@ func (q *Queue) Submit(ctx context.Context, req Request) (Result, error) {
 		return q.replay(ctx, prior)
 	}
 	q.accepted(msgs)
-	for i := range msgs {
-		if attemptNow {
-			q.attempt(ctx, &msgs[i])
-		}
-	}
-	if !attemptNow {
+	if attemptNow {
+		q.attemptAccepted(ctx, msgs)
+	} else {
 		q.signal() // their retries are due on the schedule
 	}
 	return Result{Messages: messages(msgs)}, nil
@@ -235,6 +240,10 @@ func (q *Queue) release(msgs []row) {
 	defer q.mu.Unlock()
 	for _, m := range msgs {
 		delete(q.inflight, m.ID)
+	}
+	if q.released != nil {
+		close(q.released)
+		q.released = nil
 	}
 }
 

@@ -18,8 +18,9 @@ const maxIdle = time.Minute
 
 // Run attempts due messages until ctx ends: retries on their schedule, and
 // after a restart every message whose attempt a crash interrupted. Messages
-// are attempted one at a time, oldest due first, so that the items of one
-// request keep their order.
+// are attempted one at a time, oldest due first, each chat in the order its
+// messages were accepted (order.go), at the pace of SEND_RATE (pacing.go),
+// and not at all while WhatsApp restricts sending (restrict.go).
 func (q *Queue) Run(ctx context.Context) error {
 	lastPrune := time.Time{}
 	for {
@@ -29,19 +30,20 @@ func (q *Queue) Run(ctx context.Context) error {
 			}
 			lastPrune = q.now()
 		}
-		n, err := q.attemptDue(ctx)
+		more, claimed, err := q.attemptDue(ctx)
 		if ctx.Err() != nil {
 			return nil //nolint:nilerr // shutting down: err is only the cancellation
 		}
 		if err != nil {
 			q.logger.Error(err, "read due messages")
 		}
-		if n == dueBatch {
+		if more {
 			continue // there may be more due right now
 		}
-		wait, err := q.untilNextDue(ctx)
-		if err != nil && ctx.Err() == nil {
-			q.logger.Error(err, "read next due time")
+		wait := q.untilNextAttempt(ctx)
+		if claimed && wait == 0 {
+			// A due head is being attempted in a request: its end signals.
+			wait = maxIdle
 		}
 		timer := time.NewTimer(wait)
 		select {
@@ -55,34 +57,76 @@ func (q *Queue) Run(ctx context.Context) error {
 	}
 }
 
-// attemptDue attempts the messages due now; it returns how many it read.
-func (q *Queue) attemptDue(ctx context.Context) (int, error) {
-	due, err := q.query(ctx, `SELECT `+messageColumns+` FROM messages WHERE next_attempt_at <= ?
-		ORDER BY next_attempt_at, created_at, position LIMIT ?`, q.now().UnixMilli(), dueBatch)
+// attemptDue attempts the chat heads due now while the pace allows; more
+// reports a full batch attempted, so that more may be due right now, and
+// claimed that a due head was left to the request attempting it.
+func (q *Queue) attemptDue(ctx context.Context) (more, claimed bool, err error) {
+	if !q.heldUntil(q.now()).IsZero() {
+		return false, false, nil
+	}
+	due, err := q.query(ctx, selectDueHeads, q.now().UnixMilli(), dueBatch)
 	if err != nil {
-		return 0, err
+		return false, false, err
 	}
 	for i := 0; i < len(due) && ctx.Err() == nil; i++ {
 		m := &due[i]
 		if !q.tryClaim(m.ID) {
-			continue // its immediate attempt runs in a request
+			claimed = true // its immediate attempt runs in a request
+			continue
+		}
+		if !q.heldUntil(q.now()).IsZero() || !q.pace.take(q.now()) {
+			q.release(due[i : i+1])
+			return false, claimed, nil
 		}
 		q.attempt(ctx, m)
 		q.release(due[i : i+1])
 	}
-	return len(due), nil
+	return len(due) == dueBatch, claimed, nil
 }
 
-func (q *Queue) untilNextDue(ctx context.Context) (time.Duration, error) {
+// untilNextAttempt is how long the worker may sleep: until the next chat
+// head is due, but not before the pace and a restriction allow an attempt.
+func (q *Queue) untilNextAttempt(ctx context.Context) time.Duration {
 	var next sql.NullInt64
-	err := q.db.QueryRowContext(ctx, `SELECT min(next_attempt_at) FROM messages WHERE next_attempt_at IS NOT NULL`).Scan(&next)
+	err := q.db.QueryRowContext(ctx, selectNextHeadDue).Scan(&next)
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && !next.Valid) {
+		return maxIdle // nothing waits
+	}
 	if err != nil {
-		return maxIdle, err
+		if ctx.Err() == nil {
+			q.logger.Error(err, "read next due time")
+		}
+		return maxIdle
 	}
-	if !next.Valid {
-		return maxIdle, nil // nothing waits
+	now := q.now()
+	at := time.UnixMilli(next.Int64)
+	for _, later := range []time.Time{q.pace.readyAt(), q.heldUntil(now)} {
+		if later.After(at) {
+			at = later
+		}
 	}
-	return min(max(time.Until(time.UnixMilli(next.Int64)), 0), maxIdle), nil
+	return min(max(at.Sub(now), 0), maxIdle)
+}
+
+// attemptAccepted makes the immediate attempts of a request's messages in
+// order, as far as the pace, a restriction and the order of their chat
+// allow without waiting: accepting a request never waits for pacing. The
+// rest is left to the worker.
+func (q *Queue) attemptAccepted(ctx context.Context, msgs []row) {
+	for i := range msgs {
+		if !q.mayAttemptNow(ctx, &msgs[i]) {
+			q.signal()
+			return
+		}
+		q.attempt(ctx, &msgs[i])
+	}
+}
+
+func (q *Queue) mayAttemptNow(ctx context.Context, m *row) bool {
+	if !q.heldUntil(q.now()).IsZero() {
+		return false
+	}
+	return q.clearOfEarlier(ctx, m.ID) && q.pace.take(q.now())
 }
 
 // SweepSpool deletes files in dir that no waiting message or kept upload

@@ -38,4 +38,11 @@ type Settings struct {
 	InboxRetention time.Duration
 	// MediaRetention is how long incoming attachments are kept.
 	MediaRetention time.Duration
+	// SendRate caps the account's send attempts (SEND_RATE).
+	SendRate bridge.SendRate
+	// TypingDelay shows composing before each text; zero: off.
+	TypingDelay bridge.TypingDelay
+	// RestrictionBackoff is the first pause after a rate limit that names
+	// no end; it doubles while WhatsApp keeps refusing.
+	RestrictionBackoff time.Duration
 }

@@ -53,6 +53,9 @@ func TestLoadDefaults(t *testing.T) {
 	if s.APIKey.Reveal() != testAPIKey || s.AdminToken.Reveal() != testAdmin || s.EncryptionKey.Reveal() != testEncKeyRaw() {
 		t.Error("credentials not loaded")
 	}
+	if s.SendRate.String() != "20/m" || !s.TypingDelay.Off() || s.RestrictionBackoff != time.Minute {
+		t.Errorf("protection defaults: rate %s, typing %s, back-off %s", s.SendRate, s.TypingDelay, s.RestrictionBackoff)
+	}
 }
 
 func TestLoadValidValues(t *testing.T) {
@@ -172,6 +175,22 @@ func TestLoadRejects(t *testing.T) {
 		{"INBOX_RETENTION", "-720h", "must be from 1s to 8760h"},
 		{"INBOX_RETENTION", "8761h", "must be from 1s to 8760h"},
 		{"INBOX_RETENTION", "720", "is not a duration"},
+		{"SEND_RATE", "20", "is not a rate"},
+		{"SEND_RATE", "20/min", "is not a rate"},
+		{"SEND_RATE", "0/m", "is not a rate"},
+		{"SEND_RATE", "020/m", "is not a rate"},
+		{"SEND_RATE", "+5/s", "is not a rate"},
+		{"SEND_RATE", " 5/s", "is not a rate"},
+		{"SEND_RATE", "200000/s", "count must be from 1 to 100000"},
+		{"TYPING_DELAY", "on", "is not a typing delay"},
+		{"TYPING_DELAY", "50ms", "is not a typing delay"},
+		{"TYPING_DELAY", "0s/char", "time per character"},
+		{"TYPING_DELAY", "2s/char", "time per character"},
+		{"TYPING_DELAY", "50ms/char,max=2m", "max= must be"},
+		{"TYPING_DELAY", "50ms/char,5s", "max= must be"},
+		{"TYPING_DELAY", "50ms/char,max=10ms", "max= must be"},
+		{"RESTRICTION_BACKOFF", "soon", "is not a duration"},
+		{"RESTRICTION_BACKOFF", "2h", "from 10ms to 1h0m0s"},
 	}
 	for _, c := range cases {
 		t.Run(c.env+"="+c.value, func(t *testing.T) {

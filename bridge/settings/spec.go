@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/logging"
 	"github.com/msgbridge/msgbridge/contract"
 )
@@ -97,7 +98,31 @@ func specsFor(s *Settings) []setting {
 			parse: into(&s.InboxRetention, parseRetention)},
 		{env: contract.EnvMediaRetention, def: formatHours(contract.DefaultMediaRetention), usage: "how long incoming attachments are kept (from 1s to 8760h)",
 			parse: into(&s.MediaRetention, parseRetention)},
+		{env: contract.EnvSendRate, def: contract.DefaultSendRate, usage: "most send attempts of the account: N/s, N/m or N/h, with jitter",
+			parse: into(&s.SendRate, bridge.ParseSendRate)},
+		{env: contract.EnvTypingDelay, def: contract.DefaultTypingDelay, usage: `"composing" before each text: off, <duration>/char or <duration>/char,max=<duration>`,
+			parse: into(&s.TypingDelay, bridge.ParseTypingDelay)},
+		{env: contract.EnvRestrictionBackoff, def: contract.DefaultRestrictionBackoff, usage: "first pause after a WhatsApp rate limit without an end; doubles up to 1h",
+			parse: into(&s.RestrictionBackoff, parseRestrictionBackoff)},
 	}
+}
+
+// Bounds of RESTRICTION_BACKOFF: shorter pauses hammer a rate limit, longer
+// ones exceed the back-off's own ceiling.
+const (
+	minRestrictionBackoff = 10 * time.Millisecond
+	maxRestrictionBackoff = time.Hour
+)
+
+func parseRestrictionBackoff(v string) (time.Duration, error) {
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a duration (for example 1m)", v)
+	}
+	if d < minRestrictionBackoff || d > maxRestrictionBackoff {
+		return 0, fmt.Errorf("must be from %s to %s, got %s", minRestrictionBackoff, maxRestrictionBackoff, d)
+	}
+	return d, nil
 }
 
 // parseSpoolMax is empty (the default) or a size of at least MAX_FILE_SIZE,

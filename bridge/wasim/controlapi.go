@@ -30,6 +30,7 @@ func (s *Simulator) ControlHandler() http.Handler {
 	mux.HandleFunc("POST /v1/users/{number}/code", s.withUser(s.apiCode))
 	mux.HandleFunc("POST /v1/users/{number}/messages", s.withUser(s.apiSend))
 	mux.HandleFunc("GET /v1/users/{number}/received", s.withUser(s.apiReceived))
+	mux.HandleFunc("GET /v1/users/{number}/chatstates", s.withUser(s.apiChatStates))
 	mux.HandleFunc("POST /v1/users/{number}/receipts", s.withUser(s.apiReceipt))
 	mux.HandleFunc("POST /v1/users/{number}/receipt-mode", s.withUser(s.apiReceiptMode))
 	mux.HandleFunc("POST /v1/users/{number}/faults", s.withUser(s.apiFault))
@@ -393,6 +394,7 @@ func (s *Simulator) apiFault(w http.ResponseWriter, r *http.Request, u *User) {
 		How    string `json:"how"`
 		Expire string `json:"expire"`
 		Delay  string `json:"delay"`
+		Until  string `json:"until"`
 	}
 	if err := readJSON(r, &req); err != nil {
 		writeError(w, err)
@@ -441,6 +443,18 @@ func (s *Simulator) apiFault(w http.ResponseWriter, r *http.Request, u *User) {
 			return
 		}
 		u.SetDelay(d)
+	case "rate_overlimit":
+		u.RateOverLimit(orInt(req.Count, 1))
+		affected = orInt(req.Count, 1)
+	case "reachout_lock":
+		until, err := time.Parse(time.RFC3339Nano, req.Until)
+		if err != nil {
+			writeError(w, badRequest("until must be an RFC 3339 time"))
+			return
+		}
+		affected = u.ReachoutLock(until)
+	case "lift_reachout_lock":
+		affected = u.LiftReachoutLock()
 	case "clear":
 		u.ClearFaults()
 	default:

@@ -20,6 +20,8 @@ type faults struct {
 	sendFailCode int
 	ban          *banFault
 	outdated     bool
+	// reachoutUntil: sends are refused with 463 until then (protect.go).
+	reachoutUntil time.Time
 }
 
 type banFault struct {

@@ -52,6 +52,10 @@ func (s *Simulator) handleClientMessage(c *conn, n *waBinary.Node) {
 		_ = c.send(messageAck(id, to, code))
 		return
 	}
+	if s.reachoutLocked(c.user) {
+		_ = c.send(messageAck(id, to, ackReachoutLocked))
+		return
+	}
 	msgType, _ := n.Attrs["type"].(string)
 	env := envelope{id: id, chat: to, sender: c.device, senderUser: c.user, msgType: msgType, t: time.Now()}
 

@@ -44,8 +44,10 @@ func (s *Simulator) dispatch(c *conn, n *waBinary.Node) {
 			id, _ := n.Attrs["id"].(string)
 			s.acked(c, id)
 		}
+	case "chatstate":
+		s.recordChatState(c, n)
 	default:
-		// presence, chatstate, …: nothing to answer.
+		// presence, …: nothing to answer.
 	}
 }
 

@@ -28,6 +28,8 @@ type User struct {
 	phone *signalDevice
 	inbox *journal[*Message]
 	ticks *journal[Tick]
+	// chatStates are the typing indicators clients sent to this user.
+	chatStates *journal[ChatState]
 
 	// Guarded by sim.mu.
 	companions map[uint16]*companion
@@ -155,6 +157,7 @@ func (s *Simulator) newUserLocked(num, name string) *User {
 		phone:      dev,
 		inbox:      newJournal[*Message](),
 		ticks:      newJournal[Tick](),
+		chatStates: newJournal[ChatState](),
 		companions: map[uint16]*companion{},
 		nextDevice: 1,
 	}

@@ -61,6 +61,9 @@ type sessionStatusPayload struct {
 	State     string `json:"state"`
 	Reason    string `json:"reason"`
 	Timestamp string `json:"timestamp"`
+	// RestrictedUntil (issue 16): when WhatsApp's restriction of sending
+	// ends; only while one lasts.
+	RestrictedUntil string `json:"restricted_until,omitempty"`
 }
 
 // SessionStatus is a session.status event: the session entered st's state
@@ -70,6 +73,7 @@ func SessionStatus(st bridge.SessionStatus, t time.Time) Event {
 		Type: TypeSessionStatus, Key: sessionKey,
 		Payload: sessionStatusPayload{
 			Event: TypeSessionStatus, State: string(st.State), Reason: string(st.Reason), Timestamp: bridge.FormatTime(t),
+			RestrictedUntil: restrictedUntil(st),
 		},
 	}
 }
@@ -199,4 +203,13 @@ func optionalRecipient(r bridge.Recipient) *string {
 	}
 	s := r.String()
 	return &s
+}
+
+// restrictedUntil is st's restriction end in the events' time format; empty
+// when sending is not restricted.
+func restrictedUntil(st bridge.SessionStatus) string {
+	if st.RestrictedUntil.IsZero() {
+		return ""
+	}
+	return bridge.FormatTime(st.RestrictedUntil)
 }

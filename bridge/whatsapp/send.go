@@ -63,11 +63,15 @@ func (m *Manager) Send(ctx context.Context, out bridge.Outgoing) error {
 	if err != nil {
 		return sendFailed(ctx, err)
 	}
+	if err := m.showTyping(ctx, cli, to, out); err != nil {
+		return sendFailed(ctx, err)
+	}
 	ctx, cancel := context.WithTimeoutCause(ctx, m.sendTimeout(), errSendTimeout)
 	defer cancel()
 	if _, err := cli.SendMessage(ctx, to, msg, whatsmeow.SendRequestExtra{ID: out.ID}); err != nil {
-		return sendFailed(ctx, fmt.Errorf("send: %w", err))
+		return m.restrictIfRefused(sendFailed(ctx, fmt.Errorf("send: %w", err)))
 	}
+	m.restrict.sent()
 	return nil
 }
 

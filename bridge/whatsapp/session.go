@@ -71,14 +71,20 @@ type Options struct {
 	// Quotes finds the messages replies quote (nil: none is known, and a
 	// reply quotes by id alone).
 	Quotes QuoteSource
+	// TypingDelay shows composing before each text (TYPING_DELAY); zero: off.
+	TypingDelay bridge.TypingDelay
+	// RestrictionBackoff is the first pause after a refusal that names no
+	// end (RESTRICTION_BACKOFF); 0: one minute.
+	RestrictionBackoff time.Duration
 }
 
 // Manager owns the whatsmeow client of one account.
 type Manager struct {
-	opts   Options
-	states stateStore
-	waLog  waLog.Logger
-	log    logr.Logger
+	opts     Options
+	states   stateStore
+	restrict restrictions // WhatsApp's restrictions of sending
+	waLog    waLog.Logger
+	log      logr.Logger
 
 	// bgCtx carries the values of New's context but is never cancelled: it
 	// is what whatsmeow's sockets and the state writes run on. Cancelling a
@@ -127,10 +133,14 @@ func New(ctx context.Context, opts Options) (*Manager, error) {
 	if opts.Server != nil {
 		trustRootKey(opts.Server.RootKey)
 	}
+	if opts.RestrictionBackoff == 0 {
+		opts.RestrictionBackoff = time.Minute
+	}
 	m := &Manager{
 		opts: opts, states: stateStore{db: opts.DB, batcher: opts.Batcher, events: opts.Events},
-		log: opts.Log, waLog: newWALogger(opts.Log), bgCtx: context.WithoutCancel(ctx),
+		log: opts.Log, bgCtx: context.WithoutCancel(ctx), restrict: restrictions{first: opts.RestrictionBackoff},
 	}
+	m.waLog = tapFrames(newWALogger(opts.Log), m.noticeFrame)
 	creds, err := openCredentials(ctx, opts.CredentialsDir+"/session.db", opts.MasterKey, m.waLog.Sub("store"))
 	if err != nil {
 		return nil, err
@@ -246,12 +256,14 @@ func (m *Manager) applyLocked(ev event) {
 	prev := m.status
 	m.status = next
 	m.notify()
-	if err := m.states.save(m.bgCtx, next, now, prev.State != next.State || prev.Reason != next.Reason); err != nil {
+	reported := prev.State != next.State || prev.Reason != next.Reason || !prev.RestrictedUntil.Equal(next.RestrictedUntil)
+	if err := m.states.save(m.bgCtx, next, now, reported); err != nil {
 		// The in-memory state stays right; the next change rewrites the row.
 		m.log.Error(err, "persist session state")
 	}
-	if prev.State != next.State || prev.Reason != next.Reason {
-		m.log.Info("session state", "state", next.State, "reason", next.Reason, "previous", prev.State)
+	if reported {
+		m.log.Info("session state", "state", next.State, "reason", next.Reason, "previous", prev.State,
+			"restricted_until", next.RestrictedUntil)
 	}
 }
 

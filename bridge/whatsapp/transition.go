@@ -16,6 +16,9 @@ func transition(s bridge.SessionStatus, ev event, now time.Time) (bridge.Session
 		next, known = liveness(s, ev, now)
 	}
 	if !known {
+		next, known = restricting(s, ev, now)
+	}
+	if !known {
 		return s, false
 	}
 	return next, next != s
@@ -42,7 +45,7 @@ func linking(s bridge.SessionStatus, ev event, now time.Time) (next bridge.Sessi
 	case connectFailed:
 		next = disconnected(s, contract.ReasonNetwork)
 	case loggedIn:
-		next.State, next.Reason = contract.StateConnected, contract.ReasonNone
+		next.State, next.Reason = contract.StateConnected, connectedReason(s, now)
 		next.ConnectedSince, next.LastHeartbeat = now, now
 		next.Account, next.PushName = e.account, e.pushName
 	default:
@@ -61,7 +64,7 @@ func liveness(s bridge.SessionStatus, ev event, now time.Time) (next bridge.Sess
 		}
 	case keepAliveBack:
 		if s.State == contract.StateDisconnected && s.Reason == contract.ReasonKeepAliveTimeout {
-			next.State, next.Reason = contract.StateConnected, contract.ReasonNone
+			next.State, next.Reason = contract.StateConnected, connectedReason(s, now)
 			next.LastHeartbeat = now
 		}
 	case heartbeat:

@@ -2,6 +2,7 @@ package conditions
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -134,6 +135,35 @@ func TestReady(t *testing.T) {
 		c := Ready(tc.reconciled, tc.available, tc.sess)
 		if c.Status != tc.status || c.Reason != tc.reason {
 			t.Errorf("%s: Ready %s/%s, want %s/%s", tc.name, c.Status, c.Reason, tc.status, tc.reason)
+		}
+	}
+}
+
+func TestSendingRestricted(t *testing.T) {
+	now := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	later, earlier := now.Add(90*time.Minute), now.Add(-time.Second)
+	state := func(until *time.Time) *bridgeclient.State {
+		return &bridgeclient.State{State: "connected", Connected: true, RestrictedUntil: until}
+	}
+	for _, tc := range []struct {
+		name   string
+		obs    SessionObservation
+		status metav1.ConditionStatus
+		reason string
+	}{
+		{"restricted", SessionObservation{PodReady: true, State: state(&later)}, metav1.ConditionTrue, ReasonRestricted},
+		{"not restricted", SessionObservation{PodReady: true, State: state(nil)}, metav1.ConditionFalse, ReasonNotRestricted},
+		{"ended", SessionObservation{PodReady: true, State: state(&earlier)}, metav1.ConditionFalse, ReasonNotRestricted},
+		{"suspended", SessionObservation{Suspended: true}, metav1.ConditionFalse, ReasonSuspended},
+		{"no pod", SessionObservation{}, metav1.ConditionUnknown, ReasonStatusUnreachable},
+		{"unreachable", SessionObservation{PodReady: true, Err: errors.New("refused")}, metav1.ConditionUnknown, ReasonStatusUnreachable},
+	} {
+		c := SendingRestricted(tc.obs, now)
+		if c.Type != msgbridgev1alpha1.ConditionSendingRestricted || c.Status != tc.status || c.Reason != tc.reason {
+			t.Errorf("%s: %s/%s (%s)", tc.name, c.Status, c.Reason, c.Message)
+		}
+		if tc.status == metav1.ConditionTrue && !strings.Contains(c.Message, "2026-11-21T11:30:00Z") {
+			t.Errorf("%s: message %q does not name the end", tc.name, c.Message)
 		}
 	}
 }

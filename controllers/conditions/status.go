@@ -24,6 +24,10 @@ func Session(s *bridgeclient.State) *msgbridgev1alpha1.SessionStatus {
 		t := metav1.NewTime(s.LastHeartbeat.Truncate(time.Second))
 		out.LastHeartbeatTime = &t
 	}
+	if s.RestrictedUntil != nil {
+		t := metav1.NewTime(s.RestrictedUntil.Truncate(time.Second))
+		out.RestrictedUntil = &t
+	}
 	return out
 }
 

@@ -104,7 +104,7 @@ func TestTransport(t *testing.T) {
 		{name: "pairing code unknown json field accepted", method: "POST", target: "/session/pairing-code", header: admin, contentType: "application/json",
 			body: `{"number":"4915123456789","x":1}`, status: 200, resp: `{"code":"ABCD1234"}`, want: "accepted"},
 		{name: "admin state", method: "GET", target: "/api/admin/state", header: admin, status: 200,
-			resp: `{"state":"unpaired","connected":false,"account":"","push_name":"","last_heartbeat":null,"connected_since":null,"reason":"","version":"0.0.0-dev"}`},
+			resp: `{"state":"unpaired","connected":false,"account":"","push_name":"","last_heartbeat":null,"connected_since":null,"reason":"","version":"0.0.0-dev","restricted_until":null}`},
 		{name: "path parameter", method: "DELETE", target: "/api/admin/audit/3?week=2026-W47", header: admin, status: 200,
 			resp: `{"id":"3","week":"2026-W47","deleted":true}`},
 	} {

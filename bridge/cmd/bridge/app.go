@@ -197,7 +197,8 @@ func newMessaging(ctx context.Context, a *app) error {
 			webhooks: a.webhooks, writer: a.writer, inbox: a.inbox, media: a.media,
 			receipts: a.messages, metrics: a.metrics,
 		},
-		Quotes: quotes{a.messages, a.inbox},
+		Quotes:      quotes{a.messages, a.inbox},
+		TypingDelay: a.settings.TypingDelay, RestrictionBackoff: a.settings.RestrictionBackoff,
 	})
 	if err != nil {
 		return err
@@ -208,7 +209,9 @@ func newMessaging(ctx context.Context, a *app) error {
 	}
 	a.downloads = media.NewDownloader(media.DownloaderOptions{Store: a.media, Dir: a.dir.MediaDir(), Key: mediaKey,
 		Source: mediaSource{a.session}, Log: a.log.WithName("media")})
-	a.queue = sendqueue.New(sendqueue.Options{Log: a.messages, Sender: a.session, Schedule: a.settings.RetrySchedule})
+	a.queue = sendqueue.New(sendqueue.Options{
+		Log: a.messages, Sender: a.session, Schedule: a.settings.RetrySchedule, Rate: a.settings.SendRate,
+	})
 	a.uploads = sendqueue.NewUploads(sendqueue.UploadOptions{DB: a.db, Batcher: a.writer, Dir: a.dir.SpoolDir(),
 		Log: a.log.WithName("uploads")})
 	if err := a.queue.SweepSpool(ctx, a.dir.SpoolDir()); err != nil {

@@ -86,6 +86,12 @@ func gauges(ctx context.Context, messages *sendqueue.Log, webhooks *webhook.Outb
 			}
 			return math.NaN()
 		},
+		SendingRestricted: func() float64 {
+			if session.Status().RestrictedUntil.After(time.Now()) {
+				return 1
+			}
+			return 0
+		},
 	}
 }
 

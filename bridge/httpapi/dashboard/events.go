@@ -6,6 +6,8 @@ import (
 	"math"
 	"net/http"
 	"time"
+
+	"github.com/msgbridge/msgbridge/bridge"
 )
 
 // eventTick refreshes the heartbeat age and keeps proxies from closing an
@@ -25,6 +27,9 @@ type stateEvent struct {
 	PushName  string `json:"push_name"`
 	// HeartbeatAge is seconds since the link was last seen alive; -1: never.
 	HeartbeatAge int `json:"heartbeat_age"`
+	// RestrictedUntil is when WhatsApp's restriction of sending ends (RFC
+	// 3339); empty when sending is not restricted.
+	RestrictedUntil string `json:"restricted_until,omitempty"`
 	// QR is the URL of the current QR image, versioned per rotation; empty
 	// when there is none or this browser may not see it.
 	QR string `json:"qr"`
@@ -87,8 +92,12 @@ func (d *Dashboard) snapshot() stateEvent {
 	if !st.LastHeartbeat.IsZero() {
 		age = int(math.Max(0, d.opts.Now().Sub(st.LastHeartbeat).Seconds()))
 	}
-	return stateEvent{
+	ev := stateEvent{
 		State: string(st.State), Reason: string(st.Reason), Connected: st.Connected(),
 		Account: st.Account, PushName: st.PushName, HeartbeatAge: age,
 	}
+	if st.RestrictedUntil.After(d.opts.Now()) {
+		ev.RestrictedUntil = bridge.FormatTime(st.RestrictedUntil)
+	}
+	return ev
 }

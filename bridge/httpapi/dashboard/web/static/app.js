@@ -23,6 +23,9 @@ function showState(ev) {
   state.dataset.state = ev.state;
   $("account").textContent = ev.account ? "+" + ev.account + (ev.push_name ? " (" + ev.push_name + ")" : "") : "—";
   $("heartbeat").textContent = ev.heartbeat_age < 0 ? "never" : ev.heartbeat_age + " s ago";
+  // WhatsApp's restriction of sending: the queue holds until then.
+  $("restricted").textContent = ev.restricted_until ? new Date(ev.restricted_until).toLocaleString() + " (WhatsApp's restriction; the queue is kept)" : "—";
+  $("restricted").hidden = $("restricted-dt").hidden = !ev.restricted_until;
   $("pairing").hidden = ev.connected;
   const wasHidden = $("linked").hidden;
   $("linked").hidden = !ev.connected;

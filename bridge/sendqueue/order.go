@@ -1,0 +1,114 @@
+package sendqueue
+
+import (
+	"context"
+	"time"
+)
+
+// Order within a chat (DESIGN section 11): the messages to one chat are
+// attempted in the order they were accepted, also across retries and
+// restarts. A message waits while an earlier one to the same chat is still
+// Queued (retrying, or held by a restriction); only a chat's head is due.
+// Accepted order is (created_at, id): ids are UUIDv7, increasing within a
+// millisecond in the order the bridge made them, so the items of one
+// request and requests in the same millisecond keep theirs.
+
+// waitsForEarlier is the SQL condition "an earlier message to m's chat is
+// still Queued"; the outer query names its row m. The messages_chat index
+// (recipient, created_at, position) WHERE status = 'Queued' answers it.
+const waitsForEarlier = `EXISTS (SELECT 1 FROM messages e WHERE e.recipient = m.recipient AND e.status = 'Queued'
+	AND (e.created_at < m.created_at OR (e.created_at = m.created_at AND e.id < m.id)))`
+
+// selectDueHeads reads the messages due now that head their chat, oldest
+// due first.
+const selectDueHeads = `SELECT ` + messageColumns + ` FROM messages m WHERE m.next_attempt_at <= ? AND NOT ` +
+	waitsForEarlier + ` ORDER BY m.next_attempt_at, m.created_at, m.position LIMIT ?`
+
+// selectNextHeadDue is when the next chat head is due; no row when none
+// is. It walks the due index in order and stops at the first head, which is
+// usually the first row.
+const selectNextHeadDue = `SELECT m.next_attempt_at FROM messages m WHERE m.next_attempt_at IS NOT NULL AND NOT ` +
+	waitsForEarlier + ` ORDER BY m.next_attempt_at LIMIT 1`
+
+// inFlightWait bounds how long a request's immediate attempt waits for an
+// earlier message of its chat that is being attempted right now (another
+// request's); past it, the worker sends it after that one.
+const inFlightWait = 5 * time.Second
+
+// selectEarlierInChat lists the earlier Queued messages of id's chat that
+// wait for a retry or a restriction's end (due later than ?); the others
+// are being attempted, or about to be.
+const selectEarlierInChat = `SELECT e.id, e.next_attempt_at > ? FROM messages m JOIN messages e ON e.recipient = m.recipient AND e.status = 'Queued'
+	AND (e.created_at < m.created_at OR (e.created_at = m.created_at AND e.id < m.id)) WHERE m.id = ?`
+
+// clearOfEarlier reports whether id may be attempted now as far as its
+// chat's order goes: no earlier message is Queued, or every one that is
+// was being attempted (or due now, while the pace lets the worker attempt
+// it at once) and finished within inFlightWait. It never waits for pacing
+// or a retry: then the worker sends id after the earlier ones.
+func (q *Queue) clearOfEarlier(ctx context.Context, id string) bool {
+	deadline := time.Now().Add(inFlightWait)
+	for {
+		earlier, err := q.earlierInChat(ctx, id)
+		if err != nil {
+			return false // an unreadable order is the worker's to sort out
+		}
+		if len(earlier) == 0 {
+			return true
+		}
+		released, allGoing := q.whenReleased(earlier, q.pace.readyAt().After(q.now()))
+		if !allGoing {
+			return false
+		}
+		timer := time.NewTimer(time.Until(deadline))
+		select {
+		case <-released:
+			timer.Stop()
+		case <-timer.C:
+			return false
+		case <-ctx.Done():
+			timer.Stop()
+			return false
+		}
+	}
+}
+
+// earlier is an earlier Queued message of a chat.
+type earlier struct {
+	id       string
+	dueLater bool // waits for a retry or a restriction's end
+}
+
+func (q *Queue) earlierInChat(ctx context.Context, id string) ([]earlier, error) {
+	rows, err := q.db.QueryContext(ctx, selectEarlierInChat, q.now().UnixMilli(), id)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = rows.Close() }()
+	var out []earlier
+	for rows.Next() {
+		var e earlier
+		if err := rows.Scan(&e.id, &e.dueLater); err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// whenReleased returns a channel closed when an attempt next ends, and
+// whether every one of msgs is being attempted now or, unless paced, is
+// due now for the worker.
+func (q *Queue) whenReleased(msgs []earlier, paced bool) (<-chan struct{}, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for _, e := range msgs {
+		if !q.inflight[e.id] && (e.dueLater || paced) {
+			return nil, false
+		}
+	}
+	if q.released == nil {
+		q.released = make(chan struct{})
+	}
+	return q.released, true
+}

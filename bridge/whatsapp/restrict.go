@@ -1,0 +1,229 @@
+package whatsapp
+
+import (
+	"encoding/json"
+	"errors"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"go.mau.fi/whatsmeow"
+	waLog "go.mau.fi/whatsmeow/util/log"
+
+	"github.com/msgbridge/msgbridge/bridge"
+)
+
+// WhatsApp's restriction signals, as the pinned whatsmeow delivers them:
+//
+//   - A send refused by the server ends in whatsmeow's
+//     ErrServerReturnedError with the ack's error code ("server returned
+//     error 463"): 429 is rate-overlimit, 463 the reach-out time lock (the
+//     account may not start new conversations). Neither ack names an end.
+//   - A query the send needs (usync device lists, prekeys) refused with
+//     <error code="429" text="rate-overlimit"/> is whatsmeow.ErrIQRateOverLimit.
+//   - The reach-out lock and its end are announced by a
+//     <notification type="mex"><update>{"data":{"xwa2_notify_account_reachout_timelock":
+//     {"is_active":true,"time_enforcement_ends":"<unix seconds>","enforcement_type":…}}}</update>.
+//     whatsmeow acks it but parses only newsletter updates out of mex
+//     notifications, so no event carries it; the one place the node reaches
+//     the bridge is whatsmeow's receive log, which gets every frame as XML.
+//     frameTap reads it there.
+//
+// A refusal with no known end pauses for an exponential back-off from
+// RESTRICTION_BACKOFF, doubling per refusal in a row up to maxBackoff; a
+// send that goes through resets it.
+
+// maxBackoff caps the pause after repeated refusals that name no end.
+const maxBackoff = time.Hour
+
+// serverErrorCode finds the code in whatsmeow's "server returned error N".
+var serverErrorCode = regexp.MustCompile(`server returned error (\d+)`)
+
+// restrictionCode classifies a send error: bridge.RestrictionRateLimit or
+// bridge.RestrictionReachout, or "" for any other failure.
+func restrictionCode(err error) string {
+	if errors.Is(err, whatsmeow.ErrIQRateOverLimit) {
+		return bridge.RestrictionRateLimit
+	}
+	if !errors.Is(err, whatsmeow.ErrServerReturnedError) {
+		return ""
+	}
+	switch m := serverErrorCode.FindStringSubmatch(err.Error()); {
+	case m == nil:
+		return ""
+	case m[1] == "429":
+		return bridge.RestrictionRateLimit
+	case m[1] == "463":
+		return bridge.RestrictionReachout
+	}
+	return ""
+}
+
+// backoff is the pause after refusals in a row that name no end: first,
+// doubled for each earlier refusal, at most maxBackoff.
+func backoff(first time.Duration, refusals int) time.Duration {
+	d := first
+	for range refusals {
+		if d >= maxBackoff/2 {
+			return maxBackoff
+		}
+		d *= 2
+	}
+	return min(d, maxBackoff)
+}
+
+// restrictions tracks what WhatsApp said about the account's sending.
+type restrictions struct {
+	first time.Duration // RESTRICTION_BACKOFF
+
+	mu       sync.Mutex
+	refusals int       // refusals in a row without a known end
+	lockEnd  time.Time // the reach-out lock's end WhatsApp announced
+}
+
+// refused records a refused send at now and returns until when sending
+// pauses: the announced lock's end when one is known, else the back-off.
+func (r *restrictions) refused(now time.Time) time.Time {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.lockEnd.After(now) {
+		return r.lockEnd
+	}
+	until := now.Add(backoff(r.first, r.refusals))
+	r.refusals++
+	return until
+}
+
+// sent records a send that went through: the next refusal starts the
+// back-off over.
+func (r *restrictions) sent() {
+	r.mu.Lock()
+	r.refusals = 0
+	r.mu.Unlock()
+}
+
+// announced records the reach-out lock's state from WhatsApp's
+// notification.
+func (r *restrictions) announced(active bool, until time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if active {
+		r.lockEnd = until
+	} else {
+		r.lockEnd = time.Time{}
+	}
+}
+
+// restrictIfRefused turns a send error that is WhatsApp's restriction into
+// a bridge.RestrictedError (so the queue holds without spending the
+// message's retries) and shows the restriction in the session's status.
+func (m *Manager) restrictIfRefused(err error) error {
+	code := restrictionCode(err)
+	if code == "" {
+		return err
+	}
+	until := m.restrict.refused(m.opts.Now())
+	m.restrictUntil(until)
+	return &bridge.RestrictedError{Code: code, Until: until, Err: err}
+}
+
+// restrictUntil shows sending as restricted until the given time (zero: no
+// longer restricted) and clears it when that time comes.
+func (m *Manager) restrictUntil(until time.Time) {
+	m.apply(restricted{until: until})
+	if !until.IsZero() {
+		time.AfterFunc(time.Until(until), func() { m.apply(restrictionEnded{at: until}) })
+	}
+}
+
+// RestrictedUntil is when WhatsApp's restriction of sending ends; zero when
+// sending is not restricted now. The send queue holds until then.
+func (m *Manager) RestrictedUntil() time.Time {
+	until := m.Status().RestrictedUntil
+	if !until.After(m.opts.Now()) {
+		return time.Time{}
+	}
+	return until
+}
+
+// reachoutKey names the reach-out lock's update in a mex notification.
+const reachoutKey = "xwa2_notify_account_reachout_timelock"
+
+// reachoutNotice is the JSON of the lock's update.
+type reachoutNotice struct {
+	Data map[string]*struct {
+		IsActive        bool            `json:"is_active"`
+		TimeEnforceEnds json.RawMessage `json:"time_enforcement_ends"`
+		EnforcementType string          `json:"enforcement_type"`
+	} `json:"data"`
+}
+
+// parseReachoutFrame reads the reach-out lock's state from a received
+// frame's XML; ok is false for any other frame. The end is unix seconds,
+// as a string or a number.
+func parseReachoutFrame(frame string) (active bool, until time.Time, ok bool) {
+	if !strings.Contains(frame, reachoutKey) || !strings.HasPrefix(frame, "<notification") {
+		return false, time.Time{}, false
+	}
+	start, end := strings.Index(frame, "{"), strings.LastIndex(frame, "}")
+	if start < 0 || end < start {
+		return false, time.Time{}, false
+	}
+	var n reachoutNotice
+	if json.Unmarshal([]byte(frame[start:end+1]), &n) != nil || n.Data[reachoutKey] == nil {
+		return false, time.Time{}, false
+	}
+	lock := n.Data[reachoutKey]
+	if !lock.IsActive {
+		return false, time.Time{}, true
+	}
+	secs, err := strconv.ParseInt(strings.Trim(string(lock.TimeEnforceEnds), `"`), 10, 64)
+	if err != nil || secs <= 0 || secs > 1<<40 {
+		return false, time.Time{}, false // active, but with no end we can read
+	}
+	return true, time.Unix(secs, 0), true
+}
+
+// noticeFrame is frameTap's consumer: the reach-out notification restricts
+// or frees sending.
+func (m *Manager) noticeFrame(frame string) {
+	active, until, ok := parseReachoutFrame(frame)
+	if !ok {
+		return
+	}
+	m.restrict.announced(active, until)
+	if active && until.After(m.opts.Now()) {
+		m.log.Info("WhatsApp announced a reach-out time lock", "until", bridge.FormatTime(until))
+		m.restrictUntil(until)
+		return
+	}
+	m.log.Info("WhatsApp lifted the reach-out time lock")
+	m.restrictUntil(time.Time{})
+}
+
+// frameTap is whatsmeow's logger with an ear on the receive log ("Recv",
+// every frame as XML): see the package comment above.
+type frameTap struct {
+	waLog.Logger
+	onFrame func(frame string)
+	recv    bool
+}
+
+func tapFrames(l waLog.Logger, onFrame func(string)) waLog.Logger {
+	return frameTap{Logger: l, onFrame: onFrame}
+}
+
+func (t frameTap) Sub(module string) waLog.Logger {
+	return frameTap{Logger: t.Logger.Sub(module), onFrame: t.onFrame, recv: module == "Recv"}
+}
+
+func (t frameTap) Debugf(msg string, args ...any) {
+	if t.recv && len(args) == 1 {
+		if frame, ok := args[0].(string); ok && strings.Contains(frame, reachoutKey) {
+			t.onFrame(frame)
+		}
+	}
+	t.Logger.Debugf(msg, args...)
+}

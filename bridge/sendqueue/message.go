@@ -51,6 +51,8 @@ type Item struct {
 	Type bridge.MessageType
 	Text string // body, or caption
 	File *SpooledFile
+	// Action is what a reaction, edit or revoke acts on; nil for content.
+	Action *Action
 }
 
 // SpooledFile is an attachment received into DATA_DIR/spool. The queue owns
@@ -90,6 +92,10 @@ func (r Request) validate() error {
 		case bridge.TypeImage, bridge.TypeDocument:
 			if it.File == nil {
 				return bridge.Invalid("missing_file", "item %d is %s but has no file", i, it.Type)
+			}
+		case bridge.TypeReaction, bridge.TypeEdit, bridge.TypeRevoke:
+			if it.Action == nil || it.Action.TargetID == "" {
+				return bridge.Invalid("missing_target", "item %d is %s but names no message", i, it.Type)
 			}
 		default:
 			return bridge.Invalid("unknown_type", "item %d has type %q, not text, image or document", i, it.Type)

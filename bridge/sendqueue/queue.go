@@ -34,6 +34,10 @@ type Options struct {
 	Schedule []time.Duration
 	// AttemptTimeout bounds one attempt (an upload can take a while).
 	AttemptTimeout time.Duration
+	// Checker, when set, checks a phone number before a message's attempt.
+	Checker Checker
+	// Accounts, when set, binds each message to the account it was accepted for.
+	Accounts Accounts
 }
 
 // Queue is the durable send queue on a message log. It embeds the Log, so
@@ -104,6 +108,7 @@ func (q *Queue) Submit(ctx context.Context, req Request) (Result, error) {
 		}
 	}
 	var prior *idempotencyRecord
+	account := q.account()
 	err := q.batcher.Do(ctx, func(tx *sql.Tx) (err error) {
 		if req.IdempotencyKey != "" {
 			prior, err = q.claimIdempotencyKey(ctx, tx, req.IdempotencyKey, hash, msgs[0].requestID, now)
@@ -111,7 +116,10 @@ func (q *Queue) Submit(ctx context.Context, req Request) (Result, error) {
 				return err
 			}
 		}
-		return q.insertMessages(ctx, tx, msgs, req.Items, now)
+		if err := q.insertMessages(ctx, tx, msgs, req.Items, now); err != nil {
+			return err
+		}
+		return q.stampMessages(ctx, tx, msgs, req.Items, account)
 	})
 	if err != nil {
 		return Result{}, storeFailed(err)

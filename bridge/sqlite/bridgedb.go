@@ -155,6 +155,17 @@ var migrations = []string{
 	CREATE INDEX messages_due ON messages (next_attempt_at) WHERE next_attempt_at IS NOT NULL;
 	CREATE INDEX messages_created ON messages (created_at, id);
 	CREATE INDEX messages_chat ON messages (recipient, created_at, position) WHERE status = 'Queued'`,
+	// 6: WhatsApp's answers whether a phone number is on WhatsApp, kept a
+	// day (GET /api/contacts/{number} and the check before a message's
+	// attempt), so that a burst to one number asks once, across restarts.
+	`CREATE TABLE contacts (
+		number      TEXT    PRIMARY KEY,
+		on_whatsapp INTEGER NOT NULL,
+		jid         TEXT    NOT NULL DEFAULT '',
+		lid         TEXT    NOT NULL DEFAULT '',
+		checked_at  INTEGER NOT NULL
+	);
+	CREATE INDEX contacts_checked ON contacts (checked_at)`,
 }
 
 // VerifyBridgeDB checks that an existing bridge.db decrypts with masterKey,

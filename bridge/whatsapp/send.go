@@ -109,6 +109,8 @@ func sendFailed(ctx context.Context, err error) error {
 
 func (m *Manager) buildMessage(ctx context.Context, cli *whatsmeow.Client, out bridge.Outgoing) (*waE2E.Message, error) {
 	switch out.Type {
+	case bridge.TypeReaction, bridge.TypeEdit, bridge.TypeRevoke:
+		return buildAction(cli, out)
 	case bridge.TypeText:
 		return &waE2E.Message{Conversation: proto.String(out.Text)}, nil
 	case bridge.TypeImage:

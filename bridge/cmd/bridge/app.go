@@ -45,6 +45,7 @@ type app struct {
 	webhooks *webhook.Outbox
 	messages *sendqueue.Log
 	session  *whatsapp.Manager
+	contacts *whatsapp.ContactBook
 	queue    *sendqueue.Queue
 	server   *http.Server
 
@@ -185,7 +186,9 @@ func newMessaging(ctx context.Context, a *app) error {
 	if err != nil {
 		return err
 	}
-	a.queue = sendqueue.New(sendqueue.Options{Log: a.messages, Sender: a.session, Schedule: a.settings.RetrySchedule})
+	a.contacts = whatsapp.NewContactBook(a.session, a.db, a.writer)
+	a.queue = sendqueue.New(sendqueue.Options{Log: a.messages, Sender: a.session, Schedule: a.settings.RetrySchedule,
+		Checker: a.contacts, Accounts: a.session})
 	if err := a.queue.SweepSpool(ctx, a.dir.SpoolDir()); err != nil {
 		return fmt.Errorf("sweep spool: %w", err)
 	}
@@ -214,6 +217,9 @@ func newHTTPServer(_ context.Context, a *app) error {
 			Session:    a.session,
 			AdminToken: s.AdminToken,
 			Messages:   a.queue,
+			Targets:    a.queue,
+			Chats:      a.session,
+			Contacts:   a.contacts,
 			Send: httpapi.SendConfig{APIKey: s.APIKey, SpoolDir: a.dir.SpoolDir(), MaxFileSize: s.MaxFileSize,
 				SpoolMaxBytes: spoolMax},
 			Guard:     guard,

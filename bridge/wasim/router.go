@@ -44,8 +44,12 @@ func (s *Simulator) dispatch(c *conn, n *waBinary.Node) {
 			id, _ := n.Attrs["id"].(string)
 			s.acked(c, id)
 		}
+	case "chatstate":
+		if c.user != nil {
+			s.recordChatState(c, n)
+		}
 	default:
-		// presence, chatstate, …: nothing to answer.
+		// presence, …: nothing to answer.
 	}
 }
 

@@ -1,6 +1,7 @@
 package wasim
 
 import (
+	"context"
 	"sync"
 
 	waBinary "go.mau.fi/whatsmeow/binary"
@@ -97,4 +98,19 @@ func (s *Simulator) ChatStates() []ChatState {
 	s.records.mu.Lock()
 	defer s.records.mu.Unlock()
 	return append([]ChatState(nil), s.records.chatStates...)
+}
+
+// WaitChatState waits for a chat state that match accepts.
+func (s *Simulator) WaitChatState(ctx context.Context, match func(ChatState) bool) (ChatState, error) {
+	var found ChatState
+	err := s.waitFor(ctx, func() bool {
+		for _, cs := range s.ChatStates() {
+			if match(cs) {
+				found = cs
+				return true
+			}
+		}
+		return false
+	})
+	return found, err
 }

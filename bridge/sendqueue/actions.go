@@ -28,6 +28,14 @@ type actionDetails struct {
 	TargetSender string `json:"target_sender,omitempty"` // a JID
 }
 
+// storeMessages inserts msgs and stamps them with account and their actions.
+func (q *Queue) storeMessages(ctx context.Context, tx *sql.Tx, msgs []row, items []Item, now time.Time, account string) error {
+	if err := q.insertMessages(ctx, tx, msgs, items, now); err != nil {
+		return err
+	}
+	return q.stampMessages(ctx, tx, msgs, items, account)
+}
+
 // stampMessages stores what the insert does not: the account the messages
 // belong to, and what each action acts on. It runs in Submit's transaction.
 func (q *Queue) stampMessages(ctx context.Context, tx *sql.Tx, msgs []row, items []Item, account string) error {

@@ -116,10 +116,7 @@ func (q *Queue) Submit(ctx context.Context, req Request) (Result, error) {
 				return err
 			}
 		}
-		if err := q.insertMessages(ctx, tx, msgs, req.Items, now); err != nil {
-			return err
-		}
-		return q.stampMessages(ctx, tx, msgs, req.Items, account)
+		return q.storeMessages(ctx, tx, msgs, req.Items, now, account)
 	})
 	if err != nil {
 		return Result{}, storeFailed(err)

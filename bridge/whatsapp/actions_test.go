@@ -2,6 +2,7 @@ package whatsapp
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -145,4 +146,51 @@ func TestContactBookAsksOnceForABurst(t *testing.T) {
 	if n := sim.ContactQuestions(stranger); n != 1 {
 		t.Errorf("a restarted book asked again: %d questions", n)
 	}
+}
+
+// BenchmarkContactCheck: number checks per second. "cold" asks WhatsApp
+// (the simulator) about a new number each time, "uncached" is whatsmeow's
+// IsOnWhatsApp itself (the baseline), "warm-db" answers from bridge.db (a
+// restarted bridge), "warm" from memory.
+func BenchmarkContactCheck(b *testing.B) {
+	_, r, alice := linked(b)
+	ctx := context.Background()
+	batcher := sqlite.NewBatcher(r.db)
+	b.Cleanup(batcher.Close)
+	number := func(i int) string { return fmt.Sprintf("4916%09d", i) }
+	b.Run("uncached", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			if _, err := r.lookUp(ctx, number(i)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("cold", func(b *testing.B) {
+		book := NewContactBook(r.Manager, r.db, batcher)
+		for i := 0; b.Loop(); i++ {
+			if _, err := book.Contact(ctx, number(1_000_000+i)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	warm := NewContactBook(r.Manager, r.db, batcher)
+	if _, err := warm.Contact(ctx, alice.Number()); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("warm-db", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := NewContactBook(r.Manager, r.db, batcher).Contact(ctx, alice.Number()); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("warm", func(b *testing.B) {
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				if _, err := warm.Contact(ctx, alice.Number()); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	})
 }

@@ -70,6 +70,9 @@ type Outgoing struct {
 	// is a reaction's (empty removes it), Text an edit's new text.
 	TargetID string
 	Emoji    string
+	// TargetSender is who sent the target when someone else did (a reaction
+	// to a received message); zero for the account's own message.
+	TargetSender Recipient
 }
 
 // Receipt is WhatsApp's word that messages reached a status (Delivered or

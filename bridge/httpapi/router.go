@@ -33,6 +33,12 @@ type Deps struct {
 	// Uploads keeps the files of POST /api/uploads for POST /api/messages;
 	// nil: both answer 503 uploads_unavailable for attachments.
 	Uploads Uploads
+	// Targets finds the messages that reactions, edits and revokes name.
+	Targets ActionTargets
+	// Chats marks chats read and shows presence in them.
+	Chats Chats
+	// Contacts answers whether numbers are on WhatsApp.
+	Contacts Contacts
 	// Analytics counts deliveries per day.
 	Analytics DeliveryAnalytics
 	// Audit records admin and session actions in the weekly audit log.
@@ -114,6 +120,12 @@ func NewRouter(d Deps) http.Handler {
 	r.Handle("/api/uploads", s.handle(s.requireAPIKey(s.postUpload))).Methods(post)
 	r.Handle("/api/messages/{id}", s.handle(s.requireAPIKey(s.getMessage))).Methods(get)
 	r.Handle("/api/media/{id}", s.handle(s.requireAPIKey(s.getMedia))).Methods(get)
+	r.Handle("/api/messages/{id}", s.handle(s.requireAPIKey(s.editMessage))).Methods(http.MethodPatch)
+	r.Handle("/api/messages/{id}", s.handle(s.requireAPIKey(s.revokeMessage))).Methods(del)
+	r.Handle("/api/messages/{id}/reaction", s.handle(s.requireAPIKey(s.react))).Methods(post)
+	r.Handle("/api/chats/{jid}/read", s.handle(s.requireAPIKey(s.markRead))).Methods(post)
+	r.Handle("/api/chats/{jid}/presence", s.handle(s.requireAPIKey(s.setPresence))).Methods(post)
+	r.Handle("/api/contacts/{number}", s.handle(s.requireAPIKey(s.contact))).Methods(get)
 	return s.limitBodies(r)
 }
 

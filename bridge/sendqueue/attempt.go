@@ -14,7 +14,10 @@ import (
 func (q *Queue) attempt(ctx context.Context, m *row) {
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), q.opts.AttemptTimeout)
 	started := time.Now()
-	sendErr := q.opts.Sender.Send(actx, m.outgoing())
+	out, sendErr := q.prepare(actx, m)
+	if sendErr == nil {
+		sendErr = q.opts.Sender.Send(actx, out)
+	}
 	cancel()
 	q.observer.SendAttempt(sendErr == nil, time.Since(started))
 	if until, restricted := bridge.RestrictedUntil(sendErr); restricted {
@@ -59,7 +62,7 @@ const (
 // said (a lost ack).
 func (q *Queue) recordAttempt(ctx context.Context, tx *sql.Tx, m *row, sendErr error, now time.Time) (bool, error) {
 	attempts := m.Attempts + 1
-	status, next, lastErr := plan(attempts, sendErr, q.opts.Schedule, now)
+	status, next, lastErr := outcome(attempts, sendErr, q.opts.Schedule, now)
 	res, err := q.stmts.Exec(ctx, tx, recordOutcome, string(status), attempts, attempts-1, lastErr, next, now.UnixMilli(), m.ID)
 	if err != nil {
 		return false, err

@@ -90,6 +90,11 @@ func requestHash(req Request) (string, error) {
 	for i, it := range req.Items {
 		field(h, string(it.Type))
 		field(h, it.Text)
+		if a := it.Action; a != nil {
+			field(h, a.TargetID)
+			field(h, a.TargetSender.JID())
+			field(h, a.Emoji)
+		}
 		if it.File == nil {
 			field(h, "")
 			field(h, "")

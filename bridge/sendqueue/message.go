@@ -62,6 +62,8 @@ type Item struct {
 	Mentions []bridge.Recipient
 	Location *bridge.Location // of a location
 	Contact  *bridge.ContactCard
+	// Action is what a reaction, edit or revoke acts on; nil for content.
+	Action *Action
 }
 
 // SpooledFile is an attachment received into DATA_DIR/spool. The queue owns
@@ -116,7 +118,9 @@ func (it Item) validate(i int) error {
 	case bridge.TypeContact:
 		missing, code = it.Contact == nil, "missing_vcard"
 	case bridge.TypeReaction, bridge.TypeEdit, bridge.TypeRevoke:
-		return bridge.Invalid("unknown_type", "item %d: %s acts on a message by its id, not through a send", i, it.Type)
+		if it.Action == nil || it.Action.TargetID == "" {
+			return bridge.Invalid("missing_target", "item %d is %s but names no message", i, it.Type)
+		}
 	default:
 		return bridge.Invalid("unknown_type", "item %d has the unknown type %q", i, it.Type)
 	}

@@ -36,6 +36,10 @@ type Options struct {
 	AttemptTimeout time.Duration
 	// Rate paces the attempts (SEND_RATE); the zero value is unpaced.
 	Rate bridge.SendRate
+	// Checker, when set, checks a phone number before a message's attempt.
+	Checker Checker
+	// Accounts, when set, binds each message to the account it was accepted for.
+	Accounts Accounts
 }
 
 // Queue is the durable send queue on a message log. It embeds the Log, so
@@ -112,6 +116,7 @@ func (q *Queue) Submit(ctx context.Context, req Request) (Result, error) {
 		}
 	}
 	var prior *idempotencyRecord
+	account := q.account()
 	err := q.batcher.Do(ctx, func(tx *sql.Tx) (err error) {
 		if req.IdempotencyKey != "" {
 			prior, err = q.claimIdempotencyKey(ctx, tx, req.IdempotencyKey, hash, msgs[0].requestID, now)
@@ -119,7 +124,7 @@ func (q *Queue) Submit(ctx context.Context, req Request) (Result, error) {
 				return err
 			}
 		}
-		return q.insertMessages(ctx, tx, msgs, req.Items, now)
+		return q.storeMessages(ctx, tx, msgs, req.Items, now, account)
 	})
 	if err != nil {
 		return Result{}, storeFailed(err)

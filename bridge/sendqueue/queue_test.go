@@ -221,7 +221,7 @@ func TestSubmitValidates(t *testing.T) {
 		{Request{Recipient: alice, Items: []Item{{Type: bridge.TypeVideo}}}, "missing_file"},
 		{Request{Recipient: alice, Items: []Item{{Type: bridge.TypeLocation}}}, "missing_location"},
 		{Request{Recipient: alice, Items: []Item{{Type: bridge.TypeContact}}}, "missing_vcard"},
-		{Request{Recipient: alice, Items: []Item{{Type: bridge.TypeReaction}}}, "unknown_type"},
+		{Request{Recipient: alice, Items: []Item{{Type: bridge.TypeReaction}}}, "missing_target"},
 	}
 	for _, c := range cases {
 		_, err := f.q.Submit(context.Background(), c.req)

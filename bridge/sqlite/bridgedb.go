@@ -218,6 +218,17 @@ var migrations = []string{
 		expires_at INTEGER NOT NULL
 	);
 	CREATE INDEX uploads_expiry ON uploads (expires_at)`,
+	// 9: WhatsApp's answers whether a phone number is on WhatsApp, kept a
+	// day (GET /api/contacts/{number} and the check before a message's
+	// attempt), so that a burst to one number asks once, across restarts.
+	`CREATE TABLE contacts (
+		number      TEXT    PRIMARY KEY,
+		on_whatsapp INTEGER NOT NULL,
+		jid         TEXT    NOT NULL DEFAULT '',
+		lid         TEXT    NOT NULL DEFAULT '',
+		checked_at  INTEGER NOT NULL
+	);
+	CREATE INDEX contacts_checked ON contacts (checked_at)`,
 }
 
 // VerifyBridgeDB checks that an existing bridge.db decrypts with masterKey,

@@ -44,6 +44,9 @@ func (s *Simulator) answerUsync(c *conn, iq *waBinary.Node) ([]waBinary.Node, *i
 			}
 			jid = types.NewJID(normalizeNumber(string(contactQuery)), types.DefaultUserServer)
 		}
+		if wantContact {
+			s.recordContactQuestion(jid.User)
+		}
 		jid = jid.ToNonAD()
 		s.mu.Lock()
 		u := s.userByJIDLocked(jid)

@@ -81,32 +81,8 @@ func (u *User) announceReachout(active bool, until time.Time) int {
 	return len(conns)
 }
 
-// ChatState is a typing indicator a user received from a client
-// (<chatstate><composing/></chatstate> or <paused/>), with the time the
-// server received it.
-type ChatState struct {
-	From  types.JID // the sending device
-	State string    // composing or paused
-	Media string    // "audio" while recording a voice note
-	At    time.Time
-}
-
 // ChatStates lists the typing indicators sent to the user, oldest first.
 func (u *User) ChatStates() []ChatState { return u.chatStates.all() }
-
-// recordChatState keeps a client's <chatstate to> for the user it is for.
-func (s *Simulator) recordChatState(c *conn, n *waBinary.Node) {
-	to, _ := n.Attrs["to"].(types.JID)
-	s.mu.Lock()
-	u := s.userByJIDLocked(to.ToNonAD())
-	s.mu.Unlock()
-	children := n.GetChildren()
-	if u == nil || len(children) == 0 {
-		return
-	}
-	media, _ := children[0].Attrs["media"].(string)
-	u.chatStates.add(ChatState{From: c.device, State: children[0].Tag, Media: media, At: time.Now()})
-}
 
 type chatStateJSON struct {
 	From  string    `json:"from"`

@@ -45,7 +45,9 @@ func (s *Simulator) dispatch(c *conn, n *waBinary.Node) {
 			s.acked(c, id)
 		}
 	case "chatstate":
-		s.recordChatState(c, n)
+		if c.user != nil {
+			s.recordChatState(c, n)
+		}
 	default:
 		// presence, …: nothing to answer.
 	}

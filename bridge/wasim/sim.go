@@ -67,6 +67,8 @@ type Simulator struct {
 	qrRefs    map[string]*conn        // pair-device refs of connections waiting for a scan
 	codePairs map[string]*codePairing // pairing-code links by pairing ref
 	changed   chan struct{}           // closed and replaced when devices link, log in or leave
+
+	records records // usync contact questions and chat states (actions.go)
 }
 
 // New starts a simulator. Call Close when done.

@@ -41,6 +41,8 @@ type messageStatusPayload struct {
 	Status     string `json:"status"`
 	Recipient  string `json:"recipient"`
 	Timestamp  string `json:"timestamp"`
+	// Reason says why a Failed message failed (bridge.Message.FailReason).
+	Reason string `json:"reason,omitempty"`
 }
 
 // MessageStatus is a message.status event: the message whatsappID sent to
@@ -54,6 +56,17 @@ func MessageStatus(whatsappID string, recipient bridge.Recipient, status bridge.
 			Recipient: recipient.String(), Timestamp: bridge.FormatTime(t),
 		},
 	}
+}
+
+// MessageStatusOf is the message.status event of m's current status; a
+// Failed one carries its reason (not_on_whatsapp, logged_out,
+// edit_window_expired, retries_exhausted).
+func MessageStatusOf(m bridge.Message) Event {
+	e := MessageStatus(m.WhatsAppID, m.Recipient, m.Status, m.UpdatedAt)
+	p := e.Payload.(messageStatusPayload) //nolint:forcetypeassert // MessageStatus's own payload
+	p.Reason = m.FailReason()
+	e.Payload = p
+	return e
 }
 
 type sessionStatusPayload struct {

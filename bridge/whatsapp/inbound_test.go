@@ -12,7 +12,7 @@ import (
 
 // linked is a bridge linked to the simulator's account, with a contact
 // that writes to it.
-func linked(t *testing.T) (*wasim.Simulator, *running, *wasim.User) {
+func linked(t testing.TB) (*wasim.Simulator, *running, *wasim.User) {
 	t.Helper()
 	sim := wasim.Start(t)
 	r := start(t, sim, newBridgeFiles(t))

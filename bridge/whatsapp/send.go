@@ -129,6 +129,8 @@ func (m *Manager) buildMessage(ctx context.Context, cli *whatsmeow.Client, out b
 // Types that act on an earlier message add their case here.
 func (m *Manager) content(ctx context.Context, cli *whatsmeow.Client, out bridge.Outgoing) (*waE2E.Message, error) {
 	switch out.Type {
+	case bridge.TypeReaction, bridge.TypeEdit, bridge.TypeRevoke:
+		return buildAction(cli, out)
 	case bridge.TypeText:
 		return &waE2E.Message{Conversation: proto.String(out.Text)}, nil
 	case bridge.TypeImage, bridge.TypeDocument, bridge.TypeVideo, bridge.TypeAudio:
@@ -141,7 +143,6 @@ func (m *Manager) content(ctx context.Context, cli *whatsmeow.Client, out bridge
 		return locationMessage(out)
 	case bridge.TypeContact:
 		return contactMessage(out)
-	case bridge.TypeReaction, bridge.TypeEdit, bridge.TypeRevoke:
 	}
 	return nil, bridge.Invalid("invalid_type", "unknown message type %q", out.Type)
 }

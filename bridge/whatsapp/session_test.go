@@ -43,7 +43,7 @@ type bridgeFiles struct {
 	key []byte // testutil.TestKey, the key testutil.OpenBridgeDBAt opens bridge.db with
 }
 
-func newBridgeFiles(t *testing.T) bridgeFiles {
+func newBridgeFiles(t testing.TB) bridgeFiles {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.Mkdir(filepath.Join(dir, "credentials"), 0o700); err != nil {
@@ -124,13 +124,13 @@ type running struct {
 
 // start opens the bridge's databases and runs a Manager wired to sim, as the
 // bridge process does; stop (also at cleanup) ends it like SIGTERM.
-func start(t *testing.T, sim *wasim.Simulator, f bridgeFiles) *running {
+func start(t testing.TB, sim *wasim.Simulator, f bridgeFiles) *running {
 	t.Helper()
 	return startWith(t, &Server{HTTPClient: sim.HTTPClient(), RootKey: sim.RootPublicKey()}, f)
 }
 
 // startWith is start with the client pointed at server.
-func startWith(t *testing.T, server *Server, f bridgeFiles) *running {
+func startWith(t testing.TB, server *Server, f bridgeFiles) *running {
 	t.Helper()
 	db := testutil.OpenBridgeDBAt(t, filepath.Join(f.dir, "bridge.db"))
 	ctx, cancel := context.WithCancel(context.Background())
@@ -140,7 +140,7 @@ func startWith(t *testing.T, server *Server, f bridgeFiles) *running {
 		MasterKey:         f.key,
 		DB:                db,
 		HeartbeatInterval: testHeartbeat,
-		Log:               testr.NewWithOptions(t, testr.Options{Verbosity: 0}),
+		Log:               testr.NewWithInterface(t, testr.Options{Verbosity: 0}),
 		Events:            events,
 		Server:            server,
 	})
@@ -168,7 +168,7 @@ func startWith(t *testing.T, server *Server, f bridgeFiles) *running {
 }
 
 // waitState waits until the status satisfies ok, or fails the test.
-func waitState(t *testing.T, m *Manager, what string, ok func(bridge.SessionStatus) bool) bridge.SessionStatus {
+func waitState(t testing.TB, m *Manager, what string, ok func(bridge.SessionStatus) bool) bridge.SessionStatus {
 	t.Helper()
 	return testutil.Poll(t, 20*time.Second, func() (bridge.SessionStatus, bool) {
 		s := m.Status()
@@ -181,7 +181,7 @@ func isState(st bridge.SessionState, r bridge.Reason) func(bridge.SessionStatus)
 }
 
 // linkByQR links a fresh bridge to the phone's account through a QR code.
-func linkByQR(t *testing.T, sim *wasim.Simulator, r *running) {
+func linkByQR(t testing.TB, sim *wasim.Simulator, r *running) {
 	t.Helper()
 	ctx := context.Background()
 	qr, err := r.QR(ctx)

@@ -49,6 +49,7 @@ type app struct {
 	media    *media.Store
 	messages *sendqueue.Log
 	session  *whatsapp.Manager
+	contacts *whatsapp.ContactBook
 	queue    *sendqueue.Queue
 	// downloads fetches incoming attachments into DATA_DIR/media.
 	downloads *media.Downloader
@@ -214,6 +215,9 @@ func newMessaging(ctx context.Context, a *app) error {
 	})
 	a.uploads = sendqueue.NewUploads(sendqueue.UploadOptions{DB: a.db, Batcher: a.writer, Dir: a.dir.SpoolDir(),
 		Log: a.log.WithName("uploads")})
+	a.contacts = whatsapp.NewContactBook(a.session, a.db, a.writer)
+	a.queue = sendqueue.New(sendqueue.Options{Log: a.messages, Sender: a.session, Schedule: a.settings.RetrySchedule,
+		Checker: a.contacts, Accounts: a.session})
 	if err := a.queue.SweepSpool(ctx, a.dir.SpoolDir()); err != nil {
 		return fmt.Errorf("sweep spool: %w", err)
 	}
@@ -243,6 +247,9 @@ func newHTTPServer(_ context.Context, a *app) error {
 			AdminToken: s.AdminToken,
 			Messages:   a.queue,
 			Uploads:    a.uploads,
+			Targets:    a.queue,
+			Chats:      a.session,
+			Contacts:   a.contacts,
 			Send: httpapi.SendConfig{APIKey: s.APIKey, SpoolDir: a.dir.SpoolDir(), MaxFileSize: s.MaxFileSize,
 				SpoolMaxBytes: spoolMax},
 			Guard:     guard,

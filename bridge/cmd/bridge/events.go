@@ -32,6 +32,11 @@ type sessionEvents struct {
 var _ whatsapp.Events = sessionEvents{}
 
 func (e sessionEvents) StateChanged(ctx context.Context, tx *sql.Tx, s bridge.SessionStatus) error {
+	// A logout fails the waiting messages of the account that went, and a
+	// link adopts those accepted while none was, with the state change.
+	if err := e.receipts.SessionChanged(ctx, tx, s); err != nil {
+		return err
+	}
 	return e.webhooks.Enqueue(ctx, tx, webhook.SessionStatus(s, time.Now()))
 }
 
@@ -71,7 +76,7 @@ type statusEvents struct{ webhooks *webhook.Outbox }
 var _ sendqueue.Events = statusEvents{}
 
 func (e statusEvents) StatusChanged(ctx context.Context, tx *sql.Tx, m bridge.Message) error {
-	return e.webhooks.Enqueue(ctx, tx, webhook.MessageStatus(m.WhatsAppID, m.Recipient, m.Status, m.UpdatedAt))
+	return e.webhooks.Enqueue(ctx, tx, webhook.MessageStatusOf(m))
 }
 
 // gauges are the metrics read at each scrape from the parts that know them.

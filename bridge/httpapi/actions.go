@@ -1,0 +1,246 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/gorilla/mux"
+
+	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/bridge/sendqueue"
+)
+
+// ActionTargets finds the message an action names (*sendqueue.Log), by its
+// log id or its WhatsApp id.
+type ActionTargets interface {
+	FindMessage(ctx context.Context, id string) (bridge.Message, error)
+}
+
+// maxMessageID bounds a message id in a path: log ids are UUIDs, WhatsApp
+// ids are at most a few dozen hex digits.
+const maxMessageID = 128
+
+// parseMessageID accepts a log id or a WhatsApp id: letters, digits and
+// dashes.
+func parseMessageID(id string) (string, error) {
+	if id == "" || len(id) > maxMessageID || strings.IndexFunc(id, func(r rune) bool {
+		return (r < '0' || r > '9') && (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') && r != '-'
+	}) >= 0 {
+		return "", bridge.Invalid("invalid_message_id", "a message id is 1-%d letters, digits and dashes", maxMessageID)
+	}
+	return id, nil
+}
+
+// target is the message an action acts on.
+type target struct {
+	chat   bridge.Recipient
+	id     string           // its WhatsApp id
+	sender bridge.Recipient // who sent it, when it was received
+	own    *bridge.Message  // its entry in the log, when the account sent it
+}
+
+// resolveTarget finds the message {id} names. The log holds what the
+// account sent; a received message is named by its WhatsApp id with the
+// chat (?chat=, and in a group ?sender=), and only a reaction may act on
+// one. Anything else the log lacks is 404 message_not_found.
+func (s *server) resolveTarget(r *http.Request, typ bridge.MessageType) (target, error) {
+	id, err := parseMessageID(mux.Vars(r)["id"])
+	if err != nil {
+		return target{}, err
+	}
+	q, err := strictQuery(r, "chat", "sender", "apiKey")
+	if err != nil {
+		return target{}, err
+	}
+	m, err := s.Targets.FindMessage(r.Context(), id)
+	if err == nil {
+		return ownTarget(m, q)
+	}
+	if bridge.ErrorKind(err) != bridge.KindNotFound {
+		return target{}, err
+	}
+	if typ != bridge.TypeReaction || q["chat"] == "" {
+		return target{}, err
+	}
+	return receivedTarget(id, q)
+}
+
+// ownTarget checks that an action may act on m, a message of the log.
+func ownTarget(m bridge.Message, q map[string]string) (target, error) {
+	if c := q["chat"]; c != "" {
+		chat, err := parseChat(c)
+		if err != nil {
+			return target{}, err
+		}
+		if chat != m.Recipient {
+			return target{}, bridge.Invalid("chat_mismatch", "the message was sent to another chat than ?chat=")
+		}
+	}
+	if q["sender"] != "" {
+		return target{}, bridge.Invalid("unexpected_sender", "?sender= names who sent a received message; this one is the account's own")
+	}
+	switch {
+	case m.Type.IsAction():
+		return target{}, bridge.Errorf(bridge.KindConflict, "not_actionable", "a %s cannot be acted on", m.Type)
+	case m.Status == bridge.StatusFailed:
+		return target{}, bridge.Errorf(bridge.KindConflict, "target_failed", "the message failed; it never reached WhatsApp")
+	}
+	return target{chat: m.Recipient, id: m.WhatsAppID, own: &m}, nil
+}
+
+// receivedTarget is a received message named by its WhatsApp id and chat.
+func receivedTarget(id string, q map[string]string) (target, error) {
+	chat, err := parseChat(q["chat"])
+	if err != nil {
+		return target{}, err
+	}
+	t := target{chat: chat, id: id, sender: chat}
+	if chat.Kind != bridge.RecipientGroup {
+		if q["sender"] != "" {
+			return target{}, bridge.Invalid("unexpected_sender", "?sender= is only for a message received in a group")
+		}
+		return t, nil
+	}
+	if q["sender"] == "" {
+		return target{}, bridge.Invalid("missing_sender", "a message received in a group needs ?sender=, who sent it")
+	}
+	if t.sender, err = parseChat(q["sender"]); err != nil || t.sender.Kind == bridge.RecipientGroup {
+		return target{}, bridge.Invalid("invalid_sender", "sender must be a phone number or a LID")
+	}
+	return t, nil
+}
+
+type reactionBody struct {
+	Emoji *string `json:"emoji"`
+}
+
+type editBody struct {
+	Text *string `json:"text"`
+}
+
+// react is POST /api/messages/{id}/reaction {"emoji"}; "" removes it.
+func (s *server) react(w http.ResponseWriter, r *http.Request) error {
+	var body reactionBody
+	if err := decodeJSON(w, r, &body); err != nil {
+		return err
+	}
+	if body.Emoji == nil {
+		return bridge.Invalid("missing_emoji", `the body needs "emoji"; "" removes the reaction`)
+	}
+	emoji, err := bridge.ParseEmoji(*body.Emoji)
+	if err != nil {
+		return err
+	}
+	return s.submitAction(w, r, bridge.TypeReaction, "", func(a *sendqueue.Action) { a.Emoji = emoji })
+}
+
+// editMessage is PATCH /api/messages/{id} {"text"}: an edit of a text the
+// account sent, within WhatsApp's 15 minutes.
+func (s *server) editMessage(w http.ResponseWriter, r *http.Request) error {
+	var body editBody
+	if err := decodeJSON(w, r, &body); err != nil {
+		return err
+	}
+	text, err := editText(body.Text)
+	if err != nil {
+		return err
+	}
+	return s.submitAction(w, r, bridge.TypeEdit, text, nil)
+}
+
+// editText validates an edit's new text.
+func editText(text *string) (string, error) {
+	switch {
+	case text == nil || strings.TrimSpace(*text) == "":
+		return "", bridge.Invalid("empty_text", `the body needs a non-empty "text"`)
+	case len(*text) > maxTextBytes:
+		return "", bridge.Invalid("text_too_long", "text is longer than %d bytes", maxTextBytes)
+	case !utf8.ValidString(*text):
+		return "", bridge.Invalid("invalid_text", "text is not valid UTF-8")
+	}
+	return *text, nil
+}
+
+// revokeMessage is DELETE /api/messages/{id}: a revoke for everyone of a
+// message the account sent.
+func (s *server) revokeMessage(w http.ResponseWriter, r *http.Request) error {
+	if r.ContentLength > 0 {
+		return bridge.Invalid("unexpected_body", "DELETE takes no body")
+	}
+	return s.submitAction(w, r, bridge.TypeRevoke, "", nil)
+}
+
+// submitAction queues an action of type typ on the message the request
+// names, like a send: durably, with the retry schedule and the
+// Idempotency-Key; it answers 202 with the action's log entry.
+func (s *server) submitAction(w http.ResponseWriter, r *http.Request, typ bridge.MessageType, text string, with func(*sendqueue.Action)) error {
+	key := r.Header.Get(idempotencyHeader)
+	if key != "" && !validIdempotencyKey(key) {
+		return errIdempotencyKey
+	}
+	t, err := s.resolveTarget(r, typ)
+	if err != nil {
+		return err
+	}
+	if typ == bridge.TypeEdit {
+		if err := s.editable(t); err != nil {
+			return err
+		}
+	}
+	action := &sendqueue.Action{TargetID: t.id}
+	if t.own == nil {
+		action.TargetSender = t.sender
+	}
+	if with != nil {
+		with(action)
+	}
+	res, err := s.Messages.Submit(r.Context(), sendqueue.Request{
+		Recipient: t.chat, IdempotencyKey: key,
+		Items: []sendqueue.Item{{Type: typ, Text: text, Action: action}},
+	})
+	if err != nil {
+		return err
+	}
+	return s.answerAction(w, r, key, res)
+}
+
+// editable refuses an edit WhatsApp would not take: of a message the
+// account did not send, that is not a text, or older than 15 minutes.
+func (s *server) editable(t target) error {
+	switch {
+	case t.own == nil:
+		return errors.New("unreachable: edits resolve only the account's own messages")
+	case t.own.Type != bridge.TypeText:
+		return bridge.Errorf(bridge.KindConflict, "not_editable", "only a text can be edited; this is a %s", t.own.Type)
+	case s.Now().Sub(t.own.CreatedAt) > bridge.EditWindow:
+		return bridge.ErrEditWindowExpired
+	}
+	return nil
+}
+
+// answerAction answers 202 with the action's log entry, or what the first
+// request with the same Idempotency-Key was answered.
+func (s *server) answerAction(w http.ResponseWriter, r *http.Request, key string, res sendqueue.Result) error {
+	if res.Replay && res.Stored != nil {
+		writeBody(w, res.Stored.Status, res.Stored.Body)
+		return nil
+	}
+	if len(res.Messages) != 1 {
+		return bridge.Internal("store_failed", "the action could not be stored", errors.New("not one message"))
+	}
+	var buf bytes.Buffer
+	_ = json.NewEncoder(&buf).Encode(toMessageJSON(res.Messages[0])) // a plain struct: cannot fail
+	if key != "" && !res.Replay {
+		stored := sendqueue.StoredResponse{Status: http.StatusAccepted, Body: buf.Bytes()}
+		if err := s.Messages.StoreResponse(context.WithoutCancel(r.Context()), key, stored); err != nil {
+			s.Log.Error(err, "store idempotent response") // a repeat then answers from the message
+		}
+	}
+	writeBody(w, http.StatusAccepted, buf.Bytes())
+	return nil
+}

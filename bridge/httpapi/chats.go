@@ -1,0 +1,119 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	"github.com/gorilla/mux"
+
+	"github.com/msgbridge/msgbridge/bridge"
+)
+
+// Chats is what the chat endpoints need of the session (*whatsapp.Manager).
+// Both fail with bridge.ErrNotLinked while no session is connected.
+type Chats interface {
+	// MarkRead marks chat read up to message id, which sender sent (zero:
+	// the chat itself, in a 1:1 chat).
+	MarkRead(ctx context.Context, chat, sender bridge.Recipient, id string) error
+	SetPresence(ctx context.Context, chat bridge.Recipient, p bridge.ChatPresence) error
+}
+
+// parseChat accepts a chat as a path or query names it: a phone number
+// with its country code (digits, an optional leading '+'), a group JID
+// <id>@g.us, a LID <digits>@lid or a user JID <digits>@s.whatsapp.net.
+// Spaces and dashes, which a form tolerates, are refused in a URL.
+func parseChat(s string) (bridge.Recipient, error) {
+	bad := bridge.Invalid("invalid_chat", "chat must be a number with country code, <id>@g.us, <digits>@lid or <digits>@s.whatsapp.net")
+	if s == "" || strings.ContainsAny(s, " \t\r\n") || (strings.Contains(s, "-") && !strings.HasSuffix(s, "@g.us")) {
+		return bridge.Recipient{}, bad
+	}
+	r, err := bridge.ParseRecipient(s)
+	if err != nil {
+		return bridge.Recipient{}, bad
+	}
+	return r, nil
+}
+
+type readBody struct {
+	MessageID *string `json:"message_id"`
+	Sender    *string `json:"sender"`
+}
+
+// markRead is POST /api/chats/{jid}/read {"message_id", "sender"}: a read
+// receipt for a received message (and so for the chat up to it); sender
+// is who sent it, required in a group. Not queued: 503 while not connected.
+func (s *server) markRead(w http.ResponseWriter, r *http.Request) error {
+	chat, err := parseChat(mux.Vars(r)["jid"])
+	if err != nil {
+		return err
+	}
+	var body readBody
+	if err := decodeJSON(w, r, &body); err != nil {
+		return err
+	}
+	if body.MessageID == nil {
+		return bridge.Invalid("missing_message_id", `the body needs "message_id", the WhatsApp id of a received message`)
+	}
+	id, err := parseMessageID(*body.MessageID)
+	if err != nil {
+		return err
+	}
+	sender, err := readSender(chat, body.Sender)
+	if err != nil {
+		return err
+	}
+	if err := s.Chats.MarkRead(r.Context(), chat, sender, id); err != nil {
+		return SessionError(err)
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// readSender is who sent the message a read mark names: required in a
+// group, refused elsewhere (the chat is the sender).
+func readSender(chat bridge.Recipient, sender *string) (bridge.Recipient, error) {
+	if chat.Kind != bridge.RecipientGroup {
+		if sender != nil {
+			return bridge.Recipient{}, bridge.Invalid("unexpected_sender", `"sender" is only for a message received in a group`)
+		}
+		return bridge.Recipient{}, nil
+	}
+	if sender == nil {
+		return bridge.Recipient{}, bridge.Invalid("missing_sender", `a message received in a group needs "sender", who sent it`)
+	}
+	r, err := parseChat(*sender)
+	if err != nil || r.Kind == bridge.RecipientGroup {
+		return bridge.Recipient{}, bridge.Invalid("invalid_sender", "sender must be a phone number or a LID")
+	}
+	return r, nil
+}
+
+type presenceBody struct {
+	State *string `json:"state"`
+}
+
+// setPresence is POST /api/chats/{jid}/presence {"state"}: composing,
+// recording or paused, best effort; 503 while not connected.
+func (s *server) setPresence(w http.ResponseWriter, r *http.Request) error {
+	chat, err := parseChat(mux.Vars(r)["jid"])
+	if err != nil {
+		return err
+	}
+	var body presenceBody
+	if err := decodeJSON(w, r, &body); err != nil {
+		return err
+	}
+	if body.State == nil {
+		return bridge.Invalid("missing_state", `the body needs "state": composing, recording or paused`)
+	}
+	p, err := bridge.ParseChatPresence(*body.State)
+	if err != nil {
+		return err
+	}
+	if err := s.Chats.SetPresence(r.Context(), chat, p); err != nil {
+		return SessionError(err)
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}

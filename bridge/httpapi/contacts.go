@@ -1,0 +1,61 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	"github.com/gorilla/mux"
+
+	"github.com/msgbridge/msgbridge/bridge"
+)
+
+// Contacts answers whether phone numbers are on WhatsApp
+// (*whatsapp.ContactBook, cached 24 h).
+type Contacts interface {
+	Contact(ctx context.Context, number string) (bridge.Contact, error)
+}
+
+// contactAnswer is GET /api/contacts/{number}'s body.
+type contactAnswer struct {
+	Number     string  `json:"number"`
+	OnWhatsApp bool    `json:"on_whatsapp"`
+	JID        *string `json:"jid"`
+	LID        *string `json:"lid"`
+}
+
+// parseNumber accepts a phone number in a path: digits with country code,
+// an optional leading '+', no separators.
+func parseNumber(s string) (string, error) {
+	digits := strings.TrimPrefix(s, "+")
+	if strings.ContainsAny(digits, " -+") {
+		return "", bridge.ErrInvalidRecipient
+	}
+	return bridge.NormalizePhone(digits)
+}
+
+// contact is GET /api/contacts/{number}: whether the number is on WhatsApp,
+// its JID and, when known, its LID. Answers are cached 24 h; an uncached
+// number needs a connected session (503 otherwise).
+func (s *server) contact(w http.ResponseWriter, r *http.Request) error {
+	if _, err := strictQuery(r, "apiKey"); err != nil {
+		return err
+	}
+	number, err := parseNumber(mux.Vars(r)["number"])
+	if err != nil {
+		return err
+	}
+	c, err := s.Contacts.Contact(r.Context(), number)
+	if err != nil {
+		return SessionError(err)
+	}
+	return WriteJSON(w, http.StatusOK, contactAnswer{Number: c.Number, OnWhatsApp: c.OnWhatsApp,
+		JID: optionalString(c.JID), LID: optionalString(c.LID)})
+}
+
+func optionalString(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}

@@ -1,0 +1,196 @@
+package whatsapp
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"go.mau.fi/whatsmeow/types"
+
+	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/bridge/sqlite"
+	"github.com/msgbridge/msgbridge/bridge/wasim"
+	"github.com/msgbridge/msgbridge/internal/testutil"
+)
+
+func waitCtx(t *testing.T) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// Reactions, edits and revokes reach the contact decrypted, naming the
+// message they act on: the account's own, or (a reaction) one it received.
+func TestActionsReachTheContact(t *testing.T) {
+	testutil.SkipIfShort(t, "simulator session")
+	_, r, alice := linked(t)
+	ctx := waitCtx(t)
+	chat := bridge.PhoneRecipient(alice.Number())
+	send := func(out bridge.Outgoing) *wasim.Message {
+		t.Helper()
+		out.ID, out.Recipient = r.NewMessageID(), chat
+		if err := r.Send(ctx, out); err != nil {
+			t.Fatalf("send %s: %v", out.Type, err)
+		}
+		m, err := alice.WaitMessage(ctx, out.ID)
+		if err != nil || m.Err != nil {
+			t.Fatalf("%s never arrived: %v %v", out.Type, err, m)
+		}
+		return m
+	}
+	text := send(bridge.Outgoing{Type: bridge.TypeText, Text: "hello"})
+
+	m := send(bridge.Outgoing{Type: bridge.TypeReaction, TargetID: text.ID, Emoji: "👍"})
+	if target, emoji, fromMe, ok := m.Reaction(); !ok || target != text.ID || emoji != "👍" || !fromMe {
+		t.Errorf("reaction: %s %q fromMe=%v ok=%v", target, emoji, fromMe, ok)
+	}
+	m = send(bridge.Outgoing{Type: bridge.TypeEdit, TargetID: text.ID, Text: "hello, corrected"})
+	if target, newText, ok := m.Edit(); !ok || target != text.ID || newText != "hello, corrected" {
+		t.Errorf("edit: %s %q ok=%v", target, newText, ok)
+	}
+	m = send(bridge.Outgoing{Type: bridge.TypeRevoke, TargetID: text.ID})
+	if target, ok := m.Revoke(); !ok || target != text.ID {
+		t.Errorf("revoke: %s ok=%v", target, ok)
+	}
+
+	// A reaction to what Alice sent names her message, not one of ours.
+	received, err := alice.SendText(ctx, types.NewJID(account, types.DefaultUserServer), "a question")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m = send(bridge.Outgoing{Type: bridge.TypeReaction, TargetID: received, TargetSender: chat, Emoji: "❤️"})
+	if target, emoji, fromMe, ok := m.Reaction(); !ok || target != received || emoji != "❤️" || fromMe {
+		t.Errorf("reaction to a received message: %s %q fromMe=%v ok=%v", target, emoji, fromMe, ok)
+	}
+}
+
+// A read mark reaches the sender of the message as a read receipt, and chat
+// presences reach the simulator as WhatsApp's chatstate nodes.
+func TestReadMarksAndPresenceReachTheSimulator(t *testing.T) {
+	testutil.SkipIfShort(t, "simulator session")
+	sim, r, alice := linked(t)
+	ctx := waitCtx(t)
+	chat := bridge.PhoneRecipient(alice.Number())
+	id, err := alice.SendText(ctx, types.NewJID(account, types.DefaultUserServer), "read me")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.MarkRead(ctx, chat, bridge.Recipient{}, id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := alice.WaitTick(ctx, id, types.ReceiptTypeRead); err != nil {
+		t.Fatalf("no read receipt for %s: %v (ticks %+v)", id, err, alice.Ticks())
+	}
+
+	for _, tc := range []struct {
+		p            bridge.ChatPresence
+		state, media string
+	}{
+		{bridge.PresenceComposing, "composing", ""},
+		{bridge.PresenceRecording, "composing", "audio"},
+		{bridge.PresencePaused, "paused", ""},
+	} {
+		before := len(sim.ChatStates())
+		if err := r.SetPresence(ctx, chat, tc.p); err != nil {
+			t.Fatalf("%s: %v", tc.p, err)
+		}
+		cs, err := sim.WaitChatState(ctx, func(cs wasim.ChatState) bool { return len(sim.ChatStates()) > before })
+		if err != nil {
+			t.Fatalf("%s never arrived: %v", tc.p, err)
+		}
+		last := sim.ChatStates()[before]
+		if last.Chat.User != alice.Number() || last.State != tc.state || last.Media != tc.media {
+			t.Errorf("%s arrived as %+v (%+v)", tc.p, last, cs)
+		}
+	}
+}
+
+// A burst of questions about one number asks WhatsApp once; the answer is
+// kept in bridge.db, so a restarted book does not ask again.
+func TestContactBookAsksOnceForABurst(t *testing.T) {
+	testutil.SkipIfShort(t, "simulator session")
+	sim, r, alice := linked(t)
+	ctx := waitCtx(t)
+	batcher := sqlite.NewBatcher(r.db)
+	t.Cleanup(batcher.Close)
+	book := NewContactBook(r.Manager, r.db, batcher)
+	const stranger = "4915199999999"
+
+	var wg sync.WaitGroup
+	answers := make([]bridge.Contact, 50)
+	errs := make([]error, 50)
+	for i := range answers {
+		wg.Go(func() { answers[i], errs[i] = book.Contact(ctx, stranger) })
+	}
+	wg.Wait()
+	for i := range answers {
+		if errs[i] != nil || answers[i] != (bridge.Contact{Number: stranger}) {
+			t.Fatalf("answer %d: %+v %v", i, answers[i], errs[i])
+		}
+	}
+	if n := sim.ContactQuestions(stranger); n != 1 {
+		t.Errorf("the simulator was asked %d times about %s, want 1", n, stranger)
+	}
+
+	c, err := book.Contact(ctx, alice.Number())
+	if err != nil || !c.OnWhatsApp || c.JID != alice.JID().String() {
+		t.Errorf("alice: %+v %v", c, err)
+	}
+	restarted := NewContactBook(r.Manager, r.db, batcher)
+	if c, err := restarted.Contact(ctx, stranger); err != nil || c.OnWhatsApp {
+		t.Errorf("after a restart: %+v %v", c, err)
+	}
+	if n := sim.ContactQuestions(stranger); n != 1 {
+		t.Errorf("a restarted book asked again: %d questions", n)
+	}
+}
+
+// BenchmarkContactCheck: number checks per second. "cold" asks WhatsApp
+// (the simulator) about a new number each time, "uncached" is whatsmeow's
+// IsOnWhatsApp itself (the baseline), "warm-db" answers from bridge.db (a
+// restarted bridge), "warm" from memory.
+func BenchmarkContactCheck(b *testing.B) {
+	_, r, alice := linked(b)
+	ctx := context.Background()
+	batcher := sqlite.NewBatcher(r.db)
+	b.Cleanup(batcher.Close)
+	number := func(i int) string { return fmt.Sprintf("4916%09d", i) }
+	b.Run("uncached", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			if _, err := r.lookUp(ctx, number(i)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("cold", func(b *testing.B) {
+		book := NewContactBook(r.Manager, r.db, batcher)
+		for i := 0; b.Loop(); i++ {
+			if _, err := book.Contact(ctx, number(1_000_000+i)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	warm := NewContactBook(r.Manager, r.db, batcher)
+	if _, err := warm.Contact(ctx, alice.Number()); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("warm-db", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := NewContactBook(r.Manager, r.db, batcher).Contact(ctx, alice.Number()); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("warm", func(b *testing.B) {
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				if _, err := warm.Contact(ctx, alice.Number()); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	})
+}

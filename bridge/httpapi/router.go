@@ -7,7 +7,10 @@ package httpapi
 
 import (
 	"net/http"
+
 	"time"
+
+	"github.com/gorilla/mux"
 
 	"github.com/go-logr/logr"
 
@@ -85,26 +88,41 @@ func NewRouter(d Deps) http.Handler {
 	}
 	s := &server{Deps: d, spool: newSpoolSpace(d.Send)}
 	r := NewMux(d.Log)
-	get, post, del := http.MethodGet, http.MethodPost, http.MethodDelete
+	s.publicRoutes(r)
+	s.sessionRoutes(r)
+	s.adminRoutes(r)
+	s.messagingRoutes(r)
+	return s.limitBodies(r)
+}
+
+const (
+	get, post, del, patch = http.MethodGet, http.MethodPost, http.MethodDelete, http.MethodPatch
+)
+
+// publicRoutes need no credential, or bring their own (the dashboard).
+func (s *server) publicRoutes(r *mux.Router) {
 	r.Handle("/health", s.handle(s.health)).Methods(get, http.MethodHead)
-	if d.Metrics != nil {
-		r.Handle("/metrics", d.Metrics).Methods(get)
+	if s.Metrics != nil {
+		r.Handle("/metrics", s.Metrics).Methods(get)
 	}
-	// The API's description and its browsable page need no credential.
 	r.Handle("/openapi.json", openapi.Handler()).Methods(get, http.MethodHead)
 	r.PathPrefix("/docs/").Handler(openapi.DocsHandler())
 	r.Handle("/docs", http.RedirectHandler("/docs/", http.StatusMovedPermanently))
-	if d.Dashboard != nil {
-		r.PathPrefix("/dashboard/").Handler(d.Dashboard)
+	if s.Dashboard != nil {
+		r.PathPrefix("/dashboard/").Handler(s.Dashboard)
 		r.Handle("/dashboard", http.RedirectHandler("/dashboard/", http.StatusMovedPermanently))
 	}
+}
 
+func (s *server) sessionRoutes(r *mux.Router) {
 	r.Handle("/session/status", s.handle(s.sessionStatus)).Methods(get)
 	r.Handle("/session/qr", s.audited(audit.ActionPairingQR, s.sessionQR)).Methods(get)
 	r.Handle("/session/pairing-code", s.audited(audit.ActionPairingCode, s.sessionPairingCode)).Methods(post)
 	r.Handle("/session/groups", s.admin(s.sessionGroups)).Methods(get)
 	r.Handle("/session/logout", s.audited(audit.ActionLogout, s.sessionLogout)).Methods(post)
+}
 
+func (s *server) adminRoutes(r *mux.Router) {
 	r.Handle("/api/admin/state", s.admin(s.adminState)).Methods(get)
 	r.Handle("/api/admin/logs", s.admin(s.purgeLog)).Methods(del)
 	r.Handle("/api/admin/audit", s.admin(s.listAudit)).Methods(get)
@@ -113,20 +131,30 @@ func NewRouter(d Deps) http.Handler {
 	r.Handle("/api/admin/webhooks/{id}/redeliver", s.audited(audit.ActionWebhookRedeliver, s.redeliver)).Methods(post)
 	r.Handle("/api/admin/webhooks/replay", s.audited(audit.ActionWebhookReplay, s.replay)).Methods(post)
 	r.Handle("/api/admin/analytics/delivery", s.admin(s.deliveryAnalytics)).Methods(get)
+}
 
+// messagingRoutes take the API key (POST /send checks it itself: it also
+// reads it from the form).
+func (s *server) messagingRoutes(r *mux.Router) {
 	r.Handle("/send", s.handle(s.send)).Methods(post)
-	r.Handle("/api/messages", s.handle(s.requireAPIKey(s.listMessages))).Methods(get)
-	r.Handle("/api/messages", s.handle(s.requireAPIKey(s.postMessage))).Methods(post)
-	r.Handle("/api/uploads", s.handle(s.requireAPIKey(s.postUpload))).Methods(post)
-	r.Handle("/api/messages/{id}", s.handle(s.requireAPIKey(s.getMessage))).Methods(get)
-	r.Handle("/api/media/{id}", s.handle(s.requireAPIKey(s.getMedia))).Methods(get)
-	r.Handle("/api/messages/{id}", s.handle(s.requireAPIKey(s.editMessage))).Methods(http.MethodPatch)
-	r.Handle("/api/messages/{id}", s.handle(s.requireAPIKey(s.revokeMessage))).Methods(del)
-	r.Handle("/api/messages/{id}/reaction", s.handle(s.requireAPIKey(s.react))).Methods(post)
-	r.Handle("/api/chats/{jid}/read", s.handle(s.requireAPIKey(s.markRead))).Methods(post)
-	r.Handle("/api/chats/{jid}/presence", s.handle(s.requireAPIKey(s.setPresence))).Methods(post)
-	r.Handle("/api/contacts/{number}", s.handle(s.requireAPIKey(s.contact))).Methods(get)
-	return s.limitBodies(r)
+	for _, route := range []struct {
+		path, method string
+		h            HandlerFunc
+	}{
+		{"/api/messages", get, s.listMessages},
+		{"/api/messages", post, s.postMessage},
+		{"/api/uploads", post, s.postUpload},
+		{"/api/messages/{id}", get, s.getMessage},
+		{"/api/messages/{id}", patch, s.editMessage},
+		{"/api/messages/{id}", del, s.revokeMessage},
+		{"/api/messages/{id}/reaction", post, s.react},
+		{"/api/media/{id}", get, s.getMedia},
+		{"/api/chats/{jid}/read", post, s.markRead},
+		{"/api/chats/{jid}/presence", post, s.setPresence},
+		{"/api/contacts/{number}", get, s.contact},
+	} {
+		r.Handle(route.path, s.handle(s.requireAPIKey(route.h))).Methods(route.method)
+	}
 }
 
 func (s *server) handle(h HandlerFunc) http.Handler { return Handle(s.Log, h) }

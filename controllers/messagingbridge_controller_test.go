@@ -138,6 +138,15 @@ func TestCRDRejectsInvalidSpecs(t *testing.T) {
 		{"heartbeat 50ms", "", func(s *msgbridgev1alpha1.MessagingBridgeSpec) {
 			s.HeartbeatInterval = &metav1.Duration{Duration: 50 * time.Millisecond}
 		}, "heartbeatInterval must be from 100ms to 10m"},
+		{"sendRate without unit", "", func(s *msgbridgev1alpha1.MessagingBridgeSpec) { s.SendRate = "20" }, "spec.sendRate in body should match"},
+		{"sendRate above 100000", "", func(s *msgbridgev1alpha1.MessagingBridgeSpec) { s.SendRate = "100001/s" }, "spec.sendRate in body should match"},
+		{"typingDelay without per char", "", func(s *msgbridgev1alpha1.MessagingBridgeSpec) { s.TypingDelay = "50ms" }, "spec.typingDelay in body should match"},
+		{"inboxRetention 0s", "", func(s *msgbridgev1alpha1.MessagingBridgeSpec) {
+			s.InboxRetention = &metav1.Duration{}
+		}, "inboxRetention must be from 1s to 8760h"},
+		{"mediaRetention two years", "", func(s *msgbridgev1alpha1.MessagingBridgeSpec) {
+			s.MediaRetention = &metav1.Duration{Duration: 2 * 8760 * time.Hour}
+		}, "mediaRetention must be from 1s to 8760h"},
 		{"secret name with capitals", "", func(s *msgbridgev1alpha1.MessagingBridgeSpec) { s.APIKeySecretRef = ref("Sales_Keys", "apiKey") }, "DNS-1123 subdomain"},
 		{"webhook secret name with slash", "", func(s *msgbridgev1alpha1.MessagingBridgeSpec) { s.Webhook.SecretRef = ref("a/b", "secret") }, "DNS-1123 subdomain"},
 		{"secret key with slash", "", func(s *msgbridgev1alpha1.MessagingBridgeSpec) { s.TOTPSecretRef = ref("keys", "a/b") }, "should match"},

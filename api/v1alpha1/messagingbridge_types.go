@@ -87,6 +87,33 @@ type MessagingBridgeSpec struct {
 	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('100ms') && duration(self) <= duration('10m')",message="heartbeatInterval must be from 100ms to 10m"
 	HeartbeatInterval *metav1.Duration `json:"heartbeatInterval,omitempty"`
 
+	// SendRate caps the account's send attempts, with jitter, so that the
+	// account does not send like a machine: N/s, N/m or N/h with N from 1 to
+	// 100000. Empty: the bridge's default, 20/m.
+	// +optional
+	// +kubebuilder:validation:Pattern=`^([1-9][0-9]{0,4}|100000)/[smh]$`
+	SendRate string `json:"sendRate,omitempty"`
+
+	// TypingDelay shows "composing" before each text for a time
+	// proportional to its length: off, <duration>/char (capped at 5s) or
+	// <duration>/char,max=<duration>, e.g. 50ms/char,max=3s. Empty: off.
+	// +optional
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:Pattern=`^(off|[0-9.]+(ns|us|ms|s)/char(,max=[0-9.]+(ns|us|ms|s|m))?)$`
+	TypingDelay string `json:"typingDelay,omitempty"`
+
+	// InboxRetention is how long received messages are kept for listing and
+	// webhook replays, from 1s to 8760h. Empty: the bridge's default, 720h.
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('1s') && duration(self) <= duration('8760h')",message="inboxRetention must be from 1s to 8760h"
+	InboxRetention *metav1.Duration `json:"inboxRetention,omitempty"`
+
+	// MediaRetention is how long received attachments are kept, from 1s to
+	// 8760h. Empty: the bridge's default, 168h.
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('1s') && duration(self) <= duration('8760h')",message="mediaRetention must be from 1s to 8760h"
+	MediaRetention *metav1.Duration `json:"mediaRetention,omitempty"`
+
 	// Suspend scales the bridge to zero without losing its credentials: the
 	// volume is kept.
 	// +optional

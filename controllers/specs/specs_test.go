@@ -79,6 +79,10 @@ func TestStatefulSetGolden(t *testing.T) {
 				Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("50m"), corev1.ResourceMemory: resource.MustParse("64Mi")},
 				Limits:   corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("256Mi")},
 			}
+			mb.Spec.SendRate = "30/m"
+			mb.Spec.TypingDelay = "50ms/char,max=3s"
+			mb.Spec.InboxRetention = &metav1.Duration{Duration: 90 * 24 * time.Hour}
+			mb.Spec.MediaRetention = &metav1.Duration{Duration: 30 * time.Minute}
 		}),
 		// Suspended, no webhook, fields left empty fall back to the bridge.
 		"statefulset-suspended.yaml": bridge(func(mb *msgbridgev1alpha1.MessagingBridge) {

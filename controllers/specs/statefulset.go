@@ -8,6 +8,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
@@ -155,7 +156,31 @@ func env(mb *msgbridgev1alpha1.MessagingBridge) []*corev1ac.EnvVarApplyConfigura
 		out = append(out, plain(contract.EnvRetrySchedule, strings.Join(delays, ",")))
 	}
 	out = append(out, plain(contract.EnvHeartbeatInterval, HeartbeatInterval(mb).String()))
+	return append(out, accountEnv(mb, plain)...)
+}
+
+// accountEnv is the settings that protect the account and bound what it
+// keeps; each is left out when the spec leaves it empty.
+func accountEnv(mb *msgbridgev1alpha1.MessagingBridge, plain func(name, value string) *corev1ac.EnvVarApplyConfiguration) []*corev1ac.EnvVarApplyConfiguration {
+	var out []*corev1ac.EnvVarApplyConfiguration
+	for _, s := range []struct{ env, value string }{
+		{contract.EnvSendRate, mb.Spec.SendRate},
+		{contract.EnvTypingDelay, mb.Spec.TypingDelay},
+		{contract.EnvInboxRetention, durationOrEmpty(mb.Spec.InboxRetention)},
+		{contract.EnvMediaRetention, durationOrEmpty(mb.Spec.MediaRetention)},
+	} {
+		if s.value != "" {
+			out = append(out, plain(s.env, s.value))
+		}
+	}
 	return out
+}
+
+func durationOrEmpty(d *metav1.Duration) string {
+	if d == nil {
+		return ""
+	}
+	return d.Duration.String()
 }
 
 func volumeClaimTemplate(mb *msgbridgev1alpha1.MessagingBridge) *corev1ac.PersistentVolumeClaimApplyConfiguration {

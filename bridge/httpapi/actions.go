@@ -21,6 +21,12 @@ type ActionTargets interface {
 	FindMessage(ctx context.Context, id string) (bridge.Message, error)
 }
 
+// ReceivedMessages finds the chat and sender of a received message by its
+// WhatsApp id (*inbox.Inbox), so that a reaction to it needs no ?chat=.
+type ReceivedMessages interface {
+	Received(ctx context.Context, whatsappID string) (chat, sender bridge.Recipient, found bool, err error)
+}
+
 // maxMessageID bounds a message id in a path: log ids are UUIDs, WhatsApp
 // ids are at most a few dozen hex digits.
 const maxMessageID = 128
@@ -45,9 +51,10 @@ type target struct {
 }
 
 // resolveTarget finds the message {id} names. The log holds what the
-// account sent; a received message is named by its WhatsApp id with the
-// chat (?chat=, and in a group ?sender=), and only a reaction may act on
-// one. Anything else the log lacks is 404 message_not_found.
+// account sent; a received message is named by its WhatsApp id, found in
+// the incoming history or, once that forgot it, with the chat (?chat=, and
+// in a group ?sender=), and only a reaction may act on one. Anything else
+// is 404 message_not_found.
 func (s *server) resolveTarget(r *http.Request, typ bridge.MessageType) (target, error) {
 	id, err := parseMessageID(mux.Vars(r)["id"])
 	if err != nil {
@@ -64,10 +71,31 @@ func (s *server) resolveTarget(r *http.Request, typ bridge.MessageType) (target,
 	if bridge.ErrorKind(err) != bridge.KindNotFound {
 		return target{}, err
 	}
-	if typ != bridge.TypeReaction || q["chat"] == "" {
+	if typ != bridge.TypeReaction {
 		return target{}, err
 	}
+	if q["chat"] == "" {
+		return s.historyTarget(r.Context(), id, q, err)
+	}
 	return receivedTarget(id, q)
+}
+
+// historyTarget is a received message the incoming history knows; notFound
+// when it does not.
+func (s *server) historyTarget(ctx context.Context, id string, q map[string]string, notFound error) (target, error) {
+	if s.Received == nil {
+		return target{}, notFound
+	}
+	chat, sender, ok, err := s.Received.Received(ctx, id)
+	switch {
+	case err != nil:
+		return target{}, err
+	case !ok:
+		return target{}, notFound
+	case q["sender"] != "":
+		return target{}, bridge.Invalid("unexpected_sender", "?sender= goes with ?chat=; the bridge knows who sent this message")
+	}
+	return target{chat: chat, id: id, sender: sender}, nil
 }
 
 // ownTarget checks that an action may act on m, a message of the log.

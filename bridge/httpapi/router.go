@@ -38,6 +38,9 @@ type Deps struct {
 	Uploads Uploads
 	// Targets finds the messages that reactions, edits and revokes name.
 	Targets ActionTargets
+	// Received finds received messages for reactions to them (nil: only
+	// with ?chat=).
+	Received ReceivedMessages
 	// Chats marks chats read and shows presence in them.
 	Chats Chats
 	// Contacts answers whether numbers are on WhatsApp.

@@ -30,3 +30,25 @@ func (b *Inbox) Quoted(ctx context.Context, chat bridge.Recipient, whatsappID st
 	}
 	return bridge.Quoted{Sender: from, Text: body}, true, nil
 }
+
+// Received finds the chat and sender of a message the account received, by
+// its WhatsApp id alone (the latest, should two chats share an id), so that
+// a reaction to it needs no ?chat=. false when the history lacks it.
+func (b *Inbox) Received(ctx context.Context, whatsappID string) (chat, sender bridge.Recipient, found bool, err error) {
+	var c, from string
+	err = b.opts.DB.QueryRowContext(ctx, `SELECT chat, sender FROM inbox WHERE whatsapp_id = ? AND event = ?
+		ORDER BY received_at DESC, id DESC LIMIT 1`, whatsappID, webhook.TypeMessageUpsert).Scan(&c, &from)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return bridge.Recipient{}, bridge.Recipient{}, false, nil
+	case err != nil:
+		return bridge.Recipient{}, bridge.Recipient{}, false, fmt.Errorf("inbox: find %s: %w", whatsappID, err)
+	}
+	if chat, err = bridge.ParseRecipient(c); err != nil {
+		return bridge.Recipient{}, bridge.Recipient{}, false, fmt.Errorf("inbox: stored chat %q: %w", c, err)
+	}
+	if sender, err = bridge.ParseRecipient(from); err != nil {
+		return bridge.Recipient{}, bridge.Recipient{}, false, fmt.Errorf("inbox: stored sender %q: %w", from, err)
+	}
+	return chat, sender, true, nil
+}

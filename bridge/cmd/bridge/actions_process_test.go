@@ -12,6 +12,7 @@ import (
 
 	"github.com/msgbridge/msgbridge/bridge/wasim"
 	"github.com/msgbridge/msgbridge/bridge/wasim/wasimtest"
+	"github.com/msgbridge/msgbridge/internal/testutil"
 )
 
 // apiJSON sends a JSON body (or none) with the API key.
@@ -74,6 +75,15 @@ func TestActionsThroughTheAPI(t *testing.T) {
 	if target, _, fromMe, ok := action("POST", "/api/messages/"+asked+"/reaction?chat="+alice, `{"emoji":"❤️"}`).Reaction(); !ok ||
 		target != asked || fromMe {
 		t.Errorf("reaction to a received message: %s fromMe=%v", target, fromMe)
+	}
+	// Once the incoming history holds it, a received message needs no ?chat=.
+	testutil.Eventually(t, 10*time.Second, func() bool {
+		_, raw := apiJSON(t, p, "GET", "/api/messages?direction=in", "", nil)
+		return strings.Contains(raw, asked)
+	}, "the question never reached the incoming history")
+	if target, emoji, fromMe, ok := action("POST", "/api/messages/"+asked+"/reaction", `{"emoji":"🙏"}`).Reaction(); !ok ||
+		target != asked || emoji != "🙏" || fromMe {
+		t.Errorf("reaction by id alone to a received message: %s %q fromMe=%v", target, emoji, fromMe)
 	}
 	if code, raw := apiJSON(t, p, "POST", "/api/chats/"+alice+"/read", `{"message_id":"`+asked+`"}`, nil); code != http.StatusNoContent {
 		t.Fatalf("read: %d %s", code, raw)

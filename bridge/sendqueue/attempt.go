@@ -13,8 +13,9 @@ import (
 // attempt sends m once and records the outcome, updating m in place.
 func (q *Queue) attempt(ctx context.Context, m *row) {
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), q.opts.AttemptTimeout)
-	started := time.Now()
+	started, prepared := time.Now(), q.now()
 	out, sendErr := q.prepare(actx, m)
+	q.pace.postpone(q.now().Sub(prepared))
 	if sendErr == nil {
 		sendErr = q.opts.Sender.Send(actx, out)
 	}

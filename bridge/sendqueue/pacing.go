@@ -56,3 +56,17 @@ func (p *pacer) readyAt() time.Time {
 	defer p.mu.Unlock()
 	return p.next
 }
+
+// postpone moves the next booking later by d: the time an attempt spent
+// preparing (reading its row, checking the number) before it reached
+// WhatsApp, so that what WhatsApp sees, the gap between two sends, is never
+// shorter than the pace even when one preparation takes longer than the
+// next.
+func (p *pacer) postpone(d time.Duration) {
+	if p.interval == 0 || d <= 0 {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.next = p.next.Add(d)
+}

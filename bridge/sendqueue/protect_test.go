@@ -52,6 +52,12 @@ func TestPacerTake(t *testing.T) {
 	if want := t0.Add(time.Minute + 3750*time.Millisecond); !p.readyAt().Equal(want) {
 		t.Errorf("ready at %s, want %s", p.readyAt(), want)
 	}
+	// An attempt that spent 200ms preparing reached WhatsApp that much
+	// later: the next waits as much longer.
+	p.postpone(200 * time.Millisecond)
+	if want := t0.Add(time.Minute + 3950*time.Millisecond); !p.readyAt().Equal(want) {
+		t.Errorf("after a slow preparation, ready at %s, want %s", p.readyAt(), want)
+	}
 	unpaced := newPacer(bridge.SendRate{})
 	for range 3 {
 		if !unpaced.take(t0) {

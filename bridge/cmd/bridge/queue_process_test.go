@@ -151,7 +151,8 @@ func TestSendValidation(t *testing.T) {
 		want  int
 		code  string
 	}{
-		{"unknown type", []part{{name: "number", value: alice}, {name: "type[]", value: "video"}}, 400, "unknown_type"},
+		{"unknown type", []part{{name: "number", value: alice}, {name: "type[]", value: "sticker"}}, 400, "unknown_type"},
+		{"video without its file", []part{{name: "number", value: alice}, {name: "type[]", value: "video"}}, 400, "missing_file"},
 		{"no type", []part{{name: "number", value: alice}}, 400, "missing_type"},
 		{"image without file", []part{{name: "number", value: alice}, {name: "type[]", value: "image"}}, 400, "missing_file"},
 		{"file without media", []part{{name: "number", value: alice}, {name: "type[]", value: "text"}, {name: "text[]", value: "x"}, {name: "file[]", fileName: "a.pdf", data: pdfData[:100]}}, 400, "unexpected_file"},

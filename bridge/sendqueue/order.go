@@ -9,15 +9,18 @@ import (
 // attempted in the order they were accepted, also across retries and
 // restarts. A message waits while an earlier one to the same chat is still
 // Queued (retrying, or held by a restriction); only a chat's head is due.
-// Accepted order is (created_at, id): ids are UUIDv7, increasing within a
-// millisecond in the order the bridge made them, so the items of one
-// request and requests in the same millisecond keep theirs.
+// Accepted order is the order of the rows' inserts (SQLite's rowid, which
+// only grows while rows wait: a new row gets the largest plus one), because
+// a message is accepted when its transaction commits and the writer commits
+// one at a time. Ids (UUIDv7) are made before that, so two concurrent
+// requests may commit in the other order than their ids.
 
 // waitsForEarlier is the SQL condition "an earlier message to m's chat is
 // still Queued"; the outer query names its row m. The messages_chat index
-// (recipient, created_at, position) WHERE status = 'Queued' answers it.
+// (recipient, …) WHERE status = 'Queued', which holds each row's rowid,
+// answers it.
 const waitsForEarlier = `EXISTS (SELECT 1 FROM messages e WHERE e.recipient = m.recipient AND e.status = 'Queued'
-	AND (e.created_at < m.created_at OR (e.created_at = m.created_at AND e.id < m.id)))`
+	AND e.rowid < m.rowid)`
 
 // selectDueHeads reads the messages due now that head their chat, oldest
 // due first.
@@ -39,7 +42,7 @@ const inFlightWait = 5 * time.Second
 // wait for a retry or a restriction's end (due later than ?); the others
 // are being attempted, or about to be.
 const selectEarlierInChat = `SELECT e.id, e.next_attempt_at > ? FROM messages m JOIN messages e ON e.recipient = m.recipient AND e.status = 'Queued'
-	AND (e.created_at < m.created_at OR (e.created_at = m.created_at AND e.id < m.id)) WHERE m.id = ?`
+	AND e.rowid < m.rowid WHERE m.id = ?`
 
 // clearOfEarlier reports whether id may be attempted now as far as its
 // chat's order goes: no earlier message is Queued, or every one that is

@@ -3,7 +3,6 @@ package sendqueue
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -236,6 +235,25 @@ func (s *restrictedSender) RestrictedUntil() time.Time { return s.until }
 
 var _ RestrictionSource = (*restrictedSender)(nil)
 
+// acceptedOrder lists the messages' ids in the order they were stored.
+func (f *fixture) acceptedOrder() []string {
+	f.t.Helper()
+	rows, err := f.db.Query(`SELECT id FROM messages ORDER BY rowid`)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			f.t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	return ids
+}
+
 // reopen closes the fixture's queue and opens it again with adjusted options.
 func (f *fixture) reopen(adjust func(*LogOptions, *Options)) {
 	f.t.Helper()
@@ -255,14 +273,12 @@ func TestConcurrentRequestsToOneChat(t *testing.T) {
 		wg.Go(func() { results[i] = f.submit(textRequest("m")) })
 	}
 	wg.Wait()
-	var ids []string
 	for _, r := range results {
 		if !allSent(r) {
 			t.Errorf("not sent on its immediate attempt: %+v", r.Messages)
 		}
-		ids = append(ids, r.Messages[0].ID)
 	}
-	slices.Sort(ids) // UUIDv7: accepted order
+	ids := f.acceptedOrder() // the order of the commits, not of the ids
 	byWhatsAppID := map[string]string{}
 	for _, r := range results {
 		byWhatsAppID[r.Messages[0].WhatsAppID] = r.Messages[0].ID

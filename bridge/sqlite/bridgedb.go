@@ -117,7 +117,8 @@ var migrations = []string{
 	// log is rebuilt with the new types. reply_to, target_id and emoji are
 	// WhatsApp ids and a reaction; details holds the JSON of what only some
 	// types carry (mentions, ptt, location, contact card); account is the
-	// account the message belongs to (empty: the next one linked).
+	// account the message belongs to (empty: the next one linked). Rows are
+	// copied in accepted order: the queue orders a chat by rowid.
 	`CREATE TABLE messages_v5 (
 		id              TEXT    PRIMARY KEY,
 		whatsapp_id     TEXT    NOT NULL UNIQUE,
@@ -149,7 +150,7 @@ var migrations = []string{
 		next_attempt_at, created_at, updated_at)
 	SELECT id, whatsapp_id, request_id, position, recipient, type, body,
 		file_path, file_name, mimetype, file_size, status, retry_count, attempts, last_error,
-		next_attempt_at, created_at, updated_at FROM messages;
+		next_attempt_at, created_at, updated_at FROM messages ORDER BY created_at, id, position;
 	DROP TABLE messages;
 	ALTER TABLE messages_v5 RENAME TO messages;
 	CREATE INDEX messages_due ON messages (next_attempt_at) WHERE next_attempt_at IS NOT NULL;

@@ -94,32 +94,53 @@ func (r *MessagingBridgeReconciler) writeStatus(ctx context.Context, rd *round) 
 }
 
 // recordTransitions emits one event per change of SessionConnected or
-// Stalled, never one per poll. A first Stalled=True is reported too: a
-// missing Secret on creation deserves a Warning.
+// Stalled, and per start and end of a SendingRestricted, never one per
+// poll. A first Stalled=True is reported too: a missing Secret on creation
+// deserves a Warning.
 func (r *MessagingBridgeReconciler) recordTransitions(mb *msgbridgev1alpha1.MessagingBridge, old, next []metav1.Condition) {
 	for _, t := range []string{msgbridgev1alpha1.ConditionSessionConnected, msgbridgev1alpha1.ConditionStalled,
 		msgbridgev1alpha1.ConditionSendingRestricted} {
 		now := meta.FindStatusCondition(next, t)
 		was := meta.FindStatusCondition(old, t)
-		if now == nil || (was != nil && was.Status == now.Status && was.Reason == now.Reason) {
-			continue
-		}
-		stalled := t == msgbridgev1alpha1.ConditionStalled && now.Status == metav1.ConditionTrue
-		restricted := t == msgbridgev1alpha1.ConditionSendingRestricted && now.Status == metav1.ConditionTrue
-		if was == nil && !stalled && !restricted {
+		if !reportable(t, was, now) {
 			continue
 		}
 		if !r.events.first(client.ObjectKeyFromObject(mb), mb.UID, t, string(now.Status)+"/"+now.Reason) {
 			continue
 		}
-		// A suspend is what the user asked for: Normal, not a Warning.
-		eventType := corev1.EventTypeNormal
-		if stalled || restricted || (t == msgbridgev1alpha1.ConditionSessionConnected && now.Status != metav1.ConditionTrue &&
-			now.Reason != conditions.ReasonSuspended) {
-			eventType = corev1.EventTypeWarning
-		}
-		r.event(mb, eventType, now.Reason, t, fmt.Sprintf("%s is %s: %s", t, now.Status, now.Message))
+		r.event(mb, eventType(t, now), now.Reason, t, fmt.Sprintf("%s is %s: %s", t, now.Status, now.Message))
 	}
+}
+
+// reportable tells whether the change of condition t from was to now is
+// news: a change of status or reason, but not a first observation unless it
+// is a trouble (Stalled or SendingRestricted True); and SendingRestricted
+// only when it starts or ends, not when it moves between its False and
+// Unknown reasons (a suspend, an unreachable bridge), which other
+// conditions already report.
+func reportable(t string, was, now *metav1.Condition) bool {
+	switch {
+	case now == nil || (was != nil && was.Status == now.Status && was.Reason == now.Reason):
+		return false
+	case t == msgbridgev1alpha1.ConditionSendingRestricted:
+		return now.Status == metav1.ConditionTrue || (was != nil && was.Status == metav1.ConditionTrue)
+	case was == nil:
+		return t == msgbridgev1alpha1.ConditionStalled && now.Status == metav1.ConditionTrue
+	}
+	return true
+}
+
+// eventType is Warning for trouble; a suspend is what the user asked for:
+// Normal.
+func eventType(t string, now *metav1.Condition) string {
+	trouble := now.Status == metav1.ConditionTrue
+	if t == msgbridgev1alpha1.ConditionSessionConnected {
+		trouble = now.Status != metav1.ConditionTrue && now.Reason != conditions.ReasonSuspended
+	}
+	if trouble {
+		return corev1.EventTypeWarning
+	}
+	return corev1.EventTypeNormal
 }
 
 func (r *MessagingBridgeReconciler) bridge() *bridgeclient.Client {

@@ -46,7 +46,7 @@ const selectEarlierInChat = `SELECT e.id, e.next_attempt_at > ? FROM messages m 
 
 // clearOfEarlier reports whether id may be attempted now as far as its
 // chat's order goes: no earlier message is Queued, or every one that is
-// was being attempted (or due now, while the pace lets the worker attempt
+// was being attempted (or, unpaced, due now, so that the worker attempts
 // it at once) and finished within inFlightWait. It never waits for pacing
 // or a retry: then the worker sends id after the earlier ones.
 func (q *Queue) clearOfEarlier(ctx context.Context, id string) bool {
@@ -59,7 +59,9 @@ func (q *Queue) clearOfEarlier(ctx context.Context, id string) bool {
 		if len(earlier) == 0 {
 			return true
 		}
-		released, allGoing := q.whenReleased(earlier, q.pace.readyAt().After(q.now()))
+		// Paced, an earlier message that is not in flight takes the next
+		// slot: waiting for it would be waiting for the pace.
+		released, allGoing := q.whenReleased(earlier, q.pace.interval > 0)
 		if !allGoing {
 			return false
 		}

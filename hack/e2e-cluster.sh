@@ -86,7 +86,7 @@ waitfor() {
 ensure_packages() {
   local missing=() pair
   for pair in containerd:containerd runc:runc /usr/lib/cni/bridge:containernetworking-plugins \
-    iptables:iptables conntrack:conntrack openssl:openssl curl:curl mount:mount; do
+    iptables:iptables nft:nftables conntrack:conntrack openssl:openssl curl:curl mount:mount; do
     if [[ ${pair%%:*} == /* ]]; then
       [[ -x ${pair%%:*} ]] || missing+=("${pair#*:}")
     else
@@ -108,6 +108,10 @@ snapshot() {
   for v in 4 6; do
     ipt_save "$v" >"$dir/iptables-v$v"
   done
+  # All of netfilter: iptables-nft's tables (which outlive their rules) and
+  # any native nftables table.
+  nft list ruleset | sed 's/counter packets [0-9]* bytes [0-9]*/counter/' >"$dir/nftables"
+  nft list tables | sort >"$dir/nft-tables"
   for s in $SYSCTLS; do
     printf '%s = %s\n' "$s" "$(sysctl -n "$s" 2>/dev/null || echo absent)"
   done >"$dir/sysctl"
@@ -115,7 +119,7 @@ snapshot() {
   ip -o link show | awk -F': ' '{print $2}' | sed 's/@.*//' | sort >"$dir/links"
   find /sys/fs/cgroup -mindepth 2 -maxdepth 2 -type d 2>/dev/null | sort >"$dir/cgroups"
   for p in $HOST_PATHS; do
-    [[ -e $p ]] && find "$p" -xdev 2>/dev/null
+    if [[ -e $p ]]; then find "$p" -xdev 2>/dev/null; fi
   done | sort >"$dir/paths"
 }
 
@@ -248,9 +252,11 @@ EOF
   cat >"$D/cni/net.d/10-e2e.conflist" <<EOF
 {"cniVersion": "0.4.0", "name": "e2e", "plugins": [
   {"type": "bridge", "bridge": "$BRIDGE", "isGateway": true, "ipMasq": false, "hairpinMode": true,
-   "ipam": {"type": "host-local", "dataDir": "$D/cni/ipam", "ranges": [[{"subnet": "$POD_CIDR", "rangeStart": "10.222.0.10", "gateway": "$GW"}]]}}
+   "ipam": {"type": "host-local", "dataDir": "$D/cni/ipam", "ranges": [[{"subnet": "$POD_CIDR", "rangeStart": "10.222.0.10", "gateway": "$GW"}]],
+            "routes": [{"dst": "$SVC_CIDR"}]}}
 ]}
 EOF
+  # Pods get routes to the pod and Service ranges only, no default route.
   # No nameserver: pods with dnsPolicy Default get no upstream DNS.
   echo "# no upstream DNS in the e2e cluster" >"$D/etc/resolv.conf.host"
   cat >"$D/etc/kubelet.yaml" <<EOF
@@ -519,11 +525,24 @@ restore_iptables() {
   # chains: none existed before (leftovers refuses to start otherwise).
   for cmd in iptables ip6tables; do
     for tbl in filter nat mangle raw; do
-      "$cmd-save" -t "$tbl" 2>/dev/null | grep -E '^-A (INPUT|OUTPUT|FORWARD|PREROUTING|POSTROUTING) .*-j (KUBE|CNI)-' |
+      "$cmd-save" -t "$tbl" 2>/dev/null | awk '/^-A (INPUT|OUTPUT|FORWARD|PREROUTING|POSTROUTING) .*-j (KUBE|CNI)-/' |
         sed 's/^-A/-D/' | while read -r r; do eval "$cmd -t $tbl $r" || true; done
       for ch in $("$cmd-save" -t "$tbl" 2>/dev/null | awk '/^:(KUBE|CNI)-/ {print substr($1, 2)}'); do "$cmd" -t "$tbl" -F "$ch"; done
       for ch in $("$cmd-save" -t "$tbl" 2>/dev/null | awk '/^:(KUBE|CNI)-/ {print substr($1, 2)}'); do "$cmd" -t "$tbl" -X "$ch"; done
     done
+  done
+}
+
+# restore_nft_tables deletes the tables iptables-nft created for the rules
+# removed above, once they hold no rule.
+restore_nft_tables() {
+  local fam name
+  comm -13 "$STATE/before/nft-tables" <(nft list tables | sort) | while read -r _ fam name; do
+    if nft list table "$fam" "$name" | grep -vqE '^\s*(table|chain|type|policy|\}|$)'; then
+      log "table $fam $name still holds rules: left in place"
+    else
+      nft delete table "$fam" "$name"
+    fi
   done
 }
 
@@ -544,7 +563,7 @@ restore_cgroups() {
 restore_paths() {
   local p
   for p in $HOST_PATHS; do
-    [[ -e $p ]] && find "$p" -xdev 2>/dev/null
+    if [[ -e $p ]]; then find "$p" -xdev 2>/dev/null; fi
   done | sort | comm -13 "$STATE/before/paths" - | sort -r | while read -r p; do rm -rf "$p"; done
 }
 
@@ -552,7 +571,7 @@ restore_paths() {
 verify() {
   local f bad=0
   snapshot "$STATE/after"
-  for f in iptables-v4 iptables-v6 sysctl mounts links cgroups paths; do
+  for f in iptables-v4 iptables-v6 nftables nft-tables sysctl mounts links cgroups paths; do
     if ! diff -u "$STATE/before/$f" "$STATE/after/$f" >"$STATE/diff-$f" 2>&1; then
       log "not restored: $f"
       cat "$STATE/diff-$f" >&2
@@ -583,6 +602,7 @@ down() {
   restore_mounts
   restore_links
   restore_iptables
+  restore_nft_tables
   restore_sysctls
   restore_cgroups
   restore_paths

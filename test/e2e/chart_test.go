@@ -118,7 +118,7 @@ func TestChartOnRealCluster(t *testing.T) {
 		t.Fatalf("the contact got %v, %v", got, err)
 	}
 
-	deletePodAndReconnect(t, c, mb, phone, device)
+	deletePodAndReconnect(t, c, mb, base, phone, device)
 	if page := listMessages(t, api, base, "api-key-one-0123456789abcdef"); !strings.Contains(page, sent) {
 		t.Errorf("the message log after the pod came back lacks %s: %s", sent, page)
 	}
@@ -144,7 +144,7 @@ func TestChartOnRealCluster(t *testing.T) {
 // deletePodAndReconnect deletes the bridge pod: the status must leave
 // SessionConnected=True within the ghost budget, and the new pod must come
 // back on the same volume and reconnect with its stored credentials.
-func deletePodAndReconnect(t *testing.T, c *cluster, mb *msgbridgev1alpha1.MessagingBridge, phone *wasim.User, device watypes.JID) {
+func deletePodAndReconnect(t *testing.T, c *cluster, mb *msgbridgev1alpha1.MessagingBridge, base string, phone *wasim.User, device watypes.JID) {
 	t.Helper()
 	pod := bridgePod(t, c, mb)
 	volume := claimVolume(t, c, mb)
@@ -170,6 +170,7 @@ func deletePodAndReconnect(t *testing.T, c *cluster, mb *msgbridgev1alpha1.Messa
 	report(t, "pod deleted to the simulator seeing it reconnected", time.Since(deleted))
 	waitCondition(t, c, mb, msgbridgev1alpha1.ConditionSessionConnected, metav1.ConditionTrue, "Connected")
 	report(t, "pod deleted to SessionConnected=True again", time.Since(deleted))
+	waitServing(t, base)
 
 	if again := bridgePod(t, c, mb); again.UID == pod.UID {
 		t.Errorf("the pod %s was not replaced", pod.Name)
@@ -198,6 +199,7 @@ func rotateAPIKey(t *testing.T, c *cluster, mb *msgbridgev1alpha1.MessagingBridg
 		return string(p.UID), p.UID != before.UID && podReady(p)
 	}, "the bridge pod did not restart after the API key changed")
 	report(t, "API key rotated to the new pod Ready", time.Since(rotated))
+	waitServing(t, base)
 	listMessages(t, api, base, "api-key-two-0123456789abcdef")
 	if code := status(t, api, base+"/api/messages", contract.APIKeyHeader, "api-key-one-0123456789abcdef"); code != http.StatusUnauthorized {
 		t.Errorf("the old API key got %d after the rotation, want 401", code)
@@ -327,6 +329,25 @@ func do(t *testing.T, api *http.Client, req *http.Request, want int) []byte {
 		t.Fatalf("%s %s: %d %s (%v), want %d", req.Method, req.URL.Path, resp.StatusCode, body, err, want)
 	}
 	return body
+}
+
+// waitServing waits until the Service reaches a bridge: a pod is Ready a
+// moment before kube-proxy routes the Service to it.
+func waitServing(t *testing.T, base string) {
+	t.Helper()
+	plain := &http.Client{Timeout: 5 * time.Second}
+	testutil.Poll(t, wait, func() (string, bool) {
+		req, err := http.NewRequestWithContext(context.Background(), http.MethodGet, base+"/health", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := plain.Do(req)
+		if err != nil {
+			return err.Error(), false
+		}
+		_ = resp.Body.Close()
+		return resp.Status, resp.StatusCode == http.StatusOK
+	}, "the Service %s never reached the bridge", base)
 }
 
 func waitCtx(t *testing.T) context.Context {

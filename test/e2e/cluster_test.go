@@ -10,11 +10,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	msgbridgev1alpha1 "github.com/msgbridge/msgbridge/api/v1alpha1"
 	"github.com/msgbridge/msgbridge/internal/testutil"
@@ -192,6 +194,7 @@ func newClient(t *testing.T, kubeconfig string) client.Client {
 			t.Fatal(err)
 		}
 	}
+	ctrllog.SetLogger(logr.Discard()) // the client's own logs say nothing the test does not
 	k, err := client.NewWithWatch(cfg, client.Options{Scheme: scheme})
 	if err != nil {
 		t.Fatal(err)

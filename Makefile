@@ -54,6 +54,18 @@ lint: $(GOLANGCI_LINT) ## Run golangci-lint.
 envtest: ## Build (or reuse) kube-apiserver and etcd for envtest.
 	@hack/envtest-binaries.sh >/dev/null
 
+# The end-to-end test (test/e2e) brings up a real single-node cluster and
+# needs root; make test builds its binaries only when it will run.
+E2E_BINARIES := $(if $(filter 0,$(shell id -u)),e2e-binaries)
+
+.PHONY: e2e-binaries
+e2e-binaries: envtest ## Build (or reuse) kubelet, kube-proxy, ..., CoreDNS for the end-to-end cluster.
+	@hack/e2e-binaries.sh >/dev/null
+
+.PHONY: e2e
+e2e: e2e-binaries $(HELM) ## Run the end-to-end test alone: the chart on a real cluster (root; see README).
+	HELM="$(HELM)" go test $(GO_TEST_FLAGS) -v -run '^TestChartOnRealCluster$$' ./test/e2e/
+
 .PHONY: test-unit
 test-unit: ## Run the fast tests (-short: no bridge process, envtest, browser, helm).
 	go test -short -count=1 ./...
@@ -65,7 +77,7 @@ test-unit: ## Run the fast tests (-short: no bridge process, envtest, browser, h
 API_COVERAGE := $(CURDIR)/bin/api-coverage
 
 .PHONY: test
-test: vet lint envtest $(CONTROLLER_GEN) $(HELM) ## Run every test: unit, envtest, end-to-end.
+test: vet lint envtest $(E2E_BINARIES) $(CONTROLLER_GEN) $(HELM) ## Run every test: unit, envtest, end-to-end.
 	rm -rf $(API_COVERAGE) && mkdir -p $(API_COVERAGE)
 	KUBEBUILDER_ASSETS="$$(hack/envtest-binaries.sh)" CONTROLLER_GEN="$(CONTROLLER_GEN)" HELM="$(HELM)" \
 		APITEST_COVERAGE_DIR=$(API_COVERAGE) go test $(GO_TEST_FLAGS) ./...

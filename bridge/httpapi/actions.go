@@ -207,9 +207,9 @@ func (s *server) revokeMessage(w http.ResponseWriter, r *http.Request) error {
 // names, like a send: durably, with the retry schedule and the
 // Idempotency-Key; it answers 202 with the action's log entry.
 func (s *server) submitAction(w http.ResponseWriter, r *http.Request, typ bridge.MessageType, text string, with func(*sendqueue.Action)) error {
-	key := r.Header.Get(idempotencyHeader)
-	if key != "" && !validIdempotencyKey(key) {
-		return errIdempotencyKey
+	key, err := idempotencyKey(r)
+	if err != nil {
+		return err
 	}
 	t, err := s.resolveTarget(r, typ)
 	if err != nil {
@@ -227,14 +227,11 @@ func (s *server) submitAction(w http.ResponseWriter, r *http.Request, typ bridge
 	if with != nil {
 		with(action)
 	}
-	res, err := s.Messages.Submit(r.Context(), sendqueue.Request{
+	req := sendqueue.Request{
 		Recipient: t.chat, IdempotencyKey: key,
 		Items: []sendqueue.Item{{Type: typ, Text: text, Action: action}},
-	})
-	if err != nil {
-		return err
 	}
-	return s.answerAction(w, r, key, res)
+	return s.submitAnswering(w, r, req, key, func() {}, renderAction)
 }
 
 // editable refuses an edit WhatsApp would not take: of a message the
@@ -251,24 +248,12 @@ func (s *server) editable(t target) error {
 	return nil
 }
 
-// answerAction answers 202 with the action's log entry, or what the first
-// request with the same Idempotency-Key was answered.
-func (s *server) answerAction(w http.ResponseWriter, r *http.Request, key string, res sendqueue.Result) error {
-	if res.Replay && res.Stored != nil {
-		writeBody(w, res.Stored.Status, res.Stored.Body)
-		return nil
-	}
+// renderAction is the answer to an action: 202 with its log entry.
+func renderAction(res sendqueue.Result) (int, []byte, error) {
 	if len(res.Messages) != 1 {
-		return bridge.Internal("store_failed", "the action could not be stored", errors.New("not one message"))
+		return 0, nil, bridge.Internal("store_failed", "the action could not be stored", errors.New("not one message"))
 	}
 	var buf bytes.Buffer
 	_ = json.NewEncoder(&buf).Encode(toMessageJSON(res.Messages[0])) // a plain struct: cannot fail
-	if key != "" && !res.Replay {
-		stored := sendqueue.StoredResponse{Status: http.StatusAccepted, Body: buf.Bytes()}
-		if err := s.Messages.StoreResponse(context.WithoutCancel(r.Context()), key, stored); err != nil {
-			s.Log.Error(err, "store idempotent response") // a repeat then answers from the message
-		}
-	}
-	writeBody(w, http.StatusAccepted, buf.Bytes())
-	return nil
+	return http.StatusAccepted, buf.Bytes(), nil
 }

@@ -69,6 +69,17 @@ func (s *server) send(w http.ResponseWriter, r *http.Request) error {
 // response. discard deletes the request's spooled files when the queue did
 // not take them.
 func (s *server) submit(w http.ResponseWriter, r *http.Request, req sendqueue.Request, key string, discard func()) error {
+	return s.submitAnswering(w, r, req, key, discard, func(res sendqueue.Result) (int, []byte, error) {
+		status, body := renderSendResponse(res)
+		return status, body, nil
+	})
+}
+
+// submitAnswering queues req and answers with render's response, which it
+// stores under the Idempotency-Key; a repeat of the key is answered with
+// what the first request was.
+func (s *server) submitAnswering(w http.ResponseWriter, r *http.Request, req sendqueue.Request, key string, discard func(),
+	render func(sendqueue.Result) (int, []byte, error)) error {
 	res, err := s.Messages.Submit(r.Context(), req)
 	if err != nil {
 		discard()
@@ -81,7 +92,10 @@ func (s *server) submit(w http.ResponseWriter, r *http.Request, req sendqueue.Re
 		writeBody(w, res.Stored.Status, res.Stored.Body)
 		return nil
 	}
-	status, body := renderSendResponse(res)
+	status, body, err := render(res)
+	if err != nil {
+		return err
+	}
 	if key != "" && !res.Replay {
 		stored := sendqueue.StoredResponse{Status: status, Body: body}
 		if err := s.Messages.StoreResponse(context.WithoutCancel(r.Context()), key, stored); err != nil {

@@ -21,12 +21,6 @@ type ActionTargets interface {
 	FindMessage(ctx context.Context, id string) (bridge.Message, error)
 }
 
-// ReceivedMessages finds the chat and sender of a received message by its
-// WhatsApp id (*inbox.Inbox), so that a reaction to it needs no ?chat=.
-type ReceivedMessages interface {
-	Received(ctx context.Context, whatsappID string) (chat, sender bridge.Recipient, found bool, err error)
-}
-
 // maxMessageID bounds a message id in a path: log ids are UUIDs, WhatsApp
 // ids are at most a few dozen hex digits.
 const maxMessageID = 128
@@ -83,10 +77,10 @@ func (s *server) resolveTarget(r *http.Request, typ bridge.MessageType) (target,
 // historyTarget is a received message the incoming history knows; notFound
 // when it does not.
 func (s *server) historyTarget(ctx context.Context, id string, q map[string]string, notFound error) (target, error) {
-	if s.Received == nil {
+	if s.Inbox == nil {
 		return target{}, notFound
 	}
-	chat, sender, ok, err := s.Received.Received(ctx, id)
+	chat, sender, ok, err := s.Inbox.Received(ctx, id)
 	switch {
 	case err != nil:
 		return target{}, err

@@ -23,6 +23,9 @@ type IncomingHistory interface {
 	// Replay enqueues the webhook events received since then again,
 	// under their original webhook-ids.
 	Replay(ctx context.Context, since time.Time) (inbox.Replayed, error)
+	// Received finds the chat and sender of a received message by its
+	// WhatsApp id, so that a reaction to it needs no ?chat=.
+	Received(ctx context.Context, whatsappID string) (chat, sender bridge.Recipient, found bool, err error)
 }
 
 // Page sizes of GET /api/messages.

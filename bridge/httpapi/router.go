@@ -38,9 +38,6 @@ type Deps struct {
 	Uploads Uploads
 	// Targets finds the messages that reactions, edits and revokes name.
 	Targets ActionTargets
-	// Received finds received messages for reactions to them (nil: only
-	// with ?chat=).
-	Received ReceivedMessages
 	// Chats marks chats read and shows presence in them.
 	Chats Chats
 	// Contacts answers whether numbers are on WhatsApp.
@@ -56,7 +53,8 @@ type Deps struct {
 	// Webhooks holds the webhook events whose delivery gave up.
 	Webhooks DeadLetters
 	// Inbox is the incoming history: GET /api/messages?direction=in lists
-	// it, POST /api/admin/webhooks/replay replays it.
+	// it, POST /api/admin/webhooks/replay replays it, a reaction finds the
+	// received message it names in it.
 	Inbox IncomingHistory
 	// Metrics serves GET /metrics.
 	Metrics http.Handler

@@ -129,8 +129,14 @@ func (fx *fixture) restart() { fx.dl = NewDownloader(fx.opts) }
 // way the wiring does, and returns its media id.
 func (fx *fixture) register(whatsappID string, data []byte) string {
 	fx.t.Helper()
+	return fx.registerIn(bridge.PhoneRecipient("4915112345678"), whatsappID, data)
+}
+
+// registerIn is register for a message of chat.
+func (fx *fixture) registerIn(chat bridge.Recipient, whatsappID string, data []byte) string {
+	fx.t.Helper()
 	sum := sha256.Sum256(data)
-	in := bridge.Incoming{WhatsAppID: whatsappID, Type: "document", Media: &bridge.Media{
+	in := bridge.Incoming{WhatsAppID: whatsappID, Chat: chat, Type: "document", Media: &bridge.Media{
 		MimeType: "application/pdf", FileName: "invoice.pdf", Size: uint64(len(data)),
 		SHA256: hex.EncodeToString(sum[:]), Source: []byte("src-" + whatsappID),
 	}}
@@ -474,4 +480,19 @@ func TestOpenRefusesBadIDs(t *testing.T) {
 	wantCode(t, err, "invalid_media_id")
 	_, err = fx.read(context.Background(), NewID())
 	wantCode(t, err, "media_not_found")
+}
+
+// Senders choose message ids: the same id in another chat is another
+// message with its own media, never a way to the first chat's file; in the
+// same chat it is a redelivery and keeps its media id.
+func TestSameIDInAnotherChatIsAnotherMedia(t *testing.T) {
+	fx := newFixture(t)
+	ana, bob := bridge.PhoneRecipient("4915112345678"), bridge.PhoneRecipient("4915187654321")
+	first := fx.registerIn(ana, "3A01", []byte("ana's invoice"))
+	if again := fx.registerIn(ana, "3A01", []byte("ana's invoice")); again != first {
+		t.Errorf("a redelivery got media %s, want %s", again, first)
+	}
+	if other := fx.registerIn(bob, "3A01", []byte("bob's file")); other == first {
+		t.Errorf("a message of another chat with the same id got ana's media %s", first)
+	}
 }

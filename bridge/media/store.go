@@ -41,15 +41,18 @@ func NewStore(db *sql.DB, batcher *sqlite.Batcher, retention time.Duration, now 
 }
 
 const (
-	insertMedia = `INSERT INTO media (id, whatsapp_id, mimetype, file_name, size, sha256, source, next_attempt_at, created_at, expires_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (whatsapp_id) DO NOTHING`
-	mediaOfMessage = `SELECT id FROM media WHERE whatsapp_id = ?`
+	insertMedia = `INSERT INTO media (id, chat, whatsapp_id, mimetype, file_name, size, sha256, source, next_attempt_at,
+		created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (chat, whatsapp_id) DO NOTHING`
+	mediaOfMessage = `SELECT id FROM media WHERE chat = ? AND whatsapp_id = ?`
 )
 
 // Register gives in's attachment, if it has one, its media id (in.Media.ID)
 // and records it as pending in tx, the transaction that stores the message
 // and its event: the media exists exactly when the message does. A
-// message delivered again keeps the id it was given the first time.
+// message delivered again keeps the id it was given the first time. A
+// message is known by its chat and id, as in the incoming history: senders
+// choose ids, so the same id in another chat is another message, never a
+// way to another chat's file.
 func (s *Store) Register(ctx context.Context, tx *sql.Tx, in *bridge.Incoming) error {
 	m := in.Media
 	if m == nil {
@@ -57,11 +60,11 @@ func (s *Store) Register(ctx context.Context, tx *sql.Tx, in *bridge.Incoming) e
 	}
 	now := s.now().UnixMilli()
 	size := int64(min(m.Size, 1<<62)) //nolint:gosec // bounded above
-	if _, err := s.stmts.Exec(ctx, tx, insertMedia, NewID(), in.WhatsAppID, m.MimeType, m.FileName, size, m.SHA256,
+	if _, err := s.stmts.Exec(ctx, tx, insertMedia, NewID(), in.Chat.String(), in.WhatsAppID, m.MimeType, m.FileName, size, m.SHA256,
 		m.Source, now, now, now+s.retention.Milliseconds()); err != nil {
 		return fmt.Errorf("register media: %w", err)
 	}
-	if err := s.stmts.QueryRow(ctx, tx, mediaOfMessage, in.WhatsAppID).Scan(&m.ID); err != nil {
+	if err := s.stmts.QueryRow(ctx, tx, mediaOfMessage, in.Chat.String(), in.WhatsAppID).Scan(&m.ID); err != nil {
 		return fmt.Errorf("register media: %w", err)
 	}
 	select {

@@ -289,3 +289,19 @@ func TestConcurrentRequestsToOneChat(t *testing.T) {
 		}
 	}
 }
+
+// A request whose first item fails and waits for its retry answers at once:
+// its later items do not wait for the first's claim, which the request
+// itself holds, and stay Queued behind it.
+func TestRequestAnswersWhenItsFirstItemWaitsForARetry(t *testing.T) {
+	f := newFixture(t, time.Hour)
+	f.sender.results = []error{errors.New("timeout")}
+	started := time.Now()
+	res := f.submit(textRequest("first", "second"))
+	if took := time.Since(started); took > time.Second {
+		t.Errorf("the request took %s", took)
+	}
+	if res.Messages[0].Status != bridge.StatusQueued || res.Messages[1].Status != bridge.StatusQueued || res.Messages[1].Attempts != 0 {
+		t.Errorf("outcome %+v", res.Messages)
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/msgbridge/msgbridge/bridge"
 )
 
 // dueBatch bounds how many due messages one pass reads.
@@ -114,6 +116,13 @@ func (q *Queue) untilNextAttempt(ctx context.Context) time.Duration {
 // rest is left to the worker.
 func (q *Queue) attemptAccepted(ctx context.Context, msgs []row) {
 	for i := range msgs {
+		// An earlier item that is still Queued waits for a retry; the
+		// request still holds its claim, so its chat's order would make
+		// this one wait for it until inFlightWait.
+		if i > 0 && msgs[i-1].Status == bridge.StatusQueued {
+			q.signal()
+			return
+		}
 		if !q.mayAttemptNow(ctx, &msgs[i]) {
 			q.signal()
 			return

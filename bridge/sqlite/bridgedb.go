@@ -190,7 +190,8 @@ var migrations = []string{
 	// DATA_DIR/media/<id's hex> once state is done.
 	`CREATE TABLE media (
 		id              TEXT    PRIMARY KEY,
-		whatsapp_id     TEXT    NOT NULL UNIQUE,
+		chat            TEXT    NOT NULL,
+		whatsapp_id     TEXT    NOT NULL,
 		mimetype        TEXT    NOT NULL DEFAULT '',
 		file_name       TEXT    NOT NULL DEFAULT '',
 		size            INTEGER NOT NULL DEFAULT 0,
@@ -203,6 +204,7 @@ var migrations = []string{
 		created_at      INTEGER NOT NULL,
 		expires_at      INTEGER NOT NULL
 	);
+	CREATE UNIQUE INDEX media_message ON media (chat, whatsapp_id);
 	CREATE INDEX media_due ON media (next_attempt_at) WHERE state = 'pending';
 	CREATE INDEX media_expires ON media (expires_at);
 	CREATE INDEX media_created ON media (created_at)`,

@@ -247,7 +247,6 @@ func newHTTPServer(_ context.Context, a *app) error {
 			Messages:   a.queue,
 			Uploads:    a.uploads,
 			Targets:    a.queue,
-			Received:   a.inbox,
 			Chats:      a.session,
 			Contacts:   a.contacts,
 			Send: httpapi.SendConfig{APIKey: s.APIKey, SpoolDir: a.dir.SpoolDir(), MaxFileSize: s.MaxFileSize,

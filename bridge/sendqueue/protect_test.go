@@ -305,3 +305,22 @@ func TestRequestAnswersWhenItsFirstItemWaitsForARetry(t *testing.T) {
 		t.Errorf("outcome %+v", res.Messages)
 	}
 }
+
+// WhatsApp lifts a lock early: the session, which heard it, is the queue's
+// judge, so the other chats go on at once; the refused message waits for
+// the time it was given.
+func TestEarlyLiftReleasesTheQueue(t *testing.T) {
+	sender := &restrictedSender{fakeSender: &fakeSender{ready: true}}
+	f := newFixture(t, time.Hour)
+	f.reopen(func(_ *LogOptions, o *Options) { o.Sender = sender })
+	sender.until = time.Now().Add(time.Hour)
+	sender.results = []error{&bridge.RestrictedError{Code: bridge.RestrictionReachout, Until: sender.until, Err: errors.New("server returned error 463")}}
+	refused := f.submit(textRequest("refused"))
+	other := f.submit(Request{Recipient: bridge.PhoneRecipient("4915199999999"), Items: []Item{{Type: bridge.TypeText, Text: "other chat"}}})
+	if refused.Messages[0].Status != bridge.StatusQueued || other.Messages[0].Attempts != 0 {
+		t.Fatalf("during the lock: %+v %+v", refused.Messages[0], other.Messages[0])
+	}
+	sender.until = time.Time{} // lifted
+	f.run()
+	f.waitStatus(other.Messages[0].ID, bridge.StatusSent)
+}

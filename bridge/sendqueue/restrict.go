@@ -41,15 +41,15 @@ func (h *hold) end() time.Time {
 	return h.until
 }
 
-// heldUntil is when the queue may attempt again: the later end of the
-// restrictions the queue ran into and the one the session knows of; zero
-// when the queue is not held at now.
+// heldUntil is when the queue may attempt again; zero when the queue is
+// not held at now. A session that knows restrictions (a RestrictionSource)
+// is the one judge: it records every refusal too, and it alone hears when
+// WhatsApp lifts a lock early, which a copy kept here would outlive. For
+// other senders, the end of the restrictions the queue ran into.
 func (q *Queue) heldUntil(now time.Time) time.Time {
 	until := q.hold.end()
 	if src, ok := q.opts.Sender.(RestrictionSource); ok {
-		if s := src.RestrictedUntil(); s.After(until) {
-			until = s
-		}
+		until = src.RestrictedUntil()
 	}
 	if !until.After(now) {
 		return time.Time{}

@@ -12,6 +12,8 @@ import (
 
 // attempt sends m once and records the outcome, updating m in place.
 func (q *Queue) attempt(ctx context.Context, m *row) {
+	q.markSending(m.ID, true)
+	defer q.markSending(m.ID, false)
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), q.opts.AttemptTimeout)
 	started, prepared := time.Now(), q.now()
 	out, sendErr := q.prepare(actx, m)

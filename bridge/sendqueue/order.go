@@ -59,7 +59,7 @@ func (q *Queue) clearOfEarlier(ctx context.Context, id string) bool {
 		if len(earlier) == 0 {
 			return true
 		}
-		// Paced, an earlier message that is not in flight takes the next
+		// Paced, an earlier message that is not being sent takes the next
 		// slot: waiting for it would be waiting for the pace.
 		released, allGoing := q.whenReleased(earlier, q.pace.interval > 0)
 		if !allGoing {
@@ -101,14 +101,17 @@ func (q *Queue) earlierInChat(ctx context.Context, id string) ([]earlier, error)
 	return out, rows.Err()
 }
 
-// whenReleased returns a channel closed when an attempt next ends, and
-// whether every one of msgs is being attempted now or, unless paced, is
-// due now for the worker.
+// whenReleased returns a channel closed when an attempt or a claim next
+// ends, and whether every one of msgs is going: being sent now, or,
+// unpaced, claimed by a request or due now for the worker. Paced, a message
+// merely claimed by a request that itself waits is not going: waiting for
+// it chained every request to one chat behind the one before.
 func (q *Queue) whenReleased(msgs []earlier, paced bool) (<-chan struct{}, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	for _, e := range msgs {
-		if !q.inflight[e.id] && (e.dueLater || paced) {
+		going := q.sending[e.id] || (!paced && (q.inflight[e.id] || !e.dueLater))
+		if !going {
 			return nil, false
 		}
 	}

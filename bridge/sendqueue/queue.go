@@ -50,7 +50,8 @@ type Queue struct {
 	wake chan struct{}
 
 	mu       sync.Mutex
-	inflight map[string]bool // message IDs being attempted now
+	inflight map[string]bool // message IDs claimed: by a request, or by the worker
+	sending  map[string]bool // message IDs whose attempt runs now (a subset)
 
 	pace *pacer // SEND_RATE
 	hold hold   // WhatsApp's restrictions
@@ -68,7 +69,8 @@ func New(opts Options) *Queue {
 	if opts.AttemptTimeout == 0 {
 		opts.AttemptTimeout = 2 * time.Minute
 	}
-	return &Queue{Log: opts.Log, opts: opts, wake: make(chan struct{}, 1), inflight: map[string]bool{}, pace: newPacer(opts.Rate)}
+	return &Queue{Log: opts.Log, opts: opts, wake: make(chan struct{}, 1), inflight: map[string]bool{},
+		sending: map[string]bool{}, pace: newPacer(opts.Rate)}
 }
 
 // Result is the outcome of Submit.
@@ -246,6 +248,24 @@ func (q *Queue) release(msgs []row) {
 	for _, m := range msgs {
 		delete(q.inflight, m.ID)
 	}
+	q.announceLocked()
+}
+
+// markSending records that id's attempt runs now (or, false, ended).
+func (q *Queue) markSending(id string, on bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if on {
+		q.sending[id] = true
+		return
+	}
+	delete(q.sending, id)
+	q.announceLocked()
+}
+
+// announceLocked wakes the requests that wait for an earlier message of
+// their chat (order.go).
+func (q *Queue) announceLocked() {
 	if q.released != nil {
 		close(q.released)
 		q.released = nil

@@ -85,12 +85,27 @@ type Downloader struct {
 	inflight map[string]*job
 }
 
-// job is one download under way; done closes when err is set.
+// job is one download under way; done closes when err and notDue are set.
 type job struct {
 	done   chan struct{}
 	err    error
 	urgent chan struct{} // closed when someone waits for it
 	once   sync.Once
+	// notDue: a background job found its media no longer due and attempted
+	// nothing. The loop's list of due media is read before it starts the
+	// jobs, so it can name a media whose previous job has just failed and
+	// set its retry; attempting it again at once would skip the delay.
+	notDue bool
+}
+
+// isUrgent reports whether someone waits for the job.
+func (j *job) isUrgent() bool {
+	select {
+	case <-j.urgent:
+		return true
+	default:
+		return false
+	}
 }
 
 // NewDownloader returns a Downloader; Run must run for background downloads
@@ -222,17 +237,22 @@ func (d *Downloader) runJob(j *job, id string) error {
 		return d.base.Err()
 	}
 	defer func() { <-slots }()
-	return d.download(d.base, id)
+	return d.download(d.base, id, j)
 }
 
-// download fetches pending media id and records how it went.
-func (d *Downloader) download(ctx context.Context, id string) error {
+// download fetches pending media id and records how it went; unless
+// someone waits for it, only when it is due.
+func (d *Downloader) download(ctx context.Context, id string, j *job) error {
 	rec, err := d.store.get(ctx, id)
 	if errors.Is(err, errNoRow) {
 		return bridge.ErrMediaNotFound
 	}
 	if err != nil || rec.state != statePending {
 		return err
+	}
+	if rec.nextAttemptAt > d.store.now().UnixMilli() && !j.isUrgent() {
+		j.notDue = true
+		return nil
 	}
 	err = d.fetch(ctx, rec)
 	if ctx.Err() != nil {

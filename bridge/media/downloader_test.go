@@ -329,6 +329,41 @@ func TestConcurrencyIsBounded(t *testing.T) {
 	}
 }
 
+// A background job started from a list of due media read before the
+// previous job failed finds the media waiting for its retry and attempts
+// nothing; a reader still gets its download at once.
+func TestStaleDueListWaitsForTheRetry(t *testing.T) {
+	fx := newFixture(t)
+	id := fx.register("wa-flaky", []byte("flaky"))
+	netErr := errors.New("connection reset")
+	fx.src.set(func(f *fakeSource) { f.errs["src-wa-flaky"] = []error{netErr} })
+	ended := func(j *job) *job {
+		select {
+		case <-j.done:
+		case <-time.After(5 * time.Second):
+			t.Fatal("the job never ended")
+		}
+		return j
+	}
+	if j := ended(fx.dl.start(id)); j.notDue || j.err == nil {
+		t.Fatalf("first attempt: notDue %v, err %v", j.notDue, j.err)
+	}
+	if j := ended(fx.dl.start(id)); !j.notDue || j.err != nil {
+		t.Fatalf("stale start: notDue %v, err %v", j.notDue, j.err)
+	}
+	if rec := fx.state(id); rec.attempts != 1 || rec.state != statePending {
+		t.Fatalf("after the stale start: %+v", rec)
+	}
+	f, err := fx.dl.Open(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = f.Content.Close()
+	if rec := fx.state(id); rec.attempts != 1 || rec.state != stateDone {
+		t.Fatalf("after the read: %+v", rec)
+	}
+}
+
 // Failures: a file that does not match its SHA-256 or that WhatsApp no
 // longer has fails at once, leaving no file; a network error is retried
 // on schedule, then fails; without a session the media waits, no attempt

@@ -58,16 +58,22 @@ func (d *Downloader) lookup(ctx context.Context, id string) (record, error) {
 // await downloads id now, or joins its download under way, and waits for
 // it up to Wait.
 func (d *Downloader) await(ctx context.Context, id string) error {
-	j := d.start(id)
-	j.once.Do(func() { close(j.urgent) })
 	timer := time.NewTimer(d.opts.Wait)
 	defer timer.Stop()
-	select {
-	case <-j.done:
-	case <-timer.C:
-		return bridge.ErrMediaPending
-	case <-ctx.Done():
-		return ctx.Err()
+	j := d.start(id)
+	for {
+		j.once.Do(func() { close(j.urgent) })
+		select {
+		case <-j.done:
+		case <-timer.C:
+			return bridge.ErrMediaPending
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		if !j.notDue {
+			break
+		}
+		j = d.start(id) // joined a background job that let it be: ask again
 	}
 	switch err := j.err; {
 	case err == nil:

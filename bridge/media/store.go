@@ -80,7 +80,7 @@ type record struct {
 	size                                       int64
 	source                                     []byte
 	attempts                                   int
-	createdAt, expiresAt                       int64
+	nextAttemptAt, createdAt, expiresAt        int64
 }
 
 // expired: past its expires_at, or older than the retention now set (a
@@ -90,15 +90,15 @@ func (s *Store) expired(r record, now time.Time) bool {
 	return r.expiresAt <= n || r.createdAt+s.retention.Milliseconds() <= n
 }
 
-const selectMedia = `SELECT id, mimetype, file_name, sha256, state, error, size, source, attempts, created_at, expires_at
-	FROM media WHERE id = ?`
+const selectMedia = `SELECT id, mimetype, file_name, sha256, state, error, size, source, attempts, next_attempt_at,
+	created_at, expires_at FROM media WHERE id = ?`
 
 var errNoRow = errors.New("media: no such media")
 
 func (s *Store) get(ctx context.Context, id string) (record, error) {
 	var r record
 	err := s.db.QueryRowContext(ctx, selectMedia, id).Scan(&r.id, &r.mimeType, &r.fileName, &r.sha256, &r.state,
-		&r.err, &r.size, &r.source, &r.attempts, &r.createdAt, &r.expiresAt)
+		&r.err, &r.size, &r.source, &r.attempts, &r.nextAttemptAt, &r.createdAt, &r.expiresAt)
 	if errors.Is(err, sql.ErrNoRows) {
 		return r, errNoRow
 	}

@@ -11,7 +11,6 @@ import (
 	"slices"
 
 	liberrors "github.com/pb33f/libopenapi-validator/errors"
-	"github.com/pb33f/libopenapi-validator/schema_validation"
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 )
@@ -19,10 +18,6 @@ import (
 // maxFormField bounds what checkForm reads of one form field (the bridge
 // refuses more than 1 MiB of fields anyway).
 const maxFormField = 1<<20 + 1
-
-func (s *spec) schemaValidator() schema_validation.SchemaValidator {
-	return schema_validation.NewSchemaValidator(s.opts...)
-}
 
 // checkForm validates a form body (multipart/form-data or
 // application/x-www-form-urlencoded), which the library leaves alone,
@@ -56,7 +51,7 @@ func (s *spec) checkForm(req *http.Request, op *v3.Operation) []*liberrors.Valid
 			ValidationType: "requestBody", Message: "the " + mediaType + " body is malformed", Reason: err.Error(),
 		}}
 	}
-	_, errs := s.schemaValidator().ValidateSchemaObject(schema, formObject(schema, fields))
+	_, errs := s.schemas.ValidateSchemaObject(schema, formObject(schema, fields))
 	return errs
 }
 

@@ -172,7 +172,7 @@ func (s *spec) checkOffDocument(resp *http.Response, body []byte) string {
 	if schema == nil {
 		return "\n\tthe API description has no Error schema"
 	}
-	if ok, errs := s.schemaValidator().ValidateSchemaBytes(schema.Schema(), body); !ok {
+	if ok, errs := s.schemas.ValidateSchemaBytes(schema.Schema(), body); !ok {
 		return describe(errs)
 	}
 	return ""

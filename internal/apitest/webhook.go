@@ -52,7 +52,7 @@ func validateWebhook(t testing.TB, header http.Header, body []byte) {
 		t.Errorf("apitest: webhook event %q has no application/json schema in the API description", head.Event)
 		return
 	}
-	if ok, errs := s.schemaValidator().ValidateSchemaBytes(schema, body); !ok {
+	if ok, errs := s.schemas.ValidateSchemaBytes(schema, body); !ok {
 		t.Errorf("apitest: webhook %s breaks the API description:%s\n\tbody: %.500s", head.Event, describe(errs), body)
 	}
 	if header != nil {
@@ -101,7 +101,7 @@ func (s *spec) checkWebhookHeaders(t testing.TB, event string, op *v3.Operation,
 		if p.Schema == nil {
 			continue
 		}
-		if ok, errs := s.schemaValidator().ValidateSchemaObject(p.Schema.Schema(), v); !ok {
+		if ok, errs := s.schemas.ValidateSchemaObject(p.Schema.Schema(), v); !ok {
 			t.Errorf("apitest: webhook %s header %s=%q breaks the API description:%s", event, p.Name, v, describe(errs))
 		}
 	}
@@ -124,7 +124,7 @@ func ValidateSchema(t testing.TB, name string, body []byte) {
 		t.Errorf("apitest: the API description has no schema %q", name)
 		return
 	}
-	if ok, errs := s.schemaValidator().ValidateSchemaBytes(proxy.Schema(), body); !ok {
+	if ok, errs := s.schemas.ValidateSchemaBytes(proxy.Schema(), body); !ok {
 		t.Errorf("apitest: %.300s breaks schema %s:%s", body, name, describe(errs))
 	}
 }

@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"maps"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -163,16 +164,10 @@ func TestSteadyStateCausesNoWrites(t *testing.T) {
 	bridge := newFakeBridge(t, testAdminToken)
 	bridge.set(connectedState(0))
 	var writes atomic.Int64
-	var writing atomic.Bool
-	count := func() { // only writes after the settling phase count
-		if writing.Load() {
-			writes.Add(1)
-		}
-	}
 	startOperator(t, ns, operatorOptions{
 		pollInterval: 50 * time.Millisecond,
 		bridges:      map[string]string{"sales": bridge.URL},
-		wrap:         func(c client.Client) client.Client { return writeCounter{Client: c, count: count} },
+		wrap:         func(c client.Client) client.Client { return writeCounter{Client: c, count: func() { writes.Add(1) }} },
 	})
 	mb := newBridgeWithKeys(t, ns, "sales")
 	mb.Spec.LogoutOnDelete = true // the finalizer is part of the steady state too
@@ -180,8 +175,16 @@ func TestSteadyStateCausesNoWrites(t *testing.T) {
 	markPodReady(t, mb)
 	waitCondition(t, mb, msgbridgev1alpha1.ConditionReady, metav1.ConditionTrue, conditions.ReasonReady)
 
-	before := resourceVersions(t, mb)
-	writing.Store(true)
+	// Ready can be seen while the write that made it, or one after it, is
+	// still on its way: the steady state starts once five polls pass
+	// without a write.
+	var before map[string]string
+	var settled int64
+	eventually(t, 30*time.Second, func() (bool, string) {
+		settled, before = writes.Load(), resourceVersions(t, mb)
+		waitPolls(t, bridge, 5)
+		return writes.Load() == settled && maps.Equal(resourceVersions(t, mb), before), "the operator still writes"
+	})
 	polls := bridge.polls.Load()
 	// The heartbeat moves on every poll, as a live bridge's does.
 	stop := make(chan struct{})
@@ -199,7 +202,7 @@ func TestSteadyStateCausesNoWrites(t *testing.T) {
 		return bridge.polls.Load()-polls >= 20, "fewer than 20 polls"
 	})
 	close(stop)
-	if n := writes.Load(); n != 0 {
+	if n := writes.Load() - settled; n != 0 {
 		t.Errorf("%d API writes at steady state over %d polls", n, bridge.polls.Load()-polls)
 	}
 	after := resourceVersions(t, mb)
@@ -208,6 +211,15 @@ func TestSteadyStateCausesNoWrites(t *testing.T) {
 			t.Errorf("%s resourceVersion moved from %s to %s at steady state", kind, rv, after[kind])
 		}
 	}
+}
+
+// waitPolls waits until the operator polled bridge n more times.
+func waitPolls(t *testing.T, bridge *fakeBridge, n int64) {
+	t.Helper()
+	from := bridge.polls.Load()
+	eventually(t, 30*time.Second, func() (bool, string) {
+		return bridge.polls.Load()-from >= n, "too few polls"
+	})
 }
 
 func resourceVersions(t *testing.T, mb *msgbridgev1alpha1.MessagingBridge) map[string]string {

@@ -11,23 +11,6 @@ import (
 	"github.com/msgbridge/msgbridge/internal/testutil"
 )
 
-// restrictionState is the admin state's view of a restriction.
-type restrictionState struct {
-	State           string     `json:"state"`
-	Reason          string     `json:"reason"`
-	Connected       bool       `json:"connected"`
-	RestrictedUntil *time.Time `json:"restricted_until"`
-}
-
-func waitRestriction(t *testing.T, p *bridgeProcess, what string, ok func(restrictionState) bool) restrictionState {
-	t.Helper()
-	return testutil.Poll(t, 30*time.Second, func() (restrictionState, bool) {
-		var s restrictionState
-		request(t, http.MethodGet, "http://"+p.addr+"/api/admin/state", testAdminToken, "", "", &s)
-		return s, ok(s)
-	}, "waiting for %s; stderr %s", what, p.stderr)
-}
-
 // acceptAll posts one text per request, all at once, and returns the
 // messages' ids in the order given; every request must be accepted.
 func acceptAll(t *testing.T, p *bridgeProcess, number string, texts []string) []string {
@@ -137,7 +120,7 @@ func TestRateOverLimitHoldsQueue(t *testing.T) {
 		}
 		ids = append(ids, decode[sendResponse](t, raw).Messages[0].ID)
 	}
-	held := waitRestriction(t, p, "restricted", func(s restrictionState) bool { return s.Reason == "restricted" })
+	held := waitAdminState(t, p, "restricted", func(s adminState) bool { return s.Reason == "restricted" })
 	if !held.Connected || held.RestrictedUntil == nil {
 		t.Errorf("admin state %+v", held)
 	}
@@ -159,7 +142,7 @@ func TestRateOverLimitHoldsQueue(t *testing.T) {
 			t.Errorf("message %+v, want sent with retry_count 0", e)
 		}
 	}
-	waitRestriction(t, p, "the restriction's end", func(s restrictionState) bool { return s.Reason == "" && s.RestrictedUntil == nil })
+	waitAdminState(t, p, "the restriction's end", func(s adminState) bool { return s.Reason == "" && s.RestrictedUntil == nil })
 }
 
 // The reach-out lock WhatsApp announces shows in the admin state (with
@@ -174,7 +157,7 @@ func TestReachoutLockShownAndCleared(t *testing.T) {
 	if n := sim.Phone(testAccount).ReachoutLock(until); n != 1 {
 		t.Fatalf("lock told %d clients", n)
 	}
-	st := waitRestriction(t, p, "restricted", func(s restrictionState) bool { return s.Reason == "restricted" })
+	st := waitAdminState(t, p, "restricted", func(s adminState) bool { return s.Reason == "restricted" })
 	if st.RestrictedUntil == nil || !st.RestrictedUntil.Equal(until) || st.State != "connected" {
 		t.Errorf("admin state %+v, want restricted until %s", st, until)
 	}
@@ -204,7 +187,7 @@ func TestReachoutLockShownAndCleared(t *testing.T) {
 	if e := waitMessage(t, p, id, "sent", func(e logEntry) bool { return e.Status != "Queued" }); e.RetryCount != 0 || e.Attempts != 1 {
 		t.Errorf("message %+v", e)
 	}
-	waitRestriction(t, p, "the lock's end", func(s restrictionState) bool { return s.Reason == "" && s.RestrictedUntil == nil })
+	waitAdminState(t, p, "the lock's end", func(s adminState) bool { return s.Reason == "" && s.RestrictedUntil == nil })
 	hooks.wait("session.status after the lock", func(e hookEvent) bool {
 		return e.str("event") == "session.status" && e.str("reason") == "" && e.str("state") == "connected" && e.ID != ""
 	})

@@ -33,6 +33,7 @@ type adminState struct {
 	Connected                       bool
 	LastHeartbeat                   *time.Time `json:"last_heartbeat"`
 	ConnectedSince                  *time.Time `json:"connected_since"`
+	RestrictedUntil                 *time.Time `json:"restricted_until"`
 }
 
 func waitAdminState(t *testing.T, p *bridgeProcess, what string, ok func(adminState) bool) adminState {

@@ -6,7 +6,6 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -134,8 +133,7 @@ func (d *Downloader) path(id string) string {
 }
 
 // Run downloads pending media and deletes expired media until ctx ends,
-// then stops the downloads under way. It first deletes what a crash left
-// half-written, and files whose media is no longer known.
+// then stops the downloads under way.
 func (d *Downloader) Run(ctx context.Context) error {
 	defer func() {
 		d.mu.Lock()
@@ -143,9 +141,6 @@ func (d *Downloader) Run(ctx context.Context) error {
 		d.mu.Unlock()
 		d.wg.Wait()
 	}()
-	if err := d.cleanUp(ctx); err != nil {
-		return fmt.Errorf("clean up %s: %w", d.opts.Dir, err)
-	}
 	d.wg.Add(1)
 	go func() {
 		defer d.wg.Done()

@@ -122,8 +122,14 @@ func newFixture(t *testing.T, tune ...func(*DownloaderOptions)) *fixture {
 }
 
 // restart is a new Downloader on the same table and folder, as after a
-// crash.
-func (fx *fixture) restart() { fx.dl = NewDownloader(fx.opts) }
+// crash, cleaned up as the bridge does at start-up.
+func (fx *fixture) restart() {
+	fx.t.Helper()
+	fx.dl = NewDownloader(fx.opts)
+	if err := fx.dl.CleanUp(context.Background()); err != nil {
+		fx.t.Fatal(err)
+	}
+}
 
 // register stores an incoming message with data as its attachment, the
 // way the wiring does, and returns its media id.

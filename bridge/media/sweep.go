@@ -52,10 +52,12 @@ func (d *Downloader) sweep(ctx context.Context) (int, error) {
 	}
 }
 
-// cleanUp deletes what a crash left in DATA_DIR/media: half-written
+// CleanUp deletes what a crash left in DATA_DIR/media: half-written
 // scratch and sealing files (their media is still pending, so it is
-// downloaded again), and files whose media row is gone.
-func (d *Downloader) cleanUp(ctx context.Context) error {
+// downloaded again), and files whose media row is gone. Call it at
+// start-up, before Run and before the API serves media: beside a running
+// download it would delete that download's scratch file.
+func (d *Downloader) CleanUp(ctx context.Context) error {
 	entries, err := os.ReadDir(d.opts.Dir)
 	if err != nil {
 		return err

@@ -220,6 +220,9 @@ func newMessaging(ctx context.Context, a *app) error {
 	if err := a.queue.SweepSpool(ctx, a.dir.SpoolDir()); err != nil {
 		return fmt.Errorf("sweep spool: %w", err)
 	}
+	if err := a.downloads.CleanUp(ctx); err != nil {
+		return fmt.Errorf("clean up %s: %w", a.dir.MediaDir(), err)
+	}
 	a.metrics.Watch(gauges(ctx, a.messages, a.webhooks, a.session))
 	return nil
 }

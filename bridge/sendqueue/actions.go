@@ -3,7 +3,6 @@ package sendqueue
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -23,11 +22,6 @@ type Action struct {
 	Emoji string
 }
 
-// actionDetails is what an action keeps in the log's details column.
-type actionDetails struct {
-	TargetSender string `json:"target_sender,omitempty"` // a JID
-}
-
 // storeMessages inserts msgs and stamps them with account and their actions.
 func (q *Queue) storeMessages(ctx context.Context, tx *sql.Tx, msgs []row, items []Item, now time.Time, account string) error {
 	if err := q.insertMessages(ctx, tx, msgs, items, now); err != nil {
@@ -37,24 +31,20 @@ func (q *Queue) storeMessages(ctx context.Context, tx *sql.Tx, msgs []row, items
 }
 
 // stampMessages stores what the insert does not: the account the messages
-// belong to, and what each action acts on. It runs in Submit's transaction.
+// belong to, and the message each action acts on (who sent it is in the
+// details). It runs in Submit's transaction.
 func (q *Queue) stampMessages(ctx context.Context, tx *sql.Tx, msgs []row, items []Item, account string) error {
 	for i, m := range msgs {
 		a := items[i].Action
 		if a == nil && account == "" {
 			continue
 		}
-		var target, emoji, details string
+		var target, emoji string
 		if a != nil {
-			d, err := json.Marshal(actionDetails{TargetSender: a.TargetSender.JID()})
-			if err != nil {
-				return err
-			}
-			target, emoji, details = a.TargetID, a.Emoji, string(d)
+			target, emoji = a.TargetID, a.Emoji
 		}
-		if _, err := q.stmts.Exec(ctx, tx, `UPDATE messages SET account = ?, target_id = ?, emoji = ?,
-			details = CASE WHEN ? = '' THEN details ELSE ? END WHERE id = ?`,
-			account, target, emoji, details, details, m.ID); err != nil {
+		if _, err := q.stmts.Exec(ctx, tx, `UPDATE messages SET account = ?, target_id = ?, emoji = ? WHERE id = ?`,
+			account, target, emoji, m.ID); err != nil {
 			return fmt.Errorf("store message: %w", err)
 		}
 	}
@@ -95,11 +85,9 @@ func (q *Queue) prepare(ctx context.Context, m *row) (bridge.Outgoing, error) {
 // fails for good.
 func completeAction(out *bridge.Outgoing, x extras, now time.Time) error {
 	out.TargetID, out.Emoji = x.targetID, x.emoji
-	var d actionDetails
-	if x.details != "" {
-		if err := json.Unmarshal([]byte(x.details), &d); err != nil {
-			return fmt.Errorf("details of action: %w", err)
-		}
+	d, err := decodeDetails(x.details)
+	if err != nil {
+		return err
 	}
 	if d.TargetSender != "" {
 		sender, err := bridge.RecipientFromJID(d.TargetSender)

@@ -15,6 +15,9 @@ type details struct {
 	PTT      bool            `json:"ptt,omitempty"`
 	Location *locationDetail `json:"location,omitempty"`
 	Contact  *contactDetail  `json:"contact,omitempty"`
+	// TargetSender is who sent the message an action acts on, when it was
+	// received (a JID); empty for the account's own.
+	TargetSender string `json:"target_sender,omitempty"`
 }
 
 type locationDetail struct {
@@ -40,6 +43,9 @@ func detailsOf(it Item) details {
 	}
 	if c := it.Contact; c != nil {
 		d.Contact = &contactDetail{DisplayName: c.DisplayName, VCard: c.VCard}
+	}
+	if a := it.Action; a != nil {
+		d.TargetSender = a.TargetSender.JID()
 	}
 	return d
 }

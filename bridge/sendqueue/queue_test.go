@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/internal/testutil"
 )
 
 // Sent on the immediate attempt: the answer says so (the API's 200), the
@@ -96,9 +97,12 @@ func TestFailedAfterTheLastRetry(t *testing.T) {
 	if n := len(f.sender.calls()); n != 3 {
 		t.Errorf("%d attempts, want 1 + len(schedule)", n)
 	}
-	if _, err := os.Stat(doc.Path); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("attachment of a Failed message left in the spool: %v", err)
-	}
+	// The worker removes the attachment once the outcome has committed,
+	// which is when waitStatus can see it.
+	testutil.Eventually(t, 5*time.Second, func() bool {
+		_, err := os.Stat(doc.Path)
+		return errors.Is(err, os.ErrNotExist)
+	}, "attachment of a Failed message left in the spool")
 	f.wantFailedOnce(m)
 }
 

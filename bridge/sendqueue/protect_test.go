@@ -184,7 +184,9 @@ func TestChatOrderAfterRestart(t *testing.T) {
 // and then the queue drains with no message Failed.
 func TestRestrictionHoldsWithoutSpendingRetries(t *testing.T) {
 	f := newFixture(t, time.Millisecond) // one retry only: a spent retry would fail it
-	until := time.Now().Add(300 * time.Millisecond)
+	// Long enough for the three commits before the second submit's check
+	// on a loaded machine.
+	until := time.Now().Add(1500 * time.Millisecond)
 	f.sender.results = []error{&bridge.RestrictedError{Code: bridge.RestrictionRateLimit, Until: until, Err: errors.New("server returned error 429")}}
 	held := f.submit(textRequest("first"))
 	m := held.Messages[0]
@@ -214,7 +216,7 @@ func TestSessionRestrictionHolds(t *testing.T) {
 	sender := &restrictedSender{fakeSender: &fakeSender{ready: true}}
 	f := newFixture(t, time.Hour)
 	f.reopen(func(_ *LogOptions, o *Options) { o.Sender = sender })
-	sender.until = time.Now().Add(300 * time.Millisecond)
+	sender.until = time.Now().Add(1500 * time.Millisecond)
 	res := f.submit(textRequest("wait"))
 	if res.Messages[0].Attempts != 0 || len(sender.calls()) != 0 {
 		t.Fatalf("attempted during the session's restriction: %+v", res.Messages[0])

@@ -49,14 +49,9 @@ func TestAdminSurface(t *testing.T) {
 		}
 	}
 
-	resp, err := apitest.Client(t).Get(base + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	metricsText, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	metricsText := metricsOf(t, base)
 	for _, want := range []string{`msgbridge_messages_total{status="sent"} 3`, `msgbridge_session_state{state="connected"} 1`, "msgbridge_send_duration_seconds_count"} {
-		if !strings.Contains(string(metricsText), want) {
+		if !strings.Contains(metricsText, want) {
 			t.Errorf("metrics lack %q", want)
 		}
 	}
@@ -126,4 +121,28 @@ func waitForFile(t *testing.T, path string) {
 		_, err := os.Stat(path)
 		return err == nil
 	}, "%s was not recreated", path)
+}
+
+// metricsOf is the bridge's /metrics page.
+func metricsOf(t *testing.T, base string) string {
+	t.Helper()
+	resp, err := apitest.Client(t).Get(base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	text, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(text)
+}
+
+// waitWebhooksDrained waits until no webhook event waits for delivery: a
+// receiver has an event before the bridge records it delivered.
+func waitWebhooksDrained(t *testing.T, p *bridgeProcess) {
+	t.Helper()
+	testutil.Eventually(t, 30*time.Second, func() bool {
+		return strings.Contains(metricsOf(t, "http://"+p.addr), "\nmsgbridge_webhook_queue_depth 0\n")
+	}, "webhook events still wait for delivery")
 }

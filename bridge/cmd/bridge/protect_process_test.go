@@ -88,9 +88,10 @@ func TestSendRatePacesBurst(t *testing.T) {
 	span := times[n-1].Sub(times[0])
 	mean := span / (n - 1)
 	t.Logf("SEND_RATE=%d/s: %d messages in %s, mean gap %s (interval %s, jitter to %s)", rate, n, span, mean, interval, interval*3/2)
-	// The jitter's mean is 1.25 intervals; a loaded machine only adds.
-	if mean < interval*6/5 || mean > interval*3/2+slack {
-		t.Errorf("mean gap %s; want about %s, within %s..%s", mean, interval*5/4, interval, interval*3/2)
+	// The jitter's mean is 1.25 intervals (over 99 gaps its spread is about
+	// 1.5 ms); a loaded machine only adds, so the upper bound is loose.
+	if lo, hi := interval*6/5, interval*2; mean < lo || mean > hi {
+		t.Errorf("mean gap %s; want about %s, within %s..%s", mean, interval*5/4, lo, hi)
 	}
 	for _, id := range ids {
 		if e := waitMessage(t, p, id, "sent", func(e logEntry) bool { return e.Status != "Queued" }); e.Status == "Failed" || e.RetryCount != 0 {
@@ -104,7 +105,7 @@ func TestSendRatePacesBurst(t *testing.T) {
 func TestRateOverLimitHoldsQueue(t *testing.T) {
 	sim := wasim.Start(t)
 	hooks := newHookReceiver(t)
-	backoff := 800 * time.Millisecond
+	backoff := 3 * time.Second // two more sends and a state poll must fit in it on a loaded machine
 	p := linkedBridge(t, sim, t.TempDir(), append(hooks.env(), "RESTRICTION_BACKOFF="+backoff.String(), "RETRY_SCHEDULE=50ms")...)
 	contact := sim.Contact(alice, "Alice")
 	if code, body := sendText(t, p, alice, "warm up"); code != http.StatusOK {
@@ -220,7 +221,9 @@ func TestTypingDelayBeforeText(t *testing.T) {
 // is sent; the two after it wait and arrive after it, in order.
 func TestChatOrderWhenFirstRetries(t *testing.T) {
 	sim := wasim.Start(t)
-	p := linkedBridge(t, sim, t.TempDir(), shortSchedule)
+	// Retries slow enough that the two later requests are accepted while
+	// the first still waits, on a loaded machine too.
+	p := linkedBridge(t, sim, t.TempDir(), "RETRY_SCHEDULE=2s,2s")
 	contact := sim.Contact(alice, "Alice")
 	if code, body := sendText(t, p, alice, "warm up"); code != http.StatusOK {
 		t.Fatalf("warm up: %d %s", code, body)

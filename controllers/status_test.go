@@ -198,9 +198,7 @@ func TestSteadyStateCausesNoWrites(t *testing.T) {
 			}
 		}
 	}()
-	eventually(t, 30*time.Second, func() (bool, string) {
-		return bridge.polls.Load()-polls >= 20, "fewer than 20 polls"
-	})
+	waitPolls(t, bridge, 20)
 	close(stop)
 	if n := writes.Load() - settled; n != 0 {
 		t.Errorf("%d API writes at steady state over %d polls", n, bridge.polls.Load()-polls)

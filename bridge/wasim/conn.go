@@ -47,6 +47,8 @@ type conn struct {
 	waitMu  sync.Mutex
 	waiters map[string]chan *waBinary.Node // server-initiated IQs by id
 	nextID  atomic.Uint64
+
+	acks ackLedger
 }
 
 func (s *Simulator) serveWebSocket(w http.ResponseWriter, r *http.Request) {
@@ -174,6 +176,7 @@ func (c *conn) send(n waBinary.Node) error {
 	if c.ctx.Err() != nil {
 		return errConnClosed
 	}
+	c.acks.expect(n)
 	sealed := c.keys.write.Seal(nil, nonce(c.writeCounter), raw, nil)
 	c.writeCounter++
 	ctx, cancel := context.WithTimeout(c.ctx, writeTimeout)

@@ -292,6 +292,7 @@ func (s *Simulator) handleClientReceipt(c *conn, n *waBinary.Node) {
 		return
 	}
 	typ, _ := n.Attrs["type"].(string)
+	c.acks.settle("message", receiptIDs(n, id)...) // answered, even by a retry
 	if typ != string(types.ReceiptTypeRetry) {
 		s.acked(c, receiptIDs(n, id)...) // the client has the message(s)
 	}

@@ -40,8 +40,10 @@ func (s *Simulator) dispatch(c *conn, n *waBinary.Node) {
 			s.handleClientReceipt(c, n)
 		}
 	case "ack":
-		if c.user != nil && n.Attrs["class"] == "message" {
-			id, _ := n.Attrs["id"].(string)
+		class, _ := n.Attrs["class"].(string)
+		id, _ := n.Attrs["id"].(string)
+		c.acks.settle(class, id)
+		if c.user != nil && class == "message" {
 			s.acked(c, id)
 		}
 	case "chatstate":

@@ -18,6 +18,7 @@ import (
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/sqlite"
 	"github.com/msgbridge/msgbridge/bridge/wasim"
+	"github.com/msgbridge/msgbridge/bridge/wasim/wasimtest"
 	"github.com/msgbridge/msgbridge/contract"
 	"github.com/msgbridge/msgbridge/internal/testutil"
 )
@@ -120,13 +121,16 @@ type running struct {
 	db     *sql.DB
 	events *fakeEvents
 	stop   func()
+	settle func() // before stop disconnects, when set
 }
 
 // start opens the bridge's databases and runs a Manager wired to sim, as the
 // bridge process does; stop (also at cleanup) ends it like SIGTERM.
 func start(t testing.TB, sim *wasim.Simulator, f bridgeFiles) *running {
 	t.Helper()
-	return startWith(t, &Server{HTTPClient: sim.HTTPClient(), RootKey: sim.RootPublicKey()}, f)
+	r := startWith(t, &Server{HTTPClient: sim.HTTPClient(), RootKey: sim.RootPublicKey()}, f)
+	r.settle = func() { wasimtest.Settle(t, sim) }
+	return r
 }
 
 // startWith is start with the client pointed at server.
@@ -157,6 +161,9 @@ func startWith(t testing.TB, server *Server, f bridgeFiles) *running {
 			return
 		}
 		stopped = true
+		if r.settle != nil {
+			r.settle()
+		}
 		cancel()
 		if err := <-done; err != nil {
 			t.Errorf("Run: %v", err)

@@ -73,12 +73,31 @@ type Client struct {
 	// SkipDisconnect leaves the client alone at cleanup, for a test that
 	// disconnects it itself or whose simulator has cut it off for good.
 	SkipDisconnect bool
+	settle         func() // before the disconnect at cleanup, when set
 }
 
-// NewClient wires a client on dev to sim; it is disconnected at cleanup.
+// NewClient wires a client on dev to sim; it is disconnected at cleanup,
+// once it has acknowledged what sim wrote to it.
 func NewClient(tb testing.TB, sim *wasim.Simulator, dev *store.Device) *Client {
 	tb.Helper()
-	return NewClientWith(tb, dev, sim.Wire)
+	c := NewClientWith(tb, dev, sim.Wire)
+	c.settle = func() { Settle(tb, sim) }
+	return c
+}
+
+// settleTimeout bounds Settle: a client that refused a stanza (its event
+// handler failed) never acknowledges it.
+const settleTimeout = 2 * time.Second
+
+// Settle waits (up to settleTimeout) until the clients connected to sim
+// have acknowledged what it wrote to them; see Simulator.WaitAcked for why
+// a test does so before it disconnects one. It logs what was left.
+func Settle(tb testing.TB, sim *wasim.Simulator) {
+	ctx, cancel := context.WithTimeout(context.Background(), settleTimeout)
+	defer cancel()
+	if err := sim.WaitAcked(ctx); err != nil {
+		tb.Logf("disconnecting anyway: %v", err)
+	}
 }
 
 // NewClientWith is NewClient with another way of wiring the client, such as
@@ -95,9 +114,13 @@ func NewClientWith(tb testing.TB, dev *store.Device, wire func(*whatsmeow.Client
 		}
 	})
 	tb.Cleanup(func() {
-		if !c.SkipDisconnect {
-			cli.Disconnect()
+		if c.SkipDisconnect {
+			return
 		}
+		if c.settle != nil {
+			c.settle()
+		}
+		cli.Disconnect()
 	})
 	return c
 }

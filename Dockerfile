@@ -11,6 +11,8 @@ FROM --platform=$BUILDPLATFORM golang:1.26 AS build
 WORKDIR /src
 # Modules first: this layer is reused until go.mod or go.sum change.
 COPY go.mod go.sum ./
+# go.mod replaces whatsmeow with this patched copy (third_party/PATCH.md).
+COPY third_party/whatsmeow third_party/whatsmeow
 RUN --mount=type=cache,target=/go/pkg/mod go mod download
 COPY . .
 ARG VERSION=dev

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -51,4 +52,46 @@ func TestGeneratedFilesAreCurrent(t *testing.T) {
 	if len(crds) != len(fresh) {
 		t.Errorf("config/crd/bases holds %d CRDs, controller-gen makes %d", len(crds), len(fresh))
 	}
+}
+
+// TestWhatsmeowCopyIsThePatchedModule fails when third_party/whatsmeow, the
+// copy of whatsmeow the build uses (go.mod's replace), is anything but the
+// pinned module with third_party/whatsmeow.patch applied: an edit to the copy
+// must be an edit to the patch, and a new pin needs hack/whatsmeow-copy.sh.
+func TestWhatsmeowCopyIsThePatchedModule(t *testing.T) {
+	fresh := filepath.Join(t.TempDir(), "whatsmeow")
+	if msg, err := exec.Command("hack/whatsmeow-copy.sh", fresh).CombinedOutput(); err != nil {
+		t.Fatalf("hack/whatsmeow-copy.sh: %v\n%s", err, msg)
+	}
+	want, got := treeFiles(t, fresh), treeFiles(t, "third_party/whatsmeow")
+	for name, content := range want {
+		if !bytes.Equal(got[name], content) {
+			t.Errorf("third_party/whatsmeow/%s differs from the patched module: run hack/whatsmeow-copy.sh", name)
+		}
+		delete(got, name)
+	}
+	for name := range got {
+		t.Errorf("third_party/whatsmeow/%s is not in the patched module", name)
+	}
+}
+
+// treeFiles reads every file under root, by slash-separated relative path.
+func treeFiles(t *testing.T, root string) map[string][]byte {
+	t.Helper()
+	files := map[string][]byte{}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(root, path)
+		if err != nil {
+			return err
+		}
+		files[filepath.ToSlash(rel)], err = os.ReadFile(path)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
 }

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
-	"github.com/go-logr/logr/testr"
 
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/sqlite"
@@ -76,6 +75,10 @@ type fakeEvents struct {
 	receiptErr  error
 	// tries counts Incoming's calls by WhatsApp id, failed ones included.
 	tries map[string]int
+	// held, when set, receives each incoming message's WhatsApp id and
+	// Incoming then waits for release before it stores and returns.
+	held    chan<- string
+	release <-chan struct{}
 }
 
 func (f *fakeEvents) StateChanged(_ context.Context, _ *sql.Tx, s bridge.SessionStatus) error {
@@ -86,6 +89,13 @@ func (f *fakeEvents) StateChanged(_ context.Context, _ *sql.Tx, s bridge.Session
 }
 
 func (f *fakeEvents) Incoming(_ context.Context, in bridge.Incoming) error {
+	f.mu.Lock()
+	held, release := f.held, f.release
+	f.mu.Unlock()
+	if held != nil {
+		held <- in.WhatsAppID
+		<-release
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.tries == nil {
@@ -144,7 +154,7 @@ func startWith(t testing.TB, server *Server, f bridgeFiles) *running {
 		MasterKey:         f.key,
 		DB:                db,
 		HeartbeatInterval: testHeartbeat,
-		Log:               testr.NewWithInterface(t, testr.Options{Verbosity: 0}),
+		Log:               testutil.Logger(t),
 		Events:            events,
 		Server:            server,
 	})

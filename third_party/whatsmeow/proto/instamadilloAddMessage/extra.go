@@ -1,0 +1,3 @@
+package instamadilloAddMessage
+
+func (*AddMessagePayload) IsMessageApplicationSub() {}

@@ -1,0 +1,3 @@
+package instamadilloDeleteMessage
+
+func (*DeleteMessagePayload) IsMessageApplicationSub() {}

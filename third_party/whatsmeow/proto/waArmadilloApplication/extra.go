@@ -1,0 +1,3 @@
+package waArmadilloApplication
+
+func (*Armadillo) IsMessageApplicationSub() {}

@@ -1,0 +1,3 @@
+package waMultiDevice
+
+func (*MultiDevice) IsMessageApplicationSub() {}

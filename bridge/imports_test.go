@@ -40,6 +40,7 @@ var mayImport = map[string][]string{
 	"bridge/sendqueue":         {"bridge", "contract", "bridge/sqlite", "bridge/durable"},
 	"bridge/webhook":           {"bridge", "bridge/sqlite", "bridge/durable"},
 	"bridge/inbox":             {"bridge", "bridge/sqlite", "bridge/durable", "bridge/webhook"},
+	"bridge/incoming":          {"bridge", "bridge/sqlite"},
 	"bridge/httpapi":           {"bridge", "contract", "bridge/audit", "bridge/logging", "bridge/sendqueue", "bridge/inbox", "bridge/webhook", "bridge/httpapi/openapi"},
 	"bridge/httpapi/dashboard": {"bridge", "contract", "bridge/audit", "bridge/httpapi"},
 	"bridge/httpapi/openapi":   {},

@@ -80,7 +80,7 @@ e2e: e2e-binaries $(HELM) ## Run the end-to-end test alone: the chart on a real 
 
 .PHONY: test-unit
 test-unit: ## Run the fast tests (-short: no bridge process, envtest, browser, helm).
-	go test -short -count=1 ./...
+	go test -short ./...
 
 # Every request the tests send to a bridge, and every webhook they receive, is
 # checked against the API description (internal/apitest); each test package

@@ -27,12 +27,6 @@ var MessageTypes = []MessageType{
 	TypeContact, TypeReaction, TypeEdit, TypeRevoke,
 }
 
-// IsAction tells whether t acts on an earlier message instead of carrying
-// content of its own.
-func (t MessageType) IsAction() bool {
-	return t == TypeReaction || t == TypeEdit || t == TypeRevoke
-}
-
 // Message is one entry of the outgoing message log.
 type Message struct {
 	ID         string // the log's id

@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 )
 
-// Protecting the account (DESIGN section 12): how fast the bridge sends, how
+// Protecting the account: how fast the bridge sends, how
 // long it shows "typing", and WhatsApp's answer that it must stop for a
 // while.
 

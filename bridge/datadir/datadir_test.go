@@ -96,6 +96,9 @@ func TestMain(m *testing.M) {
 
 // Another process holds the lock; kill -9 of that process releases it.
 func TestLockHeldByAnotherProcessIsReleasedByKill9(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: starts a process")
+	}
 	root := t.TempDir()
 	holder := exec.Command(os.Args[0])
 	holder.Env = append(os.Environ(), holderEnv+"="+root)

@@ -79,49 +79,53 @@ func validateItem(i int, d draft) (sendqueue.Item, error) {
 		return sendqueue.Item{}, bridge.Invalid("invalid_text", "the text of item %d is not valid UTF-8", i)
 	}
 	typ := bridge.MessageType(d.typ)
-	if err := d.unexpected(i, typ); err != nil {
+	kind, known := typ.Kind()
+	if err := d.unexpected(i, typ, kind, known); err != nil {
 		return sendqueue.Item{}, err
 	}
 	it := sendqueue.Item{Type: typ, Text: d.text, File: d.file}
-	switch typ {
-	case bridge.TypeText:
-		if strings.TrimSpace(d.text) == "" {
-			return it, bridge.Invalid("empty_text", "item %d is text but its text is empty", i)
-		}
-	case bridge.TypeImage, bridge.TypeDocument, bridge.TypeVideo, bridge.TypeAudio:
+	switch {
+	case !known:
+		return it, bridge.Invalid("unknown_type", "type of item %d, %q, is not %s", i, truncate(d.typ, 32), sendTypes)
+	case kind.Action:
+		return it, bridge.Invalid("unknown_type", "type of item %d: %s acts on a message through /api/messages/{id}", i, typ)
+	}
+	switch kind.Part {
+	case bridge.PartFile:
 		return mediaItem(i, it, d.ptt)
-	case bridge.TypeLocation:
+	case bridge.PartLocation:
 		return locationItem(i, it, d.location)
-	case bridge.TypeContact:
+	case bridge.PartContact:
 		if d.vcard == nil {
-			return it, bridge.Invalid("missing_vcard", "item %d is a contact but has no vcard", i)
+			return it, bridge.Invalid(kind.Part.MissingCode(), "item %d is a contact but has no vcard", i)
 		}
 		card, err := bridge.ParseVCard(*d.vcard)
 		if err != nil {
 			return it, err
 		}
 		it.Contact = &card
-	case bridge.TypeReaction, bridge.TypeEdit, bridge.TypeRevoke:
-		return it, bridge.Invalid("unknown_type", "type of item %d: %s acts on a message through /api/messages/{id}", i, typ)
-	default:
-		return it, bridge.Invalid("unknown_type", "type of item %d, %q, is not %s", i, truncate(d.typ, 32), sendTypes)
+	case bridge.PartNone:
+		if strings.TrimSpace(d.text) == "" {
+			return it, bridge.Invalid("empty_text", "item %d is text but its text is empty", i)
+		}
+	case bridge.PartTarget: // an action, answered above
 	}
 	return it, nil
 }
 
-// unexpected refuses content that typ does not carry.
-func (d draft) unexpected(i int, typ bridge.MessageType) error {
-	isMedia := typ == bridge.TypeImage || typ == bridge.TypeDocument || typ == bridge.TypeVideo || typ == bridge.TypeAudio
+// unexpected refuses content that typ (of kind, when known) does not
+// carry.
+func (d draft) unexpected(i int, typ bridge.MessageType, kind bridge.MessageKind, known bool) error {
 	switch {
-	case d.file != nil && !isMedia:
+	case d.file != nil && kind.Part != bridge.PartFile:
 		return bridge.Invalid("unexpected_file", "item %d is %s, which carries no file", i, truncate(d.typ, 32))
-	case d.location != nil && typ != bridge.TypeLocation:
+	case d.location != nil && kind.Part != bridge.PartLocation:
 		return bridge.Invalid("unexpected_location", "item %d is %s, not a location", i, truncate(d.typ, 32))
-	case d.vcard != nil && typ != bridge.TypeContact:
+	case d.vcard != nil && kind.Part != bridge.PartContact:
 		return bridge.Invalid("unexpected_vcard", "item %d is %s, not a contact", i, truncate(d.typ, 32))
 	case d.ptt != nil && typ != bridge.TypeAudio:
 		return bridge.Invalid("unexpected_ptt", "item %d is %s; only audio is a voice note", i, truncate(d.typ, 32))
-	case d.text != "" && (typ == bridge.TypeAudio || typ == bridge.TypeLocation || typ == bridge.TypeContact):
+	case d.text != "" && known && !kind.Text && !kind.Action:
 		return bridge.Invalid("unexpected_text", "item %d is %s, which has no text or caption", i, typ)
 	}
 	return nil

@@ -77,7 +77,7 @@ func (m messageRequestJSON) draft() (requestDraft, error) {
 	it := draft{typ: m.Type, text: m.Text}
 	if m.Media != nil {
 		if m.Media.UploadID == "" {
-			return requestDraft{}, bridge.Invalid("missing_file", "media needs the upload_id of a POST /api/uploads")
+			return requestDraft{}, bridge.Invalid(bridge.PartFile.MissingCode(), "media needs the upload_id of a POST /api/uploads")
 		}
 		it.ptt = m.Media.PTT
 	}
@@ -86,7 +86,7 @@ func (m messageRequestJSON) draft() (requestDraft, error) {
 	}
 	if m.Contact != nil {
 		if m.Contact.VCard == nil {
-			return requestDraft{}, bridge.Invalid("missing_vcard", "contact needs a vcard")
+			return requestDraft{}, bridge.Invalid(bridge.PartContact.MissingCode(), "contact needs a vcard")
 		}
 		it.vcard = m.Contact.VCard
 	}

@@ -305,8 +305,9 @@ func (c *formCursor) value(name string, n int) (string, bool) {
 // next is the draft of the next item of type typ, without its type and text.
 func (c *formCursor) next(typ bridge.MessageType) (draft, error) {
 	var d draft
-	switch typ {
-	case bridge.TypeImage, bridge.TypeDocument, bridge.TypeVideo, bridge.TypeAudio:
+	kind, _ := typ.Kind()
+	switch kind.Part {
+	case bridge.PartFile:
 		if c.files < len(c.form.files) {
 			d.file = c.form.files[c.files]
 			c.files++
@@ -322,16 +323,16 @@ func (c *formCursor) next(typ bridge.MessageType) (draft, error) {
 			}
 			d.ptt = &ptt
 		}
-	case bridge.TypeLocation:
+	case bridge.PartLocation:
 		l, err := c.location()
 		d.location = l
 		return d, err
-	case bridge.TypeContact:
+	case bridge.PartContact:
 		if v, ok := c.value("vcard", c.vcards); ok {
 			c.vcards++
 			d.vcard = &v
 		}
-	default:
+	case bridge.PartNone, bridge.PartTarget:
 	}
 	return d, nil
 }

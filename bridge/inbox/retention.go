@@ -2,8 +2,9 @@ package inbox
 
 import (
 	"context"
-	"database/sql"
 	"time"
+
+	"github.com/msgbridge/msgbridge/bridge/durable"
 )
 
 // sweepChunk bounds the rows one sweep transaction deletes, so that the
@@ -16,22 +17,7 @@ const sweepOld = `DELETE FROM inbox WHERE id IN (SELECT id FROM inbox WHERE rece
 // returns how many.
 func (b *Inbox) Sweep(ctx context.Context) (int64, error) {
 	cutoff := b.opts.Now().Add(-b.opts.Retention).UnixMilli()
-	var total int64
-	for {
-		var n int64
-		err := b.opts.Batcher.Do(ctx, func(tx *sql.Tx) error {
-			res, err := tx.ExecContext(ctx, sweepOld, cutoff, sweepChunk)
-			if err != nil {
-				return err
-			}
-			n, err = res.RowsAffected()
-			return err
-		})
-		total += n
-		if err != nil || n < sweepChunk {
-			return total, err
-		}
-	}
+	return durable.DeleteChunked(ctx, b.opts.Batcher, sweepChunk, sweepOld, cutoff)
 }
 
 // sweepEvery is how often Run sweeps: a tenth of the retention, so that an
@@ -42,8 +28,7 @@ func sweepEvery(retention time.Duration) time.Duration {
 
 // Run sweeps at start and then periodically until ctx ends.
 func (b *Inbox) Run(ctx context.Context) error {
-	every := sweepEvery(b.opts.Retention)
-	for {
+	durable.Every(ctx, durable.ClockOf(b.opts.Now), sweepEvery(b.opts.Retention), func(ctx context.Context) {
 		n, err := b.Sweep(ctx)
 		switch {
 		case err != nil && ctx.Err() == nil:
@@ -51,10 +36,6 @@ func (b *Inbox) Run(ctx context.Context) error {
 		case n > 0:
 			b.opts.Log.V(1).Info("incoming history swept", "deleted", n)
 		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(every):
-		}
-	}
+	})
+	return nil
 }

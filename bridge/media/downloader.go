@@ -16,6 +16,7 @@ import (
 	"github.com/go-logr/logr"
 
 	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/bridge/durable"
 )
 
 // Source fetches an attachment from WhatsApp into dst, streaming: the
@@ -36,7 +37,7 @@ const (
 // Retries of a download that failed for a reason that may pass (network);
 // after the last one the media is failed. Without a session the download
 // waits notLinkedDelay, as often as needed, until the media expires.
-var retryDelays = []time.Duration{10 * time.Second, time.Minute, 5 * time.Minute, 30 * time.Minute}
+var retryDelays = durable.Schedule{10 * time.Second, time.Minute, 5 * time.Minute, 30 * time.Minute}
 
 const (
 	notLinkedDelay = 30 * time.Second
@@ -72,7 +73,6 @@ type Downloader struct {
 	store  *Store
 	bg     chan struct{} // slots of background downloads
 	demand chan struct{} // slots of downloads someone waits for
-	ended  chan struct{} // a download ended: look for more
 
 	// base outlives requests: a download a GET started goes on when the
 	// client leaves, for the next ask. Run's end cancels it.
@@ -123,7 +123,7 @@ func NewDownloader(opts DownloaderOptions) *Downloader {
 	return &Downloader{
 		opts: opts, store: opts.Store, base: base, cancel: cancel,
 		bg: make(chan struct{}, opts.Workers), demand: make(chan struct{}, opts.Workers),
-		ended: make(chan struct{}, 1), inflight: map[string]*job{},
+		inflight: map[string]*job{},
 	}
 }
 
@@ -146,36 +146,26 @@ func (d *Downloader) Run(ctx context.Context) error {
 		defer d.wg.Done()
 		d.sweepLoop(ctx)
 	}()
-	for ctx.Err() == nil {
-		ids, err := d.store.due(ctx, d.store.now(), d.opts.Workers*dueBatch)
-		if err != nil && ctx.Err() == nil {
-			d.opts.Log.Error(err, "read pending media")
-		}
-		for _, id := range ids {
-			d.start(id)
-		}
-		d.sleep(ctx)
-	}
+	durable.Loop{
+		Pass: d.pass, NextDue: func(ctx context.Context) (time.Time, bool) { return d.store.nextDue(ctx, d.store.now()) },
+		// Register and an ended download notify it; Register from inside a
+		// Batcher transaction, and an empty Do returns once that committed.
+		Wake: d.store.registered, MaxIdle: maxIdle, Clock: durable.ClockOf(d.store.now),
+		Committed: func(ctx context.Context) { _ = d.store.batcher.Do(ctx, func(*sql.Tx) error { return nil }) },
+	}.Run(ctx)
 	return nil
 }
 
-// sleep waits for a new media, an ended download, the next retry, or ctx.
-func (d *Downloader) sleep(ctx context.Context) {
-	wait := maxIdle
-	if at, ok := d.store.nextDue(ctx, d.store.now()); ok {
-		wait = min(max(at.Sub(d.store.now()), 0), maxIdle)
+// pass starts the downloads of the media due now.
+func (d *Downloader) pass(ctx context.Context) durable.Pass {
+	ids, err := d.store.due(ctx, d.store.now(), d.opts.Workers*dueBatch)
+	if err != nil && ctx.Err() == nil {
+		d.opts.Log.Error(err, "read pending media")
 	}
-	timer := time.NewTimer(wait)
-	defer timer.Stop()
-	select {
-	case <-ctx.Done():
-	case <-timer.C:
-	case <-d.ended:
-	case <-d.store.registered:
-		// Register signals from inside a Batcher transaction; an empty Do
-		// returns once it has committed.
-		_ = d.store.batcher.Do(ctx, func(*sql.Tx) error { return nil })
+	for _, id := range ids {
+		d.start(id)
 	}
+	return durable.Pass{}
 }
 
 // start begins downloading id, unless it is under way; either way it
@@ -207,12 +197,7 @@ func (d *Downloader) start(id string) *job {
 }
 
 // nudge makes the loop look for due media now.
-func (d *Downloader) nudge() {
-	select {
-	case d.ended <- struct{}{}:
-	default:
-	}
-}
+func (d *Downloader) nudge() { d.store.registered.Notify() }
 
 // runJob waits for a slot, downloads and records the outcome. A download
 // someone waits for takes a slot of its own, so it never queues behind the
@@ -351,13 +336,14 @@ func (d *Downloader) settle(ctx context.Context, rec record, err error) error {
 		return err
 	case errors.Is(err, bridge.ErrNotLinked):
 		return d.store.retry(ctx, rec.id, rec.attempts, now.Add(notLinkedDelay), "no linked session")
-	case permanent(err) || rec.attempts >= len(retryDelays):
+	}
+	delay, retry := retryDelays.After(rec.attempts + 1)
+	if permanent(err) || !retry {
 		d.opts.Log.Info("media download failed", "id", rec.id, "error", err.Error())
 		return d.store.fail(ctx, rec.id, rec.attempts+1, causeText(err))
-	default:
-		d.opts.Log.Info("media download will be retried", "id", rec.id, "error", err.Error())
-		return d.store.retry(ctx, rec.id, rec.attempts+1, now.Add(retryDelays[rec.attempts]), causeText(err))
 	}
+	d.opts.Log.Info("media download will be retried", "id", rec.id, "error", err.Error())
+	return d.store.retry(ctx, rec.id, rec.attempts+1, now.Add(delay), causeText(err))
 }
 
 // permanent: retrying cannot help (the file is gone or does not verify).

@@ -310,7 +310,13 @@ func TestConcurrencyIsBounded(t *testing.T) {
 	}
 	fx.run()
 	testutil.Eventually(t, 5*time.Second, func() bool { _, peak := fx.src.stats(); return peak == 2 }, "two downloads never ran")
-	time.Sleep(100 * time.Millisecond)
+	// Every job started: the four beyond the slots wait for one, so the
+	// peak can only have grown by now, not later.
+	testutil.Eventually(t, 5*time.Second, func() bool {
+		fx.dl.mu.Lock()
+		defer fx.dl.mu.Unlock()
+		return len(fx.dl.inflight) == len(ids)
+	}, "not every download started")
 	if _, peak := fx.src.stats(); peak != 2 {
 		t.Fatalf("%d concurrent background downloads, want 2", peak)
 	}

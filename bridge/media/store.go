@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/bridge/durable"
 	"github.com/msgbridge/msgbridge/bridge/sqlite"
 )
 
@@ -27,7 +28,7 @@ type Store struct {
 	retention time.Duration
 	now       func() time.Time
 	// registered is signalled by Register; the Downloader waits on it.
-	registered chan struct{}
+	registered durable.Signal
 }
 
 // NewStore returns the media table of db, whose one writer is batcher;
@@ -37,7 +38,7 @@ func NewStore(db *sql.DB, batcher *sqlite.Batcher, retention time.Duration, now 
 		now = time.Now
 	}
 	return &Store{db: db, batcher: batcher, stmts: sqlite.NewStatements(db), retention: retention, now: now,
-		registered: make(chan struct{}, 1)}
+		registered: durable.NewSignal()}
 }
 
 const (
@@ -67,10 +68,7 @@ func (s *Store) Register(ctx context.Context, tx *sql.Tx, in *bridge.Incoming) e
 	if err := s.stmts.QueryRow(ctx, tx, mediaOfMessage, in.Chat.String(), in.WhatsAppID).Scan(&m.ID); err != nil {
 		return fmt.Errorf("register media: %w", err)
 	}
-	select {
-	case s.registered <- struct{}{}:
-	default:
-	}
+	s.registered.Notify()
 	return nil
 }
 
@@ -211,10 +209,7 @@ func (s *Store) redo(ctx context.Context, id string) error {
 		return err
 	})
 	if err == nil {
-		select {
-		case s.registered <- struct{}{}:
-		default:
-		}
+		s.registered.Notify()
 	}
 	return err
 }

@@ -7,7 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
+
+	"github.com/msgbridge/msgbridge/bridge/durable"
 )
 
 // sweepBatch bounds the rows one sweep transaction deletes.
@@ -15,41 +16,29 @@ const sweepBatch = 500
 
 // sweepLoop deletes expired media every SweepEvery until ctx ends.
 func (d *Downloader) sweepLoop(ctx context.Context) {
-	for {
+	durable.Every(ctx, durable.ClockOf(d.store.now), d.opts.SweepEvery, func(ctx context.Context) {
 		if _, err := d.sweep(ctx); err != nil && ctx.Err() == nil {
 			d.opts.Log.Error(err, "delete expired media")
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(d.opts.SweepEvery):
-		}
-	}
+	})
 }
 
 // sweep deletes the files, then the rows, of expired media; it returns
 // how many. A crash in between leaves rows without files, which the next
 // sweep deletes.
-func (d *Downloader) sweep(ctx context.Context) (int, error) {
-	total := 0
-	for {
-		ids, err := d.store.expiredIDs(ctx, d.store.now(), sweepBatch)
+func (d *Downloader) sweep(ctx context.Context) (int64, error) {
+	return durable.Chunked(ctx, sweepBatch, func(ctx context.Context, limit int) (int, error) {
+		ids, err := d.store.expiredIDs(ctx, d.store.now(), limit)
 		if err != nil || len(ids) == 0 {
-			return total, err
+			return 0, err
 		}
 		for _, id := range ids {
 			if err := os.Remove(d.path(id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return total, err
+				return 0, err
 			}
 		}
-		if err := d.store.remove(ctx, ids); err != nil {
-			return total, err
-		}
-		total += len(ids)
-		if len(ids) < sweepBatch {
-			return total, nil
-		}
-	}
+		return len(ids), d.store.remove(ctx, ids)
+	})
 }
 
 // CleanUp deletes what a crash left in DATA_DIR/media: half-written

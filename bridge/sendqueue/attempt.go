@@ -44,7 +44,7 @@ func (q *Queue) attempt(ctx context.Context, m *row) {
 	if m.Status != bridge.StatusQueued && m.filePath != "" {
 		_ = os.Remove(m.filePath) // done with the attachment
 	}
-	q.signal() // a retry is due, or the chat's next message is
+	q.wake.Notify() // a retry is due, or the chat's next message is
 	if changed {
 		q.observer.MessageStatus(m.Status)
 	}

@@ -107,25 +107,15 @@ func (r Request) validate() error {
 
 // validate checks that the item carries what its type needs.
 func (it Item) validate(i int) error {
-	var missing bool
-	code := "missing_file"
-	switch it.Type {
-	case bridge.TypeText:
-	case bridge.TypeImage, bridge.TypeDocument, bridge.TypeVideo, bridge.TypeAudio:
-		missing = it.File == nil
-	case bridge.TypeLocation:
-		missing, code = it.Location == nil, "missing_location"
-	case bridge.TypeContact:
-		missing, code = it.Contact == nil, "missing_vcard"
-	case bridge.TypeReaction, bridge.TypeEdit, bridge.TypeRevoke:
-		if it.Action == nil || it.Action.TargetID == "" {
-			return bridge.Invalid("missing_target", "item %d is %s but names no message", i, it.Type)
-		}
-	default:
+	kind, ok := it.Type.Kind()
+	if !ok {
 		return bridge.Invalid("unknown_type", "item %d has the unknown type %q", i, it.Type)
 	}
-	if missing {
-		return bridge.Invalid(code, "item %d is %s but lacks its content", i, it.Type)
+	if !it.has(kind.Part) {
+		if kind.Part == bridge.PartTarget {
+			return bridge.Invalid(kind.Part.MissingCode(), "item %d is %s but names no message", i, it.Type)
+		}
+		return bridge.Invalid(kind.Part.MissingCode(), "item %d is %s but lacks its content", i, it.Type)
 	}
 	for _, r := range it.Mentions {
 		if r.JID() == "" {
@@ -133,4 +123,20 @@ func (it Item) validate(i int) error {
 		}
 	}
 	return nil
+}
+
+// has tells whether the item carries part.
+func (it Item) has(part bridge.Part) bool {
+	switch part {
+	case bridge.PartFile:
+		return it.File != nil
+	case bridge.PartLocation:
+		return it.Location != nil
+	case bridge.PartContact:
+		return it.Contact != nil
+	case bridge.PartTarget:
+		return it.Action != nil && it.Action.TargetID != ""
+	case bridge.PartNone:
+	}
+	return true
 }

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Order within a chat (DESIGN section 11): the messages to one chat are
+// Order within a chat: the messages to one chat are
 // attempted in the order they were accepted, also across retries and
 // restarts. A message waits while an earlier one to the same chat is still
 // Queued (retrying, or held by a restriction); only a chat's head is due.
@@ -110,7 +110,7 @@ func (q *Queue) whenReleased(msgs []earlier, paced bool) (<-chan struct{}, bool)
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	for _, e := range msgs {
-		going := q.sending[e.id] || (!paced && (q.inflight[e.id] || !e.dueLater))
+		going := q.sending[e.id] || (!paced && (q.claims.Held(e.id) || !e.dueLater))
 		if !going {
 			return nil, false
 		}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/bridge/durable"
 )
 
 // plan is the retry policy: the state of a message after its attempt
@@ -16,11 +17,12 @@ func plan(attempts int, sendErr error, schedule []time.Duration, now time.Time) 
 	switch {
 	case sendErr == nil:
 		return bridge.StatusSent, sql.NullInt64{}, ""
-	case attempts > len(schedule):
-		return bridge.StatusFailed, sql.NullInt64{}, sendErr.Error()
-	default:
-		return bridge.StatusQueued, sql.NullInt64{Int64: now.Add(schedule[attempts-1]).UnixMilli(), Valid: true}, sendErr.Error()
 	}
+	delay, retry := durable.Schedule(schedule).After(attempts)
+	if !retry {
+		return bridge.StatusFailed, sql.NullInt64{}, sendErr.Error()
+	}
+	return bridge.StatusQueued, sql.NullInt64{Int64: now.Add(delay).UnixMilli(), Valid: true}, sendErr.Error()
 }
 
 // receiptMoves reports whether a receipt of status to moves a message in

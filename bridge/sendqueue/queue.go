@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/bridge/durable"
 )
 
 // Sender delivers messages to WhatsApp: the part of bridge.Session the
@@ -47,11 +48,13 @@ type Options struct {
 type Queue struct {
 	*Log
 	opts Options
-	wake chan struct{}
+	wake durable.Signal
 
-	mu       sync.Mutex
-	inflight map[string]bool // message IDs claimed: by a request, or by the worker
-	sending  map[string]bool // message IDs whose attempt runs now (a subset)
+	// claims are the message IDs claimed: by a request, or by the worker.
+	claims durable.Claims[string]
+
+	mu      sync.Mutex
+	sending map[string]bool // message IDs whose attempt runs now (claimed ones)
 
 	pace *pacer // SEND_RATE
 	hold hold   // WhatsApp's restrictions
@@ -69,8 +72,8 @@ func New(opts Options) *Queue {
 	if opts.AttemptTimeout == 0 {
 		opts.AttemptTimeout = 2 * time.Minute
 	}
-	return &Queue{Log: opts.Log, opts: opts, wake: make(chan struct{}, 1), inflight: map[string]bool{},
-		sending: map[string]bool{}, pace: newPacer(opts.Rate)}
+	return &Queue{Log: opts.Log, opts: opts, wake: durable.NewSignal(), sending: map[string]bool{},
+		pace: newPacer(opts.Rate)}
 }
 
 // Result is the outcome of Submit.
@@ -139,7 +142,7 @@ func (q *Queue) Submit(ctx context.Context, req Request) (Result, error) {
 	if attemptNow {
 		q.attemptAccepted(ctx, msgs)
 	} else {
-		q.signal() // their retries are due on the schedule
+		q.wake.Notify() // their retries are due on the schedule
 	}
 	return Result{Messages: messages(msgs)}, nil
 }
@@ -223,31 +226,22 @@ func storeFailed(err error) error {
 	return bridge.Internal("store_failed", "the request could not be stored; nothing will be sent", err)
 }
 
+// claim claims new messages, which nobody else knows yet.
 func (q *Queue) claim(msgs []row) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
 	for _, m := range msgs {
-		q.inflight[m.ID] = true
+		q.claims.TryClaim(m.ID)
 	}
 }
 
-// tryClaim claims one message unless it is already being attempted.
-func (q *Queue) tryClaim(id string) bool {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if q.inflight[id] {
-		return false
-	}
-	q.inflight[id] = true
-	return true
-}
-
+// release gives msgs' claims back and wakes the requests that wait for an
+// earlier message of their chat; it announces under mu after the claims
+// are released, so a waiter that saw a claim held gets the channel closed.
 func (q *Queue) release(msgs []row) {
+	for _, m := range msgs {
+		q.claims.Release(m.ID)
+	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	for _, m := range msgs {
-		delete(q.inflight, m.ID)
-	}
 	q.announceLocked()
 }
 
@@ -269,13 +263,6 @@ func (q *Queue) announceLocked() {
 	if q.released != nil {
 		close(q.released)
 		q.released = nil
-	}
-}
-
-func (q *Queue) signal() {
-	select {
-	case q.wake <- struct{}{}:
-	default:
 	}
 }
 

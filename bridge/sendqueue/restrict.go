@@ -79,5 +79,5 @@ func (q *Queue) holdRestricted(ctx context.Context, m *row, until time.Time, sen
 	m.LastError, m.UpdatedAt = sendErr.Error(), now
 	m.nextAttempt = sql.NullInt64{Int64: until.UnixMilli(), Valid: true}
 	q.logger.Info("WhatsApp restricts sending; the queue waits", "until", bridge.FormatTime(until), "message", m.ID)
-	q.signal()
+	q.wake.Notify()
 }

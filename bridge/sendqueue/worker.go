@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/bridge/durable"
 )
 
 // dueBatch bounds how many due messages one pass reads.
@@ -18,96 +19,82 @@ const dueBatch = 64
 // safety net, since every new due time also wakes it.
 const maxIdle = time.Minute
 
+// pruneEvery is how often Run deletes idempotency keys past their window.
+const pruneEvery = time.Hour
+
 // Run attempts due messages until ctx ends: retries on their schedule, and
 // after a restart every message whose attempt a crash interrupted. Messages
 // are attempted one at a time, oldest due first, each chat in the order its
 // messages were accepted (order.go), at the pace of SEND_RATE (pacing.go),
 // and not at all while WhatsApp restricts sending (restrict.go).
 func (q *Queue) Run(ctx context.Context) error {
-	lastPrune := time.Time{}
-	for {
-		if q.now().Sub(lastPrune) > time.Hour {
+	clock := durable.ClockOf(q.now)
+	pruned := make(chan struct{})
+	go func() {
+		defer close(pruned)
+		durable.Every(ctx, clock, pruneEvery, func(ctx context.Context) {
 			if err := q.pruneIdempotencyKeys(ctx); err != nil && ctx.Err() == nil {
 				q.logger.Error(err, "prune idempotency keys")
 			}
-			lastPrune = q.now()
-		}
-		more, claimed, err := q.attemptDue(ctx)
-		if ctx.Err() != nil {
-			return nil //nolint:nilerr // shutting down: err is only the cancellation
-		}
-		if err != nil {
-			q.logger.Error(err, "read due messages")
-		}
-		if more {
-			continue // there may be more due right now
-		}
-		wait := q.untilNextAttempt(ctx)
-		if claimed && wait == 0 {
-			// A due head is being attempted in a request: its end signals.
-			wait = maxIdle
-		}
-		timer := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return nil
-		case <-q.wake:
-		case <-timer.C:
-		}
-		timer.Stop()
-	}
+		})
+	}()
+	durable.Loop{Pass: q.attemptDue, NextDue: q.nextAttempt, Wake: q.wake, MaxIdle: maxIdle, Clock: clock}.Run(ctx)
+	<-pruned
+	return nil
 }
 
-// attemptDue attempts the chat heads due now while the pace allows; more
-// reports a full batch attempted, so that more may be due right now, and
-// claimed that a due head was left to the request attempting it.
-func (q *Queue) attemptDue(ctx context.Context) (more, claimed bool, err error) {
+// attemptDue attempts the chat heads due now while the pace allows. It
+// reports More after a full batch, since more may be due right now, and
+// Held when a due head was left to the request attempting it.
+func (q *Queue) attemptDue(ctx context.Context) (p durable.Pass) {
 	if !q.heldUntil(q.now()).IsZero() {
-		return false, false, nil
+		return p
 	}
 	due, err := q.query(ctx, selectDueHeads, q.now().UnixMilli(), dueBatch)
 	if err != nil {
-		return false, false, err
+		if ctx.Err() == nil {
+			q.logger.Error(err, "read due messages")
+		}
+		return p
 	}
 	for i := 0; i < len(due) && ctx.Err() == nil; i++ {
 		m := &due[i]
-		if !q.tryClaim(m.ID) {
-			claimed = true // its immediate attempt runs in a request
+		if !q.claims.TryClaim(m.ID) {
+			p.Held = true // its immediate attempt runs in a request
 			continue
 		}
 		if !q.heldUntil(q.now()).IsZero() || !q.pace.take(q.now()) {
 			q.release(due[i : i+1])
-			return false, claimed, nil
+			return p
 		}
 		q.attempt(ctx, m)
 		q.release(due[i : i+1])
 	}
-	return len(due) == dueBatch, claimed, nil
+	p.More = len(due) == dueBatch
+	return p
 }
 
-// untilNextAttempt is how long the worker may sleep: until the next chat
-// head is due, but not before the pace and a restriction allow an attempt.
-func (q *Queue) untilNextAttempt(ctx context.Context) time.Duration {
+// nextAttempt is when the worker may attempt again: when the next chat
+// head is due, but not before the pace and a restriction allow it.
+func (q *Queue) nextAttempt(ctx context.Context) (time.Time, bool) {
 	var next sql.NullInt64
 	err := q.db.QueryRowContext(ctx, selectNextHeadDue).Scan(&next)
 	if errors.Is(err, sql.ErrNoRows) || (err == nil && !next.Valid) {
-		return maxIdle // nothing waits
+		return time.Time{}, false // nothing waits
 	}
 	if err != nil {
 		if ctx.Err() == nil {
 			q.logger.Error(err, "read next due time")
 		}
-		return maxIdle
+		return time.Time{}, false
 	}
-	now := q.now()
 	at := time.UnixMilli(next.Int64)
-	for _, later := range []time.Time{q.pace.readyAt(), q.heldUntil(now)} {
+	for _, later := range []time.Time{q.pace.readyAt(), q.heldUntil(q.now())} {
 		if later.After(at) {
 			at = later
 		}
 	}
-	return min(max(at.Sub(now), 0), maxIdle)
+	return at, true
 }
 
 // attemptAccepted makes the immediate attempts of a request's messages in
@@ -120,11 +107,11 @@ func (q *Queue) attemptAccepted(ctx context.Context, msgs []row) {
 		// request still holds its claim, so its chat's order would make
 		// this one wait for it until inFlightWait.
 		if i > 0 && msgs[i-1].Status == bridge.StatusQueued {
-			q.signal()
+			q.wake.Notify()
 			return
 		}
 		if !q.mayAttemptNow(ctx, &msgs[i]) {
-			q.signal()
+			q.wake.Notify()
 			return
 		}
 		q.attempt(ctx, &msgs[i])

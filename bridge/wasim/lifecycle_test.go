@@ -19,6 +19,9 @@ import (
 // stuck in the handshake, and waits for all of the simulator's goroutines.
 // Not parallel: it inspects every goroutine of the process.
 func TestCloseLeavesNoGoroutines(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: starts the WhatsApp simulator")
+	}
 	sim, err := wasim.New(wasim.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -123,9 +123,13 @@ func New(opts Options) (*Simulator, error) {
 // Start is New for a test: it calls Install, fails the test on error and
 // closes the simulator when the test ends. Close a test's whatsmeow clients
 // before the simulator (register their cleanup after Start), so that the
-// simulator's handlers end promptly.
+// simulator's handlers end promptly. Under -short it skips the test: the
+// quick tier starts no simulator, and this is the one place that says so.
 func Start(tb testing.TB, opts ...Options) *Simulator {
 	tb.Helper()
+	if testing.Short() {
+		tb.Skip("-short: starts the WhatsApp simulator")
+	}
 	Install()
 	var o Options
 	if len(opts) > 0 {

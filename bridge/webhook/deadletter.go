@@ -70,7 +70,7 @@ func (o *Outbox) Redeliver(ctx context.Context, id int64) error {
 		return err
 	})
 	if err == nil {
-		o.signal()
+		o.wake.Notify()
 	}
 	return err
 }

@@ -13,39 +13,13 @@ import (
 // maxErrorLen bounds last_error; a receiver's error page can be large.
 const maxErrorLen = 512
 
-// beginScan starts a sweep: rows ended before now are committed, so the
-// sweep's reads see them ended; rows that end from now on are remembered.
-func (o *Outbox) beginScan() {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	clear(o.finished)
-}
-
-// claim takes r for delivery unless its key has a delivery under way or r
-// ended after the current sweep began (its scanned state is stale).
-func (o *Outbox) claim(r row) bool {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.inflight[r.key] || o.finished[r.id] {
-		return false
-	}
-	o.inflight[r.key] = true
-	return true
-}
-
-// end releases r's key once its outcome is committed, and wakes the
-// dispatcher for the key's next event.
-func (o *Outbox) end(r row) {
-	o.mu.Lock()
-	delete(o.inflight, r.key)
-	o.finished[r.id] = true
-	o.mu.Unlock()
-	o.signal()
-}
-
 // deliver posts r once and records the outcome.
 func (o *Outbox) deliver(ctx context.Context, r row) {
-	defer o.end(r)
+	defer func() {
+		// Its outcome is committed: the key's next event may go.
+		o.lanes.Done(r.key, r.id)
+		o.wake.Notify()
+	}()
 	now := o.opts.Now()
 	a, err := o.post(ctx, r, now)
 	if ctx.Err() != nil {

@@ -6,12 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/google/uuid"
 
+	"github.com/msgbridge/msgbridge/bridge/durable"
 	"github.com/msgbridge/msgbridge/bridge/sqlite"
 )
 
@@ -65,11 +65,10 @@ type Options struct {
 type Outbox struct {
 	opts  Options
 	stmts *sqlite.Statements
-	wake  chan struct{}
-
-	mu       sync.Mutex
-	inflight map[string]bool // ordering keys with a delivery under way
-	finished map[int64]bool  // rows ended since the current scan began
+	wake  durable.Signal
+	// lanes: one delivery under way per ordering key; never a row ended
+	// since the current scan began.
+	lanes durable.Lanes[string, int64]
 }
 
 // New returns an outbox; Run must run for events to be delivered.
@@ -100,8 +99,7 @@ func New(opts Options) *Outbox {
 	client.CheckRedirect = refuseRedirects // whatever the caller's client does
 	opts.Client = &client
 	return &Outbox{
-		opts: opts, stmts: sqlite.NewStatements(opts.DB), wake: make(chan struct{}, 1),
-		inflight: map[string]bool{}, finished: map[int64]bool{},
+		opts: opts, stmts: sqlite.NewStatements(opts.DB), wake: durable.NewSignal(),
 	}
 }
 
@@ -158,7 +156,7 @@ func (o *Outbox) insert(ctx context.Context, tx *sql.Tx, query string, ev Event)
 	if err != nil || n == 0 {
 		return false, err
 	}
-	o.signal() // the worker waits for the commit before it looks
+	o.wake.Notify() // the dispatcher waits for the commit before it looks
 	return true, nil
 }
 
@@ -194,13 +192,6 @@ func (o *Outbox) EnqueueNow(ctx context.Context, ev Event) error {
 		return nil
 	}
 	return o.opts.Batcher.Do(ctx, func(tx *sql.Tx) error { return o.Enqueue(ctx, tx, ev) })
-}
-
-func (o *Outbox) signal() {
-	select {
-	case o.wake <- struct{}{}:
-	default:
-	}
 }
 
 // Pending is the number of events waiting for delivery.

@@ -85,7 +85,7 @@ func TestLateStatusIsDropped(t *testing.T) {
 	o.enqueue(t, MessageStatus("W1", testPhone, bridge.StatusDelivered, time.Now()))
 	o.enqueue(t, MessageStatus("W2", testPhone, bridge.StatusSent, time.Now()))
 	r.waitCount(t, 2, 10*time.Second)
-	time.Sleep(200 * time.Millisecond)
+	o.waitDrained(t, 5*time.Second) // nothing else is left to deliver
 	var got []string
 	for _, d := range r.deliveries() {
 		p := payloadOf(t, d)

@@ -2,8 +2,9 @@ package webhook
 
 import (
 	"context"
-	"database/sql"
 	"time"
+
+	"github.com/msgbridge/msgbridge/bridge/durable"
 )
 
 // Delivered rows are kept a while (an operator can look a delivery up, and
@@ -22,34 +23,14 @@ const pruneDelivered = `DELETE FROM webhook_outbox WHERE id IN (
 // many.
 func (o *Outbox) prune(ctx context.Context) (int64, error) {
 	cutoff := o.opts.Now().Add(-keepDelivered).UnixMilli()
-	var total int64
-	for {
-		var n int64
-		err := o.opts.Batcher.Do(ctx, func(tx *sql.Tx) error {
-			res, err := tx.ExecContext(ctx, pruneDelivered, cutoff, pruneChunk)
-			if err != nil {
-				return err
-			}
-			n, err = res.RowsAffected()
-			return err
-		})
-		total += n
-		if err != nil || n < pruneChunk {
-			return total, err
-		}
-	}
+	return durable.DeleteChunked(ctx, o.opts.Batcher, pruneChunk, pruneDelivered, cutoff)
 }
 
 // pruneLoop prunes at start and every pruneEvery until ctx ends.
 func (o *Outbox) pruneLoop(ctx context.Context) {
-	for {
+	durable.Every(ctx, durable.ClockOf(o.opts.Now), pruneEvery, func(ctx context.Context) {
 		if _, err := o.prune(ctx); err != nil && ctx.Err() == nil {
 			o.opts.Log.Error(err, "prune delivered webhook events")
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(pruneEvery):
-		}
-	}
+	})
 }

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/msgbridge/msgbridge/bridge/durable"
 )
 
 // Retry policy defaults.
@@ -17,17 +19,10 @@ const (
 	maxRetryAfter = time.Hour
 )
 
-// backoff is the delay before the retry that follows failed attempt number
-// attempts (1 = the first): exponential from baseDelay, capped at maxDelay,
-// with full jitter (uniform in [0, cap)) so a receiver coming back up is not
-// hit by every event at once. r01 is a uniform random number in [0, 1).
-func backoff(attempts int, r01 float64) time.Duration {
-	ceiling := maxDelay
-	if attempts < 30 { // 2^30 s is far beyond maxDelay; avoids overflow
-		ceiling = min(baseDelay<<(attempts-1), maxDelay)
-	}
-	return time.Duration(r01 * float64(ceiling))
-}
+// backoff is the delay before the retry that follows failed attempt
+// number attempts (1 = the first): exponential from baseDelay, capped at
+// maxDelay, with full jitter.
+var backoff = durable.Backoff{Base: baseDelay, Max: maxDelay}.Delay
 
 // retryDelay is the delay before the attempt that follows failed attempt
 // number attempts: the receiver's Retry-After when it gave one, but at least

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"time"
+
+	"github.com/msgbridge/msgbridge/bridge/durable"
 )
 
 // maxIdle is the longest the dispatcher sleeps without scanning; a safety
@@ -52,7 +54,13 @@ func (o *Outbox) Run(ctx context.Context) error {
 		defer func() { done <- struct{}{} }()
 		o.pruneLoop(ctx)
 	}()
-	o.dispatch(ctx, jobs)
+	d := &dispatcher{o: o, jobs: jobs, cursorAt: -1}
+	durable.Loop{
+		Pass: d.pass, NextDue: d.nextDue, Wake: o.wake, MaxIdle: maxIdle, Clock: durable.ClockOf(o.opts.Now),
+		// Enqueue notifies from inside a Batcher transaction; an empty Do
+		// returns once that transaction has committed.
+		Committed: func(ctx context.Context) { _ = o.opts.Batcher.Do(ctx, func(*sql.Tx) error { return nil }) },
+	}.Run(ctx)
 	close(jobs)
 	for range o.opts.Workers + 1 {
 		<-done
@@ -60,69 +68,60 @@ func (o *Outbox) Run(ctx context.Context) error {
 	return nil
 }
 
-func (o *Outbox) dispatch(ctx context.Context, jobs chan<- row) {
-	// A sweep reads every row due at its start, page by page; rows due
-	// later are left to the next sweep, which the timer or a wake starts.
-	var cursorAt, cursorID, scanNow int64 = -1, 0, 0
-	for ctx.Err() == nil {
-		if cursorAt < 0 {
-			o.beginScan()
-			cursorAt, scanNow = 0, o.opts.Now().UnixMilli()
-		}
-		page, err := o.scan(ctx, scanNow, cursorAt, cursorID)
-		if err != nil && ctx.Err() == nil {
-			o.opts.Log.Error(err, "read due webhook events")
-		}
-		for _, r := range page {
-			if !o.claim(r) {
-				continue
-			}
-			select {
-			case jobs <- r:
-			case <-ctx.Done():
-				return
-			}
-		}
-		if len(page) == o.opts.PageSize {
-			last := page[len(page)-1]
-			cursorAt, cursorID = last.nextAt, last.id
-			continue
-		}
-		cursorAt, cursorID = -1, 0 // swept to the end: start over when woken
-		o.sleep(ctx, scanNow)
-	}
+// dispatcher is the scan's state: a scan reads every row due at its start
+// (scanNow), page by page after the cursor; rows due later are left to the
+// next scan, which the timer or a wake starts.
+type dispatcher struct {
+	o                           *Outbox
+	jobs                        chan<- row
+	cursorAt, cursorID, scanNow int64 // cursorAt < 0: no scan under way
 }
 
-// sleep waits for a new event, an ended delivery, the next due time, or
-// ctx. A wake first waits for the write it announces to commit.
-func (o *Outbox) sleep(ctx context.Context, scanNow int64) {
-	timer := time.NewTimer(o.untilNextDue(ctx, scanNow))
-	defer timer.Stop()
-	select {
-	case <-ctx.Done():
-	case <-timer.C:
-	case <-o.wake:
-		// Enqueue signals from inside a Batcher transaction; an empty Do
-		// returns once that transaction has committed.
-		_ = o.opts.Batcher.Do(ctx, func(*sql.Tx) error { return nil })
+// pass hands one page of due heads to the workers.
+func (d *dispatcher) pass(ctx context.Context) durable.Pass {
+	o := d.o
+	if d.cursorAt < 0 {
+		o.lanes.BeginScan()
+		d.cursorAt, d.scanNow = 0, o.opts.Now().UnixMilli()
 	}
+	page, err := o.scan(ctx, d.scanNow, d.cursorAt, d.cursorID)
+	if err != nil && ctx.Err() == nil {
+		o.opts.Log.Error(err, "read due webhook events")
+	}
+	for _, r := range page {
+		if !o.lanes.TryTake(r.key, r.id) {
+			continue
+		}
+		select {
+		case d.jobs <- r:
+		case <-ctx.Done():
+			return durable.Pass{}
+		}
+	}
+	if len(page) == o.opts.PageSize {
+		last := page[len(page)-1]
+		d.cursorAt, d.cursorID = last.nextAt, last.id
+		return durable.Pass{More: true}
+	}
+	d.cursorAt, d.cursorID = -1, 0 // swept to the end: start over when woken
+	return durable.Pass{}
 }
 
 // nextHeadDue is when the earliest row that heads its key and was not yet
-// due at the last sweep is due.
+// due at the last scan is due.
 const nextHeadDue = `SELECT min(o.next_attempt_at) FROM webhook_outbox o WHERE o.status = 'pending' AND o.next_attempt_at > ?
 	AND NOT EXISTS (SELECT 1 FROM webhook_outbox p WHERE p.status = 'pending' AND p.ordering_key = o.ordering_key AND p.id < o.id)`
 
-// untilNextDue is how long to sleep after a sweep that read the rows due at
+// nextDue is when to scan again after a scan that read the rows due at
 // scanNow. The heads it read but skipped have a delivery under way, or one
 // that just ended: each end wakes the dispatcher, so only the rows that were
 // not yet due need a timer.
-func (o *Outbox) untilNextDue(ctx context.Context, scanNow int64) time.Duration {
+func (d *dispatcher) nextDue(ctx context.Context) (time.Time, bool) {
 	var next sql.NullInt64
-	if err := o.opts.DB.QueryRowContext(ctx, nextHeadDue, scanNow).Scan(&next); err != nil || !next.Valid {
-		return maxIdle
+	if err := d.o.opts.DB.QueryRowContext(ctx, nextHeadDue, d.scanNow).Scan(&next); err != nil || !next.Valid {
+		return time.Time{}, false
 	}
-	return min(max(time.UnixMilli(next.Int64).Sub(o.opts.Now()), 0), maxIdle)
+	return time.UnixMilli(next.Int64), true
 }
 
 func (o *Outbox) scan(ctx context.Context, now, afterAt, afterID int64) ([]row, error) {

@@ -52,7 +52,7 @@ func mediaMessage(out bridge.Outgoing, up whatsmeow.UploadResponse) *waE2E.Messa
 func locationMessage(out bridge.Outgoing) (*waE2E.Message, error) {
 	l := out.Location
 	if l == nil {
-		return nil, bridge.Invalid("missing_location", "a location message needs its place")
+		return nil, bridge.Invalid(bridge.PartLocation.MissingCode(), "a location message needs its place")
 	}
 	return &waE2E.Message{LocationMessage: &waE2E.LocationMessage{
 		DegreesLatitude: proto.Float64(l.Latitude), DegreesLongitude: proto.Float64(l.Longitude),
@@ -63,7 +63,7 @@ func locationMessage(out bridge.Outgoing) (*waE2E.Message, error) {
 func contactMessage(out bridge.Outgoing) (*waE2E.Message, error) {
 	c := out.Contact
 	if c == nil {
-		return nil, bridge.Invalid("missing_vcard", "a contact message needs its card")
+		return nil, bridge.Invalid(bridge.PartContact.MissingCode(), "a contact message needs its card")
 	}
 	return &waE2E.Message{ContactMessage: &waE2E.ContactMessage{
 		DisplayName: proto.String(c.DisplayName), Vcard: proto.String(c.VCard),

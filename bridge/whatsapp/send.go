@@ -128,21 +128,23 @@ func (m *Manager) buildMessage(ctx context.Context, cli *whatsmeow.Client, out b
 // content builds the message of out's type: one small builder per type.
 // Types that act on an earlier message add their case here.
 func (m *Manager) content(ctx context.Context, cli *whatsmeow.Client, out bridge.Outgoing) (*waE2E.Message, error) {
-	switch out.Type {
-	case bridge.TypeReaction, bridge.TypeEdit, bridge.TypeRevoke:
+	kind, ok := out.Type.Kind()
+	switch {
+	case !ok:
+	case kind.Action:
 		return buildAction(cli, out)
-	case bridge.TypeText:
-		return &waE2E.Message{Conversation: proto.String(out.Text)}, nil
-	case bridge.TypeImage, bridge.TypeDocument, bridge.TypeVideo, bridge.TypeAudio:
+	case kind.Part == bridge.PartFile:
 		up, err := m.upload(ctx, cli, out.FilePath, mediaKinds[out.Type])
 		if err != nil {
 			return nil, err
 		}
 		return mediaMessage(out, up), nil
-	case bridge.TypeLocation:
+	case kind.Part == bridge.PartLocation:
 		return locationMessage(out)
-	case bridge.TypeContact:
+	case kind.Part == bridge.PartContact:
 		return contactMessage(out)
+	default:
+		return &waE2E.Message{Conversation: proto.String(out.Text)}, nil
 	}
 	return nil, bridge.Invalid("invalid_type", "unknown message type %q", out.Type)
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/msgbridge/msgbridge/bridge/httpapi"
 	"github.com/msgbridge/msgbridge/bridge/httpapi/dashboard"
 	"github.com/msgbridge/msgbridge/bridge/inbox"
+	"github.com/msgbridge/msgbridge/bridge/incoming"
 	"github.com/msgbridge/msgbridge/bridge/logging"
 	"github.com/msgbridge/msgbridge/bridge/media"
 	"github.com/msgbridge/msgbridge/bridge/metrics"
@@ -195,8 +196,8 @@ func newMessaging(ctx context.Context, a *app) error {
 		DB: a.db, Batcher: a.writer, HeartbeatInterval: a.settings.HeartbeatInterval,
 		Log: a.log.WithName("whatsapp"), Server: server,
 		Events: sessionEvents{
-			webhooks: a.webhooks, writer: a.writer, inbox: a.inbox, media: a.media,
-			receipts: a.messages, metrics: a.metrics,
+			Receiver: incoming.Receiver{Writer: a.writer, Media: a.media, History: a.inbox},
+			webhooks: a.webhooks, receipts: a.messages, metrics: a.metrics,
 		},
 		Quotes:      quotes{a.messages, a.inbox},
 		TypingDelay: a.settings.TypingDelay, RestrictionBackoff: a.settings.RestrictionBackoff,

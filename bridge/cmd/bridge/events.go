@@ -7,26 +7,23 @@ import (
 	"time"
 
 	"github.com/msgbridge/msgbridge/bridge"
-	"github.com/msgbridge/msgbridge/bridge/inbox"
+	"github.com/msgbridge/msgbridge/bridge/incoming"
 	"github.com/msgbridge/msgbridge/bridge/media"
 	"github.com/msgbridge/msgbridge/bridge/metrics"
 	"github.com/msgbridge/msgbridge/bridge/sendqueue"
-	"github.com/msgbridge/msgbridge/bridge/sqlite"
 	"github.com/msgbridge/msgbridge/bridge/webhook"
 	"github.com/msgbridge/msgbridge/bridge/whatsapp"
 )
 
 // sessionEvents is where what happens on the WhatsApp link goes: state
-// changes into the webhook outbox, incoming messages into the incoming
-// history and the outbox, receipts into the message log, reconnects into
-// the metrics.
+// changes into the webhook outbox, incoming messages to the receive use
+// case (Incoming), receipts into the message log, reconnects into the
+// metrics.
 type sessionEvents struct {
+	incoming.Receiver
 	webhooks *webhook.Outbox
-	writer   *sqlite.Batcher
-	inbox    *inbox.Inbox
 	receipts *sendqueue.Log
 	metrics  *metrics.Metrics
-	media    *media.Store
 }
 
 var _ whatsapp.Events = sessionEvents{}
@@ -38,19 +35,6 @@ func (e sessionEvents) StateChanged(ctx context.Context, tx *sql.Tx, s bridge.Se
 		return err
 	}
 	return e.webhooks.Enqueue(ctx, tx, webhook.SessionStatus(s, time.Now()))
-}
-
-// Incoming stores a received message in one transaction: its attachment's
-// media row (which gives the event its media id; a redelivery keeps the
-// first), its entry of the incoming history and its webhook event.
-// WhatsApp gets its ack once that committed.
-func (e sessionEvents) Incoming(ctx context.Context, in bridge.Incoming) error {
-	return e.writer.Do(ctx, func(tx *sql.Tx) error {
-		if err := e.media.Register(ctx, tx, &in); err != nil {
-			return err
-		}
-		return e.inbox.Store(ctx, tx, in)
-	})
 }
 
 func (e sessionEvents) Receipt(ctx context.Context, r bridge.Receipt) error {

@@ -19,6 +19,8 @@ import (
 
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/inbox"
+	"github.com/msgbridge/msgbridge/bridge/incoming"
+	"github.com/msgbridge/msgbridge/bridge/media"
 	"github.com/msgbridge/msgbridge/bridge/metrics"
 	"github.com/msgbridge/msgbridge/bridge/sendqueue"
 	"github.com/msgbridge/msgbridge/bridge/sqlite"
@@ -116,7 +118,10 @@ func inProcessBridge(b *testing.B, sim *wasim.Simulator, hookURL string, events 
 		CredentialsDir: filepath.Join(dir, "credentials"), SpoolDir: dir, MasterKey: testutil.TestKey(), DB: db,
 		Batcher: writer, HeartbeatInterval: 15 * time.Second, Log: logr.Discard(),
 		Server: &whatsapp.Server{HTTPClient: sim.HTTPClient(), RootKey: sim.RootPublicKey()},
-		Events: events(sessionEvents{webhooks: outbox, writer: writer, inbox: history, receipts: receipts, metrics: metrics.New()}),
+		Events: events(sessionEvents{
+			Receiver: incoming.Receiver{Writer: writer, Media: (*media.Store)(nil), History: history}, // text only: no media
+			webhooks: outbox, receipts: receipts, metrics: metrics.New(),
+		}),
 	})
 	if err != nil {
 		cancel()

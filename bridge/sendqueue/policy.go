@@ -14,8 +14,7 @@ import (
 // Every failure is retried alike, bridge.ErrNotLinked included: a short
 // outage or a pairing in progress loses nothing.
 func plan(attempts int, sendErr error, schedule []time.Duration, now time.Time) (bridge.Status, sql.NullInt64, string) {
-	switch {
-	case sendErr == nil:
+	if sendErr == nil {
 		return bridge.StatusSent, sql.NullInt64{}, ""
 	}
 	delay, retry := durable.Schedule(schedule).After(attempts)

@@ -21,6 +21,7 @@ import (
 
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/audit"
+	"github.com/msgbridge/msgbridge/bridge/guard"
 )
 
 // countingReader is an upload that would go on for 64 MiB; it counts what
@@ -164,8 +165,8 @@ func TestCredentialLimit(t *testing.T) {
 	clock := func() time.Time { return now }
 	log := openAuditLog(t, clock)
 	rec := AuditRecorder{Log: log, Logger: logr.Discard()}
-	srv := newTestServer(t, Deps{Now: clock, Audit: rec, Guard: NewCredentialGuard(rec, clock), Messages: &fakeMessages{}})
-	for i := range MaxCredentialFailures {
+	srv := newTestServer(t, Deps{Now: clock, Audit: rec, Guard: guard.NewCredentials(rec, clock), Messages: &fakeMessages{}})
+	for i := range guard.MaxFailures {
 		if status, raw := call(t, http.MethodGet, srv.URL+"/api/admin/state", nil, "X-Admin-Token: wrong"); status != 401 {
 			t.Fatalf("failure %d: %d %s", i, status, raw)
 		}
@@ -180,7 +181,7 @@ func TestCredentialLimit(t *testing.T) {
 	if status, raw := call(t, http.MethodGet, srv.URL+"/api/messages", nil, "X-Api-Key: "+testAPIKey); status != 200 {
 		t.Errorf("the API key while the admin token is locked: %d %s", status, raw)
 	}
-	for range MaxCredentialFailures {
+	for range guard.MaxFailures {
 		call(t, http.MethodGet, srv.URL+"/api/messages", nil, "X-Api-Key: wrong")
 	}
 	ct, body := multipartBody(field("apiKey", testAPIKey), field("number", "4915100000002"), field("type[]", "text"), field("text[]", "hi"))
@@ -201,7 +202,7 @@ func TestCredentialLimit(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("audit\n got %q\nwant %q", got, want)
 	}
-	now = now.Add(CredentialWindow + time.Second)
+	now = now.Add(guard.Window + time.Second)
 	if status, _ := call(t, http.MethodGet, srv.URL+"/api/admin/state", nil, adminHeader); status != 200 {
 		t.Errorf("after the window: %d", status)
 	}
@@ -259,12 +260,12 @@ func closedWithin(t *testing.T, c net.Conn, limit time.Duration) {
 // that trickles is dropped at the whole-body deadline.
 func TestBodyReadLimits(t *testing.T) {
 	t.Run("stalled", func(t *testing.T) {
-		srv, _ := limitedServer(t, ServerLimits{BodyReadGap: 300 * time.Millisecond, BodyDeadline: time.Minute, MaxUploads: 4})
+		srv, _ := limitedServer(t, guard.Limits{BodyReadGap: 300 * time.Millisecond, BodyDeadline: time.Minute, MaxUploads: 4})
 		c := rawPost(t, srv, 100_000, "X-Api-Key: "+testAPIKey+"\r\n")
 		closedWithin(t, c, 3*time.Second)
 	})
 	t.Run("trickling", func(t *testing.T) {
-		srv, _ := limitedServer(t, ServerLimits{BodyReadGap: time.Second, BodyDeadline: 500 * time.Millisecond, MaxUploads: 4})
+		srv, _ := limitedServer(t, guard.Limits{BodyReadGap: time.Second, BodyDeadline: 500 * time.Millisecond, MaxUploads: 4})
 		c := rawPost(t, srv, 100_000, "X-Api-Key: "+testAPIKey+"\r\n")
 		stop := make(chan struct{})
 		defer close(stop)
@@ -288,7 +289,7 @@ func TestBodyReadLimits(t *testing.T) {
 // cap are 503 with Retry-After at once; a client with the key is not held
 // back by them.
 func TestUploadCap(t *testing.T) {
-	srv, q := limitedServer(t, ServerLimits{BodyReadGap: 10 * time.Second, BodyDeadline: time.Minute, MaxUploads: 2})
+	srv, q := limitedServer(t, guard.Limits{BodyReadGap: 10 * time.Second, BodyDeadline: time.Minute, MaxUploads: 2})
 	for range 2 {
 		rawPost(t, srv, 100_000, "") // held: their bodies never come
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/audit"
+	"github.com/msgbridge/msgbridge/bridge/guard"
 	"github.com/msgbridge/msgbridge/bridge/httpapi/openapi"
 )
 
@@ -63,10 +64,10 @@ type Deps struct {
 	Dashboard http.Handler
 	// Guard limits failed credentials per address; the dashboard's sign-in
 	// shares it. A new one when nil.
-	Guard *CredentialGuard
+	Guard *guard.Credentials
 	// Limits bound request bodies; DefaultServerLimits(Send.MaxFileSize)
 	// when zero.
-	Limits ServerLimits
+	Limits guard.Limits
 	Log    logr.Logger
 }
 
@@ -82,9 +83,9 @@ func NewRouter(d Deps) http.Handler {
 		d.Now = time.Now
 	}
 	if d.Guard == nil {
-		d.Guard = NewCredentialGuard(d.Audit, d.Now)
+		d.Guard = guard.NewCredentials(d.Audit, d.Now)
 	}
-	if d.Limits == (ServerLimits{}) {
+	if d.Limits == (guard.Limits{}) {
 		d.Limits = DefaultServerLimits(d.Send.MaxFileSize)
 	}
 	s := &server{Deps: d, spool: newSpoolSpace(d.Send)}

@@ -15,6 +15,7 @@ import (
 	"github.com/go-logr/logr"
 
 	"github.com/msgbridge/msgbridge/bridge/audit"
+	"github.com/msgbridge/msgbridge/bridge/guard"
 	"github.com/msgbridge/msgbridge/bridge/datadir"
 	"github.com/msgbridge/msgbridge/bridge/httpapi"
 	"github.com/msgbridge/msgbridge/bridge/httpapi/dashboard"
@@ -232,7 +233,7 @@ func newHTTPServer(_ context.Context, a *app) error {
 	recorder := httpapi.AuditRecorder{Log: a.audit, Logger: a.log.WithName("audit")}
 	// One limit on failed credentials per address for the API and the
 	// dashboard's sign-in together.
-	guard := httpapi.NewCredentialGuard(recorder, time.Now)
+	guard := guard.NewCredentials(recorder, time.Now)
 	dash := dashboard.New(dashboard.Options{
 		Session: a.session, AdminToken: s.AdminToken, TOTPKey: []byte(s.TOTPSecret.Reveal()),
 		Audit: recorder, Guard: guard, Log: a.log.WithName("dashboard"),

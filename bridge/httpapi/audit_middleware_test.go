@@ -59,4 +59,3 @@ func TestOutcomeOf(t *testing.T) {
 		}
 	}
 }
-

@@ -15,8 +15,8 @@ import (
 	"github.com/go-logr/logr"
 
 	"github.com/msgbridge/msgbridge/bridge/audit"
-	"github.com/msgbridge/msgbridge/bridge/guard"
 	"github.com/msgbridge/msgbridge/bridge/datadir"
+	"github.com/msgbridge/msgbridge/bridge/guard"
 	"github.com/msgbridge/msgbridge/bridge/httpapi"
 	"github.com/msgbridge/msgbridge/bridge/httpapi/dashboard"
 	"github.com/msgbridge/msgbridge/bridge/inbox"

@@ -224,7 +224,7 @@ func TestListMessagesStrictQuery(t *testing.T) {
 }
 
 // limitedServer serves the API with the given body limits.
-func limitedServer(t *testing.T, limits ServerLimits) (*httptest.Server, *fakeMessages) {
+func limitedServer(t *testing.T, limits guard.Limits) (*httptest.Server, *fakeMessages) {
 	q := &fakeMessages{}
 	return newTestServer(t, Deps{Messages: q, Limits: limits,
 		Send: SendConfig{APIKey: testAPIKey, SpoolDir: t.TempDir(), MaxFileSize: testMaxFile}}), q

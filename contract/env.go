@@ -34,6 +34,13 @@ const (
 	// EnvRestrictionBackoff is the first pause after a WhatsApp rate limit
 	// that names no end; it doubles while WhatsApp keeps refusing.
 	EnvRestrictionBackoff = "RESTRICTION_BACKOFF"
+	// EnvMaxUploads is how many large bodies from callers not yet verified
+	// are read at once; EnvUploadsPerAddress how many of them one address
+	// may hold; EnvKeyDeadline how long such a body may take to present
+	// its credential.
+	EnvMaxUploads        = "MAX_UPLOADS"
+	EnvUploadsPerAddress = "UPLOADS_PER_ADDRESS"
+	EnvKeyDeadline       = "KEY_DEADLINE"
 )
 
 // The defaults of the settings that have one, as the bridge reads them. The
@@ -55,4 +62,8 @@ const (
 	DefaultInboxRetention    = 720 * time.Hour
 	// DefaultMediaRetention keeps incoming attachments a week.
 	DefaultMediaRetention = 168 * time.Hour
+	// The defaults of the bounds on bodies from callers not yet verified.
+	DefaultMaxUploads        = "32"
+	DefaultUploadsPerAddress = "4"
+	DefaultKeyDeadline       = "10s"
 )

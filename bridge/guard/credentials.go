@@ -86,6 +86,7 @@ func (g *Credentials) Check(w http.ResponseWriter, r *http.Request, scope audit.
 	}
 	if Matches(presented, want) {
 		g.failures.Reset(addr)
+		Verified(r)
 		return nil
 	}
 	switch n {

@@ -45,4 +45,9 @@ type Settings struct {
 	// RestrictionBackoff is the first pause after a rate limit that names
 	// no end; it doubles while WhatsApp keeps refusing.
 	RestrictionBackoff time.Duration
+	// MaxUploads, UploadsPerAddress and KeyDeadline bound the bodies of
+	// callers whose credential is not verified yet.
+	MaxUploads        int
+	UploadsPerAddress int
+	KeyDeadline       time.Duration
 }

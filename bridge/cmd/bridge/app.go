@@ -228,6 +228,14 @@ func newMessaging(ctx context.Context, a *app) error {
 	return nil
 }
 
+// serverLimits are httpapi's default body limits with the bounds on callers
+// not yet verified that the settings give.
+func serverLimits(s *settings.Settings) guard.Limits {
+	l := httpapi.DefaultServerLimits(s.MaxFileSize)
+	l.MaxUploads, l.UploadsPerAddress, l.KeyDeadline = s.MaxUploads, s.UploadsPerAddress, s.KeyDeadline
+	return l
+}
+
 func newHTTPServer(_ context.Context, a *app) error {
 	s := a.settings
 	recorder := httpapi.AuditRecorder{Log: a.audit, Logger: a.log.WithName("audit")}
@@ -256,7 +264,7 @@ func newHTTPServer(_ context.Context, a *app) error {
 			Send: httpapi.SendConfig{APIKey: s.APIKey, SpoolDir: a.dir.SpoolDir(), MaxFileSize: s.MaxFileSize,
 				SpoolMaxBytes: spoolMax},
 			Guard:     guard,
-			Limits:    httpapi.DefaultServerLimits(s.MaxFileSize),
+			Limits:    serverLimits(s),
 			Analytics: sendqueue.Analytics{DB: a.db},
 			Audit:     recorder,
 			LogFiles:  a.logFiles,

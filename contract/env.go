@@ -41,6 +41,10 @@ const (
 	EnvMaxUploads        = "MAX_UPLOADS"
 	EnvUploadsPerAddress = "UPLOADS_PER_ADDRESS"
 	EnvKeyDeadline       = "KEY_DEADLINE"
+	// EnvCheckRate and EnvCheckBurst budget the number checks that reach
+	// WhatsApp (GET /api/contacts/{number} and the queue's own checks).
+	EnvCheckRate  = "CHECK_RATE"
+	EnvCheckBurst = "CHECK_BURST"
 )
 
 // The defaults of the settings that have one, as the bridge reads them. The
@@ -66,4 +70,7 @@ const (
 	DefaultMaxUploads        = "32"
 	DefaultUploadsPerAddress = "4"
 	DefaultKeyDeadline       = "10s"
+	// The budget of number checks: 5 at once, then one every 6 s.
+	DefaultCheckRate  = "10/m"
+	DefaultCheckBurst = "5"
 )

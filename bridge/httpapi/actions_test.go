@@ -250,4 +250,12 @@ func TestContact(t *testing.T) {
 	if status, body := call(t, "GET", srv.URL+"/api/contacts/4915100000002", nil, key); status != 503 || errorCode(t, body) != "not_linked" {
 		t.Errorf("not linked: %d %s", status, body)
 	}
+	// Beyond CHECK_RATE: 429 with the wait, rounded up to whole seconds.
+	limited := &bridge.Error{Kind: bridge.KindRateLimited, Code: "check_rate_limited", Message: "later", Err: bridge.RetryAfter(1500 * time.Millisecond)}
+	srv = newTestServer(t, Deps{Messages: &fakeMessages{}, Contacts: fakeContacts{err: limited}})
+	resp := do(t, "GET", srv.URL+"/api/contacts/4915100000002", nil, key)
+	_ = resp.Body.Close()
+	if resp.StatusCode != 429 || resp.Header.Get("Retry-After") != "2" {
+		t.Errorf("beyond the check budget: %d, Retry-After %q", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
 }

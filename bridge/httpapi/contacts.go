@@ -3,7 +3,9 @@ package httpapi
 import (
 	"context"
 	"net/http"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gorilla/mux"
 
@@ -46,6 +48,10 @@ func (s *server) contact(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	c, err := s.Contacts.Contact(r.Context(), number)
+	if wait, ok := bridge.RetryAfterOf(err); ok {
+		w.Header().Set("Retry-After", strconv.Itoa(int((wait+time.Second-1)/time.Second)))
+		return err
+	}
 	if err != nil {
 		return SessionError(err)
 	}

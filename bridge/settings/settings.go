@@ -50,4 +50,8 @@ type Settings struct {
 	MaxUploads        int
 	UploadsPerAddress int
 	KeyDeadline       time.Duration
+	// CheckRate and CheckBurst budget the number checks that reach
+	// WhatsApp.
+	CheckRate  bridge.SendRate
+	CheckBurst int
 }

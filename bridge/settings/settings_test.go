@@ -56,6 +56,9 @@ func TestLoadDefaults(t *testing.T) {
 	if s.MaxUploads != 32 || s.UploadsPerAddress != 4 || s.KeyDeadline != 10*time.Second {
 		t.Errorf("upload bounds: %d, %d per address, key deadline %s", s.MaxUploads, s.UploadsPerAddress, s.KeyDeadline)
 	}
+	if s.CheckRate.String() != "10/m" || s.CheckBurst != 5 {
+		t.Errorf("check budget: %s, burst %d", s.CheckRate, s.CheckBurst)
+	}
 	if s.SendRate.String() != "20/m" || !s.TypingDelay.Off() || s.RestrictionBackoff != time.Minute {
 		t.Errorf("protection defaults: rate %s, typing %s, back-off %s", s.SendRate, s.TypingDelay, s.RestrictionBackoff)
 	}
@@ -132,6 +135,8 @@ func TestLoadRejects(t *testing.T) {
 		{"MAX_UPLOADS", "many", "is not a whole number"},
 		{"UPLOADS_PER_ADDRESS", "33", "from 1 to 32, got 33"},
 		{"KEY_DEADLINE", "10", "is not a duration"},
+		{"CHECK_RATE", "10", "is not a rate"},
+		{"CHECK_BURST", "101", "from 1 to 100, got 101"},
 		{"KEY_DEADLINE", "10m", "from 100ms to 5m0s"},
 		{"WEBHOOK_URL", "ftp://x", "http:// or https://"},
 		{"WEBHOOK_URL", "https://", "has no host"},

@@ -110,6 +110,10 @@ func specsFor(s *Settings) []setting {
 			parse: func(v string) error { return parseUploadsPerAddress(s, v) }},
 		{env: contract.EnvKeyDeadline, def: contract.DefaultKeyDeadline, usage: "how long a body may take to present its credential (100ms-5m)",
 			parse: into(&s.KeyDeadline, durationWithin(minKeyDeadline, maxKeyDeadline))},
+		{env: contract.EnvCheckRate, def: contract.DefaultCheckRate, usage: "number checks that reach WhatsApp after the burst: N/s, N/m or N/h",
+			parse: into(&s.CheckRate, bridge.ParseSendRate)},
+		{env: contract.EnvCheckBurst, def: contract.DefaultCheckBurst, usage: "number checks that may reach WhatsApp at once (1-100)",
+			parse: into(&s.CheckBurst, countWithin(1, maxCheckBurst))},
 	}
 }
 
@@ -120,6 +124,8 @@ const (
 	maxUploadsLimit = 10000
 	minKeyDeadline  = 100 * time.Millisecond
 	maxKeyDeadline  = 5 * time.Minute
+	// A larger burst of number checks is the enumeration CHECK_RATE is for.
+	maxCheckBurst = 100
 )
 
 // parseUploadsPerAddress is a count up to MAX_UPLOADS, parsed first (order

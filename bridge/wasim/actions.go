@@ -58,6 +58,7 @@ type ChatState struct {
 type records struct {
 	mu         sync.Mutex
 	questions  map[string]int // usync contact questions per number asked about
+	queries    int            // usync contact queries, however many numbers each carried
 	chatStates []ChatState
 }
 
@@ -69,6 +70,22 @@ func (s *Simulator) recordContactQuestion(number string) {
 		s.records.questions = map[string]int{}
 	}
 	s.records.questions[number]++
+}
+
+// recordContactQuery counts a usync contact query.
+func (s *Simulator) recordContactQuery() {
+	s.records.mu.Lock()
+	defer s.records.mu.Unlock()
+	s.records.queries++
+}
+
+// ContactQueries is how many usync contact queries clients sent, each
+// carrying one or more numbers: what WhatsApp counts against an account
+// that checks numbers.
+func (s *Simulator) ContactQueries() int {
+	s.records.mu.Lock()
+	defer s.records.mu.Unlock()
+	return s.records.queries
 }
 
 // ContactQuestions is how many usync contact questions (whatsmeow's

@@ -211,10 +211,10 @@ func newMessaging(ctx context.Context, a *app) error {
 	}
 	a.downloads = media.NewDownloader(media.DownloaderOptions{Store: a.media, Dir: a.dir.MediaDir(), Key: mediaKey,
 		Source: mediaSource{a.session}, Log: a.log.WithName("media")})
-	a.contacts = whatsapp.NewContactBook(a.session, a.db, a.writer)
+	a.contacts = whatsapp.NewContactBook(a.session, a.db, a.writer, a.settings.CheckRate, a.settings.CheckBurst)
 	a.queue = sendqueue.New(sendqueue.Options{
 		Log: a.messages, Sender: a.session, Schedule: a.settings.RetrySchedule, Rate: a.settings.SendRate,
-		Checker: a.contacts, Accounts: a.session,
+		Checker: a.contacts.QueueChecks(), Accounts: a.session,
 	})
 	a.uploads = sendqueue.NewUploads(sendqueue.UploadOptions{DB: a.db, Batcher: a.writer, Dir: a.dir.SpoolDir(),
 		Log: a.log.WithName("uploads")})

@@ -45,6 +45,9 @@ const (
 	// WhatsApp (GET /api/contacts/{number} and the queue's own checks).
 	EnvCheckRate  = "CHECK_RATE"
 	EnvCheckBurst = "CHECK_BURST"
+	// EnvTrustedProxies lists the CIDRs whose X-Forwarded-For the bridge
+	// believes (an Ingress controller's pods); empty believes none.
+	EnvTrustedProxies = "TRUSTED_PROXIES"
 )
 
 // The defaults of the settings that have one, as the bridge reads them. The

@@ -71,11 +71,22 @@ func NewCredentialsAllowing(rec Recorder, now func() time.Time, maxFailures int)
 }
 
 // Check is nil when presented is want; otherwise bridge.ErrUnauthorized, or
-// ErrTooManyFailures with Retry-After set on w when r's address is locked
-// (then even the right credential is refused: a lock must stop guessing).
-// credential names what was presented, for the audit detail.
+// ErrTooManyFailures with Retry-After set on w when r's address is locked.
+// The right credential always passes, locked or not: behind a proxy or a
+// NAT a stranger shares the operator's address, and a lock that refused
+// the right credential would let any stranger lock the operator out. The
+// credentials' length (at least 16 characters) is what stops guessing; the
+// lock stops the noise of wrong ones. credential names what was presented,
+// for the audit detail.
 func (g *Credentials) Check(w http.ResponseWriter, r *http.Request, scope audit.Action, credential, presented string, want bridge.Secret) error {
 	addr := string(scope) + " " + ClientAddress(r)
+	if Matches(presented, want) {
+		if _, locked := g.failures.blocked(addr); !locked {
+			g.failures.Reset(addr)
+		}
+		Verified(r)
+		return nil
+	}
 	n, left, firstRefusal := g.failures.attempt(addr)
 	if n == 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(int(left/time.Second)+1))
@@ -84,11 +95,6 @@ func (g *Credentials) Check(w http.ResponseWriter, r *http.Request, scope audit.
 		}
 		return ErrTooManyFailures
 	}
-	if Matches(presented, want) {
-		g.failures.Reset(addr)
-		Verified(r)
-		return nil
-	}
 	switch n {
 	case g.max:
 		g.record(r, scope, fmt.Sprintf("wrong %s; locked for %s after %d failures", credential, Window, n))
@@ -96,12 +102,6 @@ func (g *Credentials) Check(w http.ResponseWriter, r *http.Request, scope audit.
 		g.record(r, scope, "wrong "+credential)
 	}
 	return bridge.ErrUnauthorized
-}
-
-// Locked is how long r's address stays locked in scope, without counting
-// an attempt: POST /send asks before it reads a body that may carry the key.
-func (g *Credentials) Locked(r *http.Request, scope audit.Action) (time.Duration, bool) {
-	return g.failures.blocked(string(scope) + " " + ClientAddress(r))
 }
 
 // record audits a refusal unless the window's budget of records is spent;

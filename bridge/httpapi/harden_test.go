@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -172,11 +173,16 @@ func TestCredentialLimit(t *testing.T) {
 		}
 	}
 	for range 50 {
-		resp := do(t, http.MethodGet, srv.URL+"/api/admin/state", nil, adminHeader)
+		resp := do(t, http.MethodGet, srv.URL+"/api/admin/state", nil, "X-Admin-Token: wrong-again")
 		_ = resp.Body.Close()
 		if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" {
-			t.Fatalf("right token from a locked address: %d, Retry-After %q", resp.StatusCode, resp.Header.Get("Retry-After"))
+			t.Fatalf("wrong token from a locked address: %d, Retry-After %q", resp.StatusCode, resp.Header.Get("Retry-After"))
 		}
+	}
+	// Item 4: the lock never refuses the right credential, so a stranger
+	// sharing the operator's address cannot lock the operator out.
+	if status, raw := call(t, http.MethodGet, srv.URL+"/api/admin/state", nil, adminHeader); status != 200 {
+		t.Errorf("right token from a locked address: %d %s", status, raw)
 	}
 	if status, raw := call(t, http.MethodGet, srv.URL+"/api/messages", nil, "X-Api-Key: "+testAPIKey); status != 200 {
 		t.Errorf("the API key while the admin token is locked: %d %s", status, raw)
@@ -185,8 +191,12 @@ func TestCredentialLimit(t *testing.T) {
 		call(t, http.MethodGet, srv.URL+"/api/messages", nil, "X-Api-Key: wrong")
 	}
 	ct, body := multipartBody(field("apiKey", testAPIKey), field("number", "4915100000002"), field("type[]", "text"), field("text[]", "hi"))
+	if status, raw := call(t, http.MethodPost, srv.URL+"/send", body, "Content-Type: "+ct); status != 202 {
+		t.Errorf("send with the right key in the form from a locked address: %d %s", status, raw)
+	}
+	ct, body = multipartBody(field("apiKey", "wrong"), field("number", "4915100000002"), field("type[]", "text"), field("text[]", "hi"))
 	if status, raw := call(t, http.MethodPost, srv.URL+"/send", body, "Content-Type: "+ct); status != 429 || errorCode(t, raw) != "too_many_failures" {
-		t.Errorf("send with the key in the form from a locked address: %d %s", status, raw)
+		t.Errorf("send with a wrong key in the form from a locked address: %d %s", status, raw)
 	}
 	entries, err := log.List(t.Context(), audit.WeekOf(now))
 	if err != nil {
@@ -203,8 +213,38 @@ func TestCredentialLimit(t *testing.T) {
 		t.Errorf("audit\n got %q\nwant %q", got, want)
 	}
 	now = now.Add(guard.Window + time.Second)
-	if status, _ := call(t, http.MethodGet, srv.URL+"/api/admin/state", nil, adminHeader); status != 200 {
+	if status, _ := call(t, http.MethodGet, srv.URL+"/api/admin/state", nil, "X-Admin-Token: wrong"); status != 401 {
 		t.Errorf("after the window: %d", status)
+	}
+}
+
+// Item 4: behind a trusted proxy (an Ingress) each client is its own
+// address: a stranger's wrong keys lock only the stranger, not the other
+// clients of the proxy, nor the operator's reads of the admin state from
+// inside the cluster; a stranger's own X-Forwarded-For is not believed.
+func TestTrustedProxies(t *testing.T) {
+	clock := func() time.Time { return time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC) }
+	log := openAuditLog(t, clock)
+	rec := AuditRecorder{Log: log, Logger: logr.Discard()}
+	srv := newTestServer(t, Deps{Now: clock, Audit: rec, Guard: guard.NewCredentials(rec, clock), Messages: &fakeMessages{},
+		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}})
+	stranger, client := "X-Forwarded-For: 203.0.113.66", "X-Forwarded-For: 198.51.100.7"
+	for range guard.MaxFailures + 3 {
+		call(t, http.MethodGet, srv.URL+"/api/messages", nil, "X-Api-Key: wrong", stranger)
+		call(t, http.MethodGet, srv.URL+"/api/admin/state", nil, "X-Admin-Token: wrong", stranger)
+	}
+	if status, raw := call(t, http.MethodGet, srv.URL+"/api/messages", nil, "X-Api-Key: wrong", stranger); status != 429 {
+		t.Errorf("the stranger is not locked: %d %s", status, raw)
+	}
+	if status, raw := call(t, http.MethodGet, srv.URL+"/api/messages", nil, "X-Api-Key: wrong", client); status != 401 {
+		t.Errorf("another client of the proxy is locked with the stranger: %d %s", status, raw)
+	}
+	if status, raw := call(t, http.MethodGet, srv.URL+"/api/admin/state", nil, adminHeader); status != 200 {
+		t.Errorf("the operator's read of the admin state: %d %s", status, raw)
+	}
+	entries, err := log.List(t.Context(), audit.WeekOf(clock()))
+	if err != nil || len(entries) == 0 || entries[0].Client != "203.0.113.66" {
+		t.Errorf("the audit names %+v (%v), want the stranger's forwarded address", entries, err)
 	}
 }
 

@@ -7,6 +7,7 @@ package httpapi
 
 import (
 	"net/http"
+	"net/netip"
 
 	"time"
 
@@ -68,7 +69,10 @@ type Deps struct {
 	// Limits bound request bodies; DefaultServerLimits(Send.MaxFileSize)
 	// when zero.
 	Limits guard.Limits
-	Log    logr.Logger
+	// TrustedProxies are the CIDRs whose X-Forwarded-For names the client
+	// (TRUSTED_PROXIES): every limit and audit record uses that address.
+	TrustedProxies []netip.Prefix
+	Log            logr.Logger
 }
 
 // server is the API: its handlers are its methods.
@@ -94,7 +98,7 @@ func NewRouter(d Deps) http.Handler {
 	s.sessionRoutes(r)
 	s.adminRoutes(r)
 	s.messagingRoutes(r)
-	return s.limitBodies(r)
+	return guard.Forwarded(d.TrustedProxies, s.limitBodies(r))
 }
 
 const (

@@ -8,6 +8,7 @@
 package settings
 
 import (
+	"net/netip"
 	"time"
 
 	"github.com/msgbridge/msgbridge/bridge"
@@ -54,4 +55,6 @@ type Settings struct {
 	// WhatsApp.
 	CheckRate  bridge.SendRate
 	CheckBurst int
+	// TrustedProxies are the CIDRs whose X-Forwarded-For is believed.
+	TrustedProxies []netip.Prefix
 }

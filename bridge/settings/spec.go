@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/bridge/guard"
 	"github.com/msgbridge/msgbridge/bridge/logging"
 	"github.com/msgbridge/msgbridge/contract"
 )
@@ -114,6 +115,8 @@ func specsFor(s *Settings) []setting {
 			parse: into(&s.CheckRate, bridge.ParseSendRate)},
 		{env: contract.EnvCheckBurst, def: contract.DefaultCheckBurst, usage: "number checks that may reach WhatsApp at once (1-100)",
 			parse: into(&s.CheckBurst, countWithin(1, maxCheckBurst))},
+		{env: contract.EnvTrustedProxies, usage: "comma-separated CIDRs whose X-Forwarded-For is believed (an Ingress); empty: none",
+			parse: into(&s.TrustedProxies, guard.ParseProxies)},
 	}
 }
 

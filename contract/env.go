@@ -48,6 +48,9 @@ const (
 	// EnvTrustedProxies lists the CIDRs whose X-Forwarded-For the bridge
 	// believes (an Ingress controller's pods); empty believes none.
 	EnvTrustedProxies = "TRUSTED_PROXIES"
+	// EnvPresenceInterval is the shortest time between two chat states the
+	// API sends into one chat.
+	EnvPresenceInterval = "PRESENCE_INTERVAL"
 )
 
 // The defaults of the settings that have one, as the bridge reads them. The
@@ -76,4 +79,7 @@ const (
 	// The budget of number checks: 5 at once, then one every 6 s.
 	DefaultCheckRate  = "10/m"
 	DefaultCheckBurst = "5"
+	// DefaultPresenceInterval: a person does not change a chat's state
+	// more often.
+	DefaultPresenceInterval = "5s"
 )

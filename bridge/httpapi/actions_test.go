@@ -43,7 +43,41 @@ func (f *fakeChats) SetPresence(_ context.Context, chat bridge.Recipient, p brid
 	return f.err
 }
 
+// fakeHistory is an incoming history that received 3A0123 from Alice and
+// 3A0456 in a group, and knows those chats and a LID's.
+type fakeHistory struct{ IncomingHistory }
+
+var (
+	historyAlice = bridge.PhoneRecipient("4915100000002")
+	historyGroup = bridge.Recipient{Kind: bridge.RecipientGroup, ID: "120363025246125486"}
+)
+
+func (fakeHistory) Received(_ context.Context, id string) (chat, sender bridge.Recipient, found bool, err error) {
+	switch id {
+	case "3A0123":
+		return historyAlice, historyAlice, true, nil
+	case "3A0456":
+		return historyGroup, bridge.PhoneRecipient("4915100000003"), true, nil
+	}
+	return bridge.Recipient{}, bridge.Recipient{}, false, nil
+}
+
+func (fakeHistory) HasChat(_ context.Context, chat bridge.Recipient) (bool, error) {
+	return chat == historyAlice || chat == historyGroup || chat.JID() == "123@lid", nil
+}
+
 type fakeContacts struct{ err error }
+
+// Cached knows 4915100000005 as on WhatsApp, 4915100000009 as not.
+func (fakeContacts) Cached(_ context.Context, number string) (bridge.Contact, bool) {
+	switch number {
+	case "4915100000005":
+		return bridge.Contact{Number: number, OnWhatsApp: true}, true
+	case "4915100000009":
+		return bridge.Contact{Number: number}, true
+	}
+	return bridge.Contact{}, false
+}
 
 func (f fakeContacts) Contact(_ context.Context, number string) (bridge.Contact, error) {
 	if number == "4915100000002" {
@@ -67,7 +101,7 @@ func newActionsEnv(t *testing.T) (string, *fakeMessages, *fakeChats) {
 	}
 	q := &fakeMessages{}
 	chats := &fakeChats{}
-	srv := newTestServer(t, Deps{Messages: q, Targets: fakeTargets{log}, Chats: chats, Contacts: fakeContacts{},
+	srv := newTestServer(t, Deps{Messages: q, Targets: fakeTargets{log}, Chats: chats, Contacts: fakeContacts{}, Inbox: fakeHistory{},
 		Now: func() time.Time { return now }})
 	return srv.URL, q, chats
 }
@@ -179,10 +213,16 @@ func TestChatReadAndPresence(t *testing.T) {
 		want       string // the call, or the error code
 	}{
 		{"/api/chats/4915100000002/read", `{"message_id":"3A0123"}`, 204, "read 4915100000002@s.whatsapp.net  3A0123"},
-		{"/api/chats/120363025246125486@g.us/read", `{"message_id":"3A0123","sender":"4915100000003"}`, 204,
-			"read 120363025246125486@g.us 4915100000003@s.whatsapp.net 3A0123"},
+		{"/api/chats/120363025246125486@g.us/read", `{"message_id":"3A0456","sender":"4915100000003"}`, 204,
+			"read 120363025246125486@g.us 4915100000003@s.whatsapp.net 3A0456"},
 		{"/api/chats/4915100000002@s.whatsapp.net/presence", `{"state":"recording"}`, 204, "presence 4915100000002@s.whatsapp.net recording"},
 		{"/api/chats/123@lid/presence", `{"state":"paused"}`, 204, "presence 123@lid paused"},
+		{"/api/chats/4915100000005/presence", `{"state":"composing"}`, 204, "presence 4915100000005@s.whatsapp.net composing"},
+		{"/api/chats/4915100000002/read", `{"message_id":"3A9999"}`, 404, "unknown_message"},
+		{"/api/chats/4915100000004/read", `{"message_id":"3A0123"}`, 404, "unknown_message"},
+		{"/api/chats/4915100000009/presence", `{"state":"composing"}`, 404, "unknown_chat"},
+		{"/api/chats/4915100000007/presence", `{"state":"composing"}`, 404, "unknown_chat"},
+		{"/api/chats/120363000000000001@g.us/presence", `{"state":"composing"}`, 404, "unknown_chat"},
 		{"/api/chats/49-151/read", `{"message_id":"3A0123"}`, 400, "invalid_chat"},
 		{"/api/chats/4915100000002/read", `{}`, 400, "missing_message_id"},
 		{"/api/chats/4915100000002/read", `{"message_id":"3A 1"}`, 400, "invalid_message_id"},

@@ -16,6 +16,9 @@ import (
 // (*whatsapp.ContactBook, cached 24 h).
 type Contacts interface {
 	Contact(ctx context.Context, number string) (bridge.Contact, error)
+	// Cached is the answer about number the book has without asking
+	// WhatsApp; false when it has none.
+	Cached(ctx context.Context, number string) (bridge.Contact, bool)
 }
 
 // contactAnswer is GET /api/contacts/{number}'s body.

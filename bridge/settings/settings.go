@@ -57,4 +57,6 @@ type Settings struct {
 	CheckBurst int
 	// TrustedProxies are the CIDRs whose X-Forwarded-For is believed.
 	TrustedProxies []netip.Prefix
+	// PresenceInterval paces the chat states of the API per chat.
+	PresenceInterval time.Duration
 }

@@ -117,6 +117,8 @@ func specsFor(s *Settings) []setting {
 			parse: into(&s.CheckBurst, countWithin(1, maxCheckBurst))},
 		{env: contract.EnvTrustedProxies, usage: "comma-separated CIDRs whose X-Forwarded-For is believed (an Ingress); empty: none",
 			parse: into(&s.TrustedProxies, guard.ParseProxies)},
+		{env: contract.EnvPresenceInterval, def: contract.DefaultPresenceInterval, usage: "shortest time between two chat states sent into one chat (1s-1m)",
+			parse: into(&s.PresenceInterval, durationWithin(time.Second, time.Minute))},
 	}
 }
 

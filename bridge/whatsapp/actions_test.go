@@ -73,6 +73,7 @@ func TestActionsReachTheContact(t *testing.T) {
 func TestReadMarksAndPresenceReachTheSimulator(t *testing.T) {
 	testutil.SkipIfShort(t, "simulator session")
 	sim, r, alice := linked(t)
+	r.pace = newChatPace(50*time.Millisecond, time.Now) // three states in a row, each in its turn
 	ctx := waitCtx(t)
 	chat := bridge.PhoneRecipient(alice.Number())
 	id, err := alice.SendText(ctx, types.NewJID(account, types.DefaultUserServer), "read me")
@@ -275,4 +276,78 @@ func checkFlood(t *testing.T, ctx context.Context, sim *wasim.Simulator, book *C
 		}
 	}
 	return answered, refused, sim.ContactQueries() - before, time.Since(start)
+}
+
+// Item 3: floods of chat states and read marks reach WhatsApp paced: 2,000
+// "composing" to one chat send one state; 2,000 alternating states send one
+// per interval (the last of them at its turn); 2,000 read marks of one
+// message send one receipt.
+func TestChatFloodsArePaced(t *testing.T) {
+	testutil.SkipIfShort(t, "simulator session")
+	sim, r, alice := linked(t)
+	const interval = 300 * time.Millisecond
+	r.pace = newChatPace(interval, time.Now)
+	ctx := waitCtx(t)
+	chat := bridge.PhoneRecipient(alice.Number())
+	states := func() int { return len(sim.ChatStates()) }
+
+	for range 2000 {
+		if err := r.SetPresence(ctx, chat, bridge.PresenceComposing); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := sim.WaitChatState(ctx, func(wasim.ChatState) bool { return states() >= 1 }); err != nil {
+		t.Fatal(err)
+	}
+	same := states()
+
+	start, before := time.Now(), states()
+	for i := range 2000 {
+		p := bridge.PresenceComposing
+		if i%2 == 1 {
+			p = bridge.PresencePaused
+		}
+		if err := r.SetPresence(ctx, chat, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	elapsed := time.Since(start)
+	// The last one asked for (paused) arrives at its turn.
+	if _, err := sim.WaitChatState(ctx, func(cs wasim.ChatState) bool {
+		all := sim.ChatStates()
+		return len(all) > before && all[len(all)-1].State == "paused"
+	}); err != nil {
+		t.Fatalf("the last state never arrived: %v", err)
+	}
+	alternating := states() - before
+
+	id, err := alice.SendText(ctx, types.NewJID(account, types.DefaultUserServer), "read me often")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2000 {
+		if err := r.MarkRead(ctx, chat, bridge.Recipient{}, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := alice.WaitTick(ctx, id, types.ReceiptTypeRead); err != nil {
+		t.Fatal(err)
+	}
+	reads := 0
+	for _, tick := range alice.Ticks() {
+		if tick.ID == id && tick.Type == types.ReceiptTypeRead {
+			reads++
+		}
+	}
+	t.Logf("2000 composing: %d states sent; 2000 alternating in %s: %d sent; 2000 read marks of one message: %d receipts",
+		same, elapsed.Round(time.Millisecond), alternating, reads)
+	if same != 1 {
+		t.Errorf("2000 composing to one chat sent %d states, want 1", same)
+	}
+	if limit := 2 + int(elapsed/interval); alternating > limit {
+		t.Errorf("2000 alternating states sent %d in %s, want at most %d (one per %s)", alternating, elapsed, limit, interval)
+	}
+	if reads != 1 {
+		t.Errorf("2000 read marks sent %d receipts, want 1", reads)
+	}
 }

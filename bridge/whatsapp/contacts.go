@@ -98,6 +98,19 @@ func (b *ContactBook) contact(ctx context.Context, number string, maxWait time.D
 	return v.(bridge.Contact), nil //nolint:forcetypeassert // load returns only this type
 }
 
+// Cached is the answer about number from memory or bridge.db, without
+// asking WhatsApp; false when there is none younger than ContactTTL.
+func (b *ContactBook) Cached(ctx context.Context, number string) (bridge.Contact, bool) {
+	if c, ok := b.remembered(number); ok {
+		return c, true
+	}
+	c, at, err := b.stored(ctx, number)
+	if err != nil || b.now().Sub(at) >= ContactTTL {
+		return bridge.Contact{}, false
+	}
+	return c, true
+}
+
 func (b *ContactBook) remembered(number string) (bridge.Contact, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()

@@ -71,6 +71,10 @@ type Options struct {
 	// Quotes finds the messages replies quote (nil: none is known, and a
 	// reply quotes by id alone).
 	Quotes QuoteSource
+	// PresenceInterval is the shortest time between two chat states the
+	// API sends into one chat (PRESENCE_INTERVAL); DefaultPresenceInterval
+	// when zero.
+	PresenceInterval time.Duration
 	// TypingDelay shows composing before each text (TYPING_DELAY); zero: off.
 	TypingDelay bridge.TypingDelay
 	// RestrictionBackoff is the first pause after a refusal that names no
@@ -83,6 +87,7 @@ type Manager struct {
 	opts     Options
 	states   stateStore
 	restrict restrictions // WhatsApp's restrictions of sending
+	pace     *chatPace    // chat states and read marks of the API
 	waLog    waLog.Logger
 	log      logr.Logger
 
@@ -139,6 +144,7 @@ func New(ctx context.Context, opts Options) (*Manager, error) {
 	m := &Manager{
 		opts: opts, states: stateStore{db: opts.DB, batcher: opts.Batcher, events: opts.Events},
 		log: opts.Log, bgCtx: context.WithoutCancel(ctx), restrict: restrictions{first: opts.RestrictionBackoff},
+		pace: newChatPace(opts.PresenceInterval, opts.Now),
 	}
 	m.waLog = tapFrames(newWALogger(opts.Log), m.noticeFrame)
 	creds, err := openCredentials(ctx, opts.CredentialsDir+"/session.db", opts.MasterKey, m.waLog.Sub("store"))

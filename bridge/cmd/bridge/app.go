@@ -201,6 +201,7 @@ func newMessaging(ctx context.Context, a *app) error {
 		},
 		Quotes:      quotes{a.messages, a.inbox},
 		TypingDelay: a.settings.TypingDelay, RestrictionBackoff: a.settings.RestrictionBackoff,
+		PresenceInterval: a.settings.PresenceInterval,
 	})
 	if err != nil {
 		return err

@@ -19,6 +19,7 @@ import (
 	"github.com/msgbridge/msgbridge/bridge/audit"
 	"github.com/msgbridge/msgbridge/bridge/guard"
 	"github.com/msgbridge/msgbridge/bridge/httpapi/openapi"
+	"github.com/msgbridge/msgbridge/bridge/spool"
 )
 
 // Deps is what the API's handlers use: ports, not stores.
@@ -78,7 +79,7 @@ type Deps struct {
 // server is the API: its handlers are its methods.
 type server struct {
 	Deps
-	spool *spoolSpace
+	space *spool.Space
 }
 
 // NewRouter returns the bridge's HTTP handler.
@@ -92,7 +93,7 @@ func NewRouter(d Deps) http.Handler {
 	if d.Limits == (guard.Limits{}) {
 		d.Limits = DefaultServerLimits(d.Send.MaxFileSize)
 	}
-	s := &server{Deps: d, spool: newSpoolSpace(d.Send)}
+	s := &server{Deps: d, space: spool.NewSpace(d.Send.SpoolDir, d.Send.SpoolMaxBytes)}
 	r := NewMux(d.Log)
 	s.publicRoutes(r)
 	s.sessionRoutes(r)

@@ -131,7 +131,7 @@ func (s *server) readSend(w http.ResponseWriter, r *http.Request) (sendqueue.Req
 	// The largest honest body: every item a full file, plus the fields.
 	r.Body = http.MaxBytesReader(w, r.Body, maxItems*(s.Send.MaxFileSize+64<<10)+maxFieldBytes)
 	authorize := func(k string) error { return s.checkAPIKey(w, r, k) }
-	form, err := readSendForm(r, s.spool, s.Send.MaxFileSize, outside != "", authorize)
+	form, err := readSendForm(r, s.space, s.Send.MaxFileSize, outside != "", authorize)
 	if err != nil {
 		return sendqueue.Request{}, "", nil, err
 	}

@@ -11,11 +11,12 @@ import (
 
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/sendqueue"
+	"github.com/msgbridge/msgbridge/bridge/spool"
 )
 
-// Uploads is what the API needs of the upload store (*sendqueue.Uploads).
+// Uploads is what the API needs of the upload store (*spool.Uploads).
 type Uploads interface {
-	Add(ctx context.Context, f *sendqueue.SpooledFile) (sendqueue.Upload, error)
+	Add(ctx context.Context, f *spool.File) (spool.Upload, error)
 	Use(ctx context.Context, id string) (*sendqueue.SpooledFile, error)
 }
 
@@ -86,7 +87,7 @@ func (s *server) uploadPart(part *multipart.Part, f **sendqueue.SpooledFile) err
 	case *f != nil:
 		return bridge.Invalid("unexpected_file", "one upload takes one file")
 	}
-	sf, err := s.spool.spool(part, s.Send.MaxFileSize)
+	sf, err := spoolPart(s.space, part, s.Send.MaxFileSize)
 	*f = sf // owned from here, even on error
 	return err
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/msgbridge/msgbridge/bridge/metrics"
 	"github.com/msgbridge/msgbridge/bridge/sendqueue"
 	"github.com/msgbridge/msgbridge/bridge/settings"
+	"github.com/msgbridge/msgbridge/bridge/spool"
 	"github.com/msgbridge/msgbridge/bridge/sqlite"
 	"github.com/msgbridge/msgbridge/bridge/webhook"
 	"github.com/msgbridge/msgbridge/bridge/whatsapp"
@@ -54,7 +55,7 @@ type app struct {
 	queue    *sendqueue.Queue
 	// downloads fetches incoming attachments into DATA_DIR/media.
 	downloads *media.Downloader
-	uploads   *sendqueue.Uploads
+	uploads   *spool.Uploads
 	server    *http.Server
 
 	// closers undo build's steps, last first.
@@ -217,7 +218,7 @@ func newMessaging(ctx context.Context, a *app) error {
 		Log: a.messages, Sender: a.session, Schedule: a.settings.RetrySchedule, Rate: a.settings.SendRate,
 		Checker: a.contacts.QueueChecks(), Accounts: a.session,
 	})
-	a.uploads = sendqueue.NewUploads(sendqueue.UploadOptions{DB: a.db, Batcher: a.writer, Dir: a.dir.SpoolDir(),
+	a.uploads = spool.NewUploads(spool.UploadOptions{DB: a.db, Batcher: a.writer, Dir: a.dir.SpoolDir(),
 		Log: a.log.WithName("uploads")})
 	if err := a.queue.SweepSpool(ctx, a.dir.SpoolDir()); err != nil {
 		return fmt.Errorf("sweep spool: %w", err)

@@ -1,4 +1,4 @@
-package sendqueue
+package spool
 
 import (
 	"context"
@@ -63,6 +63,14 @@ func NewUploads(opts UploadOptions) *Uploads {
 	return &Uploads{opts: opts}
 }
 
+func storeFailed(err error) error {
+	return bridge.Internal("store_failed", "the upload could not be stored", err)
+}
+
+func readFailed(err error) error {
+	return bridge.Internal("read_failed", "the uploads could not be read", err)
+}
+
 // errUnknownUpload: the id names no upload, or one that expired.
 func errUnknownUpload() error {
 	return bridge.Invalid("unknown_upload", "media.upload_id names no upload of the last %s", UploadTTL)
@@ -70,12 +78,12 @@ func errUnknownUpload() error {
 
 // Add keeps f (already in the spool; Uploads owns it from here, and deletes
 // it on error) as a new upload.
-func (u *Uploads) Add(ctx context.Context, f *SpooledFile) (Upload, error) {
+func (u *Uploads) Add(ctx context.Context, f *File) (Upload, error) {
 	now := u.opts.Now()
 	up := Upload{ID: uuid.NewString(), FileName: f.Name, MimeType: f.MimeType, Size: f.Size, SHA256: f.SHA256,
 		CreatedAt: now, ExpiresAt: now.Add(UploadTTL)}
 	if up.SHA256 == "" {
-		if _, err := fileSHA256(f); err != nil {
+		if _, err := f.Hash(); err != nil {
 			_ = os.Remove(f.Path)
 			return Upload{}, storeFailed(err)
 		}
@@ -97,10 +105,10 @@ func (u *Uploads) Add(ctx context.Context, f *SpooledFile) (Upload, error) {
 // Use returns a file of its own for one send of upload id: the caller (the
 // queue, once the request is accepted) owns it and deletes it. An unknown
 // or expired id is a bridge.Error unknown_upload.
-func (u *Uploads) Use(ctx context.Context, id string) (*SpooledFile, error) {
+func (u *Uploads) Use(ctx context.Context, id string) (*File, error) {
 	var (
 		path string
-		f    SpooledFile
+		f    File
 	)
 	err := u.opts.DB.QueryRowContext(ctx, `SELECT path, file_name, mimetype, file_size, sha256 FROM uploads
 		WHERE id = ? AND expires_at > ?`, id, u.opts.Now().UnixMilli()).Scan(&path, &f.Name, &f.MimeType, &f.Size, &f.SHA256)

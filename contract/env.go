@@ -51,6 +51,8 @@ const (
 	// EnvPresenceInterval is the shortest time between two chat states the
 	// API sends into one chat.
 	EnvPresenceInterval = "PRESENCE_INTERVAL"
+	// EnvUploadRetention is how long an upload of POST /api/uploads is kept.
+	EnvUploadRetention = "UPLOAD_RETENTION"
 )
 
 // The defaults of the settings that have one, as the bridge reads them. The
@@ -82,4 +84,6 @@ const (
 	// DefaultPresenceInterval: a person does not change a chat's state
 	// more often.
 	DefaultPresenceInterval = "5s"
+	// DefaultUploadRetention keeps an upload a day.
+	DefaultUploadRetention = 24 * time.Hour
 )

@@ -1,8 +1,10 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -63,7 +65,10 @@ type jsonEnv struct {
 	queue  *sendqueue.Queue
 }
 
-func newJSONEnv(t *testing.T) *jsonEnv {
+func newJSONEnv(t *testing.T) *jsonEnv { return newJSONEnvSpool(t, 0) }
+
+// newJSONEnvSpool is newJSONEnv with a spool of at most spoolMax bytes.
+func newJSONEnvSpool(t *testing.T, spoolMax int64) *jsonEnv {
 	t.Helper()
 	db := testutil.OpenBridgeDB(t)
 	writer := sqlite.NewBatcher(db)
@@ -73,9 +78,45 @@ func newJSONEnv(t *testing.T) *jsonEnv {
 	e.queue = sendqueue.New(sendqueue.Options{Log: log, Sender: e.sender, Schedule: []time.Duration{time.Hour}})
 	uploads := spool.NewUploads(spool.UploadOptions{DB: db, Batcher: writer, Dir: e.spool, Log: logr.Discard()})
 	srv := newTestServer(t, Deps{Messages: e.queue, Uploads: uploads,
-		Send: SendConfig{APIKey: testAPIKey, SpoolDir: e.spool, MaxFileSize: testMaxFile}})
+		Send: SendConfig{APIKey: testAPIKey, SpoolDir: e.spool, MaxFileSize: testMaxFile, SpoolMaxBytes: spoolMax}})
 	e.base = srv.URL
 	return e
+}
+
+// Item 6: one file uploaded again takes no more of the spool, and a
+// deleted upload gives its room back: four uploads of one file fit a spool
+// of two, a different file fits once the others are deleted, and an id
+// deleted (or never given) is 404.
+func TestUploadsShareContentAndDelete(t *testing.T) {
+	const size = 1000 // testMaxFile is 1024
+	e := newJSONEnvSpool(t, 2*size+size/2)
+	same := bytes.Repeat([]byte("a"), size)
+	var ids []string
+	for i := range 4 {
+		ids = append(ids, e.upload(t, fmt.Sprintf("copy-%d.txt", i), same))
+	}
+	other := bytes.Repeat([]byte("b"), size)
+	ct, body := multipartBody(part{name: "file", value: string(other), fileName: "other.txt"})
+	call(t, http.MethodPost, e.base+"/api/uploads", body, "Content-Type: "+ct, "X-Api-Key: "+testAPIKey) // fits or not: either way
+	del := func(id string) (int, string) {
+		return call(t, http.MethodDelete, e.base+"/api/uploads/"+id, nil, "X-Api-Key: "+testAPIKey)
+	}
+	for _, id := range ids {
+		if status, raw := del(id); status != http.StatusNoContent {
+			t.Fatalf("delete %s: %d %s", id, status, raw)
+		}
+	}
+	if status, raw := del(ids[0]); status != http.StatusNotFound || errorCode(t, raw) != "upload_not_found" {
+		t.Errorf("a second delete: %d %s", status, raw)
+	}
+	if status, raw := del("no-such-upload"); status != http.StatusNotFound {
+		t.Errorf("an unknown id: %d %s", status, raw)
+	}
+	testutil.Eventually(t, 5*time.Second, func() bool {
+		ct, body := multipartBody(part{name: "file", value: string(bytes.Repeat([]byte("c"), size)), fileName: "third.txt"})
+		status, _ := call(t, http.MethodPost, e.base+"/api/uploads", body, "Content-Type: "+ct, "X-Api-Key: "+testAPIKey)
+		return status == http.StatusCreated
+	}, "the deleted uploads' room never came back")
 }
 
 func (e *jsonEnv) post(t *testing.T, body string, headers ...string) (int, string) {

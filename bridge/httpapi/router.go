@@ -151,6 +151,7 @@ func (s *server) messagingRoutes(r *mux.Router) {
 		{"/api/messages", get, s.listMessages},
 		{"/api/messages", post, s.postMessage},
 		{"/api/uploads", post, s.postUpload},
+		{"/api/uploads/{id}", del, s.deleteUpload},
 		{"/api/messages/{id}", get, s.getMessage},
 		{"/api/messages/{id}", patch, s.editMessage},
 		{"/api/messages/{id}", del, s.revokeMessage},

@@ -121,7 +121,6 @@ func field(h hash.Hash, s string) {
 	_, _ = io.WriteString(h, s)
 }
 
-
 // StoreResponse records the response of the request that claimed key.
 func (q *Queue) StoreResponse(ctx context.Context, key string, resp StoredResponse) error {
 	return q.batcher.Do(ctx, func(tx *sql.Tx) error {

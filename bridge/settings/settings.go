@@ -59,4 +59,6 @@ type Settings struct {
 	TrustedProxies []netip.Prefix
 	// PresenceInterval paces the chat states of the API per chat.
 	PresenceInterval time.Duration
+	// UploadRetention is how long an upload is kept for sending by id.
+	UploadRetention time.Duration
 }

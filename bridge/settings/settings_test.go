@@ -56,7 +56,7 @@ func TestLoadDefaults(t *testing.T) {
 	if s.MaxUploads != 32 || s.UploadsPerAddress != 4 || s.KeyDeadline != 10*time.Second {
 		t.Errorf("upload bounds: %d, %d per address, key deadline %s", s.MaxUploads, s.UploadsPerAddress, s.KeyDeadline)
 	}
-	if s.CheckRate.String() != "10/m" || s.CheckBurst != 5 || s.PresenceInterval != 5*time.Second {
+	if s.CheckRate.String() != "10/m" || s.CheckBurst != 5 || s.PresenceInterval != 5*time.Second || s.UploadRetention != 24*time.Hour {
 		t.Errorf("check budget: %s, burst %d", s.CheckRate, s.CheckBurst)
 	}
 	if s.SendRate.String() != "20/m" || !s.TypingDelay.Off() || s.RestrictionBackoff != time.Minute {
@@ -138,6 +138,7 @@ func TestLoadRejects(t *testing.T) {
 		{"CHECK_RATE", "10", "is not a rate"},
 		{"CHECK_BURST", "101", "from 1 to 100, got 101"},
 		{"PRESENCE_INTERVAL", "100ms", "from 1s to 1m0s"},
+		{"UPLOAD_RETENTION", "0s", "from 1s to 8760h"},
 		{"TRUSTED_PROXIES", "10.0.0.0/8,ingress", `"ingress" is neither a CIDR`},
 		{"KEY_DEADLINE", "10m", "from 100ms to 5m0s"},
 		{"WEBHOOK_URL", "ftp://x", "http:// or https://"},

@@ -119,6 +119,8 @@ func specsFor(s *Settings) []setting {
 			parse: into(&s.TrustedProxies, guard.ParseProxies)},
 		{env: contract.EnvPresenceInterval, def: contract.DefaultPresenceInterval, usage: "shortest time between two chat states sent into one chat (1s-1m)",
 			parse: into(&s.PresenceInterval, durationWithin(time.Second, time.Minute))},
+		{env: contract.EnvUploadRetention, def: formatHours(contract.DefaultUploadRetention), usage: "how long an upload is kept for sending by id (from 1s to 8760h)",
+			parse: into(&s.UploadRetention, parseRetention)},
 	}
 }
 

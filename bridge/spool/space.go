@@ -59,11 +59,18 @@ func (s *Space) reserve(n int64) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if now := time.Now(); now.After(s.measureAt) {
+	now := time.Now()
+	if now.After(s.measureAt) {
 		s.measured, s.pending, s.measureAt = Bytes(s.dir), 0, now.Add(spoolRescanEvery)
 	}
 	if s.measured+s.pending+n > s.max {
-		return errSpoolFull
+		// Measure again before refusing: files deleted since (a sent
+		// attachment, a deleted or deduplicated upload) give their room
+		// back at once.
+		s.measured, s.pending, s.measureAt = Bytes(s.dir), 0, now.Add(spoolRescanEvery)
+		if s.measured+n > s.max {
+			return errSpoolFull
+		}
 	}
 	s.pending += n
 	return nil

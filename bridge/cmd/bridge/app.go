@@ -218,7 +218,7 @@ func newMessaging(ctx context.Context, a *app) error {
 		Log: a.messages, Sender: a.session, Schedule: a.settings.RetrySchedule, Rate: a.settings.SendRate,
 		Checker: a.contacts.QueueChecks(), Accounts: a.session,
 	})
-	a.uploads = spool.NewUploads(spool.UploadOptions{DB: a.db, Batcher: a.writer, Dir: a.dir.SpoolDir(),
+	a.uploads = spool.NewUploads(spool.UploadOptions{DB: a.db, Batcher: a.writer, Dir: a.dir.SpoolDir(), Retention: a.settings.UploadRetention,
 		Log: a.log.WithName("uploads")})
 	if err := a.queue.SweepSpool(ctx, a.dir.SpoolDir()); err != nil {
 		return fmt.Errorf("sweep spool: %w", err)
@@ -243,14 +243,14 @@ func newHTTPServer(_ context.Context, a *app) error {
 	recorder := httpapi.AuditRecorder{Log: a.audit, Logger: a.log.WithName("audit")}
 	// One limit on failed credentials per address for the API and the
 	// dashboard's sign-in together.
-	guard := guard.NewCredentials(recorder, time.Now)
+	creds := guard.NewCredentials(recorder, time.Now)
 	dash := dashboard.New(dashboard.Options{
 		Session: a.session, AdminToken: s.AdminToken, TOTPKey: []byte(s.TOTPSecret.Reveal()),
-		Audit: recorder, Guard: guard, Log: a.log.WithName("dashboard"),
+		Audit: recorder, Guard: creds, Log: a.log.WithName("dashboard"),
 	})
-	spoolMax := s.SpoolMaxBytes
-	if spoolMax == 0 {
-		spoolMax = defaultSpoolMax(a.dir.SpoolDir())
+	spoolMax, err := spoolMaxFor(s.SpoolMaxBytes, a.dir.SpoolDir())
+	if err != nil {
+		return err
 	}
 	a.log.Info("spool bounded", "dir", a.dir.SpoolDir(), "maxBytes", spoolMax)
 	a.server = &http.Server{
@@ -265,7 +265,7 @@ func newHTTPServer(_ context.Context, a *app) error {
 			Contacts:   a.contacts,
 			Send: httpapi.SendConfig{APIKey: s.APIKey, SpoolDir: a.dir.SpoolDir(), MaxFileSize: s.MaxFileSize,
 				SpoolMaxBytes: spoolMax},
-			Guard:          guard,
+			Guard:          creds,
 			Limits:         serverLimits(s),
 			TrustedProxies: s.TrustedProxies,
 			Analytics:      sendqueue.Analytics{DB: a.db},
@@ -290,6 +290,22 @@ func newHTTPServer(_ context.Context, a *app) error {
 	// event streams would hold it for the whole grace period.
 	a.server.RegisterOnShutdown(dash.Close)
 	return nil
+}
+
+// spoolMaxFor is the spool's bound: SPOOL_MAX_BYTES when set, which must
+// fit the spool's volume (a bound the disk cannot hold bounds nothing, and
+// the disk fills before any 507), else the default.
+func spoolMaxFor(set int64, dir string) (int64, error) {
+	if set == 0 {
+		return defaultSpoolMax(dir), nil
+	}
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(dir, &st); err == nil {
+		if size := int64(st.Blocks) * st.Bsize; set > size { //nolint:gosec // block counts fit an int64
+			return 0, fmt.Errorf("setting SPOOL_MAX_BYTES: %d bytes is larger than the volume of DATA_DIR (%d bytes)", set, size)
+		}
+	}
+	return set, nil
 }
 
 // defaultSpoolMax is SPOOL_MAX_BYTES's default: a quarter of the free space

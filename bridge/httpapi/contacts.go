@@ -34,10 +34,19 @@ type contactAnswer struct {
 func parseNumber(s string) (string, error) {
 	digits := strings.TrimPrefix(s, "+")
 	if strings.ContainsAny(digits, " -+") {
-		return "", bridge.ErrInvalidRecipient
+		return "", errContactNumber
 	}
-	return bridge.NormalizePhone(digits)
+	n, err := bridge.NormalizePhone(digits)
+	if err != nil {
+		return "", errContactNumber
+	}
+	return n, nil
 }
+
+// errContactNumber names the forms GET /api/contacts/{number} accepts: a
+// group or a LID is no number to check.
+var errContactNumber = bridge.Invalid("invalid_number",
+	"number must be a phone number with country code: 7-15 digits, an optional leading + (%%2B in a URL), no spaces or dashes, e.g. 4915112345678")
 
 // contact is GET /api/contacts/{number}: whether the number is on WhatsApp,
 // its JID and, when known, its LID. Answers are cached 24 h; an uncached

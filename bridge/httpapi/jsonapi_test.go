@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/go-logr/logr"
 
@@ -191,6 +192,16 @@ func TestPostMessageValidation(t *testing.T) {
 		{`{"to":"4915100000002","type":"reaction"}`, 400, "unknown_type"},
 		{`{"to":"4915100000002","type":"text","text":"hi","colour":1}`, 400, "invalid_json"},
 		{`{"to":"4915100000002","type":"text","text":"hi"} {}`, 400, "invalid_json"},
+		// Item 8: what encoding/json would read in its own way.
+		{`{"to":"4915100000002","to":"4915100000003","type":"text","text":"hi"}`, 400, "invalid_json"},
+		{`{"TO":"4915100000003","to":"4915100000002","type":"text","text":"hi"}`, 400, "invalid_json"},
+		{`{"to":"4915100000002","type":"text","Text":"hi"}`, 400, "invalid_json"},
+		{`{"to":"4915100000002","type":"image","media":{"upload_id":"a","UPLOAD_ID":"b"}}`, 400, "invalid_json"},
+		{`null`, 400, "invalid_json"},
+		{`[]`, 400, "invalid_json"},
+		{"{\"to\":\"4915100000002\",\"type\":\"text\",\"text\":\"hi \xff\"}", 400, "invalid_text"},
+		{`{"to":"4915100000002","type":"text","text":"hi \ud800"}`, 400, "invalid_text"},
+		{`{"to":"4915100000002","type":"text","text":"hi \u0000"}`, 400, "invalid_text"},
 		{`{"to":"4915100000002","type":"image"}`, 400, "missing_file"},
 		{`{"to":"4915100000002","type":"image","media":{}}`, 400, "missing_file"},
 		{`{"to":"4915100000002","type":"image","media":{"upload_id":"nope"}}`, 400, "unknown_upload"},
@@ -349,6 +360,28 @@ func FuzzMessageJSON(f *testing.F) {
 			}
 		default:
 			t.Fatalf("type %s accepted without its file", it.Type) // no upload store here
+		}
+	})
+}
+
+// FuzzCheckStrictJSON: the strict check never panics, and what it passes
+// encoding/json reads as one object without repairs: valid UTF-8, no NUL,
+// no key twice in any case.
+func FuzzCheckStrictJSON(f *testing.F) {
+	for _, s := range []string{`{"to":"1"}`, `{"to":"1","to":"2"}`, `{"TO":"1"}`, `null`, `{"a":[{"b":"\ud800"}]}`,
+		`{"a":"\u0000"}`, "{\"a\":\"\xff\"}", `{"a":{"b":{"c":[1,2,{"d":"\ufffd"}]}}}`, `[[[[[[`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if checkStrictJSON(raw) != nil {
+			return
+		}
+		var v map[string]any
+		if err := json.Unmarshal(raw, &v); err != nil || v == nil {
+			t.Fatalf("passed %q, which is not one object: %v", raw, err)
+		}
+		if !utf8.Valid(raw) || bytes.Contains(raw, []byte{0}) {
+			t.Fatalf("passed %q with invalid text", raw)
 		}
 	})
 }

@@ -59,6 +59,7 @@ type records struct {
 	mu         sync.Mutex
 	questions  map[string]int // usync contact questions per number asked about
 	queries    int            // usync contact queries, however many numbers each carried
+	groupLists int            // <participating/> queries: the list of the user's groups
 	chatStates []ChatState
 }
 
@@ -86,6 +87,14 @@ func (s *Simulator) ContactQueries() int {
 	s.records.mu.Lock()
 	defer s.records.mu.Unlock()
 	return s.records.queries
+}
+
+// GroupListQueries is how many times clients asked for the list of their
+// groups (whatsmeow's GetJoinedGroups).
+func (s *Simulator) GroupListQueries() int {
+	s.records.mu.Lock()
+	defer s.records.mu.Unlock()
+	return s.records.groupLists
 }
 
 // ContactQuestions is how many usync contact questions (whatsmeow's

@@ -77,6 +77,7 @@ func (m *Manager) MarkRead(ctx context.Context, chat, sender bridge.Recipient, i
 		return nil // marked read already: once per message
 	}
 	if err := cli.MarkRead(ctx, []types.MessageID{id}, m.opts.Now(), chatJID, senderJID); err != nil {
+		m.pace.unmark(chatJID, id)
 		return fmt.Errorf("mark read: %w", err)
 	}
 	return nil

@@ -109,6 +109,14 @@ func (c *chatPace) markOnce(chat types.JID, id string) bool {
 	return true
 }
 
+// unmark forgets a read mark that could not be sent, so that a retry
+// sends it.
+func (c *chatPace) unmark(chat types.JID, id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.read, chat.String()+"/"+id) // its place in order goes with the oldest
+}
+
 // sendPresence sends p into chat on the current client, best effort: a
 // state that waited for its turn has no caller to report to.
 func (m *Manager) sendPresence(ctx context.Context, jid types.JID, p bridge.ChatPresence) error {

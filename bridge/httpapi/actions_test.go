@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -11,7 +12,12 @@ import (
 )
 
 // fakeTargets finds messages of its log by id or WhatsApp id.
-type fakeTargets struct{ log []bridge.Message }
+// fakeTargets is a log of messages; revoked are the WhatsApp ids whose
+// revoke it holds.
+type fakeTargets struct {
+	log     []bridge.Message
+	revoked []string
+}
 
 func (f fakeTargets) FindMessage(_ context.Context, id string) (bridge.Message, error) {
 	for _, m := range f.log {
@@ -20,6 +26,10 @@ func (f fakeTargets) FindMessage(_ context.Context, id string) (bridge.Message, 
 		}
 	}
 	return bridge.Message{}, bridge.Errorf(bridge.KindNotFound, "message_not_found", "no such message")
+}
+
+func (f fakeTargets) Revoked(_ context.Context, whatsappID string) (bool, error) {
+	return slices.Contains(f.revoked, whatsappID), nil
 }
 
 // fakeChats records the read marks and presences, failing with err.
@@ -98,10 +108,11 @@ func newActionsEnv(t *testing.T) (string, *fakeMessages, *fakeChats) {
 		{ID: "m3", WhatsAppID: "3EB0CCCC", Recipient: alice, Type: bridge.TypeImage, Status: bridge.StatusSent, CreatedAt: now},
 		{ID: "m4", WhatsAppID: "3EB0DDDD", Recipient: alice, Type: bridge.TypeText, Status: bridge.StatusFailed, CreatedAt: now},
 		{ID: "m5", WhatsAppID: "3EB0EEEE", Recipient: alice, Type: bridge.TypeReaction, Status: bridge.StatusSent, CreatedAt: now},
+		{ID: "m6", WhatsAppID: "3EB0FFFF", Recipient: alice, Type: bridge.TypeText, Status: bridge.StatusSent, CreatedAt: now},
 	}
 	q := &fakeMessages{}
 	chats := &fakeChats{}
-	srv := newTestServer(t, Deps{Messages: q, Targets: fakeTargets{log}, Chats: chats, Contacts: fakeContacts{}, Inbox: fakeHistory{},
+	srv := newTestServer(t, Deps{Messages: q, Targets: fakeTargets{log: log, revoked: []string{"3EB0FFFF"}}, Chats: chats, Contacts: fakeContacts{}, Inbox: fakeHistory{},
 		Now: func() time.Time { return now }})
 	return srv.URL, q, chats
 }
@@ -164,6 +175,9 @@ func TestActionsRefuseWhatWhatsAppWouldNot(t *testing.T) {
 		{"edit of an image", "PATCH", "/api/messages/m3", `{"text":"x"}`, 409, "not_editable"},
 		{"react to a failed message", "POST", "/api/messages/m4/reaction", `{"emoji":"👍"}`, 409, "target_failed"},
 		{"revoke of a reaction", "DELETE", "/api/messages/m5", "", 409, "not_actionable"},
+		// Item 8: what could only waste a send.
+		{"a second revoke", "DELETE", "/api/messages/m6", "", 409, "target_revoked"},
+		{"an edit after a revoke", "PATCH", "/api/messages/3EB0FFFF", `{"text":"too late"}`, 409, "target_revoked"},
 		{"no emoji", "POST", "/api/messages/m1/reaction", `{}`, 400, "missing_emoji"},
 		{"not an emoji", "POST", "/api/messages/m1/reaction", `{"emoji":"ok"}`, 400, "invalid_emoji"},
 		{"two fields", "POST", "/api/messages/m1/reaction", `{"emoji":"👍","x":1}`, 400, "invalid_json"},

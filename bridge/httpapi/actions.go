@@ -94,7 +94,27 @@ func (s *server) resolveTarget(r *http.Request, typ bridge.MessageType) (target,
 	if q["chat"] == "" {
 		return s.historyTarget(r.Context(), id, q, err)
 	}
-	return receivedTarget(id, q)
+	t, err := receivedTarget(id, q)
+	if err != nil {
+		return target{}, err
+	}
+	return t, s.sameChat(r.Context(), t)
+}
+
+// sameChat refuses a ?chat= that is not the chat the incoming history
+// received the message in: the reaction would go nowhere.
+func (s *server) sameChat(ctx context.Context, t target) error {
+	if s.Inbox == nil {
+		return nil
+	}
+	chat, _, found, err := s.Inbox.Received(ctx, t.id)
+	switch {
+	case err != nil:
+		return err
+	case found && chat.JID() != t.chat.JID():
+		return bridge.Invalid("chat_mismatch", "the message was received in another chat than ?chat=")
+	}
+	return nil
 }
 
 // historyTarget is a received message the incoming history knows; notFound

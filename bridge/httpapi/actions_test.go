@@ -177,6 +177,7 @@ func TestActionsRefuseWhatWhatsAppWouldNot(t *testing.T) {
 		{"revoke of a reaction", "DELETE", "/api/messages/m5", "", 409, "not_actionable"},
 		// Item 8: what could only waste a send.
 		{"a second revoke", "DELETE", "/api/messages/m6", "", 409, "target_revoked"},
+		{"a reaction whose ?chat= is not the message's", "POST", "/api/messages/3A0123/reaction?chat=4915100000004", `{"emoji":"👍"}`, 400, "chat_mismatch"},
 		{"an edit after a revoke", "PATCH", "/api/messages/3EB0FFFF", `{"text":"too late"}`, 409, "target_revoked"},
 		{"no emoji", "POST", "/api/messages/m1/reaction", `{}`, 400, "missing_emoji"},
 		{"not an emoji", "POST", "/api/messages/m1/reaction", `{"emoji":"ok"}`, 400, "invalid_emoji"},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 )
@@ -185,4 +186,62 @@ func RestrictedUntil(err error) (time.Time, bool) {
 		return r.Until, true
 	}
 	return time.Time{}, false
+}
+
+// Budget is a token bucket over a rate: at most Burst actions at once,
+// then one per rate interval. It paces what the bridge asks of WhatsApp on
+// behalf of callers (number checks), where a flood must be refused, not
+// queued. The clock is passed in, so it does no I/O.
+type Budget struct {
+	interval time.Duration
+	burst    float64
+
+	mu     sync.Mutex
+	tokens float64 // may go below 0: tokens reserved by callers that wait
+	at     time.Time
+}
+
+// NewBudget allows burst actions at once and one per rate's interval after.
+func NewBudget(rate SendRate, burst int) *Budget {
+	return &Budget{interval: rate.Interval(), burst: float64(burst), tokens: float64(burst)}
+}
+
+// Reserve takes a token at now when one is due within maxWait: ok, and how
+// long the caller must wait before it acts. Otherwise nothing is taken and
+// wait is how long until a token is due.
+func (b *Budget) Reserve(now time.Time, maxWait time.Duration) (wait time.Duration, ok bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.at.IsZero() {
+		b.at = now
+	}
+	if b.interval > 0 && now.After(b.at) {
+		b.tokens = min(b.burst, b.tokens+float64(now.Sub(b.at))/float64(b.interval))
+	}
+	b.at = now
+	if b.tokens >= 1 || b.interval <= 0 {
+		b.tokens--
+		return 0, true
+	}
+	wait = time.Duration((1 - b.tokens) * float64(b.interval))
+	if wait > maxWait {
+		return wait, false
+	}
+	b.tokens--
+	return wait, true
+}
+
+// RetryAfter is the cause of a KindRateLimited error that knows when to
+// come back; transports answer it with their retry hint (Retry-After).
+type RetryAfter time.Duration
+
+func (r RetryAfter) Error() string { return "retry after " + time.Duration(r).String() }
+
+// RetryAfterOf is the wait err carries, if any.
+func RetryAfterOf(err error) (time.Duration, bool) {
+	var ra RetryAfter
+	if errors.As(err, &ra) {
+		return time.Duration(ra), true
+	}
+	return 0, false
 }

@@ -148,3 +148,36 @@ func FuzzParseTypingDelay(f *testing.F) {
 		}
 	})
 }
+
+// A budget of 2 at once and 1 a second: the burst, then one a second; a
+// caller that may wait reserves the next token, and the one after it
+// waits longer.
+func TestBudget(t *testing.T) {
+	start := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	b := NewBudget(SendRate{N: 1, Per: time.Second}, 2)
+	for i, step := range []struct {
+		at      time.Duration
+		maxWait time.Duration
+		wait    time.Duration
+		ok      bool
+	}{
+		{0, 0, 0, true},
+		{0, 0, 0, true},
+		{0, 0, time.Second, false},
+		{500 * time.Millisecond, 0, 500 * time.Millisecond, false},
+		{500 * time.Millisecond, time.Second, 500 * time.Millisecond, true},
+		{500 * time.Millisecond, time.Second, 1500 * time.Millisecond, false},
+		{time.Second, time.Second, time.Second, true},
+		{5 * time.Second, 0, 0, true},
+		{5 * time.Second, 0, 0, true},
+		{5 * time.Second, 0, time.Second, false},
+	} {
+		wait, ok := b.Reserve(start.Add(step.at), step.maxWait)
+		if wait != step.wait || ok != step.ok {
+			t.Errorf("step %d at %s: wait %s ok %v, want %s %v", i, step.at, wait, ok, step.wait, step.ok)
+		}
+	}
+	if wait, ok := RetryAfterOf(fmt.Errorf("wrapped: %w", &Error{Kind: KindRateLimited, Err: RetryAfter(3 * time.Second)})); !ok || wait != 3*time.Second {
+		t.Errorf("RetryAfterOf: %s %v", wait, ok)
+	}
+}

@@ -34,6 +34,25 @@ const (
 	// EnvRestrictionBackoff is the first pause after a WhatsApp rate limit
 	// that names no end; it doubles while WhatsApp keeps refusing.
 	EnvRestrictionBackoff = "RESTRICTION_BACKOFF"
+	// EnvMaxUploads is how many large bodies from callers not yet verified
+	// are read at once; EnvUploadsPerAddress how many of them one address
+	// may hold; EnvKeyDeadline how long such a body may take to present
+	// its credential.
+	EnvMaxUploads        = "MAX_UPLOADS"
+	EnvUploadsPerAddress = "UPLOADS_PER_ADDRESS"
+	EnvKeyDeadline       = "KEY_DEADLINE"
+	// EnvCheckRate and EnvCheckBurst budget the number checks that reach
+	// WhatsApp (GET /api/contacts/{number} and the queue's own checks).
+	EnvCheckRate  = "CHECK_RATE"
+	EnvCheckBurst = "CHECK_BURST"
+	// EnvTrustedProxies lists the CIDRs whose X-Forwarded-For the bridge
+	// believes (an Ingress controller's pods); empty believes none.
+	EnvTrustedProxies = "TRUSTED_PROXIES"
+	// EnvPresenceInterval is the shortest time between two chat states the
+	// API sends into one chat.
+	EnvPresenceInterval = "PRESENCE_INTERVAL"
+	// EnvUploadRetention is how long an upload of POST /api/uploads is kept.
+	EnvUploadRetention = "UPLOAD_RETENTION"
 )
 
 // The defaults of the settings that have one, as the bridge reads them. The
@@ -55,4 +74,16 @@ const (
 	DefaultInboxRetention    = 720 * time.Hour
 	// DefaultMediaRetention keeps incoming attachments a week.
 	DefaultMediaRetention = 168 * time.Hour
+	// The defaults of the bounds on bodies from callers not yet verified.
+	DefaultMaxUploads        = "32"
+	DefaultUploadsPerAddress = "4"
+	DefaultKeyDeadline       = "10s"
+	// The budget of number checks: 5 at once, then one every 6 s.
+	DefaultCheckRate  = "10/m"
+	DefaultCheckBurst = "5"
+	// DefaultPresenceInterval: a person does not change a chat's state
+	// more often.
+	DefaultPresenceInterval = "5s"
+	// DefaultUploadRetention keeps an upload a day.
+	DefaultUploadRetention = 24 * time.Hour
 )

@@ -19,7 +19,14 @@ import (
 // log id or its WhatsApp id.
 type ActionTargets interface {
 	FindMessage(ctx context.Context, id string) (bridge.Message, error)
+	// Revoked reports whether a revoke of the message (by WhatsApp id) is
+	// queued or sent.
+	Revoked(ctx context.Context, whatsappID string) (bool, error)
 }
+
+// errRevoked refuses an edit or a revoke of a message revoked already: it
+// could only waste a send.
+var errRevoked = bridge.Errorf(bridge.KindConflict, "target_revoked", "the message is revoked (or its revoke is queued); it cannot be edited or revoked again")
 
 // maxMessageID bounds a message id in a path: log ids are UUIDs, WhatsApp
 // ids are at most a few dozen hex digits.
@@ -42,6 +49,22 @@ type target struct {
 	id     string           // its WhatsApp id
 	sender bridge.Recipient // who sent it, when it was received
 	own    *bridge.Message  // its entry in the log, when the account sent it
+}
+
+// notRevoked refuses an edit or a revoke of the account's own message once
+// a revoke of it is queued or sent.
+func (s *server) notRevoked(ctx context.Context, t target, typ bridge.MessageType) error {
+	if t.own == nil || (typ != bridge.TypeEdit && typ != bridge.TypeRevoke) {
+		return nil
+	}
+	revoked, err := s.Targets.Revoked(ctx, t.id)
+	if err != nil {
+		return err
+	}
+	if revoked {
+		return errRevoked
+	}
+	return nil
 }
 
 // resolveTarget finds the message {id} names. The log holds what the
@@ -71,7 +94,27 @@ func (s *server) resolveTarget(r *http.Request, typ bridge.MessageType) (target,
 	if q["chat"] == "" {
 		return s.historyTarget(r.Context(), id, q, err)
 	}
-	return receivedTarget(id, q)
+	t, err := receivedTarget(id, q)
+	if err != nil {
+		return target{}, err
+	}
+	return t, s.sameChat(r.Context(), t)
+}
+
+// sameChat refuses a ?chat= that is not the chat the incoming history
+// received the message in: the reaction would go nowhere.
+func (s *server) sameChat(ctx context.Context, t target) error {
+	if s.Inbox == nil {
+		return nil
+	}
+	chat, _, found, err := s.Inbox.Received(ctx, t.id)
+	switch {
+	case err != nil:
+		return err
+	case found && chat.JID() != t.chat.JID():
+		return bridge.Invalid("chat_mismatch", "the message was received in another chat than ?chat=")
+	}
+	return nil
 }
 
 // historyTarget is a received message the incoming history knows; notFound
@@ -213,6 +256,9 @@ func (s *server) submitAction(w http.ResponseWriter, r *http.Request, typ bridge
 		if err := s.editable(t); err != nil {
 			return err
 		}
+	}
+	if err := s.notRevoked(r.Context(), t, typ); err != nil {
+		return err
 	}
 	action := &sendqueue.Action{TargetID: t.id}
 	if t.own == nil {

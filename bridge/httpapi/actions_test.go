@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -11,7 +12,12 @@ import (
 )
 
 // fakeTargets finds messages of its log by id or WhatsApp id.
-type fakeTargets struct{ log []bridge.Message }
+// fakeTargets is a log of messages; revoked are the WhatsApp ids whose
+// revoke it holds.
+type fakeTargets struct {
+	log     []bridge.Message
+	revoked []string
+}
 
 func (f fakeTargets) FindMessage(_ context.Context, id string) (bridge.Message, error) {
 	for _, m := range f.log {
@@ -20,6 +26,10 @@ func (f fakeTargets) FindMessage(_ context.Context, id string) (bridge.Message, 
 		}
 	}
 	return bridge.Message{}, bridge.Errorf(bridge.KindNotFound, "message_not_found", "no such message")
+}
+
+func (f fakeTargets) Revoked(_ context.Context, whatsappID string) (bool, error) {
+	return slices.Contains(f.revoked, whatsappID), nil
 }
 
 // fakeChats records the read marks and presences, failing with err.
@@ -43,7 +53,41 @@ func (f *fakeChats) SetPresence(_ context.Context, chat bridge.Recipient, p brid
 	return f.err
 }
 
+// fakeHistory is an incoming history that received 3A0123 from Alice and
+// 3A0456 in a group, and knows those chats and a LID's.
+type fakeHistory struct{ IncomingHistory }
+
+var (
+	historyAlice = bridge.PhoneRecipient("4915100000002")
+	historyGroup = bridge.Recipient{Kind: bridge.RecipientGroup, ID: "120363025246125486"}
+)
+
+func (fakeHistory) Received(_ context.Context, id string) (chat, sender bridge.Recipient, found bool, err error) {
+	switch id {
+	case "3A0123":
+		return historyAlice, historyAlice, true, nil
+	case "3A0456":
+		return historyGroup, bridge.PhoneRecipient("4915100000003"), true, nil
+	}
+	return bridge.Recipient{}, bridge.Recipient{}, false, nil
+}
+
+func (fakeHistory) HasChat(_ context.Context, chat bridge.Recipient) (bool, error) {
+	return chat == historyAlice || chat == historyGroup || chat.JID() == "123@lid", nil
+}
+
 type fakeContacts struct{ err error }
+
+// Cached knows 4915100000005 as on WhatsApp, 4915100000009 as not.
+func (fakeContacts) Cached(_ context.Context, number string) (bridge.Contact, bool) {
+	switch number {
+	case "4915100000005":
+		return bridge.Contact{Number: number, OnWhatsApp: true}, true
+	case "4915100000009":
+		return bridge.Contact{Number: number}, true
+	}
+	return bridge.Contact{}, false
+}
 
 func (f fakeContacts) Contact(_ context.Context, number string) (bridge.Contact, error) {
 	if number == "4915100000002" {
@@ -64,10 +108,11 @@ func newActionsEnv(t *testing.T) (string, *fakeMessages, *fakeChats) {
 		{ID: "m3", WhatsAppID: "3EB0CCCC", Recipient: alice, Type: bridge.TypeImage, Status: bridge.StatusSent, CreatedAt: now},
 		{ID: "m4", WhatsAppID: "3EB0DDDD", Recipient: alice, Type: bridge.TypeText, Status: bridge.StatusFailed, CreatedAt: now},
 		{ID: "m5", WhatsAppID: "3EB0EEEE", Recipient: alice, Type: bridge.TypeReaction, Status: bridge.StatusSent, CreatedAt: now},
+		{ID: "m6", WhatsAppID: "3EB0FFFF", Recipient: alice, Type: bridge.TypeText, Status: bridge.StatusSent, CreatedAt: now},
 	}
 	q := &fakeMessages{}
 	chats := &fakeChats{}
-	srv := newTestServer(t, Deps{Messages: q, Targets: fakeTargets{log}, Chats: chats, Contacts: fakeContacts{},
+	srv := newTestServer(t, Deps{Messages: q, Targets: fakeTargets{log: log, revoked: []string{"3EB0FFFF"}}, Chats: chats, Contacts: fakeContacts{}, Inbox: fakeHistory{},
 		Now: func() time.Time { return now }})
 	return srv.URL, q, chats
 }
@@ -130,6 +175,10 @@ func TestActionsRefuseWhatWhatsAppWouldNot(t *testing.T) {
 		{"edit of an image", "PATCH", "/api/messages/m3", `{"text":"x"}`, 409, "not_editable"},
 		{"react to a failed message", "POST", "/api/messages/m4/reaction", `{"emoji":"👍"}`, 409, "target_failed"},
 		{"revoke of a reaction", "DELETE", "/api/messages/m5", "", 409, "not_actionable"},
+		// Item 8: what could only waste a send.
+		{"a second revoke", "DELETE", "/api/messages/m6", "", 409, "target_revoked"},
+		{"a reaction whose ?chat= is not the message's", "POST", "/api/messages/3A0123/reaction?chat=4915100000004", `{"emoji":"👍"}`, 400, "chat_mismatch"},
+		{"an edit after a revoke", "PATCH", "/api/messages/3EB0FFFF", `{"text":"too late"}`, 409, "target_revoked"},
 		{"no emoji", "POST", "/api/messages/m1/reaction", `{}`, 400, "missing_emoji"},
 		{"not an emoji", "POST", "/api/messages/m1/reaction", `{"emoji":"ok"}`, 400, "invalid_emoji"},
 		{"two fields", "POST", "/api/messages/m1/reaction", `{"emoji":"👍","x":1}`, 400, "invalid_json"},
@@ -179,10 +228,16 @@ func TestChatReadAndPresence(t *testing.T) {
 		want       string // the call, or the error code
 	}{
 		{"/api/chats/4915100000002/read", `{"message_id":"3A0123"}`, 204, "read 4915100000002@s.whatsapp.net  3A0123"},
-		{"/api/chats/120363025246125486@g.us/read", `{"message_id":"3A0123","sender":"4915100000003"}`, 204,
-			"read 120363025246125486@g.us 4915100000003@s.whatsapp.net 3A0123"},
+		{"/api/chats/120363025246125486@g.us/read", `{"message_id":"3A0456","sender":"4915100000003"}`, 204,
+			"read 120363025246125486@g.us 4915100000003@s.whatsapp.net 3A0456"},
 		{"/api/chats/4915100000002@s.whatsapp.net/presence", `{"state":"recording"}`, 204, "presence 4915100000002@s.whatsapp.net recording"},
 		{"/api/chats/123@lid/presence", `{"state":"paused"}`, 204, "presence 123@lid paused"},
+		{"/api/chats/4915100000005/presence", `{"state":"composing"}`, 204, "presence 4915100000005@s.whatsapp.net composing"},
+		{"/api/chats/4915100000002/read", `{"message_id":"3A9999"}`, 404, "unknown_message"},
+		{"/api/chats/4915100000004/read", `{"message_id":"3A0123"}`, 404, "unknown_message"},
+		{"/api/chats/4915100000009/presence", `{"state":"composing"}`, 404, "unknown_chat"},
+		{"/api/chats/4915100000007/presence", `{"state":"composing"}`, 404, "unknown_chat"},
+		{"/api/chats/120363000000000001@g.us/presence", `{"state":"composing"}`, 404, "unknown_chat"},
 		{"/api/chats/49-151/read", `{"message_id":"3A0123"}`, 400, "invalid_chat"},
 		{"/api/chats/4915100000002/read", `{}`, 400, "missing_message_id"},
 		{"/api/chats/4915100000002/read", `{"message_id":"3A 1"}`, 400, "invalid_message_id"},
@@ -249,5 +304,13 @@ func TestContact(t *testing.T) {
 	srv := newTestServer(t, Deps{Messages: &fakeMessages{}, Contacts: fakeContacts{err: bridge.ErrNotLinked}})
 	if status, body := call(t, "GET", srv.URL+"/api/contacts/4915100000002", nil, key); status != 503 || errorCode(t, body) != "not_linked" {
 		t.Errorf("not linked: %d %s", status, body)
+	}
+	// Beyond CHECK_RATE: 429 with the wait, rounded up to whole seconds.
+	limited := &bridge.Error{Kind: bridge.KindRateLimited, Code: "check_rate_limited", Message: "later", Err: bridge.RetryAfter(1500 * time.Millisecond)}
+	srv = newTestServer(t, Deps{Messages: &fakeMessages{}, Contacts: fakeContacts{err: limited}})
+	resp := do(t, "GET", srv.URL+"/api/contacts/4915100000002", nil, key)
+	_ = resp.Body.Close()
+	if resp.StatusCode != 429 || resp.Header.Get("Retry-After") != "2" {
+		t.Errorf("beyond the check budget: %d, Retry-After %q", resp.StatusCode, resp.Header.Get("Retry-After"))
 	}
 }

@@ -2,12 +2,12 @@ package httpapi
 
 import (
 	"context"
-	"net"
 	"net/http"
 
 	"github.com/go-logr/logr"
 
 	"github.com/msgbridge/msgbridge/bridge/audit"
+	"github.com/msgbridge/msgbridge/bridge/guard"
 )
 
 // AuditLog is the weekly audit log (*audit.Log). Record IDs are opaque.
@@ -17,17 +17,6 @@ type AuditLog interface {
 	// Delete removes record id of week; audit.ErrNotFound when week holds
 	// no such record, whatever id is.
 	Delete(ctx context.Context, week audit.Week, id string) error
-}
-
-// ClientAddress is the IP address a request came from: the host of
-// r.RemoteAddr. X-Forwarded-For is ignored on purpose: any client can set
-// it, and an audit record must not say what the actor chose it to say.
-func ClientAddress(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr // not host:port (a test, a unix socket): keep it whole
-	}
-	return host
 }
 
 // OutcomeOf maps an HTTP status to an outcome.
@@ -71,7 +60,7 @@ func (rec AuditRecorder) Record(r *http.Request, action audit.Action, outcome au
 		return // no audit log (tests of other parts)
 	}
 	ctx := context.WithoutCancel(r.Context())
-	e := audit.Entry{Action: action, Outcome: outcome, Client: ClientAddress(r), Detail: detail}
+	e := audit.Entry{Action: action, Outcome: outcome, Client: guard.ClientAddress(r), Detail: detail}
 	if _, err := rec.Log.Record(ctx, e); err != nil {
 		rec.Logger.Error(err, "audit record lost", "action", string(action), "outcome", string(outcome), "client", e.Client)
 	}

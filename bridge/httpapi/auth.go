@@ -1,28 +1,11 @@
 package httpapi
 
 import (
-	"crypto/sha256"
-	"crypto/subtle"
 	"net/http"
 
-	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/audit"
 	"github.com/msgbridge/msgbridge/contract"
 )
-
-// CredentialMatches compares a presented credential with the expected one in
-// constant time: the API key, the admin token and the dashboard's sign-in
-// all use it. Hashing both first makes the comparison independent of the
-// lengths too, which ConstantTimeCompare alone would reveal. An unset
-// credential admits nobody.
-func CredentialMatches(presented string, want bridge.Secret) bool {
-	if want == "" {
-		return false
-	}
-	p := sha256.Sum256([]byte(presented))
-	w := sha256.Sum256([]byte(want.Reveal()))
-	return subtle.ConstantTimeCompare(p[:], w[:]) == 1
-}
 
 // presentedAPIKey is the API key a request carries: the X-Api-Key header,
 // else the apiKey query parameter (POST /send reads the form's apiKey field

@@ -63,6 +63,9 @@ func (s *server) markRead(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if err := s.received(r.Context(), chat, id); err != nil {
+		return err
+	}
 	if err := s.Chats.MarkRead(r.Context(), chat, sender, id); err != nil {
 		return SessionError(err)
 	}
@@ -111,9 +114,50 @@ func (s *server) setPresence(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if err := s.chatKnown(r.Context(), chat); err != nil {
+		return err
+	}
 	if err := s.Chats.SetPresence(r.Context(), chat, p); err != nil {
 		return SessionError(err)
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
+}
+
+// Errors of read marks and chat states the account has no business
+// sending: each would show WhatsApp a machine probing chats.
+var (
+	errNotReceived = bridge.Errorf(bridge.KindNotFound, "unknown_message",
+		"message_id names no message received in this chat that the incoming history keeps")
+	errUnknownChat = bridge.Errorf(bridge.KindNotFound, "unknown_chat",
+		"the account has no such chat: nothing received in it, and not a number known to be on WhatsApp")
+)
+
+// received checks that the account received message id in chat. The
+// sender is not compared: the history may know a group member by LID where
+// the caller names the number.
+func (s *server) received(ctx context.Context, chat bridge.Recipient, id string) error {
+	gotChat, _, found, err := s.Inbox.Received(ctx, id)
+	switch {
+	case err != nil:
+		return err
+	case !found || gotChat.JID() != chat.JID():
+		return errNotReceived
+	}
+	return nil
+}
+
+// chatKnown checks that chat is one the account has: it received something
+// in it, or (a number) WhatsApp said lately that the number is on it.
+func (s *server) chatKnown(ctx context.Context, chat bridge.Recipient) error {
+	has, err := s.Inbox.HasChat(ctx, chat)
+	if err != nil || has {
+		return err
+	}
+	if chat.Kind == bridge.RecipientPhone {
+		if c, ok := s.Contacts.Cached(ctx, chat.ID); ok && c.OnWhatsApp {
+			return nil
+		}
+	}
+	return errUnknownChat
 }

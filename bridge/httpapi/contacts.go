@@ -3,7 +3,9 @@ package httpapi
 import (
 	"context"
 	"net/http"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gorilla/mux"
 
@@ -14,6 +16,9 @@ import (
 // (*whatsapp.ContactBook, cached 24 h).
 type Contacts interface {
 	Contact(ctx context.Context, number string) (bridge.Contact, error)
+	// Cached is the answer about number the book has without asking
+	// WhatsApp; false when it has none.
+	Cached(ctx context.Context, number string) (bridge.Contact, bool)
 }
 
 // contactAnswer is GET /api/contacts/{number}'s body.
@@ -29,10 +34,19 @@ type contactAnswer struct {
 func parseNumber(s string) (string, error) {
 	digits := strings.TrimPrefix(s, "+")
 	if strings.ContainsAny(digits, " -+") {
-		return "", bridge.ErrInvalidRecipient
+		return "", errContactNumber
 	}
-	return bridge.NormalizePhone(digits)
+	n, err := bridge.NormalizePhone(digits)
+	if err != nil {
+		return "", errContactNumber
+	}
+	return n, nil
 }
+
+// errContactNumber names the forms GET /api/contacts/{number} accepts: a
+// group or a LID is no number to check.
+var errContactNumber = bridge.Invalid("invalid_number",
+	"number must be a phone number with country code: 7-15 digits, an optional leading + (%%2B in a URL), no spaces or dashes, e.g. 4915112345678")
 
 // contact is GET /api/contacts/{number}: whether the number is on WhatsApp,
 // its JID and, when known, its LID. Answers are cached 24 h; an uncached
@@ -46,6 +60,10 @@ func (s *server) contact(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	c, err := s.Contacts.Contact(r.Context(), number)
+	if wait, ok := bridge.RetryAfterOf(err); ok {
+		w.Header().Set("Retry-After", strconv.Itoa(int((wait+time.Second-1)/time.Second)))
+		return err
+	}
 	if err != nil {
 		return SessionError(err)
 	}

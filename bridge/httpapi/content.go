@@ -6,6 +6,7 @@ import (
 
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/sendqueue"
+	"github.com/msgbridge/msgbridge/bridge/spool"
 )
 
 // The one validation of what is sent. Both front doors, POST /send (a form
@@ -140,19 +141,19 @@ func mediaItem(i int, it sendqueue.Item, ptt *bool) (sendqueue.Item, error) {
 	mimeType := it.File.MimeType
 	switch it.Type {
 	case bridge.TypeImage:
-		if !isImage(mimeType) {
+		if !spool.IsImage(mimeType) {
 			return it, bridge.Invalid("invalid_image", "the file of item %d is %s, not a JPEG, PNG or WebP image", i, mimeType)
 		}
 	case bridge.TypeVideo:
-		if !isVideo(mimeType) {
+		if !spool.IsVideo(mimeType) {
 			return it, bridge.Invalid("invalid_video", "the file of item %d is %s, not an MP4 or 3GP video", i, mimeType)
 		}
 	case bridge.TypeAudio:
-		if !isAudio(mimeType) {
+		if !spool.IsAudio(mimeType) {
 			return it, bridge.Invalid("invalid_audio", "the file of item %d is %s, not Ogg/Opus, MP3, M4A, AAC or AMR audio", i, mimeType)
 		}
 		// A voice note when asked for, or when it is what phones record.
-		it.PTT = mimeType == mimeOpus
+		it.PTT = mimeType == spool.MimeOpus
 		if ptt != nil {
 			it.PTT = *ptt
 		}

@@ -1,11 +1,14 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
 	"mime"
 	"net/http"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/msgbridge/msgbridge/bridge"
 )
@@ -26,16 +29,121 @@ func decodeJSONMax(w http.ResponseWriter, r *http.Request, v any, limit int64) e
 	if err != nil || mediaType != "application/json" {
 		return bridge.Errorf(bridge.KindUnsupported, "unsupported_media_type", "the body must be application/json")
 	}
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, limit))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	if err != nil {
 		if _, tooLarge := errors.AsType[*http.MaxBytesError](err); tooLarge {
 			return bridge.Errorf(bridge.KindTooLarge, "body_too_large", "the body must be at most %d bytes", limit)
 		}
+		return bridge.Invalid("invalid_json", "the body could not be read")
+	}
+	if err := checkStrictJSON(raw); err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
 		return bridge.Invalid("invalid_json", "the body is not a valid JSON object of the expected fields: %s", err.Error())
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return bridge.Invalid("invalid_json", "the body must hold exactly one JSON object")
+	}
+	return nil
+}
+
+// errInvalidText refuses text that JSON would silently repair or that no
+// message may carry: a proxy reading the raw body would see other text
+// than the bridge sends.
+var errInvalidText = bridge.Invalid("invalid_text",
+	"the body's strings must be valid UTF-8 without lone surrogates (\\ud800-\\udfff) or NUL characters")
+
+// checkStrictJSON refuses what encoding/json accepts but reads in a way a
+// proxy might not: a body that is not one object (null included), a key
+// twice in one object or in another case (the last would win, and "TO"
+// would fill "to"), invalid UTF-8, lone surrogates and NUL in strings. The
+// API's keys are lower case, so any upper-case letter in a key is refused.
+func checkStrictJSON(raw []byte) error {
+	if !utf8.Valid(raw) {
+		return errInvalidText
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	tok, err := dec.Token()
+	if err != nil || tok != json.Delim('{') {
+		return bridge.Invalid("invalid_json", "the body must be a JSON object")
+	}
+	return checkObject(dec, raw, 0)
+}
+
+// maxJSONDepth bounds nesting: the API's bodies nest two or three levels.
+const maxJSONDepth = 32
+
+// checkObject walks one object whose '{' was read, and the values in it.
+func checkObject(dec *json.Decoder, raw []byte, depth int) error {
+	if depth > maxJSONDepth {
+		return bridge.Invalid("invalid_json", "the body nests deeper than %d levels", maxJSONDepth)
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return bridge.Invalid("invalid_json", "the body is not valid JSON")
+		}
+		key, _ := tok.(string)
+		if err := checkString(key, raw); err != nil {
+			return err
+		}
+		if key != strings.ToLower(key) || seen[key] {
+			return bridge.Invalid("invalid_json", "the key %q is not one of the object's fields, or comes twice", truncate(key, 64))
+		}
+		seen[key] = true
+		if err := checkValue(dec, raw, depth); err != nil {
+			return err
+		}
+	}
+	_, err := dec.Token() // '}'
+	if err != nil {
+		return bridge.Invalid("invalid_json", "the body is not valid JSON")
+	}
+	return nil
+}
+
+// checkValue walks one value: an object, an array or a scalar.
+func checkValue(dec *json.Decoder, raw []byte, depth int) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return bridge.Invalid("invalid_json", "the body is not valid JSON")
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		if t == '{' {
+			return checkObject(dec, raw, depth+1)
+		}
+		if depth > maxJSONDepth {
+			return bridge.Invalid("invalid_json", "the body nests deeper than %d levels", maxJSONDepth)
+		}
+		for dec.More() { // '['
+			if err := checkValue(dec, raw, depth+1); err != nil {
+				return err
+			}
+		}
+		if _, err := dec.Token(); err != nil {
+			return bridge.Invalid("invalid_json", "the body is not valid JSON")
+		}
+	case string:
+		return checkString(t, raw)
+	}
+	return nil
+}
+
+// checkString refuses a decoded string with NUL, or with U+FFFD that the
+// raw body does not hold: encoding/json put it there for a lone surrogate.
+func checkString(s string, raw []byte) error {
+	if strings.ContainsRune(s, 0) {
+		return errInvalidText
+	}
+	if strings.ContainsRune(s, utf8.RuneError) && !bytes.ContainsRune(raw, utf8.RuneError) &&
+		!bytes.Contains(bytes.ToLower(raw), []byte(`\ufffd`)) {
+		return errInvalidText
 	}
 	return nil
 }

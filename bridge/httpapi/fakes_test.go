@@ -16,6 +16,7 @@ import (
 
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/audit"
+	"github.com/msgbridge/msgbridge/bridge/guard"
 	"github.com/msgbridge/msgbridge/bridge/sendqueue"
 	"github.com/msgbridge/msgbridge/bridge/webhook"
 	"github.com/msgbridge/msgbridge/internal/apitest"
@@ -203,7 +204,7 @@ func newTestServer(t *testing.T, d Deps) *httptest.Server {
 	if d.Guard == nil {
 		// The matrices present many wrong credentials from one address;
 		// the tests of the limit itself set the real guard.
-		d.Guard = newCredentialGuard(d.Audit, d.Now, 1000)
+		d.Guard = guard.NewCredentialsAllowing(d.Audit, d.Now, 1000)
 	}
 	if d.AdminToken == "" {
 		d.AdminToken = testAdminToken

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,8 +20,8 @@ import (
 
 	"github.com/go-logr/logr"
 
-	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/audit"
+	"github.com/msgbridge/msgbridge/bridge/guard"
 )
 
 // countingReader is an upload that would go on for 64 MiB; it counts what
@@ -142,20 +143,6 @@ func TestSendSpoolFull(t *testing.T) {
 	}
 }
 
-// Item 6: any write error while spooling is the bridge's disk: 507.
-func TestSpoolWriteErrorIsInsufficientStorage(t *testing.T) {
-	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
-	if err != nil {
-		t.Skip("no /dev/full:", err)
-	}
-	defer func() { _ = full.Close() }()
-	w := &spoolWriter{out: full, space: &spoolSpace{}, sum: sha256.New()}
-	_, err = w.Write([]byte("content"))
-	if StatusOf(err) != http.StatusInsufficientStorage || bridge.ErrorOf(err).Code != "insufficient_storage" {
-		t.Errorf("ENOSPC: %v (status %d)", err, StatusOf(err))
-	}
-}
-
 // Item 9: failed credentials count per address and scope; past the limit
 // even the right credential is 429 with Retry-After, the other scopes go
 // on, and the refusals are audited a bounded number of times.
@@ -164,28 +151,37 @@ func TestCredentialLimit(t *testing.T) {
 	clock := func() time.Time { return now }
 	log := openAuditLog(t, clock)
 	rec := AuditRecorder{Log: log, Logger: logr.Discard()}
-	srv := newTestServer(t, Deps{Now: clock, Audit: rec, Guard: NewCredentialGuard(rec, clock), Messages: &fakeMessages{}})
-	for i := range MaxCredentialFailures {
+	srv := newTestServer(t, Deps{Now: clock, Audit: rec, Guard: guard.NewCredentials(rec, clock), Messages: &fakeMessages{}})
+	for i := range guard.MaxFailures {
 		if status, raw := call(t, http.MethodGet, srv.URL+"/api/admin/state", nil, "X-Admin-Token: wrong"); status != 401 {
 			t.Fatalf("failure %d: %d %s", i, status, raw)
 		}
 	}
 	for range 50 {
-		resp := do(t, http.MethodGet, srv.URL+"/api/admin/state", nil, adminHeader)
+		resp := do(t, http.MethodGet, srv.URL+"/api/admin/state", nil, "X-Admin-Token: wrong-again")
 		_ = resp.Body.Close()
 		if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" {
-			t.Fatalf("right token from a locked address: %d, Retry-After %q", resp.StatusCode, resp.Header.Get("Retry-After"))
+			t.Fatalf("wrong token from a locked address: %d, Retry-After %q", resp.StatusCode, resp.Header.Get("Retry-After"))
 		}
+	}
+	// Item 4: the lock never refuses the right credential, so a stranger
+	// sharing the operator's address cannot lock the operator out.
+	if status, raw := call(t, http.MethodGet, srv.URL+"/api/admin/state", nil, adminHeader); status != 200 {
+		t.Errorf("right token from a locked address: %d %s", status, raw)
 	}
 	if status, raw := call(t, http.MethodGet, srv.URL+"/api/messages", nil, "X-Api-Key: "+testAPIKey); status != 200 {
 		t.Errorf("the API key while the admin token is locked: %d %s", status, raw)
 	}
-	for range MaxCredentialFailures {
+	for range guard.MaxFailures {
 		call(t, http.MethodGet, srv.URL+"/api/messages", nil, "X-Api-Key: wrong")
 	}
 	ct, body := multipartBody(field("apiKey", testAPIKey), field("number", "4915100000002"), field("type[]", "text"), field("text[]", "hi"))
+	if status, raw := call(t, http.MethodPost, srv.URL+"/send", body, "Content-Type: "+ct); status != 202 {
+		t.Errorf("send with the right key in the form from a locked address: %d %s", status, raw)
+	}
+	ct, body = multipartBody(field("apiKey", "wrong"), field("number", "4915100000002"), field("type[]", "text"), field("text[]", "hi"))
 	if status, raw := call(t, http.MethodPost, srv.URL+"/send", body, "Content-Type: "+ct); status != 429 || errorCode(t, raw) != "too_many_failures" {
-		t.Errorf("send with the key in the form from a locked address: %d %s", status, raw)
+		t.Errorf("send with a wrong key in the form from a locked address: %d %s", status, raw)
 	}
 	entries, err := log.List(t.Context(), audit.WeekOf(now))
 	if err != nil {
@@ -201,9 +197,39 @@ func TestCredentialLimit(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("audit\n got %q\nwant %q", got, want)
 	}
-	now = now.Add(CredentialWindow + time.Second)
-	if status, _ := call(t, http.MethodGet, srv.URL+"/api/admin/state", nil, adminHeader); status != 200 {
+	now = now.Add(guard.Window + time.Second)
+	if status, _ := call(t, http.MethodGet, srv.URL+"/api/admin/state", nil, "X-Admin-Token: wrong"); status != 401 {
 		t.Errorf("after the window: %d", status)
+	}
+}
+
+// Item 4: behind a trusted proxy (an Ingress) each client is its own
+// address: a stranger's wrong keys lock only the stranger, not the other
+// clients of the proxy, nor the operator's reads of the admin state from
+// inside the cluster; a stranger's own X-Forwarded-For is not believed.
+func TestTrustedProxies(t *testing.T) {
+	clock := func() time.Time { return time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC) }
+	log := openAuditLog(t, clock)
+	rec := AuditRecorder{Log: log, Logger: logr.Discard()}
+	srv := newTestServer(t, Deps{Now: clock, Audit: rec, Guard: guard.NewCredentials(rec, clock), Messages: &fakeMessages{},
+		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}})
+	stranger, client := "X-Forwarded-For: 203.0.113.66", "X-Forwarded-For: 198.51.100.7"
+	for range guard.MaxFailures + 3 {
+		call(t, http.MethodGet, srv.URL+"/api/messages", nil, "X-Api-Key: wrong", stranger)
+		call(t, http.MethodGet, srv.URL+"/api/admin/state", nil, "X-Admin-Token: wrong", stranger)
+	}
+	if status, raw := call(t, http.MethodGet, srv.URL+"/api/messages", nil, "X-Api-Key: wrong", stranger); status != 429 {
+		t.Errorf("the stranger is not locked: %d %s", status, raw)
+	}
+	if status, raw := call(t, http.MethodGet, srv.URL+"/api/messages", nil, "X-Api-Key: wrong", client); status != 401 {
+		t.Errorf("another client of the proxy is locked with the stranger: %d %s", status, raw)
+	}
+	if status, raw := call(t, http.MethodGet, srv.URL+"/api/admin/state", nil, adminHeader); status != 200 {
+		t.Errorf("the operator's read of the admin state: %d %s", status, raw)
+	}
+	entries, err := log.List(t.Context(), audit.WeekOf(clock()))
+	if err != nil || len(entries) == 0 || entries[0].Client != "203.0.113.66" {
+		t.Errorf("the audit names %+v (%v), want the stranger's forwarded address", entries, err)
 	}
 }
 
@@ -223,7 +249,7 @@ func TestListMessagesStrictQuery(t *testing.T) {
 }
 
 // limitedServer serves the API with the given body limits.
-func limitedServer(t *testing.T, limits ServerLimits) (*httptest.Server, *fakeMessages) {
+func limitedServer(t *testing.T, limits guard.Limits) (*httptest.Server, *fakeMessages) {
 	q := &fakeMessages{}
 	return newTestServer(t, Deps{Messages: q, Limits: limits,
 		Send: SendConfig{APIKey: testAPIKey, SpoolDir: t.TempDir(), MaxFileSize: testMaxFile}}), q
@@ -259,12 +285,12 @@ func closedWithin(t *testing.T, c net.Conn, limit time.Duration) {
 // that trickles is dropped at the whole-body deadline.
 func TestBodyReadLimits(t *testing.T) {
 	t.Run("stalled", func(t *testing.T) {
-		srv, _ := limitedServer(t, ServerLimits{BodyReadGap: 300 * time.Millisecond, BodyDeadline: time.Minute, MaxUploads: 4})
+		srv, _ := limitedServer(t, guard.Limits{BodyReadGap: 300 * time.Millisecond, BodyDeadline: time.Minute, MaxUploads: 4})
 		c := rawPost(t, srv, 100_000, "X-Api-Key: "+testAPIKey+"\r\n")
 		closedWithin(t, c, 3*time.Second)
 	})
 	t.Run("trickling", func(t *testing.T) {
-		srv, _ := limitedServer(t, ServerLimits{BodyReadGap: time.Second, BodyDeadline: 500 * time.Millisecond, MaxUploads: 4})
+		srv, _ := limitedServer(t, guard.Limits{BodyReadGap: time.Second, BodyDeadline: 500 * time.Millisecond, MaxUploads: 4})
 		c := rawPost(t, srv, 100_000, "X-Api-Key: "+testAPIKey+"\r\n")
 		stop := make(chan struct{})
 		defer close(stop)
@@ -288,7 +314,7 @@ func TestBodyReadLimits(t *testing.T) {
 // cap are 503 with Retry-After at once; a client with the key is not held
 // back by them.
 func TestUploadCap(t *testing.T) {
-	srv, q := limitedServer(t, ServerLimits{BodyReadGap: 10 * time.Second, BodyDeadline: time.Minute, MaxUploads: 2})
+	srv, q := limitedServer(t, guard.Limits{BodyReadGap: 10 * time.Second, BodyDeadline: time.Minute, MaxUploads: 2})
 	for range 2 {
 		rawPost(t, srv, 100_000, "") // held: their bodies never come
 	}

@@ -1,8 +1,10 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -10,11 +12,13 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/go-logr/logr"
 
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/sendqueue"
+	"github.com/msgbridge/msgbridge/bridge/spool"
 	"github.com/msgbridge/msgbridge/bridge/sqlite"
 	"github.com/msgbridge/msgbridge/internal/testutil"
 )
@@ -62,7 +66,10 @@ type jsonEnv struct {
 	queue  *sendqueue.Queue
 }
 
-func newJSONEnv(t *testing.T) *jsonEnv {
+func newJSONEnv(t *testing.T) *jsonEnv { return newJSONEnvSpool(t, 0) }
+
+// newJSONEnvSpool is newJSONEnv with a spool of at most spoolMax bytes.
+func newJSONEnvSpool(t *testing.T, spoolMax int64) *jsonEnv {
 	t.Helper()
 	db := testutil.OpenBridgeDB(t)
 	writer := sqlite.NewBatcher(db)
@@ -70,11 +77,47 @@ func newJSONEnv(t *testing.T) *jsonEnv {
 	e := &jsonEnv{spool: t.TempDir(), sender: &recordingSender{}}
 	log := sendqueue.NewLog(sendqueue.LogOptions{DB: db, Batcher: writer, Log: logr.Discard()})
 	e.queue = sendqueue.New(sendqueue.Options{Log: log, Sender: e.sender, Schedule: []time.Duration{time.Hour}})
-	uploads := sendqueue.NewUploads(sendqueue.UploadOptions{DB: db, Batcher: writer, Dir: e.spool, Log: logr.Discard()})
+	uploads := spool.NewUploads(spool.UploadOptions{DB: db, Batcher: writer, Dir: e.spool, Log: logr.Discard()})
 	srv := newTestServer(t, Deps{Messages: e.queue, Uploads: uploads,
-		Send: SendConfig{APIKey: testAPIKey, SpoolDir: e.spool, MaxFileSize: testMaxFile}})
+		Send: SendConfig{APIKey: testAPIKey, SpoolDir: e.spool, MaxFileSize: testMaxFile, SpoolMaxBytes: spoolMax}})
 	e.base = srv.URL
 	return e
+}
+
+// Item 6: one file uploaded again takes no more of the spool, and a
+// deleted upload gives its room back: four uploads of one file fit a spool
+// of two, a different file fits once the others are deleted, and an id
+// deleted (or never given) is 404.
+func TestUploadsShareContentAndDelete(t *testing.T) {
+	const size = 1000 // testMaxFile is 1024
+	e := newJSONEnvSpool(t, 2*size+size/2)
+	same := bytes.Repeat([]byte("a"), size)
+	var ids []string
+	for i := range 4 {
+		ids = append(ids, e.upload(t, fmt.Sprintf("copy-%d.txt", i), same))
+	}
+	other := bytes.Repeat([]byte("b"), size)
+	ct, body := multipartBody(part{name: "file", value: string(other), fileName: "other.txt"})
+	call(t, http.MethodPost, e.base+"/api/uploads", body, "Content-Type: "+ct, "X-Api-Key: "+testAPIKey) // fits or not: either way
+	del := func(id string) (int, string) {
+		return call(t, http.MethodDelete, e.base+"/api/uploads/"+id, nil, "X-Api-Key: "+testAPIKey)
+	}
+	for _, id := range ids {
+		if status, raw := del(id); status != http.StatusNoContent {
+			t.Fatalf("delete %s: %d %s", id, status, raw)
+		}
+	}
+	if status, raw := del(ids[0]); status != http.StatusNotFound || errorCode(t, raw) != "upload_not_found" {
+		t.Errorf("a second delete: %d %s", status, raw)
+	}
+	if status, raw := del("no-such-upload"); status != http.StatusNotFound {
+		t.Errorf("an unknown id: %d %s", status, raw)
+	}
+	testutil.Eventually(t, 5*time.Second, func() bool {
+		ct, body := multipartBody(part{name: "file", value: string(bytes.Repeat([]byte("c"), size)), fileName: "third.txt"})
+		status, _ := call(t, http.MethodPost, e.base+"/api/uploads", body, "Content-Type: "+ct, "X-Api-Key: "+testAPIKey)
+		return status == http.StatusCreated
+	}, "the deleted uploads' room never came back")
 }
 
 func (e *jsonEnv) post(t *testing.T, body string, headers ...string) (int, string) {
@@ -149,6 +192,16 @@ func TestPostMessageValidation(t *testing.T) {
 		{`{"to":"4915100000002","type":"reaction"}`, 400, "unknown_type"},
 		{`{"to":"4915100000002","type":"text","text":"hi","colour":1}`, 400, "invalid_json"},
 		{`{"to":"4915100000002","type":"text","text":"hi"} {}`, 400, "invalid_json"},
+		// Item 8: what encoding/json would read in its own way.
+		{`{"to":"4915100000002","to":"4915100000003","type":"text","text":"hi"}`, 400, "invalid_json"},
+		{`{"TO":"4915100000003","to":"4915100000002","type":"text","text":"hi"}`, 400, "invalid_json"},
+		{`{"to":"4915100000002","type":"text","Text":"hi"}`, 400, "invalid_json"},
+		{`{"to":"4915100000002","type":"image","media":{"upload_id":"a","UPLOAD_ID":"b"}}`, 400, "invalid_json"},
+		{`null`, 400, "invalid_json"},
+		{`[]`, 400, "invalid_json"},
+		{"{\"to\":\"4915100000002\",\"type\":\"text\",\"text\":\"hi \xff\"}", 400, "invalid_text"},
+		{`{"to":"4915100000002","type":"text","text":"hi \ud800"}`, 400, "invalid_text"},
+		{`{"to":"4915100000002","type":"text","text":"hi \u0000"}`, 400, "invalid_text"},
 		{`{"to":"4915100000002","type":"image"}`, 400, "missing_file"},
 		{`{"to":"4915100000002","type":"image","media":{}}`, 400, "missing_file"},
 		{`{"to":"4915100000002","type":"image","media":{"upload_id":"nope"}}`, 400, "unknown_upload"},
@@ -311,18 +364,24 @@ func FuzzMessageJSON(f *testing.F) {
 	})
 }
 
-// FuzzSniffType: whatever the content and name, a file is typed as image,
-// video or audio only when its content says so.
-func FuzzSniffType(f *testing.F) {
-	f.Add([]byte("not an image at all"), "fake.jpg")
-	f.Add(pngData, "a.png")
-	f.Add(opusData, "a.ogg")
-	f.Add(mp4Data, "a.mp4")
-	f.Add([]byte("\xff\xfb\x90\x00"), "a.mp3")
-	f.Fuzz(func(t *testing.T, head []byte, name string) {
-		got := sniffType(head, name)
-		if isMediaFamily(got) && sniffType(head, "x") != got {
-			t.Fatalf("%q named %q is %s only by its name", head, name, got)
+// FuzzCheckStrictJSON: the strict check never panics, and what it passes
+// encoding/json reads as one object without repairs: valid UTF-8, no NUL,
+// no key twice in any case.
+func FuzzCheckStrictJSON(f *testing.F) {
+	for _, s := range []string{`{"to":"1"}`, `{"to":"1","to":"2"}`, `{"TO":"1"}`, `null`, `{"a":[{"b":"\ud800"}]}`,
+		`{"a":"\u0000"}`, "{\"a\":\"\xff\"}", `{"a":{"b":{"c":[1,2,{"d":"\ufffd"}]}}}`, `[[[[[[`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if checkStrictJSON(raw) != nil {
+			return
+		}
+		var v map[string]any
+		if err := json.Unmarshal(raw, &v); err != nil || v == nil {
+			t.Fatalf("passed %q, which is not one object: %v", raw, err)
+		}
+		if !utf8.Valid(raw) || bytes.Contains(raw, []byte{0}) {
+			t.Fatalf("passed %q with invalid text", raw)
 		}
 	})
 }

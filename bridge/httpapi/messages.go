@@ -26,6 +26,9 @@ type IncomingHistory interface {
 	// Received finds the chat and sender of a received message by its
 	// WhatsApp id, so that a reaction to it needs no ?chat=.
 	Received(ctx context.Context, whatsappID string) (chat, sender bridge.Recipient, found bool, err error)
+	// HasChat reports whether the account received anything in chat: a
+	// read mark or a chat state goes only into a chat the account has.
+	HasChat(ctx context.Context, chat bridge.Recipient) (bool, error)
 }
 
 // Page sizes of GET /api/messages.

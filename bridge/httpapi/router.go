@@ -7,6 +7,7 @@ package httpapi
 
 import (
 	"net/http"
+	"net/netip"
 
 	"time"
 
@@ -16,7 +17,9 @@ import (
 
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/audit"
+	"github.com/msgbridge/msgbridge/bridge/guard"
 	"github.com/msgbridge/msgbridge/bridge/httpapi/openapi"
+	"github.com/msgbridge/msgbridge/bridge/spool"
 )
 
 // Deps is what the API's handlers use: ports, not stores.
@@ -63,17 +66,20 @@ type Deps struct {
 	Dashboard http.Handler
 	// Guard limits failed credentials per address; the dashboard's sign-in
 	// shares it. A new one when nil.
-	Guard *CredentialGuard
+	Guard *guard.Credentials
 	// Limits bound request bodies; DefaultServerLimits(Send.MaxFileSize)
 	// when zero.
-	Limits ServerLimits
-	Log    logr.Logger
+	Limits guard.Limits
+	// TrustedProxies are the CIDRs whose X-Forwarded-For names the client
+	// (TRUSTED_PROXIES): every limit and audit record uses that address.
+	TrustedProxies []netip.Prefix
+	Log            logr.Logger
 }
 
 // server is the API: its handlers are its methods.
 type server struct {
 	Deps
-	spool *spoolSpace
+	space *spool.Space
 }
 
 // NewRouter returns the bridge's HTTP handler.
@@ -82,18 +88,18 @@ func NewRouter(d Deps) http.Handler {
 		d.Now = time.Now
 	}
 	if d.Guard == nil {
-		d.Guard = NewCredentialGuard(d.Audit, d.Now)
+		d.Guard = guard.NewCredentials(d.Audit, d.Now)
 	}
-	if d.Limits == (ServerLimits{}) {
+	if d.Limits == (guard.Limits{}) {
 		d.Limits = DefaultServerLimits(d.Send.MaxFileSize)
 	}
-	s := &server{Deps: d, spool: newSpoolSpace(d.Send)}
+	s := &server{Deps: d, space: spool.NewSpace(d.Send.SpoolDir, d.Send.SpoolMaxBytes)}
 	r := NewMux(d.Log)
 	s.publicRoutes(r)
 	s.sessionRoutes(r)
 	s.adminRoutes(r)
 	s.messagingRoutes(r)
-	return s.limitBodies(r)
+	return guard.Forwarded(d.TrustedProxies, s.limitBodies(r))
 }
 
 const (
@@ -145,6 +151,7 @@ func (s *server) messagingRoutes(r *mux.Router) {
 		{"/api/messages", get, s.listMessages},
 		{"/api/messages", post, s.postMessage},
 		{"/api/uploads", post, s.postUpload},
+		{"/api/uploads/{id}", del, s.deleteUpload},
 		{"/api/messages/{id}", get, s.getMessage},
 		{"/api/messages/{id}", patch, s.editMessage},
 		{"/api/messages/{id}", del, s.revokeMessage},

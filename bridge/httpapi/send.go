@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/msgbridge/msgbridge/bridge"
-	"github.com/msgbridge/msgbridge/bridge/audit"
 	"github.com/msgbridge/msgbridge/bridge/sendqueue"
 )
 
@@ -124,9 +123,6 @@ func (s *server) readSend(w http.ResponseWriter, r *http.Request) (sendqueue.Req
 		if err := s.checkAPIKey(w, r, outside); err != nil {
 			return sendqueue.Request{}, "", nil, err
 		}
-	} else if _, locked := s.Guard.Locked(r, audit.ActionAPIKey); locked {
-		// Refused (and audited) by the guard before any body byte is read.
-		return sendqueue.Request{}, "", nil, s.checkAPIKey(w, r, "")
 	}
 	key, err := idempotencyKey(r)
 	if err != nil {
@@ -135,7 +131,7 @@ func (s *server) readSend(w http.ResponseWriter, r *http.Request) (sendqueue.Req
 	// The largest honest body: every item a full file, plus the fields.
 	r.Body = http.MaxBytesReader(w, r.Body, maxItems*(s.Send.MaxFileSize+64<<10)+maxFieldBytes)
 	authorize := func(k string) error { return s.checkAPIKey(w, r, k) }
-	form, err := readSendForm(r, s.spool, s.Send.MaxFileSize, outside != "", authorize)
+	form, err := readSendForm(r, s.space, s.Send.MaxFileSize, outside != "", authorize)
 	if err != nil {
 		return sendqueue.Request{}, "", nil, err
 	}

@@ -3,8 +3,6 @@ package httpapi
 import (
 	"bytes"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -129,24 +127,5 @@ func TestSendFormContentValidation(t *testing.T) {
 	}
 	if n := e.spooled(t); n != 0 {
 		t.Errorf("%d spooled files left behind", n)
-	}
-}
-
-// The spool's measure counts a file once however many sends link to it.
-func TestDirBytesCountsLinksOnce(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "upload"), bytes.Repeat([]byte{1}, 100), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range []string{"send-1", "send-2"} {
-		if err := os.Link(filepath.Join(dir, "upload"), filepath.Join(dir, name)); err != nil {
-			t.Skipf("no hard links here: %v", err)
-		}
-	}
-	if err := os.WriteFile(filepath.Join(dir, "other"), []byte("abc"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if got := dirBytes(dir); got != 103 {
-		t.Errorf("dirBytes = %d, want 103", got)
 	}
 }

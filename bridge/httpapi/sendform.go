@@ -16,6 +16,7 @@ import (
 
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/sendqueue"
+	"github.com/msgbridge/msgbridge/bridge/spool"
 )
 
 // Bounds of one POST /send.
@@ -23,7 +24,6 @@ const (
 	maxItems      = 10      // messages per request
 	maxTextBytes  = 65536   // WhatsApp's own limit on a message body
 	maxFieldBytes = 1 << 20 // all non-file fields together
-	sniffLen      = 512     // what http.DetectContentType reads
 	maxNameRunes  = 255     // a document's file name
 )
 
@@ -57,8 +57,14 @@ func errMixedForms(name string) error {
 	return bridge.Invalid("mixed_field_forms", "use either %s or %s[], not both, in one request", name, name)
 }
 
-func spoolFailed(err error) error {
-	return bridge.Internal("spool_failed", "the attachment could not be stored", err)
+// spoolPart writes a file part into space under its cleaned name; a body
+// that could not be read is the client's error (readFailed).
+func spoolPart(space *spool.Space, part *multipart.Part, maxFile int64) (*spool.File, error) {
+	sf, err := space.Write(part, cleanFileName(part.FileName()), maxFile)
+	if re, ok := errors.AsType[*spool.ReadError](err); ok {
+		err = readFailed(re.Err)
+	}
+	return sf, err
 }
 
 // sendForm is the raw content of POST /send, files already spooled.
@@ -100,7 +106,7 @@ func (f *sendForm) discard() {
 // as it is read, and a file part before any key passed stops the read with
 // 401 (authorized: a key outside the body passed already). On error every
 // spooled file is already deleted.
-func readSendForm(r *http.Request, space *spoolSpace, maxFile int64, authorized bool, authorize func(string) error) (*sendForm, error) {
+func readSendForm(r *http.Request, space *spool.Space, maxFile int64, authorized bool, authorize func(string) error) (*sendForm, error) {
 	mediaType, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil {
 		mediaType = ""
@@ -162,7 +168,7 @@ func (f *sendForm) readURLEncoded(body io.Reader) error {
 // readMultipart reads the parts in order. The body must end with its
 // closing boundary: multipart.Reader also ends cleanly on a body cut off
 // right after a boundary line, which would send a truncated request.
-func (f *sendForm) readMultipart(mr *multipart.Reader, tail *tailReader, boundary string, space *spoolSpace, maxFile int64) error {
+func (f *sendForm) readMultipart(mr *multipart.Reader, tail *tailReader, boundary string, space *spool.Space, maxFile int64) error {
 	fieldBytes := 0
 	for {
 		part, err := mr.NextPart()
@@ -188,7 +194,7 @@ func (f *sendForm) readMultipart(mr *multipart.Reader, tail *tailReader, boundar
 
 // readFilePart spools one file part, once the caller is known: nothing is
 // written for a caller whose key has not been verified.
-func (f *sendForm) readFilePart(part *multipart.Part, space *spoolSpace, maxFile int64) error {
+func (f *sendForm) readFilePart(part *multipart.Part, space *spool.Space, maxFile int64) error {
 	if len(f.files) >= maxItems {
 		return errTooManyItems
 	}
@@ -199,7 +205,7 @@ func (f *sendForm) readFilePart(part *multipart.Part, space *spoolSpace, maxFile
 			return err
 		}
 	}
-	sf, err := space.spool(part, maxFile)
+	sf, err := spoolPart(space, part, maxFile)
 	if sf != nil {
 		f.files = append(f.files, sf) // owned by f from here, even on error
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/bridge/spool"
 )
 
 func TestCleanFileName(t *testing.T) {
@@ -22,24 +23,6 @@ func TestCleanFileName(t *testing.T) {
 	} {
 		if got := cleanFileName(in); got != want {
 			t.Errorf("cleanFileName(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-func TestSniffType(t *testing.T) {
-	for _, c := range []struct {
-		head []byte
-		name string
-		want string
-	}{
-		{[]byte("\x89PNG\r\n\x1a\n"), "x.jpg", "image/png"}, // content wins over the name
-		{[]byte("%PDF-1.7"), "x.bin", "application/pdf"},
-		{[]byte("PK\x03\x04"), "report.docx", "application/vnd.openxmlformats-officedocument.wordprocessingml.document"},
-		{[]byte("a,b\n1,2\n"), "data.csv", "text/csv; charset=utf-8"},
-		{[]byte{0, 1, 2, 3}, "blob", "application/octet-stream"},
-	} {
-		if got := sniffType(c.head, c.name); got != c.want {
-			t.Errorf("sniffType(%q, %q) = %q, want %q", c.head, c.name, got, c.want)
 		}
 	}
 }
@@ -66,7 +49,7 @@ func FuzzReadSendForm(f *testing.F) {
 		dir := t.TempDir()
 		r := httptest.NewRequest("POST", "/send", bytes.NewReader(body))
 		r.Header.Set("Content-Type", contentType)
-		form, ferr := readSendForm(r, &spoolSpace{dir: dir}, maxFile, true, func(string) error { return nil })
+		form, ferr := readSendForm(r, spool.NewSpace(dir, 0), maxFile, true, func(string) error { return nil })
 		left, _ := os.ReadDir(dir)
 		if ferr != nil {
 			if len(left) != 0 {

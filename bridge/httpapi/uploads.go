@@ -9,14 +9,20 @@ import (
 	"os"
 	"time"
 
+	"github.com/gorilla/mux"
+
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/sendqueue"
+	"github.com/msgbridge/msgbridge/bridge/spool"
 )
 
-// Uploads is what the API needs of the upload store (*sendqueue.Uploads).
+// Uploads is what the API needs of the upload store (*spool.Uploads).
 type Uploads interface {
-	Add(ctx context.Context, f *sendqueue.SpooledFile) (sendqueue.Upload, error)
+	Add(ctx context.Context, f *spool.File) (spool.Upload, error)
 	Use(ctx context.Context, id string) (*sendqueue.SpooledFile, error)
+	// Delete forgets an upload before its time (spool.ErrUploadNotFound
+	// when none is kept under id).
+	Delete(ctx context.Context, id string) error
 }
 
 type uploadJSON struct {
@@ -30,7 +36,7 @@ type uploadJSON struct {
 
 // postUpload is POST /api/uploads: one multipart part named file, streamed
 // to the spool as POST /send's files are (sniffed, hashed, refused with
-// 413 while streaming when over MAX_FILE_SIZE), kept for 24 hours.
+// 413 while streaming when over MAX_FILE_SIZE), kept for UPLOAD_RETENTION (24 hours by default).
 func (s *server) postUpload(w http.ResponseWriter, r *http.Request) error {
 	if s.Uploads == nil {
 		return errNoUploads
@@ -47,6 +53,24 @@ func (s *server) postUpload(w http.ResponseWriter, r *http.Request) error {
 	}
 	return WriteJSON(w, http.StatusCreated, uploadJSON{UploadID: up.ID, FileName: up.FileName, MimeType: up.MimeType,
 		Size: up.Size, SHA256: up.SHA256, ExpiresAt: up.ExpiresAt.UTC()})
+}
+
+// deleteUpload is DELETE /api/uploads/{id}: the upload is forgotten and
+// its file deleted (unless another upload has the same content), so that
+// the spool's room comes back before UPLOAD_RETENTION ends.
+func (s *server) deleteUpload(w http.ResponseWriter, r *http.Request) error {
+	if s.Uploads == nil {
+		return errNoUploads
+	}
+	id, err := parseMessageID(mux.Vars(r)["id"])
+	if err != nil {
+		return spool.ErrUploadNotFound
+	}
+	if err := s.Uploads.Delete(r.Context(), id); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
 }
 
 // readUpload spools the body's one file part; on error nothing stays.
@@ -86,7 +110,7 @@ func (s *server) uploadPart(part *multipart.Part, f **sendqueue.SpooledFile) err
 	case *f != nil:
 		return bridge.Invalid("unexpected_file", "one upload takes one file")
 	}
-	sf, err := s.spool.spool(part, s.Send.MaxFileSize)
+	sf, err := spoolPart(s.space, part, s.Send.MaxFileSize)
 	*f = sf // owned from here, even on error
 	return err
 }

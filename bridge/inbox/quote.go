@@ -52,3 +52,15 @@ func (b *Inbox) Received(ctx context.Context, whatsappID string) (chat, sender b
 	}
 	return chat, sender, true, nil
 }
+
+// HasChat reports whether the account received anything in chat that the
+// history still keeps: a chat the account has, where a chat state from the
+// API is a person's, not a probe of a stranger.
+func (b *Inbox) HasChat(ctx context.Context, chat bridge.Recipient) (bool, error) {
+	var found bool
+	err := b.opts.DB.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM inbox WHERE chat = ?)`, chat.String()).Scan(&found)
+	if err != nil {
+		return false, fmt.Errorf("inbox: find chat: %w", err)
+	}
+	return found, nil
+}

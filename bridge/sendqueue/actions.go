@@ -108,6 +108,19 @@ func errMessageNotFound() error {
 	return bridge.Errorf(bridge.KindNotFound, "message_not_found", "no message with this id in the message log")
 }
 
+// Revoked reports whether a revoke of the message with WhatsApp id
+// whatsappID is in the log and did not fail: an edit or another revoke of
+// it could only waste a send.
+func (l *Log) Revoked(ctx context.Context, whatsappID string) (bool, error) {
+	var found bool
+	err := l.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM messages WHERE type = ? AND target_id = ? AND status != ?)`,
+		bridge.TypeRevoke, whatsappID, bridge.StatusFailed).Scan(&found)
+	if err != nil {
+		return false, readFailed(err)
+	}
+	return found, nil
+}
+
 // FindMessage returns the message of the log with id as its log id or its
 // WhatsApp id (actions name their target either way); a bridge.Error of
 // KindNotFound (message_not_found) when there is none.

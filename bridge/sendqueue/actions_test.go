@@ -111,6 +111,21 @@ func TestActionsCarryTheirTarget(t *testing.T) {
 	}
 }
 
+// Item 8 of issue 25: the log knows a message is revoked once its revoke
+// is stored, so that an edit or a second revoke can be refused.
+func TestRevokedKnowsTheRevoke(t *testing.T) {
+	f := newFixture(t, time.Hour)
+	text := f.submit(textRequest("hi")).Messages[0]
+	ctx := context.Background()
+	if revoked, err := f.log.Revoked(ctx, text.WhatsAppID); err != nil || revoked {
+		t.Fatalf("before the revoke: %v %v", revoked, err)
+	}
+	f.submit(Request{Recipient: alice, Items: []Item{{Type: bridge.TypeRevoke, Action: &Action{TargetID: text.WhatsAppID}}}})
+	if revoked, err := f.log.Revoked(ctx, text.WhatsAppID); err != nil || !revoked {
+		t.Errorf("after the revoke: %v %v", revoked, err)
+	}
+}
+
 // An edit still waiting when WhatsApp's 15 minutes are over fails with
 // that reason instead of being sent.
 func TestEditPastTheWindowFails(t *testing.T) {

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"hash"
 	"io"
-	"os"
 	"time"
 
 	"github.com/msgbridge/msgbridge/bridge"
@@ -99,7 +98,7 @@ func requestHash(req Request) (string, error) {
 			field(h, "")
 			field(h, "")
 		} else {
-			sum, err := fileSHA256(it.File)
+			sum, err := it.File.Hash()
 			if err != nil {
 				return "", bridge.Internal("store_failed", "the request could not be stored; nothing will be sent",
 					fmt.Errorf("hash file of item %d: %w", i, err))
@@ -120,25 +119,6 @@ func requestHash(req Request) (string, error) {
 func field(h hash.Hash, s string) {
 	_ = binary.Write(h, binary.BigEndian, uint64(len(s))) // a hash.Hash never fails to write
 	_, _ = io.WriteString(h, s)
-}
-
-// fileSHA256 is f.SHA256, or computed from the spooled file when the HTTP
-// layer left it empty.
-func fileSHA256(f *SpooledFile) (string, error) {
-	if f.SHA256 != "" {
-		return f.SHA256, nil
-	}
-	file, err := os.Open(f.Path)
-	if err != nil {
-		return "", err
-	}
-	defer func() { _ = file.Close() }()
-	h := sha256.New()
-	if _, err := io.Copy(h, file); err != nil {
-		return "", err
-	}
-	f.SHA256 = hex.EncodeToString(h.Sum(nil))
-	return f.SHA256, nil
 }
 
 // StoreResponse records the response of the request that claimed key.

@@ -14,6 +14,7 @@ import (
 	"database/sql"
 
 	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/bridge/spool"
 )
 
 // row is a message as the queue keeps it: the domain's view plus what only
@@ -66,20 +67,9 @@ type Item struct {
 	Action *Action
 }
 
-// SpooledFile is an attachment received into DATA_DIR/spool. The queue owns
-// it once the request is accepted and deletes it when the message is done.
-type SpooledFile struct {
-	Path     string
-	Name     string
-	MimeType string
-	Size     int64
-	// SHA256 is the hex SHA-256 of the file's content. The HTTP layer can
-	// fill it for free while spooling (an io.MultiWriter); when it is empty
-	// and the request has an Idempotency-Key, Submit reads the file to
-	// compute it, since a reused key is matched against the request's
-	// content (see requestHash).
-	SHA256 string
-}
+// SpooledFile is an attachment in the spool (spool.File), as a request
+// carries it.
+type SpooledFile = spool.File
 
 // Request is one validated POST /send.
 type Request struct {

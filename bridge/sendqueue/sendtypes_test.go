@@ -13,6 +13,7 @@ import (
 	"github.com/go-logr/logr"
 
 	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/bridge/spool"
 )
 
 // contentRequest has one item of every content type with every extra.
@@ -98,13 +99,13 @@ func TestUploadsAreSentTwiceThenExpire(t *testing.T) {
 	f := newFixture(t)
 	dir := t.TempDir()
 	now := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
-	ups := NewUploads(UploadOptions{DB: f.db, Batcher: f.writer, Dir: dir, Now: func() time.Time { return now }, Log: logr.Discard()})
+	ups := spool.NewUploads(spool.UploadOptions{DB: f.db, Batcher: f.writer, Dir: dir, Now: func() time.Time { return now }, Log: logr.Discard()})
 	ctx := context.Background()
 	up, err := ups.Add(ctx, spooled(t, dir, "report.pdf", "%PDF-1.7 report"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if up.SHA256 == "" || up.Size != 15 || !up.ExpiresAt.Equal(now.Add(UploadTTL)) {
+	if up.SHA256 == "" || up.Size != 15 || !up.ExpiresAt.Equal(now.Add(spool.UploadTTL)) {
 		t.Errorf("upload %+v", up)
 	}
 	var copies []string
@@ -133,7 +134,7 @@ func TestUploadsAreSentTwiceThenExpire(t *testing.T) {
 		_ = os.Remove(kept.Path)
 	}
 
-	now = now.Add(UploadTTL - time.Millisecond)
+	now = now.Add(spool.UploadTTL - time.Millisecond)
 	if n, err := ups.Expire(ctx); n != 0 || err != nil {
 		t.Fatalf("expired %d before its time: %v", n, err)
 	}

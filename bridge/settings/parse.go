@@ -214,3 +214,31 @@ func formatHours(d time.Duration) string {
 	}
 	return d.String()
 }
+
+// countWithin parses a whole number from lo to hi.
+func countWithin(lo, hi int) func(string) (int, error) {
+	return func(v string) (int, error) {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil {
+			return 0, fmt.Errorf("%q is not a whole number", v)
+		}
+		if n < lo || n > hi {
+			return 0, fmt.Errorf("must be from %d to %d, got %d", lo, hi, n)
+		}
+		return n, nil
+	}
+}
+
+// durationWithin parses a Go duration from lo to hi.
+func durationWithin(lo, hi time.Duration) func(string) (time.Duration, error) {
+	return func(v string) (time.Duration, error) {
+		d, err := time.ParseDuration(strings.TrimSpace(v))
+		if err != nil {
+			return 0, fmt.Errorf("%q is not a duration (for example 10s)", v)
+		}
+		if d < lo || d > hi {
+			return 0, fmt.Errorf("must be from %s to %s, got %s", lo, hi, d)
+		}
+		return d, nil
+	}
+}

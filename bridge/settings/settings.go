@@ -8,6 +8,7 @@
 package settings
 
 import (
+	"net/netip"
 	"time"
 
 	"github.com/msgbridge/msgbridge/bridge"
@@ -45,4 +46,19 @@ type Settings struct {
 	// RestrictionBackoff is the first pause after a rate limit that names
 	// no end; it doubles while WhatsApp keeps refusing.
 	RestrictionBackoff time.Duration
+	// MaxUploads, UploadsPerAddress and KeyDeadline bound the bodies of
+	// callers whose credential is not verified yet.
+	MaxUploads        int
+	UploadsPerAddress int
+	KeyDeadline       time.Duration
+	// CheckRate and CheckBurst budget the number checks that reach
+	// WhatsApp.
+	CheckRate  bridge.SendRate
+	CheckBurst int
+	// TrustedProxies are the CIDRs whose X-Forwarded-For is believed.
+	TrustedProxies []netip.Prefix
+	// PresenceInterval paces the chat states of the API per chat.
+	PresenceInterval time.Duration
+	// UploadRetention is how long an upload is kept for sending by id.
+	UploadRetention time.Duration
 }

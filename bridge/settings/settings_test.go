@@ -53,6 +53,12 @@ func TestLoadDefaults(t *testing.T) {
 	if s.APIKey.Reveal() != testAPIKey || s.AdminToken.Reveal() != testAdmin || s.EncryptionKey.Reveal() != testEncKeyRaw() {
 		t.Error("credentials not loaded")
 	}
+	if s.MaxUploads != 32 || s.UploadsPerAddress != 4 || s.KeyDeadline != 10*time.Second {
+		t.Errorf("upload bounds: %d, %d per address, key deadline %s", s.MaxUploads, s.UploadsPerAddress, s.KeyDeadline)
+	}
+	if s.CheckRate.String() != "10/m" || s.CheckBurst != 5 || s.PresenceInterval != 5*time.Second || s.UploadRetention != 24*time.Hour {
+		t.Errorf("check budget: %s, burst %d", s.CheckRate, s.CheckBurst)
+	}
 	if s.SendRate.String() != "20/m" || !s.TypingDelay.Off() || s.RestrictionBackoff != time.Minute {
 		t.Errorf("protection defaults: rate %s, typing %s, back-off %s", s.SendRate, s.TypingDelay, s.RestrictionBackoff)
 	}
@@ -125,6 +131,16 @@ func TestLoadRejects(t *testing.T) {
 		{"LISTEN_ADDR", "garbage", "is not host:port"},
 		{"LISTEN_ADDR", "::80", "is not host:port"},
 		{"DATA_DIR", " ", "must not be empty"},
+		{"MAX_UPLOADS", "0", "from 1 to 10000, got 0"},
+		{"MAX_UPLOADS", "many", "is not a whole number"},
+		{"UPLOADS_PER_ADDRESS", "33", "from 1 to 32, got 33"},
+		{"KEY_DEADLINE", "10", "is not a duration"},
+		{"CHECK_RATE", "10", "is not a rate"},
+		{"CHECK_BURST", "101", "from 1 to 100, got 101"},
+		{"PRESENCE_INTERVAL", "100ms", "from 1s to 1m0s"},
+		{"UPLOAD_RETENTION", "0s", "from 1s to 8760h"},
+		{"TRUSTED_PROXIES", "10.0.0.0/8,ingress", `"ingress" is neither a CIDR`},
+		{"KEY_DEADLINE", "10m", "from 100ms to 5m0s"},
 		{"WEBHOOK_URL", "ftp://x", "http:// or https://"},
 		{"WEBHOOK_URL", "https://", "has no host"},
 		{"WEBHOOK_URL", "https://u:p@host/x", "must not carry a user"},
@@ -294,6 +310,9 @@ func TestLoadAcceptsOrdinaryForms(t *testing.T) {
 		{"MAX_FILE_SIZE", " 10 MiB ", func(s *Settings) bool { return s.MaxFileSize == 10<<20 }},
 		{"MAX_FILE_SIZE", "50mb", func(s *Settings) bool { return s.MaxFileSize == 50_000_000 }},
 		{"MAX_FILE_SIZE", "2GiB", func(s *Settings) bool { return s.MaxFileSize == 2<<30 }},
+		{"UPLOADS_PER_ADDRESS", " 2 ", func(s *Settings) bool { return s.UploadsPerAddress == 2 }},
+		{"TRUSTED_PROXIES", "10.0.0.0/8, fd00::1", func(s *Settings) bool { return len(s.TrustedProxies) == 2 }},
+		{"KEY_DEADLINE", "250ms", func(s *Settings) bool { return s.KeyDeadline == 250*time.Millisecond }},
 		{"INBOX_RETENTION", "2s", func(s *Settings) bool { return s.InboxRetention == 2*time.Second }},
 		{"INBOX_RETENTION", " 168h ", func(s *Settings) bool { return s.InboxRetention == 168*time.Hour }},
 		{"ENCRYPTION_KEY", "00" + strings.Repeat("0", 61) + "1", func(s *Settings) bool { return s.EncryptionKey.Reveal()[31] == 1 }},

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/bridge/guard"
 	"github.com/msgbridge/msgbridge/bridge/logging"
 	"github.com/msgbridge/msgbridge/contract"
 )
@@ -104,7 +105,41 @@ func specsFor(s *Settings) []setting {
 			parse: into(&s.TypingDelay, bridge.ParseTypingDelay)},
 		{env: contract.EnvRestrictionBackoff, def: contract.DefaultRestrictionBackoff, usage: "first pause after a WhatsApp rate limit without an end; doubles up to 1h",
 			parse: into(&s.RestrictionBackoff, parseRestrictionBackoff)},
+		{env: contract.EnvMaxUploads, def: contract.DefaultMaxUploads, usage: "large bodies read at once from callers not yet verified (1-10000)",
+			parse: into(&s.MaxUploads, countWithin(1, maxUploadsLimit))},
+		{env: contract.EnvUploadsPerAddress, def: contract.DefaultUploadsPerAddress, usage: "of those, how many one client address may hold (1-MAX_UPLOADS)",
+			parse: func(v string) error { return parseUploadsPerAddress(s, v) }},
+		{env: contract.EnvKeyDeadline, def: contract.DefaultKeyDeadline, usage: "how long a body may take to present its credential (100ms-5m)",
+			parse: into(&s.KeyDeadline, durationWithin(minKeyDeadline, maxKeyDeadline))},
+		{env: contract.EnvCheckRate, def: contract.DefaultCheckRate, usage: "number checks that reach WhatsApp after the burst: N/s, N/m or N/h",
+			parse: into(&s.CheckRate, bridge.ParseSendRate)},
+		{env: contract.EnvCheckBurst, def: contract.DefaultCheckBurst, usage: "number checks that may reach WhatsApp at once (1-100)",
+			parse: into(&s.CheckBurst, countWithin(1, maxCheckBurst))},
+		{env: contract.EnvTrustedProxies, usage: "comma-separated CIDRs whose X-Forwarded-For is believed (an Ingress); empty: none",
+			parse: into(&s.TrustedProxies, guard.ParseProxies)},
+		{env: contract.EnvPresenceInterval, def: contract.DefaultPresenceInterval, usage: "shortest time between two chat states sent into one chat (1s-1m)",
+			parse: into(&s.PresenceInterval, durationWithin(time.Second, time.Minute))},
+		{env: contract.EnvUploadRetention, def: formatHours(contract.DefaultUploadRetention), usage: "how long an upload is kept for sending by id (from 1s to 8760h)",
+			parse: into(&s.UploadRetention, parseRetention)},
 	}
+}
+
+// Bounds of the limits on bodies from callers not yet verified: a deadline
+// under 100ms refuses honest clients on a slow link, one over 5m is no
+// bound; more than 10000 slots is no bound on memory.
+const (
+	maxUploadsLimit = 10000
+	minKeyDeadline  = 100 * time.Millisecond
+	maxKeyDeadline  = 5 * time.Minute
+	// A larger burst of number checks is the enumeration CHECK_RATE is for.
+	maxCheckBurst = 100
+)
+
+// parseUploadsPerAddress is a count up to MAX_UPLOADS, parsed first (order
+// of specsFor).
+func parseUploadsPerAddress(s *Settings, v string) (err error) {
+	s.UploadsPerAddress, err = countWithin(1, s.MaxUploads)(v)
+	return err
 }
 
 // Bounds of RESTRICTION_BACKOFF: shorter pauses hammer a rate limit, longer

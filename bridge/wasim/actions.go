@@ -58,6 +58,8 @@ type ChatState struct {
 type records struct {
 	mu         sync.Mutex
 	questions  map[string]int // usync contact questions per number asked about
+	queries    int            // usync contact queries, however many numbers each carried
+	groupLists int            // <participating/> queries: the list of the user's groups
 	chatStates []ChatState
 }
 
@@ -69,6 +71,30 @@ func (s *Simulator) recordContactQuestion(number string) {
 		s.records.questions = map[string]int{}
 	}
 	s.records.questions[number]++
+}
+
+// recordContactQuery counts a usync contact query.
+func (s *Simulator) recordContactQuery() {
+	s.records.mu.Lock()
+	defer s.records.mu.Unlock()
+	s.records.queries++
+}
+
+// ContactQueries is how many usync contact queries clients sent, each
+// carrying one or more numbers: what WhatsApp counts against an account
+// that checks numbers.
+func (s *Simulator) ContactQueries() int {
+	s.records.mu.Lock()
+	defer s.records.mu.Unlock()
+	return s.records.queries
+}
+
+// GroupListQueries is how many times clients asked for the list of their
+// groups (whatsmeow's GetJoinedGroups).
+func (s *Simulator) GroupListQueries() int {
+	s.records.mu.Lock()
+	defer s.records.mu.Unlock()
+	return s.records.groupLists
 }
 
 // ContactQuestions is how many usync contact questions (whatsmeow's

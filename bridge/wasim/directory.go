@@ -30,6 +30,9 @@ func (s *Simulator) answerUsync(c *conn, iq *waBinary.Node) ([]waBinary.Node, *i
 	if wantDevices && s.takeSendFault(c.user, faultUsync) {
 		return nil, &iqError{500, "internal-server-error"}
 	}
+	if wantContact {
+		s.recordContactQuery()
+	}
 	list := q.GetChildByTag("list")
 	var users []waBinary.Node
 	for _, entry := range list.GetChildren() {

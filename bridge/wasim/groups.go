@@ -116,6 +116,9 @@ func (g *Group) node() waBinary.Node {
 func (s *Simulator) answerGroupIQ(c *conn, iq *waBinary.Node) ([]waBinary.Node, *iqError) {
 	switch firstChildTag(iq) {
 	case "participating":
+		s.records.mu.Lock()
+		s.records.groupLists++
+		s.records.mu.Unlock()
 		var groups []waBinary.Node
 		for _, g := range s.Groups() {
 			if g.hasMember(c.user) {

@@ -25,14 +25,16 @@ const (
 var backoff = durable.Backoff{Base: baseDelay, Max: maxDelay}.Delay
 
 // retryDelay is the delay before the attempt that follows failed attempt
-// number attempts: the receiver's Retry-After when it gave one, but at least
-// baseDelay (a Retry-After of 0 made a hot loop of thousands of posts a
-// second), else the backoff. retryAfter bounds it above.
+// number attempts: the larger of the backoff and the receiver's
+// Retry-After, when it gave one, and at least baseDelay. A Retry-After
+// only ever lengthens the wait: one of 0 replacing the backoff made an
+// event retry every second for ever. retryAfter bounds it above.
 func retryDelay(attempts int, r01 float64, status int, retryAfterHeader string, now time.Time) time.Duration {
-	if d, ok := retryAfter(status, retryAfterHeader, now); ok {
-		return max(d, baseDelay)
+	d := backoff(attempts, r01)
+	if ra, ok := retryAfter(status, retryAfterHeader, now); ok {
+		d = max(d, ra, baseDelay)
 	}
-	return backoff(attempts, r01)
+	return d
 }
 
 func jitter() float64 { return rand.Float64() } //nolint:gosec // jitter, not a secret

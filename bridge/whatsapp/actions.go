@@ -73,32 +73,38 @@ func (m *Manager) MarkRead(ctx context.Context, chat, sender bridge.Recipient, i
 			return bridge.ErrInvalidRecipient
 		}
 	}
+	if !m.pace.markOnce(chatJID, id) {
+		return nil // marked read already: once per message
+	}
 	if err := cli.MarkRead(ctx, []types.MessageID{id}, m.opts.Now(), chatJID, senderJID); err != nil {
+		m.pace.unmark(chatJID, id)
 		return fmt.Errorf("mark read: %w", err)
 	}
 	return nil
 }
 
 // SetPresence shows p in chat: typing, recording a voice note, or neither.
-// It is best effort: WhatsApp confirms nothing.
+// It is best effort: WhatsApp confirms nothing. Repeats of what the chat
+// shows are not sent, and a change within PresenceInterval of the last one
+// is sent at the interval's end (only the latest, if it still changes
+// anything).
 func (m *Manager) SetPresence(ctx context.Context, chat bridge.Recipient, p bridge.ChatPresence) error {
-	cli, err := m.readyClient()
-	if err != nil {
+	if _, err := m.readyClient(); err != nil {
 		return err
 	}
 	jid, err := types.ParseJID(chat.JID())
 	if err != nil {
 		return bridge.ErrInvalidRecipient
 	}
-	state, media := types.ChatPresenceComposing, types.ChatPresenceMediaText
-	switch p {
-	case bridge.PresenceComposing:
-	case bridge.PresenceRecording:
-		media = types.ChatPresenceMediaAudio
-	case bridge.PresencePaused:
-		state = types.ChatPresencePaused
+	later := func(p bridge.ChatPresence) {
+		if err := m.sendPresence(m.bgCtx, jid, p); err != nil {
+			m.log.V(1).Info("chat state not sent", "err", err.Error())
+		}
 	}
-	if err := cli.SendChatPresence(ctx, jid, state, media); err != nil {
+	if !m.pace.presence(jid, p, later) {
+		return nil
+	}
+	if err := m.sendPresence(ctx, jid, p); err != nil {
 		return fmt.Errorf("chat presence: %w", err)
 	}
 	return nil

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -21,43 +23,92 @@ const ContactTTL = 24 * time.Hour
 // them all for the TTL.
 const maxCachedContacts = 50_000
 
+// Bounds of the number checks that reach WhatsApp; the budget itself is
+// CHECK_RATE and CHECK_BURST (WhatsApp bans accounts that enumerate
+// numbers, so by default a handful at once, then one every few seconds).
+const (
+	// maxCheckBatch is how many numbers one usync query carries at most:
+	// what waits for the budget's next token goes in one query.
+	maxCheckBatch = 8
+	// maxQueueCheckWait is how long the send queue waits for the budget
+	// before its attempt fails (and is retried like a failed send).
+	maxQueueCheckWait = time.Minute
+)
+
 // ContactBook answers whether phone numbers are on WhatsApp: from memory,
 // then from bridge.db's contacts table, then by asking WhatsApp (a usync
-// query), one question per number at a time however many ask at once.
+// query), one question per number at a time however many ask at once, and
+// the questions within a budget: beyond it the API is refused with a
+// retry hint, while the send queue waits for the next token, and numbers
+// asked meanwhile join the waiting query.
 type ContactBook struct {
 	m       *Manager
 	db      *sql.DB
 	batcher *sqlite.Batcher
 	now     func() time.Time
+	budget  *bridge.Budget
 
 	flight singleflight.Group
 	mu     sync.Mutex
 	mem    map[string]bridge.Contact
 	at     map[string]time.Time // when each answer in mem was given
+	open   *contactQuery        // the query waiting for its token; others join it
 }
 
-// NewContactBook returns the contact book that asks through m and caches in
-// db (bridge.db, written through batcher).
-func NewContactBook(m *Manager, db *sql.DB, batcher *sqlite.Batcher) *ContactBook {
-	return &ContactBook{m: m, db: db, batcher: batcher, now: m.opts.Now,
+// NewContactBook returns the contact book that asks through m within a
+// budget of rate (burst at once) and caches in db (bridge.db, written
+// through batcher).
+func NewContactBook(m *Manager, db *sql.DB, batcher *sqlite.Batcher, rate bridge.SendRate, burst int) *ContactBook {
+	return &ContactBook{m: m, db: db, batcher: batcher, now: m.opts.Now, budget: bridge.NewBudget(rate, burst),
 		mem: map[string]bridge.Contact{}, at: map[string]time.Time{}}
 }
 
 // Contact answers for number (digits with country code). While WhatsApp
 // cannot be asked (no linked, connected session) and no answer is cached,
-// it fails with bridge.ErrNotLinked.
+// it fails with bridge.ErrNotLinked; beyond the budget with a
+// KindRateLimited error whose cause is a bridge.RetryAfter.
 func (b *ContactBook) Contact(ctx context.Context, number string) (bridge.Contact, error) {
+	return b.contact(ctx, number, 0)
+}
+
+// QueueChecks is the book as the send queue uses it: a check beyond the
+// budget waits for the next token (up to a minute) instead of failing,
+// since the queue's pace holds the message anyway.
+func (b *ContactBook) QueueChecks() QueueChecks { return QueueChecks{b} }
+
+// QueueChecks answers the send queue's pre-send checks (sendqueue.Checker).
+type QueueChecks struct{ book *ContactBook }
+
+// Contact is ContactBook.Contact, waiting for the budget.
+func (q QueueChecks) Contact(ctx context.Context, number string) (bridge.Contact, error) {
+	return q.book.contact(ctx, number, maxQueueCheckWait)
+}
+
+func (b *ContactBook) contact(ctx context.Context, number string, maxWait time.Duration) (bridge.Contact, error) {
 	if c, ok := b.remembered(number); ok {
 		return c, nil
 	}
 	v, err, _ := b.flight.Do(number, func() (any, error) {
 		// One caller's cancellation must not fail the others waiting here.
-		return b.load(context.WithoutCancel(ctx), number)
+		return b.load(context.WithoutCancel(ctx), number, maxWait)
 	})
 	if err != nil {
 		return bridge.Contact{}, err
 	}
 	return v.(bridge.Contact), nil //nolint:forcetypeassert // load returns only this type
+}
+
+// Cached is the answer about number from memory or bridge.db, without
+// asking WhatsApp; false when there is none younger than ContactTTL.
+func (b *ContactBook) Cached(ctx context.Context, number string) (bridge.Contact, bool) {
+	if c, ok := b.remembered(number); ok {
+		return c, true
+	}
+	c, at, err := b.stored(ctx, number)
+	if err != nil || b.now().Sub(at) >= ContactTTL {
+		return bridge.Contact{}, false
+	}
+	return c, true
 }
 
 func (b *ContactBook) remembered(number string) (bridge.Contact, bool) {
@@ -80,7 +131,7 @@ func (b *ContactBook) remember(c bridge.Contact, at time.Time) {
 }
 
 // load reads number's answer from bridge.db, or asks WhatsApp and stores it.
-func (b *ContactBook) load(ctx context.Context, number string) (bridge.Contact, error) {
+func (b *ContactBook) load(ctx context.Context, number string, maxWait time.Duration) (bridge.Contact, error) {
 	c, at, err := b.stored(ctx, number)
 	if err == nil && b.now().Sub(at) < ContactTTL {
 		b.remember(c, at)
@@ -89,16 +140,76 @@ func (b *ContactBook) load(ctx context.Context, number string) (bridge.Contact, 
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return bridge.Contact{}, fmt.Errorf("read contact: %w", err)
 	}
-	if c, err = b.m.lookUp(ctx, number); err != nil {
-		return bridge.Contact{}, err
+	return b.ask(ctx, number, maxWait)
+}
+
+// contactQuery is one usync query in the making: the numbers it carries
+// and, once done, their answers.
+type contactQuery struct {
+	numbers []string
+	done    chan struct{}
+	answers map[string]bridge.Contact
+	err     error
+}
+
+// errCheckRate refuses a number check beyond CHECK_RATE.
+func errCheckRate(wait time.Duration) error {
+	return &bridge.Error{Kind: bridge.KindRateLimited, Code: "check_rate_limited",
+		Message: "too many number checks reach WhatsApp (CHECK_RATE); retry after the Retry-After seconds",
+		Err:     bridge.RetryAfter(wait)}
+}
+
+// ask asks WhatsApp about number within the budget: it joins the query
+// that waits for its token, or opens one when a token is due within
+// maxWait, and stores the answers.
+func (b *ContactBook) ask(ctx context.Context, number string, maxWait time.Duration) (bridge.Contact, error) {
+	b.mu.Lock()
+	q := b.open
+	if q != nil && len(q.numbers) < maxCheckBatch {
+		q.numbers = append(q.numbers, number)
+		b.mu.Unlock()
+		<-q.done
+	} else {
+		wait, ok := b.budget.Reserve(b.now(), maxWait)
+		if !ok {
+			b.mu.Unlock()
+			return bridge.Contact{}, errCheckRate(wait)
+		}
+		q = &contactQuery{numbers: []string{number}, done: make(chan struct{})}
+		if wait > 0 {
+			b.open = q
+		}
+		b.mu.Unlock()
+		b.run(ctx, q, wait)
 	}
+	if q.err != nil {
+		return bridge.Contact{}, q.err
+	}
+	return q.answers[number], nil
+}
+
+// run sends q after wait (its token's time), closed to new numbers from
+// then on, and stores what WhatsApp answered.
+func (b *ContactBook) run(ctx context.Context, q *contactQuery, wait time.Duration) {
+	defer close(q.done)
+	if wait > 0 {
+		timer := time.NewTimer(wait)
+		<-timer.C
+		b.mu.Lock()
+		if b.open == q {
+			b.open = nil
+		}
+		b.mu.Unlock()
+	}
+	q.answers, q.err = b.m.lookUp(ctx, q.numbers)
 	now := b.now()
-	if err := b.store(ctx, c, now); err != nil {
-		// The answer stands; it is asked again after a restart.
-		b.m.log.Error(err, "store contact")
+	for _, c := range q.answers {
+		if err := b.store(ctx, c, now); err != nil {
+			// The answer stands; it is asked again after a restart.
+			b.m.log.Error(err, "store contact")
+		}
+		b.remember(c, now)
 	}
-	b.remember(c, now)
-	return c, nil
 }
 
 func (b *ContactBook) stored(ctx context.Context, number string) (bridge.Contact, time.Time, error) {
@@ -123,33 +234,44 @@ func (b *ContactBook) store(ctx context.Context, c bridge.Contact, now time.Time
 	})
 }
 
-// lookUp asks WhatsApp whether number is registered (whatsmeow's
-// IsOnWhatsApp, a usync contact query); the LID comes from what the
-// session learned of the account, when it did.
-func (m *Manager) lookUp(ctx context.Context, number string) (bridge.Contact, error) {
+// lookUp asks WhatsApp whether numbers are registered, in one usync
+// contact query (whatsmeow's IsOnWhatsApp); the LID comes from what the
+// session learned of the account, when it did. A number WhatsApp did not
+// answer about fails the whole query.
+func (m *Manager) lookUp(ctx context.Context, numbers []string) (map[string]bridge.Contact, error) {
 	cli, err := m.readyClient()
 	if err != nil {
-		return bridge.Contact{}, err
+		return nil, err
 	}
 	ctx, cancel := context.WithTimeoutCause(ctx, m.sendTimeout(), errSendTimeout)
 	defer cancel()
-	answers, err := cli.IsOnWhatsApp(ctx, []string{"+" + number})
-	if err != nil {
-		return bridge.Contact{}, sendFailed(ctx, fmt.Errorf("is on whatsapp: %w", err))
+	phones := make([]string, len(numbers))
+	for i, n := range numbers {
+		phones[i] = "+" + n
 	}
-	c := bridge.Contact{Number: number}
+	answers, err := cli.IsOnWhatsApp(ctx, phones)
+	if err != nil {
+		return nil, sendFailed(ctx, fmt.Errorf("is on whatsapp: %w", err))
+	}
+	out := make(map[string]bridge.Contact, len(numbers))
 	for _, a := range answers {
-		if a.Query != "+"+number && a.JID.User != number {
-			continue
+		number := strings.TrimPrefix(a.Query, "+")
+		if !slices.Contains(numbers, number) {
+			number = a.JID.User
 		}
-		c.OnWhatsApp = a.IsIn
+		c := bridge.Contact{Number: number, OnWhatsApp: a.IsIn}
 		if a.IsIn {
 			c.JID = a.JID.ToNonAD().String()
 			if lid, err := cli.Store.LIDs.GetLIDForPN(ctx, a.JID); err == nil && !lid.IsEmpty() {
 				c.LID = lid.String()
 			}
 		}
-		return c, nil
+		out[number] = c
 	}
-	return bridge.Contact{}, fmt.Errorf("is on whatsapp: no answer for %s", number)
+	for _, n := range numbers {
+		if _, ok := out[n]; !ok {
+			return nil, fmt.Errorf("is on whatsapp: no answer for %s", n)
+		}
+	}
+	return out, nil
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/go-logr/logr"
 	"go.mau.fi/whatsmeow"
 	waLog "go.mau.fi/whatsmeow/util/log"
+	"golang.org/x/sync/singleflight"
 
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/sqlite"
@@ -71,6 +72,10 @@ type Options struct {
 	// Quotes finds the messages replies quote (nil: none is known, and a
 	// reply quotes by id alone).
 	Quotes QuoteSource
+	// PresenceInterval is the shortest time between two chat states the
+	// API sends into one chat (PRESENCE_INTERVAL); DefaultPresenceInterval
+	// when zero.
+	PresenceInterval time.Duration
 	// TypingDelay shows composing before each text (TYPING_DELAY); zero: off.
 	TypingDelay bridge.TypingDelay
 	// RestrictionBackoff is the first pause after a refusal that names no
@@ -83,6 +88,8 @@ type Manager struct {
 	opts     Options
 	states   stateStore
 	restrict restrictions // WhatsApp's restrictions of sending
+	pace     *chatPace    // chat states and read marks of the API
+	groups   groupList    // the account's groups, cached briefly
 	waLog    waLog.Logger
 	log      logr.Logger
 
@@ -139,6 +146,7 @@ func New(ctx context.Context, opts Options) (*Manager, error) {
 	m := &Manager{
 		opts: opts, states: stateStore{db: opts.DB, batcher: opts.Batcher, events: opts.Events},
 		log: opts.Log, bgCtx: context.WithoutCancel(ctx), restrict: restrictions{first: opts.RestrictionBackoff},
+		pace: newChatPace(opts.PresenceInterval, opts.Now),
 	}
 	m.waLog = tapFrames(newWALogger(opts.Log), m.noticeFrame)
 	creds, err := openCredentials(ctx, opts.CredentialsDir+"/session.db", opts.MasterKey, m.waLog.Sub("store"))
@@ -314,6 +322,7 @@ func (m *Manager) Logout(ctx context.Context) error {
 			m.log.Info("logout request not confirmed by WhatsApp; wiping local credentials anyway", "level", "warn", "error", err.Error())
 		}
 	}
+	m.groups.keep(nil, time.Time{}) // another account may link next
 	if err := m.replaceClientLocked(); err != nil {
 		return err
 	}
@@ -327,14 +336,52 @@ func (m *Manager) Groups(ctx context.Context) ([]bridge.Group, error) {
 	if !cli.IsLoggedIn() {
 		return nil, bridge.ErrNotLinked
 	}
-	infos, err := cli.GetJoinedGroups(ctx)
+	if gs, ok := m.groups.fresh(m.opts.Now()); ok {
+		return gs, nil
+	}
+	v, err, _ := m.groups.flight.Do("groups", func() (any, error) {
+		infos, err := cli.GetJoinedGroups(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("list groups: %w", err)
+		}
+		groups := make([]bridge.Group, 0, len(infos))
+		for _, g := range infos {
+			// ParticipantCount may be 0 in the listing; the list itself is right.
+			groups = append(groups, bridge.Group{ID: g.JID.String(), Subject: g.Name, Participants: len(g.Participants)})
+		}
+		m.groups.keep(groups, m.opts.Now())
+		return groups, nil
+	})
 	if err != nil {
-		return nil, fmt.Errorf("list groups: %w", err)
+		return nil, err
 	}
-	groups := make([]bridge.Group, 0, len(infos))
-	for _, g := range infos {
-		// ParticipantCount may be 0 in the listing; the list itself is right.
-		groups = append(groups, bridge.Group{ID: g.JID.String(), Subject: g.Name, Participants: len(g.Participants)})
+	return v.([]bridge.Group), nil //nolint:forcetypeassert // the flight returns only this type
+}
+
+// groupsCacheFor is how long the list of the account's groups is served
+// from memory: a dashboard or a client polling it must not make the
+// account query WhatsApp every time.
+const groupsCacheFor = 30 * time.Second
+
+// groupList is the cached list of the account's groups.
+type groupList struct {
+	flight singleflight.Group
+	mu     sync.Mutex
+	groups []bridge.Group
+	at     time.Time
+}
+
+func (g *groupList) fresh(now time.Time) ([]bridge.Group, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.groups == nil || now.Sub(g.at) >= groupsCacheFor {
+		return nil, false
 	}
-	return groups, nil
+	return g.groups, true
+}
+
+func (g *groupList) keep(groups []bridge.Group, now time.Time) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.groups, g.at = groups, now
 }

@@ -395,6 +395,15 @@ func TestGroups(t *testing.T) {
 	if len(groups) != 1 || groups[0].ID != g.JID().String() || groups[0].Subject != "Sales team" || groups[0].Participants != 3 {
 		t.Errorf("groups %+v", groups)
 	}
+	// Item 8: the list is cached briefly; 50 more reads ask WhatsApp none.
+	for range 50 {
+		if again, err := r.Groups(context.Background()); err != nil || len(again) != 1 {
+			t.Fatalf("again: %+v %v", again, err)
+		}
+	}
+	if n := sim.GroupListQueries(); n != 1 {
+		t.Errorf("51 reads of the groups asked WhatsApp %d times, want 1", n)
+	}
 }
 
 // Neither database holds a SQLite header or the account number in the clear.

@@ -86,7 +86,7 @@ func TestOperationsListsEveryEndpoint(t *testing.T) {
 		"POST /send", "GET /api/messages", "POST /api/messages", "GET /api/messages/{id}",
 		"DELETE /api/messages/{id}", "PATCH /api/messages/{id}", "POST /api/messages/{id}/reaction",
 		"POST /api/chats/{jid}/read", "POST /api/chats/{jid}/presence", "GET /api/contacts/{number}",
-		"GET /api/media/{id}", "POST /api/uploads",
+		"GET /api/media/{id}", "POST /api/uploads", "DELETE /api/uploads/{id}",
 		"GET /session/status", "GET /session/qr", "POST /session/pairing-code", "GET /session/groups", "POST /session/logout",
 		"GET /api/admin/state", "DELETE /api/admin/logs", "GET /api/admin/audit", "DELETE /api/admin/audit/{id}",
 		"GET /api/admin/webhooks/failed", "POST /api/admin/webhooks/{id}/redeliver", "POST /api/admin/webhooks/replay",

@@ -16,6 +16,7 @@ import (
 
 	"github.com/msgbridge/msgbridge/bridge/audit"
 	"github.com/msgbridge/msgbridge/bridge/datadir"
+	"github.com/msgbridge/msgbridge/bridge/guard"
 	"github.com/msgbridge/msgbridge/bridge/httpapi"
 	"github.com/msgbridge/msgbridge/bridge/httpapi/dashboard"
 	"github.com/msgbridge/msgbridge/bridge/inbox"
@@ -25,6 +26,7 @@ import (
 	"github.com/msgbridge/msgbridge/bridge/metrics"
 	"github.com/msgbridge/msgbridge/bridge/sendqueue"
 	"github.com/msgbridge/msgbridge/bridge/settings"
+	"github.com/msgbridge/msgbridge/bridge/spool"
 	"github.com/msgbridge/msgbridge/bridge/sqlite"
 	"github.com/msgbridge/msgbridge/bridge/webhook"
 	"github.com/msgbridge/msgbridge/bridge/whatsapp"
@@ -54,7 +56,7 @@ type app struct {
 	queue    *sendqueue.Queue
 	// downloads fetches incoming attachments into DATA_DIR/media.
 	downloads *media.Downloader
-	uploads   *sendqueue.Uploads
+	uploads   *spool.Uploads
 	server    *http.Server
 
 	// closers undo build's steps, last first.
@@ -201,6 +203,7 @@ func newMessaging(ctx context.Context, a *app) error {
 		},
 		Quotes:      quotes{a.messages, a.inbox},
 		TypingDelay: a.settings.TypingDelay, RestrictionBackoff: a.settings.RestrictionBackoff,
+		PresenceInterval: a.settings.PresenceInterval,
 	})
 	if err != nil {
 		return err
@@ -211,12 +214,12 @@ func newMessaging(ctx context.Context, a *app) error {
 	}
 	a.downloads = media.NewDownloader(media.DownloaderOptions{Store: a.media, Dir: a.dir.MediaDir(), Key: mediaKey,
 		Source: mediaSource{a.session}, Log: a.log.WithName("media")})
-	a.contacts = whatsapp.NewContactBook(a.session, a.db, a.writer)
+	a.contacts = whatsapp.NewContactBook(a.session, a.db, a.writer, a.settings.CheckRate, a.settings.CheckBurst)
 	a.queue = sendqueue.New(sendqueue.Options{
 		Log: a.messages, Sender: a.session, Schedule: a.settings.RetrySchedule, Rate: a.settings.SendRate,
-		Checker: a.contacts, Accounts: a.session,
+		Checker: a.contacts.QueueChecks(), Accounts: a.session,
 	})
-	a.uploads = sendqueue.NewUploads(sendqueue.UploadOptions{DB: a.db, Batcher: a.writer, Dir: a.dir.SpoolDir(),
+	a.uploads = spool.NewUploads(spool.UploadOptions{DB: a.db, Batcher: a.writer, Dir: a.dir.SpoolDir(), Retention: a.settings.UploadRetention,
 		Log: a.log.WithName("uploads")})
 	if err := a.queue.SweepSpool(ctx, a.dir.SpoolDir()); err != nil {
 		return fmt.Errorf("sweep spool: %w", err)
@@ -228,19 +231,27 @@ func newMessaging(ctx context.Context, a *app) error {
 	return nil
 }
 
+// serverLimits are httpapi's default body limits with the bounds on callers
+// not yet verified that the settings give.
+func serverLimits(s *settings.Settings) guard.Limits {
+	l := httpapi.DefaultServerLimits(s.MaxFileSize)
+	l.MaxUploads, l.UploadsPerAddress, l.KeyDeadline = s.MaxUploads, s.UploadsPerAddress, s.KeyDeadline
+	return l
+}
+
 func newHTTPServer(_ context.Context, a *app) error {
 	s := a.settings
 	recorder := httpapi.AuditRecorder{Log: a.audit, Logger: a.log.WithName("audit")}
 	// One limit on failed credentials per address for the API and the
 	// dashboard's sign-in together.
-	guard := httpapi.NewCredentialGuard(recorder, time.Now)
+	creds := guard.NewCredentials(recorder, time.Now)
 	dash := dashboard.New(dashboard.Options{
 		Session: a.session, AdminToken: s.AdminToken, TOTPKey: []byte(s.TOTPSecret.Reveal()),
-		Audit: recorder, Guard: guard, Log: a.log.WithName("dashboard"),
+		Audit: recorder, Guard: creds, Log: a.log.WithName("dashboard"),
 	})
-	spoolMax := s.SpoolMaxBytes
-	if spoolMax == 0 {
-		spoolMax = defaultSpoolMax(a.dir.SpoolDir())
+	spoolMax, err := spoolMaxFor(s.SpoolMaxBytes, a.dir.SpoolDir())
+	if err != nil {
+		return err
 	}
 	a.log.Info("spool bounded", "dir", a.dir.SpoolDir(), "maxBytes", spoolMax)
 	a.server = &http.Server{
@@ -255,17 +266,18 @@ func newHTTPServer(_ context.Context, a *app) error {
 			Contacts:   a.contacts,
 			Send: httpapi.SendConfig{APIKey: s.APIKey, SpoolDir: a.dir.SpoolDir(), MaxFileSize: s.MaxFileSize,
 				SpoolMaxBytes: spoolMax},
-			Guard:     guard,
-			Limits:    httpapi.DefaultServerLimits(s.MaxFileSize),
-			Analytics: sendqueue.Analytics{DB: a.db},
-			Audit:     recorder,
-			LogFiles:  a.logFiles,
-			Metrics:   a.metrics.Handler(),
-			Webhooks:  a.webhooks,
-			Inbox:     a.inbox,
-			Media:     a.downloads,
-			Dashboard: dash,
-			Log:       a.log.WithName("httpapi"),
+			Guard:          creds,
+			Limits:         serverLimits(s),
+			TrustedProxies: s.TrustedProxies,
+			Analytics:      sendqueue.Analytics{DB: a.db},
+			Audit:          recorder,
+			LogFiles:       a.logFiles,
+			Metrics:        a.metrics.Handler(),
+			Webhooks:       a.webhooks,
+			Inbox:          a.inbox,
+			Media:          a.downloads,
+			Dashboard:      dash,
+			Log:            a.log.WithName("httpapi"),
 		}),
 		// Bodies are bounded by httpapi's limits (time between reads, a
 		// whole-body deadline, concurrent uploads); headers here.
@@ -279,6 +291,22 @@ func newHTTPServer(_ context.Context, a *app) error {
 	// event streams would hold it for the whole grace period.
 	a.server.RegisterOnShutdown(dash.Close)
 	return nil
+}
+
+// spoolMaxFor is the spool's bound: SPOOL_MAX_BYTES when set, which must
+// fit the spool's volume (a bound the disk cannot hold bounds nothing, and
+// the disk fills before any 507), else the default.
+func spoolMaxFor(set int64, dir string) (int64, error) {
+	if set == 0 {
+		return defaultSpoolMax(dir), nil
+	}
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(dir, &st); err == nil {
+		if size := int64(st.Blocks) * st.Bsize; set > size { //nolint:gosec // block counts fit an int64
+			return 0, fmt.Errorf("setting SPOOL_MAX_BYTES: %d bytes is larger than the volume of DATA_DIR (%d bytes)", set, size)
+		}
+	}
+	return set, nil
 }
 
 // defaultSpoolMax is SPOOL_MAX_BYTES's default: a quarter of the free space

@@ -21,6 +21,7 @@ import (
 	"github.com/msgbridge/msgbridge/bridge/audit"
 	"github.com/msgbridge/msgbridge/bridge/httpapi"
 	"github.com/msgbridge/msgbridge/bridge/sendqueue"
+	"github.com/msgbridge/msgbridge/bridge/spool"
 	"github.com/msgbridge/msgbridge/bridge/sqlite"
 	"github.com/msgbridge/msgbridge/bridge/wasim"
 	"github.com/msgbridge/msgbridge/bridge/wasim/wasimtest"
@@ -45,7 +46,7 @@ func (receiptsOnly) Reconnected() {}
 type inProcess struct {
 	url     string
 	spool   string
-	uploads *sendqueue.Uploads
+	uploads *spool.Uploads
 	mu      sync.Mutex
 	now     time.Time
 }
@@ -86,7 +87,7 @@ func startInProcess(t *testing.T, sim *wasim.Simulator) *inProcess {
 		t.Fatal(err)
 	}
 	queue := sendqueue.New(sendqueue.Options{Log: log, Sender: session, Schedule: []time.Duration{100 * time.Millisecond}})
-	p.uploads = sendqueue.NewUploads(sendqueue.UploadOptions{DB: db, Batcher: writer, Dir: p.spool, Now: p.clock, Log: logr.Discard()})
+	p.uploads = spool.NewUploads(spool.UploadOptions{DB: db, Batcher: writer, Dir: p.spool, Now: p.clock, Log: logr.Discard()})
 	var wg sync.WaitGroup
 	for _, run := range []func(context.Context) error{session.Run, queue.Run} {
 		wg.Go(func() { _ = run(ctx) })
@@ -184,7 +185,7 @@ func TestUploadSentTwiceThroughTheSimulator(t *testing.T) {
 		t.Errorf("the reply quotes %+v (%v)", q, err)
 	}
 
-	p.advance(sendqueue.UploadTTL)
+	p.advance(spool.UploadTTL)
 	if n, err := p.uploads.Expire(ctx); n != 1 || err != nil {
 		t.Fatalf("expired %d uploads: %v", n, err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/bridge/guard"
 	"github.com/msgbridge/msgbridge/bridge/httpapi"
 )
 
@@ -47,7 +48,7 @@ type Options struct {
 	Audit   httpapi.AuditRecorder
 	// Guard limits failed admin tokens per address, shared with the API so
 	// that a guess anywhere counts everywhere; a new one when nil.
-	Guard *httpapi.CredentialGuard
+	Guard *guard.Credentials
 	Log   logr.Logger
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
@@ -59,7 +60,7 @@ type Dashboard struct {
 	router   *mux.Router
 	sessions *sessions
 	totp     *totpVerifier
-	codes    *httpapi.Failures // by action
+	codes    *guard.Failures // by action
 	// lastChatCode is when a code was last sent to the account's own
 	// chat, for the whole bridge: a limit per browser session is none, a
 	// client can sign in again.
@@ -81,14 +82,14 @@ func New(opts Options) *Dashboard {
 		opts.Now = time.Now
 	}
 	if opts.Guard == nil {
-		opts.Guard = httpapi.NewCredentialGuard(opts.Audit, opts.Now)
+		opts.Guard = guard.NewCredentials(opts.Audit, opts.Now)
 	}
 	d := &Dashboard{
 		opts:     opts,
 		router:   httpapi.NewMux(opts.Log),
 		sessions: &sessions{now: opts.Now, m: map[string]*webSession{}},
 		totp:     newTOTPVerifier(opts.TOTPKey),
-		codes:    httpapi.NewFailures(maxCodeFailures, codeLockout, opts.Now),
+		codes:    guard.NewFailures(maxCodeFailures, codeLockout, opts.Now),
 		done:     make(chan struct{}),
 		wake:     make(chan struct{}),
 	}

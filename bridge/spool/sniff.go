@@ -1,4 +1,4 @@
-package httpapi
+package spool
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 
 // The media types WhatsApp plays, as the sniffer names them.
 const (
-	mimeOpus = "audio/ogg; codecs=opus"
+	MimeOpus = "audio/ogg; codecs=opus"
 	mimeMP4  = "video/mp4"
 	mime3GP  = "video/3gpp"
 	mimeM4A  = "audio/mp4"
@@ -20,12 +20,12 @@ const (
 	mimeAMR  = "audio/amr"
 )
 
-// sniffType names a file by its content. The name's extension only refines
+// SniffType names a file by its content. The name's extension only refines
 // what the content cannot tell ("zip", "text", "bytes": a .docx is a zip, a
 // .csv is text), and never into an image, video or audio type: a text file
 // named .jpg stays text, so a type check on the result is a check of the
 // content.
-func sniffType(head []byte, name string) string {
+func SniffType(head []byte, name string) string {
 	if media := sniffMedia(head); media != "" {
 		return media
 	}
@@ -33,14 +33,14 @@ func sniffType(head []byte, name string) string {
 	switch sniffed {
 	case "application/octet-stream", "application/zip", "text/plain; charset=utf-8":
 		byExt := mime.TypeByExtension(strings.ToLower(filepath.Ext(name)))
-		if byExt != "" && !isMediaFamily(byExt) {
+		if byExt != "" && !IsMediaFamily(byExt) {
 			return byExt
 		}
 	}
 	return sniffed
 }
 
-func isMediaFamily(mimeType string) bool {
+func IsMediaFamily(mimeType string) bool {
 	return strings.HasPrefix(mimeType, "image/") || strings.HasPrefix(mimeType, "video/") || strings.HasPrefix(mimeType, "audio/")
 }
 
@@ -50,7 +50,7 @@ func isMediaFamily(mimeType string) bool {
 func sniffMedia(head []byte) string {
 	switch {
 	case bytes.HasPrefix(head, []byte("OggS")) && bytes.Contains(head, []byte("OpusHead")):
-		return mimeOpus
+		return MimeOpus
 	case bytes.HasPrefix(head, []byte("#!AMR\n")):
 		return mimeAMR
 	case bytes.HasPrefix(head, []byte("ID3")):
@@ -90,7 +90,7 @@ func mpegFrame(h []byte) bool {
 	return h[0] == 0xFF && h[1]&0xE0 == 0xE0 && version != 1 && layer != 0 && bitrate != 15 && bitrate != 0 && rate != 3
 }
 
-func isImage(mimeType string) bool {
+func IsImage(mimeType string) bool {
 	switch mimeType {
 	case "image/jpeg", "image/png", "image/webp":
 		return true
@@ -98,11 +98,11 @@ func isImage(mimeType string) bool {
 	return false
 }
 
-func isVideo(mimeType string) bool { return mimeType == mimeMP4 || mimeType == mime3GP }
+func IsVideo(mimeType string) bool { return mimeType == mimeMP4 || mimeType == mime3GP }
 
-func isAudio(mimeType string) bool {
+func IsAudio(mimeType string) bool {
 	switch mimeType {
-	case mimeOpus, mimeM4A, mimeMP3, mimeAAC, mimeAMR:
+	case MimeOpus, mimeM4A, mimeMP3, mimeAAC, mimeAMR:
 		return true
 	}
 	return false

@@ -1,4 +1,4 @@
-package httpapi
+package spool
 
 import (
 	"crypto/sha256"
@@ -6,7 +6,6 @@ import (
 	"errors"
 	"hash"
 	"io"
-	"mime/multipart"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,7 +14,6 @@ import (
 	"time"
 
 	"github.com/msgbridge/msgbridge/bridge"
-	"github.com/msgbridge/msgbridge/bridge/sendqueue"
 )
 
 // errSpoolFull and errStorage are the bridge's own faults, retryable: a
@@ -39,12 +37,12 @@ func storageFailed(err error) error {
 // next reservation measures it again.
 const spoolRescanEvery = time.Second
 
-// spoolSpace bounds the bytes in the spool directory: every write reserves
+// Space bounds the bytes in the spool directory: every write reserves
 // its bytes first and is refused when the spool would exceed max. The size
 // is measured from the directory (the queue deletes the files it sent, the
 // session spools downloads) at most once per spoolRescanEvery; bytes
 // reserved since the last measure are added to it.
-type spoolSpace struct {
+type Space struct {
 	dir string
 	max int64 // 0: unbounded
 
@@ -55,25 +53,32 @@ type spoolSpace struct {
 }
 
 // reserve accounts for n more bytes, or returns errSpoolFull.
-func (s *spoolSpace) reserve(n int64) error {
+func (s *Space) reserve(n int64) error {
 	if s.max <= 0 {
 		return nil
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if now := time.Now(); now.After(s.measureAt) {
-		s.measured, s.pending, s.measureAt = dirBytes(s.dir), 0, now.Add(spoolRescanEvery)
+	now := time.Now()
+	if now.After(s.measureAt) {
+		s.measured, s.pending, s.measureAt = Bytes(s.dir), 0, now.Add(spoolRescanEvery)
 	}
 	if s.measured+s.pending+n > s.max {
-		return errSpoolFull
+		// Measure again before refusing: files deleted since (a sent
+		// attachment, a deleted or deduplicated upload) give their room
+		// back at once.
+		s.measured, s.pending, s.measureAt = Bytes(s.dir), 0, now.Add(spoolRescanEvery)
+		if s.measured+n > s.max {
+			return errSpoolFull
+		}
 	}
 	s.pending += n
 	return nil
 }
 
-// dirBytes is the size of the regular files directly in dir, each file
+// Bytes is the size of the regular files directly in dir, each file
 // once: the sends of an upload are hard links to its one file.
-func dirBytes(dir string) int64 {
+func Bytes(dir string) int64 {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return 0
@@ -100,7 +105,7 @@ func dirBytes(dir string) int64 {
 // first and hashed after.
 type spoolWriter struct {
 	out   *os.File
-	space *spoolSpace
+	space *Space
 	sum   hash.Hash
 }
 
@@ -116,10 +121,11 @@ func (w *spoolWriter) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-// spool copies one file part to a new file in the spool, stopping (413) as
-// soon as it exceeds maxFile, sniffs its type from its first bytes and
-// hashes it.
-func (s *spoolSpace) spool(part *multipart.Part, maxFile int64) (*sendqueue.SpooledFile, error) {
+// Write copies one file (a multipart part) named name to a new file in the
+// spool, stopping (413) as soon as it exceeds maxFile, sniffs its type from
+// its first bytes and hashes it. A failure to read r is a *ReadError; the
+// returned file, even with an error, is the caller's to delete.
+func (s *Space) Write(r io.Reader, name string, maxFile int64) (*File, error) {
 	if err := s.reserve(0); err != nil {
 		return nil, err // full already: not even an empty file
 	}
@@ -130,22 +136,22 @@ func (s *spoolSpace) spool(part *multipart.Part, maxFile int64) (*sendqueue.Spoo
 		}
 		return nil, spoolFailed(err)
 	}
-	sf := &sendqueue.SpooledFile{Path: out.Name(), Name: cleanFileName(part.FileName())}
+	sf := &File{Path: out.Name(), Name: name}
 	head := make([]byte, sniffLen)
-	n, err := io.ReadFull(part, head)
+	n, err := io.ReadFull(r, head)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
 		_ = out.Close()
-		return sf, readFailed(err)
+		return sf, &ReadError{Err: err}
 	}
 	head = head[:n]
 	w := &spoolWriter{out: out, space: s, sum: sha256.New()}
-	sf.Size, err = io.Copy(w, io.MultiReader(strings.NewReader(string(head)), io.LimitReader(part, maxFile+1-int64(n))))
+	sf.Size, err = io.Copy(w, io.MultiReader(strings.NewReader(string(head)), io.LimitReader(r, maxFile+1-int64(n))))
 	if err != nil {
 		_ = out.Close()
 		if bridge.ErrorKind(err) == bridge.KindInsufficientStorage {
 			return sf, err
 		}
-		return sf, readFailed(err)
+		return sf, &ReadError{Err: err}
 	}
 	if sf.Size > maxFile {
 		_ = out.Close()
@@ -156,12 +162,26 @@ func (s *spoolSpace) spool(part *multipart.Part, maxFile int64) (*sendqueue.Spoo
 	if err := errors.Join(out.Sync(), out.Close()); err != nil {
 		return sf, storageFailed(err)
 	}
-	sf.MimeType = sniffType(head, sf.Name)
+	sf.MimeType = SniffType(head, sf.Name)
 	sf.SHA256 = hex.EncodeToString(w.sum.Sum(nil))
 	return sf, nil
 }
 
-// newSpoolSpace bounds cfg.SpoolDir to cfg.SpoolMaxBytes.
-func newSpoolSpace(cfg SendConfig) *spoolSpace {
-	return &spoolSpace{dir: filepath.Clean(cfg.SpoolDir), max: cfg.SpoolMaxBytes}
+// NewSpace bounds dir to max bytes (0: unbounded).
+func NewSpace(dir string, max int64) *Space {
+	return &Space{dir: filepath.Clean(dir), max: max}
+}
+
+// sniffLen is what http.DetectContentType reads.
+const sniffLen = 512
+
+// ReadError is a failure to read the file being spooled: the client's
+// body, not the bridge's disk.
+type ReadError struct{ Err error }
+
+func (e *ReadError) Error() string { return "read the upload: " + e.Err.Error() }
+func (e *ReadError) Unwrap() error { return e.Err }
+
+func spoolFailed(err error) error {
+	return bridge.Internal("spool_failed", "the attachment could not be stored", err)
 }

@@ -105,8 +105,12 @@ type round struct {
 	blocker *conditions.Blocker
 	// applyErr is a failure of an apply step; the round retries.
 	applyErr error
-	// statefulSet is the live StatefulSet, nil until it exists.
+	// statefulSet is the live StatefulSet, nil until it exists (or while
+	// the one of its name is not this MessagingBridge's).
 	statefulSet *appsv1.StatefulSet
+	// scaleErr is why a suspended bridge's StatefulSet could not be
+	// scaled to zero.
+	scaleErr error
 }
 
 // setCondition records c for the current generation; meta.SetStatusCondition
@@ -158,6 +162,11 @@ func (r *MessagingBridgeReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		}
 	}
 	r.recordReconciled(rd)
+	if err := r.holdSuspended(ctx, rd); err != nil {
+		return ctrl.Result{}, errors.Join(stepErr, err)
+	}
+	// A refused scale-down is reported in Available and retried.
+	stepErr = errors.Join(stepErr, rd.scaleErr)
 	if err := r.observe(ctx, rd); err != nil {
 		return ctrl.Result{}, err
 	}

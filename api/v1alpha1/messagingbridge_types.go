@@ -124,6 +124,40 @@ type MessagingBridgeSpec struct {
 	// not answer delays the deletion by at most 30 seconds.
 	// +optional
 	LogoutOnDelete bool `json:"logoutOnDelete,omitempty"`
+
+	// --- Retention on delete ---
+
+	// DeletionPolicy is what deleting the MessagingBridge does to the
+	// account's state. Retain, the default, keeps the volume claim
+	// (data-<name>-0: the linked device's credentials and the message log)
+	// and the generated Secret <name>-generated (the encryption key of that
+	// data, and the API credentials): a MessagingBridge of the same name
+	// created later adopts both and starts linked, without a new QR scan.
+	// Delete removes them with the resource: the account must be linked
+	// again and its log is gone.
+	// +optional
+	// +kubebuilder:default=Retain
+	DeletionPolicy DeletionPolicy `json:"deletionPolicy,omitempty"`
+}
+
+// DeletionPolicy is what deleting a MessagingBridge does to its volume claim
+// and generated Secret.
+// +kubebuilder:validation:Enum=Retain;Delete
+type DeletionPolicy string
+
+// The deletion policies.
+const (
+	// DeletionPolicyRetain keeps the volume claim and the generated Secret.
+	DeletionPolicyRetain DeletionPolicy = "Retain"
+	// DeletionPolicyDelete deletes them with the MessagingBridge.
+	DeletionPolicyDelete DeletionPolicy = "Delete"
+)
+
+// Retains reports whether deleting mb keeps its volume claim and generated
+// Secret; an empty policy (an object stored before the field) retains, as
+// the CRD default does.
+func (s *MessagingBridgeSpec) Retains() bool {
+	return s.DeletionPolicy != DeletionPolicyDelete
 }
 
 // WebhookSpec is the receiver of the bridge's events.

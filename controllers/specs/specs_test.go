@@ -63,9 +63,10 @@ func golden(t *testing.T, name string, obj any) {
 func TestStatefulSetGolden(t *testing.T) {
 	in := StatefulSetInputs{Image: "msgbridge:v1.2.3", SecretsHash: "0123456789abcdef0123456789abcdef"}
 	cases := map[string]*msgbridgev1alpha1.MessagingBridge{
-		// Every credential generated, CRD defaults.
+		// Every credential generated, CRD defaults (the claim is retained).
 		"statefulset-defaults.yaml": bridge(nil),
-		// Every credential referenced, a storage class, resources, an image.
+		// Every credential referenced, a storage class, resources, an image,
+		// the claim deleted with the resource.
 		"statefulset-full.yaml": bridge(func(mb *msgbridgev1alpha1.MessagingBridge) {
 			class := "fast"
 			mb.Spec.Storage.StorageClassName = &class
@@ -83,6 +84,7 @@ func TestStatefulSetGolden(t *testing.T) {
 			mb.Spec.TypingDelay = "50ms/char,max=3s"
 			mb.Spec.InboxRetention = &metav1.Duration{Duration: 90 * 24 * time.Hour}
 			mb.Spec.MediaRetention = &metav1.Duration{Duration: 30 * time.Minute}
+			mb.Spec.DeletionPolicy = msgbridgev1alpha1.DeletionPolicyDelete
 		}),
 		// Suspended, no webhook, fields left empty fall back to the bridge.
 		"statefulset-suspended.yaml": bridge(func(mb *msgbridgev1alpha1.MessagingBridge) {

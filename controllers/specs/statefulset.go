@@ -56,12 +56,12 @@ func StatefulSet(mb *msgbridgev1alpha1.MessagingBridge, in StatefulSetInputs) *a
 			WithServiceName(ServiceName(mb)).
 			WithSelector(metav1ac.LabelSelector().WithMatchLabels(SelectorLabels(mb))).
 			// Suspending scales to zero and must keep the credentials;
-			// deleting the MessagingBridge deletes its generated encryption
-			// key too, which leaves a retained volume unreadable, so the
-			// volume goes with it.
+			// on delete the volume goes only with its encryption key (the
+			// deletion policy decides both), never leaving one without
+			// the other.
 			WithPersistentVolumeClaimRetentionPolicy(appsv1ac.StatefulSetPersistentVolumeClaimRetentionPolicy().
 				WithWhenScaled(appsv1.RetainPersistentVolumeClaimRetentionPolicyType).
-				WithWhenDeleted(appsv1.DeletePersistentVolumeClaimRetentionPolicyType)).
+				WithWhenDeleted(ClaimRetention(mb))).
 			WithTemplate(corev1ac.PodTemplateSpec().
 				WithLabels(Labels(mb)).
 				WithAnnotations(map[string]string{

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -59,12 +60,45 @@ func parseFlags(fs *flag.FlagSet, args []string) (options, error) {
 	fs.DurationVar(&o.bridgeTimeout, "bridge-timeout", bridgeclient.DefaultTimeout, "timeout of one call to a bridge")
 	fs.IntVar(&o.concurrency, "max-concurrent-reconciles", 8, "MessagingBridges reconciled in parallel; each may wait on its bridge for up to --bridge-timeout")
 	o.zap.BindFlags(fs)
-	return o, fs.Parse(args)
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	return o, o.validate()
+}
+
+// Bounds of the operator's flags. The chart's values.schema.json refuses
+// what these refuse (TestValuesSchemaMatchesFlags), so that a bad value
+// fails at helm install, not in a crash-looping pod.
+const (
+	minPollInterval  = time.Second
+	minStatusRefresh = time.Second
+	minBridgeTimeout = 100 * time.Millisecond
+	minConcurrency   = 1
+)
+
+// validate refuses flag values the operator cannot work with: a poll every
+// nanosecond would flood every bridge and the API server.
+func (o options) validate() error {
+	var errs []error
+	if o.pollInterval < minPollInterval {
+		errs = append(errs, fmt.Errorf("--poll-interval=%s: must be at least %s", o.pollInterval, minPollInterval))
+	}
+	if o.heartbeatRefresh != 0 && o.heartbeatRefresh < minStatusRefresh {
+		errs = append(errs, fmt.Errorf("--heartbeat-status-refresh=%s: must be 0 or at least %s", o.heartbeatRefresh, minStatusRefresh))
+	}
+	if o.bridgeTimeout < minBridgeTimeout {
+		errs = append(errs, fmt.Errorf("--bridge-timeout=%s: must be at least %s", o.bridgeTimeout, minBridgeTimeout))
+	}
+	if o.concurrency < minConcurrency {
+		errs = append(errs, fmt.Errorf("--max-concurrent-reconciles=%d: must be at least %d", o.concurrency, minConcurrency))
+	}
+	return errors.Join(errs...)
 }
 
 func main() {
 	o, err := parseFlags(flag.CommandLine, os.Args[1:])
 	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&o.zap)))

@@ -176,3 +176,29 @@ func denyScaleToZero(t *testing.T, ns string) {
 		return err != nil && strings.Contains(err.Error(), "bridges stay up"), fmt.Sprintf("the policy is not enforced yet: %v", err)
 	})
 }
+
+// Issue 32.5: the status names the running image, the pod and the claim;
+// a suspended bridge has no pod.
+func TestStatusNamesTheWorkload(t *testing.T) {
+	ns := testNamespace(t)
+	startOperator(t, ns, operatorOptions{})
+	mb := runningBridge(t, ns, "sales")
+	want := msgbridgev1alpha1.WorkloadStatus{Image: testImage, Pod: "sales-0", Claim: "data-sales-0"}
+	eventually(t, 20*time.Second, func() (bool, string) {
+		var got msgbridgev1alpha1.MessagingBridge
+		getObject(t, client.ObjectKeyFromObject(mb), &got)
+		return got.Status.Workload != nil && *got.Status.Workload == want, fmt.Sprintf("workload %+v, want %+v", got.Status.Workload, want)
+	})
+	sts := waitStatefulSet(t, mb, anyStatefulSet)
+	patch := client.MergeFrom(sts.DeepCopy())
+	sts.Status.Replicas, sts.Status.ReadyReplicas = 0, 0
+	if err := k8sClient.Status().Patch(context.Background(), sts, patch); err != nil {
+		t.Fatal(err)
+	}
+	want.Pod = ""
+	eventually(t, 20*time.Second, func() (bool, string) {
+		var got msgbridgev1alpha1.MessagingBridge
+		getObject(t, client.ObjectKeyFromObject(mb), &got)
+		return got.Status.Workload != nil && *got.Status.Workload == want, fmt.Sprintf("workload %+v, want %+v", got.Status.Workload, want)
+	})
+}

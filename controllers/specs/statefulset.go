@@ -1,6 +1,7 @@
 package specs
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 	"time"
@@ -73,7 +74,7 @@ func StatefulSet(mb *msgbridgev1alpha1.MessagingBridge, in StatefulSetInputs) *a
 }
 
 func podSpec(mb *msgbridgev1alpha1.MessagingBridge, image string) *corev1ac.PodSpecApplyConfiguration {
-	return corev1ac.PodSpec().
+	return withPlacement(mb, corev1ac.PodSpec()).
 		// The bridge never calls the Kubernetes API.
 		WithAutomountServiceAccountToken(false).
 		// Service links would put one env var per Service of the namespace
@@ -114,10 +115,56 @@ func container(mb *msgbridgev1alpha1.MessagingBridge, image string) *corev1ac.Co
 		// waiting to be paired must stay reachable.
 		WithLivenessProbe(healthProbe().WithFailureThreshold(6)).
 		WithReadinessProbe(healthProbe().WithFailureThreshold(3))
-	if r := resourceRequirements(mb.Spec.Resources); r != nil {
-		c.WithResources(r)
+	r := resourceRequirements(mb.Spec.Resources)
+	if r == nil {
+		r = resourceRequirements(DefaultResources)
 	}
-	return c
+	return c.WithResources(r)
+}
+
+// DefaultResources are the bridge container's resources when the spec sets
+// none: a bridge of one account idles at a few millicores and tens of MiB.
+// The requests let the scheduler count bridges; the memory limit bounds a
+// leak; no CPU limit, whose throttling would delay WhatsApp keepalives.
+var DefaultResources = corev1.ResourceRequirements{
+	Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("10m"), corev1.ResourceMemory: resource.MustParse("64Mi")},
+	Limits:   corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("512Mi")},
+}
+
+// withPlacement sets where the bridge pod may run, as the spec says; fields
+// the spec leaves empty are left out.
+func withPlacement(mb *msgbridgev1alpha1.MessagingBridge, p *corev1ac.PodSpecApplyConfiguration) *corev1ac.PodSpecApplyConfiguration {
+	s := mb.Spec
+	if len(s.NodeSelector) > 0 {
+		p.WithNodeSelector(s.NodeSelector)
+	}
+	if s.PriorityClassName != "" {
+		p.WithPriorityClassName(s.PriorityClassName)
+	}
+	for _, ref := range s.ImagePullSecrets {
+		p.WithImagePullSecrets(corev1ac.LocalObjectReference().WithName(ref.Name))
+	}
+	if s.Affinity != nil {
+		p.Affinity = asApplyConfiguration[corev1ac.AffinityApplyConfiguration](s.Affinity)
+	}
+	for i := range s.Tolerations {
+		p.WithTolerations(asApplyConfiguration[corev1ac.TolerationApplyConfiguration](&s.Tolerations[i]))
+	}
+	return p
+}
+
+// asApplyConfiguration converts a typed API object into its apply
+// configuration, which has the same JSON form.
+func asApplyConfiguration[T any](v any) *T {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // a typed API object always marshals
+	}
+	var out T
+	if err := json.Unmarshal(b, &out); err != nil {
+		panic(err) // the same JSON form
+	}
+	return &out
 }
 
 func healthProbe() *corev1ac.ProbeApplyConfiguration {

@@ -7,12 +7,15 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/util/validation"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -42,6 +45,7 @@ type options struct {
 	heartbeatRefresh time.Duration
 	bridgeTimeout    time.Duration
 	concurrency      int
+	watchNamespaces  []string
 	zap              zap.Options
 }
 
@@ -59,6 +63,16 @@ func parseFlags(fs *flag.FlagSet, args []string) (options, error) {
 		"write a heartbeat that only moved forward into the status once it moved this much; 0 writes it only with another status change")
 	fs.DurationVar(&o.bridgeTimeout, "bridge-timeout", bridgeclient.DefaultTimeout, "timeout of one call to a bridge")
 	fs.IntVar(&o.concurrency, "max-concurrent-reconciles", 8, "MessagingBridges reconciled in parallel; each may wait on its bridge for up to --bridge-timeout")
+	fs.Func("watch-namespaces", "comma-separated namespaces whose MessagingBridges the operator reconciles; empty: every namespace",
+		func(v string) error {
+			o.watchNamespaces = strings.Split(v, ",")
+			for _, ns := range o.watchNamespaces {
+				if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
+					return fmt.Errorf("namespace %q: %s", ns, strings.Join(errs, "; "))
+				}
+			}
+			return nil
+		})
 	o.zap.BindFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -120,6 +134,7 @@ func run(o options) error {
 		LeaderElectionNamespace: o.leaderElectNS,
 		// Stepping down on SIGTERM lets the next replica take over at once.
 		LeaderElectionReleaseOnCancel: true,
+		Cache:                         cacheOptions(o.watchNamespaces),
 	})
 	if err != nil {
 		return fmt.Errorf("create the manager: %w", err)
@@ -143,6 +158,20 @@ func run(o options) error {
 	}
 	ctrl.Log.WithName("setup").Info("starting manager", "version", contract.BuildVersion(), "bridgeImage", o.bridgeImage)
 	return mgr.Start(ctrl.SetupSignalHandler())
+}
+
+// cacheOptions limits every watch (MessagingBridges, StatefulSets, Services,
+// Secrets' metadata) to the watched namespaces, which a namespaced install's
+// Roles allow; none watches the whole cluster.
+func cacheOptions(namespaces []string) cache.Options {
+	if len(namespaces) == 0 {
+		return cache.Options{}
+	}
+	byName := map[string]cache.Config{}
+	for _, ns := range namespaces {
+		byName[ns] = cache.Config{}
+	}
+	return cache.Options{DefaultNamespaces: byName}
 }
 
 // defaultBridgeImage is BRIDGE_IMAGE, which the manager's Deployment sets to

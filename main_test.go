@@ -75,3 +75,25 @@ func firstLine(b []byte) string {
 	s, _, _ := strings.Cut(string(b), "\n")
 	return s
 }
+
+// Issue 32.5: --watch-namespaces limits the operator's caches; a name that
+// is not a namespace name is refused.
+func TestWatchNamespacesFlag(t *testing.T) {
+	fs := flag.NewFlagSet("manager", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	o, err := parseFlags(fs, []string{"--watch-namespaces=team-a,team-b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cacheOptions(o.watchNamespaces).DefaultNamespaces; len(got) != 2 {
+		t.Errorf("cache namespaces %v, want team-a and team-b", got)
+	}
+	if got := cacheOptions(nil).DefaultNamespaces; got != nil {
+		t.Errorf("cache namespaces %v without the flag, want every namespace", got)
+	}
+	fs = flag.NewFlagSet("manager", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	if _, err := parseFlags(fs, []string{"--watch-namespaces=Team_A"}); err == nil {
+		t.Error("--watch-namespaces=Team_A accepted")
+	}
+}

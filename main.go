@@ -45,6 +45,7 @@ type options struct {
 	heartbeatRefresh time.Duration
 	bridgeTimeout    time.Duration
 	concurrency      int
+	maxRolling       int
 	watchNamespaces  []string
 	zap              zap.Options
 }
@@ -63,6 +64,8 @@ func parseFlags(fs *flag.FlagSet, args []string) (options, error) {
 		"write a heartbeat that only moved forward into the status once it moved this much; 0 writes it only with another status change")
 	fs.DurationVar(&o.bridgeTimeout, "bridge-timeout", bridgeclient.DefaultTimeout, "timeout of one call to a bridge")
 	fs.IntVar(&o.concurrency, "max-concurrent-reconciles", 8, "MessagingBridges reconciled in parallel; each may wait on its bridge for up to --bridge-timeout")
+	fs.IntVar(&o.maxRolling, "max-rolling-bridges", 5,
+		"connected bridges that restart at once to move to a new --bridge-image; the next wave starts as they report connected; 0: all at once")
 	fs.Func("watch-namespaces", "comma-separated namespaces whose MessagingBridges the operator reconciles; empty: every namespace",
 		func(v string) error {
 			o.watchNamespaces = strings.Split(v, ",")
@@ -102,6 +105,9 @@ func (o options) validate() error {
 	}
 	if o.bridgeTimeout < minBridgeTimeout {
 		errs = append(errs, fmt.Errorf("--bridge-timeout=%s: must be at least %s", o.bridgeTimeout, minBridgeTimeout))
+	}
+	if o.maxRolling < 0 {
+		errs = append(errs, fmt.Errorf("--max-rolling-bridges=%d: must be 0 or more", o.maxRolling))
 	}
 	if o.concurrency < minConcurrency {
 		errs = append(errs, fmt.Errorf("--max-concurrent-reconciles=%d: must be at least %d", o.concurrency, minConcurrency))
@@ -146,6 +152,7 @@ func run(o options) error {
 		Bridge:                 &bridgeclient.Client{Timeout: o.bridgeTimeout},
 		PollInterval:           o.pollInterval,
 		HeartbeatStatusRefresh: o.heartbeatRefresh,
+		MaxRollingBridges:      o.maxRolling,
 	}
 	if err := reconciler.SetupWithManager(mgr, controller.Options{MaxConcurrentReconciles: o.concurrency}); err != nil {
 		return fmt.Errorf("set up the MessagingBridge controller: %w", err)

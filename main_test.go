@@ -56,6 +56,8 @@ func TestValuesSchemaMatchesFlags(t *testing.T) {
 		{"bridgeTimeout", "--bridge-timeout", "10ms", false},
 		{"maxConcurrentReconciles", "--max-concurrent-reconciles", "0", false},
 		{"maxConcurrentReconciles", "--max-concurrent-reconciles", "16", true},
+		{"maxRollingBridges", "--max-rolling-bridges", "0", true},
+		{"maxRollingBridges", "--max-rolling-bridges", "-1", false},
 	}
 	for _, tc := range cases {
 		fs := flag.NewFlagSet("manager", flag.ContinueOnError)

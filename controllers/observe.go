@@ -38,6 +38,7 @@ func (r *MessagingBridgeReconciler) observe(ctx context.Context, rd *round) erro
 	rd.setCondition(conditions.SendingRestricted(obs, r.now()))
 	recordSessionMetrics(mb.Namespace, mb.Name, session.Status == metav1.ConditionTrue, suspended, obs.State)
 	rd.status.Workload = conditions.Workload(rd.statefulSet, obs.State, rd.mb.Status.Workload, specs.ClaimName(mb))
+	rd.status.Workload.Rollout = rd.rolloutWaiting
 	if obs.State != nil {
 		rd.status.Session = conditions.Session(obs.State)
 	} else {

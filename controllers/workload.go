@@ -37,9 +37,14 @@ func (r *MessagingBridgeReconciler) reconcileService(ctx context.Context, rd *ro
 // owns differ from the built ones, and keeps the live object for Available.
 // Once it holds the credentials, the encryption key counts as in use.
 func (r *MessagingBridgeReconciler) reconcileStatefulSet(ctx context.Context, rd *round) (bool, error) {
+	image, started, err := r.bridgeImage(ctx, rd)
+	if err != nil {
+		return false, err
+	}
 	desired := specs.StatefulSet(rd.mb, specs.StatefulSetInputs{
-		Image:       r.BridgeImage,
-		SecretsHash: specs.SecretsHash(rd.credentials),
+		Image:          image,
+		SecretsHash:    specs.SecretsHash(rd.credentials),
+		RolloutStarted: started,
 	})
 	var live appsv1.StatefulSet
 	done, err := r.applyOwned(ctx, rd, owned{

@@ -384,6 +384,11 @@ type WorkloadStatus struct {
 	// Claim is the PersistentVolumeClaim of the bridge's data.
 	// +optional
 	Claim string `json:"claim,omitempty"`
+
+	// Rollout says why the bridge still runs its image while the
+	// operator's default moved on: it waits for its wave.
+	// +optional
+	Rollout string `json:"rollout,omitempty"`
 }
 
 // MessagingBridge declares one WhatsApp bridge: a StatefulSet with a volume

@@ -28,7 +28,16 @@ type StatefulSetInputs struct {
 	Image string
 	// SecretsHash is SecretsHash of the credentials the bridge reads.
 	SecretsHash string
+	// RolloutStarted, when set, marks the StatefulSet with
+	// RolloutStartedAnnotation: it is moving to a new default image.
+	RolloutStarted string
 }
+
+// RolloutStartedAnnotation on a bridge's StatefulSet holds when the operator
+// moved it to a new default image (RFC 3339). While it is there the bridge
+// counts as restarting, against the operator's bound on bridges that
+// restart at once; the operator drops it once the bridge is connected again.
+const RolloutStartedAnnotation = "msgbridge.io/rollout-started"
 
 // HeartbeatInterval is mb's HEARTBEAT_INTERVAL, defaulted like the bridge.
 func HeartbeatInterval(mb *msgbridgev1alpha1.MessagingBridge) time.Duration {
@@ -49,7 +58,11 @@ func StatefulSet(mb *msgbridgev1alpha1.MessagingBridge, in StatefulSetInputs) *a
 	if image == "" {
 		image = in.Image
 	}
-	return appsv1ac.StatefulSet(StatefulSetName(mb), mb.Namespace).
+	sts := appsv1ac.StatefulSet(StatefulSetName(mb), mb.Namespace)
+	if in.RolloutStarted != "" {
+		sts.WithAnnotations(map[string]string{RolloutStartedAnnotation: in.RolloutStarted})
+	}
+	return sts.
 		WithLabels(Labels(mb)).
 		WithOwnerReferences(ownerReference(mb)).
 		WithSpec(appsv1ac.StatefulSetSpec().

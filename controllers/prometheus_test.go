@@ -135,7 +135,8 @@ func scrapeLikeThePrometheusOperator(t *testing.T, targets []scrapeTarget) *tsdb
 	if err != nil {
 		t.Fatal(err)
 	}
-	mgr, err := scrape.NewManager(&scrape.Options{}, nil, nil, db, nil, prometheus.NewRegistry())
+	mgr, err := scrape.NewManager(&scrape.Options{DiscoveryReloadInterval: model.Duration(100 * time.Millisecond)},
+		nil, nil, db, nil, prometheus.NewRegistry())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +224,7 @@ func ruleEvaluator(t *testing.T, db *tsdb.DB, rule *unstructured.Unstructured) f
 	return func() map[string][]*rules.Alert {
 		out := map[string][]*rules.Alert{}
 		for _, r := range alerting {
-			if _, err := r.Eval(context.Background(), 0, time.Now(), query, nil, 0); err != nil {
+			if _, err := r.Eval(context.Background(), 0, time.Now(), query, &url.URL{Scheme: "http", Host: "prometheus.test"}, 0); err != nil {
 				t.Fatalf("%s: %v", r.Name(), err)
 			}
 			for _, a := range r.ActiveAlerts() {

@@ -82,6 +82,9 @@ func (r *MessagingBridgeReconciler) bridgeImage(ctx context.Context, rd *round) 
 // keepRolloutMark keeps a bridge's roll-out mark until it is connected on
 // its new image; dropping it reports the turn done.
 func (r *MessagingBridgeReconciler) keepRolloutMark(rd *round) string {
+	if rd.statefulSet == nil {
+		return ""
+	}
 	started := rd.statefulSet.Annotations[specs.RolloutStartedAnnotation]
 	if started == "" {
 		return ""

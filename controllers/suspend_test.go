@@ -191,7 +191,8 @@ func TestStatusNamesTheWorkload(t *testing.T) {
 	})
 	sts := waitStatefulSet(t, mb, anyStatefulSet)
 	patch := client.MergeFrom(sts.DeepCopy())
-	sts.Status.Replicas, sts.Status.ReadyReplicas = 0, 0
+	sts.Status.Replicas, sts.Status.ReadyReplicas, sts.Status.CurrentReplicas = 0, 0, 0
+	sts.Status.UpdatedReplicas, sts.Status.AvailableReplicas = 0, 0
 	if err := k8sClient.Status().Patch(context.Background(), sts, patch); err != nil {
 		t.Fatal(err)
 	}

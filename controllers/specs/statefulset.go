@@ -2,6 +2,7 @@ package specs
 
 import (
 	"encoding/json"
+	"maps"
 	"strconv"
 	"strings"
 	"time"
@@ -149,7 +150,7 @@ var DefaultResources = corev1.ResourceRequirements{
 func withPlacement(mb *msgbridgev1alpha1.MessagingBridge, p *corev1ac.PodSpecApplyConfiguration) *corev1ac.PodSpecApplyConfiguration {
 	s := mb.Spec
 	if len(s.NodeSelector) > 0 {
-		p.WithNodeSelector(s.NodeSelector)
+		p.WithNodeSelector(maps.Clone(s.NodeSelector))
 	}
 	if s.PriorityClassName != "" {
 		p.WithPriorityClassName(s.PriorityClassName)
@@ -267,12 +268,15 @@ func resourceRequirements(r corev1.ResourceRequirements) *corev1ac.ResourceRequi
 	if len(r.Limits) == 0 && len(r.Requests) == 0 && len(r.Claims) == 0 {
 		return nil
 	}
+	// Copies: controller-runtime decodes the apply's answer into the
+	// apply configuration, which must not write into the spec's maps or
+	// into DefaultResources, shared by every round.
 	out := corev1ac.ResourceRequirements()
 	if len(r.Limits) > 0 {
-		out.WithLimits(r.Limits)
+		out.WithLimits(maps.Clone(r.Limits))
 	}
 	if len(r.Requests) > 0 {
-		out.WithRequests(r.Requests)
+		out.WithRequests(maps.Clone(r.Requests))
 	}
 	for _, c := range r.Claims {
 		out.WithClaims(corev1ac.ResourceClaim().WithName(c.Name).WithRequest(c.Request))

@@ -93,8 +93,16 @@ test: lint envtest $(E2E_BINARIES) $(CONTROLLER_GEN) $(HELM) ## Run every test: 
 	rm -rf $(API_COVERAGE) && mkdir -p $(API_COVERAGE)
 	@$(call step,go test,KUBEBUILDER_ASSETS="$$(hack/envtest-binaries.sh)" CONTROLLER_GEN="$(CONTROLLER_GEN)" HELM="$(HELM)" \
 		APITEST_COVERAGE_DIR=$(API_COVERAGE) go test $(GO_TEST_FLAGS) -vet=$(VET_CHECKS) ./...)
+	$(MAKE) test-alerts
 	APITEST_COVERAGE_DIR=$(API_COVERAGE) APITEST_COVERAGE_CHECK=1 \
 		go test -count=1 -run '^TestOpenAPICoverage$$' ./bridge/httpapi/openapi
+
+# The chart's alerts in Prometheus' own scrape loop and rule engine. Built with
+# -tags prometheus only: Prometheus' config package brings the cloud SDKs.
+.PHONY: test-alerts
+test-alerts: envtest $(HELM) ## Run the chart's alerts through a real Prometheus scrape and rule engine.
+	@$(call step,alerts,KUBEBUILDER_ASSETS="$$(hack/envtest-binaries.sh)" HELM="$(HELM)" \
+		go test $(GO_TEST_FLAGS) -tags prometheus -run '^TestAlertsNameTheBridgesNamespace$$' ./controllers/)
 
 .PHONY: screenshots
 screenshots: ## Retake the dashboard screenshots of the README (needs Debian's chromium).

@@ -3,15 +3,19 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/util/validation"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -41,6 +45,8 @@ type options struct {
 	heartbeatRefresh time.Duration
 	bridgeTimeout    time.Duration
 	concurrency      int
+	maxRolling       int
+	watchNamespaces  []string
 	zap              zap.Options
 }
 
@@ -58,13 +64,61 @@ func parseFlags(fs *flag.FlagSet, args []string) (options, error) {
 		"write a heartbeat that only moved forward into the status once it moved this much; 0 writes it only with another status change")
 	fs.DurationVar(&o.bridgeTimeout, "bridge-timeout", bridgeclient.DefaultTimeout, "timeout of one call to a bridge")
 	fs.IntVar(&o.concurrency, "max-concurrent-reconciles", 8, "MessagingBridges reconciled in parallel; each may wait on its bridge for up to --bridge-timeout")
+	fs.IntVar(&o.maxRolling, "max-rolling-bridges", 5,
+		"connected bridges that restart at once to move to a new --bridge-image; the next wave starts as they report connected; 0: all at once")
+	fs.Func("watch-namespaces", "comma-separated namespaces whose MessagingBridges the operator reconciles; empty: every namespace",
+		func(v string) error {
+			o.watchNamespaces = strings.Split(v, ",")
+			for _, ns := range o.watchNamespaces {
+				if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
+					return fmt.Errorf("namespace %q: %s", ns, strings.Join(errs, "; "))
+				}
+			}
+			return nil
+		})
 	o.zap.BindFlags(fs)
-	return o, fs.Parse(args)
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	return o, o.validate()
+}
+
+// Bounds of the operator's flags. The chart's values.schema.json refuses
+// what these refuse (TestValuesSchemaMatchesFlags), so that a bad value
+// fails at helm install, not in a crash-looping pod.
+const (
+	minPollInterval  = time.Second
+	minStatusRefresh = time.Second
+	minBridgeTimeout = 100 * time.Millisecond
+	minConcurrency   = 1
+)
+
+// validate refuses flag values the operator cannot work with: a poll every
+// nanosecond would flood every bridge and the API server.
+func (o options) validate() error {
+	var errs []error
+	if o.pollInterval < minPollInterval {
+		errs = append(errs, fmt.Errorf("--poll-interval=%s: must be at least %s", o.pollInterval, minPollInterval))
+	}
+	if o.heartbeatRefresh != 0 && o.heartbeatRefresh < minStatusRefresh {
+		errs = append(errs, fmt.Errorf("--heartbeat-status-refresh=%s: must be 0 or at least %s", o.heartbeatRefresh, minStatusRefresh))
+	}
+	if o.bridgeTimeout < minBridgeTimeout {
+		errs = append(errs, fmt.Errorf("--bridge-timeout=%s: must be at least %s", o.bridgeTimeout, minBridgeTimeout))
+	}
+	if o.maxRolling < 0 {
+		errs = append(errs, fmt.Errorf("--max-rolling-bridges=%d: must be 0 or more", o.maxRolling))
+	}
+	if o.concurrency < minConcurrency {
+		errs = append(errs, fmt.Errorf("--max-concurrent-reconciles=%d: must be at least %d", o.concurrency, minConcurrency))
+	}
+	return errors.Join(errs...)
 }
 
 func main() {
 	o, err := parseFlags(flag.CommandLine, os.Args[1:])
 	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&o.zap)))
@@ -86,6 +140,7 @@ func run(o options) error {
 		LeaderElectionNamespace: o.leaderElectNS,
 		// Stepping down on SIGTERM lets the next replica take over at once.
 		LeaderElectionReleaseOnCancel: true,
+		Cache:                         cacheOptions(o.watchNamespaces),
 	})
 	if err != nil {
 		return fmt.Errorf("create the manager: %w", err)
@@ -97,6 +152,7 @@ func run(o options) error {
 		Bridge:                 &bridgeclient.Client{Timeout: o.bridgeTimeout},
 		PollInterval:           o.pollInterval,
 		HeartbeatStatusRefresh: o.heartbeatRefresh,
+		MaxRollingBridges:      o.maxRolling,
 	}
 	if err := reconciler.SetupWithManager(mgr, controller.Options{MaxConcurrentReconciles: o.concurrency}); err != nil {
 		return fmt.Errorf("set up the MessagingBridge controller: %w", err)
@@ -109,6 +165,20 @@ func run(o options) error {
 	}
 	ctrl.Log.WithName("setup").Info("starting manager", "version", contract.BuildVersion(), "bridgeImage", o.bridgeImage)
 	return mgr.Start(ctrl.SetupSignalHandler())
+}
+
+// cacheOptions limits every watch (MessagingBridges, StatefulSets, Services,
+// Secrets' metadata) to the watched namespaces, which a namespaced install's
+// Roles allow; none watches the whole cluster.
+func cacheOptions(namespaces []string) cache.Options {
+	if len(namespaces) == 0 {
+		return cache.Options{}
+	}
+	byName := map[string]cache.Config{}
+	for _, ns := range namespaces {
+		byName[ns] = cache.Config{}
+	}
+	return cache.Options{DefaultNamespaces: byName}
 }
 
 // defaultBridgeImage is BRIDGE_IMAGE, which the manager's Deployment sets to

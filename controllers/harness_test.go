@@ -40,6 +40,10 @@ type operatorOptions struct {
 	wrap func(client.Client) client.Client
 	// config replaces the suite's REST config, to observe the wire.
 	config *rest.Config
+	// bridgeImage replaces testImage as the default bridge image.
+	bridgeImage string
+	// maxRolling is MaxRollingBridges.
+	maxRolling int
 }
 
 // startOperator runs the reconciler in a real manager, watching only ns so
@@ -63,6 +67,9 @@ func startOperator(t *testing.T, ns string, o operatorOptions) {
 	if o.pollInterval == 0 {
 		o.pollInterval = 200 * time.Millisecond
 	}
+	if o.bridgeImage == "" {
+		o.bridgeImage = testImage
+	}
 	c := mgr.GetClient()
 	if o.wrap != nil {
 		c = o.wrap(c)
@@ -70,7 +77,8 @@ func startOperator(t *testing.T, ns string, o operatorOptions) {
 	r := &MessagingBridgeReconciler{
 		Client:                 c,
 		Recorder:               mgr.GetEventRecorder("msgbridge-operator"),
-		BridgeImage:            testImage,
+		BridgeImage:            o.bridgeImage,
+		MaxRollingBridges:      o.maxRolling,
 		Bridge:                 &bridgeclient.Client{Timeout: time.Second},
 		PollInterval:           o.pollInterval,
 		HeartbeatStatusRefresh: o.heartbeatRefresh,

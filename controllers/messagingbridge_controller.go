@@ -65,6 +65,11 @@ type MessagingBridgeReconciler struct {
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 
+	// MaxRollingBridges bounds the connected bridges that restart at once
+	// to move to a new BridgeImage; the next wave starts as earlier ones
+	// report connected. 0 moves every bridge at once.
+	MaxRollingBridges int
+
 	// APIReader reads Secrets the metadata cache says changed, uncached;
 	// SetupWithManager sets the manager's when nil. See secretstore.go.
 	APIReader client.Reader
@@ -72,6 +77,7 @@ type MessagingBridgeReconciler struct {
 	secrets  secretStore
 	events   eventMemory
 	statuses statusMemory
+	rollouts rollouts
 }
 
 // Least privilege: every write is a create, an apply or a patch, never an
@@ -105,8 +111,14 @@ type round struct {
 	blocker *conditions.Blocker
 	// applyErr is a failure of an apply step; the round retries.
 	applyErr error
-	// statefulSet is the live StatefulSet, nil until it exists.
+	// statefulSet is the live StatefulSet, nil until it exists (or while
+	// the one of its name is not this MessagingBridge's).
 	statefulSet *appsv1.StatefulSet
+	// scaleErr is why a suspended bridge's StatefulSet could not be
+	// scaled to zero.
+	scaleErr error
+	// rolloutWaiting says why the bridge keeps its image for now.
+	rolloutWaiting string
 }
 
 // setCondition records c for the current generation; meta.SetStatusCondition
@@ -158,6 +170,11 @@ func (r *MessagingBridgeReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		}
 	}
 	r.recordReconciled(rd)
+	if err := r.holdSuspended(ctx, rd); err != nil {
+		return ctrl.Result{}, errors.Join(stepErr, err)
+	}
+	// A refused scale-down is reported in Available and retried.
+	stepErr = errors.Join(stepErr, rd.scaleErr)
 	if err := r.observe(ctx, rd); err != nil {
 		return ctrl.Result{}, err
 	}

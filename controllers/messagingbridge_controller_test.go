@@ -192,7 +192,7 @@ func TestCRDRejectsInvalidSpecs(t *testing.T) {
 }
 
 // A new MessagingBridge gets its generated Secret, Service and StatefulSet,
-// each controlled by it, and a status for its generation.
+// the latter two controlled by it, and a status for its generation.
 func TestCreatesOwnedObjects(t *testing.T) {
 	needsEnvtest(t)
 	ns := testNamespace(t)
@@ -211,10 +211,15 @@ func TestCreatesOwnedObjects(t *testing.T) {
 		!getObject(t, client.ObjectKey{Namespace: ns, Name: "sales-generated"}, &generated) {
 		t.Fatal("Service or generated Secret missing")
 	}
-	for _, obj := range []client.Object{sts, &svc, &generated} {
+	for _, obj := range []client.Object{sts, &svc} {
 		if !metav1.IsControlledBy(obj, got) {
 			t.Errorf("%T %s is not controlled by the MessagingBridge: %v", obj, obj.GetName(), obj.GetOwnerReferences())
 		}
+	}
+	// The generated Secret is kept on delete by default: no owner, but
+	// marked as this MessagingBridge's.
+	if specs.SecretOwnership(&generated, got) != specs.Owned || len(generated.OwnerReferences) != 0 {
+		t.Errorf("generated Secret: owners %v, annotations %v", generated.OwnerReferences, generated.Annotations)
 	}
 	for _, key := range []string{specs.GeneratedAPIKey, specs.GeneratedAdminToken, specs.GeneratedEncryptionKey, specs.GeneratedWebhookSecret} {
 		if len(generated.Data[key]) == 0 {

@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/msgbridge/msgbridge/controllers/bridgeclient"
@@ -21,12 +22,31 @@ var (
 	// suspendedGauge lets alerts leave out bridges suspended on purpose.
 	suspendedGauge = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "messagingbridge_suspended",
-		Help: "1 when the MessagingBridge is suspended (spec.suspend), else 0.",
+		Help: "1 when the MessagingBridge is suspended (spec.suspend, and its StatefulSet scaled to zero), else 0.",
 	}, []string{"namespace", "name"})
+
+	// conditionGauge is one series per condition and status, as
+	// kube-state-metrics shows conditions: alerts select a condition by
+	// type and status without parsing a message.
+	conditionGauge = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "messagingbridge_condition",
+		Help: "1 for the status a condition of the MessagingBridge has (True, False or Unknown), 0 for the two others.",
+	}, []string{"namespace", "name", "type", "status"})
 )
 
+var conditionStatuses = []metav1.ConditionStatus{metav1.ConditionTrue, metav1.ConditionFalse, metav1.ConditionUnknown}
+
 func init() {
-	metrics.Registry.MustRegister(sessionConnectedGauge, lastHeartbeatGauge, suspendedGauge)
+	metrics.Registry.MustRegister(sessionConnectedGauge, lastHeartbeatGauge, suspendedGauge, conditionGauge)
+}
+
+// recordConditionMetrics publishes the conditions a round computed.
+func recordConditionMetrics(namespace, name string, conditions []metav1.Condition) {
+	for _, c := range conditions {
+		for _, s := range conditionStatuses {
+			conditionGauge.WithLabelValues(namespace, name, c.Type, string(s)).Set(gaugeBool(c.Status == s))
+		}
+	}
 }
 
 // recordSessionMetrics publishes one poll's outcome. An unreadable bridge
@@ -45,6 +65,7 @@ func forgetMetrics(namespace, name string) {
 	sessionConnectedGauge.DeleteLabelValues(namespace, name)
 	lastHeartbeatGauge.DeleteLabelValues(namespace, name)
 	suspendedGauge.DeleteLabelValues(namespace, name)
+	conditionGauge.DeletePartialMatch(prometheus.Labels{"namespace": namespace, "name": name})
 }
 
 func gaugeBool(b bool) float64 {

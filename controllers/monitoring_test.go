@@ -64,7 +64,7 @@ func TestChartAlertsAndDashboard(t *testing.T) {
 	}
 	slices.Sort(alerts)
 	want := []string{"MessagingBridgeHeartbeatStale", "MessagingBridgeNotConnected", "MessagingBridgeSendQueueGrowing",
-		"MessagingBridgeSendingRestricted", "MessagingBridgeWebhookDeadLetters"}
+		"MessagingBridgeSendingRestricted", "MessagingBridgeStalled", "MessagingBridgeWebhookDeadLetters", "MsgbridgeOperatorDown"}
 	if !slices.Equal(alerts, want) {
 		t.Errorf("alerts %v, want %v", alerts, want)
 	}
@@ -78,7 +78,8 @@ func TestChartAlertsAndDashboard(t *testing.T) {
 // its own registry, with every source set).
 func knownMetrics(t *testing.T) map[string]bool {
 	t.Helper()
-	known := map[string]bool{}
+	// up: Prometheus' own series of each scrape target.
+	known := map[string]bool{"up": true}
 	// Describe, not Gather: a vector without series yet gathers nothing.
 	descs := make(chan *prometheus.Desc)
 	go func() {

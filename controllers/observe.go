@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -24,36 +22,33 @@ import (
 // resource still reports its session truthfully.
 func (r *MessagingBridgeReconciler) observe(ctx context.Context, rd *round) error {
 	mb := rd.mb
-	if rd.statefulSet == nil {
-		var sts appsv1.StatefulSet
-		err := r.Get(ctx, client.ObjectKey{Namespace: mb.Namespace, Name: specs.StatefulSetName(mb)}, &sts)
-		switch {
-		case err == nil:
-			rd.statefulSet = &sts
-		case !apierrors.IsNotFound(err):
-			return err
-		}
+	if err := r.readStatefulSet(ctx, rd); err != nil {
+		return err
 	}
-	available := conditions.Available(rd.statefulSet, mb.Spec.Suspend)
+	available := conditions.Available(rd.statefulSet, mb.Spec.Suspend, rd.scaleErr)
 	rd.setCondition(available)
+	suspended := conditions.Suspended(available)
 
-	obs := conditions.SessionObservation{Suspended: mb.Spec.Suspend, PodReady: available.Status == metav1.ConditionTrue}
+	obs := conditions.SessionObservation{Suspended: suspended, PodReady: available.Status == metav1.ConditionTrue}
 	if obs.PodReady {
 		obs.State, obs.Err = r.readSession(ctx, rd)
 	}
 	session := conditions.SessionConnected(obs, specs.HeartbeatInterval(mb), r.now())
 	rd.setCondition(session)
 	rd.setCondition(conditions.SendingRestricted(obs, r.now()))
-	recordSessionMetrics(mb.Namespace, mb.Name, session.Status == metav1.ConditionTrue, mb.Spec.Suspend, obs.State)
+	recordSessionMetrics(mb.Namespace, mb.Name, session.Status == metav1.ConditionTrue, suspended, obs.State)
+	rd.status.Workload = conditions.Workload(rd.statefulSet, obs.State, rd.mb.Status.Workload, specs.ClaimName(mb))
+	rd.status.Workload.Rollout = rd.rolloutWaiting
 	if obs.State != nil {
 		rd.status.Session = conditions.Session(obs.State)
 	} else {
-		rd.status.Session = conditions.UnobservedSession(rd.mb.Status.Session, mb.Spec.Suspend)
+		rd.status.Session = conditions.UnobservedSession(rd.mb.Status.Session, suspended)
 	}
 
 	rd.setCondition(conditions.Ready(
 		*meta.FindStatusCondition(rd.status.Conditions, msgbridgev1alpha1.ConditionReconciled),
 		available, session))
+	recordConditionMetrics(mb.Namespace, mb.Name, rd.status.Conditions)
 	rd.status.ObservedGeneration = mb.Generation
 	return nil
 }

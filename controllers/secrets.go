@@ -3,10 +3,10 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"maps"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
@@ -36,7 +36,8 @@ func (r *MessagingBridgeReconciler) reconcileGeneratedSecret(ctx context.Context
 	case err != nil:
 		return false, err
 	}
-	if !metav1.IsControlledBy(m, mb) {
+	ownership := specs.SecretOwnership(m, mb)
+	if ownership == specs.Foreign {
 		rd.blocker = &conditions.Blocker{Reason: conditions.ReasonSecretConflict, Message: fmt.Sprintf(
 			"Secret %s exists and is not controlled by this MessagingBridge; the operator will not adopt or change it: rename it, or reference its keys in the spec", key.Name)}
 		return true, nil
@@ -48,21 +49,49 @@ func (r *MessagingBridgeReconciler) reconcileGeneratedSecret(ctx context.Context
 	if _, ok := secret.Data[specs.GeneratedEncryptionKey]; !ok && rd.keyLost("", "key "+specs.GeneratedEncryptionKey+" of Secret "+key.Name+" is missing") {
 		return true, nil
 	}
-	data, added, err := specs.GeneratedSecretData(mb, secret.Data, r.random())
-	if err != nil {
+	if err := r.updateGeneratedSecret(ctx, rd, secret); err != nil {
 		return false, err
 	}
-	if len(added) > 0 {
-		// The optimistic lock makes a stale read fail instead of dropping
-		// a key another round added meanwhile.
-		patch := client.MergeFromWithOptions(secret.DeepCopy(), client.MergeFromWithOptimisticLock{})
-		secret.Data = data
-		if err := r.Patch(ctx, secret, patch, client.FieldOwner(FieldOwner)); err != nil {
-			return false, fmt.Errorf("adding %v to Secret %s: %w", added, secret.Name, err)
-		}
+	if ownership == specs.Kept {
+		r.event(mb, corev1.EventTypeNormal, "Adopted", "Reconcile", fmt.Sprintf(
+			"adopted the Secret %s kept from an earlier MessagingBridge %s (encryption key fingerprint %s); the StatefulSet reuses the volume claim %s if it exists",
+			key.Name, mb.Name, specs.KeyFingerprint(secret.Data[specs.GeneratedEncryptionKey]), specs.ClaimName(mb)))
 	}
 	rd.generated = secret
 	return false, nil
+}
+
+// updateGeneratedSecret adds the keys the generated Secret lacks and gives
+// it the owner references and annotation of mb's deletion policy: adopting
+// a kept Secret, or switching the policy, is such a metadata change.
+func (r *MessagingBridgeReconciler) updateGeneratedSecret(ctx context.Context, rd *round, secret *corev1.Secret) error {
+	mb := rd.mb
+	data, added, err := specs.GeneratedSecretData(mb, secret.Data, r.random())
+	if err != nil {
+		return err
+	}
+	if len(added) == 0 && specs.GeneratedSecretMetadataCurrent(secret, mb) {
+		return nil
+	}
+	// The optimistic lock makes a stale read fail instead of dropping
+	// a key another round added meanwhile.
+	patch := client.MergeFromWithOptions(secret.DeepCopy(), client.MergeFromWithOptimisticLock{})
+	secret.Data = data
+	secret.OwnerReferences = specs.GeneratedSecretOwners(secret, mb)
+	secret.Labels = maps.Clone(secret.Labels)
+	if secret.Labels == nil {
+		secret.Labels = map[string]string{}
+	}
+	maps.Copy(secret.Labels, specs.Labels(mb))
+	secret.Annotations = maps.Clone(secret.Annotations)
+	if secret.Annotations == nil {
+		secret.Annotations = map[string]string{}
+	}
+	secret.Annotations[specs.BridgeUIDAnnotation] = string(mb.UID)
+	if err := r.Patch(ctx, secret, patch, client.FieldOwner(FieldOwner)); err != nil {
+		return fmt.Errorf("updating Secret %s (adding %v): %w", secret.Name, added, err)
+	}
+	return nil
 }
 
 func (r *MessagingBridgeReconciler) createGeneratedSecret(ctx context.Context, rd *round) (bool, error) {

@@ -9,6 +9,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -194,5 +195,36 @@ func setSecretKey(t *testing.T, ns, name, key, value string) {
 	s.Data[key] = []byte(value)
 	if err := k8sClient.Patch(context.Background(), &s, patch); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// staleServiceCache answers every Service read as the informer cache does
+// before it saw a Service created a moment ago: not found.
+type staleServiceCache struct{ client.Client }
+
+func (c staleServiceCache) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	if _, ok := obj.(*corev1.Service); ok {
+		return apierrors.NewNotFound(corev1.Resource("services"), key.Name)
+	}
+	return c.Client.Get(ctx, key, obj, opts...)
+}
+
+// Issue 32.5: the guard against taking over a user's Service reads live
+// when the cache has not seen it, instead of applying over it.
+func TestServiceConflictReadLive(t *testing.T) {
+	ns := testNamespace(t)
+	startOperator(t, ns, operatorOptions{wrap: func(c client.Client) client.Client { return staleServiceCache{c} }})
+	user := &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"},
+		Spec:       corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80, Protocol: corev1.ProtocolTCP}}},
+	}
+	create(t, user)
+	mb := newBridge(ns, "web")
+	create(t, mb)
+	waitCondition(t, mb, msgbridgev1alpha1.ConditionStalled, metav1.ConditionTrue, conditions.ReasonServiceConflict)
+	var live corev1.Service
+	getObject(t, client.ObjectKeyFromObject(user), &live)
+	if len(live.OwnerReferences) != 0 || len(live.ManagedFields) != 1 {
+		t.Errorf("the user's Service was applied over: owners %v, %d managers", live.OwnerReferences, len(live.ManagedFields))
 	}
 }

@@ -2,7 +2,9 @@ package controllers
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -13,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/msgbridge/msgbridge/controllers/conditions"
@@ -34,9 +37,14 @@ func (r *MessagingBridgeReconciler) reconcileService(ctx context.Context, rd *ro
 // owns differ from the built ones, and keeps the live object for Available.
 // Once it holds the credentials, the encryption key counts as in use.
 func (r *MessagingBridgeReconciler) reconcileStatefulSet(ctx context.Context, rd *round) (bool, error) {
+	image, started, err := r.bridgeImage(ctx, rd)
+	if err != nil {
+		return false, err
+	}
 	desired := specs.StatefulSet(rd.mb, specs.StatefulSetInputs{
-		Image:       r.BridgeImage,
-		SecretsHash: specs.SecretsHash(rd.credentials),
+		Image:          image,
+		SecretsHash:    specs.SecretsHash(rd.credentials),
+		RolloutStarted: started,
 	})
 	var live appsv1.StatefulSet
 	done, err := r.applyOwned(ctx, rd, owned{
@@ -50,6 +58,54 @@ func (r *MessagingBridgeReconciler) reconcileStatefulSet(ctx context.Context, rd
 		rd.statefulSet = &live
 	}
 	return false, r.recordKeyInUse(ctx, rd)
+}
+
+// holdSuspended scales a suspended bridge's StatefulSet to zero when the
+// apply steps stopped before applying it: a stall (a lost encryption key, a
+// refused apply) or a failed step must not keep running a bridge the user
+// suspended. Only replicas are patched; the rest of the StatefulSet waits for
+// the blocker to go. A refusal is kept for the Available condition, which
+// then says that the suspend did not happen.
+func (r *MessagingBridgeReconciler) holdSuspended(ctx context.Context, rd *round) error {
+	if !rd.mb.Spec.Suspend {
+		return nil
+	}
+	if err := r.readStatefulSet(ctx, rd); err != nil {
+		return err
+	}
+	sts := rd.statefulSet
+	if sts == nil || (sts.Spec.Replicas != nil && *sts.Spec.Replicas == 0) {
+		return nil
+	}
+	before := sts.DeepCopy()
+	sts.Spec.Replicas = ptr.To(int32(0))
+	// A merge patch, not an apply: an apply of replicas alone would give
+	// up every other field this operator applied.
+	if err := r.Patch(ctx, sts, client.MergeFrom(before), client.FieldOwner(FieldOwner)); err != nil {
+		rd.statefulSet = before
+		rd.scaleErr = fmt.Errorf("patching the replicas of StatefulSet %s: %w", sts.Name, err)
+	}
+	return nil
+}
+
+// readStatefulSet reads the live StatefulSet into rd unless a step already
+// did. One of the bridge's name that this MessagingBridge does not control
+// is someone else's (StatefulSetConflict): it says nothing about the bridge.
+func (r *MessagingBridgeReconciler) readStatefulSet(ctx context.Context, rd *round) error {
+	if rd.statefulSet != nil {
+		return nil
+	}
+	var sts appsv1.StatefulSet
+	err := r.Get(ctx, client.ObjectKey{Namespace: rd.mb.Namespace, Name: specs.StatefulSetName(rd.mb)}, &sts)
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil
+	case err != nil:
+		return err
+	case metav1.IsControlledBy(&sts, rd.mb):
+		rd.statefulSet = &sts
+	}
+	return nil
 }
 
 // owned is one object the operator applies for a MessagingBridge.
@@ -72,14 +128,26 @@ type owned struct {
 // goes away. A refusal that retrying cannot cure stalls too.
 func (r *MessagingBridgeReconciler) applyOwned(ctx context.Context, rd *round, o owned) (bool, error) {
 	name := o.name
-	getErr := r.Get(ctx, client.ObjectKey{Namespace: rd.mb.Namespace, Name: name}, o.live)
+	key := client.ObjectKey{Namespace: rd.mb.Namespace, Name: name}
+	getErr := r.Get(ctx, key, o.live)
+	if apierrors.IsNotFound(getErr) {
+		// The cache may not show yet an object someone created a moment
+		// ago; a forced apply would then take it over. An object is
+		// missing only until it is created: confirm the absence live.
+		getErr = r.apiReader().Get(ctx, key, o.live)
+	}
 	if getErr == nil && !metav1.IsControlledBy(o.live, rd.mb) {
 		rd.blocker = &conditions.Blocker{Reason: o.conflict, Message: fmt.Sprintf(
 			"%s %s exists and is not controlled by this MessagingBridge; the operator will not take it over: "+
 				"delete or rename it, or give the MessagingBridge another name", o.kind, name)}
 		return true, nil
 	}
-	err := r.applyIfChanged(ctx, o.desired, getErr, o.extract)
+	applied, err := r.applyIfChanged(ctx, o.desired, getErr, o.extract)
+	if err == nil && applied {
+		// The apply answered with the object as it now is; the live one
+		// read before it (and the cache) still shows the old spec.
+		return false, liveFromApplied(o.desired, o.live)
+	}
 	if err == nil {
 		return false, nil
 	}
@@ -115,19 +183,30 @@ func permanentAPIError(err error) bool {
 //
 // Limit: a field a newer operator no longer sets stays until the next real
 // change of the object is applied.
-func (r *MessagingBridgeReconciler) applyIfChanged(ctx context.Context, desired runtime.ApplyConfiguration, getErr error, extract func() (any, error)) error {
+func (r *MessagingBridgeReconciler) applyIfChanged(ctx context.Context, desired runtime.ApplyConfiguration, getErr error, extract func() (any, error)) (applied bool, err error) {
 	switch {
 	case apierrors.IsNotFound(getErr):
 	case getErr != nil:
-		return getErr
+		return false, getErr
 	default:
 		owned, err := extract()
 		if err != nil {
-			return err
+			return false, err
 		}
 		if equality.Semantic.DeepDerivative(desired, owned) {
-			return nil
+			return false, nil
 		}
 	}
-	return r.Apply(ctx, desired, client.FieldOwner(FieldOwner), client.ForceOwnership)
+	return true, r.Apply(ctx, desired, client.FieldOwner(FieldOwner), client.ForceOwnership)
+}
+
+// liveFromApplied replaces live with the object an apply answered, which
+// controller-runtime decodes into the apply configuration.
+func liveFromApplied(applied runtime.ApplyConfiguration, live client.Object) error {
+	b, err := json.Marshal(applied)
+	if err != nil {
+		return err
+	}
+	reflect.ValueOf(live).Elem().SetZero()
+	return json.Unmarshal(b, live)
 }

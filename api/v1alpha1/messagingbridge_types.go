@@ -64,9 +64,37 @@ type MessagingBridgeSpec struct {
 	// +kubebuilder:validation:MaxLength=512
 	Image string `json:"image,omitempty"`
 
-	// Resources of the bridge container.
+	// Resources of the bridge container. Empty: requests of 10m CPU and
+	// 64Mi memory and a 512Mi memory limit, which a bridge of one account
+	// stays well within; a limit on CPU is left out, since throttling
+	// would stall the WhatsApp keepalives.
 	// +optional
 	Resources corev1.ResourceRequirements `json:"resources,omitempty"`
+
+	// --- Placement of the bridge pod ---
+
+	// NodeSelector of the bridge pod.
+	// +optional
+	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
+
+	// Tolerations of the bridge pod.
+	// +optional
+	// +listType=atomic
+	Tolerations []corev1.Toleration `json:"tolerations,omitempty"`
+
+	// Affinity of the bridge pod.
+	// +optional
+	Affinity *corev1.Affinity `json:"affinity,omitempty"`
+
+	// PriorityClassName of the bridge pod.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	PriorityClassName string `json:"priorityClassName,omitempty"`
+
+	// ImagePullSecrets the bridge pod pulls its image with.
+	// +optional
+	// +listType=atomic
+	ImagePullSecrets []corev1.LocalObjectReference `json:"imagePullSecrets,omitempty"`
 
 	// RetrySchedule is the delays of a send's retries after the immediate
 	// attempt: at most 10, each above 0 and at most 6h.
@@ -124,6 +152,40 @@ type MessagingBridgeSpec struct {
 	// not answer delays the deletion by at most 30 seconds.
 	// +optional
 	LogoutOnDelete bool `json:"logoutOnDelete,omitempty"`
+
+	// --- Retention on delete ---
+
+	// DeletionPolicy is what deleting the MessagingBridge does to the
+	// account's state. Retain, the default, keeps the volume claim
+	// (data-<name>-0: the linked device's credentials and the message log)
+	// and the generated Secret <name>-generated (the encryption key of that
+	// data, and the API credentials): a MessagingBridge of the same name
+	// created later adopts both and starts linked, without a new QR scan.
+	// Delete removes them with the resource: the account must be linked
+	// again and its log is gone.
+	// +optional
+	// +kubebuilder:default=Retain
+	DeletionPolicy DeletionPolicy `json:"deletionPolicy,omitempty"`
+}
+
+// DeletionPolicy is what deleting a MessagingBridge does to its volume claim
+// and generated Secret.
+// +kubebuilder:validation:Enum=Retain;Delete
+type DeletionPolicy string
+
+// The deletion policies.
+const (
+	// DeletionPolicyRetain keeps the volume claim and the generated Secret.
+	DeletionPolicyRetain DeletionPolicy = "Retain"
+	// DeletionPolicyDelete deletes them with the MessagingBridge.
+	DeletionPolicyDelete DeletionPolicy = "Delete"
+)
+
+// Retains reports whether deleting mb keeps its volume claim and generated
+// Secret; an empty policy (an object stored before the field) retains, as
+// the CRD default does.
+func (s *MessagingBridgeSpec) Retains() bool {
+	return s.DeletionPolicy != DeletionPolicyDelete
 }
 
 // WebhookSpec is the receiver of the bridge's events.
@@ -295,6 +357,38 @@ type MessagingBridgeStatus struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=64
 	EncryptionKeyFingerprint string `json:"encryptionKeyFingerprint,omitempty"`
+
+	// --- What runs ---
+
+	// Workload is what runs the bridge now.
+	// +optional
+	Workload *WorkloadStatus `json:"workload,omitempty"`
+}
+
+// WorkloadStatus is what runs a bridge: its image once rolled out, the
+// version the bridge reports, its pod and its volume claim.
+type WorkloadStatus struct {
+	// Image the bridge's pod runs: the StatefulSet's once its roll-out
+	// finished, the previous one meanwhile.
+	// +optional
+	Image string `json:"image,omitempty"`
+
+	// Version the bridge reports in GET /api/admin/state.
+	// +optional
+	Version string `json:"version,omitempty"`
+
+	// Pod is the bridge's pod, empty when none runs (suspended).
+	// +optional
+	Pod string `json:"pod,omitempty"`
+
+	// Claim is the PersistentVolumeClaim of the bridge's data.
+	// +optional
+	Claim string `json:"claim,omitempty"`
+
+	// Rollout says why the bridge still runs its image while the
+	// operator's default moved on: it waits for its wave.
+	// +optional
+	Rollout string `json:"rollout,omitempty"`
 }
 
 // MessagingBridge declares one WhatsApp bridge: a StatefulSet with a volume
@@ -309,6 +403,7 @@ type MessagingBridgeStatus struct {
 // +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
 // +kubebuilder:printcolumn:name="Account",type=string,JSONPath=`.status.session.account`,priority=1
 // +kubebuilder:printcolumn:name="Heartbeat",type=date,JSONPath=`.status.session.lastHeartbeatTime`
+// +kubebuilder:printcolumn:name="Version",type=string,JSONPath=`.status.workload.version`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type MessagingBridge struct {
 	metav1.TypeMeta   `json:",inline"`

@@ -17,10 +17,13 @@ import (
 
 // Reasons of the conditions. Messages may vary; reasons are the contract.
 const (
-	ReasonReady             = "Ready"
-	ReasonReconciled        = "Reconciled"
-	ReasonNotStalled        = "NotStalled"
-	ReasonSuspended         = "Suspended"
+	ReasonReady      = "Ready"
+	ReasonReconciled = "Reconciled"
+	ReasonNotStalled = "NotStalled"
+	ReasonSuspended  = "Suspended"
+	// ReasonSuspendFailed: spec.suspend is set, but the StatefulSet could
+	// not be scaled to zero.
+	ReasonSuspendFailed     = "SuspendFailed"
 	ReasonPodReady          = "PodReady"
 	ReasonPodNotReady       = "PodNotReady"
 	ReasonConnected         = "Connected"
@@ -116,18 +119,51 @@ func sessionDetail(s *bridgeclient.State) string {
 	return fmt.Sprintf("state %s (%s)", s.State, s.Reason)
 }
 
-// Available is True when a bridge pod is ready.
-func Available(sts *appsv1.StatefulSet, suspended bool) metav1.Condition {
+// Available is True when a bridge pod is ready. Suspended is what the
+// StatefulSet shows, not what the spec asks: a suspend that could not scale
+// it to zero (scaleErr, or a StatefulSet still asked for replicas) reports
+// SuspendFailed, with the pod's readiness as it is.
+func Available(sts *appsv1.StatefulSet, suspend bool, scaleErr error) metav1.Condition {
 	c := metav1.Condition{Type: msgbridgev1alpha1.ConditionAvailable}
+	if suspend {
+		message, ok := suspension(sts, scaleErr)
+		switch {
+		case ok:
+			return with(c, metav1.ConditionFalse, ReasonSuspended, message)
+		case sts != nil && sts.Status.ReadyReplicas > 0:
+			return with(c, metav1.ConditionTrue, ReasonSuspendFailed, message)
+		}
+		return with(c, metav1.ConditionFalse, ReasonSuspendFailed, message)
+	}
 	switch {
-	case suspended:
-		return with(c, metav1.ConditionFalse, ReasonSuspended, "the bridge is suspended (0 replicas); its volume is kept")
 	case sts == nil:
 		return with(c, metav1.ConditionFalse, ReasonPodNotReady, "the StatefulSet does not exist yet")
 	case sts.Status.ReadyReplicas < 1:
 		return with(c, metav1.ConditionFalse, ReasonPodNotReady, "the bridge pod is not ready")
 	}
 	return with(c, metav1.ConditionTrue, ReasonPodReady, "the bridge pod is ready")
+}
+
+// suspension describes a suspended bridge's StatefulSet, and whether it is
+// scaled to zero (ok): asked for no replicas, whether or not its last pod
+// has stopped yet.
+func suspension(sts *appsv1.StatefulSet, scaleErr error) (string, bool) {
+	switch {
+	case scaleErr != nil:
+		return "spec.suspend is set, but the StatefulSet could not be scaled to zero: " + scaleErr.Error(), false
+	case sts == nil:
+		return "the bridge is suspended (0 replicas); its volume is kept", true
+	case sts.Spec.Replicas != nil && *sts.Spec.Replicas > 0:
+		return fmt.Sprintf("spec.suspend is set, but the StatefulSet still asks for %d replicas", *sts.Spec.Replicas), false
+	case sts.Status.Replicas > 0:
+		return fmt.Sprintf("the bridge is suspending: %d pod(s) still stopping; its volume is kept", sts.Status.Replicas), true
+	}
+	return "the bridge is suspended (0 replicas); its volume is kept", true
+}
+
+// Suspended reports whether available shows a bridge scaled to zero.
+func Suspended(available metav1.Condition) bool {
+	return available.Reason == ReasonSuspended
 }
 
 // Blocker is a problem only a human can solve, such as a missing Secret.
@@ -149,11 +185,13 @@ func Stalled(b *Blocker) metav1.Condition {
 
 // Reconciled is True when the owned objects were brought to the current
 // generation; otherwise False with the reason of the blocker or the failure.
+// A blocker's message stays in Stalled alone: kubectl describe would show it
+// in Reconciled and Ready too.
 func Reconciled(b *Blocker, applyErr error) metav1.Condition {
 	c := metav1.Condition{Type: msgbridgev1alpha1.ConditionReconciled}
 	switch {
 	case b != nil:
-		return with(c, metav1.ConditionFalse, b.Reason, b.Message)
+		return with(c, metav1.ConditionFalse, b.Reason, "waiting for a person: the Stalled condition says what to do")
 	case applyErr != nil:
 		return with(c, metav1.ConditionFalse, ReasonApplyFailed, applyErr.Error())
 	}

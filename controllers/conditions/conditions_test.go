@@ -66,24 +66,60 @@ func TestSessionConnectedStaleMessageIsStable(t *testing.T) {
 }
 
 func TestAvailable(t *testing.T) {
-	ready := &appsv1.StatefulSet{Status: appsv1.StatefulSetStatus{ReadyReplicas: 1}}
+	one, zero := int32(1), int32(0)
+	ready := &appsv1.StatefulSet{Spec: appsv1.StatefulSetSpec{Replicas: &one}, Status: appsv1.StatefulSetStatus{Replicas: 1, ReadyReplicas: 1}}
+	stopping := &appsv1.StatefulSet{Spec: appsv1.StatefulSetSpec{Replicas: &zero}, Status: appsv1.StatefulSetStatus{Replicas: 1, ReadyReplicas: 1}}
+	stopped := &appsv1.StatefulSet{Spec: appsv1.StatefulSetSpec{Replicas: &zero}}
+	refused := errors.New("denied by policy")
 	cases := []struct {
-		name      string
-		sts       *appsv1.StatefulSet
-		suspended bool
-		status    metav1.ConditionStatus
-		reason    string
+		name     string
+		sts      *appsv1.StatefulSet
+		suspend  bool
+		scaleErr error
+		status   metav1.ConditionStatus
+		reason   string
 	}{
-		{"ready pod", ready, false, metav1.ConditionTrue, ReasonPodReady},
-		{"no ready pod", &appsv1.StatefulSet{}, false, metav1.ConditionFalse, ReasonPodNotReady},
-		{"no StatefulSet yet", nil, false, metav1.ConditionFalse, ReasonPodNotReady},
-		{"suspended", ready, true, metav1.ConditionFalse, ReasonSuspended},
+		{"ready pod", ready, false, nil, metav1.ConditionTrue, ReasonPodReady},
+		{"no ready pod", &appsv1.StatefulSet{}, false, nil, metav1.ConditionFalse, ReasonPodNotReady},
+		{"no StatefulSet yet", nil, false, nil, metav1.ConditionFalse, ReasonPodNotReady},
+		{"suspended, scaled to zero", stopped, true, nil, metav1.ConditionFalse, ReasonSuspended},
+		{"suspended, last pod stopping", stopping, true, nil, metav1.ConditionFalse, ReasonSuspended},
+		{"suspended before any StatefulSet", nil, true, nil, metav1.ConditionFalse, ReasonSuspended},
+		// Issue 32.1: the spec alone does not make a bridge suspended.
+		{"suspend not applied yet", ready, true, nil, metav1.ConditionTrue, ReasonSuspendFailed},
+		{"scale to zero refused", ready, true, refused, metav1.ConditionTrue, ReasonSuspendFailed},
+		{"scale refused, pod not ready", &appsv1.StatefulSet{Spec: appsv1.StatefulSetSpec{Replicas: &one}}, true, refused, metav1.ConditionFalse, ReasonSuspendFailed},
 	}
 	for _, tc := range cases {
-		c := Available(tc.sts, tc.suspended)
+		c := Available(tc.sts, tc.suspend, tc.scaleErr)
 		if c.Status != tc.status || c.Reason != tc.reason {
-			t.Errorf("%s: %s/%s, want %s/%s", tc.name, c.Status, c.Reason, tc.status, tc.reason)
+			t.Errorf("%s: %s/%s (%s), want %s/%s", tc.name, c.Status, c.Reason, c.Message, tc.status, tc.reason)
 		}
+		if tc.scaleErr != nil && !strings.Contains(c.Message, tc.scaleErr.Error()) {
+			t.Errorf("%s: message %q does not say why", tc.name, c.Message)
+		}
+		if Suspended(c) != (tc.reason == ReasonSuspended) {
+			t.Errorf("%s: Suspended %v", tc.name, Suspended(c))
+		}
+	}
+}
+
+// Issue 32.5: kubectl describe shows a blocker's message once, in Stalled,
+// not again in Reconciled and Ready.
+func TestBlockerMessageShownOnce(t *testing.T) {
+	b := &Blocker{Reason: ReasonSecretNotFound, Message: "Secret sales-keys (for API_KEY) not found"}
+	reconciled := Reconciled(b, nil)
+	available := Available(nil, false, nil)
+	session := SessionConnected(SessionObservation{}, 15*time.Second, now)
+	count := 0
+	for _, c := range []metav1.Condition{Stalled(b), reconciled, Ready(reconciled, available, session)} {
+		count += strings.Count(c.Message, b.Message)
+		if c.Reason != b.Reason && c.Type != msgbridgev1alpha1.ConditionReady {
+			t.Errorf("%s reason %s, want %s", c.Type, c.Reason, b.Reason)
+		}
+	}
+	if count != 1 {
+		t.Errorf("the blocker's message appears %d times, want once", count)
 	}
 }
 

@@ -3,6 +3,7 @@ package conditions
 import (
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -27,6 +28,32 @@ func Session(s *bridgeclient.State) *msgbridgev1alpha1.SessionStatus {
 	if s.RestrictedUntil != nil {
 		t := metav1.NewTime(s.RestrictedUntil.Truncate(time.Second))
 		out.RestrictedUntil = &t
+	}
+	return out
+}
+
+// Workload describes what runs the bridge: sts (nil before it exists), the
+// state the bridge answered (nil when it could not be asked) and the last
+// status. The image is the template's once every replica runs its revision;
+// the version is the bridge's own word, kept from the last answer.
+func Workload(sts *appsv1.StatefulSet, state *bridgeclient.State, last *msgbridgev1alpha1.WorkloadStatus, claim string) *msgbridgev1alpha1.WorkloadStatus {
+	out := last.DeepCopy()
+	if out == nil {
+		out = &msgbridgev1alpha1.WorkloadStatus{}
+	}
+	if state != nil && state.Version != "" {
+		out.Version = state.Version
+	}
+	if sts == nil {
+		return out
+	}
+	out.Claim, out.Pod = claim, ""
+	if sts.Status.Replicas > 0 {
+		out.Pod = sts.Name + "-0"
+	}
+	rolledOut := sts.Status.ObservedGeneration >= sts.Generation && sts.Status.UpdateRevision == sts.Status.CurrentRevision
+	if containers := sts.Spec.Template.Spec.Containers; rolledOut && len(containers) > 0 {
+		out.Image = containers[0].Image
 	}
 	return out
 }

@@ -4,9 +4,12 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	msgbridgev1alpha1 "github.com/msgbridge/msgbridge/api/v1alpha1"
+	"github.com/msgbridge/msgbridge/controllers/bridgeclient"
 )
 
 func TestStatusToWrite(t *testing.T) {
@@ -61,5 +64,28 @@ func TestStatusToWrite(t *testing.T) {
 				t.Errorf("probe time %v, want %v", got.Session.LastProbeTime, wantProbe)
 			}
 		})
+	}
+}
+
+// Issue 32.5: the status names what runs: the image once rolled out, the
+// bridge's version, the pod and the claim.
+func TestWorkload(t *testing.T) {
+	sts := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "sales", Generation: 2}}
+	sts.Spec.Template.Spec.Containers = []corev1.Container{{Name: "bridge", Image: "msgbridge:v2"}}
+	sts.Status = appsv1.StatefulSetStatus{ObservedGeneration: 2, Replicas: 1, CurrentRevision: "sales-1", UpdateRevision: "sales-2"}
+	last := &msgbridgev1alpha1.WorkloadStatus{Image: "msgbridge:v1", Version: "v1"}
+
+	rolling := Workload(sts, nil, last, "data-sales-0")
+	if rolling.Image != "msgbridge:v1" || rolling.Version != "v1" || rolling.Pod != "sales-0" || rolling.Claim != "data-sales-0" {
+		t.Errorf("while rolling out: %+v", rolling)
+	}
+	sts.Status.CurrentRevision = "sales-2"
+	done := Workload(sts, &bridgeclient.State{Version: "v2"}, rolling, "data-sales-0")
+	if done.Image != "msgbridge:v2" || done.Version != "v2" {
+		t.Errorf("rolled out: %+v", done)
+	}
+	sts.Status.Replicas = 0
+	if suspended := Workload(sts, nil, done, "data-sales-0"); suspended.Pod != "" || suspended.Claim != "data-sales-0" {
+		t.Errorf("suspended: %+v", suspended)
 	}
 }

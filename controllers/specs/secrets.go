@@ -47,29 +47,24 @@ func NeedsGeneratedSecret(mb *msgbridgev1alpha1.MessagingBridge) bool {
 	return slices.ContainsFunc(Credentials(mb), func(c Credential) bool { return c.Generated })
 }
 
-// GeneratedSecret is the generated Secret to create, owned by mb. It is
-// created once and afterwards only gains keys (see GeneratedSecretData); it
-// is never applied whole, so a stale read can never replace a key that
-// already encrypts a bridge's data.
+// GeneratedSecret is the generated Secret to create, for mb. It is created
+// once and afterwards only gains keys (see GeneratedSecretData); it is never
+// applied whole, so a stale read can never replace a key that already
+// encrypts a bridge's data. mb owns it only when mb's deletion deletes it
+// (see GeneratedSecretOwners).
 func GeneratedSecret(mb *msgbridgev1alpha1.MessagingBridge, data map[string][]byte) *corev1.Secret {
-	isController := true
-	return &corev1.Secret{
+	s := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{
-			Name:      GeneratedSecretName(mb),
-			Namespace: mb.Namespace,
-			Labels:    Labels(mb),
-			OwnerReferences: []metav1.OwnerReference{{
-				APIVersion:         msgbridgev1alpha1.GroupVersion.String(),
-				Kind:               "MessagingBridge",
-				Name:               mb.Name,
-				UID:                mb.UID,
-				Controller:         &isController,
-				BlockOwnerDeletion: &isController,
-			}},
+			Name:        GeneratedSecretName(mb),
+			Namespace:   mb.Namespace,
+			Labels:      Labels(mb),
+			Annotations: map[string]string{BridgeUIDAnnotation: string(mb.UID)},
 		},
 		Type: corev1.SecretTypeOpaque,
 		Data: data,
 	}
+	s.OwnerReferences = GeneratedSecretOwners(s, mb)
+	return s
 }
 
 // SecretsHash digests the credential values the bridge reads, keyed by their

@@ -63,9 +63,10 @@ func golden(t *testing.T, name string, obj any) {
 func TestStatefulSetGolden(t *testing.T) {
 	in := StatefulSetInputs{Image: "msgbridge:v1.2.3", SecretsHash: "0123456789abcdef0123456789abcdef"}
 	cases := map[string]*msgbridgev1alpha1.MessagingBridge{
-		// Every credential generated, CRD defaults.
+		// Every credential generated, CRD defaults (the claim is retained).
 		"statefulset-defaults.yaml": bridge(nil),
-		// Every credential referenced, a storage class, resources, an image.
+		// Every credential referenced, a storage class, resources, an image,
+		// the claim deleted with the resource, every placement field.
 		"statefulset-full.yaml": bridge(func(mb *msgbridgev1alpha1.MessagingBridge) {
 			class := "fast"
 			mb.Spec.Storage.StorageClassName = &class
@@ -83,6 +84,14 @@ func TestStatefulSetGolden(t *testing.T) {
 			mb.Spec.TypingDelay = "50ms/char,max=3s"
 			mb.Spec.InboxRetention = &metav1.Duration{Duration: 90 * 24 * time.Hour}
 			mb.Spec.MediaRetention = &metav1.Duration{Duration: 30 * time.Minute}
+			mb.Spec.DeletionPolicy = msgbridgev1alpha1.DeletionPolicyDelete
+			mb.Spec.NodeSelector = map[string]string{"pool": "bridges"}
+			mb.Spec.Tolerations = []corev1.Toleration{{Key: "dedicated", Operator: corev1.TolerationOpEqual, Value: "bridges", Effect: corev1.TaintEffectNoSchedule}}
+			mb.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
+				NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{
+					{Key: "topology.kubernetes.io/zone", Operator: corev1.NodeSelectorOpIn, Values: []string{"eu-1a"}}}}}}}}
+			mb.Spec.PriorityClassName = "bridges"
+			mb.Spec.ImagePullSecrets = []corev1.LocalObjectReference{{Name: "registry-credentials"}}
 		}),
 		// Suspended, no webhook, fields left empty fall back to the bridge.
 		"statefulset-suspended.yaml": bridge(func(mb *msgbridgev1alpha1.MessagingBridge) {

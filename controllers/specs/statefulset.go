@@ -1,6 +1,8 @@
 package specs
 
 import (
+	"encoding/json"
+	"maps"
 	"strconv"
 	"strings"
 	"time"
@@ -27,7 +29,16 @@ type StatefulSetInputs struct {
 	Image string
 	// SecretsHash is SecretsHash of the credentials the bridge reads.
 	SecretsHash string
+	// RolloutStarted, when set, marks the StatefulSet with
+	// RolloutStartedAnnotation: it is moving to a new default image.
+	RolloutStarted string
 }
+
+// RolloutStartedAnnotation on a bridge's StatefulSet holds when the operator
+// moved it to a new default image (RFC 3339). While it is there the bridge
+// counts as restarting, against the operator's bound on bridges that
+// restart at once; the operator drops it once the bridge is connected again.
+const RolloutStartedAnnotation = "msgbridge.io/rollout-started"
 
 // HeartbeatInterval is mb's HEARTBEAT_INTERVAL, defaulted like the bridge.
 func HeartbeatInterval(mb *msgbridgev1alpha1.MessagingBridge) time.Duration {
@@ -48,7 +59,11 @@ func StatefulSet(mb *msgbridgev1alpha1.MessagingBridge, in StatefulSetInputs) *a
 	if image == "" {
 		image = in.Image
 	}
-	return appsv1ac.StatefulSet(StatefulSetName(mb), mb.Namespace).
+	sts := appsv1ac.StatefulSet(StatefulSetName(mb), mb.Namespace)
+	if in.RolloutStarted != "" {
+		sts.WithAnnotations(map[string]string{RolloutStartedAnnotation: in.RolloutStarted})
+	}
+	return sts.
 		WithLabels(Labels(mb)).
 		WithOwnerReferences(ownerReference(mb)).
 		WithSpec(appsv1ac.StatefulSetSpec().
@@ -56,12 +71,12 @@ func StatefulSet(mb *msgbridgev1alpha1.MessagingBridge, in StatefulSetInputs) *a
 			WithServiceName(ServiceName(mb)).
 			WithSelector(metav1ac.LabelSelector().WithMatchLabels(SelectorLabels(mb))).
 			// Suspending scales to zero and must keep the credentials;
-			// deleting the MessagingBridge deletes its generated encryption
-			// key too, which leaves a retained volume unreadable, so the
-			// volume goes with it.
+			// on delete the volume goes only with its encryption key (the
+			// deletion policy decides both), never leaving one without
+			// the other.
 			WithPersistentVolumeClaimRetentionPolicy(appsv1ac.StatefulSetPersistentVolumeClaimRetentionPolicy().
 				WithWhenScaled(appsv1.RetainPersistentVolumeClaimRetentionPolicyType).
-				WithWhenDeleted(appsv1.DeletePersistentVolumeClaimRetentionPolicyType)).
+				WithWhenDeleted(ClaimRetention(mb))).
 			WithTemplate(corev1ac.PodTemplateSpec().
 				WithLabels(Labels(mb)).
 				WithAnnotations(map[string]string{
@@ -73,7 +88,7 @@ func StatefulSet(mb *msgbridgev1alpha1.MessagingBridge, in StatefulSetInputs) *a
 }
 
 func podSpec(mb *msgbridgev1alpha1.MessagingBridge, image string) *corev1ac.PodSpecApplyConfiguration {
-	return corev1ac.PodSpec().
+	return withPlacement(mb, corev1ac.PodSpec()).
 		// The bridge never calls the Kubernetes API.
 		WithAutomountServiceAccountToken(false).
 		// Service links would put one env var per Service of the namespace
@@ -114,10 +129,56 @@ func container(mb *msgbridgev1alpha1.MessagingBridge, image string) *corev1ac.Co
 		// waiting to be paired must stay reachable.
 		WithLivenessProbe(healthProbe().WithFailureThreshold(6)).
 		WithReadinessProbe(healthProbe().WithFailureThreshold(3))
-	if r := resourceRequirements(mb.Spec.Resources); r != nil {
-		c.WithResources(r)
+	r := resourceRequirements(mb.Spec.Resources)
+	if r == nil {
+		r = resourceRequirements(DefaultResources)
 	}
-	return c
+	return c.WithResources(r)
+}
+
+// DefaultResources are the bridge container's resources when the spec sets
+// none: a bridge of one account idles at a few millicores and tens of MiB.
+// The requests let the scheduler count bridges; the memory limit bounds a
+// leak; no CPU limit, whose throttling would delay WhatsApp keepalives.
+var DefaultResources = corev1.ResourceRequirements{
+	Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("10m"), corev1.ResourceMemory: resource.MustParse("64Mi")},
+	Limits:   corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("512Mi")},
+}
+
+// withPlacement sets where the bridge pod may run, as the spec says; fields
+// the spec leaves empty are left out.
+func withPlacement(mb *msgbridgev1alpha1.MessagingBridge, p *corev1ac.PodSpecApplyConfiguration) *corev1ac.PodSpecApplyConfiguration {
+	s := mb.Spec
+	if len(s.NodeSelector) > 0 {
+		p.WithNodeSelector(maps.Clone(s.NodeSelector))
+	}
+	if s.PriorityClassName != "" {
+		p.WithPriorityClassName(s.PriorityClassName)
+	}
+	for _, ref := range s.ImagePullSecrets {
+		p.WithImagePullSecrets(corev1ac.LocalObjectReference().WithName(ref.Name))
+	}
+	if s.Affinity != nil {
+		p.Affinity = asApplyConfiguration[corev1ac.AffinityApplyConfiguration](s.Affinity)
+	}
+	for i := range s.Tolerations {
+		p.WithTolerations(asApplyConfiguration[corev1ac.TolerationApplyConfiguration](&s.Tolerations[i]))
+	}
+	return p
+}
+
+// asApplyConfiguration converts a typed API object into its apply
+// configuration, which has the same JSON form.
+func asApplyConfiguration[T any](v any) *T {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // a typed API object always marshals
+	}
+	var out T
+	if err := json.Unmarshal(b, &out); err != nil {
+		panic(err) // the same JSON form
+	}
+	return &out
 }
 
 func healthProbe() *corev1ac.ProbeApplyConfiguration {
@@ -207,12 +268,15 @@ func resourceRequirements(r corev1.ResourceRequirements) *corev1ac.ResourceRequi
 	if len(r.Limits) == 0 && len(r.Requests) == 0 && len(r.Claims) == 0 {
 		return nil
 	}
+	// Copies: controller-runtime decodes the apply's answer into the
+	// apply configuration, which must not write into the spec's maps or
+	// into DefaultResources, shared by every round.
 	out := corev1ac.ResourceRequirements()
 	if len(r.Limits) > 0 {
-		out.WithLimits(r.Limits)
+		out.WithLimits(maps.Clone(r.Limits))
 	}
 	if len(r.Requests) > 0 {
-		out.WithRequests(r.Requests)
+		out.WithRequests(maps.Clone(r.Requests))
 	}
 	for _, c := range r.Claims {
 		out.WithClaims(corev1ac.ResourceClaim().WithName(c.Name).WithRequest(c.Request))

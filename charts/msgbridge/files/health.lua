@@ -6,10 +6,12 @@
 --
 --   Progressing  no status for this generation yet, or working towards Ready
 --   Healthy      Ready=True: connected and serving
---   Suspended    spec.suspend, or waiting for a WhatsApp account to be linked
+--   Suspended    scaled to zero by spec.suspend, or waiting for a WhatsApp
+--                account to be linked
 --                (a person must scan the QR code; nothing is broken)
---   Degraded     Stalled=True (e.g. a referenced Secret is missing), or the
---                session is logged out or its heartbeat went stale
+--   Degraded     Stalled=True (e.g. a referenced Secret is missing), a suspend
+--                that could not scale to zero, or the session is logged out
+--                or its heartbeat went stale
 local health = {}
 
 local function condition(conditionType)
@@ -51,9 +53,17 @@ if current(stalled) and stalled.status == "True" then
   return health
 end
 
-if obj.spec ~= nil and obj.spec.suspend == true then
-  health.status = "Suspended"
-  health.message = "The bridge is suspended (0 replicas); its volume is kept"
+-- Suspended once the operator scaled the bridge to zero, not merely asked:
+-- a suspend it could not carry out (Available reason SuspendFailed) is
+-- Degraded, with the reason.
+local available = condition("Available")
+if obj.spec ~= nil and obj.spec.suspend == true and current(available) then
+  if available.reason == "Suspended" then
+    health.status = "Suspended"
+  else
+    health.status = "Degraded"
+  end
+  health.message = describe(available)
   return health
 end
 

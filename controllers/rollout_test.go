@@ -1,0 +1,105 @@
+package controllers
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	msgbridgev1alpha1 "github.com/msgbridge/msgbridge/api/v1alpha1"
+	"github.com/msgbridge/msgbridge/controllers/conditions"
+	"github.com/msgbridge/msgbridge/controllers/specs"
+)
+
+// Issue 32.4: an operator upgrade moves the bridges on the default image to
+// the new one in waves: at most MaxRollingBridges restart at once, the next
+// one only after an earlier one runs its new revision and is connected; a
+// bridge that pins its image stays on it.
+func TestImageRolloutInWaves(t *testing.T) {
+	ns := testNamespace(t)
+	names := []string{"a", "b", "c"}
+	urls := map[string]string{}
+	for _, name := range append(names, "pinned") {
+		fb := newFakeBridge(t, testAdminToken)
+		fb.set(connectedState(0))
+		urls[name] = fb.URL
+	}
+	var bridges []*msgbridgev1alpha1.MessagingBridge
+	t.Run("operator v1", func(t *testing.T) {
+		startOperator(t, ns, operatorOptions{bridges: urls, bridgeImage: "msgbridge:v1"})
+		for _, name := range append(names, "pinned") {
+			mb := newBridgeWithKeys(t, ns, name)
+			if name == "pinned" {
+				mb.Spec.Image = "msgbridge:pinned"
+			}
+			create(t, mb)
+			bridges = append(bridges, mb)
+		}
+		for _, mb := range bridges {
+			markPodReady(t, mb)
+			waitCondition(t, mb, msgbridgev1alpha1.ConditionSessionConnected, metav1.ConditionTrue, conditions.ReasonConnected)
+		}
+	})
+
+	startOperator(t, ns, operatorOptions{bridges: urls, bridgeImage: "msgbridge:v2", maxRolling: 1})
+	done := map[string]bool{}
+	for wave := 1; wave <= len(names); wave++ {
+		moved := waitImages(t, ns, names, wave, done)
+		done[moved] = true
+		if wave == 1 {
+			// The others were held, and say so.
+			for _, mb := range bridges[:len(names)] {
+				if mb.Name != moved {
+					waitEvent(t, ns, mb.Name, corev1.EventTypeNormal, "RolloutWaiting")
+				}
+			}
+			if got := countImages(t, ns, names, "msgbridge:v2"); got != 1 {
+				t.Fatalf("%d bridges moved to v2 while one was restarting, want 1", got)
+			}
+		}
+		markPodReady(t, &msgbridgev1alpha1.MessagingBridge{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: moved}})
+		waitEvent(t, ns, moved, corev1.EventTypeNormal, "RolloutDone")
+	}
+	var pinned appsv1.StatefulSet
+	getObject(t, client.ObjectKey{Namespace: ns, Name: "pinned"}, &pinned)
+	if img := runningImage(&pinned); img != "msgbridge:pinned" {
+		t.Errorf("the pinned bridge runs %s", img)
+	}
+}
+
+// waitImages waits until exactly n of the named bridges run msgbridge:v2
+// and returns the one among them, not done, marked as rolling out.
+func waitImages(t *testing.T, ns string, names []string, n int, done map[string]bool) string {
+	t.Helper()
+	var rolling string
+	eventually(t, 20*time.Second, func() (bool, string) {
+		rolling = ""
+		for _, name := range names {
+			var sts appsv1.StatefulSet
+			getObject(t, client.ObjectKey{Namespace: ns, Name: name}, &sts)
+			if _, marked := sts.Annotations[specs.RolloutStartedAnnotation]; marked && !done[name] && runningImage(&sts) == "msgbridge:v2" {
+				rolling = name
+			}
+		}
+		got := countImages(t, ns, names, "msgbridge:v2")
+		return got == n && rolling != "", fmt.Sprintf("%d bridges on v2 (rolling: %q), want %d", got, rolling, n)
+	})
+	return rolling
+}
+
+func countImages(t *testing.T, ns string, names []string, image string) int {
+	t.Helper()
+	count := 0
+	for _, name := range names {
+		var sts appsv1.StatefulSet
+		getObject(t, client.ObjectKey{Namespace: ns, Name: name}, &sts)
+		if runningImage(&sts) == image {
+			count++
+		}
+	}
+	return count
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -58,6 +59,10 @@ type Queue struct {
 	// released is closed and replaced (under mu) whenever attempts end, for
 	// requests that wait for an earlier message of their chat (order.go).
 	released chan struct{}
+	// sleepsUntil is when the sleeping worker looks at the table next (Unix
+	// milliseconds of the queue's clock); 0 while it is awake. A message due
+	// no earlier needs no wake-up (signalDue).
+	sleepsUntil atomic.Int64
 }
 
 // New returns a queue sending through opts.Sender; Run must run for retries
@@ -139,7 +144,7 @@ func (q *Queue) Submit(ctx context.Context, req Request) (Result, error) {
 	if attemptNow {
 		q.attemptAccepted(ctx, msgs)
 	} else {
-		q.signal() // their retries are due on the schedule
+		q.signalDue(msgs) // their retries are due on the schedule
 	}
 	return Result{Messages: messages(msgs)}, nil
 }
@@ -276,6 +281,25 @@ func (q *Queue) signal() {
 	select {
 	case q.wake <- struct{}{}:
 	default:
+	}
+}
+
+// signalDue wakes the worker for msgs' next attempts unless it already
+// sleeps until no later than the earliest of them. A burst of requests
+// accepted while no session is linked then costs the worker nothing until
+// their retries are due; waking it for each made it read the due messages
+// once per request, which halved the accepted rate.
+func (q *Queue) signalDue(msgs []row) {
+	wake := q.sleepsUntil.Load()
+	if wake == 0 || wake <= q.now().UnixMilli() {
+		q.signal() // awake (it may have read the table before this commit), or overdue
+		return
+	}
+	for _, m := range msgs {
+		if m.nextAttempt.Valid && m.nextAttempt.Int64 < wake {
+			q.signal()
+			return
+		}
 	}
 }
 

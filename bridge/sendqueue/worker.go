@@ -47,16 +47,26 @@ func (q *Queue) Run(ctx context.Context) error {
 			// A due head is being attempted in a request: its end signals.
 			wait = maxIdle
 		}
-		timer := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
+		if !q.sleep(ctx, wait) {
 			return nil
-		case <-q.wake:
-		case <-timer.C:
 		}
-		timer.Stop()
 	}
+}
+
+// sleep waits for wait, a signal or ctx's end (false), publishing when it
+// wakes by itself for signalDue.
+func (q *Queue) sleep(ctx context.Context, wait time.Duration) bool {
+	q.sleepsUntil.Store(q.now().Add(wait).UnixMilli())
+	defer q.sleepsUntil.Store(0)
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-q.wake:
+	case <-timer.C:
+	}
+	return true
 }
 
 // attemptDue attempts the chat heads due now while the pace allows; more

@@ -34,6 +34,9 @@ const (
 	// EnvRestrictionBackoff is the first pause after a WhatsApp rate limit
 	// that names no end; it doubles while WhatsApp keeps refusing.
 	EnvRestrictionBackoff = "RESTRICTION_BACKOFF"
+	// EnvPprof serves Go's profiles under /debug/pprof/ behind the admin
+	// token when on (off by default).
+	EnvPprof = "PPROF"
 )
 
 // The defaults of the settings that have one, as the bridge reads them. The
@@ -49,6 +52,7 @@ const (
 	DefaultTypingDelay   = "off"
 	// DefaultRestrictionBackoff is the first pause after a rate limit.
 	DefaultRestrictionBackoff = "1m"
+	DefaultPprof              = "off"
 	// DefaultHeartbeatInterval is a duration: the operator also judges a
 	// heartbeat's age by it.
 	DefaultHeartbeatInterval = 15 * time.Second

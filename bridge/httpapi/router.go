@@ -67,7 +67,10 @@ type Deps struct {
 	// Limits bound request bodies; DefaultServerLimits(Send.MaxFileSize)
 	// when zero.
 	Limits ServerLimits
-	Log    logr.Logger
+	// Pprof serves Go's profiles under /debug/pprof/ behind the admin
+	// token (PPROF=on); off: those paths are 404.
+	Pprof bool
+	Log   logr.Logger
 }
 
 // server is the API: its handlers are its methods.
@@ -93,6 +96,7 @@ func NewRouter(d Deps) http.Handler {
 	s.sessionRoutes(r)
 	s.adminRoutes(r)
 	s.messagingRoutes(r)
+	s.pprofRoutes(r)
 	return s.limitBodies(r)
 }
 

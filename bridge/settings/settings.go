@@ -45,4 +45,6 @@ type Settings struct {
 	// RestrictionBackoff is the first pause after a rate limit that names
 	// no end; it doubles while WhatsApp keeps refusing.
 	RestrictionBackoff time.Duration
+	// Pprof serves Go's profiles under /debug/pprof/ behind the admin token.
+	Pprof bool
 }

@@ -264,6 +264,7 @@ func newHTTPServer(_ context.Context, a *app) error {
 			Inbox:     a.inbox,
 			Media:     a.downloads,
 			Dashboard: dash,
+			Pprof:     s.Pprof,
 			Log:       a.log.WithName("httpapi"),
 		}),
 		// Bodies are bounded by httpapi's limits (time between reads, a

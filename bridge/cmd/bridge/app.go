@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/msgbridge/msgbridge/bridge/audit"
 	"github.com/msgbridge/msgbridge/bridge/datadir"
@@ -127,28 +128,43 @@ func lockDataDir(stdout io.Writer) buildStep {
 }
 
 // verifyKey checks that every existing database decrypts with the key
-// before any is created or changed: a wrong key wipes nothing.
+// before any is created or changed: a wrong key wipes nothing. The checks
+// are independent and each opens SQLite, so they run at once; an existing
+// bridge.db stays open for openStores rather than being opened twice.
 func verifyKey(ctx context.Context, a *app) error {
-	for _, verify := range []func() error{
-		func() error { return sqlite.VerifyBridgeDB(ctx, a.dir.BridgeDB(), a.key) },
-		func() error { return whatsapp.VerifyCredentials(ctx, a.dir.SessionDB(), a.key) },
-		func() error { return audit.Verify(ctx, a.dir.AuditDir(), a.key) },
-	} {
-		if err := verify(); err != nil {
-			return fmt.Errorf("%s: %w", contract.EnvEncryptionKey, err)
-		}
+	var checks errgroup.Group
+	var db *sql.DB
+	checks.Go(func() (err error) {
+		db, err = sqlite.OpenExistingBridgeDB(ctx, a.dir.BridgeDB(), a.key)
+		return err
+	})
+	checks.Go(func() error { return whatsapp.VerifyCredentials(ctx, a.dir.SessionDB(), a.key) })
+	checks.Go(func() error { return audit.Verify(ctx, a.dir.AuditDir(), a.key) })
+	err := checks.Wait()
+	if db != nil {
+		a.db = db
+		a.onClose(func() { _ = db.Close() })
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", contract.EnvEncryptionKey, err)
 	}
 	return nil
 }
 
+// openStores opens (or creates) and migrates bridge.db, its group-commit
+// writer, and the audit log.
 func openStores(ctx context.Context, a *app) error {
-	db, err := sqlite.OpenBridgeDB(ctx, a.dir.BridgeDB(), a.key)
-	if err != nil {
+	if a.db == nil {
+		db, err := sqlite.OpenBridgeDB(ctx, a.dir.BridgeDB(), a.key)
+		if err != nil {
+			return err
+		}
+		a.db = db
+		a.onClose(func() { _ = db.Close() })
+	} else if err := sqlite.MigrateBridgeDB(ctx, a.db); err != nil {
 		return err
 	}
-	a.db = db
-	a.onClose(func() { _ = db.Close() })
-	a.writer = sqlite.NewBatcher(db)
+	a.writer = sqlite.NewBatcher(a.db)
 	a.onClose(a.writer.Close)
 	auditLog, err := audit.Open(a.dir.AuditDir(), a.key, time.Now)
 	if err != nil {

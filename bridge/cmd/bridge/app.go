@@ -41,17 +41,19 @@ type app struct {
 	log      logr.Logger
 	logFiles *logging.Files
 	key      []byte
-	db       *sql.DB
-	writer   *sqlite.Batcher
-	audit    *audit.Log
-	metrics  *metrics.Metrics
-	webhooks *webhook.Outbox
-	inbox    *inbox.Inbox
-	media    *media.Store
-	messages *sendqueue.Log
-	session  *whatsapp.Manager
-	contacts *whatsapp.ContactBook
-	queue    *sendqueue.Queue
+	// sessionDB is session.db as the key check opened it, for the session.
+	sessionDB *sql.DB
+	db        *sql.DB
+	writer    *sqlite.Batcher
+	audit     *audit.Log
+	metrics   *metrics.Metrics
+	webhooks  *webhook.Outbox
+	inbox     *inbox.Inbox
+	media     *media.Store
+	messages  *sendqueue.Log
+	session   *whatsapp.Manager
+	contacts  *whatsapp.ContactBook
+	queue     *sendqueue.Queue
 	// downloads fetches incoming attachments into DATA_DIR/media.
 	downloads *media.Downloader
 	uploads   *sendqueue.Uploads
@@ -130,21 +132,27 @@ func lockDataDir(stdout io.Writer) buildStep {
 // verifyKey checks that every existing database decrypts with the key
 // before any is created or changed: a wrong key wipes nothing. The checks
 // are independent and each opens SQLite, so they run at once; an existing
-// bridge.db stays open for openStores rather than being opened twice.
+// bridge.db and session.db stay open for the stores and the session rather
+// than being opened twice.
 func verifyKey(ctx context.Context, a *app) error {
 	var checks errgroup.Group
-	var db *sql.DB
+	var bridgeDB, sessionDB *sql.DB
 	checks.Go(func() (err error) {
-		db, err = sqlite.OpenExistingBridgeDB(ctx, a.dir.BridgeDB(), a.key)
+		bridgeDB, err = sqlite.OpenExistingBridgeDB(ctx, a.dir.BridgeDB(), a.key)
 		return err
 	})
-	checks.Go(func() error { return whatsapp.VerifyCredentials(ctx, a.dir.SessionDB(), a.key) })
+	checks.Go(func() (err error) {
+		sessionDB, err = whatsapp.OpenExistingCredentials(ctx, a.dir.SessionDB(), a.key)
+		return err
+	})
 	checks.Go(func() error { return audit.Verify(ctx, a.dir.AuditDir(), a.key) })
 	err := checks.Wait()
-	if db != nil {
-		a.db = db
-		a.onClose(func() { _ = db.Close() })
+	for _, db := range []*sql.DB{bridgeDB, sessionDB} {
+		if db != nil {
+			a.onClose(func() { _ = db.Close() }) // closing twice is harmless
+		}
 	}
+	a.db, a.sessionDB = bridgeDB, sessionDB
 	if err != nil {
 		return fmt.Errorf("%s: %w", contract.EnvEncryptionKey, err)
 	}
@@ -207,7 +215,7 @@ func newMessaging(ctx context.Context, a *app) error {
 	}
 	whatsapp.TuneKeepAlive(a.settings.HeartbeatInterval)
 	a.session, err = whatsapp.New(ctx, whatsapp.Options{
-		CredentialsDir: a.dir.CredentialsDir(), SpoolDir: a.dir.SpoolDir(), MasterKey: a.key,
+		CredentialsDir: a.dir.CredentialsDir(), CredentialsDB: a.sessionDB, SpoolDir: a.dir.SpoolDir(), MasterKey: a.key,
 		DB: a.db, Batcher: a.writer, HeartbeatInterval: a.settings.HeartbeatInterval,
 		Log: a.log.WithName("whatsapp"), Server: server,
 		Events: sessionEvents{

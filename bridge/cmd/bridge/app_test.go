@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -58,18 +57,5 @@ func TestBuildVerifiesTheKeyBeforeCreatingAnything(t *testing.T) {
 	}
 	if _, err := os.Stat(session); !os.IsNotExist(err) {
 		t.Errorf("a wrong key created %s (%v)", session, err)
-	}
-}
-
-func TestGOGCDefaultsToHalfUnlessSet(t *testing.T) {
-	before := debug.SetGCPercent(100)
-	defer debug.SetGCPercent(before)
-	tuneGC(func(string) (string, bool) { return "", false })
-	if got := debug.SetGCPercent(100); got != defaultGCPercent {
-		t.Errorf("GOGC unset: %d, want %d", got, defaultGCPercent)
-	}
-	tuneGC(func(k string) (string, bool) { return "200", k == "GOGC" })
-	if got := debug.SetGCPercent(100); got != 100 {
-		t.Errorf("GOGC set: the bridge changed it to %d", got)
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"syscall"
 
 	"github.com/msgbridge/msgbridge/bridge/logging"
@@ -26,23 +25,7 @@ const (
 )
 
 func main() {
-	tuneGC(os.LookupEnv)
 	os.Exit(runUntilSignal())
-}
-
-// defaultGCPercent is the bridge's GOGC when the environment sets none (Go's
-// own is 100). Its live heap is a few MB, so the heap Go lets grow above it
-// before collecting is a large share of an idle bridge's memory; half of it
-// costs a little CPU under load (BenchmarkAcceptedSends) and saves that
-// memory at rest (BenchmarkIdleRSS).
-const defaultGCPercent = 50
-
-// tuneGC applies defaultGCPercent unless GOGC is set: an operator's own
-// GOGC (and GOMEMLIMIT, which Go reads itself) always wins.
-func tuneGC(lookupEnv func(string) (string, bool)) {
-	if _, set := lookupEnv("GOGC"); !set {
-		debug.SetGCPercent(defaultGCPercent)
-	}
 }
 
 // runUntilSignal runs the bridge until SIGINT or SIGTERM.

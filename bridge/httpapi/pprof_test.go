@@ -1,7 +1,9 @@
 package httpapi
 
 import (
+	"io"
 	"net/http"
+	"runtime/pprof"
 	"strings"
 	"testing"
 )
@@ -37,6 +39,23 @@ func TestPprofServesProfilesWithTheAdminToken(t *testing.T) {
 	if status, body := call(t, http.MethodGet, on.URL+"/debug/pprof/goroutine?debug=1", nil, adminHeader); status != http.StatusOK ||
 		!strings.Contains(body, "goroutine profile:") {
 		t.Errorf("goroutines as text: %d %.200s", status, body)
+	}
+	// The CPU profile: a bad length is refused, and so is a second one
+	// while one records (here, the test's own).
+	if status, body := call(t, http.MethodGet, on.URL+"/debug/pprof/profile?seconds=0", nil, adminHeader); status != http.StatusBadRequest ||
+		errorCode(t, body) != "invalid_seconds" {
+		t.Errorf("seconds=0: %d %s", status, body)
+	}
+	if err := pprof.StartCPUProfile(io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	status, body := call(t, http.MethodGet, on.URL+"/debug/pprof/profile?seconds=1", nil, adminHeader)
+	pprof.StopCPUProfile()
+	if status != http.StatusConflict || errorCode(t, body) != "profile_running" {
+		t.Errorf("while another CPU profile records: %d %s", status, body)
+	}
+	if status, body := call(t, http.MethodGet, on.URL+"/debug/pprof/profile?seconds=1", nil, adminHeader); status != http.StatusOK || body == "" {
+		t.Errorf("CPU profile: %d, %d bytes", status, len(body))
 	}
 	resp := do(t, http.MethodGet, on.URL+"/debug/pprof/heap", nil, adminHeader)
 	defer func() { _ = resp.Body.Close() }()

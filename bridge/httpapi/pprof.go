@@ -47,7 +47,10 @@ func servePprof(w http.ResponseWriter, r *http.Request) error {
 	if name == "" || p == nil {
 		return errNoEndpoint
 	}
-	debug, _ := strconv.Atoi(r.URL.Query().Get("debug"))
+	debug, err := profileDebug(r.URL.Query().Get("debug"))
+	if err != nil {
+		return err
+	}
 	if debug > 0 {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	} else {
@@ -56,6 +59,19 @@ func servePprof(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	_ = p.WriteTo(w, debug) // the status is sent; a failure is a client gone
 	return nil
+}
+
+var errProfileDebug = bridge.Invalid("invalid_debug", "debug must be 0, 1 or 2")
+
+// profileDebug is ?debug=: absent (0, the pprof format), 0, 1 or 2 (text).
+func profileDebug(v string) (int, error) {
+	switch v {
+	case "", "0":
+		return 0, nil
+	case "1", "2":
+		return int(v[0] - '0'), nil
+	}
+	return 0, errProfileDebug
 }
 
 // cpuProfile records the CPU for ?seconds= (default 30, at most 300), or

@@ -23,6 +23,7 @@ func TestPprofIsOffByDefaultAndBehindTheAdminToken(t *testing.T) {
 		{"off, with the token: heap", off.URL + "/debug/pprof/heap", []string{adminHeader}, http.StatusNotFound, "not_found"},
 		{"on, no token: heap", on.URL + "/debug/pprof/heap", nil, http.StatusUnauthorized, "unauthorized"},
 		{"on, wrong token", on.URL + "/debug/pprof/goroutine", []string{"X-Admin-Token: wrong-token-0123456789"}, http.StatusUnauthorized, "unauthorized"},
+		{"on, debug not 0-2", on.URL + "/debug/pprof/heap?debug=7", []string{adminHeader}, http.StatusBadRequest, "invalid_debug"},
 		{"on, unknown profile", on.URL + "/debug/pprof/nothing", []string{adminHeader}, http.StatusNotFound, "not_found"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

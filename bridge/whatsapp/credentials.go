@@ -3,7 +3,9 @@ package whatsapp
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -76,8 +78,8 @@ func wipeDir(dir string) error {
 // when it does not exist. Start-up verifies the key this way and hands the
 // handle to New (Options.CredentialsDB) instead of opening the file twice.
 func OpenExistingCredentials(ctx context.Context, path string, masterKey []byte) (*sql.DB, error) {
-	if _, err := os.Stat(path); err != nil {
-		return nil, nil //nolint:nilerr,nilnil // absent (or unreadable, which the open later reports): nothing to verify
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil //nolint:nilnil // absent: nothing to verify, New creates it
 	}
 	return sqlite.Open(ctx, path, masterKey, credentialsPurpose)
 }

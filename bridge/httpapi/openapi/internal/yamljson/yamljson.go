@@ -11,9 +11,10 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// Convert converts a YAML document to indented JSON, keeping the order of
+// Convert converts a YAML document to compact JSON, keeping the order of
 // mapping keys (sigs.k8s.io/yaml would sort them; the docs page shows the
-// document's order).
+// document's order). Compact, as the bridge always served it: tools that
+// order by source line (libopenapi's operations) see it as before.
 func Convert(src []byte) ([]byte, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(src, &doc); err != nil {
@@ -23,12 +24,7 @@ func Convert(src []byte) ([]byte, error) {
 	if err := writeJSON(&buf, &doc); err != nil {
 		return nil, err
 	}
-	var out bytes.Buffer
-	if err := json.Indent(&out, buf.Bytes(), "", "  "); err != nil {
-		return nil, err
-	}
-	out.WriteByte('\n')
-	return out.Bytes(), nil
+	return buf.Bytes(), nil
 }
 
 func writeJSON(buf *bytes.Buffer, n *yaml.Node) error {

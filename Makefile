@@ -96,6 +96,14 @@ test: lint envtest $(E2E_BINARIES) $(CONTROLLER_GEN) $(HELM) ## Run every test: 
 	$(MAKE) test-alerts
 	APITEST_COVERAGE_DIR=$(API_COVERAGE) APITEST_COVERAGE_CHECK=1 \
 		go test -count=1 -run '^TestOpenAPICoverage$$' ./bridge/httpapi/openapi
+	$(MAKE) bench-send
+
+# The send path's accepted rate next to a bare handler, printed on every
+# make test so that a regression shows the day it lands (a few seconds; for
+# the previous release beside it: hack/perf-baseline.sh REF AcceptedSends).
+.PHONY: bench-send
+bench-send: ## Benchmark POST /send accepted while unlinked, next to a bare handler.
+	go test -count=1 -run=NONE -bench='^BenchmarkAcceptedSends$$' -benchtime=2000x ./bridge/cmd/bridge
 
 # The chart's alerts in Prometheus' own scrape loop and rule engine. Built with
 # -tags prometheus only: Prometheus' config package brings the cloud SDKs.

@@ -53,6 +53,9 @@ const (
 	EnvPresenceInterval = "PRESENCE_INTERVAL"
 	// EnvUploadRetention is how long an upload of POST /api/uploads is kept.
 	EnvUploadRetention = "UPLOAD_RETENTION"
+	// EnvPprof serves Go's profiles under /debug/pprof/ behind the admin
+	// token when on (off by default).
+	EnvPprof = "PPROF"
 )
 
 // The defaults of the settings that have one, as the bridge reads them. The
@@ -68,6 +71,7 @@ const (
 	DefaultTypingDelay   = "off"
 	// DefaultRestrictionBackoff is the first pause after a rate limit.
 	DefaultRestrictionBackoff = "1m"
+	DefaultPprof              = "off"
 	// DefaultHeartbeatInterval is a duration: the operator also judges a
 	// heartbeat's age by it.
 	DefaultHeartbeatInterval = 15 * time.Second

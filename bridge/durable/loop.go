@@ -15,7 +15,7 @@ type Loop struct {
 	// that delays rows (a pace, a restriction) returns the later time.
 	NextDue func(ctx context.Context) (at time.Time, ok bool)
 	// Wake is notified on insert and whenever an attempt ends.
-	Wake Signal
+	Wake *Signal
 	// MaxIdle bounds a sleep: a safety net, since every new due time wakes
 	// the loop.
 	MaxIdle time.Duration
@@ -69,18 +69,23 @@ func (l Loop) wait(ctx context.Context, p Pass) time.Duration {
 }
 
 func (l Loop) sleep(ctx context.Context, d time.Duration) {
-	if l.Sleeping != nil {
-		l.Sleeping(d)
-	}
 	if d <= 0 {
+		if l.Sleeping != nil {
+			l.Sleeping(d)
+		}
 		return
 	}
 	timer, stop := l.Clock.Timer(d)
 	defer stop()
+	l.Wake.sleeping(l.Clock.Now().Add(d))
+	defer l.Wake.awake()
+	if l.Sleeping != nil {
+		l.Sleeping(d)
+	}
 	select {
 	case <-ctx.Done():
 	case <-timer:
-	case <-l.Wake:
+	case <-l.Wake.wake:
 		if l.Committed != nil {
 			l.Committed(ctx)
 		}

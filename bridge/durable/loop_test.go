@@ -21,7 +21,7 @@ const (
 // each sleep's bound.
 type loopUnderTest struct {
 	clock   *manualClock
-	wake    durable.Signal
+	wake    *durable.Signal
 	passes  chan int
 	sleeps  chan time.Duration
 	nextDue atomic.Pointer[time.Time]

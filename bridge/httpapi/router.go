@@ -74,6 +74,9 @@ type Deps struct {
 	// (TRUSTED_PROXIES): every limit and audit record uses that address.
 	TrustedProxies []netip.Prefix
 	Log            logr.Logger
+	// Pprof serves Go's profiles under /debug/pprof/ behind the admin
+	// token (PPROF=on); off: those paths are 404.
+	Pprof bool
 }
 
 // server is the API: its handlers are its methods.
@@ -99,6 +102,7 @@ func NewRouter(d Deps) http.Handler {
 	s.sessionRoutes(r)
 	s.adminRoutes(r)
 	s.messagingRoutes(r)
+	s.pprofRoutes(r)
 	return guard.Forwarded(d.TrustedProxies, s.limitBodies(r))
 }
 

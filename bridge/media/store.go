@@ -28,7 +28,7 @@ type Store struct {
 	retention time.Duration
 	now       func() time.Time
 	// registered is signalled by Register; the Downloader waits on it.
-	registered durable.Signal
+	registered *durable.Signal
 }
 
 // NewStore returns the media table of db, whose one writer is batcher;

@@ -48,7 +48,7 @@ type Options struct {
 type Queue struct {
 	*Log
 	opts Options
-	wake durable.Signal
+	wake *durable.Signal
 
 	// claims are the message IDs claimed: by a request, or by the worker.
 	claims durable.Claims[string]
@@ -142,9 +142,24 @@ func (q *Queue) Submit(ctx context.Context, req Request) (Result, error) {
 	if attemptNow {
 		q.attemptAccepted(ctx, msgs)
 	} else {
-		q.wake.Notify() // their retries are due on the schedule
+		q.wake.NotifyDue(earliestRetry(msgs)) // their retries are due on the schedule
 	}
 	return Result{Messages: messages(msgs)}, nil
+}
+
+// earliestRetry is when the first of msgs' next attempts is due (now when
+// one has none: the worker looks at once).
+func earliestRetry(msgs []row) time.Time {
+	var first int64
+	for _, m := range msgs {
+		if !m.nextAttempt.Valid {
+			return time.Time{}
+		}
+		if first == 0 || m.nextAttempt.Int64 < first {
+			first = m.nextAttempt.Int64
+		}
+	}
+	return time.UnixMilli(first)
 }
 
 // newRows makes the messages of req, Queued and not yet attempted.

@@ -3,6 +3,7 @@ package sendqueue
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"testing"
 	"time"
@@ -256,5 +257,64 @@ func (f *fixture) wantFailedOnce(m bridge.Message) {
 	}
 	if ev := f.events.events(); len(ev) != 1 || ev[0] != m.WhatsAppID+" Failed" {
 		f.t.Errorf("events %v", ev)
+	}
+}
+
+// A request accepted while no session is linked wakes the worker only when
+// its retry is due before the worker would look anyway: waking it for
+// every request of a burst made it read the due messages once per request.
+func TestNoSessionWakesTheWorkerOnlyForAnEarlierRetry(t *testing.T) {
+	for _, c := range []struct {
+		name        string
+		sleepsUntil time.Duration // from now; 0: the worker is awake
+		retry       time.Duration
+		wake        bool
+	}{
+		{"worker awake", 0, time.Minute, true},
+		{"retry before the worker looks", time.Minute, time.Second, true},
+		{"retry after the worker looks", time.Second, time.Minute, false},
+		// Its timer fired and it is about to read the table: after this
+		// commit, so it sees the message without a wake.
+		{"the worker's time has passed", -time.Second, time.Minute, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFixture(t, c.retry)
+			f.sender.setReady(false)
+			if c.sleepsUntil != 0 {
+				f.q.wake.SleepingUntil(time.Now().Add(c.sleepsUntil))
+			}
+			f.submit(textRequest("hello"))
+			if woken := f.q.wake.Pending(); woken != c.wake {
+				t.Errorf("worker woken: %v, want %v", woken, c.wake)
+			}
+		})
+	}
+}
+
+// The worker publishes when it looks next while it sleeps, and that an
+// accepted message's retry is seen in time: a burst accepted while it
+// sleeps is retried on schedule, not at maxIdle.
+func TestRetriesOfABurstWithoutSessionAreOnTime(t *testing.T) {
+	f := newFixture(t, 300*time.Millisecond, time.Hour)
+	f.sender.setReady(false)
+	f.run()
+	var ids []string
+	for i := range 20 {
+		req := textRequest("hello")
+		req.Recipient = bridge.PhoneRecipient(fmt.Sprintf("49151000000%02d", i)) // 20 chats: 20 heads
+		ids = append(ids, f.submit(req).Messages[0].ID)
+	}
+	if !testutil.Wait(5*time.Second, func() bool { return f.q.wake.Sleeping() }) {
+		t.Fatal("the worker never slept")
+	}
+	for _, id := range ids {
+		var m bridge.Message
+		if !testutil.Wait(5*time.Second, func() bool {
+			var err error
+			m, err = f.q.Get(context.Background(), id)
+			return err == nil && m.Attempts == 2
+		}) {
+			t.Fatalf("message %s: %d attempts after 5 s, want its retry", id, m.Attempts)
+		}
 	}
 }

@@ -61,4 +61,6 @@ type Settings struct {
 	PresenceInterval time.Duration
 	// UploadRetention is how long an upload is kept for sending by id.
 	UploadRetention time.Duration
+	// Pprof serves Go's profiles under /debug/pprof/ behind the admin token.
+	Pprof bool
 }

@@ -44,7 +44,7 @@ func TestLoadDefaults(t *testing.T) {
 	if s.ListenAddr != ":8080" || s.DataDir != "./data" || s.MaxFileSize != 50_000_000 ||
 		s.HeartbeatInterval != 15*time.Second || s.LogLevel != logging.LevelInfo || s.WebhookURL != "" ||
 		s.WebhookSecret != "" || s.TOTPSecret != "" || s.InboxRetention != 720*time.Hour ||
-		s.MediaRetention != 168*time.Hour {
+		s.MediaRetention != 168*time.Hour || s.Pprof {
 		t.Errorf("defaults: %+v", s)
 	}
 	if want := []time.Duration{5 * time.Second, 15 * time.Second, 60 * time.Second}; fmt.Sprint(s.RetrySchedule) != fmt.Sprint(want) {
@@ -74,6 +74,7 @@ func TestLoadValidValues(t *testing.T) {
 	kv["HEARTBEAT_INTERVAL"] = "200ms"
 	kv["MEDIA_RETENTION"] = "90s"
 	kv["LOG_LEVEL"] = "debug"
+	kv["PPROF"] = "on"
 	kv["ENCRYPTION_KEY"] = strings.ToUpper(testEncKey)
 	s, err := Load(nil, env(kv), io.Discard)
 	if err != nil {
@@ -89,7 +90,7 @@ func TestLoadValidValues(t *testing.T) {
 		t.Errorf("totp secret decoded to %d bytes", len(s.TOTPSecret))
 	}
 	if fmt.Sprint(s.RetrySchedule) != "[1s 2s]" || s.HeartbeatInterval != 200*time.Millisecond || s.LogLevel != logging.LevelDebug ||
-		s.MediaRetention != 90*time.Second {
+		s.MediaRetention != 90*time.Second || !s.Pprof {
 		t.Errorf("parsed: %+v", s)
 	}
 	if s.EncryptionKey.Reveal() != testEncKeyRaw() {
@@ -199,6 +200,8 @@ func TestLoadRejects(t *testing.T) {
 		{"SEND_RATE", " 5/s", "is not a rate"},
 		{"SEND_RATE", "200000/s", "count must be from 1 to 100000"},
 		{"TYPING_DELAY", "on", "is not a typing delay"},
+		{"PPROF", "true", "is neither on nor off"},
+		{"PPROF", "ON", "is neither on nor off"},
 		{"TYPING_DELAY", "50ms", "is not a typing delay"},
 		{"TYPING_DELAY", "0s/char", "time per character"},
 		{"TYPING_DELAY", "2s/char", "time per character"},

@@ -121,6 +121,8 @@ func specsFor(s *Settings) []setting {
 			parse: into(&s.PresenceInterval, durationWithin(time.Second, time.Minute))},
 		{env: contract.EnvUploadRetention, def: formatHours(contract.DefaultUploadRetention), usage: "how long an upload is kept for sending by id (from 1s to 8760h)",
 			parse: into(&s.UploadRetention, parseRetention)},
+		{env: contract.EnvPprof, def: contract.DefaultPprof, usage: "on: Go's profiles under /debug/pprof/, behind the admin token",
+			parse: into(&s.Pprof, parseOnOff)},
 	}
 }
 
@@ -158,6 +160,18 @@ func parseRestrictionBackoff(v string) (time.Duration, error) {
 		return 0, fmt.Errorf("must be from %s to %s, got %s", minRestrictionBackoff, maxRestrictionBackoff, d)
 	}
 	return d, nil
+}
+
+// parseOnOff is a switch written exactly on or off: a typo must not
+// silently leave a profile endpoint open or closed.
+func parseOnOff(v string) (bool, error) {
+	switch v {
+	case "on":
+		return true, nil
+	case "off":
+		return false, nil
+	}
+	return false, fmt.Errorf("%q is neither on nor off", v)
 }
 
 // parseSpoolMax is empty (the default) or a size of at least MAX_FILE_SIZE,

@@ -20,11 +20,20 @@ func OpenBridgeDB(ctx context.Context, path string, masterKey []byte) (*sql.DB, 
 	if err != nil {
 		return nil, err
 	}
-	if err := Migrate(ctx, db, migrations); err != nil {
-		_ = db.Close()
+	if err := MigrateBridgeDB(ctx, db); err != nil {
 		return nil, err
 	}
 	return db, nil
+}
+
+// MigrateBridgeDB brings an open bridge.db's schema up to date (see
+// OpenExistingBridgeDB); on an error it closes db.
+func MigrateBridgeDB(ctx context.Context, db *sql.DB) error {
+	if err := Migrate(ctx, db, migrations); err != nil {
+		_ = db.Close()
+		return err
+	}
+	return nil
 }
 
 // migrations are applied in order; append, never edit a released step.
@@ -232,6 +241,17 @@ var migrations = []string{
 		checked_at  INTEGER NOT NULL
 	);
 	CREATE INDEX contacts_checked ON contacts (checked_at)`,
+}
+
+// OpenExistingBridgeDB opens bridge.db when it exists, which checks that it
+// decrypts with masterKey (ErrWrongKey) and changes nothing in it; nil when
+// it does not exist. Start-up verifies the key this way and then migrates
+// the same handle (MigrateBridgeDB) instead of opening the file twice.
+func OpenExistingBridgeDB(ctx context.Context, path string, masterKey []byte) (*sql.DB, error) {
+	if !fileExists(path) {
+		return nil, nil //nolint:nilnil // absent is not an error: there is nothing to verify
+	}
+	return Open(ctx, path, masterKey, purpose)
 }
 
 // VerifyBridgeDB checks that an existing bridge.db decrypts with masterKey,

@@ -65,7 +65,7 @@ type Options struct {
 type Outbox struct {
 	opts  Options
 	stmts *sqlite.Statements
-	wake  durable.Signal
+	wake  *durable.Signal
 	// lanes: one delivery under way per ordering key; never a row ended
 	// since the current scan began.
 	lanes durable.Lanes[string, int64]

@@ -3,7 +3,9 @@ package whatsapp
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -32,6 +34,12 @@ func openCredentials(ctx context.Context, path string, masterKey []byte, log waL
 	if err != nil {
 		return nil, err
 	}
+	return credentialsOn(ctx, db, path, log)
+}
+
+// credentialsOn is openCredentials on session.db already open (see
+// OpenExistingCredentials); on an error it closes db.
+func credentialsOn(ctx context.Context, db *sql.DB, path string, log waLog.Logger) (*credentials, error) {
 	container := sqlstore.NewWithDB(db, "sqlite3", log)
 	if err := container.Upgrade(ctx); err != nil {
 		_ = db.Close()
@@ -63,6 +71,17 @@ func wipeDir(dir string) error {
 		}
 	}
 	return nil
+}
+
+// OpenExistingCredentials opens session.db when it exists, which checks that
+// it decrypts with masterKey (sqlite.ErrWrongKey) and changes nothing; nil
+// when it does not exist. Start-up verifies the key this way and hands the
+// handle to New (Options.CredentialsDB) instead of opening the file twice.
+func OpenExistingCredentials(ctx context.Context, path string, masterKey []byte) (*sql.DB, error) {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil //nolint:nilnil // absent: nothing to verify, New creates it
+	}
+	return sqlite.Open(ctx, path, masterKey, credentialsPurpose)
 }
 
 // VerifyCredentials checks that an existing session.db decrypts with

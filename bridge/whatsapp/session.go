@@ -51,6 +51,10 @@ type Options struct {
 	CredentialsDir string
 	// MasterKey is the decoded ENCRYPTION_KEY.
 	MasterKey []byte
+	// CredentialsDB, when set, is CredentialsDir's session.db already open
+	// (OpenExistingCredentials); the Manager then owns it. Nil: New opens
+	// (or creates) it.
+	CredentialsDB *sql.DB
 	// DB is bridge.db, where the state and the heartbeat are kept.
 	DB *sql.DB
 	// Batcher, when set, writes the state row (DB's one writer).
@@ -149,7 +153,7 @@ func New(ctx context.Context, opts Options) (*Manager, error) {
 		pace: newChatPace(opts.PresenceInterval, opts.Now),
 	}
 	m.waLog = tapFrames(newWALogger(opts.Log), m.noticeFrame)
-	creds, err := openCredentials(ctx, opts.CredentialsDir+"/session.db", opts.MasterKey, m.waLog.Sub("store"))
+	creds, err := m.openStartCredentials(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -168,6 +172,16 @@ func New(ctx context.Context, opts Options) (*Manager, error) {
 	m.linked.Store(creds.linked())
 	m.client.Store(m.newClient(creds))
 	return m, nil
+}
+
+// openStartCredentials opens session.db for New, or takes the handle
+// start-up opened already.
+func (m *Manager) openStartCredentials(ctx context.Context) (*credentials, error) {
+	path := m.opts.CredentialsDir + "/session.db"
+	if m.opts.CredentialsDB != nil {
+		return credentialsOn(ctx, m.opts.CredentialsDB, path, m.waLog.Sub("store"))
+	}
+	return openCredentials(ctx, path, m.opts.MasterKey, m.waLog.Sub("store"))
 }
 
 func (m *Manager) newClient(creds *credentials) *whatsmeow.Client {

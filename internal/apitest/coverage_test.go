@@ -90,7 +90,7 @@ func TestOperationsListsEveryEndpoint(t *testing.T) {
 		"GET /session/status", "GET /session/qr", "POST /session/pairing-code", "GET /session/groups", "POST /session/logout",
 		"GET /api/admin/state", "DELETE /api/admin/logs", "GET /api/admin/audit", "DELETE /api/admin/audit/{id}",
 		"GET /api/admin/webhooks/failed", "POST /api/admin/webhooks/{id}/redeliver", "POST /api/admin/webhooks/replay",
-		"GET /api/admin/analytics/delivery",
+		"GET /api/admin/analytics/delivery", "GET /debug/pprof/{profile}",
 		"POST webhook message.status", "POST webhook message.upsert", "POST webhook session.status",
 		"POST webhook message.reaction", "POST webhook message.edit", "POST webhook message.revoke",
 	}

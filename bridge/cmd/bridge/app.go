@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/msgbridge/msgbridge/bridge/audit"
 	"github.com/msgbridge/msgbridge/bridge/datadir"
@@ -43,17 +44,19 @@ type app struct {
 	log      logr.Logger
 	logFiles *logging.Files
 	key      []byte
-	db       *sql.DB
-	writer   *sqlite.Batcher
-	audit    *audit.Log
-	metrics  *metrics.Metrics
-	webhooks *webhook.Outbox
-	inbox    *inbox.Inbox
-	media    *media.Store
-	messages *sendqueue.Log
-	session  *whatsapp.Manager
-	contacts *whatsapp.ContactBook
-	queue    *sendqueue.Queue
+	// sessionDB is session.db as the key check opened it, for the session.
+	sessionDB *sql.DB
+	db        *sql.DB
+	writer    *sqlite.Batcher
+	audit     *audit.Log
+	metrics   *metrics.Metrics
+	webhooks  *webhook.Outbox
+	inbox     *inbox.Inbox
+	media     *media.Store
+	messages  *sendqueue.Log
+	session   *whatsapp.Manager
+	contacts  *whatsapp.ContactBook
+	queue     *sendqueue.Queue
 	// downloads fetches incoming attachments into DATA_DIR/media.
 	downloads *media.Downloader
 	uploads   *spool.Uploads
@@ -130,28 +133,49 @@ func lockDataDir(stdout io.Writer) buildStep {
 }
 
 // verifyKey checks that every existing database decrypts with the key
-// before any is created or changed: a wrong key wipes nothing.
+// before any is created or changed: a wrong key wipes nothing. The checks
+// are independent and each opens SQLite, so they run at once; an existing
+// bridge.db and session.db stay open for the stores and the session rather
+// than being opened twice.
 func verifyKey(ctx context.Context, a *app) error {
-	for _, verify := range []func() error{
-		func() error { return sqlite.VerifyBridgeDB(ctx, a.dir.BridgeDB(), a.key) },
-		func() error { return whatsapp.VerifyCredentials(ctx, a.dir.SessionDB(), a.key) },
-		func() error { return audit.Verify(ctx, a.dir.AuditDir(), a.key) },
-	} {
-		if err := verify(); err != nil {
-			return fmt.Errorf("%s: %w", contract.EnvEncryptionKey, err)
+	var checks errgroup.Group
+	var bridgeDB, sessionDB *sql.DB
+	checks.Go(func() (err error) {
+		bridgeDB, err = sqlite.OpenExistingBridgeDB(ctx, a.dir.BridgeDB(), a.key)
+		return err
+	})
+	checks.Go(func() (err error) {
+		sessionDB, err = whatsapp.OpenExistingCredentials(ctx, a.dir.SessionDB(), a.key)
+		return err
+	})
+	checks.Go(func() error { return audit.Verify(ctx, a.dir.AuditDir(), a.key) })
+	err := checks.Wait()
+	for _, db := range []*sql.DB{bridgeDB, sessionDB} {
+		if db != nil {
+			a.onClose(func() { _ = db.Close() }) // closing twice is harmless
 		}
+	}
+	a.db, a.sessionDB = bridgeDB, sessionDB
+	if err != nil {
+		return fmt.Errorf("%s: %w", contract.EnvEncryptionKey, err)
 	}
 	return nil
 }
 
+// openStores opens (or creates) and migrates bridge.db, its group-commit
+// writer, and the audit log.
 func openStores(ctx context.Context, a *app) error {
-	db, err := sqlite.OpenBridgeDB(ctx, a.dir.BridgeDB(), a.key)
-	if err != nil {
+	if a.db == nil {
+		db, err := sqlite.OpenBridgeDB(ctx, a.dir.BridgeDB(), a.key)
+		if err != nil {
+			return err
+		}
+		a.db = db
+		a.onClose(func() { _ = db.Close() })
+	} else if err := sqlite.MigrateBridgeDB(ctx, a.db); err != nil {
 		return err
 	}
-	a.db = db
-	a.onClose(func() { _ = db.Close() })
-	a.writer = sqlite.NewBatcher(db)
+	a.writer = sqlite.NewBatcher(a.db)
 	a.onClose(a.writer.Close)
 	auditLog, err := audit.Open(a.dir.AuditDir(), a.key, time.Now)
 	if err != nil {
@@ -194,7 +218,7 @@ func newMessaging(ctx context.Context, a *app) error {
 	}
 	whatsapp.TuneKeepAlive(a.settings.HeartbeatInterval)
 	a.session, err = whatsapp.New(ctx, whatsapp.Options{
-		CredentialsDir: a.dir.CredentialsDir(), SpoolDir: a.dir.SpoolDir(), MasterKey: a.key,
+		CredentialsDir: a.dir.CredentialsDir(), CredentialsDB: a.sessionDB, SpoolDir: a.dir.SpoolDir(), MasterKey: a.key,
 		DB: a.db, Batcher: a.writer, HeartbeatInterval: a.settings.HeartbeatInterval,
 		Log: a.log.WithName("whatsapp"), Server: server,
 		Events: sessionEvents{
@@ -278,6 +302,7 @@ func newHTTPServer(_ context.Context, a *app) error {
 			Media:          a.downloads,
 			Dashboard:      dash,
 			Log:            a.log.WithName("httpapi"),
+			Pprof:          s.Pprof,
 		}),
 		// Bodies are bounded by httpapi's limits (time between reads, a
 		// whole-body deadline, concurrent uploads); headers here.

@@ -17,8 +17,14 @@ import (
 // simulator's account, left by a bridge process that then stopped.
 func linkedDataDir(b *testing.B, sim *wasim.Simulator) string {
 	b.Helper()
+	return linkedDataDirOf(b, sim, simBridgeBin)
+}
+
+// linkedDataDirOf is linkedDataDir with the bridge binary bin.
+func linkedDataDirOf(b *testing.B, sim *wasim.Simulator, bin string) string {
+	b.Helper()
 	dataDir := b.TempDir()
-	p := startBridge(b, simBridgeBin, simEnv(sim, dataDir))
+	p := startBridge(b, bin, simEnv(sim, dataDir))
 	wasimtest.LinkBridge(b, sim.Phone(testAccount), "http://"+p.addr, testAdminToken)
 	waitConnected(b, p)
 	p.kill()
@@ -61,29 +67,35 @@ func BenchmarkRestartToConnected(b *testing.B) {
 	b.ReportMetric(float64(connect.Milliseconds())/float64(b.N), "ms-to-connected")
 }
 
-// BenchmarkIdleRSS: resident memory of an idle, linked bridge process after
-// it settled, next to the same binary idle and unlinked.
+// BenchmarkIdleRSS: resident memory of an idle bridge process after it
+// settled, linked to the simulator and unlinked, split into anonymous and
+// file-backed pages (/proc/<pid>/smaps_rollup), next to the baseline's
+// binary (BASELINE_SIM_BRIDGE_BIN) in the same run when given.
 //
-//	go test -run=NONE -bench=IdleRSS -benchtime=1x ./bridge/cmd/bridge
+//	go test -run=NONE -bench=IdleRSS -benchtime=3x ./bridge/cmd/bridge
+//	hack/perf-baseline.sh main IdleRSS -benchtime=3x
 func BenchmarkIdleRSS(b *testing.B) {
 	sim := wasim.Start(b)
-	linked := linkedDataDir(b, sim)
-	const settle = 5 * time.Second // prekey upload and first heartbeats done
-	var linkedKB, unlinkedKB int
-	for range b.N {
-		p := startBridge(b, simBridgeBin, simEnv(sim, linked))
-		waitConnected(b, p)
-		time.Sleep(settle)
-		linkedKB += rssKB(b, p.cmd.Process.Pid)
-		p.kill()
+	const settle = 10 * time.Second // prekey upload, first heartbeats, GC cycles done
+	for _, c := range candidates(simBridgeBin, envBaselineSimBin) {
+		linked := linkedDataDirOf(b, sim, c.bin)
+		var linkedMem, unlinkedMem smapsRollup
+		for range b.N {
+			p := startBridge(b, c.bin, simEnv(sim, linked))
+			waitConnected(b, p)
+			time.Sleep(settle)
+			linkedMem = linkedMem.add(readSmapsRollup(b, p.cmd.Process.Pid))
+			p.kill()
 
-		q := startBridge(b, simBridgeBin, simEnv(sim, b.TempDir()))
-		time.Sleep(settle)
-		unlinkedKB += rssKB(b, q.cmd.Process.Pid)
-		q.kill()
+			q := startBridge(b, c.bin, simEnv(sim, b.TempDir()))
+			time.Sleep(settle)
+			unlinkedMem = unlinkedMem.add(readSmapsRollup(b, q.cmd.Process.Pid))
+			q.kill()
+		}
+		linkedMem.report(b, b.N, "linked-"+c.name)
+		unlinkedMem.report(b, b.N, "unlinked-"+c.name)
 	}
-	b.ReportMetric(float64(linkedKB)/1024/float64(b.N), "MB-rss-linked")
-	b.ReportMetric(float64(unlinkedKB)/1024/float64(b.N), "MB-rss-unlinked")
+	b.ReportMetric(0, "ns/op")
 }
 
 func rssKB(b *testing.B, pid int) int { return procStatusKB(b, pid, "VmRSS:") }

@@ -6,8 +6,9 @@
 // UI bundle (see README.md), so the page needs nothing from outside the
 // binary.
 //
-// The document is written in YAML for people and converted to JSON once,
-// keeping its key order (which the page shows). The tests validate it with a
+// The document is written in YAML for people and converted to JSON at build
+// time (go generate; openapi.json is committed), keeping its key order
+// (which the page shows). The tests validate it with a
 // real OpenAPI 3.1 validator, and internal/apitest validates the project's
 // HTTP traffic and webhooks against it: an issue that adds an endpoint or
 // an event extends openapi.yaml in the same change, or its tests fail.
@@ -16,18 +17,19 @@ package openapi
 import (
 	"bytes"
 	"embed"
-	"encoding/json"
-	"fmt"
 	"io/fs"
 	"net/http"
 	"strconv"
-	"sync"
-
-	"go.yaml.in/yaml/v3"
 )
 
-//go:embed openapi.yaml
-var source []byte
+// openapi.json is openapi.yaml converted at build time: the bridge then
+// links no YAML parser and converts nothing at start-up.
+// TestGeneratedJSONMatchesYAML fails when it is stale.
+//
+//go:generate go run ./internal/gen openapi.yaml openapi.json
+
+//go:embed openapi.json
+var document []byte
 
 //go:embed docs
 var docs embed.FS
@@ -39,21 +41,8 @@ var docs embed.FS
 // this policy blocks.
 const DocsCSP = "default-src 'self'; img-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'"
 
-// YAML is the document as written.
-func YAML() []byte { return bytes.Clone(source) }
-
-var toJSON = sync.OnceValues(func() ([]byte, error) { return yamlToJSON(source) })
-
-// JSON is the document as JSON, as GET /openapi.json serves it. The
-// embedded document is fixed at build time and the tests convert it, so a
-// failure here is a build that skipped the tests: it panics.
-func JSON() []byte {
-	b, err := toJSON()
-	if err != nil {
-		panic("openapi: the embedded document is not valid YAML: " + err.Error())
-	}
-	return bytes.Clone(b)
-}
+// JSON is the document as JSON, as GET /openapi.json serves it.
+func JSON() []byte { return bytes.Clone(document) }
 
 // Handler serves GET (and HEAD) /openapi.json: the document, without a
 // credential.
@@ -63,7 +52,7 @@ func Handler() http.Handler {
 			methodNotAllowed(w)
 			return
 		}
-		body := JSON()
+		body := document // served as it is, never changed
 		h := w.Header()
 		h.Set("Content-Type", "application/json")
 		h.Set("X-Content-Type-Options", "nosniff")
@@ -103,75 +92,4 @@ func methodNotAllowed(w http.ResponseWriter) {
 	w.Header().Set("Allow", "GET, HEAD")
 	w.WriteHeader(http.StatusMethodNotAllowed)
 	_, _ = w.Write([]byte(`{"error":{"code":"method_not_allowed","message":"method not allowed on this endpoint"}}` + "\n"))
-}
-
-// yamlToJSON converts a YAML document to JSON, keeping the order of
-// mapping keys (sigs.k8s.io/yaml would sort them).
-func yamlToJSON(src []byte) ([]byte, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(src, &doc); err != nil {
-		return nil, err
-	}
-	var buf bytes.Buffer
-	if err := writeJSON(&buf, &doc); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}
-
-func writeJSON(buf *bytes.Buffer, n *yaml.Node) error {
-	switch n.Kind {
-	case yaml.DocumentNode:
-		if len(n.Content) != 1 {
-			return fmt.Errorf("line %d: want one document", n.Line)
-		}
-		return writeJSON(buf, n.Content[0])
-	case yaml.MappingNode:
-		buf.WriteByte('{')
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			if i > 0 {
-				buf.WriteByte(',')
-			}
-			key, _ := json.Marshal(n.Content[i].Value) // a string: cannot fail
-			buf.Write(key)
-			buf.WriteByte(':')
-			if err := writeJSON(buf, n.Content[i+1]); err != nil {
-				return err
-			}
-		}
-		buf.WriteByte('}')
-	case yaml.SequenceNode:
-		buf.WriteByte('[')
-		for i, c := range n.Content {
-			if i > 0 {
-				buf.WriteByte(',')
-			}
-			if err := writeJSON(buf, c); err != nil {
-				return err
-			}
-		}
-		buf.WriteByte(']')
-	case yaml.ScalarNode:
-		return writeScalar(buf, n)
-	default:
-		return fmt.Errorf("line %d: aliases are not supported", n.Line)
-	}
-	return nil
-}
-
-func writeScalar(buf *bytes.Buffer, n *yaml.Node) error {
-	var v any = n.Value
-	switch n.ShortTag() {
-	case "!!str", "!!timestamp", "!!binary":
-	default:
-		if err := n.Decode(&v); err != nil {
-			return fmt.Errorf("line %d: %w", n.Line, err)
-		}
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Errorf("line %d: %w", n.Line, err)
-	}
-	buf.Write(b)
-	return nil
 }

@@ -3,12 +3,14 @@ package openapi_test
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"testing"
 
 	"github.com/pb33f/libopenapi"
 	validator "github.com/pb33f/libopenapi-validator"
 
 	"github.com/msgbridge/msgbridge/bridge/httpapi/openapi"
+	"github.com/msgbridge/msgbridge/bridge/httpapi/openapi/internal/yamljson"
 )
 
 // TestDocumentIsValidOpenAPI31 validates the served (JSON) form of the
@@ -49,5 +51,22 @@ func TestJSONKeepsOrder(t *testing.T) {
 	}
 	if m["openapi"] != "3.1.0" {
 		t.Errorf("openapi = %v", m["openapi"])
+	}
+}
+
+// TestGeneratedJSONMatchesYAML: openapi.json, which the bridge embeds, is
+// openapi.yaml as it stands; after editing the YAML, run
+// go generate ./bridge/httpapi/openapi.
+func TestGeneratedJSONMatchesYAML(t *testing.T) {
+	src, err := os.ReadFile("openapi.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := yamljson.Convert(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(openapi.JSON(), want) {
+		t.Error("openapi.json is stale: run go generate ./bridge/httpapi/openapi")
 	}
 }

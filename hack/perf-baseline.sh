@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# hack/perf-baseline.sh REF BENCH [go test flags...]: runs the bridge's
+# benchmark BENCH (bridge/cmd/bridge) with a baseline in the same run: the
+# bridge built from REF (a commit, tag or branch; the previous release) in a
+# throwaway worktree, both builds (production and -tags wasim). The machine
+# is shared: compare the figures within one run, not across runs.
+#
+#   hack/perf-baseline.sh main AcceptedSends -benchtime=20000x -count=2
+#   hack/perf-baseline.sh main StartupToFirstAnswer -benchtime=15x
+#   hack/perf-baseline.sh main IdleRSS -benchtime=3x
+set -euo pipefail
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$repo"
+
+[[ $# -ge 2 ]] || { sed -n '2,10p' "$0" >&2; exit 2; }
+ref=$1 bench=$2
+shift 2
+
+tmp=$(mktemp -d)
+worktree="$tmp/src"
+cleanup() {
+  git worktree remove --force "$worktree" >/dev/null 2>&1 || true
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+git worktree add --detach "$worktree" "$ref" >/dev/null
+echo "baseline: $ref = $(git -C "$worktree" log -1 --format='%h %s')" >&2
+ldflags="-X github.com/msgbridge/msgbridge/contract.Version=baseline"
+(cd "$worktree" && go build -ldflags "$ldflags" -o "$tmp/bridge" ./bridge/cmd/bridge)
+(cd "$worktree" && go build -tags wasim -ldflags "$ldflags" -o "$tmp/bridge-wasim" ./bridge/cmd/bridge)
+
+BASELINE_BRIDGE_BIN="$tmp/bridge" BASELINE_SIM_BRIDGE_BIN="$tmp/bridge-wasim" \
+  go test -count=1 -run=NONE -bench="$bench" "$@" ./bridge/cmd/bridge

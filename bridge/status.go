@@ -1,5 +1,7 @@
 package bridge
 
+import "strings"
+
 // Status is where an outgoing message stands. It only moves forward:
 // Queued -> Sent -> Delivered -> Read, or Queued -> Failed.
 type Status string
@@ -48,8 +50,15 @@ func (s Status) Advances(next Status) bool {
 	return next.Valid() && next.Rank() > s.Rank()
 }
 
-// ParseStatus accepts the statuses as the API spells them.
+// ParseStatus accepts a status as the API spells it (Queued), in any case
+// (queued, QUEUED): a filter takes whatever spelling a client kept.
 func ParseStatus(s string) (Status, bool) {
-	st := Status(s)
-	return st, st.Valid()
+	for _, st := range Statuses {
+		// Equal lengths: only ASCII letters fold (never the Kelvin sign or
+		// the long s, which Unicode folds to k and s).
+		if len(s) == len(st) && strings.EqualFold(s, string(st)) {
+			return st, true
+		}
+	}
+	return "", false
 }

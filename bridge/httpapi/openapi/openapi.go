@@ -140,6 +140,10 @@ func writeJSON(buf *bytes.Buffer, n *yaml.Node) error {
 			}
 		}
 		buf.WriteByte('}')
+	case yaml.AliasNode:
+		// An anchor used twice (the webhooks' headers, which must stay out
+		// of components: generators drop components no path uses).
+		return writeJSON(buf, n.Alias)
 	case yaml.SequenceNode:
 		buf.WriteByte('[')
 		for i, c := range n.Content {

@@ -115,7 +115,7 @@ func TestIncomingVideoIsFetchable(t *testing.T) {
 	resp, body := getMedia(t, p, url)
 	if resp.StatusCode != http.StatusOK || sha256Hex(body) != sum || len(body) != len(video) ||
 		resp.Header.Get("Content-Type") != "video/mp4" || resp.ContentLength != int64(len(video)) ||
-		resp.Header.Get("Content-Disposition") != "attachment; filename="+id {
+		resp.Header.Get("Content-Disposition") != "attachment; filename="+id+".mp4" {
 		t.Fatalf("GET %s: %d, %d bytes, %v", url, resp.StatusCode, len(body), resp.Header)
 	}
 	resp, body = getMedia(t, p, url, "Range: bytes=10000000-10000099")

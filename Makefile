@@ -86,7 +86,7 @@ test: vet lint envtest $(E2E_BINARIES) $(CONTROLLER_GEN) $(HELM) ## Run every te
 
 .PHONY: screenshots
 screenshots: ## Retake the dashboard screenshots of the README (needs Debian's chromium).
-	DASHBOARD_SCREENSHOTS="$(CURDIR)/bridge/dashboard/screenshots" go test -count=1 -run TestDashboardInBrowser ./bridge/cmd/bridge
+	DASHBOARD_SCREENSHOTS="$(CURDIR)/bridge/httpapi/dashboard/screenshots" go test -count=1 -run TestDashboardInBrowser ./bridge/cmd/bridge
 
 ##@ Build
 

@@ -250,3 +250,28 @@ func TestMediaRetention(t *testing.T) {
 		t.Fatalf("an id in capitals: %d %s", resp.StatusCode, body)
 	}
 }
+
+// A reply to a received photo quotes it as a photo, with its caption: the
+// contact's phone shows "Photo" above the reply, not a text.
+func TestReplyQuotesReceivedPhoto(t *testing.T) {
+	sim := wasim.Start(t)
+	hooks := newHookReceiver(t)
+	p := linkedBridge(t, sim, t.TempDir(), hooks.env()...)
+	photo := []byte("\x89PNG\r\n\x1a\n a photo to answer")
+	up := sendMediaAndWait(t, sim, hooks, wasim.Attachment{Kind: "image", Data: photo, MimeType: "image/png", Caption: "look"})
+	code, raw := apiJSON(t, p, "POST", "/api/messages", `{"to":"`+alice+`","type":"text","text":"nice","reply_to":"`+up.str("whatsapp_id")+`"}`, nil)
+	if code != http.StatusOK {
+		t.Fatalf("reply: %d %s", code, raw)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	reply, err := sim.Contact(alice, "Alice").WaitMessage(ctx, decode[sendResponse](t, raw).Messages[0].WhatsAppID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := reply.Quoted()
+	if q == nil || q.ID != up.str("whatsapp_id") || q.Message.GetImageMessage() == nil ||
+		q.Message.GetImageMessage().GetCaption() != "look" || q.Message.GetImageMessage().GetMimetype() != "image/png" {
+		t.Errorf("the reply quotes %+v", q)
+	}
+}

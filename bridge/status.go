@@ -50,6 +50,25 @@ func (s Status) Advances(next Status) bool {
 	return next.Valid() && next.Rank() > s.Rank()
 }
 
+// Through lists the statuses a message passes when it moves from s to
+// next, next included: a Read receipt for a Queued message passed Sent and
+// Delivered on its way. Empty when s may not move to next.
+func (s Status) Through(next Status) []Status {
+	if !s.Advances(next) {
+		return nil
+	}
+	if next == StatusFailed {
+		return []Status{StatusFailed}
+	}
+	var out []Status
+	for _, st := range Statuses {
+		if st != StatusFailed && st.Rank() > s.Rank() && st.Rank() <= next.Rank() {
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
 // ParseStatus accepts a status as the API spells it (Queued), in any case
 // (queued, QUEUED): a filter takes whatever spelling a client kept.
 func ParseStatus(s string) (Status, bool) {

@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -81,4 +82,18 @@ func TestFailReason(t *testing.T) {
 	if _, ok := PermanentFailure(ErrNotLinked); ok {
 		t.Error("not_linked is permanent")
 	}
+}
+
+// FuzzParseStatus: any input is refused or read as one of the statuses,
+// whose spelling it equals but for case.
+func FuzzParseStatus(f *testing.F) {
+	for _, s := range []string{"Queued", "queued", "READ", "", "Sent\x00", "İ", "\u017fent"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		st, ok := ParseStatus(s)
+		if ok != st.Valid() || (ok && (len(s) != len(st) || !strings.EqualFold(s, string(st)))) {
+			t.Fatalf("ParseStatus(%q) = %q, %v", s, st, ok)
+		}
+	})
 }

@@ -25,6 +25,11 @@ type Quoted struct {
 	// Sender sent it; the zero Recipient is the linked account itself.
 	Sender Recipient
 	Text   string // its text or caption; empty when unknown or none
+	// Type is what it was when received ("image", "video", "audio",
+	// "document", …), with its media type: a reply quotes a photo as a
+	// photo. Empty for a text, and for what the bridge sent.
+	Type     string
+	MimeType string
 }
 
 // ValidWhatsAppID reports a well-formed WhatsApp message id: 1-64 ASCII

@@ -1,5 +1,7 @@
 package bridge
 
+import "strings"
+
 // Status is where an outgoing message stands. It only moves forward:
 // Queued -> Sent -> Delivered -> Read, or Queued -> Failed.
 type Status string
@@ -48,8 +50,34 @@ func (s Status) Advances(next Status) bool {
 	return next.Valid() && next.Rank() > s.Rank()
 }
 
-// ParseStatus accepts the statuses as the API spells them.
+// Through lists the statuses a message passes when it moves from s to
+// next, next included: a Read receipt for a Queued message passed Sent and
+// Delivered on its way. Empty when s may not move to next.
+func (s Status) Through(next Status) []Status {
+	if !s.Advances(next) {
+		return nil
+	}
+	if next == StatusFailed {
+		return []Status{StatusFailed}
+	}
+	var out []Status
+	for _, st := range Statuses {
+		if st != StatusFailed && st.Rank() > s.Rank() && st.Rank() <= next.Rank() {
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+// ParseStatus accepts a status as the API spells it (Queued), in any case
+// (queued, QUEUED): a filter takes whatever spelling a client kept.
 func ParseStatus(s string) (Status, bool) {
-	st := Status(s)
-	return st, st.Valid()
+	for _, st := range Statuses {
+		// Equal lengths: only ASCII letters fold (never the Kelvin sign or
+		// the long s, which Unicode folds to k and s).
+		if len(s) == len(st) && strings.EqualFold(s, string(st)) {
+			return st, true
+		}
+	}
+	return "", false
 }

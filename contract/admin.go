@@ -25,4 +25,22 @@ type AdminState struct {
 	// RestrictedUntil is when WhatsApp's restriction of sending ends; null
 	// when sending is not restricted.
 	RestrictedUntil *time.Time `json:"restricted_until"`
+	// SendQueue is the outgoing queue: how many messages wait, the pace
+	// they go at and when the next one goes. Absent from bridges that
+	// predate it.
+	SendQueue *SendQueue `json:"send_queue,omitempty"`
+}
+
+// SendQueue is the bridge's outgoing queue, in GET /health and the admin
+// state: a user who sent 30 messages sees them wait for the pace instead
+// of wondering why they arrive over minutes.
+type SendQueue struct {
+	// Depth is the number of messages waiting for an attempt.
+	Depth int `json:"depth"`
+	// Rate is SEND_RATE, e.g. "20/m": at most that many attempts, jittered
+	// to on average 1/1.25 of it.
+	Rate string `json:"rate"`
+	// NextSendAt is when the next attempt is expected; null when nothing
+	// waits.
+	NextSendAt *time.Time `json:"next_send_at"`
 }

@@ -42,9 +42,32 @@ export DATA_DIR="$data"
 export LISTEN_ADDR=${LISTEN_ADDR:-127.0.0.1:8080}
 
 port=${LISTEN_ADDR##*:}
-cat <<INFO
+host=${LISTEN_ADDR%:*}
+[[ -z "$host" || "$host" == "0.0.0.0" || "$host" == "[::]" ]] && host=127.0.0.1
 
-  msgbridge bridge ${VERSION:-dev}
+# Compile first, saying so: on a cold machine this takes minutes, and a
+# silent terminal looks like a hang.
+bin="$repo/bin/bridge-run"
+echo "Compiling the bridge (go build ./bridge/cmd/bridge into bin/bridge-run): minutes on a cold machine, seconds afterwards ..."
+go build -tags "${BRIDGE_TAGS:-}" -ldflags "-X github.com/msgbridge/msgbridge/contract.Version=${VERSION:-dev}" -o "$bin" ./bridge/cmd/bridge
+
+"$bin" &
+pid=$!
+trap 'kill -TERM "$pid" 2>/dev/null' INT TERM
+
+# The banner shows the version as /health reports it (the bridge makes any
+# VERSION semantic), so it waits for the bridge to answer.
+version=""
+while kill -0 "$pid" 2>/dev/null; do
+  if health=$(curl -fsS --max-time 1 "http://$host:$port/health" 2>/dev/null); then
+    version=$(sed -n 's/.*"version":"\([^"]*\)".*/\1/p' <<<"$health")
+    break
+  fi
+  sleep 0.2
+done
+[[ -n "$version" ]] && cat <<INFO
+
+  msgbridge bridge $version
   Dashboard:    http://localhost:$port/dashboard/
   Health:       http://localhost:$port/health
   Credentials:  $creds  (API_KEY, ADMIN_TOKEN, ENCRYPTION_KEY;
@@ -52,4 +75,7 @@ cat <<INFO
   Data:         $data
 
 INFO
-exec go run -tags "${BRIDGE_TAGS:-}" -ldflags "-X github.com/msgbridge/msgbridge/contract.Version=${VERSION:-dev}" ./bridge/cmd/bridge
+status=0
+wait "$pid" || status=$?
+wait "$pid" 2>/dev/null || true # after a signal: until the bridge has stopped
+exit "$status"

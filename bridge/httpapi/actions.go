@@ -1,9 +1,7 @@
 package httpapi
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
@@ -288,12 +286,12 @@ func (s *server) editable(t target) error {
 	return nil
 }
 
-// renderAction is the answer to an action: 202 with its log entry.
+// renderAction is the answer to an action: the shape of a send's, with
+// its one item.
 func renderAction(res sendqueue.Result) (int, []byte, error) {
 	if len(res.Messages) != 1 {
 		return 0, nil, bridge.Internal("store_failed", "the action could not be stored", errors.New("not one message"))
 	}
-	var buf bytes.Buffer
-	_ = json.NewEncoder(&buf).Encode(toMessageJSON(res.Messages[0])) // a plain struct: cannot fail
-	return http.StatusAccepted, buf.Bytes(), nil
+	status, body := renderSendResponse(res)
+	return status, body, nil
 }

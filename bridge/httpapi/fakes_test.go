@@ -59,6 +59,10 @@ func (f *fakeSession) PairingCode(_ context.Context, phone string) (string, erro
 func (f *fakeSession) Groups(context.Context) ([]bridge.Group, error) { return f.groups, f.err }
 func (f *fakeSession) Logout(context.Context) error                   { return f.err }
 
+// fakeScheduleStart is when the fake queue expects its first Queued item
+// to go.
+var fakeScheduleStart = time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+
 // fakeMessages records what is submitted and answers each message with
 // status (Queued when empty).
 type fakeMessages struct {
@@ -90,8 +94,16 @@ func (f *fakeMessages) Submit(_ context.Context, req sendqueue.Request) (sendque
 	}
 	var res sendqueue.Result
 	for i, it := range req.Items {
-		res.Messages = append(res.Messages, bridge.Message{ID: "m" + string(rune('0'+i)), WhatsAppID: "W" + string(rune('0'+i)),
-			Recipient: req.Recipient, Type: it.Type, Status: status})
+		m := bridge.Message{ID: "m" + string(rune('0'+i)), WhatsAppID: "W" + string(rune('0'+i)),
+			Recipient: req.Recipient, Type: it.Type, Status: status}
+		var place sendqueue.Place
+		switch status {
+		case bridge.StatusQueued:
+			place = sendqueue.Place{Position: i + 1, ScheduledAt: fakeScheduleStart.Add(time.Duration(i) * 3 * time.Second)}
+		case bridge.StatusFailed:
+			m.LastError = bridge.FailNotOnWhatsApp
+		}
+		res.Messages, res.Places = append(res.Messages, m), append(res.Places, place)
 	}
 	return res, nil
 }

@@ -1,10 +1,12 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 	"time"
 
 	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/bridge/sendqueue"
 	"github.com/msgbridge/msgbridge/contract"
 )
 
@@ -22,9 +24,35 @@ type healthResponse struct {
 	// RestrictedUntil: while WhatsApp restricts sending, when that ends
 	// (WhatsApp then reads "restricted").
 	RestrictedUntil *time.Time `json:"restricted_until,omitempty"`
+	// SendQueue: how many messages wait, at what pace, and when the next
+	// goes.
+	SendQueue *contract.SendQueue `json:"send_queue,omitempty"`
 }
 
-func (s *server) health(w http.ResponseWriter, _ *http.Request) error {
+// Pacing is the send queue's state (*sendqueue.Queue).
+type Pacing interface {
+	Pace(ctx context.Context) (sendqueue.Pace, error)
+}
+
+// sendQueue is the send queue as /health and the admin state show it; nil
+// without a Pacing, or when it cannot be read (the probe must not fail for
+// it: it reports the process).
+func (s *server) sendQueue(ctx context.Context) *contract.SendQueue {
+	if s.Pacing == nil {
+		return nil
+	}
+	p, err := s.Pacing.Pace(ctx)
+	if err != nil {
+		s.Log.Error(err, "read the send queue's pace")
+		return nil
+	}
+	// To the millisecond, as the answers' scheduled_at, so that the two
+	// compare equal.
+	next := optionalTime(p.NextSendAt.Truncate(time.Millisecond))
+	return &contract.SendQueue{Depth: p.Depth, Rate: p.Rate.String(), NextSendAt: next}
+}
+
+func (s *server) health(w http.ResponseWriter, r *http.Request) error {
 	now := s.Now()
 	st := s.Session.Status()
 	return WriteJSON(w, http.StatusOK, healthResponse{
@@ -34,6 +62,7 @@ func (s *server) health(w http.ResponseWriter, _ *http.Request) error {
 		Version:         contract.BuildVersion(),
 		Timestamp:       bridge.FormatTime(now),
 		RestrictedUntil: optionalTime(st.RestrictedUntil),
+		SendQueue:       s.sendQueue(r.Context()),
 	})
 }
 

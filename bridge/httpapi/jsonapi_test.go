@@ -149,7 +149,7 @@ func TestPostMessageTypes(t *testing.T) {
 		`{"to":"4915100000002","type":"location","location":{"latitude":-33.8568,"longitude":151.2153,"name":"Opera"}}`,
 		`{"to":"4915100000002","type":"contact","contact":{"vcard":` + jsonString(testVCard) + `}}`,
 	} {
-		if status, raw := e.post(t, body); status != http.StatusOK || !strings.Contains(raw, `"status":"sent"`) {
+		if status, raw := e.post(t, body); status != http.StatusOK || !strings.Contains(raw, `"status":"Sent"`) {
 			t.Fatalf("%s: %d %s", body, status, raw)
 		}
 	}

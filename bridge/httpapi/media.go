@@ -39,7 +39,7 @@ func (s *server) getMedia(w http.ResponseWriter, r *http.Request) error {
 	defer func() { _ = f.Content.Close() }()
 	h := w.Header()
 	h.Set("Content-Type", contentType(f.MimeType))
-	h.Set("Content-Disposition", attachmentDisposition(f.FileName, f.ID))
+	h.Set("Content-Disposition", attachmentDisposition(f.FileName, f.ID, f.MimeType))
 	// The sender chose the type: the file is never run as a page of the
 	// bridge's origin, whatever it claims to be.
 	h.Set("X-Content-Type-Options", "nosniff")
@@ -69,14 +69,36 @@ func contentType(announced string) string {
 }
 
 // attachmentDisposition names the download: the sender's file name without
-// any folder (RFC 6266, non-ASCII as RFC 5987 filename*), else the id.
-func attachmentDisposition(fileName, id string) string {
+// any folder (RFC 6266, non-ASCII as RFC 5987 filename*), else the id with
+// the extension of its type (a photo, video or voice note has no name, and
+// a saved file without an extension opens nowhere).
+func attachmentDisposition(fileName, id, mimeType string) string {
 	name := path.Base(strings.ReplaceAll(fileName, `\`, "/"))
 	if name == "." || name == "/" || name == ".." {
-		name = id
+		name = id + extensionOf(mimeType)
 	}
 	if v := mime.FormatMediaType("attachment", map[string]string{"filename": name}); v != "" {
 		return v
 	}
-	return mime.FormatMediaType("attachment", map[string]string{"filename": id})
+	return mime.FormatMediaType("attachment", map[string]string{"filename": id + extensionOf(mimeType)})
+}
+
+// mediaExtensions are the usual extensions of what WhatsApp carries; the
+// system's table (mime.ExtensionsByType) differs between machines and
+// lists .jfif before .jpg.
+var mediaExtensions = map[string]string{
+	"image/jpeg": ".jpg", "image/png": ".png", "image/webp": ".webp", "image/gif": ".gif",
+	"video/mp4": ".mp4", "video/3gpp": ".3gp",
+	"audio/ogg": ".ogg", "audio/mpeg": ".mp3", "audio/mp4": ".m4a", "audio/aac": ".aac", "audio/amr": ".amr",
+	"application/pdf": ".pdf", "text/vcard": ".vcf",
+}
+
+// extensionOf is the extension of a media type ("audio/ogg; codecs=opus"
+// is .ogg); "" when unknown.
+func extensionOf(mimeType string) string {
+	mt, _, err := mime.ParseMediaType(mimeType)
+	if err != nil {
+		return ""
+	}
+	return mediaExtensions[mt]
 }

@@ -98,7 +98,7 @@ func TestGetMediaRange(t *testing.T) {
 		resp.Header.Get("Content-Range") != "bytes 99990-99999/100000" || resp.Header.Get("Content-Type") != "video/mp4" {
 		t.Fatalf("%d %q %v", resp.StatusCode, body, resp.Header)
 	}
-	if want := "attachment; filename=" + videoID; resp.Header.Get("Content-Disposition") != want {
+	if want := "attachment; filename=" + videoID + ".mp4"; resp.Header.Get("Content-Disposition") != want {
 		t.Errorf("Content-Disposition %q, want %q", resp.Header.Get("Content-Disposition"), want)
 	}
 }
@@ -149,17 +149,28 @@ func TestContentType(t *testing.T) {
 	}
 }
 
+// A download without a file name gets its type's extension.
+func TestAttachmentExtension(t *testing.T) {
+	for mt, want := range map[string]string{
+		"image/jpeg": ".jpg", "audio/ogg; codecs=opus": ".ogg", "application/pdf": ".pdf", "application/x-unknown": "", "": "",
+	} {
+		if got := attachmentDisposition("", "med_1", mt); got != "attachment; filename=med_1"+want {
+			t.Errorf("%q: %s, want the extension %q", mt, got, want)
+		}
+	}
+}
+
 func TestAttachmentDisposition(t *testing.T) {
 	for in, want := range map[string]string{
 		"invoice.pdf":       "attachment; filename=invoice.pdf",
 		"my invoice.pdf":    `attachment; filename="my invoice.pdf"`,
 		"../../etc/passwd":  "attachment; filename=passwd",
 		`C:\Users\a\b.docx`: "attachment; filename=b.docx",
-		"":                  "attachment; filename=" + videoID,
-		"..":                "attachment; filename=" + videoID,
+		"":                  "attachment; filename=" + videoID + ".mp4",
+		"..":                "attachment; filename=" + videoID + ".mp4",
 		"a\r\nb.txt":        `attachment; filename*=utf-8''a%0D%0Ab.txt`,
 	} {
-		if got := attachmentDisposition(in, videoID); got != want {
+		if got := attachmentDisposition(in, videoID, "video/mp4"); got != want {
 			t.Errorf("attachmentDisposition(%q) = %q, want %q", in, got, want)
 		}
 	}

@@ -60,6 +60,12 @@ func TestListMessages(t *testing.T) {
 		fmt.Sprintf("%+v", q.filters[1]) != fmt.Sprintf("%+v", sendqueue.Filter{Limit: defaultPageSize}) {
 		t.Errorf("defaults: %d %+v", status, q.filters[1])
 	}
+	// The status a send answered filters in any case.
+	for i, v := range []string{"queued", "QUEUED", "Queued"} {
+		if status, body := call(t, "GET", base+"/api/messages?status="+v, nil, key); status != 200 || q.filters[2+i].Status != bridge.StatusQueued {
+			t.Errorf("status=%s: %d %s", v, status, body)
+		}
+	}
 	// The last page has no cursor, and an empty one is [] not null.
 	q.log, q.next = nil, ""
 	if _, body := call(t, "GET", base+"/api/messages", nil, key); body != `{"messages":[]}`+"\n" {
@@ -71,7 +77,7 @@ func TestListMessagesBadParameters(t *testing.T) {
 	base, q := newMessagesEnv(t)
 	key := "X-Api-Key: " + testAPIKey
 	for query, code := range map[string]string{
-		"status=queued":          "invalid_status",
+		"status=Queue":           "invalid_status",
 		"status=Nope":            "invalid_status",
 		"since=yesterday":        "invalid_since",
 		"since=2026-11-21":       "invalid_since",

@@ -34,6 +34,9 @@ type Deps struct {
 	AdminToken bridge.Secret
 	// Messages is the send queue and message log.
 	Messages Messages
+	// Pacing shows the send queue in /health and the admin state; nil
+	// leaves it out.
+	Pacing Pacing
 	// Send configures POST /send; its APIKey also guards the message log.
 	Send SendConfig
 	// Uploads keeps the files of POST /api/uploads for POST /api/messages;

@@ -36,15 +36,26 @@ const (
 
 var errIdempotencyKey = bridge.Invalid("invalid_idempotency_key", "Idempotency-Key must be 1-255 printable ASCII characters")
 
+// sentItemJSON is one item of a send's (or an action's) answer: the log
+// entry's status spelled as the log and the webhooks spell it; a Failed
+// item's reason; a Queued item's place in the queue and when it is expected
+// to go.
 type sentItemJSON struct {
-	ID         string `json:"id"`
-	WhatsAppID string `json:"whatsapp_id"`
-	Type       string `json:"type"`
-	Status     string `json:"status"`
-	RetryCount int    `json:"retry_count"`
+	ID            string `json:"id"`
+	WhatsAppID    string `json:"whatsapp_id"`
+	Type          string `json:"type"`
+	Status        string `json:"status"`
+	RetryCount    int    `json:"retry_count"`
+	Reason        string `json:"reason,omitempty"`
+	QueuePosition int    `json:"queue_position,omitempty"`
+	ScheduledAt   string `json:"scheduled_at,omitempty"`
 }
 
+// sendResponseJSON is the answer to a send or an action. Error is set only
+// when every item failed at once (422): its first item's reason, so that a
+// client that reads only the error shape learns it too.
 type sendResponseJSON struct {
+	Error    *ErrorDetail   `json:"error,omitempty"`
 	Messages []sentItemJSON `json:"messages"`
 }
 
@@ -150,29 +161,61 @@ func (s *server) readSend(w http.ResponseWriter, r *http.Request) (sendqueue.Req
 	return req, key, form, nil
 }
 
-// renderSendResponse is 200 when every item was sent on its immediate
-// attempt, 202 when any waits for a retry.
+// renderSendResponse answers with every item's status: 202 when any item
+// is Queued (it waits for the pace, a retry or a restriction), 422 when
+// every item Failed at once (e.g. not_on_whatsapp: nothing will be sent),
+// 200 otherwise (every item was sent, or some sent and some failed; each
+// item says which).
 func renderSendResponse(res sendqueue.Result) (int, []byte) {
 	out := sendResponseJSON{Messages: make([]sentItemJSON, len(res.Messages))}
-	allSent := true
+	queued, failed := false, 0
 	for i, m := range res.Messages {
-		status := "queued"
-		switch {
-		case m.Status.Sent():
-			status = "sent"
-		case m.Status == bridge.StatusFailed:
-			status = "failed"
+		out.Messages[i] = sentItem(m, placeAt(res.Places, i))
+		queued = queued || m.Status == bridge.StatusQueued
+		if m.Status == bridge.StatusFailed {
+			failed++
 		}
-		allSent = allSent && m.Status.Sent()
-		out.Messages[i] = sentItemJSON{ID: m.ID, WhatsAppID: m.WhatsAppID, Type: string(m.Type), Status: status, RetryCount: m.RetryCount}
 	}
-	code := http.StatusAccepted
-	if allSent {
-		code = http.StatusOK
+	code := http.StatusOK
+	switch {
+	case queued:
+		code = http.StatusAccepted
+	case failed == len(res.Messages):
+		code = http.StatusUnprocessableEntity
+		reason := out.Messages[0].Reason
+		out.Error = &ErrorDetail{Code: reason, Message: failureMessage(reason)}
 	}
 	var buf bytes.Buffer
 	_ = json.NewEncoder(&buf).Encode(out) // plain structs: cannot fail
 	return code, buf.Bytes()
+}
+
+func sentItem(m bridge.Message, p sendqueue.Place) sentItemJSON {
+	item := sentItemJSON{ID: m.ID, WhatsAppID: m.WhatsAppID, Type: string(m.Type), Status: string(m.Status),
+		RetryCount: m.RetryCount, Reason: m.FailReason()}
+	if m.Status == bridge.StatusQueued && p.Position > 0 {
+		item.QueuePosition, item.ScheduledAt = p.Position, bridge.FormatTime(p.ScheduledAt)
+	}
+	return item
+}
+
+// placeAt is places[i], or the zero Place when the queue gave none (a
+// replay of a request whose answer was not recorded).
+func placeAt(places []sendqueue.Place, i int) sendqueue.Place {
+	if i < len(places) {
+		return places[i]
+	}
+	return sendqueue.Place{}
+}
+
+// failureMessage explains a Failed item's reason to people.
+func failureMessage(reason string) string {
+	for _, e := range []*bridge.Error{bridge.ErrNotOnWhatsApp, bridge.ErrLoggedOut, bridge.ErrEditWindowExpired} {
+		if e.Code == reason {
+			return e.Message
+		}
+	}
+	return "every attempt failed; nothing was sent"
 }
 
 func validIdempotencyKey(k string) bool {

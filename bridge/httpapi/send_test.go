@@ -213,16 +213,18 @@ func TestSendCredential(t *testing.T) {
 }
 
 // 200 when every item was sent on the immediate attempt, 202 when any
-// waits for a retry; the queue receives the validated request.
+// waits, with its place and expected time, 422 when every item failed at
+// once, with the reason; statuses are spelled as the log spells them; the
+// queue receives the validated request.
 func TestSendAccepted(t *testing.T) {
 	e := newSendEnv(t)
 	ct, body := multipartBody(field("number", "+49 151 0000 0002"), field("type[]", "text"), field("text[]", `line\nnext *bold*`),
 		field("type[]", "image"), field("text[]", "caption"), file("a.png", string(pngData)),
 		field("type[]", "document"), file(`C:\x\Q3 report.pdf`, string(pdfData)))
 	status, raw := call(t, http.MethodPost, e.url, body, "Content-Type: "+ct, "X-Api-Key: "+testAPIKey)
-	want := `{"messages":[{"id":"m0","whatsapp_id":"W0","type":"text","status":"queued","retry_count":0},` +
-		`{"id":"m1","whatsapp_id":"W1","type":"image","status":"queued","retry_count":0},` +
-		`{"id":"m2","whatsapp_id":"W2","type":"document","status":"queued","retry_count":0}]}` + "\n"
+	want := `{"messages":[{"id":"m0","whatsapp_id":"W0","type":"text","status":"Queued","retry_count":0,"queue_position":1,"scheduled_at":"2026-11-21T10:00:00.000Z"},` +
+		`{"id":"m1","whatsapp_id":"W1","type":"image","status":"Queued","retry_count":0,"queue_position":2,"scheduled_at":"2026-11-21T10:00:03.000Z"},` +
+		`{"id":"m2","whatsapp_id":"W2","type":"document","status":"Queued","retry_count":0,"queue_position":3,"scheduled_at":"2026-11-21T10:00:06.000Z"}]}` + "\n"
 	if status != http.StatusAccepted || raw != want {
 		t.Fatalf("queued: %d %s\nwant %s", status, raw, want)
 	}
@@ -241,7 +243,7 @@ func TestSendAccepted(t *testing.T) {
 	e.queue.status = bridge.StatusSent
 	status, raw = call(t, http.MethodPost, e.url, strings.NewReader("number=120363025246125486@g.us&type[]=text&text[]=hi"),
 		"Content-Type: application/x-www-form-urlencoded", "X-Api-Key: "+testAPIKey)
-	if status != http.StatusOK || !strings.Contains(raw, `"status":"sent"`) {
+	if status != http.StatusOK || raw != `{"messages":[{"id":"m0","whatsapp_id":"W0","type":"text","status":"Sent","retry_count":0}]}`+"\n" {
 		t.Errorf("sent: %d %s", status, raw)
 	}
 	if got := e.queue.submitted[1].Recipient.JID(); got != "120363025246125486@g.us" {
@@ -249,8 +251,9 @@ func TestSendAccepted(t *testing.T) {
 	}
 	e.queue.status = bridge.StatusFailed
 	if status, raw := call(t, http.MethodPost, e.url, strings.NewReader("number=4915100000002&type[]=text&text[]=hi"),
-		"Content-Type: application/x-www-form-urlencoded", "X-Api-Key: "+testAPIKey); status != http.StatusAccepted ||
-		!strings.Contains(raw, `"status":"failed"`) {
+		"Content-Type: application/x-www-form-urlencoded", "X-Api-Key: "+testAPIKey); status != http.StatusUnprocessableEntity ||
+		raw != `{"error":{"code":"not_on_whatsapp","message":"the number is not on WhatsApp"},`+
+			`"messages":[{"id":"m0","whatsapp_id":"W0","type":"text","status":"Failed","retry_count":0,"reason":"not_on_whatsapp"}]}`+"\n" {
 		t.Errorf("failed: %d %s", status, raw)
 	}
 }

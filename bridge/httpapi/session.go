@@ -104,7 +104,7 @@ func (s *server) sessionLogout(w http.ResponseWriter, r *http.Request) error {
 }
 
 // adminState is what the operator mirrors into the MessagingBridge status.
-func (s *server) adminState(w http.ResponseWriter, _ *http.Request) error {
+func (s *server) adminState(w http.ResponseWriter, r *http.Request) error {
 	st := s.Session.Status()
 	return WriteJSON(w, http.StatusOK, contract.AdminState{
 		State:           st.State,
@@ -116,6 +116,7 @@ func (s *server) adminState(w http.ResponseWriter, _ *http.Request) error {
 		Reason:          st.Reason,
 		Version:         contract.BuildVersion(),
 		RestrictedUntil: optionalTime(st.RestrictedUntil),
+		SendQueue:       s.sendQueue(r.Context()),
 	})
 }
 

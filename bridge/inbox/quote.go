@@ -11,13 +11,17 @@ import (
 )
 
 // Quoted finds a message the account received in chat by its WhatsApp id,
-// for a reply that quotes it: its sender and text. false when the history
+// for a reply that quotes it: its sender, text and type. false when the history
 // has no such message (it may be one the bridge sent, or older than
 // INBOX_RETENTION).
 func (b *Inbox) Quoted(ctx context.Context, chat bridge.Recipient, whatsappID string) (bridge.Quoted, bool, error) {
-	var sender, body string
-	err := b.opts.DB.QueryRowContext(ctx, `SELECT sender, body FROM inbox
-		WHERE chat = ? AND whatsapp_id = ? AND event = ?`, chat.String(), whatsappID, webhook.TypeMessageUpsert).Scan(&sender, &body)
+	var sender, body, typ, mimeType string
+	// The media type is in the stored event (its media object), as text:
+	// SQLite reads a BLOB as JSONB.
+	err := b.opts.DB.QueryRowContext(ctx, `SELECT sender, body, type,
+		coalesce(json_extract(CAST(payload AS TEXT), '$.media.mimetype'), '') FROM inbox
+		WHERE chat = ? AND whatsapp_id = ? AND event = ?`, chat.String(), whatsappID, webhook.TypeMessageUpsert).
+		Scan(&sender, &body, &typ, &mimeType)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return bridge.Quoted{}, false, nil
@@ -28,7 +32,7 @@ func (b *Inbox) Quoted(ctx context.Context, chat bridge.Recipient, whatsappID st
 	if err != nil {
 		return bridge.Quoted{}, false, fmt.Errorf("inbox: stored sender %q: %w", sender, err)
 	}
-	return bridge.Quoted{Sender: from, Text: body}, true, nil
+	return bridge.Quoted{Sender: from, Text: body, Type: typ, MimeType: mimeType}, true, nil
 }
 
 // Received finds the chat and sender of a message the account received, by

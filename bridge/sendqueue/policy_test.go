@@ -67,14 +67,17 @@ func TestReceiptMoves(t *testing.T) {
 	}
 }
 
-// Filter.Status comes from bridge.ParseStatus: the API's spelling only.
+// Filter.Status comes from bridge.ParseStatus: the API's spelling, in any
+// case, so that ?status=queued finds what a client kept from an old answer.
 func TestParseStatus(t *testing.T) {
-	for _, s := range []string{"Queued", "Sent", "Delivered", "Read", "Failed"} {
-		if st, ok := bridge.ParseStatus(s); !ok || string(st) != s {
+	for s, want := range map[string]bridge.Status{"Queued": bridge.StatusQueued, "Sent": bridge.StatusSent,
+		"Delivered": bridge.StatusDelivered, "Read": bridge.StatusRead, "Failed": bridge.StatusFailed,
+		"queued": bridge.StatusQueued, "READ": bridge.StatusRead, "failed": bridge.StatusFailed} {
+		if st, ok := bridge.ParseStatus(s); !ok || st != want {
 			t.Errorf("ParseStatus(%q) = %q, %v", s, st, ok)
 		}
 	}
-	for _, s := range []string{"", "queued", "Sending", "READ"} {
+	for _, s := range []string{"", "Sending", "queued ", "Queuedd"} {
 		if _, ok := bridge.ParseStatus(s); ok {
 			t.Errorf("ParseStatus(%q) accepted", s)
 		}

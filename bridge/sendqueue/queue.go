@@ -85,6 +85,9 @@ type Result struct {
 	// messages as they stand now.
 	Replay bool
 	Stored *StoredResponse
+	// Places are where the Queued ones of Messages stand, by index; the
+	// zero Place for the others, and for a replay.
+	Places []Place
 }
 
 // Submit stores every item of req as a message in one transaction, durably,
@@ -144,7 +147,13 @@ func (q *Queue) Submit(ctx context.Context, req Request) (Result, error) {
 	} else {
 		q.wake.NotifyDue(earliestRetry(msgs)) // their retries are due on the schedule
 	}
-	return Result{Messages: messages(msgs)}, nil
+	places, err := q.places(context.WithoutCancel(ctx), msgs)
+	if err != nil {
+		// The messages are stored and will go: only the estimate is lost.
+		q.logger.Error(err, "read the queue's schedule")
+		places = make([]Place, len(msgs))
+	}
+	return Result{Messages: messages(msgs), Places: places}, nil
 }
 
 // earliestRetry is when the first of msgs' next attempts is due (now when

@@ -59,16 +59,25 @@ func (l *Log) advance(ctx context.Context, tx *sql.Tx, wid string, status bridge
 	if err != nil || !receiptMoves(m.Status, status) {
 		return bridge.Message{}, false, err
 	}
-	if _, err := l.stmts.Exec(ctx, tx, advanceStatus, string(status), now.UnixMilli(), m.ID); err != nil {
-		return bridge.Message{}, false, err
-	}
 	if m.Status == bridge.StatusQueued { // a receipt before the attempt's ack: it was sent
 		if err := l.countDelivery(ctx, tx, now.UTC().Format(time.DateOnly), true); err != nil {
 			return bridge.Message{}, false, err
 		}
 	}
-	m.Status, m.UpdatedAt = status, now
-	return m.Message, true, l.events.StatusChanged(ctx, tx, m.Message)
+	// Each status the message passed, in order (a Delivered receipt that
+	// overtook the attempt's ack passed Sent): a backend that waits for
+	// Sent hears it. Each is stored before its event, in this transaction.
+	m.UpdatedAt = now
+	for _, st := range m.Status.Through(status) {
+		if _, err := l.stmts.Exec(ctx, tx, advanceStatus, string(st), now.UnixMilli(), m.ID); err != nil {
+			return bridge.Message{}, false, err
+		}
+		m.Status = st
+		if err := l.events.StatusChanged(ctx, tx, m.Message); err != nil {
+			return bridge.Message{}, false, err
+		}
+	}
+	return m.Message, true, nil
 }
 
 // The daily delivery rollup is kept by the log (a receipt can be the first

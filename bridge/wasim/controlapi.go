@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"time"
 
+	"go.mau.fi/whatsmeow/proto/waE2E"
 	"go.mau.fi/whatsmeow/types"
 )
 
@@ -34,6 +35,8 @@ func (s *Simulator) ControlHandler() http.Handler {
 	mux.HandleFunc("POST /v1/users/{number}/receipts", s.withUser(s.apiReceipt))
 	mux.HandleFunc("POST /v1/users/{number}/receipt-mode", s.withUser(s.apiReceiptMode))
 	mux.HandleFunc("POST /v1/users/{number}/faults", s.withUser(s.apiFault))
+	mux.HandleFunc("POST /v1/users/{number}/addressing", s.withUser(s.apiAddressing))
+	mux.HandleFunc("GET /v1/users/{number}/ticks", s.withUser(s.apiTicks))
 	mux.HandleFunc("GET /v1/groups", s.apiListGroups)
 	mux.HandleFunc("POST /v1/groups", s.apiCreateGroup)
 	return mux
@@ -232,6 +235,7 @@ type mediaJSON struct {
 	FileName   string `json:"file_name,omitempty"`
 	Caption    string `json:"caption,omitempty"`
 	DataBase64 string `json:"data_base64,omitempty"` // requests only
+	PTT        bool   `json:"ptt,omitempty"`         // an audio recorded as a voice note
 	Size       uint64 `json:"size"`                  // responses only
 	SHA256     string `json:"sha256,omitempty"`      // responses only, hex of the decrypted file
 	Error      string `json:"error,omitempty"`
@@ -276,7 +280,7 @@ func (s *Simulator) apiSend(w http.ResponseWriter, r *http.Request, u *User) {
 		}
 		id, err = u.SendMedia(ctx, to, Attachment{
 			Kind: req.Media.Kind, Data: data, MimeType: req.Media.MimeType,
-			FileName: req.Media.FileName, Caption: orDefault(req.Media.Caption, req.Text),
+			FileName: req.Media.FileName, Caption: orDefault(req.Media.Caption, req.Text), PTT: req.Media.PTT,
 		})
 		if err != nil && errors.Is(err, errBadAttachment) {
 			err = badRequest("%v", err)
@@ -303,6 +307,62 @@ type receivedJSON struct {
 	Text      string     `json:"text"`
 	Media     *mediaJSON `json:"media,omitempty"`
 	Error     string     `json:"error,omitempty"`
+	// What the phone shows beside or instead of the text.
+	Quoted   *quotedJSON `json:"quoted,omitempty"`
+	Mentions []string    `json:"mentions,omitempty"`
+	Reaction *actionJSON `json:"reaction,omitempty"`
+	Edit     *actionJSON `json:"edit,omitempty"`
+	Revoke   *actionJSON `json:"revoke,omitempty"`
+}
+
+// quotedJSON is the message a reply quotes, as the phone shows it above.
+type quotedJSON struct {
+	ID          string `json:"id"`
+	Participant string `json:"participant,omitempty"`
+	Kind        string `json:"kind"` // text, image, video, audio, document
+	Text        string `json:"text,omitempty"`
+}
+
+// actionJSON is a reaction, edit or revoke: the message it acts on.
+type actionJSON struct {
+	Target string `json:"target"`
+	Emoji  string `json:"emoji,omitempty"`
+	Text   string `json:"text,omitempty"`
+}
+
+// conversationJSON adds what a received message does in the conversation.
+func conversationJSON(rj *receivedJSON, m *Message) {
+	if q := m.Quoted(); q != nil {
+		rj.Quoted = &quotedJSON{ID: q.ID, Participant: q.Participant}
+		rj.Quoted.Kind, rj.Quoted.Text = quotedKind(q.Message)
+	}
+	rj.Mentions = m.Mentions()
+	if target, emoji, _, ok := m.Reaction(); ok {
+		rj.Reaction = &actionJSON{Target: target, Emoji: emoji}
+	}
+	if target, text, ok := m.Edit(); ok {
+		rj.Edit = &actionJSON{Target: target, Text: text}
+	}
+	if target, ok := m.Revoke(); ok {
+		rj.Revoke = &actionJSON{Target: target}
+	}
+}
+
+// quotedKind is what a quote shows: its kind and text or caption.
+func quotedKind(q *waE2E.Message) (kind, text string) {
+	switch {
+	case q.GetImageMessage() != nil:
+		return "image", q.GetImageMessage().GetCaption()
+	case q.GetVideoMessage() != nil:
+		return "video", q.GetVideoMessage().GetCaption()
+	case q.GetAudioMessage() != nil:
+		return "audio", ""
+	case q.GetDocumentMessage() != nil:
+		return "document", q.GetDocumentMessage().GetCaption()
+	case q.GetExtendedTextMessage() != nil:
+		return "text", q.GetExtendedTextMessage().GetText()
+	}
+	return "text", q.GetConversation()
 }
 
 // apiReceived lists received messages; ?since=N skips the first N, so a
@@ -326,6 +386,7 @@ func (s *Simulator) apiReceived(w http.ResponseWriter, r *http.Request, u *User)
 			rj.Error = m.Err.Error()
 		} else {
 			rj.Text = m.Text()
+			conversationJSON(&rj, m)
 		}
 		if md := m.Media; md != nil {
 			mj := &mediaJSON{Kind: md.Kind, MimeType: md.MimeType, FileName: md.FileName, Caption: md.Caption, Size: md.FileLength}
@@ -338,6 +399,48 @@ func (s *Simulator) apiReceived(w http.ResponseWriter, r *http.Request, u *User)
 			rj.Media = mj
 		}
 		out = append(out, rj)
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// addressings are the control API's names of the ways a phone names
+// itself in what it sends.
+var addressings = map[string]Addressing{"phone": AddressPhone, "lid_with_phone": AddressLIDWithPhone, "lid_hidden": AddressLIDHidden}
+
+// apiAddressing sets how the user's phone names itself: "lid_hidden" is a
+// sender who hides their number (the account sees only the LID).
+func (s *Simulator) apiAddressing(w http.ResponseWriter, r *http.Request, u *User) {
+	var req struct {
+		Addressing string `json:"addressing"`
+	}
+	if err := readJSON(r, &req); err != nil {
+		writeError(w, err)
+		return
+	}
+	a, ok := addressings[req.Addressing]
+	if !ok {
+		writeError(w, badRequest("addressing must be phone, lid_with_phone or lid_hidden"))
+		return
+	}
+	u.SetAddressing(a)
+	writeJSON(w, http.StatusOK, map[string]string{"addressing": req.Addressing, "lid": u.LID().String()})
+}
+
+// apiTicks lists the receipts the linked clients sent for the user's
+// messages: the ticks the user's phone shows (delivered, read).
+func (s *Simulator) apiTicks(w http.ResponseWriter, _ *http.Request, u *User) {
+	type tickJSON struct {
+		ID   string `json:"id"`
+		From string `json:"from"`
+		Type string `json:"type"`
+	}
+	out := []tickJSON{}
+	for _, t := range u.Ticks() {
+		typ := string(t.Type)
+		if t.Type == types.ReceiptTypeDelivered {
+			typ = "delivered"
+		}
+		out = append(out, tickJSON{ID: t.ID, From: t.From.String(), Type: typ})
 	}
 	writeJSON(w, http.StatusOK, out)
 }

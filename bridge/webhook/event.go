@@ -47,13 +47,14 @@ type messageStatusPayload struct {
 
 // MessageStatus is a message.status event: the message whatsappID sent to
 // recipient reached status at t. Its rank is the status's, so that a late
-// status (a Delivered after Read) is dropped at enqueue.
+// status (a Delivered after Read) is dropped at enqueue. The recipient is
+// its JID, as the message log shows it, so that the two compare equal.
 func MessageStatus(whatsappID string, recipient bridge.Recipient, status bridge.Status, t time.Time) Event {
 	return Event{
 		Type: TypeMessageStatus, Key: "msg:" + whatsappID, Rank: max(status.Rank(), 0),
 		Payload: messageStatusPayload{
 			Event: TypeMessageStatus, WhatsAppID: whatsappID, Status: string(status),
-			Recipient: recipient.String(), Timestamp: bridge.FormatTime(t),
+			Recipient: recipient.JID(), Timestamp: bridge.FormatTime(t),
 		},
 	}
 }

@@ -62,7 +62,7 @@ func TestReceiverDownThenUp(t *testing.T) {
 		bodies[d.id] = d.body
 		p := payloadOf(t, d)
 		order[p.WhatsAppID] = append(order[p.WhatsAppID], p.Status)
-		if p.Recipient != "491510000000" || p.Event != TypeMessageStatus {
+		if p.Recipient != "491510000000@s.whatsapp.net" || p.Event != TypeMessageStatus {
 			t.Errorf("payload %+v", p)
 		}
 	}

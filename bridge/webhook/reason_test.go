@@ -31,7 +31,7 @@ func TestMessageStatusCarriesTheFailReason(t *testing.T) {
 		}
 		apitest.ValidateWebhook(t, body)
 		want := `{"event":"message.status","whatsapp_id":"3EB0A","status":"` + string(tc.status) +
-			`","recipient":"4915112345678","timestamp":"2026-11-21T10:00:00.000Z"` + tc.reason + `}`
+			`","recipient":"4915112345678@s.whatsapp.net","timestamp":"2026-11-21T10:00:00.000Z"` + tc.reason + `}`
 		if string(body) != want {
 			t.Errorf("got  %s\nwant %s", body, want)
 		}

@@ -97,15 +97,33 @@ func (m *Manager) contextInfo(ctx context.Context, cli *whatsmeow.Client, out br
 	switch {
 	case known && quoted.Sender.IsZero():
 		info.Participant = proto.String(ownJID(cli).String())
-		info.QuotedMessage.Conversation = proto.String(quoted.Text)
+		info.QuotedMessage = quotedMessage(quoted)
 	case known:
 		info.Participant = proto.String(quoted.Sender.JID())
-		info.QuotedMessage.Conversation = proto.String(quoted.Text)
+		info.QuotedMessage = quotedMessage(quoted)
 	case out.Recipient.Kind != bridge.RecipientGroup:
 		// Unknown in a chat of two: the other one wrote it.
 		info.Participant = proto.String(out.Recipient.JID())
 	}
 	return info, nil
+}
+
+// quotedMessage is the quoted message as the reply carries it: a photo,
+// video, voice note or document as its kind (the phone shows "Photo" and
+// its caption), anything else as its text.
+func quotedMessage(q bridge.Quoted) *waE2E.Message {
+	caption, mimeType := optional(q.Text), optional(q.MimeType)
+	switch q.Type {
+	case string(bridge.TypeImage):
+		return &waE2E.Message{ImageMessage: &waE2E.ImageMessage{Caption: caption, Mimetype: mimeType}}
+	case string(bridge.TypeVideo):
+		return &waE2E.Message{VideoMessage: &waE2E.VideoMessage{Caption: caption, Mimetype: mimeType}}
+	case string(bridge.TypeAudio):
+		return &waE2E.Message{AudioMessage: &waE2E.AudioMessage{Mimetype: mimeType}}
+	case string(bridge.TypeDocument):
+		return &waE2E.Message{DocumentMessage: &waE2E.DocumentMessage{Caption: caption, Mimetype: mimeType}}
+	}
+	return &waE2E.Message{Conversation: proto.String(q.Text)}
 }
 
 // ownJID is the linked account's user JID, without the device.

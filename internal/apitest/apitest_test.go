@@ -41,7 +41,7 @@ func (f *fakeT) reported() string {
 
 const (
 	health     = `{"status":"online","whatsapp":"connected","uptime":1,"version":"1.2.3","timestamp":"2026-11-21T10:00:00.000Z"}`
-	sendResult = `{"messages":[{"id":"m1","whatsapp_id":"3EB0","type":"text","status":"sent","retry_count":0}]}`
+	sendResult = `{"messages":[{"id":"m1","whatsapp_id":"3EB0","type":"text","status":"Sent","retry_count":0}]}`
 	formType   = "application/x-www-form-urlencoded"
 )
 
@@ -95,10 +95,10 @@ func TestTransport(t *testing.T) {
 			body: url.Values{"number": {"4915123456789"}, "type[]": {"text"}, "colour": {"red"}}.Encode(), want: "colour"},
 		{name: "form with unknown field refused", method: "POST", target: "/send", header: key, contentType: formType, status: 400,
 			resp: errorBody("unknown_field"), body: url.Values{"number": {"1"}, "colour": {"red"}}.Encode()},
-		{name: "form with apiKey field", method: "POST", target: "/send", contentType: formType, status: 202, resp: strings.Replace(sendResult, "sent", "queued", 1),
+		{name: "form with apiKey field", method: "POST", target: "/send", contentType: formType, status: 202, resp: strings.Replace(sendResult, "Sent", "Queued", 1),
 			body: url.Values{"number": {"4915123456789"}, "type": {"text"}, "text": {"hi"}, "apiKey": {"k"}}.Encode()},
 		{name: "multipart", method: "POST", target: "/send", header: key, contentType: mpType, body: mp, status: 202,
-			resp: strings.Replace(strings.Replace(sendResult, "sent", "queued", 1), `"text"`, `"image"`, 1)},
+			resp: strings.Replace(strings.Replace(sendResult, "Sent", "Queued", 1), `"text"`, `"image"`, 1)},
 		{name: "pairing code json", method: "POST", target: "/session/pairing-code", header: admin, contentType: "application/json",
 			body: `{"number":"4915123456789"}`, status: 200, resp: `{"code":"ABCD1234"}`},
 		{name: "pairing code unknown json field accepted", method: "POST", target: "/session/pairing-code", header: admin, contentType: "application/json",

@@ -271,7 +271,7 @@ func send(t *testing.T, api *http.Client, base, apiKey, text string) string {
 		}
 	}
 	body := do(t, api, req, http.StatusOK)
-	if err := json.Unmarshal(body, &res); err != nil || len(res.Messages) != 1 || res.Messages[0].Status != "sent" {
+	if err := json.Unmarshal(body, &res); err != nil || len(res.Messages) != 1 || res.Messages[0].Status != "Sent" {
 		t.Fatalf("POST /send: %s (%v)", body, err)
 	}
 	return res.Messages[0].WhatsappID

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -46,13 +47,15 @@ func TestActionsThroughTheAPI(t *testing.T) {
 	sent := decode[sendResponse](t, raw).Messages[0]
 	receive(t, contact, sent.WhatsAppID)
 
+	// An action answers as a send does: sent on its immediate attempt.
 	action := func(method, path, body string) *wasim.Message {
 		t.Helper()
-		var e logEntry
-		if code, raw := apiJSON(t, p, method, path, body, &e); code != http.StatusAccepted {
+		var res sendResponse
+		if code, raw := apiJSON(t, p, method, path, body, &res); code != http.StatusOK || len(res.Messages) != 1 ||
+			!slices.Contains([]string{"Sent", "Delivered", "Read"}, res.Messages[0].Status) {
 			t.Fatalf("%s %s: %d %s", method, path, code, raw)
 		}
-		return receive(t, contact, e.WhatsAppID)
+		return receive(t, contact, res.Messages[0].WhatsAppID)
 	}
 	if target, emoji, _, ok := action("POST", "/api/messages/"+sent.ID+"/reaction", `{"emoji":"👍"}`).Reaction(); !ok ||
 		target != sent.WhatsAppID || emoji != "👍" {
@@ -107,21 +110,30 @@ func TestActionsThroughTheAPI(t *testing.T) {
 }
 
 // A burst of 50 messages to a number not on WhatsApp: each fails at once
-// with not_on_whatsapp and no retry, and WhatsApp is asked once.
+// with not_on_whatsapp and no retry, and WhatsApp is asked once. A message
+// whose fate is known before the answer is answered 422 with its reason;
+// one that waited behind an earlier message of the chat is answered 202.
 func TestNotOnWhatsAppBurst(t *testing.T) {
 	sim := wasim.Start(t)
 	p := linkedBridge(t, sim, t.TempDir())
 	const stranger = "4915199999999"
+	code, raw := sendText(t, p, stranger, "hello?")
+	if res := decode[sendResponse](t, raw); code != http.StatusUnprocessableEntity || res.Error == nil ||
+		res.Error.Code != "not_on_whatsapp" || res.Messages[0].Status != "Failed" || res.Messages[0].Reason != "not_on_whatsapp" {
+		t.Fatalf("send to a number not on WhatsApp: %d %s", code, raw)
+	}
 	ids := make([]string, 50)
 	var wg sync.WaitGroup
 	for i := range ids {
 		wg.Go(func() {
 			code, raw := sendText(t, p, stranger, "anyone there?")
-			if code != http.StatusAccepted {
+			m := decode[sendResponse](t, raw).Messages[0]
+			if !(code == http.StatusUnprocessableEntity && m.Reason == "not_on_whatsapp") &&
+				!(code == http.StatusAccepted && m.Status == "Queued" && m.QueuePosition > 0) {
 				t.Errorf("send %d: %d %s", i, code, raw)
 				return
 			}
-			ids[i] = decode[sendResponse](t, raw).Messages[0].ID
+			ids[i] = m.ID
 		})
 	}
 	wg.Wait()

@@ -284,6 +284,7 @@ func newHTTPServer(_ context.Context, a *app) error {
 			Session:    a.session,
 			AdminToken: s.AdminToken,
 			Messages:   a.queue,
+			Pacing:     a.queue,
 			Uploads:    a.uploads,
 			Targets:    a.queue,
 			Chats:      a.session,

@@ -115,7 +115,7 @@ func TestIncomingVideoIsFetchable(t *testing.T) {
 	resp, body := getMedia(t, p, url)
 	if resp.StatusCode != http.StatusOK || sha256Hex(body) != sum || len(body) != len(video) ||
 		resp.Header.Get("Content-Type") != "video/mp4" || resp.ContentLength != int64(len(video)) ||
-		resp.Header.Get("Content-Disposition") != "attachment; filename="+id {
+		resp.Header.Get("Content-Disposition") != "attachment; filename="+id+".mp4" {
 		t.Fatalf("GET %s: %d, %d bytes, %v", url, resp.StatusCode, len(body), resp.Header)
 	}
 	resp, body = getMedia(t, p, url, "Range: bytes=10000000-10000099")
@@ -248,5 +248,30 @@ func TestMediaRetention(t *testing.T) {
 	resp, body = getMedia(t, p, "/api/media/med_0123456789ABCDEF0123456789abcdef")
 	if resp.StatusCode != http.StatusBadRequest || errorCodeOf(body) != "invalid_media_id" {
 		t.Fatalf("an id in capitals: %d %s", resp.StatusCode, body)
+	}
+}
+
+// A reply to a received photo quotes it as a photo, with its caption: the
+// contact's phone shows "Photo" above the reply, not a text.
+func TestReplyQuotesReceivedPhoto(t *testing.T) {
+	sim := wasim.Start(t)
+	hooks := newHookReceiver(t)
+	p := linkedBridge(t, sim, t.TempDir(), hooks.env()...)
+	photo := []byte("\x89PNG\r\n\x1a\n a photo to answer")
+	up := sendMediaAndWait(t, sim, hooks, wasim.Attachment{Kind: "image", Data: photo, MimeType: "image/png", Caption: "look"})
+	code, raw := apiJSON(t, p, "POST", "/api/messages", `{"to":"`+alice+`","type":"text","text":"nice","reply_to":"`+up.str("whatsapp_id")+`"}`, nil)
+	if code != http.StatusOK {
+		t.Fatalf("reply: %d %s", code, raw)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	reply, err := sim.Contact(alice, "Alice").WaitMessage(ctx, decode[sendResponse](t, raw).Messages[0].WhatsAppID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := reply.Quoted()
+	if q == nil || q.ID != up.str("whatsapp_id") || q.Message.GetImageMessage() == nil ||
+		q.Message.GetImageMessage().GetCaption() != "look" || q.Message.GetImageMessage().GetMimetype() != "image/png" {
+		t.Errorf("the reply quotes %+v", q)
 	}
 }

@@ -45,7 +45,7 @@ func TestRetryScheduleCountsRetries(t *testing.T) {
 				t.Fatalf("send: %d %s", code, raw)
 			}
 			resp := decode[sendResponse](t, raw)
-			if m := resp.Messages[0]; m.Status != "queued" || m.RetryCount != 0 {
+			if m := resp.Messages[0]; m.Status != "Queued" || m.RetryCount != 0 {
 				t.Fatalf("response %+v", m)
 			}
 			id := resp.Messages[0].ID

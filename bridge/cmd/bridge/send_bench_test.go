@@ -110,7 +110,7 @@ func BenchmarkAcceptedSends(b *testing.B) {
 			}
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusAccepted)
-			_ = json.NewEncoder(w).Encode(map[string]any{"messages": []map[string]any{{"id": "x", "status": "queued", "retry_count": 0}}})
+			_ = json.NewEncoder(w).Encode(map[string]any{"messages": []map[string]any{{"id": "x", "status": "Queued", "retry_count": 0}}})
 		}).Methods(http.MethodPost)
 		srv := httptest.NewServer(r)
 		defer srv.Close()

@@ -68,34 +68,23 @@ func multipartBody(t *testing.T, parts ...part) (string, []byte) {
 	return mw.FormDataContentType(), buf.Bytes()
 }
 
+// sendResponse is the answer to a send or an action.
 type sendResponse struct {
-	Messages []struct {
-		ID, WhatsAppID, Type, Status string
-		RetryCount                   int `json:"retry_count"`
-	}
+	Error *struct {
+		Code string `json:"code"`
+	} `json:"error"`
+	Messages []sentItem `json:"messages"`
 }
 
-func (s *sendResponse) UnmarshalJSON(b []byte) error {
-	var raw struct {
-		Messages []struct {
-			ID         string `json:"id"`
-			WhatsAppID string `json:"whatsapp_id"`
-			Type       string `json:"type"`
-			Status     string `json:"status"`
-			RetryCount int    `json:"retry_count"`
-		} `json:"messages"`
-	}
-	if err := json.Unmarshal(b, &raw); err != nil {
-		return err
-	}
-	s.Messages = s.Messages[:0]
-	for _, m := range raw.Messages {
-		s.Messages = append(s.Messages, struct {
-			ID, WhatsAppID, Type, Status string
-			RetryCount                   int `json:"retry_count"`
-		}{m.ID, m.WhatsAppID, m.Type, m.Status, m.RetryCount})
-	}
-	return nil
+type sentItem struct {
+	ID            string    `json:"id"`
+	WhatsAppID    string    `json:"whatsapp_id"`
+	Type          string    `json:"type"`
+	Status        string    `json:"status"`
+	RetryCount    int       `json:"retry_count"`
+	Reason        string    `json:"reason"`
+	QueuePosition int       `json:"queue_position"`
+	ScheduledAt   time.Time `json:"scheduled_at"`
 }
 
 // send posts a body to /send with the API key in the header and extra
@@ -190,7 +179,7 @@ func TestSendTextImageDocumentToContactAndGroup(t *testing.T) {
 			}
 			for i, typ := range []string{"text", "image", "document"} {
 				m := resp.Messages[i]
-				if m.Type != typ || m.Status != "sent" || m.RetryCount != 0 || m.ID == "" || m.WhatsAppID == "" {
+				if m.Type != typ || m.Status != "Sent" || m.RetryCount != 0 || m.ID == "" || m.WhatsAppID == "" {
 					t.Errorf("item %d: %+v", i, m)
 				}
 			}

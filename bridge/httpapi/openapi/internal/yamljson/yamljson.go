@@ -48,6 +48,10 @@ func writeJSON(buf *bytes.Buffer, n *yaml.Node) error {
 			}
 		}
 		buf.WriteByte('}')
+	case yaml.AliasNode:
+		// An anchor used twice (the webhooks' headers, which must stay out
+		// of components: generators drop components no path uses).
+		return writeJSON(buf, n.Alias)
 	case yaml.SequenceNode:
 		buf.WriteByte('[')
 		for i, c := range n.Content {
@@ -62,7 +66,7 @@ func writeJSON(buf *bytes.Buffer, n *yaml.Node) error {
 	case yaml.ScalarNode:
 		return writeScalar(buf, n)
 	default:
-		return fmt.Errorf("line %d: aliases are not supported", n.Line)
+		return fmt.Errorf("line %d: node kind %d is not supported", n.Line, n.Kind)
 	}
 	return nil
 }

@@ -1,0 +1,103 @@
+package sendqueue
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/msgbridge/msgbridge/bridge"
+)
+
+// A client that sends 30 messages at once sees them arrive over minutes
+// (SEND_RATE): the answer to each request and /health say when, so that
+// pacing is never mistaken for a stuck queue.
+
+// Place is where a Queued message stands when a request is answered.
+type Place struct {
+	// Position is its place among the waiting messages: 1 goes next.
+	Position int
+	// ScheduledAt is when it is expected to go, from the pace, its retry
+	// and a restriction; an estimate, since pacing is jittered and earlier
+	// messages may fail or be retried.
+	ScheduledAt time.Time
+}
+
+// scheduledAt is when a message due at due goes, ahead messages before it:
+// not before now, its due time, the pace's next slot or the end of a
+// restriction, and then one mean paced gap per message ahead.
+func scheduledAt(now, due, paceReady, heldUntil time.Time, ahead int, interval time.Duration) time.Time {
+	start := now
+	for _, t := range []time.Time{due, paceReady, heldUntil} {
+		if t.After(start) {
+			start = t
+		}
+	}
+	return start.Add(time.Duration(ahead) * meanGap(interval))
+}
+
+// meanGap is the average pause between two paced attempts: the interval
+// plus half the jitter span (pacing.go).
+func meanGap(interval time.Duration) time.Duration {
+	return paceGap(interval, 0.5)
+}
+
+// selectAhead counts the waiting messages the worker takes before the one
+// due at ? with id ?: due earlier, or at the same time and accepted earlier.
+const selectAhead = `SELECT count(*) FROM messages e WHERE e.next_attempt_at IS NOT NULL AND
+	(e.next_attempt_at < ? OR (e.next_attempt_at = ? AND e.rowid < (SELECT rowid FROM messages WHERE id = ?)))`
+
+// places reads where each Queued message of msgs stands; the others get
+// the zero Place.
+func (q *Queue) places(ctx context.Context, msgs []row) ([]Place, error) {
+	out := make([]Place, len(msgs))
+	now := q.now()
+	for i, m := range msgs {
+		if m.Status != bridge.StatusQueued {
+			continue
+		}
+		var due sql.NullInt64
+		if err := q.db.QueryRowContext(ctx, `SELECT next_attempt_at FROM messages WHERE id = ?`, m.ID).Scan(&due); err != nil {
+			return nil, err
+		}
+		if !due.Valid { // a receipt or an attempt ended it meanwhile
+			continue
+		}
+		var ahead int
+		if err := q.db.QueryRowContext(ctx, selectAhead, due.Int64, due.Int64, m.ID).Scan(&ahead); err != nil {
+			return nil, err
+		}
+		out[i] = Place{Position: ahead + 1, ScheduledAt: scheduledAt(now, time.UnixMilli(due.Int64), q.pace.readyAt(),
+			q.heldUntil(now), ahead, q.pace.interval)}
+	}
+	return out, nil
+}
+
+// Pace is the send queue as /health and the admin state show it.
+type Pace struct {
+	Depth int             // messages waiting for an attempt
+	Rate  bridge.SendRate // SEND_RATE
+	// NextSendAt is when the next attempt is expected; zero when nothing
+	// waits.
+	NextSendAt time.Time
+}
+
+// Pace reads the queue's depth and when it sends next.
+func (q *Queue) Pace(ctx context.Context) (Pace, error) {
+	p := Pace{Rate: q.opts.Rate}
+	var err error
+	if p.Depth, err = q.Depth(ctx); err != nil {
+		return p, err
+	}
+	var next sql.NullInt64
+	err = q.db.QueryRowContext(ctx, selectNextHeadDue).Scan(&next)
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && !next.Valid) {
+		return p, nil
+	}
+	if err != nil {
+		return p, err
+	}
+	now := q.now()
+	p.NextSendAt = scheduledAt(now, time.UnixMilli(next.Int64), q.pace.readyAt(), q.heldUntil(now), 0, q.pace.interval)
+	return p, nil
+}

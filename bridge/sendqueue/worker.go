@@ -76,6 +76,10 @@ func (q *Queue) attemptDue(ctx context.Context) (more, claimed bool, err error) 
 			claimed = true // its immediate attempt runs in a request
 			continue
 		}
+		if !q.stillDue(ctx, m) {
+			q.release(due[i : i+1])
+			continue
+		}
 		if !q.heldUntil(q.now()).IsZero() || !q.pace.take(q.now()) {
 			q.release(due[i : i+1])
 			return false, claimed, nil
@@ -84,6 +88,27 @@ func (q *Queue) attemptDue(ctx context.Context) (more, claimed bool, err error) 
 		q.release(due[i : i+1])
 	}
 	return len(due) == dueBatch, claimed, nil
+}
+
+// selectStillDue reads one message again if it is still due now.
+const selectStillDue = `SELECT ` + messageColumns + ` FROM messages WHERE id = ? AND next_attempt_at <= ?`
+
+// stillDue re-reads m once the worker holds its claim, and reports whether
+// it is still due. The batch was read earlier: a request's immediate attempt
+// that was running then may have ended since (sent, or given a later retry)
+// and released its claim; attempting the stale copy would send the message
+// a second time with the same WhatsApp id. A read error leaves it to the
+// next pass.
+func (q *Queue) stillDue(ctx context.Context, m *row) bool {
+	fresh, err := scanRow(q.db.QueryRowContext(ctx, selectStillDue, m.ID, q.now().UnixMilli()))
+	if err != nil {
+		if !errors.Is(err, sql.ErrNoRows) && ctx.Err() == nil {
+			q.logger.Error(err, "read due message", "message", m.ID)
+		}
+		return false
+	}
+	*m = fresh
+	return true
 }
 
 // untilNextAttempt is how long the worker may sleep: until the next chat

@@ -34,6 +34,10 @@ const (
 	// EnvRestrictionBackoff is the first pause after a WhatsApp rate limit
 	// that names no end; it doubles while WhatsApp keeps refusing.
 	EnvRestrictionBackoff = "RESTRICTION_BACKOFF"
+	// EnvDiskReserve is the free space of DATA_DIR's volume below which the
+	// bridge stops receiving and refuses sends; empty: the larger of 64 MiB
+	// and 2 % of the volume.
+	EnvDiskReserve = "DISK_RESERVE"
 )
 
 // The defaults of the settings that have one, as the bridge reads them. The

@@ -45,4 +45,8 @@ type Settings struct {
 	// RestrictionBackoff is the first pause after a rate limit that names
 	// no end; it doubles while WhatsApp keeps refusing.
 	RestrictionBackoff time.Duration
+	// DiskReserve is the free space of DATA_DIR's volume below which the
+	// bridge stops receiving and refuses sends; 0: the default, the larger
+	// of 64 MiB and 2 % of the volume.
+	DiskReserve int64
 }

@@ -104,6 +104,8 @@ func specsFor(s *Settings) []setting {
 			parse: into(&s.TypingDelay, bridge.ParseTypingDelay)},
 		{env: contract.EnvRestrictionBackoff, def: contract.DefaultRestrictionBackoff, usage: "first pause after a WhatsApp rate limit without an end; doubles up to 1h",
 			parse: into(&s.RestrictionBackoff, parseRestrictionBackoff)},
+		{env: contract.EnvDiskReserve, usage: "free space of DATA_DIR's volume below which the bridge stops receiving and refuses sends (507); default the larger of 64MiB and 2% of the volume, at most a quarter of it",
+			parse: into(&s.DiskReserve, parseDiskReserve)},
 	}
 }
 
@@ -139,6 +141,26 @@ func parseSpoolMax(s *Settings, v string) (err error) {
 		return fmt.Errorf("must be at least MAX_FILE_SIZE (%d bytes), got %q", s.MaxFileSize, v)
 	}
 	return nil
+}
+
+// minDiskReserve is the smallest DISK_RESERVE: below it a single SQLite
+// transaction's journal may not fit, and the guard would stop too late.
+const minDiskReserve = 1 << 20
+
+// parseDiskReserve is empty (the default, chosen from the volume's size at
+// start-up) or a size from 1MiB.
+func parseDiskReserve(v string) (int64, error) {
+	if v == "" {
+		return 0, nil
+	}
+	n, err := parseSize(v, maxSpoolLimit, "1PiB")
+	if err != nil {
+		return 0, err
+	}
+	if n < minDiskReserve {
+		return 0, fmt.Errorf("must be at least 1MiB, got %q", v)
+	}
+	return n, nil
 }
 
 // parseAdminToken is a credential that differs from API_KEY, which is parsed

@@ -100,6 +100,9 @@ type Manager struct {
 	linked atomic.Bool
 	// loggedInBefore tells a reconnect from the first login.
 	loggedInBefore atomic.Bool
+	// diskLow: DATA_DIR's disk is below its reserve; the link stays down
+	// (disk.go).
+	diskLow atomic.Bool
 
 	// opMu serialises the operations that replace or reconfigure the client
 	// (link, logout, reset). It is never taken by event handlers.
@@ -192,7 +195,7 @@ func (m *Manager) newClient(creds *credentials) *whatsmeow.Client {
 // then it disconnects and closes the credentials.
 func (m *Manager) Run(ctx context.Context) error {
 	m.opMu.Lock()
-	if m.linked.Load() {
+	if m.linked.Load() && !m.diskLow.Load() {
 		m.connect()
 	}
 	m.opMu.Unlock()

@@ -232,6 +232,10 @@ var migrations = []string{
 		checked_at  INTEGER NOT NULL
 	);
 	CREATE INDEX contacts_checked ON contacts (checked_at)`,
+	// 11: WhatsApp's restriction of sending (a rate limit's back-off, the
+	// reach-out lock's announced end) outlives a restart: a bridge that
+	// forgot it spent a refused send to learn it again.
+	`ALTER TABLE session_state ADD COLUMN restricted_until INTEGER`,
 }
 
 // VerifyBridgeDB checks that an existing bridge.db decrypts with masterKey,

@@ -154,6 +154,12 @@ func New(ctx context.Context, opts Options) (*Manager, error) {
 		return nil, err
 	}
 	m.status = initialStatus(stored, creds.linked())
+	if stored.RestrictedUntil.After(opts.Now()) {
+		// WhatsApp's restriction outlives the restart; the queue holds
+		// until it ends instead of spending a refused send to learn it.
+		m.status.RestrictedUntil = stored.RestrictedUntil
+		m.endRestrictionAt(stored.RestrictedUntil)
+	}
 	changed := m.status.State != stored.State || m.status.Reason != stored.Reason
 	if err := m.states.save(ctx, m.status, opts.Now(), changed); err != nil {
 		_ = creds.close()

@@ -43,6 +43,7 @@ func (a *app) run(ctx context.Context) error {
 		{"webhooks", a.webhooks.Run},
 		{"incoming history", a.inbox.Run},
 		{"media downloads", a.downloads.Run},
+		{"media downloads on connect", a.downloadsOnConnect},
 		{"disk guard", a.disk.Run},
 	}
 	partsCtx, stopParts := context.WithCancel(ctx)

@@ -38,6 +38,9 @@ const (
 	// bridge stops receiving and refuses sends; empty: the larger of 64 MiB
 	// and 2 % of the volume.
 	EnvDiskReserve = "DISK_RESERVE"
+	// EnvMessageRetention is how long finished outgoing messages (sent,
+	// delivered, read or failed) are kept in the message log.
+	EnvMessageRetention = "MESSAGE_RETENTION"
 )
 
 // The defaults of the settings that have one, as the bridge reads them. The
@@ -57,6 +60,9 @@ const (
 	// heartbeat's age by it.
 	DefaultHeartbeatInterval = 15 * time.Second
 	DefaultInboxRetention    = 720 * time.Hour
+	// DefaultMessageRetention keeps finished outgoing messages as long as
+	// the incoming history.
+	DefaultMessageRetention = 720 * time.Hour
 	// DefaultMediaRetention keeps incoming attachments a week.
 	DefaultMediaRetention = 168 * time.Hour
 )

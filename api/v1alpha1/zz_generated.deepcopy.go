@@ -134,6 +134,11 @@ func (in *MessagingBridgeSpec) DeepCopyInto(out *MessagingBridgeSpec) {
 		*out = new(v1.Duration)
 		**out = **in
 	}
+	if in.MessageRetention != nil {
+		in, out := &in.MessageRetention, &out.MessageRetention
+		*out = new(v1.Duration)
+		**out = **in
+	}
 	if in.MediaRetention != nil {
 		in, out := &in.MediaRetention, &out.MediaRetention
 		*out = new(v1.Duration)

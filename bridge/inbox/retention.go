@@ -2,59 +2,20 @@ package inbox
 
 import (
 	"context"
-	"database/sql"
-	"time"
-)
 
-// sweepChunk bounds the rows one sweep transaction deletes, so that the
-// write lock is short.
-const sweepChunk = 5000
+	"github.com/msgbridge/msgbridge/bridge/sqlite"
+)
 
 const sweepOld = `DELETE FROM inbox WHERE id IN (SELECT id FROM inbox WHERE received_at < ? ORDER BY id LIMIT ?)`
 
-// Sweep deletes the entries received longer than the retention ago; it
-// returns how many.
+// Sweep deletes the entries received longer than the retention ago and
+// gives their space back; it returns how many.
 func (b *Inbox) Sweep(ctx context.Context) (int64, error) {
 	cutoff := b.opts.Now().Add(-b.opts.Retention).UnixMilli()
-	var total int64
-	for {
-		var n int64
-		err := b.opts.Batcher.Do(ctx, func(tx *sql.Tx) error {
-			res, err := tx.ExecContext(ctx, sweepOld, cutoff, sweepChunk)
-			if err != nil {
-				return err
-			}
-			n, err = res.RowsAffected()
-			return err
-		})
-		total += n
-		if err != nil || n < sweepChunk {
-			return total, err
-		}
-	}
+	return sqlite.Sweep(ctx, b.opts.Batcher, sweepOld, cutoff)
 }
 
-// sweepEvery is how often Run sweeps: a tenth of the retention, so that an
-// entry outlives it by at most that much, between a second and an hour.
-func sweepEvery(retention time.Duration) time.Duration {
-	return min(max(retention/10, time.Second), time.Hour)
-}
-
-// Run sweeps at start and then periodically until ctx ends.
+// Run sweeps at start and then every tenth of the retention until ctx ends.
 func (b *Inbox) Run(ctx context.Context) error {
-	every := sweepEvery(b.opts.Retention)
-	for {
-		n, err := b.Sweep(ctx)
-		switch {
-		case err != nil && ctx.Err() == nil:
-			b.opts.Log.Error(err, "sweep the incoming history")
-		case n > 0:
-			b.opts.Log.V(1).Info("incoming history swept", "deleted", n)
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(every):
-		}
-	}
+	return sqlite.RunSweeps(ctx, b.opts.Retention, b.opts.Log, "the incoming history", b.Sweep)
 }

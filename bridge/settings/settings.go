@@ -36,6 +36,9 @@ type Settings struct {
 	SpoolMaxBytes int64
 	// InboxRetention is how long the incoming history keeps a message.
 	InboxRetention time.Duration
+	// MessageRetention is how long the message log keeps a finished
+	// outgoing message.
+	MessageRetention time.Duration
 	// MediaRetention is how long incoming attachments are kept.
 	MediaRetention time.Duration
 	// SendRate caps the account's send attempts (SEND_RATE).

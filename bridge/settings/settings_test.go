@@ -43,7 +43,7 @@ func TestLoadDefaults(t *testing.T) {
 	}
 	if s.ListenAddr != ":8080" || s.DataDir != "./data" || s.MaxFileSize != 50_000_000 ||
 		s.HeartbeatInterval != 15*time.Second || s.LogLevel != logging.LevelInfo || s.WebhookURL != "" ||
-		s.WebhookSecret != "" || s.TOTPSecret != "" || s.InboxRetention != 720*time.Hour ||
+		s.WebhookSecret != "" || s.TOTPSecret != "" || s.InboxRetention != 720*time.Hour || s.MessageRetention != 720*time.Hour ||
 		s.MediaRetention != 168*time.Hour {
 		t.Errorf("defaults: %+v", s)
 	}
@@ -179,6 +179,9 @@ func TestLoadRejects(t *testing.T) {
 		{"INBOX_RETENTION", "0", "must be from 1s to 8760h"},
 		{"INBOX_RETENTION", "-720h", "must be from 1s to 8760h"},
 		{"INBOX_RETENTION", "8761h", "must be from 1s to 8760h"},
+		{"MESSAGE_RETENTION", "30d", `"30d" is not a duration`},
+		{"MESSAGE_RETENTION", "0", "must be from 1s to 8760h"},
+		{"MESSAGE_RETENTION", "8761h", "must be from 1s to 8760h"},
 		{"INBOX_RETENTION", "720", "is not a duration"},
 		{"SEND_RATE", "20", "is not a rate"},
 		{"SEND_RATE", "20/min", "is not a rate"},
@@ -303,6 +306,7 @@ func TestLoadAcceptsOrdinaryForms(t *testing.T) {
 		{"MAX_FILE_SIZE", "2GiB", func(s *Settings) bool { return s.MaxFileSize == 2<<30 }},
 		{"INBOX_RETENTION", "2s", func(s *Settings) bool { return s.InboxRetention == 2*time.Second }},
 		{"INBOX_RETENTION", " 168h ", func(s *Settings) bool { return s.InboxRetention == 168*time.Hour }},
+		{"MESSAGE_RETENTION", "2s", func(s *Settings) bool { return s.MessageRetention == 2*time.Second }},
 		{"ENCRYPTION_KEY", "00" + strings.Repeat("0", 61) + "1", func(s *Settings) bool { return s.EncryptionKey.Reveal()[31] == 1 }},
 	} {
 		t.Run(c.env+"="+c.value, func(t *testing.T) {

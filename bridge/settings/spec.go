@@ -96,6 +96,8 @@ func specsFor(s *Settings) []setting {
 			parse: func(v string) error { return parseSpoolMax(s, v) }},
 		{env: contract.EnvInboxRetention, def: formatHours(contract.DefaultInboxRetention), usage: "how long incoming messages are kept for listing and webhook replays (from 1s to 8760h)",
 			parse: into(&s.InboxRetention, parseRetention)},
+		{env: contract.EnvMessageRetention, def: formatHours(contract.DefaultMessageRetention), usage: "how long finished outgoing messages are kept in the message log (from 1s to 8760h)",
+			parse: into(&s.MessageRetention, parseRetention)},
 		{env: contract.EnvMediaRetention, def: formatHours(contract.DefaultMediaRetention), usage: "how long incoming attachments are kept (from 1s to 8760h)",
 			parse: into(&s.MediaRetention, parseRetention)},
 		{env: contract.EnvSendRate, def: contract.DefaultSendRate, usage: "most send attempts of the account: N/s, N/m or N/h, with jitter",

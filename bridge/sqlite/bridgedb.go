@@ -24,6 +24,10 @@ func OpenBridgeDB(ctx context.Context, path string, masterKey []byte) (*sql.DB, 
 		_ = db.Close()
 		return nil, err
 	}
+	if err := enableIncrementalVacuum(ctx, db); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
 	return db, nil
 }
 

@@ -45,6 +45,9 @@ func (a *app) run(ctx context.Context) error {
 		{"media downloads", a.downloads.Run},
 		{"media downloads on connect", a.downloadsOnConnect},
 		{"disk guard", a.disk.Run},
+		{"message retention", func(ctx context.Context) error {
+			return a.messages.RunRetention(ctx, a.settings.MessageRetention)
+		}},
 	}
 	partsCtx, stopParts := context.WithCancel(ctx)
 	defer stopParts()

@@ -47,6 +47,9 @@ func (q *Queue) Run(ctx context.Context) error {
 			// A due head is being attempted in a request: its end signals.
 			wait = maxIdle
 		}
+		if q.diskLow() {
+			wait = max(wait, diskLowRecheck) // held, not spinning on due heads
+		}
 		timer := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
@@ -63,7 +66,7 @@ func (q *Queue) Run(ctx context.Context) error {
 // reports a full batch attempted, so that more may be due right now, and
 // claimed that a due head was left to the request attempting it.
 func (q *Queue) attemptDue(ctx context.Context) (more, claimed bool, err error) {
-	if !q.heldUntil(q.now()).IsZero() {
+	if !q.heldUntil(q.now()).IsZero() || q.diskLow() {
 		return false, false, nil
 	}
 	due, err := q.query(ctx, selectDueHeads, q.now().UnixMilli(), dueBatch)
@@ -109,6 +112,16 @@ func (q *Queue) stillDue(ctx context.Context, m *row) bool {
 	}
 	*m = fresh
 	return true
+}
+
+// diskLowRecheck is how often a queue held by a low disk looks again.
+const diskLowRecheck = time.Second
+
+// diskLow reports a disk below its reserve: the bridge then holds its link
+// down, so attempts could only fail and spend the messages' retries; they
+// wait instead, like a restriction's hold.
+func (q *Queue) diskLow() bool {
+	return q.opts.Space != nil && q.opts.Space.CheckSpace() != nil
 }
 
 // untilNextAttempt is how long the worker may sleep: until the next chat

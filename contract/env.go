@@ -56,6 +56,13 @@ const (
 	// EnvPprof serves Go's profiles under /debug/pprof/ behind the admin
 	// token when on (off by default).
 	EnvPprof = "PPROF"
+	// EnvDiskReserve is the free space of DATA_DIR's volume below which the
+	// bridge stops receiving and refuses sends; empty: the larger of 64 MiB
+	// and 2 % of the volume.
+	EnvDiskReserve = "DISK_RESERVE"
+	// EnvMessageRetention is how long finished outgoing messages (sent,
+	// delivered, read or failed) are kept in the message log.
+	EnvMessageRetention = "MESSAGE_RETENTION"
 )
 
 // The defaults of the settings that have one, as the bridge reads them. The
@@ -76,6 +83,9 @@ const (
 	// heartbeat's age by it.
 	DefaultHeartbeatInterval = 15 * time.Second
 	DefaultInboxRetention    = 720 * time.Hour
+	// DefaultMessageRetention keeps finished outgoing messages as long as
+	// the incoming history.
+	DefaultMessageRetention = 720 * time.Hour
 	// DefaultMediaRetention keeps incoming attachments a week.
 	DefaultMediaRetention = 168 * time.Hour
 	// The defaults of the bounds on bodies from callers not yet verified.

@@ -47,12 +47,17 @@ const (
 	// limit or the reach-out time lock) until the admin state's
 	// restricted_until; the bridge holds its queue until then.
 	ReasonRestricted Reason = "restricted"
+	// ReasonDiskFull: disconnected by the bridge itself because DATA_DIR's
+	// free space fell below DISK_RESERVE; it reconnects by itself once
+	// space is back.
+	ReasonDiskFull Reason = "disk_full"
 )
 
 // Reasons lists every reason.
 var Reasons = []Reason{
 	ReasonNone, ReasonNetwork, ReasonKeepAliveTimeout, ReasonStreamReplaced, ReasonTemporaryBan,
 	ReasonClientOutdated, ReasonLoggedOut, ReasonConnectFailure, ReasonPairError, ReasonQRTimeout, ReasonUserLogout, ReasonRestricted,
+	ReasonDiskFull,
 }
 
 // Permanent reports a reason after which the bridge does not reconnect by
@@ -63,7 +68,7 @@ func (r Reason) Permanent() bool {
 	case ReasonStreamReplaced, ReasonTemporaryBan, ReasonClientOutdated, ReasonLoggedOut:
 		return true
 	case ReasonNone, ReasonNetwork, ReasonKeepAliveTimeout, ReasonConnectFailure,
-		ReasonPairError, ReasonQRTimeout, ReasonUserLogout, ReasonRestricted:
+		ReasonPairError, ReasonQRTimeout, ReasonUserLogout, ReasonRestricted, ReasonDiskFull:
 		return false
 	}
 	return false

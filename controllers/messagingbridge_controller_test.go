@@ -144,6 +144,9 @@ func TestCRDRejectsInvalidSpecs(t *testing.T) {
 		{"inboxRetention 0s", "", func(s *msgbridgev1alpha1.MessagingBridgeSpec) {
 			s.InboxRetention = &metav1.Duration{}
 		}, "inboxRetention must be from 1s to 8760h"},
+		{"messageRetention 0s", "", func(s *msgbridgev1alpha1.MessagingBridgeSpec) {
+			s.MessageRetention = &metav1.Duration{}
+		}, "messageRetention must be from 1s to 8760h"},
 		{"mediaRetention two years", "", func(s *msgbridgev1alpha1.MessagingBridgeSpec) {
 			s.MediaRetention = &metav1.Duration{Duration: 2 * 8760 * time.Hour}
 		}, "mediaRetention must be from 1s to 8760h"},

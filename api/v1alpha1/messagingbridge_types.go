@@ -136,6 +136,13 @@ type MessagingBridgeSpec struct {
 	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('1s') && duration(self) <= duration('8760h')",message="inboxRetention must be from 1s to 8760h"
 	InboxRetention *metav1.Duration `json:"inboxRetention,omitempty"`
 
+	// MessageRetention is how long finished outgoing messages (sent,
+	// delivered, read or failed) are kept in the message log, from 1s to
+	// 8760h. Empty: the bridge's default, 720h.
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('1s') && duration(self) <= duration('8760h')",message="messageRetention must be from 1s to 8760h"
+	MessageRetention *metav1.Duration `json:"messageRetention,omitempty"`
+
 	// MediaRetention is how long received attachments are kept, from 1s to
 	// 8760h. Empty: the bridge's default, 168h.
 	// +optional

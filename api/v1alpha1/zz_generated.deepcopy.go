@@ -159,6 +159,11 @@ func (in *MessagingBridgeSpec) DeepCopyInto(out *MessagingBridgeSpec) {
 		*out = new(metav1.Duration)
 		**out = **in
 	}
+	if in.MessageRetention != nil {
+		in, out := &in.MessageRetention, &out.MessageRetention
+		*out = new(metav1.Duration)
+		**out = **in
+	}
 	if in.MediaRetention != nil {
 		in, out := &in.MediaRetention, &out.MediaRetention
 		*out = new(metav1.Duration)

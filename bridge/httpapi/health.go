@@ -66,11 +66,15 @@ func (s *server) health(w http.ResponseWriter, r *http.Request) error {
 	})
 }
 
-// healthLink is /health's word for the link: its state, or "restricted"
-// while it is connected but WhatsApp restricts sending.
+// healthLink is /health's word for the link: its state, "restricted" while
+// it is connected but WhatsApp restricts sending, or "disk_full" while the
+// bridge holds it down because DATA_DIR's disk is below its reserve.
 func healthLink(st bridge.SessionStatus) string {
-	if st.Connected() && st.Reason == contract.ReasonRestricted {
+	switch {
+	case st.Connected() && st.Reason == contract.ReasonRestricted:
 		return string(contract.ReasonRestricted)
+	case st.Reason == contract.ReasonDiskFull:
+		return string(contract.ReasonDiskFull)
 	}
 	return string(st.State)
 }

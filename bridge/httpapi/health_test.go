@@ -88,3 +88,15 @@ func TestUnknownRouteAndMethod(t *testing.T) {
 		t.Errorf("wrong method: %d %+v", resp.StatusCode, body)
 	}
 }
+
+// While the bridge holds the link down for a full disk, /health says so
+// instead of a bare "disconnected".
+func TestHealthSaysDiskFull(t *testing.T) {
+	srv := newTestServer(t, Deps{Session: &fakeSession{status: bridge.SessionStatus{
+		State: contract.StateDisconnected, Reason: contract.ReasonDiskFull,
+	}}})
+	var got map[string]any
+	if status, _ := getJSON(t, srv.URL+"/health", &got); status != http.StatusOK || got["whatsapp"] != "disk_full" {
+		t.Errorf("health %d %v", status, got)
+	}
+}

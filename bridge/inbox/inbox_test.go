@@ -17,6 +17,7 @@ import (
 	"github.com/go-logr/logr"
 
 	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/bridge/durable"
 	"github.com/msgbridge/msgbridge/bridge/sqlite"
 	"github.com/msgbridge/msgbridge/bridge/webhook"
 	"github.com/msgbridge/msgbridge/internal/apitest"
@@ -385,8 +386,8 @@ func TestRunSweepsOnSchedule(t *testing.T) {
 	f.store(t, text("W1", "short-lived"))
 	stored := time.Now()
 	testutil.Eventually(t, 10*time.Second, func() bool { return len(f.listAll(t, Filter{Limit: 1})) == 0 }, "the entry outlived the retention")
-	if age := time.Since(stored); age < time.Second || age > time.Second+2*sweepEvery(time.Second) {
-		t.Errorf("swept %s after it was stored; retention 1s, sweep every %s", age, sweepEvery(time.Second))
+	if age := time.Since(stored); age < time.Second || age > time.Second+2*durable.SweepEvery(time.Second) {
+		t.Errorf("swept %s after it was stored; retention 1s, sweep every %s", age, durable.SweepEvery(time.Second))
 	}
 }
 
@@ -396,8 +397,8 @@ func TestSweepEvery(t *testing.T) {
 		{time.Minute, 6 * time.Second},
 		{720 * time.Hour, time.Hour},
 	} {
-		if got := sweepEvery(c.retention); got != c.want {
-			t.Errorf("sweepEvery(%s) = %s, want %s", c.retention, got, c.want)
+		if got := durable.SweepEvery(c.retention); got != c.want {
+			t.Errorf("durable.SweepEvery(%s) = %s, want %s", c.retention, got, c.want)
 		}
 	}
 }

@@ -196,6 +196,21 @@ func (d *Downloader) start(id string) *job {
 	return j
 }
 
+// causeNotLinked is the error of a download deferred for want of a session.
+const causeNotLinked = "no linked session"
+
+// SessionConnected starts the downloads deferred for want of a session now
+// instead of at their next look (up to notLinkedDelay later): the wiring
+// calls it whenever the session connects, for instance just after a
+// restart, when every pending download found no session yet.
+func (d *Downloader) SessionConnected(ctx context.Context) error {
+	n, err := d.store.wakeDeferred(ctx, d.store.now())
+	if n > 0 {
+		d.nudge()
+	}
+	return err
+}
+
 // nudge makes the loop look for due media now.
 func (d *Downloader) nudge() { d.store.registered.Notify() }
 
@@ -335,7 +350,9 @@ func (d *Downloader) settle(ctx context.Context, rec record, err error) error {
 		}
 		return err
 	case errors.Is(err, bridge.ErrNotLinked):
-		return d.store.retry(ctx, rec.id, rec.attempts, now.Add(notLinkedDelay), "no linked session")
+		d.opts.Log.Info("media download deferred until the session connects", "id", rec.id,
+			"at_the_latest", now.Add(notLinkedDelay))
+		return d.store.retry(ctx, rec.id, rec.attempts, now.Add(notLinkedDelay), causeNotLinked)
 	}
 	delay, retry := retryDelays.After(rec.attempts + 1)
 	if permanent(err) || !retry {

@@ -179,6 +179,22 @@ func (s *Store) retry(ctx context.Context, id string, attempts int, at time.Time
 	})
 }
 
+// wakeDeferred makes the pending rows deferred for want of a session due at
+// now; it returns how many.
+func (s *Store) wakeDeferred(ctx context.Context, now time.Time) (int64, error) {
+	var n int64
+	err := s.batcher.Do(ctx, func(tx *sql.Tx) error {
+		res, err := s.stmts.Exec(ctx, tx, `UPDATE media SET next_attempt_at = ?
+			WHERE state = 'pending' AND error = ? AND next_attempt_at > ?`, now.UnixMilli(), causeNotLinked, now.UnixMilli())
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	return n, err
+}
+
 // fail gives a pending row up.
 func (s *Store) fail(ctx context.Context, id string, attempts int, cause string) error {
 	return s.batcher.Do(ctx, func(tx *sql.Tx) error {

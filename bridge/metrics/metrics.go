@@ -42,6 +42,9 @@ type Sources struct {
 	// SendingRestricted: 1 while WhatsApp restricts sending (the queue
 	// holds), else 0.
 	SendingRestricted func() float64
+	// DiskFree: free bytes of DATA_DIR's volume at the disk guard's last
+	// reading.
+	DiskFree func() float64
 }
 
 // Label values exist from the start, at 0: a rate() over a series that
@@ -134,6 +137,8 @@ func (m *Metrics) Watch(src Sources) {
 	gauge("heartbeat_age_seconds", "Seconds since the last heartbeat of the WhatsApp connection (NaN: none yet).", src.HeartbeatAge)
 	gauge("sending_restricted", "1 while WhatsApp restricts the account's sending (rate-overlimit, reach-out time lock) and the send queue holds, else 0.",
 		src.SendingRestricted)
+	gauge("disk_free_bytes", "Free bytes of DATA_DIR's volume at the last reading (every second); below DISK_RESERVE the bridge stops receiving and refuses sends.",
+		src.DiskFree)
 	if src.SessionState != nil {
 		m.registry.MustRegister(sessionStateCollector{state: src.SessionState})
 	}

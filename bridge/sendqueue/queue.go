@@ -13,6 +13,7 @@ import (
 
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/durable"
+	"github.com/msgbridge/msgbridge/bridge/sqlite"
 )
 
 // Sender delivers messages to WhatsApp: the part of bridge.Session the
@@ -41,6 +42,9 @@ type Options struct {
 	Checker Checker
 	// Accounts, when set, binds each message to the account it was accepted for.
 	Accounts Accounts
+	// Space, when set, refuses new messages while the disk is below its
+	// reserve (the disk guard): an error of bridge.KindInsufficientStorage.
+	Space interface{ CheckSpace() error }
 }
 
 // Queue is the durable send queue on a message log. It embeds the Log, so
@@ -99,6 +103,11 @@ type Result struct {
 func (q *Queue) Submit(ctx context.Context, req Request) (Result, error) {
 	if err := req.validate(); err != nil {
 		return Result{}, err
+	}
+	if q.opts.Space != nil {
+		if err := q.opts.Space.CheckSpace(); err != nil {
+			return Result{}, err
+		}
 	}
 	var hash string
 	if req.IdempotencyKey != "" {
@@ -240,12 +249,17 @@ func (q *Queue) insertMessages(ctx context.Context, tx *sql.Tx, msgs []row, item
 	return nil
 }
 
-// storeFailed keeps an application error as it is and hides any other
-// behind store_failed: the request was not stored, so nothing is sent.
+// storeFailed keeps an application error as it is, answers a full disk
+// with insufficient_storage (507, as the disk guard does) and hides any
+// other behind store_failed: the request was not stored, so nothing is sent.
 func storeFailed(err error) error {
 	var e *bridge.Error
 	if errors.As(err, &e) {
 		return err
+	}
+	if sqlite.IsDiskFull(err) {
+		return bridge.Errorf(bridge.KindInsufficientStorage, "insufficient_storage",
+			"the disk is full; nothing was stored; retry once space is freed")
 	}
 	return bridge.Internal("store_failed", "the request could not be stored; nothing will be sent", err)
 }

@@ -47,7 +47,7 @@ func (q *Queue) Run(ctx context.Context) error {
 // reports More after a full batch, since more may be due right now, and
 // Held when a due head was left to the request attempting it.
 func (q *Queue) attemptDue(ctx context.Context) (p durable.Pass) {
-	if !q.heldUntil(q.now()).IsZero() {
+	if !q.heldUntil(q.now()).IsZero() || q.diskLow() {
 		return p
 	}
 	due, err := q.query(ctx, selectDueHeads, q.now().UnixMilli(), dueBatch)
@@ -61,6 +61,10 @@ func (q *Queue) attemptDue(ctx context.Context) (p durable.Pass) {
 		m := &due[i]
 		if !q.claims.TryClaim(m.ID) {
 			p.Held = true // its immediate attempt runs in a request
+			continue
+		}
+		if !q.stillDue(ctx, m) {
+			q.release(due[i : i+1])
 			continue
 		}
 		if !q.heldUntil(q.now()).IsZero() || !q.pace.take(q.now()) {
@@ -89,12 +93,47 @@ func (q *Queue) nextAttempt(ctx context.Context) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	at := time.UnixMilli(next.Int64)
-	for _, later := range []time.Time{q.pace.readyAt(), q.heldUntil(q.now())} {
+	var diskRecheck time.Time
+	if q.diskLow() {
+		diskRecheck = q.now().Add(diskLowRecheck) // held, not spinning on due heads
+	}
+	for _, later := range []time.Time{q.pace.readyAt(), q.heldUntil(q.now()), diskRecheck} {
 		if later.After(at) {
 			at = later
 		}
 	}
 	return at, true
+}
+
+// selectStillDue reads one message again if it is still due now.
+const selectStillDue = `SELECT ` + messageColumns + ` FROM messages WHERE id = ? AND next_attempt_at <= ?`
+
+// stillDue re-reads m once the worker holds its claim, and reports whether
+// it is still due. The batch was read earlier: a request's immediate attempt
+// that was running then may have ended since (sent, or given a later retry)
+// and released its claim; attempting the stale copy would send the message
+// a second time with the same WhatsApp id. A read error leaves it to the
+// next pass.
+func (q *Queue) stillDue(ctx context.Context, m *row) bool {
+	fresh, err := scanRow(q.db.QueryRowContext(ctx, selectStillDue, m.ID, q.now().UnixMilli()))
+	if err != nil {
+		if !errors.Is(err, sql.ErrNoRows) && ctx.Err() == nil {
+			q.logger.Error(err, "read due message", "message", m.ID)
+		}
+		return false
+	}
+	*m = fresh
+	return true
+}
+
+// diskLowRecheck is how often a queue held by a low disk looks again.
+const diskLowRecheck = time.Second
+
+// diskLow reports a disk below its reserve: the bridge then holds its link
+// down, so attempts could only fail and spend the messages' retries; they
+// wait instead, like a restriction's hold.
+func (q *Queue) diskLow() bool {
+	return q.opts.Space != nil && q.opts.Space.CheckSpace() != nil
 }
 
 // attemptAccepted makes the immediate attempts of a request's messages in

@@ -37,6 +37,9 @@ type Settings struct {
 	SpoolMaxBytes int64
 	// InboxRetention is how long the incoming history keeps a message.
 	InboxRetention time.Duration
+	// MessageRetention is how long the message log keeps a finished
+	// outgoing message.
+	MessageRetention time.Duration
 	// MediaRetention is how long incoming attachments are kept.
 	MediaRetention time.Duration
 	// SendRate caps the account's send attempts (SEND_RATE).
@@ -63,4 +66,8 @@ type Settings struct {
 	UploadRetention time.Duration
 	// Pprof serves Go's profiles under /debug/pprof/ behind the admin token.
 	Pprof bool
+	// DiskReserve is the free space of DATA_DIR's volume below which the
+	// bridge stops receiving and refuses sends; 0: the default, the larger
+	// of 64 MiB and 2 % of the volume.
+	DiskReserve int64
 }

@@ -43,7 +43,7 @@ func TestLoadDefaults(t *testing.T) {
 	}
 	if s.ListenAddr != ":8080" || s.DataDir != "./data" || s.MaxFileSize != 50_000_000 ||
 		s.HeartbeatInterval != 15*time.Second || s.LogLevel != logging.LevelInfo || s.WebhookURL != "" ||
-		s.WebhookSecret != "" || s.TOTPSecret != "" || s.InboxRetention != 720*time.Hour ||
+		s.WebhookSecret != "" || s.TOTPSecret != "" || s.InboxRetention != 720*time.Hour || s.MessageRetention != 720*time.Hour ||
 		s.MediaRetention != 168*time.Hour || s.Pprof {
 		t.Errorf("defaults: %+v", s)
 	}
@@ -168,6 +168,11 @@ func TestLoadRejects(t *testing.T) {
 		{"SPOOL_MAX_BYTES", "lots", "is not a size"},
 		{"SPOOL_MAX_BYTES", "1MB", "must be at least MAX_FILE_SIZE"},
 		{"SPOOL_MAX_BYTES", "2PiB", "from 1 byte to 1PiB"},
+		{"DISK_RESERVE", "lots", "is not a size"},
+		{"DISK_RESERVE", "-1", "must be positive"},
+		{"DISK_RESERVE", "2%", "is not a size"},
+		{"DISK_RESERVE", "512KiB", "must be at least 1MiB"},
+		{"DISK_RESERVE", "2PiB", "from 1 byte to 1PiB"},
 		{"TOTP_SECRET", "not base32 1", "is not base32"},
 		{"TOTP_SECRET", "JBSWY3DPEHPK3PXP", "at least 16 bytes"},
 		{"RETRY_SCHEDULE", "5s,x", `"x" is not a duration`},
@@ -191,6 +196,9 @@ func TestLoadRejects(t *testing.T) {
 		{"INBOX_RETENTION", "0", "must be from 1s to 8760h"},
 		{"INBOX_RETENTION", "-720h", "must be from 1s to 8760h"},
 		{"INBOX_RETENTION", "8761h", "must be from 1s to 8760h"},
+		{"MESSAGE_RETENTION", "30d", `"30d" is not a duration`},
+		{"MESSAGE_RETENTION", "0", "must be from 1s to 8760h"},
+		{"MESSAGE_RETENTION", "8761h", "must be from 1s to 8760h"},
 		{"INBOX_RETENTION", "720", "is not a duration"},
 		{"SEND_RATE", "20", "is not a rate"},
 		{"SEND_RATE", "20/min", "is not a rate"},
@@ -308,6 +316,8 @@ func TestLoadAcceptsOrdinaryForms(t *testing.T) {
 		{"WEBHOOK_URL", "http://[::1]:65535/h", func(s *Settings) bool { return s.WebhookURL == "http://[::1]:65535/h" }},
 		{"SPOOL_MAX_BYTES", "1GiB", func(s *Settings) bool { return s.SpoolMaxBytes == 1<<30 }},
 		{"SPOOL_MAX_BYTES", "", func(s *Settings) bool { return s.SpoolMaxBytes == 0 }},
+		{"DISK_RESERVE", "256MiB", func(s *Settings) bool { return s.DiskReserve == 256<<20 }},
+		{"DISK_RESERVE", "", func(s *Settings) bool { return s.DiskReserve == 0 }},
 		{"WEBHOOK_URL", "https://hooks.example/h", func(s *Settings) bool { return s.WebhookURL == "https://hooks.example/h" }},
 		{"MAX_FILE_SIZE", "1048576", func(s *Settings) bool { return s.MaxFileSize == 1<<20 }},
 		{"MAX_FILE_SIZE", " 10 MiB ", func(s *Settings) bool { return s.MaxFileSize == 10<<20 }},
@@ -318,6 +328,7 @@ func TestLoadAcceptsOrdinaryForms(t *testing.T) {
 		{"KEY_DEADLINE", "250ms", func(s *Settings) bool { return s.KeyDeadline == 250*time.Millisecond }},
 		{"INBOX_RETENTION", "2s", func(s *Settings) bool { return s.InboxRetention == 2*time.Second }},
 		{"INBOX_RETENTION", " 168h ", func(s *Settings) bool { return s.InboxRetention == 168*time.Hour }},
+		{"MESSAGE_RETENTION", "2s", func(s *Settings) bool { return s.MessageRetention == 2*time.Second }},
 		{"ENCRYPTION_KEY", "00" + strings.Repeat("0", 61) + "1", func(s *Settings) bool { return s.EncryptionKey.Reveal()[31] == 1 }},
 	} {
 		t.Run(c.env+"="+c.value, func(t *testing.T) {

@@ -97,6 +97,8 @@ func specsFor(s *Settings) []setting {
 			parse: func(v string) error { return parseSpoolMax(s, v) }},
 		{env: contract.EnvInboxRetention, def: formatHours(contract.DefaultInboxRetention), usage: "how long incoming messages are kept for listing and webhook replays (from 1s to 8760h)",
 			parse: into(&s.InboxRetention, parseRetention)},
+		{env: contract.EnvMessageRetention, def: formatHours(contract.DefaultMessageRetention), usage: "how long finished outgoing messages are kept in the message log (from 1s to 8760h)",
+			parse: into(&s.MessageRetention, parseRetention)},
 		{env: contract.EnvMediaRetention, def: formatHours(contract.DefaultMediaRetention), usage: "how long incoming attachments are kept (from 1s to 8760h)",
 			parse: into(&s.MediaRetention, parseRetention)},
 		{env: contract.EnvSendRate, def: contract.DefaultSendRate, usage: "most send attempts of the account: N/s, N/m or N/h, with jitter",
@@ -123,6 +125,8 @@ func specsFor(s *Settings) []setting {
 			parse: into(&s.UploadRetention, parseRetention)},
 		{env: contract.EnvPprof, def: contract.DefaultPprof, usage: "on: Go's profiles under /debug/pprof/, behind the admin token",
 			parse: into(&s.Pprof, parseOnOff)},
+		{env: contract.EnvDiskReserve, usage: "free space of DATA_DIR's volume below which the bridge stops receiving and refuses sends (507); default the larger of 64MiB and 2% of the volume, at most a quarter of it",
+			parse: into(&s.DiskReserve, parseDiskReserve)},
 	}
 }
 
@@ -188,6 +192,26 @@ func parseSpoolMax(s *Settings, v string) (err error) {
 		return fmt.Errorf("must be at least MAX_FILE_SIZE (%d bytes), got %q", s.MaxFileSize, v)
 	}
 	return nil
+}
+
+// minDiskReserve is the smallest DISK_RESERVE: below it a single SQLite
+// transaction's journal may not fit, and the guard would stop too late.
+const minDiskReserve = 1 << 20
+
+// parseDiskReserve is empty (the default, chosen from the volume's size at
+// start-up) or a size from 1MiB.
+func parseDiskReserve(v string) (int64, error) {
+	if v == "" {
+		return 0, nil
+	}
+	n, err := parseSize(v, maxSpoolLimit, "1PiB")
+	if err != nil {
+		return 0, err
+	}
+	if n < minDiskReserve {
+		return 0, fmt.Errorf("must be at least 1MiB, got %q", v)
+	}
+	return n, nil
 }
 
 // parseAdminToken is a credential that differs from API_KEY, which is parsed

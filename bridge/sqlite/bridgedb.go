@@ -23,6 +23,10 @@ func OpenBridgeDB(ctx context.Context, path string, masterKey []byte) (*sql.DB, 
 	if err := MigrateBridgeDB(ctx, db); err != nil {
 		return nil, err
 	}
+	if err := enableIncrementalVacuum(ctx, db); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
 	return db, nil
 }
 
@@ -241,6 +245,10 @@ var migrations = []string{
 		checked_at  INTEGER NOT NULL
 	);
 	CREATE INDEX contacts_checked ON contacts (checked_at)`,
+	// 11: WhatsApp's restriction of sending (a rate limit's back-off, the
+	// reach-out lock's announced end) outlives a restart: a bridge that
+	// forgot it spent a refused send to learn it again.
+	`ALTER TABLE session_state ADD COLUMN restricted_until INTEGER`,
 }
 
 // OpenExistingBridgeDB opens bridge.db when it exists, which checks that it

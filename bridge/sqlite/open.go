@@ -19,6 +19,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"syscall"
 
 	"github.com/ncruces/go-sqlite3"
 	"github.com/ncruces/go-sqlite3/driver"
@@ -160,4 +161,10 @@ func Verify(ctx context.Context, path string, masterKey []byte, purpose string) 
 		return err
 	}
 	return db.Close()
+}
+
+// IsDiskFull reports an error of a write that found no space left on the
+// disk (SQLITE_FULL, or the file system's ENOSPC).
+func IsDiskFull(err error) bool {
+	return errors.Is(err, sqlite3.FULL) || errors.Is(err, syscall.ENOSPC)
 }

@@ -298,6 +298,7 @@ func (s *Simulator) handleClientReceipt(c *conn, n *waBinary.Node) {
 	}
 	if typ == string(types.ReceiptTypeRetry) {
 		s.log.Warnf("%s could not decrypt message %s from %s (retry receipt)", c.device, id, to)
+		s.answerRetry(c, n, id, to)
 		return
 	}
 	target := to
@@ -378,6 +379,7 @@ func (u *User) Send(ctx context.Context, to types.JID, msg *waE2E.Message) (type
 	if len(comps) == 0 {
 		return "", ErrNoDevices
 	}
+	u.sent.add(id, sentMessage{plaintext: plaintext, msgType: msgType, mediaType: mediaType})
 	for _, comp := range comps {
 		encType, ciphertext, err := u.encryptFor(ctx, comp.jid, plaintext)
 		if err != nil {

@@ -30,6 +30,8 @@ type User struct {
 	ticks *journal[Tick]
 	// chatStates are the typing indicators clients sent to this user.
 	chatStates *journal[ChatState]
+	// sent are the phone's recent 1:1 messages, for retry receipts.
+	sent sentLog
 
 	// Guarded by sim.mu.
 	companions map[uint16]*companion

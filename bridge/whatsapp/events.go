@@ -44,6 +44,9 @@ type (
 	loggedOut struct{}
 	// wiped: the credentials were deleted (logout through the API).
 	wiped struct{ reason bridge.Reason }
+	// diskLow: DATA_DIR's free space fell below its reserve; the bridge
+	// disconnects until it is back.
+	diskLow struct{}
 )
 
 func (linkStarted) sessionEvent()    {}
@@ -60,6 +63,7 @@ func (socketClosed) sessionEvent()   {}
 func (cutOff) sessionEvent()         {}
 func (loggedOut) sessionEvent()      {}
 func (wiped) sessionEvent()          {}
+func (diskLow) sessionEvent()        {}
 
 // linkEvent maps a whatsmeow event of client cli to the session event it
 // means; nil for the events that do not concern the link (messages,

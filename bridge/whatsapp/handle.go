@@ -44,6 +44,10 @@ func (m *Manager) handleEvent(cli *whatsmeow.Client, raw any) bool {
 		m.linked.Store(true)
 		m.apply(ev)
 	case loggedIn:
+		if m.diskLow.Load() {
+			go m.stopIfDiskLow()
+			return true
+		}
 		m.apply(ev)
 		if m.loggedInBefore.Swap(true) {
 			m.opts.Events.Reconnected()
@@ -63,6 +67,11 @@ func (m *Manager) handleEvent(cli *whatsmeow.Client, raw any) bool {
 // message passes an incoming message on; false (no ack) when it could not
 // be stored, so that WhatsApp redelivers it.
 func (m *Manager) message(cli *whatsmeow.Client, e *events.Message) bool {
+	if m.diskLow.Load() {
+		// Decrypted before the disconnect took effect: whatsmeow's event
+		// buffer keeps the plaintext, and WhatsApp delivers it again.
+		return false
+	}
 	in, ok := incoming(m.bgCtx, cli, e)
 	if !ok {
 		return true

@@ -26,11 +26,12 @@ func (p stateStore) load(ctx context.Context) (bridge.SessionStatus, error) {
 	var (
 		s             bridge.SessionStatus
 		since, beat   sql.NullInt64
+		restricted    sql.NullInt64
 		state, reason string
 	)
 	err := p.db.QueryRowContext(ctx,
-		`SELECT state, reason, account, push_name, connected_since, last_heartbeat FROM session_state WHERE id = 1`).
-		Scan(&state, &reason, &s.Account, &s.PushName, &since, &beat)
+		`SELECT state, reason, account, push_name, connected_since, last_heartbeat, restricted_until FROM session_state WHERE id = 1`).
+		Scan(&state, &reason, &s.Account, &s.PushName, &since, &beat, &restricted)
 	if errors.Is(err, sql.ErrNoRows) {
 		return bridge.SessionStatus{}, nil
 	}
@@ -39,6 +40,7 @@ func (p stateStore) load(ctx context.Context) (bridge.SessionStatus, error) {
 	}
 	s.State, s.Reason = contract.SessionState(state), contract.Reason(reason)
 	s.ConnectedSince, s.LastHeartbeat = fromMillis(since), fromMillis(beat)
+	s.RestrictedUntil = fromMillis(restricted)
 	return s, nil
 }
 
@@ -74,14 +76,14 @@ func (p stateStore) inTx(ctx context.Context, f func(tx *sql.Tx) error) error {
 
 func (p stateStore) write(ctx context.Context, tx *sql.Tx, s bridge.SessionStatus, now time.Time) error {
 	_, err := tx.ExecContext(ctx, `
-		INSERT INTO session_state (id, state, reason, account, push_name, connected_since, last_heartbeat, updated_at)
-		VALUES (1, ?, ?, ?, ?, ?, ?, ?)
+		INSERT INTO session_state (id, state, reason, account, push_name, connected_since, last_heartbeat, restricted_until, updated_at)
+		VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET state = excluded.state, reason = excluded.reason,
 			account = excluded.account, push_name = excluded.push_name,
 			connected_since = excluded.connected_since, last_heartbeat = excluded.last_heartbeat,
-			updated_at = excluded.updated_at`,
+			restricted_until = excluded.restricted_until, updated_at = excluded.updated_at`,
 		string(s.State), string(s.Reason), s.Account, s.PushName,
-		toMillis(s.ConnectedSince), toMillis(s.LastHeartbeat), now.UnixMilli())
+		toMillis(s.ConnectedSince), toMillis(s.LastHeartbeat), toMillis(s.RestrictedUntil), now.UnixMilli())
 	if err != nil {
 		return fmt.Errorf("save session state: %w", err)
 	}

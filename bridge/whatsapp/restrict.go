@@ -134,8 +134,14 @@ func (m *Manager) restrictIfRefused(err error) error {
 func (m *Manager) restrictUntil(until time.Time) {
 	m.apply(restricted{until: until})
 	if !until.IsZero() {
-		time.AfterFunc(time.Until(until), func() { m.apply(restrictionEnded{at: until}) })
+		m.endRestrictionAt(until)
 	}
+}
+
+// endRestrictionAt clears the restriction that ends at until when that time
+// comes (unless a later one replaced it meanwhile).
+func (m *Manager) endRestrictionAt(until time.Time) {
+	time.AfterFunc(time.Until(until), func() { m.apply(restrictionEnded{at: until}) })
 }
 
 // RestrictedUntil is when WhatsApp's restriction of sending ends; zero when

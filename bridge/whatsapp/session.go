@@ -111,6 +111,9 @@ type Manager struct {
 	linked atomic.Bool
 	// loggedInBefore tells a reconnect from the first login.
 	loggedInBefore atomic.Bool
+	// diskLow: DATA_DIR's disk is below its reserve; the link stays down
+	// (disk.go).
+	diskLow atomic.Bool
 
 	// opMu serialises the operations that replace or reconfigure the client
 	// (link, logout, reset). It is never taken by event handlers.
@@ -163,6 +166,12 @@ func New(ctx context.Context, opts Options) (*Manager, error) {
 		return nil, err
 	}
 	m.status = initialStatus(stored, creds.linked())
+	if stored.RestrictedUntil.After(opts.Now()) {
+		// WhatsApp's restriction outlives the restart; the queue holds
+		// until it ends instead of spending a refused send to learn it.
+		m.status.RestrictedUntil = stored.RestrictedUntil
+		m.endRestrictionAt(stored.RestrictedUntil)
+	}
 	changed := m.status.State != stored.State || m.status.Reason != stored.Reason
 	if err := m.states.save(ctx, m.status, opts.Now(), changed); err != nil {
 		_ = creds.close()
@@ -214,7 +223,7 @@ func (m *Manager) newClient(creds *credentials) *whatsmeow.Client {
 // then it disconnects and closes the credentials.
 func (m *Manager) Run(ctx context.Context) error {
 	m.opMu.Lock()
-	if m.linked.Load() {
+	if m.linked.Load() && !m.diskLow.Load() {
 		m.connect()
 	}
 	m.opMu.Unlock()

@@ -74,11 +74,17 @@ func liveness(s bridge.SessionStatus, ev event, now time.Time) (next bridge.Sess
 	case socketClosed:
 		// A permanent reason (stream replaced, ban) or a logout arrives before
 		// the socket closes; the close must not overwrite why it closed.
-		if !s.Reason.Permanent() && s.State != contract.StateLoggedOut && s.State != contract.StateUnpaired && s.State != contract.StatePairing {
+		if !s.Reason.Permanent() && s.Reason != contract.ReasonDiskFull && s.State != contract.StateLoggedOut && s.State != contract.StateUnpaired && s.State != contract.StatePairing {
 			next = disconnected(s, contract.ReasonNetwork)
 		}
 	case cutOff:
 		next = disconnected(s, e.reason)
+	case diskLow:
+		// Only a linked account has a link to stop; linking writes too, but
+		// a person waits for it and sees the reason in its failure.
+		if s.State == contract.StateConnecting || s.State == contract.StateConnected || s.State == contract.StateDisconnected {
+			next = disconnected(s, contract.ReasonDiskFull)
+		}
 	case loggedOut:
 		next = bridge.SessionStatus{State: contract.StateLoggedOut, Reason: contract.ReasonLoggedOut, LastHeartbeat: s.LastHeartbeat}
 	case wiped:

@@ -27,6 +27,7 @@ func TestTransition(t *testing.T) {
 	ghost := status{State: disconnectSt, Reason: contract.ReasonKeepAliveTimeout, Account: "4915112345678", ConnectedSince: t0, LastHeartbeat: t0}
 	replaced := status{State: disconnectSt, Reason: contract.ReasonStreamReplaced, Account: "4915112345678", LastHeartbeat: t0}
 	pairing := status{State: pairingState}
+	diskFull := status{State: disconnectSt, Reason: contract.ReasonDiskFull, Account: "4915112345678", LastHeartbeat: t0}
 
 	cases := []struct {
 		name    string
@@ -55,6 +56,13 @@ func TestTransition(t *testing.T) {
 			status{State: disconnectSt, Reason: contract.ReasonNetwork, Account: "4915112345678", LastHeartbeat: t0}, true},
 		{"socket loss keeps a permanent reason", replaced, socketClosed{}, replaced, false},
 		{"socket loss while pairing is the link's business", pairing, socketClosed{}, pairing, false},
+		{"a low disk disconnects", connected, diskLow{}, diskFull, true},
+		{"a low disk while reconnecting", ghost, diskLow{}, diskFull, true},
+		{"a low disk while connecting", status{State: connecting}, diskLow{}, status{State: disconnectSt, Reason: contract.ReasonDiskFull}, true},
+		{"a low disk leaves an unlinked bridge alone", status{State: unpaired}, diskLow{}, status{State: unpaired}, false},
+		{"socket loss keeps disk_full", diskFull, socketClosed{}, diskFull, false},
+		{"a connect after the disk freed up", diskFull, connectStarted{},
+			status{State: connecting, Account: "4915112345678", LastHeartbeat: t0}, true},
 		{"stream replaced", connected, cutOff{contract.ReasonStreamReplaced}, replaced, true},
 		{"temporary ban", connected, cutOff{contract.ReasonTemporaryBan},
 			status{State: disconnectSt, Reason: contract.ReasonTemporaryBan, Account: "4915112345678", LastHeartbeat: t0}, true},

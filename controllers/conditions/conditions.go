@@ -101,6 +101,9 @@ func SessionConnected(obs SessionObservation, heartbeatInterval time.Duration, n
 		}
 		return with(c, metav1.ConditionTrue, ReasonConnected, "connected as "+s.Account)
 	}
+	if full, ok := diskFull(c, s); ok {
+		return full
+	}
 	detail := sessionDetail(s)
 	switch msgbridgev1alpha1.SessionState(s.State) {
 	case msgbridgev1alpha1.SessionUnpaired, msgbridgev1alpha1.SessionPairing:

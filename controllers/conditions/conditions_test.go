@@ -36,6 +36,7 @@ func TestSessionConnected(t *testing.T) {
 		{"state and flag disagree", SessionObservation{PodReady: true, State: &bridgeclient.State{State: "connected", Connected: false}}, metav1.ConditionFalse, ReasonDisconnected},
 		{"connecting", SessionObservation{PodReady: true, State: &bridgeclient.State{State: "connecting", Reason: "network"}}, metav1.ConditionFalse, ReasonDisconnected},
 		{"disconnected", SessionObservation{PodReady: true, State: &bridgeclient.State{State: "disconnected", Reason: "stream_replaced"}}, metav1.ConditionFalse, ReasonDisconnected},
+		{"disk full", SessionObservation{PodReady: true, State: &bridgeclient.State{State: "disconnected", Reason: "disk_full"}}, metav1.ConditionFalse, ReasonDiskFull},
 		{"unknown state", SessionObservation{PodReady: true, State: &bridgeclient.State{State: "hibernating"}}, metav1.ConditionFalse, ReasonDisconnected},
 		{"unpaired", SessionObservation{PodReady: true, State: &bridgeclient.State{State: "unpaired"}}, metav1.ConditionFalse, ReasonPairingRequired},
 		{"pairing", SessionObservation{PodReady: true, State: &bridgeclient.State{State: "pairing"}}, metav1.ConditionFalse, ReasonPairingRequired},

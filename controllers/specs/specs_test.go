@@ -83,6 +83,7 @@ func TestStatefulSetGolden(t *testing.T) {
 			mb.Spec.SendRate = "30/m"
 			mb.Spec.TypingDelay = "50ms/char,max=3s"
 			mb.Spec.InboxRetention = &metav1.Duration{Duration: 90 * 24 * time.Hour}
+			mb.Spec.MessageRetention = &metav1.Duration{Duration: 60 * 24 * time.Hour}
 			mb.Spec.MediaRetention = &metav1.Duration{Duration: 30 * time.Minute}
 			mb.Spec.DeletionPolicy = msgbridgev1alpha1.DeletionPolicyDelete
 			mb.Spec.NodeSelector = map[string]string{"pool": "bridges"}

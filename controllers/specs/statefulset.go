@@ -228,6 +228,7 @@ func accountEnv(mb *msgbridgev1alpha1.MessagingBridge, plain func(name, value st
 		{contract.EnvSendRate, mb.Spec.SendRate},
 		{contract.EnvTypingDelay, mb.Spec.TypingDelay},
 		{contract.EnvInboxRetention, durationOrEmpty(mb.Spec.InboxRetention)},
+		{contract.EnvMessageRetention, durationOrEmpty(mb.Spec.MessageRetention)},
 		{contract.EnvMediaRetention, durationOrEmpty(mb.Spec.MediaRetention)},
 	} {
 		if s.value != "" {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/msgbridge/msgbridge/bridge/audit"
 	"github.com/msgbridge/msgbridge/bridge/datadir"
+	"github.com/msgbridge/msgbridge/bridge/diskguard"
 	"github.com/msgbridge/msgbridge/bridge/guard"
 	"github.com/msgbridge/msgbridge/bridge/httpapi"
 	"github.com/msgbridge/msgbridge/bridge/httpapi/dashboard"
@@ -60,7 +61,9 @@ type app struct {
 	// downloads fetches incoming attachments into DATA_DIR/media.
 	downloads *media.Downloader
 	uploads   *spool.Uploads
-	server    *http.Server
+	// disk watches DATA_DIR's free space (DISK_RESERVE).
+	disk   *diskguard.Guard
+	server *http.Server
 
 	// closers undo build's steps, last first.
 	closers []func()
@@ -238,10 +241,13 @@ func newMessaging(ctx context.Context, a *app) error {
 	}
 	a.downloads = media.NewDownloader(media.DownloaderOptions{Store: a.media, Dir: a.dir.MediaDir(), Key: mediaKey,
 		Source: mediaSource{a.session}, Log: a.log.WithName("media")})
+	if err := guardDisk(a); err != nil {
+		return err
+	}
 	a.contacts = whatsapp.NewContactBook(a.session, a.db, a.writer, a.settings.CheckRate, a.settings.CheckBurst)
 	a.queue = sendqueue.New(sendqueue.Options{
 		Log: a.messages, Sender: a.session, Schedule: a.settings.RetrySchedule, Rate: a.settings.SendRate,
-		Checker: a.contacts.QueueChecks(), Accounts: a.session,
+		Checker: a.contacts.QueueChecks(), Accounts: a.session, Space: a.disk,
 	})
 	a.uploads = spool.NewUploads(spool.UploadOptions{DB: a.db, Batcher: a.writer, Dir: a.dir.SpoolDir(), Retention: a.settings.UploadRetention,
 		Log: a.log.WithName("uploads")})
@@ -251,7 +257,25 @@ func newMessaging(ctx context.Context, a *app) error {
 	if err := a.downloads.CleanUp(ctx); err != nil {
 		return fmt.Errorf("clean up %s: %w", a.dir.MediaDir(), err)
 	}
-	a.metrics.Watch(gauges(ctx, a.messages, a.webhooks, a.session))
+	sources := gauges(ctx, a.messages, a.webhooks, a.session)
+	sources.DiskFree = func() float64 { return float64(a.disk.Free()) }
+	a.metrics.Watch(sources)
+	return nil
+}
+
+// guardDisk makes the disk guard, which stops the session's link while
+// DATA_DIR's disk is below DISK_RESERVE; a disk already low keeps the link
+// from starting at all.
+func guardDisk(a *app) error {
+	guard, err := diskguard.New(diskguard.Options{
+		Dir: a.dir.Root(), Reserve: uint64(a.settings.DiskReserve), //nolint:gosec // a validated positive size
+		Log: a.log.WithName("disk"), OnChange: func(low bool, _ diskguard.Space) { a.session.SetDiskLow(low) },
+	})
+	if err != nil {
+		return err
+	}
+	a.disk = guard
+	a.session.SetDiskLow(guard.Low())
 	return nil
 }
 

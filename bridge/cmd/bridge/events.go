@@ -108,3 +108,26 @@ func (q quotes) Quoted(ctx context.Context, chat bridge.Recipient, id string) (b
 	}
 	return bridge.Quoted{}, false, nil
 }
+
+// downloadsOnConnect starts the media downloads that found no session (all
+// of them just after a restart) each time the session connects, instead of
+// at their next look up to half a minute later.
+func (a *app) downloadsOnConnect(ctx context.Context) error {
+	changes, stop := a.session.Subscribe()
+	defer stop()
+	var was bool
+	for {
+		connected := a.session.Status().Connected()
+		if connected && !was {
+			if err := a.downloads.SessionConnected(ctx); err != nil && ctx.Err() == nil {
+				a.log.Error(err, "start the deferred media downloads")
+			}
+		}
+		was = connected
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-changes:
+		}
+	}
+}

@@ -43,6 +43,11 @@ func (a *app) run(ctx context.Context) error {
 		{"webhooks", a.webhooks.Run},
 		{"incoming history", a.inbox.Run},
 		{"media downloads", a.downloads.Run},
+		{"media downloads on connect", a.downloadsOnConnect},
+		{"disk guard", a.disk.Run},
+		{"message retention", func(ctx context.Context) error {
+			return a.messages.RunRetention(ctx, a.settings.MessageRetention)
+		}},
 	}
 	partsCtx, stopParts := context.WithCancel(ctx)
 	defer stopParts()

@@ -31,7 +31,7 @@ const module = "github.com/msgbridge/msgbridge/"
 // part of it. cmd/bridge (the wiring) and wasim (the simulator) have rules
 // of their own in forbidden.
 var (
-	tableRow    = regexp.MustCompile("^\\| (.+?) \\| (.+) \\|$")
+	tableRow    = regexp.MustCompile(`^\| (.+?) \| (.+) \|$`)
 	parentheses = regexp.MustCompile(`\([^()]*\)`)
 	quoted      = regexp.MustCompile("`([a-z/]+)`")
 )

@@ -102,6 +102,7 @@ func (f *fakeMessages) Submit(_ context.Context, req sendqueue.Request) (sendque
 			place = sendqueue.Place{Position: i + 1, ScheduledAt: fakeScheduleStart.Add(time.Duration(i) * 3 * time.Second)}
 		case bridge.StatusFailed:
 			m.LastError = bridge.FailNotOnWhatsApp
+		default: // sent at once: no place, no error
 		}
 		res.Messages, res.Places = append(res.Messages, m), append(res.Places, place)
 	}

@@ -101,20 +101,9 @@ type Result struct {
 // replays the first response; seen with another request, it is a conflict
 // (idempotency_key_reused) and nothing is stored.
 func (q *Queue) Submit(ctx context.Context, req Request) (Result, error) {
-	if err := req.validate(); err != nil {
+	hash, err := q.admit(req)
+	if err != nil {
 		return Result{}, err
-	}
-	if q.opts.Space != nil {
-		if err := q.opts.Space.CheckSpace(); err != nil {
-			return Result{}, err
-		}
-	}
-	var hash string
-	if req.IdempotencyKey != "" {
-		var err error
-		if hash, err = requestHash(req); err != nil {
-			return Result{}, err
-		}
 	}
 	now := q.now()
 	msgs := q.newRows(req, now)
@@ -134,7 +123,7 @@ func (q *Queue) Submit(ctx context.Context, req Request) (Result, error) {
 	}
 	var prior *idempotencyRecord
 	account := q.account()
-	err := q.batcher.Do(ctx, func(tx *sql.Tx) (err error) {
+	err = q.batcher.Do(ctx, func(tx *sql.Tx) (err error) {
 		if req.IdempotencyKey != "" {
 			prior, err = q.claimIdempotencyKey(ctx, tx, req.IdempotencyKey, hash, msgs[0].requestID, now)
 			if err != nil || prior != nil {
@@ -156,13 +145,36 @@ func (q *Queue) Submit(ctx context.Context, req Request) (Result, error) {
 	} else {
 		q.wake.NotifyDue(earliestRetry(msgs)) // their retries are due on the schedule
 	}
+	return q.result(ctx, msgs), nil
+}
+
+// admit checks what a request needs before anything is stored: its
+// content, room on the disk, and the hash its Idempotency-Key stands for.
+func (q *Queue) admit(req Request) (hash string, err error) {
+	if err := req.validate(); err != nil {
+		return "", err
+	}
+	if q.opts.Space != nil {
+		if err := q.opts.Space.CheckSpace(); err != nil {
+			return "", err
+		}
+	}
+	if req.IdempotencyKey == "" {
+		return "", nil
+	}
+	return requestHash(req)
+}
+
+// result is the answer to an accepted request: its messages with their
+// places in the queue.
+func (q *Queue) result(ctx context.Context, msgs []row) Result {
 	places, err := q.places(context.WithoutCancel(ctx), msgs)
 	if err != nil {
 		// The messages are stored and will go: only the estimate is lost.
 		q.logger.Error(err, "read the queue's schedule")
 		places = make([]Place, len(msgs))
 	}
-	return Result{Messages: messages(msgs), Places: places}, nil
+	return Result{Messages: messages(msgs), Places: places}
 }
 
 // earliestRetry is when the first of msgs' next attempts is due (now when

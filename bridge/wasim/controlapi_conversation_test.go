@@ -119,5 +119,4 @@ func TestControlAPIConversation(t *testing.T) {
 	if m.Info.Sender.Server != types.HiddenUserServer || m.Info.Sender.ToNonAD().String() != hidden.LID {
 		t.Errorf("the hidden sender arrived as %s, want %s", m.Info.Sender, hidden.LID)
 	}
-
 }

@@ -128,8 +128,9 @@ func TestNotOnWhatsAppBurst(t *testing.T) {
 		wg.Go(func() {
 			code, raw := sendText(t, p, stranger, "anyone there?")
 			m := decode[sendResponse](t, raw).Messages[0]
-			if !(code == http.StatusUnprocessableEntity && m.Reason == "not_on_whatsapp") &&
-				!(code == http.StatusAccepted && m.Status == "Queued" && m.QueuePosition > 0) {
+			failedAtOnce := code == http.StatusUnprocessableEntity && m.Reason == "not_on_whatsapp"
+			queued := code == http.StatusAccepted && m.Status == "Queued" && m.QueuePosition > 0
+			if !failedAtOnce && !queued {
 				t.Errorf("send %d: %d %s", i, code, raw)
 				return
 			}

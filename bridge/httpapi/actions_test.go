@@ -192,6 +192,11 @@ func TestActionsRefuseWhatWhatsAppWouldNot(t *testing.T) {
 		{"sender of our own", "POST", "/api/messages/m1/reaction?chat=4915100000002&sender=4915100000003", `{"emoji":"👍"}`, 400, "unexpected_sender"},
 		{"unknown parameter", "DELETE", "/api/messages/m1?force=1", "", 400, "invalid_query"},
 		{"revoke with a body", "DELETE", "/api/messages/m1", `{"a":1}`, 400, "unexpected_body"},
+		// Every JSON door refuses what JSON would silently repair.
+		{"a reaction with a NUL", "POST", "/api/messages/m1/reaction", `{"emoji":"👍\u0000"}`, 400, "invalid_text"},
+		{"an edit with a lone surrogate", "PATCH", "/api/messages/m1", `{"text":"hi \ud800"}`, 400, "invalid_text"},
+		{"a read mark not UTF-8", "POST", "/api/chats/4915100000002/read", "{\"message_id\":\"3A0123\xff\"}", 400, "invalid_text"},
+		{"a presence with a NUL", "POST", "/api/chats/4915100000002/presence", `{"state":"composing\u0000"}`, 400, "invalid_text"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			status, body := call(t, tc.method, base+tc.path, strings.NewReader(tc.body), key, jsonType)

@@ -51,9 +51,41 @@ func (s *server) getMedia(w http.ResponseWriter, r *http.Request) error {
 	// ServeContent answers ranges, conditionals and HEAD; a chunk that fails
 	// to authenticate mid-body ends the response short, never with bytes
 	// that were changed.
-	http.ServeContent(w, r, "", f.ReceivedAt, f.Content)
+	http.ServeContent(&rangeErrorWriter{ResponseWriter: w}, r, "", f.ReceivedAt, f.Content)
 	return nil
 }
+
+// rangeErrorWriter answers ServeContent's 416 (a range outside the file)
+// in the error shape, code range_not_satisfiable, keeping its
+// Content-Range: ServeContent writes it as plain text (http.Error).
+type rangeErrorWriter struct {
+	http.ResponseWriter
+	refused, answered bool
+}
+
+func (w *rangeErrorWriter) WriteHeader(status int) {
+	if status != http.StatusRequestedRangeNotSatisfiable {
+		w.ResponseWriter.WriteHeader(status)
+		return
+	}
+	w.refused = true
+}
+
+// Write writes the error shape in place of ServeContent's text, once.
+func (w *rangeErrorWriter) Write(p []byte) (int, error) {
+	if !w.refused {
+		return w.ResponseWriter.Write(p)
+	}
+	if !w.answered {
+		w.answered = true
+		writeErrorBody(w.ResponseWriter, http.StatusRequestedRangeNotSatisfiable, "range_not_satisfiable",
+			strings.TrimSpace(string(p))+"; the file has "+strings.TrimPrefix(w.Header().Get("Content-Range"), "bytes */")+" bytes")
+	}
+	return len(p), nil
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *rangeErrorWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // contentType is the sender's MIME type when it parses, else
 // application/octet-stream.

@@ -103,6 +103,22 @@ func TestGetMediaRange(t *testing.T) {
 	}
 }
 
+// A range outside the file is 416 in the error shape, with the file's
+// length in Content-Range, like every other error of the API.
+func TestGetMediaRangeNotSatisfiable(t *testing.T) {
+	base := mediaServer(t)
+	resp := do(t, http.MethodGet, base+"/api/media/"+videoID, nil, "X-API-Key: "+testAPIKey, "Range: bytes=100000-")
+	body, _ := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestedRangeNotSatisfiable || errorCode(t, string(body)) != "range_not_satisfiable" ||
+		!strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+		t.Fatalf("%d %s %q", resp.StatusCode, resp.Header.Get("Content-Type"), body)
+	}
+	if got := resp.Header.Get("Content-Range"); got != "bytes */100000" {
+		t.Errorf("Content-Range %q, want bytes */100000", got)
+	}
+}
+
 // Every error has its status and code; the API key is required.
 func TestGetMediaErrors(t *testing.T) {
 	base := mediaServer(t)

@@ -82,6 +82,7 @@ func TestPairingCodeValidation(t *testing.T) {
 		{"application/json", `{"number":"120363025246125486@g.us"}`, 400, "invalid_number"},
 		{"application/json", `{"number":"4915100000002","x":1}`, 400, "invalid_json"},
 		{"application/json", `{"number":"4915100000002"}{}`, 400, "invalid_json"},
+		{"application/json", `{"number":"4915100000002\u0000"}`, 400, "invalid_text"},
 		{"application/json", `{"number":"` + strings.Repeat("1", maxJSONBody) + `"}`, 413, "body_too_large"},
 		{"text/plain", `{"number":"4915100000002"}`, 415, "unsupported_media_type"},
 	} {

@@ -189,17 +189,15 @@ func (b *ContactBook) ask(ctx context.Context, number string, maxWait time.Durat
 }
 
 // run sends q after wait (its token's time), closed to new numbers from
-// then on, and stores what WhatsApp answered.
+// then on, and stores what WhatsApp answered. The wait and the question
+// end the moment the link leaves connected, like a send: the send queue's
+// attempt behind a check must not hold a message on a dead link.
 func (b *ContactBook) run(ctx context.Context, q *contactQuery, wait time.Duration) {
 	defer close(q.done)
-	if wait > 0 {
-		timer := time.NewTimer(wait)
-		<-timer.C
-		b.mu.Lock()
-		if b.open == q {
-			b.open = nil
-		}
-		b.mu.Unlock()
+	ctx, stop := b.m.whileConnected(ctx)
+	defer stop()
+	if q.err = b.waitForToken(ctx, q, wait); q.err != nil {
+		return
 	}
 	q.answers, q.err = b.m.lookUp(ctx, q.numbers)
 	now := b.now()
@@ -209,6 +207,29 @@ func (b *ContactBook) run(ctx context.Context, q *contactQuery, wait time.Durati
 			b.m.log.Error(err, "store contact")
 		}
 		b.remember(c, now)
+	}
+}
+
+// waitForToken waits out q's wait, or fails when ctx ends first; q takes
+// no more numbers from then on.
+func (b *ContactBook) waitForToken(ctx context.Context, q *contactQuery, wait time.Duration) error {
+	if wait <= 0 {
+		return nil
+	}
+	defer func() {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if b.open == q {
+			b.open = nil
+		}
+	}()
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
 	}
 }
 

@@ -69,6 +69,15 @@ func TestActionsThroughTheAPI(t *testing.T) {
 		t.Errorf("revoke of %s: %s", sent.WhatsAppID, target)
 	}
 
+	// An id neither in the log nor in the incoming history, without ?chat=,
+	// names nothing the bridge could act on.
+	for _, a := range [][3]string{{"POST", "/reaction", `{"emoji":"👍"}`}, {"PATCH", "", `{"text":"x"}`}, {"DELETE", "", ""}} {
+		if code, raw := apiJSON(t, p, a[0], "/api/messages/3EB0DEADBEEF"+a[1], a[2], nil); code != http.StatusNotFound ||
+			!strings.Contains(raw, `"message_not_found"`) {
+			t.Errorf("%s on an unknown id: %d %s", a[0], code, raw)
+		}
+	}
+
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	asked, err := contact.SendText(ctx, types.NewJID(testAccount, types.DefaultUserServer), "a question")

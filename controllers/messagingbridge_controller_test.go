@@ -150,6 +150,9 @@ func TestCRDRejectsInvalidSpecs(t *testing.T) {
 		{"mediaRetention two years", "", func(s *msgbridgev1alpha1.MessagingBridgeSpec) {
 			s.MediaRetention = &metav1.Duration{Duration: 2 * 8760 * time.Hour}
 		}, "mediaRetention must be from 1s to 8760h"},
+		{"trustedProxies with a host name", "", func(s *msgbridgev1alpha1.MessagingBridgeSpec) {
+			s.TrustedProxies = []string{"10.244.0.0/16", "ingress.example.com"}
+		}, "trustedProxies must be CIDRs or IP addresses"},
 		{"secret name with capitals", "", func(s *msgbridgev1alpha1.MessagingBridgeSpec) { s.APIKeySecretRef = ref("Sales_Keys", "apiKey") }, "DNS-1123 subdomain"},
 		{"webhook secret name with slash", "", func(s *msgbridgev1alpha1.MessagingBridgeSpec) { s.Webhook.SecretRef = ref("a/b", "secret") }, "DNS-1123 subdomain"},
 		{"secret key with slash", "", func(s *msgbridgev1alpha1.MessagingBridgeSpec) { s.TOTPSecretRef = ref("keys", "a/b") }, "should match"},
@@ -173,6 +176,12 @@ func TestCRDRejectsInvalidSpecs(t *testing.T) {
 			}
 		})
 	}
+
+	t.Run("trustedProxies of CIDRs and addresses", func(t *testing.T) {
+		mb := newBridge(ns, "proxies")
+		mb.Spec.TrustedProxies = []string{"10.244.0.0/16", "192.168.1.7", "fd00::/8"}
+		create(t, mb)
+	})
 
 	t.Run("storage change", func(t *testing.T) {
 		mb := newBridge(ns, "storage")

@@ -143,6 +143,17 @@ type MessagingBridgeSpec struct {
 	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('1s') && duration(self) <= duration('8760h')",message="messageRetention must be from 1s to 8760h"
 	MessageRetention *metav1.Duration `json:"messageRetention,omitempty"`
 
+	// TrustedProxies are the CIDRs or addresses whose X-Forwarded-For the
+	// bridge believes (an Ingress controller's pods), so that its limits
+	// and audit records name the client rather than the proxy. Empty: the
+	// header is ignored, since any client can write it.
+	// +optional
+	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:items:MaxLength=64
+	// +kubebuilder:validation:XValidation:rule="self.all(p, isCIDR(p) || isIP(p))",message="trustedProxies must be CIDRs or IP addresses"
+	// +listType=set
+	TrustedProxies []string `json:"trustedProxies,omitempty"`
+
 	// MediaRetention is how long received attachments are kept, from 1s to
 	// 8760h. Empty: the bridge's default, 168h.
 	// +optional

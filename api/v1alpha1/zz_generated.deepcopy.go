@@ -164,6 +164,11 @@ func (in *MessagingBridgeSpec) DeepCopyInto(out *MessagingBridgeSpec) {
 		*out = new(metav1.Duration)
 		**out = **in
 	}
+	if in.TrustedProxies != nil {
+		in, out := &in.TrustedProxies, &out.TrustedProxies
+		*out = make([]string, len(*in))
+		copy(*out, *in)
+	}
 	if in.MediaRetention != nil {
 		in, out := &in.MediaRetention, &out.MediaRetention
 		*out = new(metav1.Duration)

@@ -230,6 +230,7 @@ func accountEnv(mb *msgbridgev1alpha1.MessagingBridge, plain func(name, value st
 		{contract.EnvInboxRetention, durationOrEmpty(mb.Spec.InboxRetention)},
 		{contract.EnvMessageRetention, durationOrEmpty(mb.Spec.MessageRetention)},
 		{contract.EnvMediaRetention, durationOrEmpty(mb.Spec.MediaRetention)},
+		{contract.EnvTrustedProxies, strings.Join(mb.Spec.TrustedProxies, ",")},
 	} {
 		if s.value != "" {
 			out = append(out, plain(s.env, s.value))

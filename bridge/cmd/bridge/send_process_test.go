@@ -147,6 +147,13 @@ func decode[T any](t *testing.T, body string) T {
 	return v
 }
 
+// sentOrBeyond: a message sent on its attempt, whose answer or log entry may
+// already show the contact's receipt (the simulator's phones answer within
+// milliseconds, before the bridge builds its answer on a loaded machine).
+func sentOrBeyond(status string) bool {
+	return status == "Sent" || status == "Delivered" || status == "Read"
+}
+
 // A tiny but real PNG and PDF: the bridge sniffs types from content.
 var (
 	pngData = append([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89"), bytes.Repeat([]byte{7}, 2000)...)
@@ -179,7 +186,7 @@ func TestSendTextImageDocumentToContactAndGroup(t *testing.T) {
 			}
 			for i, typ := range []string{"text", "image", "document"} {
 				m := resp.Messages[i]
-				if m.Type != typ || m.Status != "Sent" || m.RetryCount != 0 || m.ID == "" || m.WhatsAppID == "" {
+				if m.Type != typ || !sentOrBeyond(m.Status) || m.RetryCount != 0 || m.ID == "" || m.WhatsAppID == "" {
 					t.Errorf("item %d: %+v", i, m)
 				}
 			}

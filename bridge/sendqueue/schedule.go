@@ -42,10 +42,23 @@ func meanGap(interval time.Duration) time.Duration {
 	return paceGap(interval, 0.5)
 }
 
-// selectAhead counts the waiting messages the worker takes before the one
-// due at ? with id ?: due earlier, or at the same time and accepted earlier.
-const selectAhead = `SELECT count(*) FROM messages e WHERE e.next_attempt_at IS NOT NULL AND
-	(e.next_attempt_at < ? OR (e.next_attempt_at = ? AND e.rowid < (SELECT rowid FROM messages WHERE id = ?)))`
+// maxCountedAhead bounds how many waiting messages an answer counts before
+// each of its own. Counting is a scan of the due index, so an exact place in
+// a queue of thousands (a burst accepted while unlinked) made every
+// accepted request slower the longer the queue: 2,000 sends ran at 28 % of
+// their rate without places. Beyond the bound the place is
+// maxCountedAhead+1 and its time a lower bound (at the default 20/m, 100
+// messages ahead are over five minutes away); /health's depth counts all.
+const maxCountedAhead = 100
+
+// selectAhead counts, up to its limit (?3) each, the waiting messages the
+// worker takes before the one due at ?1 with id ?2: due earlier, or at the
+// same time and accepted earlier. Two counts rather than one with OR, so
+// that each is a range of the due index (messages_due), not a table scan.
+const selectAhead = `SELECT
+	(SELECT count(*) FROM (SELECT 1 FROM messages WHERE next_attempt_at < ?1 LIMIT ?3)) +
+	(SELECT count(*) FROM (SELECT 1 FROM messages WHERE next_attempt_at = ?1
+		AND rowid < (SELECT rowid FROM messages WHERE id = ?2) LIMIT ?3))`
 
 // places reads where each Queued message of msgs stands; the others get
 // the zero Place.
@@ -64,9 +77,10 @@ func (q *Queue) places(ctx context.Context, msgs []row) ([]Place, error) {
 			continue
 		}
 		var ahead int
-		if err := q.db.QueryRowContext(ctx, selectAhead, due.Int64, due.Int64, m.ID).Scan(&ahead); err != nil {
+		if err := q.db.QueryRowContext(ctx, selectAhead, due.Int64, m.ID, maxCountedAhead).Scan(&ahead); err != nil {
 			return nil, err
 		}
+		ahead = min(ahead, maxCountedAhead)
 		out[i] = Place{Position: ahead + 1, ScheduledAt: scheduledAt(now, time.UnixMilli(due.Int64), q.pace.readyAt(),
 			q.heldUntil(now), ahead, q.pace.interval)}
 	}

@@ -65,3 +65,20 @@ func TestSubmitPlaces(t *testing.T) {
 		t.Errorf("pace %+v, %v; want 3 waiting, 1/m, next at %s", pace, err, res.Places[1].ScheduledAt)
 	}
 }
+
+// Places are counted up to maxCountedAhead messages ahead: a longer queue
+// answers maxCountedAhead+1 instead of scanning all of it on every answer.
+func TestPlacesAreCountedUpToABound(t *testing.T) {
+	f := newFixture(t, time.Hour)
+	f.reopen(func(_ *LogOptions, o *Options) { o.Rate = bridge.SendRate{N: 1, Per: time.Hour} })
+	texts := make([]string, maxCountedAhead+3)
+	for i := range texts {
+		texts[i] = "queued"
+	}
+	res := f.submit(textRequest(texts...))
+	for i, p := range res.Places[1:] {
+		if want := min(i+1, maxCountedAhead+1); p.Position != want {
+			t.Fatalf("message %d at position %d, want %d", i+1, p.Position, want)
+		}
+	}
+}

@@ -52,6 +52,7 @@ const selectEarlierInChat = `SELECT e.id, e.next_attempt_at > ? FROM messages m 
 func (q *Queue) clearOfEarlier(ctx context.Context, id string) bool {
 	deadline := time.Now().Add(inFlightWait)
 	for {
+		seen := q.releaseCount()
 		earlier, err := q.earlierInChat(ctx, id)
 		if err != nil {
 			return false // an unreadable order is the worker's to sort out
@@ -61,7 +62,7 @@ func (q *Queue) clearOfEarlier(ctx context.Context, id string) bool {
 		}
 		// Paced, an earlier message that is not being sent takes the next
 		// slot: waiting for it would be waiting for the pace.
-		released, allGoing := q.whenReleased(earlier, q.pace.interval > 0)
+		released, allGoing := q.whenReleased(earlier, q.pace.interval > 0, seen)
 		if !allGoing {
 			return false
 		}
@@ -101,14 +102,31 @@ func (q *Queue) earlierInChat(ctx context.Context, id string) ([]earlier, error)
 	return out, rows.Err()
 }
 
+// releaseCount is the number of announcements so far; read it before the
+// order is read from the database.
+func (q *Queue) releaseCount() uint64 {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.releases
+}
+
+// closedChannel is ready at once: the order must be read again.
+var closedChannel = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
 // whenReleased returns a channel closed when an attempt or a claim next
 // ends, and whether every one of msgs is going: being sent now, or,
 // unpaced, claimed by a request or due now for the worker. Paced, a message
 // merely claimed by a request that itself waits is not going: waiting for
-// it chained every request to one chat behind the one before.
-func (q *Queue) whenReleased(msgs []earlier, paced bool) (<-chan struct{}, bool) {
+// it chained every request to one chat behind the one before. When an
+// attempt ended since seen (the count read before msgs were), msgs may be
+// finished already and no later release may come: the channel is ready at
+// once so that the caller reads the order again.
+func (q *Queue) whenReleased(msgs []earlier, paced bool, seen uint64) (<-chan struct{}, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	if q.releases != seen {
+		return closedChannel, true
+	}
 	for _, e := range msgs {
 		going := q.sending[e.id] || (!paced && (q.claims.Held(e.id) || !e.dueLater))
 		if !going {

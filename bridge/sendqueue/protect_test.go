@@ -292,6 +292,27 @@ func TestConcurrentRequestsToOneChat(t *testing.T) {
 	}
 }
 
+// An earlier message's attempt that ends between a request's read of its
+// chat's order and its wait is not missed: the request reads the order
+// again at once instead of waiting for a release that already happened
+// (under load, the last requests of a burst waited out inFlightWait so).
+func TestReleaseBetweenReadAndWaitIsNotMissed(t *testing.T) {
+	f := newFixture(t, time.Hour)
+	q := f.q
+	seen := q.releaseCount()
+	q.markSending("earlier", true)
+	q.markSending("earlier", false) // its attempt ends after the read
+	released, going := q.whenReleased([]earlier{{id: "earlier"}}, false, seen)
+	if !going {
+		t.Fatal("an earlier message due now counts as going")
+	}
+	select {
+	case <-released:
+	default:
+		t.Error("the request would wait for a release that already happened")
+	}
+}
+
 // A request whose first item fails and waits for its retry answers at once:
 // its later items do not wait for the first's claim, which the request
 // itself holds, and stay Queued behind it.

@@ -65,6 +65,9 @@ type Queue struct {
 	// released is closed and replaced (under mu) whenever attempts end, for
 	// requests that wait for an earlier message of their chat (order.go).
 	released chan struct{}
+	// releases counts the announcements: a waiter that read the order
+	// before one happened must look again rather than wait for the next.
+	releases uint64
 }
 
 // New returns a queue sending through opts.Sender; Run must run for retries
@@ -310,6 +313,7 @@ func (q *Queue) markSending(id string, on bool) {
 // announceLocked wakes the requests that wait for an earlier message of
 // their chat (order.go).
 func (q *Queue) announceLocked() {
+	q.releases++
 	if q.released != nil {
 		close(q.released)
 		q.released = nil

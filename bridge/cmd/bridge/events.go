@@ -113,17 +113,25 @@ func (q quotes) Quoted(ctx context.Context, chat bridge.Recipient, id string) (b
 // of them just after a restart) each time the session connects, instead of
 // at their next look up to half a minute later.
 func (a *app) downloadsOnConnect(ctx context.Context) error {
+	return a.eachConnect(ctx, func() {
+		if err := a.downloads.SessionConnected(ctx); err != nil && ctx.Err() == nil {
+			a.log.Error(err, "start the deferred media downloads")
+		}
+	})
+}
+
+// eachConnect calls connected each time the session connects, until ctx
+// ends.
+func (a *app) eachConnect(ctx context.Context, connected func()) error {
 	changes, stop := a.session.Subscribe()
 	defer stop()
 	var was bool
 	for {
-		connected := a.session.Status().Connected()
-		if connected && !was {
-			if err := a.downloads.SessionConnected(ctx); err != nil && ctx.Err() == nil {
-				a.log.Error(err, "start the deferred media downloads")
-			}
+		now := a.session.Status().Connected()
+		if now && !was {
+			connected()
 		}
-		was = connected
+		was = now
 		select {
 		case <-ctx.Done():
 			return nil

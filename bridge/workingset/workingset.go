@@ -1,0 +1,62 @@
+// Package workingset gives back the pages of the bridge's own executable
+// that start-up touched and idle running does not need.
+//
+// Most of an idle bridge's resident memory is not its data but its program:
+// start-up runs every package's initialisation, opens and migrates the
+// databases and builds the HTTP routes, and the kernel maps the executable's
+// pages around each one touched (fault-around, 64 KiB at a time), so about
+// 19 MiB of a 28 MiB executable end up mapped while idle running reads about
+// 4 MiB of it. Those pages are read-only and backed by the file: dropping
+// them from the process's page tables (madvise MADV_DONTNEED) loses nothing;
+// a page used again is mapped again from the page cache, which every bridge
+// started from the same image shares. Writable mappings (the Go data and
+// heap) are never touched.
+package workingset
+
+import (
+	"bufio"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// Span is one read-only mapping of the executable.
+type Span struct {
+	Start, End uintptr
+}
+
+// Size is the span's length in bytes.
+func (s Span) Size() uintptr { return s.End - s.Start }
+
+// ReadOnlySpans lists the mappings of exe that are not writable, from the
+// text of /proc/self/maps. A line it cannot read is skipped: the kernel
+// writes this file, and a mapping left out is only a page not given back.
+func ReadOnlySpans(maps io.Reader, exe string) []Span {
+	var spans []Span
+	sc := bufio.NewScanner(maps)
+	for sc.Scan() {
+		if s, ok := readOnlySpan(sc.Text(), exe); ok {
+			spans = append(spans, s)
+		}
+	}
+	return spans
+}
+
+// readOnlySpan reads one line of /proc/self/maps:
+// "start-end perms offset dev inode path".
+func readOnlySpan(line, exe string) (Span, bool) {
+	fields := strings.Fields(line)
+	if len(fields) != 6 || fields[5] != exe || len(fields[1]) != 4 || fields[1][1] != '-' {
+		return Span{}, false
+	}
+	lo, hi, ok := strings.Cut(fields[0], "-")
+	if !ok {
+		return Span{}, false
+	}
+	start, err1 := strconv.ParseUint(lo, 16, 64)
+	end, err2 := strconv.ParseUint(hi, 16, 64)
+	if err1 != nil || err2 != nil || end <= start || uint64(uintptr(end)) != end {
+		return Span{}, false
+	}
+	return Span{Start: uintptr(start), End: uintptr(end)}, true
+}

@@ -1,0 +1,42 @@
+package workingset
+
+import (
+	"strings"
+	"testing"
+)
+
+const sampleMaps = `00400000-00ec4000 r-xp 00000000 08:01 1234   /usr/local/bin/bridge
+00ec4000-01ea2000 r--p 00ac4000 08:01 1234   /usr/local/bin/bridge
+01ea2000-01f43000 rw-p 01aa2000 08:01 1234   /usr/local/bin/bridge
+01f43000-03f92000 rw-p 00000000 00:00 0
+7f29bec79000-7f29bece8000 r--p 00000000 08:01 99   /usr/lib/locale/C.utf8
+7ffd1000-7ffd2000 r-xp 00000000 00:00 0   [vdso]
+zz-01000000 r--p 00000000 08:01 1234   /usr/local/bin/bridge
+02000000-01000000 r--p 00000000 08:01 1234   /usr/local/bin/bridge
+`
+
+func TestReadOnlySpansKeepsOnlyTheExecutablesReadOnlyMappings(t *testing.T) {
+	got := ReadOnlySpans(strings.NewReader(sampleMaps), "/usr/local/bin/bridge")
+	want := []Span{{0x400000, 0xec4000}, {0xec4000, 0x1ea2000}}
+	if len(got) != len(want) {
+		t.Fatalf("spans %x, want %x", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("span %d: %x, want %x", i, got[i], want[i])
+		}
+	}
+}
+
+func FuzzReadOnlySpans(f *testing.F) {
+	for _, line := range strings.Split(sampleMaps, "\n") {
+		f.Add(line)
+	}
+	f.Fuzz(func(t *testing.T, maps string) {
+		for _, s := range ReadOnlySpans(strings.NewReader(maps), "/usr/local/bin/bridge") {
+			if s.End <= s.Start {
+				t.Fatalf("empty or reversed span %x from %q", s, maps)
+			}
+		}
+	})
+}

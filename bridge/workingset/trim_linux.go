@@ -13,7 +13,7 @@ func Trim() (uintptr, error) {
 	if err != nil {
 		return 0, fmt.Errorf("find the executable: %w", err)
 	}
-	maps, err := os.Open("/proc/self/maps")
+	maps, err := os.Open("/proc/self/smaps")
 	if err != nil {
 		return 0, fmt.Errorf("read the mappings: %w", err)
 	}

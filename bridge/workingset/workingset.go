@@ -28,18 +28,54 @@ type Span struct {
 // Size is the span's length in bytes.
 func (s Span) Size() uintptr { return s.End - s.Start }
 
-// ReadOnlySpans lists the mappings of exe that are not writable, from the
-// text of /proc/self/maps. A line it cannot read is skipped: the kernel
-// writes this file, and a mapping left out is only a page not given back.
-func ReadOnlySpans(maps io.Reader, exe string) []Span {
+// ReadOnlySpans lists the mappings of exe that are not writable and hold
+// only the file's pages, from the text of /proc/self/smaps. A read-only
+// mapping with anonymous pages was written before it became read-only (the
+// relocations of a position-independent build): giving those back would
+// bring back the file's unrelocated bytes, so it is left alone. A line it
+// cannot read is skipped: the kernel writes this file, and a mapping left
+// out is only a page not given back.
+func ReadOnlySpans(smaps io.Reader, exe string) []Span {
 	var spans []Span
-	sc := bufio.NewScanner(maps)
+	var current Span
+	inExe := false
+	flush := func() {
+		if inExe {
+			spans = append(spans, current)
+		}
+		inExe = false
+	}
+	sc := bufio.NewScanner(smaps)
 	for sc.Scan() {
-		if s, ok := readOnlySpan(sc.Text(), exe); ok {
-			spans = append(spans, s)
+		line := sc.Text()
+		if s, ok := readOnlySpan(line, exe); ok {
+			flush()
+			current, inExe = s, true
+			continue
+		}
+		if isMappingHeader(line) {
+			flush()
+			continue
+		}
+		if inExe && hasAnonymousPages(line) {
+			inExe = false
 		}
 	}
+	flush()
 	return spans
+}
+
+// isMappingHeader reports whether line starts a mapping's block
+// ("start-end perms ..."), as opposed to one of its "Key: value" lines.
+func isMappingHeader(line string) bool {
+	first, _, _ := strings.Cut(line, " ")
+	return strings.Contains(first, "-") && !strings.HasSuffix(first, ":")
+}
+
+// hasAnonymousPages reports whether line is an "Anonymous:" line above 0 kB.
+func hasAnonymousPages(line string) bool {
+	rest, ok := strings.CutPrefix(line, "Anonymous:")
+	return ok && strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")) != "0"
 }
 
 // readOnlySpan reads one line of /proc/self/maps:

@@ -74,9 +74,13 @@ func BenchmarkRestartToConnected(b *testing.B) {
 //
 //	go test -run=NONE -bench=IdleRSS -benchtime=3x ./bridge/cmd/bridge
 //	hack/perf-baseline.sh main IdleRSS -benchtime=3x
+//	IDLE_SETTLE=2m hack/perf-baseline.sh main IdleRSS -benchtime=1x  # steady state
 func BenchmarkIdleRSS(b *testing.B) {
 	sim := wasim.Start(b)
-	const settle = 10 * time.Second // prekey upload, first heartbeats, GC cycles done
+	settle := 10 * time.Second // prekey upload, first heartbeats, GC cycles done
+	if d, err := time.ParseDuration(os.Getenv("IDLE_SETTLE")); err == nil {
+		settle = d // e.g. 2m: after the periodic jobs' first rounds
+	}
 	for _, c := range candidates(simBridgeBin, envBaselineSimBin) {
 		linked := linkedDataDirOf(b, sim, c.bin)
 		var linkedMem, unlinkedMem smapsRollup

@@ -20,6 +20,10 @@ import (
 const (
 	envBaselineBin    = "BASELINE_BRIDGE_BIN"
 	envBaselineSimBin = "BASELINE_SIM_BRIDGE_BIN"
+	// envPeerWuzapiBin is wuzapi (github.com/asternic/wuzapi, the leanest
+	// peer gateway on whatsmeow), built from its source with the same
+	// flags as ours; its start-up is measured beside ours when given.
+	envPeerWuzapiBin = "PEER_WUZAPI_BIN"
 )
 
 // candidate is one bridge binary a benchmark measures.
@@ -49,10 +53,19 @@ func BenchmarkStartupToFirstAnswer(b *testing.B) {
 		dirs[i] = b.TempDir()
 		startToFirstAnswer(b, c.bin, dirs[i]) // creates the databases
 	}
+	peer, peerDir := os.Getenv(envPeerWuzapiBin), ""
+	if peer != "" {
+		peerDir = wuzapiDir(b, peer)
+		startWuzapiToFirstAnswer(b, peerDir) // creates its databases
+	}
+	var peerTimes []time.Duration
 	b.ResetTimer()
 	for range b.N {
 		for i, c := range cs {
 			times[i] = append(times[i], startToFirstAnswer(b, c.bin, dirs[i]))
+		}
+		if peer != "" {
+			peerTimes = append(peerTimes, startWuzapiToFirstAnswer(b, peerDir))
 		}
 	}
 	b.StopTimer()
@@ -62,7 +75,38 @@ func BenchmarkStartupToFirstAnswer(b *testing.B) {
 	if len(cs) == 2 {
 		b.ReportMetric(float64(median(times[1]))/float64(median(times[0])), "x-faster")
 	}
+	if peer != "" {
+		b.ReportMetric(float64(median(peerTimes).Microseconds())/1000, "ms-median-wuzapi")
+		b.ReportMetric(float64(median(peerTimes))/float64(median(times[0])), "x-faster-than-wuzapi")
+	}
 	b.ReportMetric(0, "ns/op")
+}
+
+// wuzapiDir is a directory holding a copy of wuzapi's binary: wuzapi keeps
+// its databases beside its executable.
+func wuzapiDir(b *testing.B, bin string) string {
+	b.Helper()
+	dir := b.TempDir()
+	exe, err := os.ReadFile(bin)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(dir+"/wuzapi", exe, 0o700); err != nil { //nolint:gosec // an executable
+		b.Fatal(err)
+	}
+	return dir
+}
+
+// startWuzapiToFirstAnswer starts wuzapi as its README does and returns
+// the time until GET /session/status answered anything (401 without a
+// user's token: its router, database and users are up).
+func startWuzapiToFirstAnswer(b *testing.B, dir string) time.Duration {
+	b.Helper()
+	addr := freeAddr(b)
+	_, port, _ := net.SplitHostPort(addr)
+	cmd := exec.Command(dir+"/wuzapi", "-address", "127.0.0.1", "-port", port, "-admintoken", "peer-admin-token")
+	cmd.Dir = dir
+	return timeToFirstAnswer(b, cmd, "http://"+addr+"/session/status")
 }
 
 // startToFirstAnswer starts bin on dataDir and returns the time until
@@ -72,6 +116,13 @@ func startToFirstAnswer(b *testing.B, bin, dataDir string) time.Duration {
 	addr := freeAddr(b)
 	cmd := exec.Command(bin)
 	cmd.Env = append(validEnv(dataDir), "LISTEN_ADDR="+addr)
+	return timeToFirstAnswer(b, cmd, "http://"+addr+"/health")
+}
+
+// timeToFirstAnswer starts cmd and returns the time until url answered
+// anything; the process is killed after.
+func timeToFirstAnswer(b *testing.B, cmd *exec.Cmd, url string) time.Duration {
+	b.Helper()
 	hc := &http.Client{Timeout: time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
@@ -82,14 +133,14 @@ func startToFirstAnswer(b *testing.B, bin, dataDir string) time.Duration {
 		_ = cmd.Wait()
 	}()
 	for time.Since(start) < 30*time.Second {
-		resp, err := hc.Get("http://" + addr + "/health") //nolint:noctx // a benchmark's poll
+		resp, err := hc.Get(url) //nolint:noctx // a benchmark's poll
 		if err == nil {
 			_ = resp.Body.Close()
 			return time.Since(start)
 		}
 		time.Sleep(200 * time.Microsecond)
 	}
-	b.Fatalf("%s never answered", bin)
+	b.Fatalf("%s never answered", cmd.Path)
 	return 0
 }
 

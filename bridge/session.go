@@ -34,6 +34,13 @@ type SessionStatus struct {
 // Connected reports a live link.
 func (s SessionStatus) Connected() bool { return s.State == contract.StateConnected }
 
+// Equal reports whether s and o say the same in every field.
+func (s SessionStatus) Equal(o SessionStatus) bool {
+	return s.State == o.State && s.Reason == o.Reason && s.Account == o.Account && s.PushName == o.PushName &&
+		s.ConnectedSince.Equal(o.ConnectedSince) && s.LastHeartbeat.Equal(o.LastHeartbeat) &&
+		s.RestrictedUntil.Equal(o.RestrictedUntil)
+}
+
 // Group is a group the linked account belongs to.
 type Group struct {
 	ID           string // the group's JID

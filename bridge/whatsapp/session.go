@@ -172,10 +172,15 @@ func New(ctx context.Context, opts Options) (*Manager, error) {
 		m.status.RestrictedUntil = stored.RestrictedUntil
 		m.endRestrictionAt(stored.RestrictedUntil)
 	}
-	changed := m.status.State != stored.State || m.status.Reason != stored.Reason
-	if err := m.states.save(ctx, m.status, opts.Now(), changed); err != nil {
-		_ = creds.close()
-		return nil, err
+	// A restart that changes nothing (an unlinked bridge) writes nothing: a
+	// commit on a fresh write-ahead log costs three disk syncs, most of a
+	// restart's time before its first answer.
+	if !m.status.Equal(stored) {
+		changed := m.status.State != stored.State || m.status.Reason != stored.Reason
+		if err := m.states.save(ctx, m.status, opts.Now(), changed); err != nil {
+			_ = creds.close()
+			return nil, err
+		}
 	}
 	m.creds = creds
 	m.linked.Store(creds.linked())

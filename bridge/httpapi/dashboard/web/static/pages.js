@@ -120,7 +120,8 @@ function drawChart(days) {
     bar(x + slot / 2, d.failed, "failed", d.day + ": " + d.failed + " failed");
     if (i % 3 === days.length % 3 - 1 || i === days.length - 1) {
       const t = document.createElementNS(ns, "text");
-      t.setAttribute("x", x); t.setAttribute("y", h + 13);
+      t.setAttribute("x", i === days.length - 1 ? w : x); t.setAttribute("y", h + 13);
+      if (i === days.length - 1) t.setAttribute("text-anchor", "end");
       t.textContent = d.day.slice(5);
       svg.append(t);
     }
@@ -176,7 +177,10 @@ function logRow(r) {
   chat.append(el("a", r.chat, { href: "#chat/" + encodeURIComponent(r.chat) }));
   const status = el("td", r.dir === "in" ? "↓ Received" : "↑ " + r.status, { class: "status " + r.status });
   if (r.reason) status.append(el("span", " — " + r.reason, { class: "reason" }));
-  tr.append(el("td", when(r.when)), chat, el("td", r.text), status, el("td", String(r.retries)));
+  chat.dataset.label = "Chat";
+  status.dataset.label = "Status";
+  tr.append(el("td", when(r.when), { "data-label": "When" }), chat, el("td", r.text, { "data-label": "Message" }), status,
+    el("td", String(r.retries), { "data-label": "Retries" }));
   const key = r.id + ":" + r.status;
   if (!window.rowTimes[key]) window.rowTimes[key] = Date.now();
   return tr;
@@ -271,7 +275,7 @@ async function loadReceivers() {
   $("dead-letters").replaceChildren(...dead.map((d) => {
     const li = el("li", `${d.event} · ${when(d.created_at)} · ${d.attempts} attempts · ${d.last_error} `, { "data-id": d.id });
     const b = el("button", "Redeliver", { type: "button", class: "secondary", "aria-label": "Redeliver " + d.event + " " + d.webhook_id });
-    b.addEventListener("click", () => act("/webhooks/" + d.id + "/redeliver", "POST", "Redelivering " + d.event + "."));
+    once(b, () => act("/webhooks/" + d.id + "/redeliver", "POST", "Redelivering " + d.event + "."));
     li.append(b);
     return li;
   }));
@@ -289,13 +293,30 @@ async function act(path, method, done) {
 
 // --- admin ---
 
-// confirmed asks in the page's dialog; true when confirmed.
+// confirmed asks in the page's dialog; true when confirmed. One question
+// at a time: the dialog's close answers the latest.
+let answer = null;
 function confirmed(text) {
   const d = $("confirm");
   $("confirm-text").textContent = text;
   d.returnValue = "";
   d.showModal();
-  return new Promise((resolve) => d.addEventListener("close", () => resolve(d.returnValue === "ok"), { once: true }));
+  return new Promise((resolve) => { answer = resolve; });
+}
+
+function answered() {
+  const resolve = answer;
+  answer = null;
+  if (resolve) resolve($("confirm").returnValue === "ok");
+}
+
+// once runs a button's action with the button disabled meanwhile, so that a
+// second click cannot run it twice.
+function once(button, action) {
+  button.addEventListener("click", () => {
+    button.disabled = true;
+    action().catch((err) => say(String(err), true)).finally(() => { button.disabled = false; });
+  });
 }
 
 // isoWeek is t's ISO week as the audit log names it: 2026-W48.
@@ -313,7 +334,7 @@ async function loadAudit() {
   $("audit").replaceChildren(...a.body.slice().reverse().map((r) => {
     const li = el("li", `${when(r.time)} · ${r.action} · ${r.outcome} · ${r.client}${r.detail ? " · " + r.detail : ""} `, { "data-id": r.id });
     const b = el("button", "Delete", { type: "button", class: "secondary", "aria-label": "Delete audit record " + r.action + " of " + when(r.time) });
-    b.addEventListener("click", async () => {
+    once(b, async () => {
       if (!await confirmed("Delete the audit record " + r.action + " of " + when(r.time) + "? This cannot be undone.")) return;
       await act("/audit/" + encodeURIComponent(r.id) + "?week=" + encodeURIComponent(week), "DELETE", "Audit record deleted.");
     });
@@ -339,6 +360,7 @@ async function replay(form) {
 
 function startPages() {
   $("purge-date").value = new Date().toISOString().slice(0, 10);
+  $("confirm").addEventListener("close", answered);
   const on = (id, f) => $(id).addEventListener("submit", (e) => { e.preventDefault(); f(e.target).catch((err) => say(String(err), true)); });
   on("purge-form", purge);
   on("replay-form", replay);

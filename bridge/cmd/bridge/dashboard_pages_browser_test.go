@@ -9,6 +9,7 @@ import (
 	"image/color"
 	"image/png"
 	"net/http"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -33,7 +34,8 @@ import (
 // measures the time from a receipt to its row's update (see README).
 func TestDashboardPagesInBrowser(t *testing.T) {
 	sim := wasim.Start(t)
-	p := linkedBridge(t, sim, t.TempDir())
+	hooks := newHookReceiver(t)
+	p := bridgeWithDeadLetters(t, sim, hooks)
 	contact := sim.Contact(alice, "Alice")
 	contact.SetReceiptMode(wasim.ReceiptsNone) // the test sends the receipts
 	ctx := browser(t)
@@ -90,9 +92,7 @@ func TestDashboardPagesInBrowser(t *testing.T) {
 	}
 	screenshot(t, ctx, "conversation.png")
 
-	do(t, ctx, "open the receivers", chromedp.Click(chromedp.CSS(`nav a[data-page="receivers"]`)))
-	waitJS(t, ctx, "the webhook's health", `document.getElementById("receivers").textContent.includes("healthy")`, 10*time.Second)
-	screenshot(t, ctx, "receivers.png")
+	receiversPage(t, ctx, p, hooks)
 
 	adminPage(t, ctx, p)
 	receiptFigure(t, ctx, p, contact)
@@ -102,6 +102,52 @@ func TestDashboardPagesInBrowser(t *testing.T) {
 	if w := eval[int](t, ctx, `document.documentElement.scrollWidth`); w > phoneWidth {
 		t.Errorf("the page is %d px wide on a %d px phone", w, phoneWidth)
 	}
+}
+
+// bridgeWithDeadLetters is a linked bridge whose webhook outbox holds dead
+// letters: the events of the link, which the receiver refused, made dead
+// while the bridge was stopped (a day of refusals does not fit in a test),
+// and a receiver that takes them now.
+func bridgeWithDeadLetters(t *testing.T, sim *wasim.Simulator, hooks *hookReceiver) *bridgeProcess {
+	t.Helper()
+	dataDir := t.TempDir()
+	hooks.failing.Store(true)
+	p := linkedBridge(t, sim, dataDir, hooks.env()...)
+	p.kill()
+	db := testutil.OpenBridgeDBAt(t, filepath.Join(dataDir, "bridge.db"))
+	res, err := db.Exec(`UPDATE webhook_outbox SET status = 'dead', attempts = 9, last_error = 'receiver answered 500' WHERE status = 'pending'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		t.Fatal("no webhook event waited for the receiver")
+	}
+	_ = db.Close() // before the bridge opens it
+	hooks.failing.Store(false)
+	p = startBridge(t, simBridgeBin, append(simEnv(sim, dataDir), hooks.env()...))
+	waitAdminState(t, p, "connected", connected)
+	return p
+}
+
+// receiversPage shows the webhook's dead letters and redelivers one: the
+// receiver gets it, and the page lists it no more.
+func receiversPage(t *testing.T, ctx context.Context, p *bridgeProcess, hooks *hookReceiver) {
+	t.Helper()
+	var dead []struct {
+		ID        int64  `json:"id"`
+		WebhookID string `json:"webhook_id"`
+	}
+	request(t, http.MethodGet, "http://"+p.addr+"/api/admin/webhooks/failed", testAdminToken, "", "", &dead)
+	if len(dead) == 0 {
+		t.Fatal("no dead letters")
+	}
+	do(t, ctx, "open the receivers", chromedp.Click(chromedp.CSS(`nav a[data-page="receivers"]`)))
+	waitJS(t, ctx, "the webhook's health", fmt.Sprintf(`document.getElementById("receivers").textContent.includes("%d dead letter")`, len(dead)), 10*time.Second)
+	screenshot(t, ctx, "receivers.png")
+	row := fmt.Sprintf(`#dead-letters li[data-id="%d"]`, dead[0].ID)
+	do(t, ctx, "redeliver", chromedp.Click(chromedp.CSS(row+" button")))
+	hooks.wait("the redelivered "+dead[0].WebhookID, func(e hookEvent) bool { return e.ID == dead[0].WebhookID })
+	waitJS(t, ctx, "the dead letter gone", fmt.Sprintf(`document.querySelector('%s') === null`, row), 10*time.Second)
 }
 
 // mustSend sends a text through the API and returns the answer's body.

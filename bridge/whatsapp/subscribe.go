@@ -11,6 +11,7 @@ func (m *Manager) Subscribe() (<-chan struct{}, func()) { return m.changes.Subsc
 
 // notify signals every subscriber without blocking.
 func (m *Manager) notify() { m.changes.Notify() }
+
 // CurrentQR is the running link attempt's latest QR code. Unlike QR it
 // never starts an attempt, so an observer can show the code without causing
 // one.

@@ -53,7 +53,7 @@ func TestDashboardPagesInBrowser(t *testing.T) {
 	row := fmt.Sprintf(`document.querySelector('#log tr[data-id=%q]')`, sentMsg.ID)
 	waitJS(t, ctx, "the sent row", row+` !== null && `+row+`.dataset.status === "Sent"`, 20*time.Second)
 	do(t, ctx, "mark the page", chromedp.Evaluate[chromedp.Void](`window.notReloaded = true; undefined`))
-	if err := contact.SendReceipt(types.MessageID(sentMsg.WhatsAppID), types.ReceiptTypeRead); err != nil {
+	if err := contact.SendReceipt(sentMsg.WhatsAppID, types.ReceiptTypeRead); err != nil {
 		t.Fatal(err)
 	}
 	waitJS(t, ctx, "the row at Read", row+`.dataset.status === "Read"`, 20*time.Second)
@@ -256,7 +256,7 @@ func receiptFigure(t *testing.T, ctx context.Context, p *bridgeProcess, contact 
 		row := fmt.Sprintf(`document.querySelector('#log tr[data-id=%q]')`, m.ID)
 		waitJS(t, ctx, "the sent row", row+` !== null && `+row+`.dataset.status === "Sent"`, 20*time.Second)
 		start := float64(time.Now().UnixMilli())
-		if err := contact.SendReceipt(types.MessageID(m.WhatsAppID), types.ReceiptTypeRead); err != nil {
+		if err := contact.SendReceipt(m.WhatsAppID, types.ReceiptTypeRead); err != nil {
 			t.Fatal(err)
 		}
 		waitJS(t, ctx, "the row at Read", row+`.dataset.status === "Read"`, 20*time.Second)

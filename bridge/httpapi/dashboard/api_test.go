@@ -105,8 +105,14 @@ func apiDashboard(t *testing.T) (*browser, *fakeDeadLetters, *bridge.Changes) {
 	return b, dead, traffic
 }
 
+// answer is a response's status, headers and body.
+type answer struct {
+	StatusCode int
+	Header     http.Header
+}
+
 // call sends a JSON request of the page: with the CSRF header when csrf.
-func (b *browser) call(method, path string, csrf bool) (*http.Response, string) {
+func (b *browser) call(method, path string, csrf bool) (answer, string) {
 	b.t.Helper()
 	req, err := http.NewRequest(method, b.base+path, nil)
 	if err != nil {
@@ -121,7 +127,7 @@ func (b *browser) call(method, path string, csrf bool) (*http.Response, string) 
 	}
 	defer func() { _ = resp.Body.Close() }()
 	body, _ := io.ReadAll(resp.Body)
-	return resp, string(body)
+	return answer{resp.StatusCode, resp.Header}, string(body)
 }
 
 // The pages' reads need the session; their changes the CSRF token too;

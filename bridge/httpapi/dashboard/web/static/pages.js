@@ -70,9 +70,11 @@ function refresh() {
   });
 }
 
+// trafficChanged reads the page again when it shows traffic; the admin
+// page does not, and its buttons stay where they are under the pointer.
 function trafficChanged() {
   window.trafficTimes.push(Date.now());
-  refresh();
+  if (currentPage() !== "admin") refresh();
 }
 
 // --- overview ---

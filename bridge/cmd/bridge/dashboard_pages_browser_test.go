@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	"go.mau.fi/whatsmeow/types"
 
 	"github.com/msgbridge/msgbridge/bridge/wasim"
@@ -141,7 +142,8 @@ func receiversPage(t *testing.T, ctx context.Context, p *bridgeProcess, hooks *h
 	if len(dead) == 0 {
 		t.Fatal("no dead letters")
 	}
-	do(t, ctx, "open the receivers", chromedp.Click(chromedp.CSS(`nav a[data-page="receivers"]`)))
+	// By keyboard: the link focused, then Enter.
+	do(t, ctx, "open the receivers", chromedp.Focus(chromedp.CSS(`nav a[data-page="receivers"]`)), chromedp.KeyEvent(kb.Enter))
 	waitJS(t, ctx, "the webhook's health", fmt.Sprintf(`document.getElementById("receivers").textContent.includes("%d dead letter")`, len(dead)), 10*time.Second)
 	screenshot(t, ctx, "receivers.png")
 	row := fmt.Sprintf(`#dead-letters li[data-id="%d"]`, dead[0].ID)

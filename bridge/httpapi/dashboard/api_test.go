@@ -111,8 +111,9 @@ type answer struct {
 	Header     http.Header
 }
 
-// call sends a JSON request of the page: with the CSRF header when csrf.
-func (b *browser) call(method, path string, csrf bool) (answer, string) {
+// call sends a JSON request of the page: with the CSRF header when csrf,
+// and the other headers given as name, value.
+func (b *browser) call(method, path string, csrf bool, headers ...string) (answer, string) {
 	b.t.Helper()
 	req, err := http.NewRequest(method, b.base+path, nil)
 	if err != nil {
@@ -120,6 +121,9 @@ func (b *browser) call(method, path string, csrf bool) (answer, string) {
 	}
 	if csrf {
 		req.Header.Set(csrfHeader, b.csrf)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
 	}
 	resp, err := b.client.Do(req)
 	if err != nil {
@@ -154,6 +158,9 @@ func TestAPIBehindTheSession(t *testing.T) {
 	}
 	if resp, body := b.call(http.MethodPost, "/dashboard/api/webhooks/7/redeliver", false); resp.StatusCode != 403 || code(t, body) != "csrf" {
 		t.Errorf("redeliver without the CSRF token: %d %s", resp.StatusCode, body)
+	}
+	if resp, body := b.call(http.MethodPost, "/dashboard/api/webhooks/7/redeliver", true, "Sec-Fetch-Site", "cross-site"); resp.StatusCode != 403 || code(t, body) != "csrf" {
+		t.Errorf("redeliver from another site: %d %s", resp.StatusCode, body)
 	}
 	if resp, body := b.call(http.MethodPost, "/dashboard/api/webhooks/7/redeliver", true); resp.StatusCode != 200 || len(dead.redelivered) != 1 {
 		t.Errorf("redeliver: %d %s, redelivered %v", resp.StatusCode, body, dead.redelivered)

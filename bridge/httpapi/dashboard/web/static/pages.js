@@ -103,7 +103,8 @@ async function loadOverview() {
 function drawChart(days) {
   const ns = "http://www.w3.org/2000/svg";
   const w = 320, h = 140, pad = 20, slot = (w - pad) / Math.max(days.length, 1);
-  const top = Math.max(1, ...days.map((d) => Math.max(d.success, d.failed)));
+  const most = Math.max(0, ...days.map((d) => Math.max(d.success, d.failed)));
+  const top = Math.max(1, most); // the scale of an empty chart
   const svg = document.createElementNS(ns, "svg");
   svg.setAttribute("viewBox", `0 0 ${w} ${h + 16}`);
   svg.setAttribute("aria-hidden", "true");
@@ -130,7 +131,7 @@ function drawChart(days) {
   });
   $("chart").replaceChildren(svg);
   const sum = (k) => days.reduce((a, d) => a + d[k], 0);
-  $("chart-summary").textContent = `Last ${days.length} days: ${sum("success")} delivered (green), ${sum("failed")} failed (red); ${top} at most in a day.`;
+  $("chart-summary").textContent = `Last ${days.length} days: ${sum("success")} delivered (green), ${sum("failed")} failed (red); ${most} at most in a day.`;
 }
 
 // --- messages ---

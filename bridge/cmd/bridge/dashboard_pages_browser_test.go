@@ -17,7 +17,10 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+	"go.mau.fi/whatsmeow/proto/waCommon"
+	"go.mau.fi/whatsmeow/proto/waE2E"
 	"go.mau.fi/whatsmeow/types"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/msgbridge/msgbridge/bridge/wasim"
 	"github.com/msgbridge/msgbridge/internal/testutil"
@@ -91,6 +94,7 @@ func TestDashboardPagesInBrowser(t *testing.T) {
 	if src := eval[string](t, ctx, `document.querySelector("#thread img.media").getAttribute("src")`); !strings.HasPrefix(src, "/dashboard/api/media/") {
 		t.Errorf("the photo's URL is %q", src)
 	}
+	conversationChanges(t, ctx, contact)
 	screenshot(t, ctx, "conversation.png")
 
 	receiversPage(t, ctx, p, hooks)
@@ -179,6 +183,43 @@ func sendPhoto(t *testing.T, contact *wasim.User) {
 	defer cancel()
 	if _, err := contact.SendMedia(ctx, accountJID, wasim.Attachment{Kind: "image", Data: buf.Bytes(), MimeType: "image/png", Caption: "a photo"}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// conversationChanges has the contact write, quote, react, edit and
+// revoke; the open conversation shows each on the message it names.
+func conversationChanges(t *testing.T, ctx context.Context, contact *wasim.User) {
+	t.Helper()
+	send := func(m *waE2E.Message) string {
+		t.Helper()
+		sctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		id, err := contact.Send(sctx, accountJID, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	keyOf := func(id string) *waCommon.MessageKey {
+		return &waCommon.MessageKey{RemoteJID: proto.String(accountJID.String()), FromMe: proto.Bool(false), ID: proto.String(id)}
+	}
+	first := send(&waE2E.Message{Conversation: proto.String("first")})
+	send(&waE2E.Message{ExtendedTextMessage: &waE2E.ExtendedTextMessage{Text: proto.String("a reply"),
+		ContextInfo: &waE2E.ContextInfo{StanzaID: proto.String(first), Participant: proto.String(contact.JID().String())}}})
+	gone := send(&waE2E.Message{Conversation: proto.String("a mistake")})
+	send(&waE2E.Message{ReactionMessage: &waE2E.ReactionMessage{Key: keyOf(first), Text: proto.String("👍")}})
+	send(&waE2E.Message{ProtocolMessage: &waE2E.ProtocolMessage{Key: keyOf(first), Type: waE2E.ProtocolMessage_MESSAGE_EDIT.Enum(),
+		EditedMessage: &waE2E.Message{Conversation: proto.String("first, edited")}}})
+	send(&waE2E.Message{ProtocolMessage: &waE2E.ProtocolMessage{Key: keyOf(gone), Type: waE2E.ProtocolMessage_REVOKE.Enum()}})
+	bubble := func(id string) string { return fmt.Sprintf(`document.querySelector('#thread li[data-id=%q]')`, id) }
+	waitJS(t, ctx, "the edit, the reaction and the revoke applied", fmt.Sprintf(`(() => {
+		const first = %s, gone = %s;
+		return !!first && !!gone && first.querySelector(".text").textContent === "first, edited (edited)" &&
+			first.querySelector(".reaction") !== null && first.querySelector(".reaction").textContent === "👍" &&
+			gone.querySelector(".text").textContent === "This message was deleted.";
+	})()`, bubble(first), bubble(gone)), 30*time.Second)
+	if q := eval[string](t, ctx, `[...document.querySelectorAll("#thread blockquote")].map(b => b.textContent).join("|")`); q != "↩ first, edited (edited)" && q != "↩ first" {
+		t.Errorf("the reply quotes %q", q)
 	}
 }
 

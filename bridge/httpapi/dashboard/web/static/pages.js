@@ -27,6 +27,17 @@ function el(tag, text, attrs) {
   return e;
 }
 
+// changed reports whether data differs from what container shows, and
+// remembers it: a list redrawn only when it changed keeps the keyboard's
+// focus and the button under the pointer.
+const shown = new WeakMap();
+function changed(container, data) {
+  const key = JSON.stringify(data);
+  if (shown.get(container) === key) return false;
+  shown.set(container, key);
+  return true;
+}
+
 const when = (t) => (t ? new Date(t).toLocaleString() : "—");
 // chatKey is a chat as the pages name it: a number without the server.
 const chatKey = (jid) => (jid || "").replace(/@s\.whatsapp\.net$/, "");
@@ -90,8 +101,8 @@ async function loadOverview() {
     $("pace").textContent = "at most " + q.rate;
     $("next-send").textContent = q.next_send_at ? when(q.next_send_at) : "nothing waits";
   }
-  if (days.ok) drawChart(days.body);
-  if (failed.ok) {
+  if (days.ok && changed($("chart"), days.body)) drawChart(days.body);
+  if (failed.ok && changed($("failures"), failed.body.messages)) {
     const list = $("failures");
     list.replaceChildren(...failed.body.messages.map((m) => el("li",
       when(m.updated_at) + " · " + chatKey(m.recipient) + " · " + m.type + ": " + (m.last_error || "failed"))));
@@ -166,6 +177,7 @@ async function loadMessages() {
   const f = new FormData($("filters"));
   const chat = chatKey(String(f.get("chat")).replace(/[^0-9a-z@.\-]/gi, ""));
   const rows = (await entries(f.get("status"), f.get("direction"))).filter((r) => !chat || r.chat.includes(chat));
+  if (!changed($("log"), rows.map((r) => [r.id, r.status, r.reason, r.retries, r.text, r.chat]))) return;
   $("log").replaceChildren(...rows.map(logRow));
   if (!rows.length) {
     const tr = el("tr");
@@ -195,6 +207,7 @@ async function loadChat() {
   const all = await entries("", "");
   const chats = [...new Set(all.map((r) => r.chat))];
   const current = decodeURIComponent(location.hash.split("/")[1] || "");
+  if (!changed($("thread"), [current, all.map((r) => [r.id, r.status, r.raw])])) return;
   $("chats").replaceChildren(...chats.map((c) => {
     const li = el("li");
     const a = el("a", c, { href: "#chat/" + encodeURIComponent(c) });
@@ -273,6 +286,7 @@ async function loadReceivers() {
   const a = await api("/webhooks/failed");
   if (!a.ok) { say(problem(a), true); return; }
   const dead = a.body;
+  if (!changed($("dead-letters"), dead)) return;
   const health = dead.length ? dead.length + " dead letter" + (dead.length === 1 ? "" : "s") : "healthy: no dead letters";
   $("receivers").replaceChildren(el("li", "Webhook (WEBHOOK_URL) — " + health, { class: dead.length ? "warn" : "" }));
   $("dead-letters").replaceChildren(...dead.map((d) => {
@@ -334,6 +348,7 @@ async function loadAudit() {
   const week = $("audit-week").value || isoWeek(new Date());
   const a = await api("/audit?week=" + encodeURIComponent(week));
   if (!a.ok) { say(problem(a), true); return; }
+  if (!changed($("audit"), [week, a.body])) return;
   $("audit").replaceChildren(...a.body.slice().reverse().map((r) => {
     const li = el("li", `${when(r.time)} · ${r.action} · ${r.outcome} · ${r.client}${r.detail ? " · " + r.detail : ""} `, { "data-id": r.id });
     const b = el("button", "Delete", { type: "button", class: "secondary", "aria-label": "Delete audit record " + r.action + " of " + when(r.time) });

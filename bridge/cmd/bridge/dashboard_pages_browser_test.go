@@ -33,7 +33,8 @@ import (
 // and under the overview's failures today; a photo the contact sends shows
 // inline in the conversation, fetched with the session's cookie; the admin
 // page purges a log file and deletes an audit record, each after its
-// confirmation (and a cancelled one deletes nothing). The pages report no
+// confirmation (and a cancelled one deletes nothing); a dead letter is
+// redelivered; the overview shows WhatsApp's restriction of sending. The pages report no
 // console error, exception or Content-Security-Policy violation. It also
 // measures the time from a receipt to its row's update (see README).
 func TestDashboardPagesInBrowser(t *testing.T) {
@@ -101,6 +102,14 @@ func TestDashboardPagesInBrowser(t *testing.T) {
 
 	adminPage(t, ctx, p)
 	receiptFigure(t, ctx, p, contact)
+
+	// The overview's banner while WhatsApp restricts sending, gone when lifted.
+	do(t, ctx, "open the overview", chromedp.Click(chromedp.CSS(`nav a[data-page="overview"]`)))
+	sim.Phone(testAccount).ReachoutLock(time.Now().Add(time.Hour))
+	waitJS(t, ctx, "the restriction banner", `!document.getElementById("banner-restricted").hidden &&
+		document.getElementById("banner-restricted").textContent.includes("restricted sending until")`, 20*time.Second)
+	sim.Phone(testAccount).LiftReachoutLock()
+	waitJS(t, ctx, "the banner gone", `document.getElementById("banner-restricted").hidden`, 20*time.Second)
 	if ps := problems.Snapshot(); len(ps) > 0 {
 		t.Errorf("the pages reported problems: %v", ps)
 	}
@@ -249,7 +258,9 @@ func waitPhotoStored(t *testing.T, p *bridgeProcess) {
 func adminPage(t *testing.T, ctx context.Context, p *bridgeProcess) {
 	t.Helper()
 	do(t, ctx, "open the admin page", chromedp.Click(chromedp.CSS(`nav a[data-page="admin"]`)))
-	waitJS(t, ctx, "the audit list", `document.querySelectorAll("#audit li[data-id]").length > 0`, 10*time.Second)
+	// The redelivery's record comes last: once it shows, the list stays
+	// put under the pointer.
+	waitJS(t, ctx, "the audit list with the redelivery", `document.getElementById("audit").textContent.includes("webhooks.redeliver")`, 10*time.Second)
 	screenshot(t, ctx, "admin.png")
 	id := eval[string](t, ctx, `document.querySelector("#audit li[data-id]").dataset.id`)
 	record := fmt.Sprintf(`document.querySelector('#audit li[data-id=%q]')`, id)

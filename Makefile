@@ -114,7 +114,7 @@ test-alerts: envtest $(HELM) ## Run the chart's alerts through a real Prometheus
 
 .PHONY: screenshots
 screenshots: ## Retake the dashboard screenshots of the README (needs Debian's chromium).
-	DASHBOARD_SCREENSHOTS="$(CURDIR)/bridge/httpapi/dashboard/screenshots" go test -count=1 -run TestDashboardInBrowser ./bridge/cmd/bridge
+	DASHBOARD_SCREENSHOTS="$(CURDIR)/bridge/httpapi/dashboard/screenshots" go test -count=1 -run 'TestDashboardInBrowser|TestDashboardPagesInBrowser' ./bridge/cmd/bridge
 
 ##@ Build
 

@@ -90,6 +90,18 @@ type server struct {
 
 // NewRouter returns the bridge's HTTP handler.
 func NewRouter(d Deps) http.Handler {
+	s := newServer(d)
+	r := NewMux(d.Log)
+	s.publicRoutes(r)
+	s.sessionRoutes(r)
+	s.adminRoutes(r, "/api/admin", s.admin, s.audited)
+	s.messagingRoutes(r)
+	s.pprofRoutes(r)
+	return guard.Forwarded(d.TrustedProxies, s.limitBodies(r))
+}
+
+// newServer fills d's defaults.
+func newServer(d Deps) *server {
 	if d.Now == nil {
 		d.Now = time.Now
 	}
@@ -99,14 +111,7 @@ func NewRouter(d Deps) http.Handler {
 	if d.Limits == (guard.Limits{}) {
 		d.Limits = DefaultServerLimits(d.Send.MaxFileSize)
 	}
-	s := &server{Deps: d, space: spool.NewSpace(d.Send.SpoolDir, d.Send.SpoolMaxBytes)}
-	r := NewMux(d.Log)
-	s.publicRoutes(r)
-	s.sessionRoutes(r)
-	s.adminRoutes(r)
-	s.messagingRoutes(r)
-	s.pprofRoutes(r)
-	return guard.Forwarded(d.TrustedProxies, s.limitBodies(r))
+	return &server{Deps: d, space: spool.NewSpace(d.Send.SpoolDir, d.Send.SpoolMaxBytes)}
 }
 
 const (
@@ -136,15 +141,18 @@ func (s *server) sessionRoutes(r *mux.Router) {
 	r.Handle("/session/logout", s.audited(audit.ActionLogout, s.sessionLogout)).Methods(post)
 }
 
-func (s *server) adminRoutes(r *mux.Router) {
-	r.Handle("/api/admin/state", s.admin(s.adminState)).Methods(get)
-	r.Handle("/api/admin/logs", s.admin(s.purgeLog)).Methods(del)
-	r.Handle("/api/admin/audit", s.admin(s.listAudit)).Methods(get)
-	r.Handle("/api/admin/audit/{id}", s.admin(s.deleteAudit)).Methods(del)
-	r.Handle("/api/admin/webhooks/failed", s.admin(s.listDeadLetters)).Methods(get)
-	r.Handle("/api/admin/webhooks/{id}/redeliver", s.audited(audit.ActionWebhookRedeliver, s.redeliver)).Methods(post)
-	r.Handle("/api/admin/webhooks/replay", s.audited(audit.ActionWebhookReplay, s.replay)).Methods(post)
-	r.Handle("/api/admin/analytics/delivery", s.admin(s.deliveryAnalytics)).Methods(get)
+// adminRoutes are the admin operations under prefix: the API's behind the
+// admin token, the dashboard's behind its signed-in session.
+func (s *server) adminRoutes(r *mux.Router, prefix string, admin func(HandlerFunc) http.Handler,
+	audited func(audit.Action, HandlerFunc) http.Handler) {
+	r.Handle(prefix+"/state", admin(s.adminState)).Methods(get)
+	r.Handle(prefix+"/logs", admin(s.purgeLog)).Methods(del)
+	r.Handle(prefix+"/audit", admin(s.listAudit)).Methods(get)
+	r.Handle(prefix+"/audit/{id}", admin(s.deleteAudit)).Methods(del)
+	r.Handle(prefix+"/webhooks/failed", admin(s.listDeadLetters)).Methods(get)
+	r.Handle(prefix+"/webhooks/{id}/redeliver", audited(audit.ActionWebhookRedeliver, s.redeliver)).Methods(post)
+	r.Handle(prefix+"/webhooks/replay", audited(audit.ActionWebhookReplay, s.replay)).Methods(post)
+	r.Handle(prefix+"/analytics/delivery", admin(s.deliveryAnalytics)).Methods(get)
 }
 
 // messagingRoutes take the API key (POST /send checks it itself: it also

@@ -131,10 +131,9 @@ type Manager struct {
 	link    *linkAttempt
 	linkSeq uint64 // the last link attempt's seq
 
-	// subMu guards subs, the Subscribe channels; it is taken under mu, never
-	// the other way round.
-	subMu sync.Mutex
-	subs  map[chan struct{}]struct{}
+	// changes are the Subscribe channels; notified under mu, never the
+	// other way round.
+	changes bridge.Changes
 }
 
 // New opens the credentials (a wrong ENCRYPTION_KEY stops here, before any

@@ -2,10 +2,15 @@ package testutil
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 )
 
@@ -45,4 +50,48 @@ func Browser(tb testing.TB, timeout time.Duration) context.Context {
 		tb.Fatalf("start Chromium: %v", err)
 	}
 	return ctx
+}
+
+// ConsoleProblems collects what the page reports as going wrong: console
+// errors, uncaught exceptions and the browser's own error entries (a
+// Content-Security-Policy violation, a failed load).
+type ConsoleProblems struct {
+	mu   sync.Mutex
+	list []string
+}
+
+// Listen is the listener to give chromedp.Listen.
+func (c *ConsoleProblems) Listen(ev any) {
+	var p string
+	switch ev := ev.(type) {
+	case *runtime.EventConsoleAPICalled:
+		if ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeWarning || ev.Type == runtime.ConsoleAPICalledTypeAssert {
+			var args []string
+			for _, a := range ev.Args {
+				args = append(args, string(a.Value)+a.Description)
+			}
+			p = fmt.Sprintf("console.%s: %s", ev.Type, strings.Join(args, " "))
+		}
+	case *runtime.EventExceptionThrown:
+		p = "exception: " + ev.ExceptionDetails.Text
+		if ev.ExceptionDetails.Exception != nil {
+			p += " " + ev.ExceptionDetails.Exception.Description
+		}
+	case *log.EventEntryAdded:
+		if ev.Entry.Level == log.EntryLevelError || ev.Entry.Level == log.EntryLevelWarning {
+			p = fmt.Sprintf("%s %s: %s %s", ev.Entry.Source, ev.Entry.Level, ev.Entry.Text, ev.Entry.URL)
+		}
+	}
+	if p != "" {
+		c.mu.Lock()
+		c.list = append(c.list, p)
+		c.mu.Unlock()
+	}
+}
+
+// Snapshot is what went wrong so far.
+func (c *ConsoleProblems) Snapshot() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.list...)
 }

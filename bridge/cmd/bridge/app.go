@@ -15,6 +15,7 @@ import (
 	"github.com/go-logr/logr"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/audit"
 	"github.com/msgbridge/msgbridge/bridge/datadir"
 	"github.com/msgbridge/msgbridge/bridge/diskguard"
@@ -51,13 +52,15 @@ type app struct {
 	writer    *sqlite.Batcher
 	audit     *audit.Log
 	metrics   *metrics.Metrics
-	webhooks  *webhook.Outbox
-	inbox     *inbox.Inbox
-	media     *media.Store
-	messages  *sendqueue.Log
-	session   *whatsapp.Manager
-	contacts  *whatsapp.ContactBook
-	queue     *sendqueue.Queue
+	// traffic tells the dashboard's event streams that messages changed.
+	traffic  *bridge.Changes
+	webhooks *webhook.Outbox
+	inbox    *inbox.Inbox
+	media    *media.Store
+	messages *sendqueue.Log
+	session  *whatsapp.Manager
+	contacts *whatsapp.ContactBook
+	queue    *sendqueue.Queue
 	// downloads fetches incoming attachments into DATA_DIR/media.
 	downloads *media.Downloader
 	uploads   *spool.Uploads
@@ -196,9 +199,10 @@ func openStores(ctx context.Context, a *app) error {
 func newObservers(_ context.Context, a *app) error {
 	a.media = media.NewStore(a.db, a.writer, a.settings.MediaRetention, time.Now)
 	a.metrics = metrics.New()
+	a.traffic = &bridge.Changes{}
 	a.webhooks = webhook.New(webhook.Options{
 		DB: a.db, Batcher: a.writer, URL: a.settings.WebhookURL, Key: []byte(a.settings.WebhookSecret.Reveal()),
-		Log: a.log.WithName("webhook"), Observer: a.metrics,
+		Log: a.log.WithName("webhook"), Observer: trafficObserver{a.metrics, a.traffic},
 	})
 	a.inbox = inbox.New(inbox.Options{
 		DB: a.db, Batcher: a.writer, Webhooks: a.webhooks, Retention: a.settings.InboxRetention,
@@ -212,7 +216,7 @@ func newObservers(_ context.Context, a *app) error {
 // metrics' gauges, which read all three.
 func newMessaging(ctx context.Context, a *app) error {
 	a.messages = sendqueue.NewLog(sendqueue.LogOptions{
-		DB: a.db, Batcher: a.writer, Events: statusEvents{a.webhooks}, Observer: a.metrics,
+		DB: a.db, Batcher: a.writer, Events: statusEvents{a.webhooks}, Observer: trafficObserver{a.metrics, a.traffic},
 		Log: a.log.WithName("sendqueue"),
 	})
 	server, err := simulatorServer(os.LookupEnv)
@@ -226,7 +230,7 @@ func newMessaging(ctx context.Context, a *app) error {
 		Log: a.log.WithName("whatsapp"), Server: server,
 		Events: sessionEvents{
 			Receiver: incoming.Receiver{Writer: a.writer, Media: a.media, History: a.inbox},
-			webhooks: a.webhooks, receipts: a.messages, metrics: a.metrics,
+			webhooks: a.webhooks, receipts: a.messages, metrics: a.metrics, traffic: a.traffic,
 		},
 		Quotes:      quotes{a.messages, a.inbox},
 		TypingDelay: a.settings.TypingDelay, RestrictionBackoff: a.settings.RestrictionBackoff,
@@ -293,42 +297,44 @@ func newHTTPServer(_ context.Context, a *app) error {
 	// One limit on failed credentials per address for the API and the
 	// dashboard's sign-in together.
 	creds := guard.NewCredentials(recorder, time.Now)
-	dash := dashboard.New(dashboard.Options{
-		Session: a.session, AdminToken: s.AdminToken, TOTPKey: []byte(s.TOTPSecret.Reveal()),
-		Audit: recorder, Guard: creds, Log: a.log.WithName("dashboard"),
-	})
 	spoolMax, err := spoolMaxFor(s.SpoolMaxBytes, a.dir.SpoolDir())
 	if err != nil {
 		return err
 	}
 	a.log.Info("spool bounded", "dir", a.dir.SpoolDir(), "maxBytes", spoolMax)
+	deps := httpapi.Deps{
+		Started:    time.Now(),
+		Session:    a.session,
+		AdminToken: s.AdminToken,
+		Messages:   a.queue,
+		Pacing:     a.queue,
+		Uploads:    a.uploads,
+		Targets:    a.queue,
+		Chats:      a.session,
+		Contacts:   a.contacts,
+		Send: httpapi.SendConfig{APIKey: s.APIKey, SpoolDir: a.dir.SpoolDir(), MaxFileSize: s.MaxFileSize,
+			SpoolMaxBytes: spoolMax},
+		Guard:          creds,
+		Limits:         serverLimits(s),
+		TrustedProxies: s.TrustedProxies,
+		Analytics:      sendqueue.Analytics{DB: a.db},
+		Audit:          recorder,
+		LogFiles:       a.logFiles,
+		Metrics:        a.metrics.Handler(),
+		Webhooks:       a.webhooks,
+		Inbox:          a.inbox,
+		Media:          a.downloads,
+		Log:            a.log.WithName("httpapi"),
+		Pprof:          s.Pprof,
+	}
+	dash := dashboard.New(dashboard.Options{
+		Session: a.session, AdminToken: s.AdminToken, TOTPKey: []byte(s.TOTPSecret.Reveal()),
+		Audit: recorder, Guard: creds, Log: a.log.WithName("dashboard"),
+		API: httpapi.DashboardAPI(deps), Traffic: a.traffic,
+	})
+	deps.Dashboard = dash
 	a.server = &http.Server{
-		Handler: httpapi.NewRouter(httpapi.Deps{
-			Started:    time.Now(),
-			Session:    a.session,
-			AdminToken: s.AdminToken,
-			Messages:   a.queue,
-			Pacing:     a.queue,
-			Uploads:    a.uploads,
-			Targets:    a.queue,
-			Chats:      a.session,
-			Contacts:   a.contacts,
-			Send: httpapi.SendConfig{APIKey: s.APIKey, SpoolDir: a.dir.SpoolDir(), MaxFileSize: s.MaxFileSize,
-				SpoolMaxBytes: spoolMax},
-			Guard:          creds,
-			Limits:         serverLimits(s),
-			TrustedProxies: s.TrustedProxies,
-			Analytics:      sendqueue.Analytics{DB: a.db},
-			Audit:          recorder,
-			LogFiles:       a.logFiles,
-			Metrics:        a.metrics.Handler(),
-			Webhooks:       a.webhooks,
-			Inbox:          a.inbox,
-			Media:          a.downloads,
-			Dashboard:      dash,
-			Log:            a.log.WithName("httpapi"),
-			Pprof:          s.Pprof,
-		}),
+		Handler: httpapi.NewRouter(deps),
 		// Bodies are bounded by httpapi's limits (time between reads, a
 		// whole-body deadline, concurrent uploads); headers here.
 		ReadHeaderTimeout: 10 * time.Second,

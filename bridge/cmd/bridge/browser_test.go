@@ -90,14 +90,21 @@ func waitJS(tb testing.TB, ctx context.Context, what, expr string, limit time.Du
 // pageState is the expression of the state the page shows.
 const pageState = `document.getElementById("state").dataset.state`
 
-// signInBrowser opens the dashboard and signs in with the admin token.
+// signInBrowser opens the dashboard of an unlinked bridge and signs in with
+// the admin token.
 func signInBrowser(tb testing.TB, ctx context.Context, base string) {
+	tb.Helper()
+	signInShowing(tb, ctx, base, "pairing-h")
+}
+
+// signInShowing signs in and waits until the element of id is visible.
+func signInShowing(tb testing.TB, ctx context.Context, base, id string) {
 	tb.Helper()
 	do(tb, ctx, "sign in",
 		chromedp.Navigate(base+"/dashboard"),
 		chromedp.SendKeys(chromedp.ID("token"), testAdminToken),
 		chromedp.Submit(chromedp.ID("token")),
-		chromedp.WaitVisible(chromedp.ID("pairing-h")))
+		chromedp.WaitVisible(chromedp.ID(id)))
 	waitJS(tb, ctx, "the first state event", pageState+` !== undefined`, 10*time.Second)
 }
 

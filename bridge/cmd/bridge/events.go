@@ -24,6 +24,17 @@ type sessionEvents struct {
 	webhooks *webhook.Outbox
 	receipts *sendqueue.Log
 	metrics  *metrics.Metrics
+	traffic  *bridge.Changes
+}
+
+// Incoming stores a received message; once it is committed, the
+// dashboard's streams hear of it.
+func (e sessionEvents) Incoming(ctx context.Context, in bridge.Incoming) error {
+	if err := e.Receiver.Incoming(ctx, in); err != nil {
+		return err
+	}
+	e.traffic.Notify()
+	return nil
 }
 
 var _ whatsapp.Events = sessionEvents{}
@@ -42,6 +53,35 @@ func (e sessionEvents) Receipt(ctx context.Context, r bridge.Receipt) error {
 }
 
 func (e sessionEvents) Reconnected() { e.metrics.Reconnect() }
+
+// trafficObserver hears the message log's and the webhook outbox's
+// committed changes for the metrics and tells the dashboard's streams.
+type trafficObserver struct {
+	*metrics.Metrics
+	traffic *bridge.Changes
+}
+
+var (
+	_ sendqueue.Observer = trafficObserver{}
+	_ webhook.Observer   = trafficObserver{}
+)
+
+func (o trafficObserver) MessageStatus(s bridge.Status) {
+	o.Metrics.MessageStatus(s)
+	o.traffic.Notify()
+}
+
+// SendAttempt: a failed attempt counts a retry, which the pages show.
+func (o trafficObserver) SendAttempt(ok bool, d time.Duration) {
+	o.Metrics.SendAttempt(ok, d)
+	o.traffic.Notify()
+}
+
+// WebhookDeadLetter: the receivers' page lists dead letters.
+func (o trafficObserver) WebhookDeadLetter() {
+	o.Metrics.WebhookDeadLetter()
+	o.traffic.Notify()
+}
 
 // mediaSource is where the media downloader fetches attachments: the
 // WhatsApp session.

@@ -52,11 +52,17 @@ type Options struct {
 	Log   logr.Logger
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// API is httpapi.DashboardAPI, what the pages read and do; nil: those
+	// paths are 404.
+	API http.Handler
+	// Traffic tells the event streams that messages changed; nil: never.
+	Traffic Traffic
 }
 
 // Dashboard is the /dashboard/ handler.
 type Dashboard struct {
 	opts     Options
+	traffic  Traffic
 	router   *mux.Router
 	sessions *sessions
 	totp     *totpVerifier
@@ -84,8 +90,13 @@ func New(opts Options) *Dashboard {
 	if opts.Guard == nil {
 		opts.Guard = guard.NewCredentials(opts.Audit, opts.Now)
 	}
+	var traffic Traffic = &bridge.Changes{} // never notified
+	if opts.Traffic != nil {
+		traffic = opts.Traffic
+	}
 	d := &Dashboard{
 		opts:     opts,
+		traffic:  traffic,
 		router:   httpapi.NewMux(opts.Log),
 		sessions: &sessions{now: opts.Now, m: map[string]*webSession{}},
 		totp:     newTOTPVerifier(opts.TOTPKey),
@@ -111,6 +122,7 @@ func (d *Dashboard) routes() {
 	r.Handle("/dashboard/groups", d.handle(d.signedIn(d.groups))).Methods(get...)
 	r.Handle("/dashboard/chat-code", d.handle(d.form(d.sendChatCode))).Methods(post)
 	r.Handle("/dashboard/logout", d.handle(d.form(d.logout))).Methods(post)
+	r.PathPrefix(httpapi.DashboardAPIPrefix + "/").Handler(d.api())
 }
 
 // handle answers h's errors as the API does.

@@ -72,8 +72,13 @@ func newDashboard(t *testing.T, sess *fakeSession) *browser {
 	srv := httptest.NewServer(httpapi.NewRouter(httpapi.Deps{Session: sess, Dashboard: d, Log: logr.Discard()}))
 	t.Cleanup(srv.Close)
 	t.Cleanup(d.Close)
+	return newDashboardClient(t, srv.URL)
+}
+
+// newDashboardClient is a browser of the dashboard at base, not signed in.
+func newDashboardClient(t *testing.T, base string) *browser {
 	jar, _ := cookiejar.New(nil)
-	return &browser{t: t, base: srv.URL, client: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error {
+	return &browser{t: t, base: base, client: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error {
 		return http.ErrUseLastResponse
 	}}}
 }

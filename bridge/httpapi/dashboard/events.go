@@ -38,51 +38,86 @@ type stateEvent struct {
 	QRSince int64 `json:"qr_since"`
 }
 
-// events streams the state as server-sent events until the browser leaves,
-// signs out or the server stops.
+// trafficEvent tells the page that messages changed (one was accepted,
+// sent, received, or moved to Delivered, Read or Failed): it re-reads what
+// it shows. At is when the bridge sent the event (ms since the epoch), for
+// the figure of a receipt's way to the page.
+type trafficEvent struct {
+	At int64 `json:"at"`
+}
+
+// events streams the state, and a traffic event on every change of the
+// messages, as server-sent events until the browser leaves, signs out or
+// the server stops.
 // It answers no error: once the stream has begun, its end is the answer.
 func (d *Dashboard) events(w http.ResponseWriter, r *http.Request, ws webSession) error {
-	rc := http.NewResponseController(w)
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("X-Accel-Buffering", "no") // nginx would otherwise hold events back
 	changes, unsubscribe := d.opts.Session.Subscribe()
 	defer unsubscribe()
+	traffic, stopTraffic := d.traffic.Subscribe()
+	defer stopTraffic()
 	tick := time.NewTicker(eventTick)
 	defer tick.Stop()
 
-	var lastQR string
-	version := 0
+	qr := qrVersions{}
+	stateDue := true
 	for {
 		wake := d.streamsWake() // before reading, so no wake-up is missed
 		cur, ok := d.sessions.get(r)
 		if !ok || cur.id != ws.id {
 			return nil // signed out or expired
 		}
-		ev := d.snapshot()
-		if qr := d.opts.Session.CurrentQR(); qr.Code != "" && qr.Attempt == cur.qrAttempt {
-			if qr.Code != lastQR {
-				lastQR, version = qr.Code, version+1
-			}
-			ev.QR, ev.QRSince = fmt.Sprintf("/dashboard/qr.png?v=%d", version), qr.Since.UnixMilli()
-		}
-		data, _ := json.Marshal(ev) // a plain struct always encodes
-		_ = rc.SetWriteDeadline(time.Now().Add(eventWriteTimeout))
-		if _, err := fmt.Fprintf(w, "event: state\ndata: %s\n\n", data); err != nil {
+		if stateDue && writeEvent(w, "state", d.stateFor(cur, &qr)) != nil {
 			return nil
 		}
-		if err := rc.Flush(); err != nil {
-			return nil
-		}
+		stateDue = true
 		select {
 		case <-changes:
 		case <-wake:
 		case <-tick.C:
+		case <-traffic:
+			if writeEvent(w, "traffic", trafficEvent{At: d.opts.Now().UnixMilli()}) != nil {
+				return nil
+			}
+			stateDue = false
 		case <-r.Context().Done():
 			return nil
 		case <-d.done:
 			return nil
 		}
 	}
+}
+
+// qrVersions numbers the QR codes one stream showed, so that each rotation
+// has its own image URL.
+type qrVersions struct {
+	last    string
+	version int
+}
+
+// stateFor is the state event for browser session cur, with the QR code
+// when it may see it.
+func (d *Dashboard) stateFor(cur webSession, v *qrVersions) stateEvent {
+	ev := d.snapshot()
+	if qr := d.opts.Session.CurrentQR(); qr.Code != "" && qr.Attempt == cur.qrAttempt {
+		if qr.Code != v.last {
+			v.last, v.version = qr.Code, v.version+1
+		}
+		ev.QR, ev.QRSince = fmt.Sprintf("/dashboard/qr.png?v=%d", v.version), qr.Since.UnixMilli()
+	}
+	return ev
+}
+
+// writeEvent sends one server-sent event and flushes it.
+func writeEvent(w http.ResponseWriter, name string, v any) error {
+	rc := http.NewResponseController(w)
+	data, _ := json.Marshal(v) // plain structs always encode
+	_ = rc.SetWriteDeadline(time.Now().Add(eventWriteTimeout))
+	if _, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", name, data); err != nil {
+		return err
+	}
+	return rc.Flush()
 }
 
 // snapshot is the page's view of the session now, without the QR code.

@@ -1,6 +1,8 @@
 // The dashboard's behaviour: the live state from /dashboard/events, and the
 // forms submitted with fetch so that the page never reloads. The CSRF token
-// travels in each form's hidden field.
+// travels in each form's hidden field, and in a header on the data pages'
+// changes (pages.js). Pages are the hash's: #overview, #messages,
+// #chat/<chat>, #receivers, #admin.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -27,6 +29,7 @@ function showState(ev) {
   $("restricted").textContent = ev.restricted_until ? new Date(ev.restricted_until).toLocaleString() + " (WhatsApp's restriction; the queue is kept)" : "—";
   $("restricted").hidden = $("restricted-dt").hidden = !ev.restricted_until;
   $("pairing").hidden = ev.connected;
+  showBanners(ev);
   const wasHidden = $("linked").hidden;
   $("linked").hidden = !ev.connected;
   if (ev.connected && wasHidden) {
@@ -105,6 +108,8 @@ document.addEventListener("DOMContentLoaded", () => {
   $("groups-refresh").addEventListener("click", () => loadGroups().catch((err) => say(String(err), true)));
   const es = new EventSource("/dashboard/events");
   es.addEventListener("state", (e) => showState(JSON.parse(e.data)));
+  es.addEventListener("traffic", (e) => trafficChanged(JSON.parse(e.data)));
+  startPages();
   es.addEventListener("error", () => {
     // CLOSED: the bridge refused the stream (signed out, expired, restarted),
     // so sign in again; otherwise the browser reconnects by itself.

@@ -1,0 +1,390 @@
+// The data pages: overview, messages, conversations, receivers, admin. They
+// read the bridge's API through /dashboard/api with the session's cookie
+// (never a key in a URL), and read again when the event stream says that
+// messages changed.
+"use strict";
+
+const apiBase = "/dashboard/api";
+
+// For the browser test and the latency figure: per "id:status", when a
+// message's row first showed that status; the arrival times of traffic
+// events (ms since the epoch).
+window.rowTimes = {};
+window.trafficTimes = [];
+
+// api calls the dashboard's API; a change carries the CSRF token.
+function api(path, method) {
+  const init = { method: method || "GET", headers: {} };
+  if (init.method !== "GET") init.headers["X-CSRF-Token"] = document.body.dataset.csrf;
+  return request(apiBase + path, init);
+}
+
+// el makes an element with text and attributes.
+function el(tag, text, attrs) {
+  const e = document.createElement(tag);
+  if (text !== undefined && text !== null) e.textContent = text;
+  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+  return e;
+}
+
+// changed reports whether data differs from what container shows, and
+// remembers it: a list redrawn only when it changed keeps the keyboard's
+// focus and the button under the pointer.
+const shown = new WeakMap();
+function changed(container, data) {
+  const key = JSON.stringify(data);
+  if (shown.get(container) === key) return false;
+  shown.set(container, key);
+  return true;
+}
+
+const when = (t) => (t ? new Date(t).toLocaleString() : "—");
+// chatKey is a chat as the pages name it: a number without the server.
+const chatKey = (jid) => (jid || "").replace(/@s\.whatsapp\.net$/, "");
+const mediaURL = (id) => apiBase + "/media/" + encodeURIComponent(id);
+
+function showBanners(ev) {
+  const r = $("banner-restricted");
+  r.hidden = !ev.restricted_until;
+  r.textContent = ev.restricted_until ? "WhatsApp restricted sending until " + when(ev.restricted_until) + "; the queue waits." : "";
+  $("banner-disk").hidden = ev.reason !== "disk_full";
+}
+
+// --- pages and their refresh ---
+
+const loaders = {
+  overview: loadOverview, messages: loadMessages, chat: loadChat, receivers: loadReceivers, admin: loadAudit,
+};
+let loading = null; // the running load
+let again = false; // a change arrived during it
+
+function currentPage() {
+  const name = location.hash.slice(1).split("/")[0];
+  return loaders[name] ? name : "overview";
+}
+
+function route() {
+  const page = currentPage();
+  document.querySelectorAll(".page").forEach((p) => { p.hidden = p.id !== "page-" + page; });
+  document.querySelectorAll("nav a").forEach((a) => {
+    if (a.dataset.page === page) a.setAttribute("aria-current", "page"); else a.removeAttribute("aria-current");
+  });
+  refresh();
+}
+
+// refresh reads the current page again; changes during a read read once more.
+function refresh() {
+  if (loading) { again = true; return; }
+  loading = loaders[currentPage()]().catch((err) => say(String(err), true)).finally(() => {
+    loading = null;
+    if (again) { again = false; refresh(); }
+  });
+}
+
+// trafficChanged reads the page again when it shows traffic; the admin
+// page does not, and its buttons stay where they are under the pointer.
+function trafficChanged() {
+  window.trafficTimes.push(Date.now());
+  if (currentPage() !== "admin") refresh();
+}
+
+// --- overview ---
+
+async function loadOverview() {
+  const [state, days, failed] = await Promise.all([
+    api("/state"), api("/analytics/delivery?days=14"),
+    api("/messages?status=Failed&limit=100&since=" + encodeURIComponent(new Date().toISOString().slice(0, 10) + "T00:00:00Z")),
+  ]);
+  if (state.ok && state.body.send_queue) {
+    const q = state.body.send_queue;
+    $("queue-depth").textContent = q.depth + (q.depth === 1 ? " message waits" : " messages wait");
+    $("pace").textContent = "at most " + q.rate;
+    $("next-send").textContent = q.next_send_at ? when(q.next_send_at) : "nothing waits";
+  }
+  if (days.ok && changed($("chart"), days.body)) drawChart(days.body);
+  if (failed.ok && changed($("failures"), failed.body.messages)) {
+    const list = $("failures");
+    list.replaceChildren(...failed.body.messages.map((m) => el("li",
+      when(m.updated_at) + " · " + chatKey(m.recipient) + " · " + m.type + ": " + (m.last_error || "failed"))));
+    if (!failed.body.messages.length) list.append(el("li", "No failures today."));
+  }
+}
+
+// drawChart draws delivered and failed per day as SVG bars.
+function drawChart(days) {
+  const ns = "http://www.w3.org/2000/svg";
+  const w = 320, h = 140, pad = 20, slot = (w - pad) / Math.max(days.length, 1);
+  const most = Math.max(0, ...days.map((d) => Math.max(d.success, d.failed)));
+  const top = Math.max(1, most); // the scale of an empty chart
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("viewBox", `0 0 ${w} ${h + 16}`);
+  svg.setAttribute("aria-hidden", "true");
+  const bar = (x, v, cls, label) => {
+    const r = document.createElementNS(ns, "rect");
+    const bh = Math.round((v / top) * h);
+    Object.entries({ x, y: h - bh, width: Math.max(slot / 2 - 1, 1), height: bh, class: cls }).forEach(([k, val]) => r.setAttribute(k, val));
+    const title = document.createElementNS(ns, "title");
+    title.textContent = label;
+    r.append(title);
+    svg.append(r);
+  };
+  days.forEach((d, i) => {
+    const x = pad + i * slot;
+    bar(x, d.success, "delivered", d.day + ": " + d.success + " delivered");
+    bar(x + slot / 2, d.failed, "failed", d.day + ": " + d.failed + " failed");
+    if (i % 3 === days.length % 3 - 1 || i === days.length - 1) {
+      const t = document.createElementNS(ns, "text");
+      t.setAttribute("x", i === days.length - 1 ? w : x); t.setAttribute("y", h + 13);
+      if (i === days.length - 1) t.setAttribute("text-anchor", "end");
+      t.textContent = d.day.slice(5);
+      svg.append(t);
+    }
+  });
+  $("chart").replaceChildren(svg);
+  const sum = (k) => days.reduce((a, d) => a + d[k], 0);
+  $("chart-summary").textContent = `Last ${days.length} days: ${sum("success")} delivered (green), ${sum("failed")} failed (red); ${most} at most in a day.`;
+}
+
+// --- messages ---
+
+// entries reads both directions, newest first: outgoing rows and received
+// events, each as {when, chat, text, status, reason, retries, id, dir, raw}.
+async function entries(status, direction) {
+  const reads = [];
+  if (direction !== "in") reads.push(api("/messages?limit=200" + (status ? "&status=" + status : "")));
+  if (direction !== "out" && !status) reads.push(api("/messages?direction=in&limit=200"));
+  const out = [];
+  for (const a of await Promise.all(reads)) {
+    if (!a.ok) { say(problem(a), true); continue; }
+    for (const m of a.body.messages) out.push(m.webhook_id !== undefined ? received(m) : sent(m));
+  }
+  return out.sort((a, b) => b.when.localeCompare(a.when));
+}
+
+const sent = (m) => ({ when: m.created_at, chat: chatKey(m.recipient), text: m.type, status: m.status,
+  reason: m.status === "Failed" ? m.last_error : "", retries: m.retry_count, id: m.id, dir: "out", raw: m });
+const received = (e) => ({ when: e.received_at, chat: chatKey(e.chat), text: describe(e), status: "Received",
+  reason: "", retries: "", id: e.whatsapp_id, dir: "in", raw: e });
+
+function describe(e) {
+  if (e.event === "message.reaction") return "reacted " + (e.payload.emoji || "(removed)");
+  if (e.event === "message.edit") return "edited: " + (e.payload.text || "");
+  if (e.event === "message.revoke") return "deleted a message";
+  return e.text || e.type;
+}
+
+async function loadMessages() {
+  const f = new FormData($("filters"));
+  const chat = chatKey(String(f.get("chat")).replace(/[^0-9a-z@.\-]/gi, ""));
+  const rows = (await entries(f.get("status"), f.get("direction"))).filter((r) => !chat || r.chat.includes(chat));
+  if (!changed($("log"), rows.map((r) => [r.id, r.status, r.reason, r.retries, r.text, r.chat]))) return;
+  $("log").replaceChildren(...rows.map(logRow));
+  if (!rows.length) {
+    const tr = el("tr");
+    tr.append(el("td", "No messages.", { colspan: 5 }));
+    $("log").append(tr);
+  }
+}
+
+function logRow(r) {
+  const tr = el("tr", null, { "data-id": r.id, "data-status": r.status, "data-dir": r.dir });
+  const chat = el("td");
+  chat.append(el("a", r.chat, { href: "#chat/" + encodeURIComponent(r.chat) }));
+  const status = el("td", r.dir === "in" ? "↓ Received" : "↑ " + r.status, { class: "status " + r.status });
+  if (r.reason) status.append(el("span", " — " + r.reason, { class: "reason" }));
+  chat.dataset.label = "Chat";
+  status.dataset.label = "Status";
+  tr.append(el("td", when(r.when), { "data-label": "When" }), chat, el("td", r.text, { "data-label": "Message" }), status,
+    el("td", String(r.retries), { "data-label": "Retries" }));
+  const key = r.id + ":" + r.status;
+  if (!window.rowTimes[key]) window.rowTimes[key] = Date.now();
+  return tr;
+}
+
+// --- conversations ---
+
+async function loadChat() {
+  const all = await entries("", "");
+  const chats = [...new Set(all.map((r) => r.chat))];
+  const current = decodeURIComponent(location.hash.split("/")[1] || "");
+  if (!changed($("thread"), [current, all.map((r) => [r.id, r.status, r.raw])])) return;
+  $("chats").replaceChildren(...chats.map((c) => {
+    const li = el("li");
+    const a = el("a", c, { href: "#chat/" + encodeURIComponent(c) });
+    if (c === current) a.setAttribute("aria-current", "true");
+    li.append(a);
+    return li;
+  }));
+  $("thread-h").textContent = current ? "Chat with " + current : "Pick a chat";
+  drawThread(all.filter((r) => r.chat === current).reverse());
+}
+
+// drawThread shows a chat oldest first; reactions, edits and revokes change
+// the message they name.
+function drawThread(rows) {
+  const thread = $("thread");
+  const byID = {};
+  thread.replaceChildren();
+  for (const r of rows) {
+    const p = r.raw.payload || {};
+    const target = byID[p.target_id];
+    if (r.dir === "in" && r.raw.event !== "message.upsert" && target) { change(target, r.raw); continue; }
+    const li = el("li", null, { class: "bubble " + r.dir, "data-id": r.id });
+    li.append(el("span", (r.dir === "in" ? (r.raw.push_name || r.chat) : "You") + " · " + when(r.when), { class: "meta" }));
+    if (p.quoted) li.append(el("blockquote", "↩ " + (byID[p.quoted] ? byID[p.quoted].querySelector(".text").textContent : "an earlier message")));
+    if (p.media) li.append(mediaOf(r.raw, p.media));
+    li.append(el("p", r.dir === "in" ? r.raw.text : r.text, { class: "text" }));
+    if (r.dir === "out") li.append(el("span", r.status + (r.reason ? " — " + r.reason : ""), { class: "status " + r.status }));
+    byID[r.id] = li;
+    thread.append(li);
+  }
+  if (!rows.length) thread.append(el("li", "Nothing in this chat yet."));
+}
+
+function change(target, e) {
+  if (e.event === "message.reaction") {
+    const old = target.querySelector(".reaction");
+    if (old) old.remove();
+    if (e.payload.emoji) target.append(el("span", e.payload.emoji, { class: "reaction", "aria-label": "reaction " + e.payload.emoji }));
+  } else if (e.event === "message.edit") {
+    target.querySelector(".text").textContent = e.payload.text + " (edited)";
+  } else if (e.event === "message.revoke") {
+    target.querySelector(".text").textContent = "This message was deleted.";
+    target.querySelectorAll("img, audio, video, a.download").forEach((m) => m.remove());
+  }
+}
+
+// mediaOf is an attachment as a person sees it: images and stickers inline,
+// audio and video playable, documents to download.
+function mediaOf(e, m) {
+  if (!m.id) return el("p", "(" + e.type + " not stored)", { class: "note" });
+  const src = mediaURL(m.id);
+  switch (e.type) {
+    case "image": case "sticker": {
+      const img = el("img", null, { src, alt: e.type === "sticker" ? "sticker" : (e.text || "photo"), class: "media", loading: "lazy" });
+      retryWhilePending(img, src);
+      return img;
+    }
+    case "audio": return el("audio", null, { src, controls: "", "aria-label": "voice message" });
+    case "video": return el("video", null, { src, controls: "", class: "media", "aria-label": "video" });
+    default: return el("a", "Download " + (m.file_name || e.type), { href: src, download: m.file_name || "", class: "download" });
+  }
+}
+
+// retryWhilePending asks again for an attachment still downloading.
+function retryWhilePending(img, src) {
+  let tries = 0;
+  img.addEventListener("error", () => {
+    if (++tries > 10) return;
+    setTimeout(() => { img.src = src + "?try=" + tries; }, 1000);
+  });
+}
+
+// --- receivers ---
+
+async function loadReceivers() {
+  const a = await api("/webhooks/failed");
+  if (!a.ok) { say(problem(a), true); return; }
+  const dead = a.body;
+  if (!changed($("dead-letters"), dead)) return;
+  const health = dead.length ? dead.length + " dead letter" + (dead.length === 1 ? "" : "s") : "healthy: no dead letters";
+  $("receivers").replaceChildren(el("li", "Webhook (WEBHOOK_URL) — " + health, { class: dead.length ? "warn" : "" }));
+  $("dead-letters").replaceChildren(...dead.map((d) => {
+    const li = el("li", `${d.event} · ${when(d.created_at)} · ${d.attempts} attempts · ${d.last_error} `, { "data-id": d.id });
+    const b = el("button", "Redeliver", { type: "button", class: "secondary", "aria-label": "Redeliver " + d.event + " " + d.webhook_id });
+    once(b, () => act("/webhooks/" + d.id + "/redeliver", "POST", "Redelivering " + d.event + "."));
+    li.append(b);
+    return li;
+  }));
+  if (!dead.length) $("dead-letters").append(el("li", "None."));
+}
+
+// act runs a change and says how it went; the page reads again.
+async function act(path, method, done) {
+  const a = await api(path, method);
+  if (!a.ok) { say(problem(a), true); return false; }
+  say(done, false);
+  refresh();
+  return true;
+}
+
+// --- admin ---
+
+// confirmed asks in the page's dialog; true when confirmed. One question
+// at a time: the dialog's close answers the latest.
+let answer = null;
+function confirmed(text) {
+  const d = $("confirm");
+  $("confirm-text").textContent = text;
+  d.returnValue = "";
+  d.showModal();
+  return new Promise((resolve) => { answer = resolve; });
+}
+
+function answered() {
+  const resolve = answer;
+  answer = null;
+  if (resolve) resolve($("confirm").returnValue === "ok");
+}
+
+// once runs a button's action with the button disabled meanwhile, so that a
+// second click cannot run it twice.
+function once(button, action) {
+  button.addEventListener("click", () => {
+    button.disabled = true;
+    action().catch((err) => say(String(err), true)).finally(() => { button.disabled = false; });
+  });
+}
+
+// isoWeek is t's ISO week as the audit log names it: 2026-W48.
+function isoWeek(t) {
+  const d = new Date(Date.UTC(t.getUTCFullYear(), t.getUTCMonth(), t.getUTCDate()));
+  d.setUTCDate(d.getUTCDate() + 4 - (d.getUTCDay() || 7));
+  const week = Math.ceil(((d - Date.UTC(d.getUTCFullYear(), 0, 1)) / 86400000 + 1) / 7);
+  return d.getUTCFullYear() + "-W" + String(week).padStart(2, "0");
+}
+
+async function loadAudit() {
+  const week = $("audit-week").value || isoWeek(new Date());
+  const a = await api("/audit?week=" + encodeURIComponent(week));
+  if (!a.ok) { say(problem(a), true); return; }
+  if (!changed($("audit"), [week, a.body])) return;
+  $("audit").replaceChildren(...a.body.slice().reverse().map((r) => {
+    const li = el("li", `${when(r.time)} · ${r.action} · ${r.outcome} · ${r.client}${r.detail ? " · " + r.detail : ""} `, { "data-id": r.id });
+    const b = el("button", "Delete", { type: "button", class: "secondary", "aria-label": "Delete audit record " + r.action + " of " + when(r.time) });
+    once(b, async () => {
+      if (!await confirmed("Delete the audit record " + r.action + " of " + when(r.time) + "? This cannot be undone.")) return;
+      await act("/audit/" + encodeURIComponent(r.id) + "?week=" + encodeURIComponent(week), "DELETE", "Audit record deleted.");
+    });
+    li.append(b);
+    return li;
+  }));
+  if (!a.body.length) $("audit").append(el("li", "No records this week."));
+}
+
+async function purge(form) {
+  const f = new FormData(form);
+  if (!await confirmed(`Delete the ${f.get("level")} log file of ${f.get("date")}? This cannot be undone.`)) return;
+  await act("/logs?" + new URLSearchParams({ date: f.get("date"), level: f.get("level") }), "DELETE",
+    `The ${f.get("level")} log of ${f.get("date")} is deleted.`);
+}
+
+async function replay(form) {
+  const since = new Date($("replay-since").value + "Z").toISOString().replace(/\.\d+Z$/, "Z");
+  const a = await api("/webhooks/replay?since=" + encodeURIComponent(since), "POST");
+  if (!a.ok) { say(problem(a), true); return; }
+  say(`Replaying ${a.body.enqueued} events (${a.body.already_pending} were still pending).`, false);
+}
+
+function startPages() {
+  $("purge-date").value = new Date().toISOString().slice(0, 10);
+  $("confirm").addEventListener("close", answered);
+  const on = (id, f) => $(id).addEventListener("submit", (e) => { e.preventDefault(); f(e.target).catch((err) => say(String(err), true)); });
+  on("purge-form", purge);
+  on("replay-form", replay);
+  on("audit-form", () => loadAudit());
+  $("filters").addEventListener("input", () => refresh());
+  $("filters").addEventListener("submit", (e) => e.preventDefault());
+  window.addEventListener("hashchange", route);
+  route();
+}

@@ -127,6 +127,8 @@ func specsFor(s *Settings) []setting {
 			parse: into(&s.Pprof, parseOnOff)},
 		{env: contract.EnvDiskReserve, usage: "free space of DATA_DIR's volume below which the bridge stops receiving and refuses sends (507); default the larger of 64MiB and 2% of the volume, at most a quarter of it",
 			parse: into(&s.DiskReserve, parseDiskReserve)},
+		{env: contract.EnvCloudMediaHosts, usage: "comma-separated hosts (host or host:port) the Cloud API door fetches media links from; empty: links refused",
+			parse: into(&s.CloudMediaHosts, parseHosts)},
 	}
 }
 

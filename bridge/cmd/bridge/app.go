@@ -19,6 +19,7 @@ import (
 	"github.com/msgbridge/msgbridge/bridge/datadir"
 	"github.com/msgbridge/msgbridge/bridge/diskguard"
 	"github.com/msgbridge/msgbridge/bridge/guard"
+	"github.com/msgbridge/msgbridge/bridge/cloudapi"
 	"github.com/msgbridge/msgbridge/bridge/httpapi"
 	"github.com/msgbridge/msgbridge/bridge/httpapi/dashboard"
 	"github.com/msgbridge/msgbridge/bridge/inbox"
@@ -287,6 +288,22 @@ func serverLimits(s *settings.Settings) guard.Limits {
 	return l
 }
 
+// cloudDoor builds the Cloud API door over the bridge's own API.
+func cloudDoor(a *app) func(http.Handler) http.Handler {
+	return func(own http.Handler) http.Handler {
+		return cloudapi.New(cloudapi.Config{
+			API:       own,
+			Account:   func() string { return a.session.Status().Account },
+			History:   a.inbox,
+			Media:     a.downloads,
+			Uploads:   a.uploads,
+			Templates: &cloudapi.Templates{DB: a.db, Batcher: a.writer},
+			Links:     cloudapi.LinkFetcher{Hosts: a.settings.CloudMediaHosts},
+			Log:       a.log.WithName("cloudapi"),
+		})
+	}
+}
+
 func newHTTPServer(_ context.Context, a *app) error {
 	s := a.settings
 	recorder := httpapi.AuditRecorder{Log: a.audit, Logger: a.log.WithName("audit")}
@@ -328,6 +345,8 @@ func newHTTPServer(_ context.Context, a *app) error {
 			Dashboard:      dash,
 			Log:            a.log.WithName("httpapi"),
 			Pprof:          s.Pprof,
+			CloudAPI:       cloudDoor(a),
+			CloudAPIPaths:  cloudapi.PathPrefix,
 		}),
 		// Bodies are bounded by httpapi's limits (time between reads, a
 		// whole-body deadline, concurrent uploads); headers here.

@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/webhook"
@@ -43,10 +45,31 @@ func Encode(account string, ev webhook.Event, secret []byte) ([]byte, http.Heade
 	if err != nil {
 		return nil, nil, fmt.Errorf("encode cloud webhook: %w", err)
 	}
+	body = asciiJSON(body)
 	h := http.Header{}
 	h.Set("Content-Type", "application/json")
 	h.Set(SignatureHeader, Sign(body, secret))
 	return body, h, nil
+}
+
+// asciiJSON escapes every non-ASCII character of a JSON text as \uXXXX,
+// as Meta's webhook bodies are: receivers that check the signature over
+// the body as Meta writes it (whatsapp-api-js escapes before verifying)
+// then agree with the bytes signed.
+func asciiJSON(b []byte) []byte {
+	out := make([]byte, 0, len(b))
+	for _, r := range string(b) {
+		switch {
+		case r < utf8.RuneSelf:
+			out = append(out, byte(r))
+		case r > 0xFFFF:
+			hi, lo := utf16.EncodeRune(r)
+			out = fmt.Appendf(out, `\u%04x\u%04x`, hi, lo)
+		default:
+			out = fmt.Appendf(out, `\u%04x`, r)
+		}
+	}
+	return out
 }
 
 // Sign is the X-Hub-Signature-256 value of body under secret.
@@ -144,6 +167,9 @@ func cloudValue(account string, ev webhook.Event) (value, error) {
 		}
 		v.Statuses = []hookStatus{st}
 	case webhook.TypeMessageUpsert, webhook.TypeMessageReaction:
+		if ev.Type == webhook.TypeMessageReaction {
+			e.Type = bridge.IncomingReaction // a change's payload names its kind by its event
+		}
 		c, m := messageOf(e)
 		v.Contacts, v.Messages = []hookContact{c}, []hookMessage{m}
 	default:

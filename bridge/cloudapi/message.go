@@ -22,23 +22,23 @@ const maxMessageBody = 256 << 10
 // biz_opaque_callback_data) are ignored, as Graph ignores what it does not
 // need.
 type cloudMessage struct {
-	MessagingProduct string        `json:"messaging_product"`
-	To               string        `json:"to"`
-	Type             string        `json:"type"`
-	Status           string        `json:"status"`
-	MessageID        string        `json:"message_id"`
-	Context          *cloudContext `json:"context"`
-	Text             *cloudText    `json:"text"`
-	Image            *cloudMedia   `json:"image"`
-	Video            *cloudMedia   `json:"video"`
-	Audio            *cloudMedia   `json:"audio"`
-	Document         *cloudMedia   `json:"document"`
-	Sticker          *cloudMedia   `json:"sticker"`
-	Location         *cloudPlace   `json:"location"`
-	Contacts         []cloudCard   `json:"contacts"`
-	Reaction         *cloudReact   `json:"reaction"`
-	Interactive      *interactive  `json:"interactive"`
-	Template         *templateUse  `json:"template"`
+	MessagingProduct string                  `json:"messaging_product"`
+	To               string                  `json:"to"`
+	Type             string                  `json:"type"`
+	Status           string                  `json:"status"`
+	MessageID        string                  `json:"message_id"`
+	Context          *cloudContext           `json:"context"`
+	Text             *cloudText              `json:"text"`
+	Image            *cloudMedia             `json:"image"`
+	Video            *cloudMedia             `json:"video"`
+	Audio            *cloudMedia             `json:"audio"`
+	Document         *cloudMedia             `json:"document"`
+	Sticker          *cloudMedia             `json:"sticker"`
+	Location         *cloudPlace             `json:"location"`
+	Contacts         graphValue[[]cloudCard] `json:"contacts"`
+	Reaction         *cloudReact             `json:"reaction"`
+	Interactive      *interactive            `json:"interactive"`
+	Template         *templateUse            `json:"template"`
 }
 
 type cloudContext struct {
@@ -68,6 +68,22 @@ type cloudPlace struct {
 type cloudReact struct {
 	MessageID string `json:"message_id"`
 	Emoji     string `json:"emoji"`
+}
+
+// graphValue is a parameter as Graph takes it: its JSON value, or a string
+// holding that JSON (whatsapp-api-js sends contacts so, and Graph accepts
+// it).
+type graphValue[T any] struct{ V T }
+
+func (g *graphValue[T]) UnmarshalJSON(b []byte) error {
+	var s string
+	if len(b) > 0 && b[0] == '"' {
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		b = []byte(s)
+	}
+	return json.Unmarshal(b, &g.V)
 }
 
 // apiMessage is the bridge's own POST /api/messages body the door

@@ -29,7 +29,7 @@ func (d *Door) translate(r *http.Request, m cloudMessage) (apiMessage, func(), e
 		}
 		msg.Location = m.Location
 	case "contacts":
-		card, err := vcardOf(m.Contacts)
+		card, err := vcardOf(m.Contacts.V)
 		if err != nil {
 			return msg, nothing, err
 		}

@@ -40,13 +40,17 @@ func TestTranslate(t *testing.T) {
 		{`{"type":"audio","audio":{"id":"u1","caption":"dropped"}}`, "", func(m apiMessage) bool { return m.Text == "" }},
 		{`{"type":"interactive","interactive":{"type":"list","header":{"type":"text","text":"Menu"},"body":{"text":"Pick"},"footer":{"text":"bye"},
 			"action":{"button":"See","sections":[{"title":"A","rows":[{"id":"1","title":"Tea","description":"hot"}]}]}}}`, "",
-			func(m apiMessage) bool { return m.Type == "text" && m.Text == "*Menu*\n\nPick\n\n1. Tea - hot\n\n_bye_" }},
+			func(m apiMessage) bool {
+				return m.Type == "text" && m.Text == "*Menu*\n\nPick\n\n1. Tea - hot\n\n_bye_"
+			}},
 		{`{"type":"interactive","interactive":{"type":"cta_url","body":{"text":"See"},"action":{"name":"cta_url","parameters":{"display_text":"Site","url":"https://x.test"}}}}`, "",
 			func(m apiMessage) bool { return m.Text == "See\n\n1. Site: https://x.test" }},
 		{`{"type":"contacts","contacts":[{"name":{"formatted_name":"A;B"},"phones":[{"phone":"+1 2","wa_id":"12","type":"WORK"}]}]}`, "",
 			func(m apiMessage) bool {
 				return m.Type == "contact" && strings.Contains(m.Contact.VCard, "FN:A\\;B\n") && strings.Contains(m.Contact.VCard, "TEL;type=WORK;waid=12:+1 2")
 			}},
+		{`{"type":"contacts","contacts":"[{\"name\":{\"formatted_name\":\"Str\"}}]"}`, "",
+			func(m apiMessage) bool { return strings.Contains(m.Contact.VCard, "FN:Str\n") }},
 		{`{"type":"image","image":{"id":"a","link":"http://x"}}`, "invalid_media", nil},
 		{`{"type":"image"}`, "missing_file", nil},
 		{`{"type":"image","image":{"link":"http://not.allowed/a.png"}}`, "media_host_not_allowed", nil},

@@ -96,11 +96,15 @@ func TestEncodeMessages(t *testing.T) {
 	}{
 		{bridge.Incoming{Type: "text", Text: "hi"}, func(m hookMessage) bool { return m.Type == "text" && m.Text.Body == "hi" }},
 		{bridge.Incoming{Type: "location", Location: &bridge.Location{Latitude: 1.5, Longitude: 2.5, Name: "Here"}},
-			func(m hookMessage) bool { return m.Type == "location" && m.Location.Latitude == 1.5 && m.Location.Name == "Here" }},
+			func(m hookMessage) bool {
+				return m.Type == "location" && m.Location.Latitude == 1.5 && m.Location.Name == "Here"
+			}},
 		{bridge.Incoming{Type: "contact", Contacts: []bridge.ContactCard{{DisplayName: "Bob", VCard: "BEGIN:VCARD"}}},
 			func(m hookMessage) bool { return m.Type == "contacts" && m.Contacts[0].Name.FormattedName == "Bob" }},
 		{bridge.Incoming{Type: bridge.IncomingReaction, TargetID: "3EB0AA", Emoji: "👍"},
-			func(m hookMessage) bool { return m.Type == "reaction" && m.Reaction.MessageID == "3EB0AA" && m.Reaction.Emoji == "👍" }},
+			func(m hookMessage) bool {
+				return m.Type == "reaction" && m.Reaction.MessageID == "3EB0AA" && m.Reaction.Emoji == "👍"
+			}},
 		{bridge.Incoming{Type: "audio", Media: &bridge.Media{ID: "med_1", MimeType: "audio/ogg", PTT: true}},
 			func(m hookMessage) bool { return m.Type == "audio" && m.Audio.Voice }},
 		{bridge.Incoming{Type: "document", Media: &bridge.Media{ID: "med_2", FileName: "a.pdf"}},

@@ -242,11 +242,11 @@ func cloudReadAndMedia(t *testing.T, p *bridgeProcess, sim *wasim.Simulator, hoo
 	}
 	photo := sendMediaAndWait(t, sim, hooks, wasim.Attachment{Kind: "image", Data: cloudPNG, MimeType: "image/png", Caption: "mine"})
 	id, _, _ := mediaOf(t, photo)
-	if got := cloudFetch(t, p, id); !bytes.Equal(got, cloudPNG) {
+	if got := cloudFetch(t, p, cloudVersion, id); !bytes.Equal(got, cloudPNG) {
 		t.Errorf("incoming photo through the door: %q", got)
 	}
 	up := cloudUpload(t, p, "again.png", "image/png", cloudPNG)
-	if got := cloudFetch(t, p, up); !bytes.Equal(got, cloudPNG) {
+	if got := cloudFetch(t, p, cloudVersion, up); !bytes.Equal(got, cloudPNG) {
 		t.Errorf("upload through the door: %q", got)
 	}
 	var ok struct{ Success bool }
@@ -258,14 +258,14 @@ func cloudReadAndMedia(t *testing.T, p *bridgeProcess, sim *wasim.Simulator, hoo
 
 // cloudFetch reads media id as Graph clients do: the media object, then
 // its url with the same bearer token.
-func cloudFetch(t *testing.T, p *bridgeProcess, id string) []byte {
+func cloudFetch(t *testing.T, p *bridgeProcess, version, id string) []byte {
 	t.Helper()
 	var obj struct {
 		URL      string `json:"url"`
 		MimeType string `json:"mime_type"`
 		FileSize int64  `json:"file_size"`
 	}
-	cloudJSON(t, p, http.MethodGet, "/"+cloudVersion+"/"+id+"?phone_number_id="+testAccount, nil, &obj)
+	cloudJSON(t, p, http.MethodGet, "/"+version+"/"+id+"?phone_number_id="+testAccount, nil, &obj)
 	path := strings.TrimPrefix(obj.URL, "http://"+p.addr)
 	code, raw := cloudCall(t, p, http.MethodGet, path, "", nil, testAPIKey)
 	if code != http.StatusOK || int64(len(raw)) != obj.FileSize {

@@ -16,10 +16,10 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/msgbridge/msgbridge/bridge/audit"
+	"github.com/msgbridge/msgbridge/bridge/cloudapi"
 	"github.com/msgbridge/msgbridge/bridge/datadir"
 	"github.com/msgbridge/msgbridge/bridge/diskguard"
 	"github.com/msgbridge/msgbridge/bridge/guard"
-	"github.com/msgbridge/msgbridge/bridge/cloudapi"
 	"github.com/msgbridge/msgbridge/bridge/httpapi"
 	"github.com/msgbridge/msgbridge/bridge/httpapi/dashboard"
 	"github.com/msgbridge/msgbridge/bridge/inbox"

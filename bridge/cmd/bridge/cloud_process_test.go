@@ -209,7 +209,10 @@ func TestCloudDoorSendsEveryType(t *testing.T) {
 		{"reply", map[string]any{"type": "text", "context": map[string]any{"message_id": first}, "text": map[string]any{"body": "as I said"}},
 			func(m *wasim.Message) bool { return m.Quoted() != nil && m.Quoted().ID == first }},
 		{"reaction", map[string]any{"type": "reaction", "reaction": map[string]any{"message_id": first, "emoji": "👍"}},
-			func(m *wasim.Message) bool { target, emoji, _, ok := m.Reaction(); return ok && target == first && emoji == "👍" }},
+			func(m *wasim.Message) bool {
+				target, emoji, _, ok := m.Reaction()
+				return ok && target == first && emoji == "👍"
+			}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			c.msg["to"] = alice
@@ -220,7 +223,9 @@ func TestCloudDoorSendsEveryType(t *testing.T) {
 		})
 	}
 	// The other door sees the first message under the same id.
-	var entry struct{ WhatsAppID string `json:"whatsapp_id"` }
+	var entry struct {
+		WhatsAppID string `json:"whatsapp_id"`
+	}
 	if code, raw := apiJSON(t, p, http.MethodGet, "/api/messages/"+first, "", &entry); code != http.StatusOK || entry.WhatsAppID != first {
 		t.Errorf("the JSON door's log: %d %s", code, raw)
 	}
@@ -283,8 +288,8 @@ func TestCloudDoorErrors(t *testing.T) {
 	messages := "/" + cloudVersion + "/" + testAccount + "/messages"
 	for _, c := range []struct {
 		name, path, body, token string
-		status, code, sub     int
-		bridgeCode            string
+		status, code, sub       int
+		bridgeCode              string
 	}{
 		{"no messaging_product", messages, `{"to":"` + alice + `","type":"text","text":{"body":"x"}}`, testAPIKey, 400, 100, 0, "missing_messaging_product"},
 		{"unknown type", messages, `{"messaging_product":"whatsapp","to":"` + alice + `","type":"hologram"}`, testAPIKey, 400, 100, 0, "unknown_type"},

@@ -40,11 +40,15 @@ var (
 
 // cloudCall is one Graph request to the bridge's Cloud door with the API
 // key as bearer token, checked against the API description.
-func cloudCall(t *testing.T, p *bridgeProcess, method, path, contentType string, body []byte, token string) (int, []byte) {
+func cloudCall(t *testing.T, p *bridgeProcess, method, path, contentType string, body []byte, token string, headers ...string) (int, []byte) {
 	t.Helper()
 	req, err := http.NewRequest(method, "http://"+p.addr+path, bytes.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, h := range headers {
+		name, value, _ := strings.Cut(h, ": ")
+		req.Header.Set(name, value)
 	}
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
@@ -315,6 +319,21 @@ func TestCloudDoorErrors(t *testing.T) {
 	var page struct{ Messages []json.RawMessage }
 	if code, raw := apiJSON(t, p, http.MethodGet, "/api/messages?limit=10", "", &page); code != http.StatusOK || len(page.Messages) != 0 {
 		t.Errorf("refused sends stored messages: %s", raw)
+	}
+	// An Idempotency-Key repeated through the door answers the first id
+	// and queues nothing more.
+	text := []byte(`{"messaging_product":"whatsapp","to":"` + alice + `","type":"text","text":{"body":"once"}}`)
+	var ids []string
+	for range 2 {
+		code, raw := cloudCall(t, p, http.MethodPost, messages, "application/json", text, testAPIKey, "Idempotency-Key: order-7")
+		var sent cloudSent
+		if code != http.StatusOK || json.Unmarshal(raw, &sent) != nil || len(sent.Messages) != 1 {
+			t.Fatalf("keyed send: %d %s", code, raw)
+		}
+		ids = append(ids, sent.Messages[0].ID)
+	}
+	if code, raw := apiJSON(t, p, http.MethodGet, "/api/messages?limit=10", "", &page); code != http.StatusOK || len(page.Messages) != 1 || ids[0] != ids[1] {
+		t.Errorf("a repeated key: ids %v, log %s", ids, raw)
 	}
 	// A number not on WhatsApp: accepted with an id, as Cloud accepts it;
 	// its failure is a failed status with Meta's 131026.

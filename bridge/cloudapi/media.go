@@ -71,7 +71,9 @@ func (d *Door) postMedia(w http.ResponseWriter, r *http.Request) error {
 func (d *Door) upload(r *http.Request, content io.Reader, name, contentType string) (string, error) {
 	pr, pw := io.Pipe()
 	mw := multipart.NewWriter(pw)
+	written := make(chan struct{})
 	go func() {
+		defer close(written)
 		h := textproto.MIMEHeader{}
 		h.Set("Content-Disposition", mime.FormatMediaType("form-data", map[string]string{"name": "file", "filename": name}))
 		if contentType != "" {
@@ -88,6 +90,7 @@ func (d *Door) upload(r *http.Request, content io.Reader, name, contentType stri
 	}()
 	a, err := d.call(r, http.MethodPost, "/api/uploads", pr, mw.FormDataContentType())
 	_ = pr.CloseWithError(errors.New("upload answered")) // ends the writer when the API stopped reading
+	<-written                                            // content (a request's body) is read no more once this returns
 	if err != nil {
 		return "", err
 	}

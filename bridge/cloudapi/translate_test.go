@@ -129,3 +129,14 @@ func FuzzTranslate(f *testing.F) {
 		}
 	})
 }
+
+// to takes digits (with a +), and as extensions a group or a LID, which
+// the answer's wa_id repeats.
+func TestWaID(t *testing.T) {
+	for in, want := range map[string]string{"+49 151 0000002": "491510000002", "4915100000002": "4915100000002",
+		"120363025246125486@g.us": "120363025246125486@g.us", "123456789@lid": "123456789@lid"} {
+		if got := waID(in); got != want {
+			t.Errorf("waID(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -7,7 +7,9 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	liberrors "github.com/pb33f/libopenapi-validator/errors"
@@ -68,10 +70,38 @@ func (s *spec) find(r *http.Request) *operation {
 		return nil
 	}
 	op := helpers.ExtractOperation(r, item)
-	if op == nil {
+	if op == nil || !patternsMatch(r.URL.Path, path, item, op) {
 		return nil
 	}
 	return &operation{id: op.OperationId, path: path, item: item, op: op}
+}
+
+// patternsMatch reports whether every path parameter of the request
+// matches its schema's pattern, as the bridge's router decides: the Cloud
+// API door's /{version}/{object_id} is not /session/qr, whose first
+// segment is no v<major>.<minor>. The validator matches templates by their
+// shape alone.
+func patternsMatch(reqPath, docPath string, item *v3.PathItem, op *v3.Operation) bool {
+	got, want := strings.Split(reqPath, "/"), strings.Split(docPath, "/")
+	if len(got) != len(want) {
+		return true // the validator's own matching decided; nothing to add
+	}
+	params := append(append([]*v3.Parameter{}, item.Parameters...), op.Parameters...)
+	for i, seg := range want {
+		if !strings.HasPrefix(seg, "{") || !strings.HasSuffix(seg, "}") {
+			continue
+		}
+		name := strings.Trim(seg, "{}")
+		for _, p := range params {
+			if p.In != "path" || p.Name != name || p.Schema == nil || p.Schema.Schema() == nil || p.Schema.Schema().Pattern == "" {
+				continue
+			}
+			if re, err := regexp.Compile(p.Schema.Schema().Pattern); err == nil && !re.MatchString(got[i]) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func (tr *transport) RoundTrip(req *http.Request) (*http.Response, error) {

@@ -76,29 +76,24 @@ func (s *spec) find(r *http.Request) *operation {
 	return &operation{id: op.OperationId, path: path, item: item, op: op}
 }
 
-// patternsMatch reports whether every path parameter of the request
-// matches its schema's pattern, as the bridge's router decides: the Cloud
-// API door's /{version}/{object_id} is not /session/qr, whose first
-// segment is no v<major>.<minor>. The validator matches templates by their
-// shape alone.
+// patternsMatch reports whether a path whose first segment is a parameter
+// matches the request by that parameter's pattern, as the bridge's router
+// decides: the Cloud API door's /{version}/{object_id} is not /session/qr,
+// whose first segment is no v<major>.<minor>. The validator matches
+// templates by their shape alone. Other parameters are left to the
+// request's validation (a bad id is the endpoint's 400, not another path).
 func patternsMatch(reqPath, docPath string, item *v3.PathItem, op *v3.Operation) bool {
 	got, want := strings.Split(reqPath, "/"), strings.Split(docPath, "/")
-	if len(got) != len(want) {
-		return true // the validator's own matching decided; nothing to add
+	if len(got) < 2 || len(want) < 2 || !strings.HasPrefix(want[1], "{") || !strings.HasSuffix(want[1], "}") {
+		return true
 	}
-	params := append(append([]*v3.Parameter{}, item.Parameters...), op.Parameters...)
-	for i, seg := range want {
-		if !strings.HasPrefix(seg, "{") || !strings.HasSuffix(seg, "}") {
+	name := strings.Trim(want[1], "{}")
+	for _, p := range append(append([]*v3.Parameter{}, item.Parameters...), op.Parameters...) {
+		if p.In != "path" || p.Name != name || p.Schema == nil || p.Schema.Schema() == nil || p.Schema.Schema().Pattern == "" {
 			continue
 		}
-		name := strings.Trim(seg, "{}")
-		for _, p := range params {
-			if p.In != "path" || p.Name != name || p.Schema == nil || p.Schema.Schema() == nil || p.Schema.Schema().Pattern == "" {
-				continue
-			}
-			if re, err := regexp.Compile(p.Schema.Schema().Pattern); err == nil && !re.MatchString(got[i]) {
-				return false
-			}
+		if re, err := regexp.Compile(p.Schema.Schema().Pattern); err == nil && !re.MatchString(got[1]) {
+			return false
 		}
 	}
 	return true

@@ -60,6 +60,9 @@ const (
 	// bridge stops receiving and refuses sends; empty: the larger of 64 MiB
 	// and 2 % of the volume.
 	EnvDiskReserve = "DISK_RESERVE"
+	// EnvCloudMediaHosts lists the hosts the Cloud API door fetches media
+	// links from; empty refuses every link.
+	EnvCloudMediaHosts = "CLOUD_MEDIA_HOSTS"
 	// EnvMessageRetention is how long finished outgoing messages (sent,
 	// delivered, read or failed) are kept in the message log.
 	EnvMessageRetention = "MESSAGE_RETENTION"

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/msgbridge/msgbridge/bridge/guard"
 	"github.com/msgbridge/msgbridge/contract"
@@ -18,9 +19,20 @@ func (s *server) limitBodies(next http.Handler) http.Handler {
 	return guard.Bodies(s.Limits, s.trustedHeader, func(w http.ResponseWriter, err error) { WriteError(w, s.Log, err) }, next)
 }
 
+// bearer is the token of an Authorization: Bearer header (the Cloud API
+// door's credential); "" when none.
+func bearer(r *http.Request) string {
+	h := r.Header.Get("Authorization")
+	if len(h) > 7 && strings.EqualFold(h[:7], "Bearer ") {
+		return strings.TrimSpace(h[7:])
+	}
+	return ""
+}
+
 // trustedHeader reports a request whose header carries the API key or the
 // admin token. Nothing is counted here: the handler checks it again.
 func (s *server) trustedHeader(r *http.Request) bool {
 	return guard.Matches(r.Header.Get(contract.APIKeyHeader), s.Send.APIKey) ||
+		guard.Matches(bearer(r), s.Send.APIKey) ||
 		guard.Matches(r.Header.Get(contract.AdminTokenHeader), s.AdminToken)
 }

@@ -57,7 +57,14 @@ func toMessageJSON(m bridge.Message) messageJSON {
 }
 
 func (s *server) getMessage(w http.ResponseWriter, r *http.Request) error {
-	m, err := s.Messages.Get(r.Context(), mux.Vars(r)["id"])
+	id := mux.Vars(r)["id"]
+	m, err := s.Messages.Get(r.Context(), id)
+	if bridge.ErrorKind(err) == bridge.KindNotFound && s.Targets != nil {
+		// Its whatsapp_id: the id the Cloud API door answers a send with.
+		if byWhatsApp, ferr := s.Targets.FindMessage(r.Context(), id); ferr == nil {
+			m, err = byWhatsApp, nil
+		}
+	}
 	if err != nil {
 		return err
 	}

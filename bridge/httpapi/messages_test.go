@@ -43,6 +43,18 @@ func TestGetMessage(t *testing.T) {
 	}
 }
 
+// A message is found by its whatsapp_id too: the id the Cloud API door
+// answers a send with.
+func TestGetMessageByWhatsAppID(t *testing.T) {
+	q := &fakeMessages{log: []bridge.Message{{ID: "m1", WhatsAppID: "3EB0AA", Recipient: bridge.PhoneRecipient("4915100000002"),
+		Type: "text", Status: bridge.StatusSent}}}
+	srv := newTestServer(t, Deps{Messages: q, Targets: fakeTargets{log: q.log}})
+	status, body := call(t, "GET", srv.URL+"/api/messages/3EB0AA", nil, "X-Api-Key: "+testAPIKey)
+	if status != 200 || !strings.HasPrefix(body, `{"id":"m1","whatsapp_id":"3EB0AA"`) {
+		t.Errorf("by whatsapp_id: %d %s", status, body)
+	}
+}
+
 func TestListMessages(t *testing.T) {
 	base, q := newMessagesEnv(t)
 	key := "X-Api-Key: " + testAPIKey

@@ -8,6 +8,7 @@ package httpapi
 import (
 	"net/http"
 	"net/netip"
+	"regexp"
 
 	"time"
 
@@ -80,6 +81,10 @@ type Deps struct {
 	// Pprof serves Go's profiles under /debug/pprof/ behind the admin
 	// token (PPROF=on); off: those paths are 404.
 	Pprof bool
+	// CloudAPI, when set, builds the Cloud API door over the bridge's own
+	// API; it serves the paths that CloudAPIPaths matches (/v<major>.<minor>/...).
+	CloudAPI      func(own http.Handler) http.Handler
+	CloudAPIPaths *regexp.Regexp
 }
 
 // server is the API: its handlers are its methods.
@@ -97,6 +102,12 @@ func NewRouter(d Deps) http.Handler {
 	s.adminRoutes(r, "/api/admin", s.admin, s.audited)
 	s.messagingRoutes(r)
 	s.pprofRoutes(r)
+	if d.CloudAPI != nil {
+		// The Cloud API door translates Graph requests into this router's.
+		cloud := d.CloudAPI(r)
+		r.MatcherFunc(func(req *http.Request, _ *mux.RouteMatch) bool { return d.CloudAPIPaths.MatchString(req.URL.Path) }).
+			Handler(cloud)
+	}
 	return guard.Forwarded(d.TrustedProxies, s.limitBodies(r))
 }
 

@@ -242,3 +242,27 @@ func durationWithin(lo, hi time.Duration) func(string) (time.Duration, error) {
 		return d, nil
 	}
 }
+
+// parseHosts reads a comma-separated list of host names or host:port,
+// lowercased; empty is none. A scheme, a path, a wildcard or a user is
+// refused: the list names exactly the hosts a fetch may reach.
+func parseHosts(v string) ([]string, error) {
+	var hosts []string
+	for _, h := range strings.Split(v, ",") {
+		h = strings.ToLower(strings.TrimSpace(h))
+		if h == "" {
+			continue
+		}
+		u, err := url.Parse("http://" + h)
+		if err != nil || u.Host != h || u.Hostname() == "" || strings.ContainsAny(h, "*/@?#") {
+			return nil, fmt.Errorf("%q is not a host or host:port", h)
+		}
+		if p := u.Port(); p != "" {
+			if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+				return nil, fmt.Errorf("%q has no valid port", h)
+			}
+		}
+		hosts = append(hosts, h)
+	}
+	return hosts, nil
+}

@@ -70,4 +70,7 @@ type Settings struct {
 	// bridge stops receiving and refuses sends; 0: the default, the larger
 	// of 64 MiB and 2 % of the volume.
 	DiskReserve int64
+	// CloudMediaHosts are the hosts (host or host:port) the Cloud API
+	// door fetches media links from; empty: every link is refused.
+	CloudMediaHosts []string
 }

@@ -144,6 +144,10 @@ func TestLoadRejects(t *testing.T) {
 		{"KEY_DEADLINE", "10m", "from 100ms to 5m0s"},
 		{"WEBHOOK_URL", "ftp://x", "http:// or https://"},
 		{"WEBHOOK_URL", "https://", "has no host"},
+		{"CLOUD_MEDIA_HOSTS", "https://cdn.example", "is not a host or host:port"},
+		{"CLOUD_MEDIA_HOSTS", "cdn.example/files", "is not a host or host:port"},
+		{"CLOUD_MEDIA_HOSTS", "*.example", "is not a host or host:port"},
+		{"CLOUD_MEDIA_HOSTS", "cdn.example:99999", "has no valid port"},
 		{"WEBHOOK_URL", "https://u:p@host/x", "must not carry a user"},
 		{"WEBHOOK_URL", "://bad", "is not a URL"},
 		{"WEBHOOK_URL", "https://hooks.example:99999/x", `port "99999"`},
@@ -318,6 +322,10 @@ func TestLoadAcceptsOrdinaryForms(t *testing.T) {
 		{"SPOOL_MAX_BYTES", "", func(s *Settings) bool { return s.SpoolMaxBytes == 0 }},
 		{"DISK_RESERVE", "256MiB", func(s *Settings) bool { return s.DiskReserve == 256<<20 }},
 		{"DISK_RESERVE", "", func(s *Settings) bool { return s.DiskReserve == 0 }},
+		{"CLOUD_MEDIA_HOSTS", "", func(s *Settings) bool { return s.CloudMediaHosts == nil }},
+		{"CLOUD_MEDIA_HOSTS", " CDN.example, files.internal:8443 ,", func(s *Settings) bool {
+			return len(s.CloudMediaHosts) == 2 && s.CloudMediaHosts[0] == "cdn.example" && s.CloudMediaHosts[1] == "files.internal:8443"
+		}},
 		{"WEBHOOK_URL", "https://hooks.example/h", func(s *Settings) bool { return s.WebhookURL == "https://hooks.example/h" }},
 		{"MAX_FILE_SIZE", "1048576", func(s *Settings) bool { return s.MaxFileSize == 1<<20 }},
 		{"MAX_FILE_SIZE", " 10 MiB ", func(s *Settings) bool { return s.MaxFileSize == 10<<20 }},

@@ -65,9 +65,9 @@ func into[T any](field *T, parse func(string) (T, error)) func(string) error {
 	}
 }
 
-// specsFor lists every setting in the order of the contract, each
-// parsing into its field of s.
-func specsFor(s *Settings) []setting {
+// coreSpecs lists the settings before the Cloud API door's, each parsing
+// into its field of s.
+func coreSpecs(s *Settings) []setting {
 	return []setting{
 		{env: contract.EnvListenAddr, def: contract.DefaultListenAddr, usage: "HTTP listen address (host:port)",
 			parse: into(&s.ListenAddr, parseListenAddr)},
@@ -127,6 +127,19 @@ func specsFor(s *Settings) []setting {
 			parse: into(&s.Pprof, parseOnOff)},
 		{env: contract.EnvDiskReserve, usage: "free space of DATA_DIR's volume below which the bridge stops receiving and refuses sends (507); default the larger of 64MiB and 2% of the volume, at most a quarter of it",
 			parse: into(&s.DiskReserve, parseDiskReserve)},
+	}
+}
+
+// specsFor lists every setting in the order of the contract.
+func specsFor(s *Settings) []setting {
+	return append(coreSpecs(s), cloudSpecs(s)...)
+}
+
+// cloudSpecs are the settings of the Cloud API door.
+func cloudSpecs(s *Settings) []setting {
+	return []setting{
+		{env: contract.EnvCloudMediaHosts, usage: "comma-separated hosts (host or host:port) the Cloud API door fetches media links from; empty: links refused",
+			parse: into(&s.CloudMediaHosts, parseHosts)},
 	}
 }
 

@@ -215,6 +215,34 @@ func (u *Uploads) Use(ctx context.Context, id string) (*File, error) {
 	return &f, nil
 }
 
+// Open returns upload id and its file, open for reading (the caller
+// closes it); ErrUploadNotFound when no such upload is kept.
+func (u *Uploads) Open(ctx context.Context, id string) (Upload, io.ReadSeekCloser, error) {
+	var (
+		path string
+		up   = Upload{ID: id}
+	)
+	var created, expires int64
+	err := u.opts.DB.QueryRowContext(ctx, `SELECT path, file_name, mimetype, file_size, sha256, created_at, expires_at
+		FROM uploads WHERE id = ? AND expires_at > ?`, id, u.opts.Now().UnixMilli()).Scan(
+		&path, &up.FileName, &up.MimeType, &up.Size, &up.SHA256, &created, &expires)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return Upload{}, nil, ErrUploadNotFound
+	case err != nil:
+		return Upload{}, nil, readFailed(err)
+	}
+	up.CreatedAt, up.ExpiresAt = time.UnixMilli(created), time.UnixMilli(expires)
+	f, err := os.Open(path) //nolint:gosec // a path the bridge wrote under its spool
+	if errors.Is(err, os.ErrNotExist) {
+		return Upload{}, nil, ErrUploadNotFound // expired and swept while we looked
+	}
+	if err != nil {
+		return Upload{}, nil, readFailed(err)
+	}
+	return up, f, nil
+}
+
 // linkOrCopy makes dst a hard link to src, or a copy where the file system
 // has no hard links.
 func linkOrCopy(src, dst string) error {

@@ -249,6 +249,17 @@ var migrations = []string{
 	// reach-out lock's announced end) outlives a restart: a bridge that
 	// forgot it spent a refused send to learn it again.
 	`ALTER TABLE session_state ADD COLUMN restricted_until INTEGER`,
+	// 12: the message templates of the Cloud API door, as clients created
+	// them (POST message_templates), by name and language.
+	`CREATE TABLE cloud_templates (
+		id         TEXT    PRIMARY KEY,
+		name       TEXT    NOT NULL,
+		language   TEXT    NOT NULL,
+		category   TEXT    NOT NULL,
+		components TEXT    NOT NULL,
+		created_at INTEGER NOT NULL,
+		UNIQUE (name, language)
+	)`,
 }
 
 // OpenExistingBridgeDB opens bridge.db when it exists, which checks that it

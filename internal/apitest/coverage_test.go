@@ -91,6 +91,10 @@ func TestOperationsListsEveryEndpoint(t *testing.T) {
 		"GET /api/admin/state", "DELETE /api/admin/logs", "GET /api/admin/audit", "DELETE /api/admin/audit/{id}",
 		"GET /api/admin/webhooks/failed", "POST /api/admin/webhooks/{id}/redeliver", "POST /api/admin/webhooks/replay",
 		"GET /api/admin/analytics/delivery", "GET /debug/pprof/{profile}",
+		"POST /{version}/{phone_number_id}/messages", "POST /{version}/{phone_number_id}/media",
+		"GET /{version}/{object_id}", "DELETE /{version}/{object_id}", "GET /{version}/{object_id}/file",
+		"GET /{version}/{waba_id}/phone_numbers", "GET /{version}/{waba_id}/message_templates",
+		"POST /{version}/{waba_id}/message_templates", "DELETE /{version}/{waba_id}/message_templates",
 		"POST webhook message.status", "POST webhook message.upsert", "POST webhook session.status",
 		"POST webhook message.reaction", "POST webhook message.edit", "POST webhook message.revoke",
 	}

@@ -7,7 +7,9 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	liberrors "github.com/pb33f/libopenapi-validator/errors"
@@ -68,10 +70,33 @@ func (s *spec) find(r *http.Request) *operation {
 		return nil
 	}
 	op := helpers.ExtractOperation(r, item)
-	if op == nil {
+	if op == nil || !patternsMatch(r.URL.Path, path, item, op) {
 		return nil
 	}
 	return &operation{id: op.OperationId, path: path, item: item, op: op}
+}
+
+// patternsMatch reports whether a path whose first segment is a parameter
+// matches the request by that parameter's pattern, as the bridge's router
+// decides: the Cloud API door's /{version}/{object_id} is not /session/qr,
+// whose first segment is no v<major>.<minor>. The validator matches
+// templates by their shape alone. Other parameters are left to the
+// request's validation (a bad id is the endpoint's 400, not another path).
+func patternsMatch(reqPath, docPath string, item *v3.PathItem, op *v3.Operation) bool {
+	got, want := strings.Split(reqPath, "/"), strings.Split(docPath, "/")
+	if len(got) < 2 || len(want) < 2 || !strings.HasPrefix(want[1], "{") || !strings.HasSuffix(want[1], "}") {
+		return true
+	}
+	name := strings.Trim(want[1], "{}")
+	for _, p := range append(append([]*v3.Parameter{}, item.Parameters...), op.Parameters...) {
+		if p.In != "path" || p.Name != name || p.Schema == nil || p.Schema.Schema() == nil || p.Schema.Schema().Pattern == "" {
+			continue
+		}
+		if re, err := regexp.Compile(p.Schema.Schema().Pattern); err == nil && !re.MatchString(got[1]) {
+			return false
+		}
+	}
+	return true
 }
 
 func (tr *transport) RoundTrip(req *http.Request) (*http.Response, error) {

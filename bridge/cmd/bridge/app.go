@@ -17,6 +17,7 @@ import (
 
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/audit"
+	"github.com/msgbridge/msgbridge/bridge/cloudapi"
 	"github.com/msgbridge/msgbridge/bridge/datadir"
 	"github.com/msgbridge/msgbridge/bridge/diskguard"
 	"github.com/msgbridge/msgbridge/bridge/guard"
@@ -291,6 +292,22 @@ func serverLimits(s *settings.Settings) guard.Limits {
 	return l
 }
 
+// cloudDoor builds the Cloud API door over the bridge's own API.
+func cloudDoor(a *app) func(http.Handler) http.Handler {
+	return func(own http.Handler) http.Handler {
+		return cloudapi.New(cloudapi.Config{
+			API:       own,
+			Account:   func() string { return a.session.Status().Account },
+			History:   a.inbox,
+			Media:     a.downloads,
+			Uploads:   a.uploads,
+			Templates: &cloudapi.Templates{DB: a.db, Batcher: a.writer},
+			Links:     cloudapi.LinkFetcher{Hosts: a.settings.CloudMediaHosts},
+			Log:       a.log.WithName("cloudapi"),
+		})
+	}
+}
+
 func newHTTPServer(_ context.Context, a *app) error {
 	s := a.settings
 	recorder := httpapi.AuditRecorder{Log: a.audit, Logger: a.log.WithName("audit")}
@@ -326,6 +343,8 @@ func newHTTPServer(_ context.Context, a *app) error {
 		Media:          a.downloads,
 		Log:            a.log.WithName("httpapi"),
 		Pprof:          s.Pprof,
+		CloudAPI:       cloudDoor(a),
+		CloudAPIPaths:  cloudapi.PathPrefix,
 	}
 	dash := dashboard.New(dashboard.Options{
 		Session: a.session, AdminToken: s.AdminToken, TOTPKey: []byte(s.TOTPSecret.Reveal()),

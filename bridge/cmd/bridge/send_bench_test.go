@@ -94,7 +94,8 @@ func multipartBodyB(number, text string) (string, []byte) {
 // whole accept path. "bare-mux" is the baseline in the same run: a
 // gorilla/mux handler that parses the same form and answers the same JSON,
 // storing nothing. "bridge-json" is the same bridge taking the same text as
-// JSON through POST /api/messages. "baseline" is the bridge of another
+// JSON through POST /api/messages; "bridge-cloud" the same text through
+// the Cloud API door (POST /v21.0/{phone}/messages). "baseline" is the bridge of another
 // commit (BASELINE_BRIDGE_BIN, hack/perf-baseline.sh), so that a regression
 // of the send path shows the day it lands. make test runs it.
 //
@@ -131,6 +132,22 @@ func BenchmarkAcceptedSends(b *testing.B) {
 		p := startBridge(b, bridgeBin, validEnv(b.TempDir()))
 		load(b, loadClients, http.StatusAccepted, jsonTextRequest("http://"+p.addr+"/api/messages"))
 	})
+	// The Cloud API door, the same text in Graph's shape: translated into
+	// the JSON door and served by it (answered 200, as Cloud answers).
+	b.Run("bridge-cloud", func(b *testing.B) {
+		p := startBridge(b, bridgeBin, validEnv(b.TempDir()))
+		load(b, loadClients, http.StatusOK, cloudTextRequest("http://"+p.addr+"/v21.0/4915100000001/messages"))
+	})
+}
+
+func cloudTextRequest(url string) func() *http.Request {
+	body := []byte(`{"messaging_product":"whatsapp","to":"4915100000002","type":"text","text":{"body":"hello"}}`)
+	return func() *http.Request {
+		req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+testAPIKey)
+		return req
+	}
 }
 
 func jsonTextRequest(url string) func() *http.Request {

@@ -1,0 +1,204 @@
+// Package cloudapi is the Cloud API door: a second door beside the bridge's
+// own API that answers as Meta's WhatsApp Cloud API (Graph) does, so that
+// Chatwoot, Typebot and every Cloud API SDK work against the bridge by
+// changing only their base URL.
+//
+// The door keeps no send path of its own: it translates each Graph request
+// into a request of the bridge's own API (POST /api/messages, /api/uploads,
+// the reaction and read endpoints) and serves it through that API's
+// handler, so both doors share one validation, queue, pacing, idempotency
+// keys, log and outbox, and a message sent through one is visible through
+// the other under the same id. Answers and errors are translated back into
+// Graph's shapes.
+package cloudapi
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/gorilla/mux"
+
+	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/bridge/spool"
+	"github.com/msgbridge/msgbridge/contract"
+)
+
+// Received finds a received message's chat and sender in the incoming
+// history (*inbox.Inbox): a Cloud read mark names only the message.
+type Received interface {
+	Received(ctx context.Context, id string) (chat, sender bridge.Recipient, found bool, err error)
+}
+
+// MediaFiles opens incoming attachments (*media.Downloader).
+type MediaFiles interface {
+	Open(ctx context.Context, id string) (*bridge.MediaFile, error)
+}
+
+// Uploads opens files uploaded for sending (*spool.Uploads).
+type Uploads interface {
+	Open(ctx context.Context, id string) (spool.Upload, io.ReadSeekCloser, error)
+}
+
+// Config is what the door needs.
+type Config struct {
+	// API is the bridge's own API, which every request is translated into.
+	API http.Handler
+	// Account is the linked account's number, digits; "" while none is
+	// linked (then any phone_number_id is accepted, so that sends queue as
+	// the bridge's own API queues them).
+	Account func() string
+	// History finds what a read mark names.
+	History Received
+	// Media serves incoming attachments; Uploads the uploaded ones.
+	Media   MediaFiles
+	Uploads Uploads
+	// Templates keeps the message templates; nil: the template endpoints
+	// answer with no templates and a template send is refused.
+	Templates *Templates
+	// Links fetches media by link (CLOUD_MEDIA_HOSTS).
+	Links LinkFetcher
+	Log   logr.Logger
+}
+
+// Door is the Cloud API door's handler.
+type Door struct {
+	cfg Config
+	mux *mux.Router
+}
+
+// versionPattern is Graph's version segment: v<major>.<minor>.
+const versionPattern = `v[0-9]{1,3}\.[0-9]{1,3}`
+
+// PathPrefix matches the paths the door serves, for the router that mounts
+// it at the root.
+var PathPrefix = regexp.MustCompile(`^/` + versionPattern + `/`)
+
+// New returns the door over cfg.API.
+func New(cfg Config) *Door {
+	if cfg.Account == nil {
+		cfg.Account = func() string { return "" }
+	}
+	d := &Door{cfg: cfg, mux: mux.NewRouter()}
+	d.routes()
+	return d
+}
+
+func (d *Door) routes() {
+	v := "/{version:" + versionPattern + "}"
+	for _, route := range []struct {
+		path, method string
+		h            handlerFunc
+	}{
+		{v + "/{phone}/messages", http.MethodPost, d.postMessage},
+		{v + "/{phone}/media", http.MethodPost, d.postMedia},
+		{v + "/{waba}/message_templates", http.MethodGet, d.listTemplates},
+		{v + "/{waba}/message_templates", http.MethodPost, d.createTemplate},
+		{v + "/{waba}/message_templates", http.MethodDelete, d.deleteTemplate},
+		{v + "/{waba}/phone_numbers", http.MethodGet, d.phoneNumbers},
+		{v + "/{id}/file", http.MethodGet, d.mediaBytes},
+		{v + "/{id}", http.MethodGet, d.getObject},
+		{v + "/{id}", http.MethodDelete, d.deleteMedia},
+	} {
+		d.mux.Handle(route.path, d.handle(route.h)).Methods(route.method)
+	}
+	d.mux.NotFoundHandler = d.handle(func(http.ResponseWriter, *http.Request) error { return errUnknownPath })
+	d.mux.MethodNotAllowedHandler = d.handle(func(http.ResponseWriter, *http.Request) error { return errUnknownPath })
+}
+
+// ServeHTTP serves a Graph request.
+func (d *Door) ServeHTTP(w http.ResponseWriter, r *http.Request) { d.mux.ServeHTTP(w, r) }
+
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+// handle answers h's error in Graph's shape. The credential is checked by
+// the bridge's own API on every request the door makes (constant time,
+// counted per address); the reads that reach no API request check it here
+// through one.
+func (d *Door) handle(h handlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := h(w, r); err != nil {
+			writeGraphError(w, d.cfg.Log, err)
+		}
+	})
+}
+
+// token is the bearer token a Graph client presents: the Authorization
+// header, or the access_token query parameter (Chatwoot's template sync).
+func token(r *http.Request) string {
+	if h := r.Header.Get("Authorization"); len(h) > 7 && strings.EqualFold(h[:7], "Bearer ") {
+		return strings.TrimSpace(h[7:])
+	}
+	return r.URL.Query().Get("access_token")
+}
+
+// answer is what the bridge's own API answered to one translated request.
+type answer struct {
+	status int
+	header http.Header
+	body   bytes.Buffer
+}
+
+func (a *answer) Header() http.Header { return a.header }
+func (a *answer) Write(p []byte) (int, error) {
+	if a.status == 0 {
+		a.status = http.StatusOK
+	}
+	return a.body.Write(p)
+}
+func (a *answer) WriteHeader(status int) {
+	if a.status == 0 {
+		a.status = status
+	}
+}
+
+// ok reports a 2xx answer.
+func (a *answer) ok() bool { return a.status >= 200 && a.status < 300 }
+
+// call serves one request of the bridge's own API on behalf of r: with r's
+// credential, address and Idempotency-Key, in r's context.
+func (d *Door) call(r *http.Request, method, path string, body io.Reader, contentType string) (*answer, error) {
+	// Served in this process by the bridge's own handler: no network
+	// request is made, and path is one the door built.
+	in, err := http.NewRequestWithContext(r.Context(), method, path, body) //nolint:gosec // G704: never sent over a network
+
+	if err != nil {
+		return nil, bridge.Internal("internal", "the request could not be translated", err)
+	}
+	in.RemoteAddr = r.RemoteAddr
+	in.Header.Set(contract.APIKeyHeader, token(r))
+	if contentType != "" {
+		in.Header.Set("Content-Type", contentType)
+	}
+	if k := r.Header.Get("Idempotency-Key"); k != "" {
+		in.Header.Set("Idempotency-Key", k)
+	}
+	a := &answer{header: http.Header{}}
+	d.cfg.API.ServeHTTP(a, in)
+	if a.status == 0 {
+		a.status = http.StatusOK
+	}
+	if !a.ok() {
+		return a, apiError(a)
+	}
+	return a, nil
+}
+
+// authorize checks r's credential through the bridge's own API (a cheap
+// read), for the door's answers that need no other request.
+func (d *Door) authorize(r *http.Request) error {
+	_, err := d.call(r, http.MethodGet, "/api/messages?limit=1", nil, "")
+	return err
+}
+
+// pathEscape escapes one path segment of an API request.
+func pathEscape(s string) string { return url.PathEscape(s) }
+
+// deadline bounds fetches of linked media.
+const defaultLinkDeadline = 60 * time.Second

@@ -1,0 +1,178 @@
+package cloudapi
+
+import (
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	"github.com/go-logr/logr"
+
+	"github.com/msgbridge/msgbridge/bridge"
+)
+
+// Graph's error codes the door answers with
+// (developers.facebook.com/docs/whatsapp/cloud-api/support/error-codes).
+const (
+	CodeInvalidParameter = 100    // a bad or missing parameter, an unknown object
+	CodeAccessToken      = 190    // a missing or wrong access token
+	CodeRateLimit        = 130429 // too many requests
+	CodeServiceDown      = 131016 // the service is unavailable (no linked session)
+	CodeNotOnWhatsApp    = 131026 // message undeliverable: the number is not on WhatsApp
+	CodeGeneric          = 131000 // something went wrong
+	CodeMediaUpload      = 131053 // the media could not be uploaded
+	CodeMediaDownload    = 131052 // a linked media could not be downloaded
+	CodeTemplateMissing  = 132001 // the template does not exist in the language
+	CodeTemplateParams   = 132000 // the template's parameters do not match
+	// subcodeNoObject is Graph's "object with ID does not exist".
+	subcodeNoObject = 33
+)
+
+// GraphError is one error in Graph's shape. BridgeCode (an extension) is
+// the bridge's own code of the fault, so that its documentation applies.
+type GraphError struct {
+	Message      string     `json:"message"`
+	Type         string     `json:"type"`
+	Code         int        `json:"code"`
+	ErrorSubcode int        `json:"error_subcode,omitempty"`
+	ErrorData    *errorData `json:"error_data,omitempty"`
+	FBTraceID    string     `json:"fbtrace_id"`
+	BridgeCode   string     `json:"msgbridge_code,omitempty"`
+	status       int
+	retryAfter   string
+}
+
+type errorData struct {
+	MessagingProduct string `json:"messaging_product"`
+	Details          string `json:"details"`
+}
+
+func (e *GraphError) Error() string { return e.Message }
+
+// graphErr is a Graph error with status and the detail people read.
+func graphErr(status, code int, message, details, bridgeCode string) *GraphError {
+	return &GraphError{Message: message, Type: "OAuthException", Code: code, status: status, BridgeCode: bridgeCode,
+		ErrorData: &errorData{MessagingProduct: "whatsapp", Details: details}}
+}
+
+// invalidParam is Graph's (#100) for a bad parameter.
+func invalidParam(bridgeCode, details string) *GraphError {
+	return graphErr(http.StatusBadRequest, CodeInvalidParameter, "(#100) Invalid parameter", details, bridgeCode)
+}
+
+var errUnknownPath = func() *GraphError {
+	e := graphErr(http.StatusBadRequest, CodeInvalidParameter,
+		"Unsupported request - method type or path is not served by this bridge", "see the bridge's README: the Cloud API door", "no_endpoint")
+	e.ErrorSubcode = subcodeNoObject
+	return e
+}()
+
+// noObject is Graph's answer to an id that names nothing.
+func noObject(id string) *GraphError {
+	e := graphErr(http.StatusBadRequest, CodeInvalidParameter,
+		"Unsupported get request. Object with ID '"+id+"' does not exist, cannot be loaded due to missing permissions, or does not support this operation",
+		"no such object on this bridge", "not_found")
+	e.ErrorSubcode = subcodeNoObject
+	return e
+}
+
+// bridgeStatusToGraph maps an answer of the bridge's own API to Graph's
+// status and code, by the answer's status.
+func bridgeStatusToGraph(status int, code string) (int, int, string) {
+	switch {
+	case code == bridge.ErrNotOnWhatsApp.Code:
+		return http.StatusBadRequest, CodeNotOnWhatsApp, "Message Undeliverable"
+	case status == http.StatusUnauthorized:
+		return http.StatusUnauthorized, CodeAccessToken, "Invalid OAuth access token - Cannot parse access token"
+	case status == http.StatusTooManyRequests:
+		return http.StatusTooManyRequests, CodeRateLimit, "(#130429) Rate limit hit"
+	case status == http.StatusNotFound:
+		return http.StatusBadRequest, CodeInvalidParameter, "(#100) Invalid parameter"
+	case status == http.StatusRequestEntityTooLarge || status == http.StatusUnsupportedMediaType:
+		return http.StatusBadRequest, CodeMediaUpload, "(#131053) Media upload error"
+	case status == http.StatusServiceUnavailable:
+		return http.StatusServiceUnavailable, CodeServiceDown, "(#131016) Service unavailable"
+	case status >= 400 && status < 500:
+		return http.StatusBadRequest, CodeInvalidParameter, "(#100) Invalid parameter"
+	}
+	return http.StatusInternalServerError, CodeGeneric, "(#131000) Something went wrong"
+}
+
+// apiError is a failed answer of the bridge's own API as a Graph error.
+func apiError(a *answer) *GraphError {
+	var body struct {
+		Error struct{ Code, Message string } `json:"error"`
+	}
+	_ = json.Unmarshal(a.body.Bytes(), &body) // a body that is not the error shape keeps the status alone
+	status, code, msg := bridgeStatusToGraph(a.status, body.Error.Code)
+	e := graphErr(status, code, msg, body.Error.Message, body.Error.Code)
+	if a.status == http.StatusNotFound {
+		e.ErrorSubcode = subcodeNoObject
+	}
+	if ra := a.header.Get("Retry-After"); ra != "" {
+		e.retryAfter = ra
+	}
+	return e
+}
+
+// fromBridge is a bridge.Error raised by the door itself as a Graph error.
+func fromBridge(err error) *GraphError {
+	var g *GraphError
+	if errors.As(err, &g) {
+		return g
+	}
+	e := bridge.ErrorOf(err)
+	status := http.StatusBadRequest
+	switch e.Kind {
+	case bridge.KindInternal:
+		status = http.StatusInternalServerError
+	case bridge.KindUnavailable:
+		status = http.StatusServiceUnavailable
+	case bridge.KindNotFound:
+		status = http.StatusNotFound
+	case bridge.KindTooLarge:
+		status = http.StatusRequestEntityTooLarge
+	case bridge.KindUpstream, bridge.KindTimeout:
+		status = http.StatusBadGateway
+	case bridge.KindUnauthorized:
+		status = http.StatusUnauthorized
+	case bridge.KindRateLimited:
+		status = http.StatusTooManyRequests
+	default:
+	}
+	st, code, msg := bridgeStatusToGraph(status, e.Code)
+	return graphErr(st, code, msg, e.Message, e.Code)
+}
+
+// writeGraphError answers err in Graph's shape.
+func writeGraphError(w http.ResponseWriter, log logr.Logger, err error) {
+	g := fromBridge(err)
+	if g.status >= http.StatusInternalServerError {
+		log.Error(err, "cloud request failed", "code", g.BridgeCode)
+	}
+	g.FBTraceID = traceID()
+	if g.retryAfter != "" {
+		w.Header().Set("Retry-After", g.retryAfter)
+	}
+	if g.status == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", `OAuth "Facebook Platform" "invalid_token" "Invalid OAuth access token"`)
+	}
+	writeJSON(w, g.status, struct {
+		Error *GraphError `json:"error"`
+	}{g})
+}
+
+// traceID is a fresh fbtrace_id: it ties a client's report to nothing on
+// the bridge, but clients log it.
+func traceID() string {
+	var b [9]byte
+	_, _ = rand.Read(b[:])
+	return base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v) // plain structs: cannot fail
+}

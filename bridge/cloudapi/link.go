@@ -1,0 +1,108 @@
+package cloudapi
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"path"
+	"strings"
+	"time"
+)
+
+// LinkFetcher fetches media a Cloud message names by link: the one place
+// the bridge fetches a URL a caller names, so only from the hosts of
+// CLOUD_MEDIA_HOSTS (none: every link is refused), never following a
+// redirect to another host, within a deadline. The file streams into an
+// upload, which MAX_FILE_SIZE bounds as it bounds every upload.
+type LinkFetcher struct {
+	// Hosts are the host names (host or host:port) links may name.
+	Hosts []string
+	// Deadline bounds one fetch; one minute when zero.
+	Deadline time.Duration
+	// Client fetches; one that checks every redirect when nil.
+	Client *http.Client
+}
+
+// Errors of links.
+var (
+	errLinkHost = invalidParam("media_host_not_allowed",
+		"the link's host is not in CLOUD_MEDIA_HOSTS; upload the file (POST /{phone_number_id}/media) and send its id")
+	errLinkURL = invalidParam("invalid_link", "link must be an http or https URL")
+)
+
+// allowed reports whether u names an allowed host.
+func (f LinkFetcher) allowed(u *url.URL) bool {
+	for _, h := range f.Hosts {
+		if strings.EqualFold(h, u.Host) || strings.EqualFold(h, u.Hostname()) && u.Port() == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// check parses a link and refuses one the bridge may not fetch.
+func (f LinkFetcher) check(link string) (*url.URL, error) {
+	u, err := url.Parse(link)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+		return nil, errLinkURL
+	}
+	if !f.allowed(u) {
+		return nil, errLinkHost
+	}
+	return u, nil
+}
+
+func (f LinkFetcher) client() *http.Client {
+	if f.Client != nil {
+		return f.Client
+	}
+	return &http.Client{CheckRedirect: f.checkRedirect}
+}
+
+// checkRedirect follows a redirect only to the host the link named.
+func (f LinkFetcher) checkRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) >= 5 || !strings.EqualFold(req.URL.Host, via[0].URL.Host) {
+		return errors.New("redirect to another host")
+	}
+	return nil
+}
+
+// uploadLink fetches link into a new upload of the bridge's own API.
+func (d *Door) uploadLink(r *http.Request, link, name string) (string, error) {
+	f := d.cfg.Links
+	u, err := f.check(link)
+	if err != nil {
+		return "", err
+	}
+	if err := d.authorize(r); err != nil { // a stranger makes the bridge fetch nothing
+		return "", err
+	}
+	deadline := f.Deadline
+	if deadline <= 0 {
+		deadline = defaultLinkDeadline
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), deadline)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return "", errLinkURL
+	}
+	resp, err := f.client().Do(req)
+	if err != nil {
+		return "", linkFailed("the link could not be fetched: " + err.Error())
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return "", linkFailed("the link answered " + resp.Status)
+	}
+	if name == "" {
+		name = path.Base(u.Path)
+	}
+	return d.upload(r.WithContext(ctx), resp.Body, name, "")
+}
+
+// linkFailed is Graph's media download error.
+func linkFailed(details string) *GraphError {
+	return graphErr(http.StatusBadRequest, CodeMediaDownload, "(#131052) Media download error", details, "media_link_failed")
+}

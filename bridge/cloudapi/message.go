@@ -1,0 +1,255 @@
+package cloudapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/gorilla/mux"
+
+	"github.com/msgbridge/msgbridge/bridge"
+)
+
+// maxMessageBody bounds a Cloud message body, as the JSON door bounds its
+// own: a full text, a vCard, a list of ten sections fit.
+const maxMessageBody = 256 << 10
+
+// cloudMessage is the body of POST /{version}/{phone_number_id}/messages:
+// a message, or a read mark ({"status":"read","message_id"}). Fields a
+// client may send that change nothing here (recipient_type,
+// biz_opaque_callback_data) are ignored, as Graph ignores what it does not
+// need.
+type cloudMessage struct {
+	MessagingProduct string                  `json:"messaging_product"`
+	To               string                  `json:"to"`
+	Type             string                  `json:"type"`
+	Status           string                  `json:"status"`
+	MessageID        string                  `json:"message_id"`
+	Context          *cloudContext           `json:"context"`
+	Text             *cloudText              `json:"text"`
+	Image            *cloudMedia             `json:"image"`
+	Video            *cloudMedia             `json:"video"`
+	Audio            *cloudMedia             `json:"audio"`
+	Document         *cloudMedia             `json:"document"`
+	Sticker          *cloudMedia             `json:"sticker"`
+	Location         *cloudPlace             `json:"location"`
+	Contacts         graphValue[[]cloudCard] `json:"contacts"`
+	Reaction         *cloudReact             `json:"reaction"`
+	Interactive      *interactive            `json:"interactive"`
+	Template         *templateUse            `json:"template"`
+}
+
+type cloudContext struct {
+	MessageID string `json:"message_id"`
+}
+
+type cloudText struct {
+	Body       string `json:"body"`
+	PreviewURL bool   `json:"preview_url"`
+}
+
+type cloudMedia struct {
+	ID       string `json:"id"`
+	Link     string `json:"link"`
+	Caption  string `json:"caption"`
+	Filename string `json:"filename"`
+	Voice    *bool  `json:"voice"`
+}
+
+type cloudPlace struct {
+	Latitude  *float64 `json:"latitude"`
+	Longitude *float64 `json:"longitude"`
+	Name      string   `json:"name"`
+	Address   string   `json:"address"`
+}
+
+type cloudReact struct {
+	MessageID string `json:"message_id"`
+	Emoji     string `json:"emoji"`
+}
+
+// graphValue is a parameter as Graph takes it: its JSON value, or a string
+// holding that JSON (whatsapp-api-js sends contacts so, and Graph accepts
+// it).
+type graphValue[T any] struct{ V T }
+
+func (g *graphValue[T]) UnmarshalJSON(b []byte) error {
+	var s string
+	if len(b) > 0 && b[0] == '"' {
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		b = []byte(s)
+	}
+	return json.Unmarshal(b, &g.V)
+}
+
+// apiMessage is the bridge's own POST /api/messages body the door
+// translates a Cloud message into.
+type apiMessage struct {
+	To       string      `json:"to"`
+	Type     string      `json:"type"`
+	Text     string      `json:"text,omitempty"`
+	ReplyTo  *string     `json:"reply_to,omitempty"`
+	Media    *apiMedia   `json:"media,omitempty"`
+	Location *cloudPlace `json:"location,omitempty"`
+	Contact  *apiContact `json:"contact,omitempty"`
+}
+
+type apiMedia struct {
+	UploadID string `json:"upload_id"`
+	PTT      *bool  `json:"ptt,omitempty"`
+}
+
+type apiContact struct {
+	VCard string `json:"vcard"`
+}
+
+// sentAnswer is Graph's answer to a send.
+type sentAnswer struct {
+	MessagingProduct string        `json:"messaging_product"`
+	Contacts         []sentContact `json:"contacts"`
+	Messages         []sentMessage `json:"messages"`
+}
+
+type sentContact struct {
+	Input string `json:"input"`
+	WaID  string `json:"wa_id"`
+}
+
+type sentMessage struct {
+	ID            string `json:"id"`
+	MessageStatus string `json:"message_status,omitempty"`
+}
+
+// postMessage is POST /{version}/{phone_number_id}/messages.
+func (d *Door) postMessage(w http.ResponseWriter, r *http.Request) error {
+	if err := d.checkPhone(r, mux.Vars(r)["phone"]); err != nil {
+		return err
+	}
+	var m cloudMessage
+	if err := decodeBody(w, r, &m); err != nil {
+		return err
+	}
+	if m.MessagingProduct != "whatsapp" {
+		return invalidParam("missing_messaging_product", `the parameter messaging_product is required and must be "whatsapp"`)
+	}
+	switch {
+	case m.Status == "read":
+		return d.markRead(w, r, m)
+	case m.Status != "":
+		return invalidParam("invalid_status", `status takes "read"`)
+	case m.Type == "reaction":
+		return d.react(w, r, m)
+	}
+	msg, cleanup, err := d.translate(r, m)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	return d.send(w, r, m.To, msg)
+}
+
+// decodeBody reads a JSON body of at most maxMessageBody bytes.
+func decodeBody(w http.ResponseWriter, r *http.Request, v any) error {
+	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(strings.ToLower(ct), "application/json") {
+		return invalidParam("unsupported_media_type", "the body must be application/json")
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxMessageBody))
+	if err != nil {
+		return invalidParam("body_too_large", "the body is over 256 KiB or could not be read")
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		return invalidParam("invalid_json", "the body is not a JSON object of this request: "+err.Error())
+	}
+	return nil
+}
+
+// send queues msg through the bridge's own JSON door and answers as Graph
+// does: the message's id, also when it failed at once (its failure then
+// reaches the webhook as a failed status, as Cloud reports it).
+func (d *Door) send(w http.ResponseWriter, r *http.Request, to string, msg apiMessage) error {
+	body, _ := json.Marshal(msg) // plain struct: cannot fail
+	a, err := d.call(r, http.MethodPost, "/api/messages", bytes.NewReader(body), "application/json")
+	if err != nil && (a == nil || a.status != http.StatusUnprocessableEntity) {
+		return err
+	}
+	return writeSent(w, to, a)
+}
+
+// writeSent answers Graph's send answer from the JSON door's answer a.
+func writeSent(w http.ResponseWriter, to string, a *answer) error {
+	var res struct {
+		Messages []struct {
+			WhatsAppID string `json:"whatsapp_id"`
+			Status     string `json:"status"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(a.body.Bytes(), &res); err != nil || len(res.Messages) == 0 {
+		return bridge.Internal("internal", "the send's answer could not be read", err)
+	}
+	out := sentAnswer{MessagingProduct: "whatsapp", Contacts: []sentContact{{Input: to, WaID: waID(to)}}}
+	for _, m := range res.Messages {
+		out.Messages = append(out.Messages, sentMessage{ID: m.WhatsAppID, MessageStatus: "accepted"})
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// waID is a recipient's wa_id: a number's digits; a group or LID as given
+// (the extensions of to).
+func waID(to string) string {
+	rcpt, err := bridge.ParseRecipient(to)
+	if err != nil || rcpt.Kind != bridge.RecipientPhone {
+		return to
+	}
+	return rcpt.ID
+}
+
+// react is a reaction: the bridge's own reaction endpoint on the message.
+func (d *Door) react(w http.ResponseWriter, r *http.Request, m cloudMessage) error {
+	if m.Reaction == nil || m.Reaction.MessageID == "" {
+		return invalidParam("missing_target", "a reaction needs reaction.message_id")
+	}
+	body, _ := json.Marshal(map[string]string{"emoji": m.Reaction.Emoji})
+	a, err := d.call(r, http.MethodPost, "/api/messages/"+pathEscape(m.Reaction.MessageID)+"/reaction",
+		bytes.NewReader(body), "application/json")
+	if err != nil && (a == nil || a.status != http.StatusUnprocessableEntity) {
+		return err
+	}
+	return writeSent(w, m.To, a)
+}
+
+// markRead is {"status":"read","message_id"}: a read receipt for a
+// received message, in the chat the incoming history received it in.
+func (d *Door) markRead(w http.ResponseWriter, r *http.Request, m cloudMessage) error {
+	if m.MessageID == "" {
+		return invalidParam("missing_message_id", "a read mark needs message_id")
+	}
+	if d.cfg.History == nil {
+		return noObject(m.MessageID)
+	}
+	if err := d.authorize(r); err != nil {
+		return err
+	}
+	chat, sender, found, err := d.cfg.History.Received(r.Context(), m.MessageID)
+	if err != nil {
+		return err
+	}
+	if !found {
+		return noObject(m.MessageID)
+	}
+	read := map[string]string{"message_id": m.MessageID}
+	if chat.Kind == bridge.RecipientGroup {
+		read["sender"] = sender.String()
+	}
+	body, _ := json.Marshal(read)
+	if _, err := d.call(r, http.MethodPost, "/api/chats/"+pathEscape(chat.String())+"/read",
+		bytes.NewReader(body), "application/json"); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]bool{"success": true})
+	return nil
+}

@@ -1,0 +1,232 @@
+package cloudapi
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/bridge/sqlite"
+)
+
+// Templates keeps the message templates clients create through the door,
+// in bridge.db. There is no review: a template is APPROVED as soon as it
+// is stored, and sent as text with its parameters filled in.
+type Templates struct {
+	DB      *sql.DB
+	Batcher *sqlite.Batcher // DB's one writer
+	Now     func() time.Time
+}
+
+// Template is one stored template in Graph's shape.
+type Template struct {
+	ID         string         `json:"id"`
+	Name       string         `json:"name"`
+	Language   string         `json:"language"`
+	Category   string         `json:"category"`
+	Status     string         `json:"status"`
+	Components []tplComponent `json:"components"`
+}
+
+type tplComponent struct {
+	Type    string          `json:"type"`
+	Format  string          `json:"format,omitempty"`
+	Text    string          `json:"text,omitempty"`
+	Buttons json.RawMessage `json:"buttons,omitempty"`
+	Example json.RawMessage `json:"example,omitempty"`
+}
+
+// templateName is Graph's rule for template names.
+var templateName = regexp.MustCompile(`^[a-z0-9_]{1,512}$`)
+
+// Add stores t (its id is made here); a name and language taken already is
+// Graph's duplicate error.
+func (s *Templates) Add(ctx context.Context, t Template) (Template, error) {
+	t.ID, t.Status = newTemplateID(), "APPROVED"
+	comps, _ := json.Marshal(t.Components) // plain structs: cannot fail
+	err := s.Batcher.Do(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO cloud_templates (id, name, language, category, components, created_at)
+			VALUES (?, ?, ?, ?, ?, ?)`, t.ID, t.Name, t.Language, t.Category, string(comps), s.now().UnixMilli())
+		return err
+	})
+	if err != nil {
+		if strings.Contains(err.Error(), "UNIQUE") {
+			return Template{}, invalidParam("template_exists",
+				"a template named "+t.Name+" exists in "+t.Language+" already")
+		}
+		return Template{}, bridge.Internal("store_failed", "the template could not be stored", err)
+	}
+	return t, nil
+}
+
+// List returns the templates, by name then language.
+func (s *Templates) List(ctx context.Context) ([]Template, error) {
+	rows, err := s.DB.QueryContext(ctx, `SELECT id, name, language, category, components FROM cloud_templates ORDER BY name, language`)
+	if err != nil {
+		return nil, bridge.Internal("read_failed", "the templates could not be read", err)
+	}
+	defer rows.Close()
+	out := []Template{}
+	for rows.Next() {
+		t, err := scanTemplate(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, bridge.Internal("read_failed", "the templates could not be read", err)
+	}
+	return out, nil
+}
+
+// Find returns the template name in language; ok false when none.
+func (s *Templates) Find(ctx context.Context, name, language string) (Template, bool, error) {
+	row := s.DB.QueryRowContext(ctx, `SELECT id, name, language, category, components FROM cloud_templates
+		WHERE name = ? AND language = ?`, name, language)
+	t, err := scanTemplate(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Template{}, false, nil
+	}
+	return t, err == nil, err
+}
+
+// Delete deletes every language of template name; false when none was kept.
+func (s *Templates) Delete(ctx context.Context, name string) (bool, error) {
+	var n int64
+	err := s.Batcher.Do(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM cloud_templates WHERE name = ?`, name)
+		if err == nil {
+			n, err = res.RowsAffected()
+		}
+		return err
+	})
+	if err != nil {
+		return false, bridge.Internal("store_failed", "the template could not be deleted", err)
+	}
+	return n > 0, nil
+}
+
+func (s *Templates) now() time.Time {
+	if s.Now == nil {
+		return time.Now()
+	}
+	return s.Now()
+}
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanTemplate(row scanner) (Template, error) {
+	var (
+		t     Template
+		comps string
+	)
+	if err := row.Scan(&t.ID, &t.Name, &t.Language, &t.Category, &comps); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return t, err
+		}
+		return t, bridge.Internal("read_failed", "the templates could not be read", err)
+	}
+	t.Status = "APPROVED"
+	if err := json.Unmarshal([]byte(comps), &t.Components); err != nil {
+		return t, bridge.Internal("read_failed", "a stored template is damaged", err)
+	}
+	return t, nil
+}
+
+// newTemplateID is a Graph-like numeric id.
+func newTemplateID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return strconv.FormatUint(1e15+binary.BigEndian.Uint64(b[:])%1e15, 10)
+}
+
+// templateUse is the template object of a template message.
+type templateUse struct {
+	Name     string `json:"name"`
+	Language struct {
+		Code string `json:"code"`
+	} `json:"language"`
+	Components []struct {
+		Type       string     `json:"type"`
+		Parameters []tplParam `json:"parameters"`
+	} `json:"components"`
+}
+
+type tplParam struct {
+	Type     string `json:"type"`
+	Text     string `json:"text"`
+	Currency *struct {
+		FallbackValue string `json:"fallback_value"`
+	} `json:"currency"`
+	DateTime *struct {
+		FallbackValue string `json:"fallback_value"`
+	} `json:"date_time"`
+}
+
+// value is the text a parameter puts in its placeholder.
+func (p tplParam) value() string {
+	switch {
+	case p.Currency != nil:
+		return p.Currency.FallbackValue
+	case p.DateTime != nil:
+		return p.DateTime.FallbackValue
+	}
+	return p.Text
+}
+
+// placeholder is {{1}}, {{2}}... or a named {{name}}.
+var placeholder = regexp.MustCompile(`\{\{\s*([A-Za-z0-9_]+)\s*\}\}`)
+
+// render fills t's header, body and footer texts with use's parameters,
+// by position, and joins them as one text.
+func (t Template) render(use *templateUse) (string, error) {
+	params := map[string][]tplParam{}
+	for _, c := range use.Components {
+		params[strings.ToLower(c.Type)] = c.Parameters
+	}
+	var parts []string
+	for _, c := range t.Components {
+		kind := strings.ToLower(c.Type)
+		if c.Text == "" || (kind != "header" && kind != "body" && kind != "footer") {
+			continue
+		}
+		text, err := fill(c.Text, params[kind])
+		if err != nil {
+			return "", err
+		}
+		parts = append(parts, text)
+	}
+	if len(parts) == 0 {
+		return "", graphErr(http.StatusBadRequest, CodeTemplateParams, "(#132000) Number of parameters does not match the expected number of params",
+			"the template has no text to send", "template_empty")
+	}
+	return strings.Join(parts, "\n\n"), nil
+}
+
+// fill replaces the placeholders of text with params, in order.
+func fill(text string, params []tplParam) (string, error) {
+	var missing bool
+	i := 0
+	out := placeholder.ReplaceAllStringFunc(text, func(string) string {
+		if i >= len(params) {
+			missing = true
+			return ""
+		}
+		i++
+		return params[i-1].value()
+	})
+	if missing || i != len(params) {
+		return "", graphErr(http.StatusBadRequest, CodeTemplateParams, "(#132000) Number of parameters does not match the expected number of params",
+			"the template's placeholders and the parameters differ in number", "template_params")
+	}
+	return out, nil
+}

@@ -1,0 +1,202 @@
+package cloudapi
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// sendTypes lists the message types the door takes, for its errors.
+const sendTypes = "text, image, video, audio, document, sticker, location, contacts, reaction, interactive or template"
+
+// translate turns a Cloud message into the bridge's own message. cleanup
+// forgets what the translation uploaded (a linked file) once it was sent.
+func (d *Door) translate(r *http.Request, m cloudMessage) (apiMessage, func(), error) {
+	msg := apiMessage{To: m.To, Type: m.Type}
+	nothing := func() {}
+	if m.Context != nil && m.Context.MessageID != "" {
+		msg.ReplyTo = &m.Context.MessageID
+	}
+	switch m.Type {
+	case "text":
+		if m.Text == nil {
+			return msg, nothing, invalidParam("missing_text", "a text message needs text.body")
+		}
+		msg.Text = m.Text.Body
+	case "location":
+		if m.Location == nil {
+			return msg, nothing, invalidParam("missing_location", "a location message needs location")
+		}
+		msg.Location = m.Location
+	case "contacts":
+		card, err := vcardOf(m.Contacts.V)
+		if err != nil {
+			return msg, nothing, err
+		}
+		msg.Type, msg.Contact = "contact", &apiContact{VCard: card}
+	case "interactive":
+		text, err := renderInteractive(m.Interactive)
+		if err != nil {
+			return msg, nothing, err
+		}
+		msg.Type, msg.Text = "text", text
+	case "template":
+		text, err := d.renderTemplate(r, m.Template)
+		if err != nil {
+			return msg, nothing, err
+		}
+		msg.Type, msg.Text = "text", text
+	case "image", "video", "audio", "document", "sticker":
+		return d.translateMedia(r, m, msg)
+	case "":
+		return msg, nothing, invalidParam("missing_type", "the parameter type is required: "+sendTypes)
+	default:
+		return msg, nothing, invalidParam("unknown_type", "type must be one of "+sendTypes)
+	}
+	return msg, nothing, nil
+}
+
+// mediaOf is the media object of a media message's type.
+func (m cloudMessage) mediaOf() *cloudMedia {
+	switch m.Type {
+	case "image":
+		return m.Image
+	case "video":
+		return m.Video
+	case "audio":
+		return m.Audio
+	case "document":
+		return m.Document
+	case "sticker":
+		return m.Sticker
+	}
+	return nil
+}
+
+// translateMedia names the file of a media message: an uploaded media id
+// as it is, a link fetched from CLOUD_MEDIA_HOSTS into a new upload. A
+// sticker goes as an image (the bridge sends no sticker messages): WhatsApp
+// shows its WebP as a picture.
+func (d *Door) translateMedia(r *http.Request, m cloudMessage, msg apiMessage) (apiMessage, func(), error) {
+	nothing := func() {}
+	media := m.mediaOf()
+	switch {
+	case media == nil:
+		return msg, nothing, invalidParam("missing_file", "a "+m.Type+" message needs "+m.Type+".id or "+m.Type+".link")
+	case media.ID != "" && media.Link != "":
+		return msg, nothing, invalidParam("invalid_media", "name the media by id or by link, not both")
+	case media.ID == "" && media.Link == "":
+		return msg, nothing, invalidParam("missing_file", "a "+m.Type+" message needs "+m.Type+".id or "+m.Type+".link")
+	}
+	if m.Type == "sticker" {
+		msg.Type = "image"
+	}
+	if m.Type != "audio" && m.Type != "sticker" {
+		msg.Text = media.Caption
+	}
+	msg.Media = &apiMedia{UploadID: media.ID, PTT: media.Voice}
+	if media.Link == "" {
+		return msg, nothing, nil
+	}
+	id, err := d.uploadLink(r, media.Link, media.Filename)
+	if err != nil {
+		return msg, nothing, err
+	}
+	msg.Media.UploadID = id
+	return msg, func() { d.forgetUpload(r, id) }, nil
+}
+
+// renderInteractive renders buttons, lists and call-to-action links as
+// text: header, body, the choices numbered, footer. The contact answers by
+// typing; a native interactive message is another issue's.
+func renderInteractive(in *interactive) (string, error) {
+	if in == nil || in.Body == nil || strings.TrimSpace(in.Body.Text) == "" {
+		return "", invalidParam("missing_text", "an interactive message needs interactive.body.text")
+	}
+	var b strings.Builder
+	if in.Header != nil && in.Header.Text != "" {
+		b.WriteString("*" + in.Header.Text + "*\n\n")
+	}
+	b.WriteString(in.Body.Text)
+	choices := in.choices()
+	for i, c := range choices {
+		if i == 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString("\n" + strconv.Itoa(i+1) + ". " + c)
+	}
+	if in.Footer != nil && in.Footer.Text != "" {
+		b.WriteString("\n\n_" + in.Footer.Text + "_")
+	}
+	switch in.Type {
+	case "button", "list", "cta_url":
+	default:
+		return "", invalidParam("unknown_type", `interactive.type must be "button", "list" or "cta_url"`)
+	}
+	return b.String(), nil
+}
+
+// interactive is Cloud's interactive object, as far as text renders it.
+type interactive struct {
+	Type   string    `json:"type"`
+	Header *textPart `json:"header"`
+	Body   *textPart `json:"body"`
+	Footer *textPart `json:"footer"`
+	Action *iaAction `json:"action"`
+}
+
+type textPart struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+type iaAction struct {
+	Button   string      `json:"button"`
+	Buttons  []iaButton  `json:"buttons"`
+	Sections []iaSection `json:"sections"`
+	Name     string      `json:"name"`
+	Params   *struct {
+		DisplayText string `json:"display_text"`
+		URL         string `json:"url"`
+	} `json:"parameters"`
+}
+
+type iaButton struct {
+	Reply struct {
+		ID    string `json:"id"`
+		Title string `json:"title"`
+	} `json:"reply"`
+}
+
+type iaSection struct {
+	Title string `json:"title"`
+	Rows  []struct {
+		ID          string `json:"id"`
+		Title       string `json:"title"`
+		Description string `json:"description"`
+	} `json:"rows"`
+}
+
+// choices are the lines a contact chooses from.
+func (in *interactive) choices() []string {
+	if in.Action == nil {
+		return nil
+	}
+	var out []string
+	for _, b := range in.Action.Buttons {
+		out = append(out, b.Reply.Title)
+	}
+	for _, s := range in.Action.Sections {
+		for _, row := range s.Rows {
+			line := row.Title
+			if row.Description != "" {
+				line += " - " + row.Description
+			}
+			out = append(out, line)
+		}
+	}
+	if p := in.Action.Params; p != nil && p.URL != "" {
+		out = append(out, p.DisplayText+": "+p.URL)
+	}
+	return out
+}

@@ -1,0 +1,187 @@
+package cloudapi
+
+import (
+	"strings"
+
+	"github.com/msgbridge/msgbridge/bridge"
+)
+
+// hookStatus is one status of Cloud's statuses webhook.
+type hookStatus struct {
+	ID          string      `json:"id"`
+	Status      string      `json:"status"`
+	Timestamp   string      `json:"timestamp"`
+	RecipientID string      `json:"recipient_id"`
+	Errors      []hookError `json:"errors,omitempty"`
+}
+
+type hookError struct {
+	Code      int    `json:"code"`
+	Title     string `json:"title"`
+	Message   string `json:"message"`
+	ErrorData struct {
+		Details string `json:"details"`
+	} `json:"error_data"`
+}
+
+// failureCodes maps a Failed message's reason to Meta's code where one
+// fits; the others get the documented extension codes (13xxxx reserved by
+// Meta are not reused).
+var failureCodes = map[string]struct {
+	code  int
+	title string
+}{
+	bridge.FailNotOnWhatsApp:     {CodeNotOnWhatsApp, "Message undeliverable"},
+	bridge.FailLoggedOut:         {CodeAccountLoggedOut, "Account logged out"},
+	bridge.FailEditWindowExpired: {CodeEditWindow, "Edit window expired"},
+	bridge.FailRetriesExhausted:  {CodeGeneric, "Something went wrong"},
+}
+
+// Extension codes of failed statuses with no Meta code.
+const (
+	CodeAccountLoggedOut = 9001 // the linked account logged out; link it again
+	CodeEditWindow       = 9002 // an edit came after WhatsApp's edit window
+)
+
+// statusOf is a message.status event as Cloud's status; a Queued status
+// has none.
+func statusOf(e standardEvent) (hookStatus, bool) {
+	var name string
+	switch bridge.Status(e.Status) {
+	case bridge.StatusSent, bridge.StatusDelivered, bridge.StatusRead, bridge.StatusFailed:
+		name = strings.ToLower(e.Status)
+	default:
+		return hookStatus{}, false
+	}
+	st := hookStatus{ID: e.WhatsAppID, Status: name, Timestamp: unixSeconds(e.Timestamp), RecipientID: idOf(e.Recipient)}
+	if name == "failed" {
+		f, ok := failureCodes[e.Reason]
+		if !ok {
+			f = failureCodes[bridge.FailRetriesExhausted]
+		}
+		he := hookError{Code: f.code, Title: f.title, Message: f.title}
+		he.ErrorData.Details = e.Reason
+		st.Errors = []hookError{he}
+	}
+	return st, true
+}
+
+// hookMessage is one message of Cloud's messages webhook.
+type hookMessage struct {
+	From       string        `json:"from"`
+	FromUserID string        `json:"from_user_id,omitempty"`
+	GroupID    string        `json:"group_id,omitempty"`
+	ID         string        `json:"id"`
+	Timestamp  string        `json:"timestamp"`
+	Type       string        `json:"type"`
+	Context    *hookContext  `json:"context,omitempty"`
+	Text       *textBody     `json:"text,omitempty"`
+	Image      *hookMedia    `json:"image,omitempty"`
+	Video      *hookMedia    `json:"video,omitempty"`
+	Audio      *hookMedia    `json:"audio,omitempty"`
+	Document   *hookMedia    `json:"document,omitempty"`
+	Sticker    *hookMedia    `json:"sticker,omitempty"`
+	Location   *hookLocation `json:"location,omitempty"`
+	Contacts   []hookCard    `json:"contacts,omitempty"`
+	Reaction   *hookReaction `json:"reaction,omitempty"`
+}
+
+type textBody struct {
+	Body string `json:"body"`
+}
+
+type hookContext struct {
+	ID string `json:"id"`
+}
+
+type hookMedia struct {
+	ID       string `json:"id"`
+	MimeType string `json:"mime_type"`
+	SHA256   string `json:"sha256,omitempty"`
+	Caption  string `json:"caption,omitempty"`
+	Filename string `json:"filename,omitempty"`
+	Voice    bool   `json:"voice,omitempty"`
+}
+
+type hookLocation struct {
+	Latitude  float64 `json:"latitude"`
+	Longitude float64 `json:"longitude"`
+	Name      string  `json:"name,omitempty"`
+	Address   string  `json:"address,omitempty"`
+}
+
+type hookCard struct {
+	Name struct {
+		FormattedName string `json:"formatted_name"`
+	} `json:"name"`
+	// VCard (an extension) is the card as the sender sent it.
+	VCard string `json:"vcard,omitempty"`
+}
+
+type hookReaction struct {
+	MessageID string `json:"message_id"`
+	Emoji     string `json:"emoji"`
+}
+
+// messageOf is a message.upsert or message.reaction event as Cloud's
+// contact and message. A sender whose number is hidden has user_id (its
+// LID) and no wa_id; its from is the LID JID, which a reply's to takes.
+func messageOf(e standardEvent) (hookContact, hookMessage) {
+	var c hookContact
+	c.Profile.Name = e.PushName
+	m := hookMessage{ID: e.WhatsAppID, Timestamp: unixSeconds(e.Timestamp), Type: e.Type, From: idOf(e.From)}
+	switch {
+	case e.FromPhone != nil:
+		c.WaID = idOf(*e.FromPhone)
+	case e.FromLID != nil:
+		c.UserID, m.FromUserID = *e.FromLID, *e.FromLID
+	}
+	if strings.HasSuffix(e.Chat, "@g.us") {
+		m.GroupID = e.Chat
+	}
+	if e.Quoted != "" {
+		m.Context = &hookContext{ID: e.Quoted}
+	}
+	fillContent(&m, e)
+	return c, m
+}
+
+// fillContent puts the event's content in the field of its type.
+func fillContent(m *hookMessage, e standardEvent) {
+	if e.Media != nil {
+		med := &hookMedia{ID: e.Media.ID, MimeType: e.Media.MimeType, SHA256: e.Media.SHA256, Caption: e.Text,
+			Filename: e.Media.FileName, Voice: e.Media.PTT}
+		switch e.Type {
+		case "image":
+			m.Image = med
+		case "video":
+			m.Video = med
+		case "audio":
+			m.Audio = med
+		case "sticker":
+			m.Sticker = med
+		default:
+			m.Type, m.Document = "document", med
+		}
+		return
+	}
+	switch e.Type {
+	case bridge.IncomingReaction:
+		emoji := ""
+		if e.Emoji != nil {
+			emoji = *e.Emoji
+		}
+		m.Reaction = &hookReaction{MessageID: e.TargetID, Emoji: emoji}
+	case "location":
+		m.Location = e.Location
+	case "contact":
+		m.Type = "contacts"
+		for _, card := range e.Contacts {
+			var hc hookCard
+			hc.Name.FormattedName, hc.VCard = card.DisplayName, card.VCard
+			m.Contacts = append(m.Contacts, hc)
+		}
+	default:
+		m.Type, m.Text = "text", &textBody{Body: e.Text}
+	}
+}

@@ -583,11 +583,12 @@ type groupJSON struct {
 }
 
 func (g *Group) toJSON() groupJSON {
-	members := make([]string, len(g.members))
-	for i, m := range g.members {
+	all := g.Members()
+	members := make([]string, len(all))
+	for i, m := range all {
 		members[i] = m.Number()
 	}
-	return groupJSON{JID: g.jid.String(), Subject: g.subject, Owner: g.owner.Number(), Members: members}
+	return groupJSON{JID: g.jid.String(), Subject: g.Subject(), Owner: g.owner.Number(), Members: members}
 }
 
 func (s *Simulator) apiListGroups(w http.ResponseWriter, _ *http.Request) {

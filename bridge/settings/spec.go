@@ -103,6 +103,8 @@ func specsFor(s *Settings) []setting {
 			parse: into(&s.MediaRetention, parseRetention)},
 		{env: contract.EnvSendRate, def: contract.DefaultSendRate, usage: "most send attempts of the account: N/s, N/m or N/h, with jitter",
 			parse: into(&s.SendRate, bridge.ParseSendRate)},
+		{env: contract.EnvGroupActionRate, def: contract.DefaultGroupActionRate, usage: "most group actions (one per participant named) after a burst of 5: N/s, N/m or N/h, with jitter",
+			parse: into(&s.GroupActionRate, bridge.ParseSendRate)},
 		{env: contract.EnvTypingDelay, def: contract.DefaultTypingDelay, usage: `"composing" before each text: off, <duration>/char or <duration>/char,max=<duration>`,
 			parse: into(&s.TypingDelay, bridge.ParseTypingDelay)},
 		{env: contract.EnvRestrictionBackoff, def: contract.DefaultRestrictionBackoff, usage: "first pause after a WhatsApp rate limit without an end; doubles up to 1h",

@@ -61,10 +61,24 @@ type groupPace struct {
 	interval time.Duration
 	now      func() time.Time
 	random   func() float64
+	sleep    func(ctx context.Context, d time.Duration) error
 }
 
 func newGroupPace(rate bridge.SendRate, now func() time.Time) *groupPace {
-	return &groupPace{budget: bridge.NewBudget(rate, bridge.GroupActionBurst), interval: rate.Interval(), now: now, random: rand.Float64}
+	return &groupPace{budget: bridge.NewBudget(rate, bridge.GroupActionBurst), interval: rate.Interval(), now: now,
+		random: rand.Float64, sleep: sleepCtx}
+}
+
+// sleepCtx waits d, or less when ctx ends.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }
 
 // admit waits for an action of cost tokens, or refuses it (429,
@@ -79,15 +93,12 @@ func (p *groupPace) admit(ctx context.Context, cost int) error {
 	if wait == 0 {
 		return nil
 	}
-	t := time.NewTimer(wait + time.Duration(float64(p.interval)*0.5*p.random()))
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return p.sleep(ctx, wait+time.Duration(float64(p.interval)*groupJitter*p.random()))
 }
+
+// groupJitter stretches a wait for the pace by a random part of up to half
+// an interval, as the send queue's pace does.
+const groupJitter = 0.5
 
 // keyLocks runs one request per Idempotency-Key at a time in this process.
 type keyLocks struct {

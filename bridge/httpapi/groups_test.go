@@ -37,3 +37,43 @@ func TestGroupPace(t *testing.T) {
 		t.Fatalf("two after two intervals: %v", err)
 	}
 }
+
+// The figure in README: how many group actions an hour of demand without
+// pause gets through the default pace (GROUP_ACTION_RATE=4/m, burst 5,
+// each waited turn jittered), one participant each, minute by minute.
+// Callers that come back as soon as they may are the worst case: a
+// person's app never gets there.
+func TestGroupPaceFigure(t *testing.T) {
+	t.Parallel()
+	rate, _ := bridge.ParseSendRate("4/m")
+	start := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	now := start
+	p := newGroupPace(rate, func() time.Time { return now })
+	p.sleep = func(_ context.Context, d time.Duration) error { now = now.Add(d); return nil }
+	perMinute := make([]int, 60)
+	for now.Before(start.Add(time.Hour)) {
+		if err := p.admit(context.Background(), 1); err != nil {
+			t.Fatal(err) // one at a time never waits past 30 s
+		}
+		if m := int(now.Sub(start) / time.Minute); m < 60 {
+			perMinute[m]++
+		}
+	}
+	total := 0
+	for _, n := range perMinute[1:] {
+		total += n
+	}
+	mean := float64(total) / 59
+	t.Logf("default pace: %d in the first minute, then %.2f a minute (most %d), %d an hour", perMinute[0], mean, maxOf(perMinute[1:]), total+perMinute[0])
+	if perMinute[0] != 8 || mean > 4 || mean < 3.5 || maxOf(perMinute[1:]) > 4 {
+		t.Errorf("per minute %v", perMinute)
+	}
+}
+
+func maxOf(xs []int) int {
+	m := 0
+	for _, x := range xs {
+		m = max(m, x)
+	}
+	return m
+}

@@ -141,3 +141,28 @@ func testNotAdmin(ctx context.Context, t *testing.T, sim *wasim.Simulator, r *ru
 		t.Fatalf("join: %v %v", joined, err)
 	}
 }
+
+// BenchmarkGroupAction is the baseline of the group pace's figure: member
+// changes (a promote or a demote, alternately) through the real client
+// against the simulator, unpaced.
+func BenchmarkGroupAction(b *testing.B) {
+	sim := wasim.Start(b)
+	r := start(b, sim, newBridgeFiles(b))
+	linkByQR(b, sim, r)
+	alice := sim.Contact("4915100000002", "Alice")
+	g := sim.CreateGroup("Bench", sim.Phone(account), alice)
+	group, _ := bridge.RecipientFromJID(g.JID().String())
+	ps := []bridge.Recipient{bridge.PhoneRecipient(alice.Number())}
+	ctx := context.Background()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		action := bridge.MemberPromote
+		if i%2 == 1 {
+			action = bridge.MemberDemote
+		}
+		if res, err := r.ChangeMembers(ctx, group, action, ps); err != nil || res[0].Outcome != bridge.MemberDone {
+			b.Fatalf("%s: %+v %v", action, res, err)
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Minutes(), "actions/min")
+}

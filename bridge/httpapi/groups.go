@@ -197,8 +197,15 @@ func (s *server) runGroupAction(r *http.Request, a groupAction) (int, []byte, er
 	if v == nil {
 		return status, nil, nil
 	}
-	body, err := json.Marshal(v)
-	return status, body, err
+	return status, encodeJSON(v), nil
+}
+
+// encodeJSON is v as writeJSON writes it, so that a stored answer and a
+// written one are the same bytes.
+func encodeJSON(v any) []byte {
+	var buf bytes.Buffer
+	_ = json.NewEncoder(&buf).Encode(v) // plain structs and maps: cannot fail
+	return buf.Bytes()
 }
 
 // settleKey keeps the answer under key, or frees key when the action
@@ -216,7 +223,7 @@ func (s *server) settleKey(r *http.Request, key string, status int, body []byte,
 		}
 		e := bridge.ErrorOf(err)
 		status = StatusOf(e)
-		body, _ = json.Marshal(ErrorBody{Error: ErrorDetail{Code: e.Code, Message: e.Message}})
+		body = encodeJSON(ErrorBody{Error: ErrorDetail{Code: e.Code, Message: e.Message}})
 	}
 	if err := s.GroupAnswers.Keep(ctx, key, sendqueue.StoredResponse{Status: status, Body: body}); err != nil {
 		s.Log.Error(err, "store idempotent response")

@@ -2,10 +2,17 @@ package httpapi
 
 import (
 	"context"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/bridge/sendqueue"
+	"github.com/msgbridge/msgbridge/bridge/sqlite"
+	"github.com/msgbridge/msgbridge/internal/testutil"
 )
 
 // The default pace lets a burst of five participants through at once,
@@ -76,4 +83,85 @@ func maxOf(xs []int) int {
 		m = max(m, x)
 	}
 	return m
+}
+
+// fakeGroups is the session's group administration, counting what reached
+// "WhatsApp"; a group named in refuse answers not_group_admin.
+type fakeGroups struct {
+	GroupAdmin // the methods this test does not call
+	mu         sync.Mutex
+	calls      int
+	refuse     string
+}
+
+func (f *fakeGroups) ChangeMembers(_ context.Context, g bridge.Recipient, _ bridge.MemberAction, ps []bridge.Recipient) ([]bridge.MemberResult, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls++
+	if g.JID() == f.refuse {
+		return nil, bridge.ErrNotGroupAdmin
+	}
+	out := make([]bridge.MemberResult, len(ps))
+	for i, p := range ps {
+		out[i] = bridge.MemberResult{Participant: p, Outcome: bridge.MemberDone, Phone: p.ID}
+	}
+	return out, nil
+}
+
+func (f *fakeGroups) count() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.calls
+}
+
+// Paced, idempotent, never retried: a repeat of a key answers the first
+// answer without asking WhatsApp, a request the pace refused (429 with
+// Retry-After) frees its key, and a refusal by WhatsApp (not an admin) is
+// kept as the key's answer.
+func TestGroupActionsArePacedAndIdempotent(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	var mu sync.Mutex
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	later := func(d time.Duration) { mu.Lock(); defer mu.Unlock(); now = now.Add(d) }
+	db := testutil.OpenBridgeDB(t)
+	writer := sqlite.NewBatcher(db)
+	t.Cleanup(writer.Close)
+	groups := &fakeGroups{refuse: "120363000000000002@g.us"}
+	rate, _ := bridge.ParseSendRate("1/h")
+	srv := newTestServer(t, Deps{Now: clock, Groups: groups, GroupAnswers: sendqueue.NewAnswers(db, writer, clock), GroupActionRate: rate})
+	post := func(group, key, participants string) (int, string, string) {
+		t.Helper()
+		resp := do(t, "POST", srv.URL+"/api/groups/"+group+"/participants", strings.NewReader(`{"action":"add","participants":[`+participants+`]}`),
+			"X-Api-Key: "+testAPIKey, "Content-Type: application/json", "Idempotency-Key: "+key)
+		defer resp.Body.Close()
+		raw, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(raw), resp.Header.Get("Retry-After")
+	}
+	mine := "120363000000000001@g.us"
+	five := `"4915100000011","4915100000012","4915100000013","4915100000014","4915100000015"`
+	code, first, _ := post(mine, "k1", five)
+	if code != http.StatusOK || groups.count() != 1 {
+		t.Fatalf("the burst: %d %s", code, first)
+	}
+	if code, again, _ := post(mine, "k1", five); code != http.StatusOK || again != first || groups.count() != 1 {
+		t.Fatalf("repeat: %d %s, %d calls", code, again, groups.count())
+	}
+	code, body, retry := post(mine, "k2", `"4915100000016"`)
+	if code != http.StatusTooManyRequests || errorCode(t, body) != "group_action_rate_limited" || retry != "3600" || groups.count() != 1 {
+		t.Fatalf("beyond the pace: %d %s Retry-After %q", code, body, retry)
+	}
+	later(time.Hour)
+	if code, body, _ := post(mine, "k2", `"4915100000016"`); code != http.StatusOK || groups.count() != 2 {
+		t.Fatalf("the paced key after its wait: %d %s", code, body)
+	}
+	later(time.Hour)
+	code, body, _ = post(groups.refuse, "k3", `"4915100000016"`)
+	if code != http.StatusForbidden || errorCode(t, body) != "not_group_admin" || groups.count() != 3 {
+		t.Fatalf("not an admin: %d %s", code, body)
+	}
+	later(time.Hour)
+	if code, again, _ := post(groups.refuse, "k3", `"4915100000016"`); code != http.StatusForbidden || again != body || groups.count() != 3 {
+		t.Fatalf("the refusal again: %d %s, %d calls", code, again, groups.count())
+	}
 }

@@ -147,7 +147,8 @@ func printable(s string, multiline bool) bool {
 		return false
 	}
 	for _, r := range s {
-		if unicode.IsControl(r) && !(multiline && (r == '\n' || r == '\r' || r == '\t')) {
+		lineBreak := r == '\n' || r == '\r' || r == '\t'
+		if unicode.IsControl(r) && (!multiline || !lineBreak) {
 			return false
 		}
 	}

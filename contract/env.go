@@ -81,7 +81,7 @@ const (
 	// DefaultGroupActionRate: 4 group actions (or participants) a minute
 	// after a burst of 5; WhatsApp bans accounts that mass-add.
 	DefaultGroupActionRate = "4/m"
-	DefaultTypingDelay   = "off"
+	DefaultTypingDelay     = "off"
 	// DefaultRestrictionBackoff is the first pause after a rate limit.
 	DefaultRestrictionBackoff = "1m"
 	DefaultPprof              = "off"

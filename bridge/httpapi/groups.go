@@ -173,12 +173,17 @@ func (s *server) doGroupAction(w http.ResponseWriter, r *http.Request, raw []byt
 }
 
 // writeAnswer writes a JSON answer, or only the status when it has no body.
+// The body is the bridge's own JSON encoding (encodeJSON), fresh or kept
+// under an Idempotency-Key, never bytes a caller sent.
 func writeAnswer(w http.ResponseWriter, status int, body []byte) {
 	if len(body) == 0 {
 		w.WriteHeader(status)
 		return
 	}
-	writeBody(w, status, body)
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	_, _ = w.Write(body) //nolint:gosec // G705: JSON the bridge encoded (see above), served as application/json with nosniff
 }
 
 // runGroupAction paces, runs and audits a; its answer as JSON.

@@ -68,6 +68,11 @@ func into[T any](field *T, parse func(string) (T, error)) func(string) error {
 // specsFor lists every setting in the order of the contract, each
 // parsing into its field of s.
 func specsFor(s *Settings) []setting {
+	return append(baseSpecs(s), protectionSpecs(s)...)
+}
+
+// baseSpecs are the settings up to the pace of sends.
+func baseSpecs(s *Settings) []setting {
 	return []setting{
 		{env: contract.EnvListenAddr, def: contract.DefaultListenAddr, usage: "HTTP listen address (host:port)",
 			parse: into(&s.ListenAddr, parseListenAddr)},
@@ -101,6 +106,13 @@ func specsFor(s *Settings) []setting {
 			parse: into(&s.MessageRetention, parseRetention)},
 		{env: contract.EnvMediaRetention, def: formatHours(contract.DefaultMediaRetention), usage: "how long incoming attachments are kept (from 1s to 8760h)",
 			parse: into(&s.MediaRetention, parseRetention)},
+	}
+}
+
+// protectionSpecs are the settings from the pace of sends on: protecting
+// the account, bounds on callers, the rest.
+func protectionSpecs(s *Settings) []setting {
+	return []setting{
 		{env: contract.EnvSendRate, def: contract.DefaultSendRate, usage: "most send attempts of the account: N/s, N/m or N/h, with jitter",
 			parse: into(&s.SendRate, bridge.ParseSendRate)},
 		{env: contract.EnvGroupActionRate, def: contract.DefaultGroupActionRate, usage: "most group actions (one per participant named) after a burst of 5: N/s, N/m or N/h, with jitter",

@@ -39,6 +39,9 @@ func (s *Simulator) ControlHandler() http.Handler {
 	mux.HandleFunc("GET /v1/users/{number}/ticks", s.withUser(s.apiTicks))
 	mux.HandleFunc("GET /v1/groups", s.apiListGroups)
 	mux.HandleFunc("POST /v1/groups", s.apiCreateGroup)
+	mux.HandleFunc("POST /v1/groups/{jid}/members", s.withGroup(s.apiGroupMembers))
+	mux.HandleFunc("POST /v1/groups/{jid}/subject", s.withGroup(s.apiGroupSubject))
+	mux.HandleFunc("POST /v1/users/{number}/group-privacy", s.withUser(s.apiGroupPrivacy))
 	return mux
 }
 

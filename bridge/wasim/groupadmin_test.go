@@ -2,6 +2,7 @@ package wasim_test
 
 import (
 	"errors"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -114,5 +115,33 @@ func TestGroupAdministration(t *testing.T) {
 	other2 := sim.CreateGroup("Kick", alice, phone)
 	other2.ChangeMembers(alice, "remove", phone)
 	wasimtest.WaitEvent(t, tc, func(e *events.GroupInfo) bool { return e.JID == other2.JID() && len(e.Leave) == 1 })
+	wasimtest.Settle(t, sim)
+}
+
+// The control API drives group changes by phones: a linked client hears of
+// them; a user's privacy refuses adds.
+func TestControlAPIGroups(t *testing.T) {
+	t.Parallel()
+	sim := wasim.Start(t)
+	srv := httptest.NewServer(sim.ControlHandler())
+	t.Cleanup(srv.Close)
+	phone := sim.Phone("4915700000001")
+	tc := wasimtest.LinkByQR(t, sim, phone)
+	sim.Contact("4915700000002", "Alice")
+	sim.Contact("4915700000003", "Bob")
+	var g struct{ JID string }
+	api(t, srv.URL, "POST", "/v1/groups", map[string]any{"subject": "Team", "owner": "4915700000002", "members": []string{"4915700000001"}}, 201, &g)
+	api(t, srv.URL, "POST", "/v1/users/4915700000003/group-privacy", map[string]bool{"refuse_adds": true}, 200, nil)
+	var res struct{ Codes []int }
+	api(t, srv.URL, "POST", "/v1/groups/"+g.JID+"/members", map[string]any{"by": "4915700000002", "action": "add", "members": []string{"4915700000003"}}, 200, &res)
+	if len(res.Codes) != 1 || res.Codes[0] != 403 {
+		t.Fatalf("add of a refusing user: %+v", res)
+	}
+	api(t, srv.URL, "POST", "/v1/groups/"+g.JID+"/members", map[string]any{"by": "4915700000002", "action": "promote", "members": []string{"4915700000001"}}, 200, &res)
+	wasimtest.WaitEvent(t, tc, func(e *events.GroupInfo) bool { return len(e.Promote) == 1 && e.Promote[0] == phone.JID() })
+	api(t, srv.URL, "POST", "/v1/groups/"+g.JID+"/subject", map[string]any{"by": "4915700000001", "subject": "Renamed"}, 200, nil)
+	wasimtest.WaitEvent(t, tc, func(e *events.GroupInfo) bool { return e.Name != nil && e.Name.Name == "Renamed" })
+	api(t, srv.URL, "POST", "/v1/groups/"+g.JID+"/members", map[string]any{"by": "4915700000003", "action": "add", "members": []string{"4915700000001"}}, 409, nil)
+	api(t, srv.URL, "POST", "/v1/groups/120363000000000009@g.us/subject", map[string]any{"by": "4915700000001", "subject": "x"}, 404, nil)
 	wasimtest.Settle(t, sim)
 }

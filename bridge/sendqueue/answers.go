@@ -6,7 +6,6 @@ import (
 	"errors"
 	"time"
 
-	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/sqlite"
 )
 
@@ -24,10 +23,6 @@ type Answers struct {
 // answerRequestID marks a key held by an answer instead of a send request.
 const answerRequestID = "answer"
 
-// errKeyInFlight: the first request of the key is still being carried out.
-var errKeyInFlight = bridge.Errorf(bridge.KindConflict, "idempotency_key_in_flight",
-	"a request with this Idempotency-Key is being carried out; repeat it once that one answered")
-
 // NewAnswers keeps answers in db (bridge.db, written through batcher).
 func NewAnswers(db *sql.DB, batcher *sqlite.Batcher, now func() time.Time) *Answers {
 	return &Answers{db: db, batcher: batcher, now: now}
@@ -36,7 +31,10 @@ func NewAnswers(db *sql.DB, batcher *sqlite.Batcher, now func() time.Time) *Answ
 // Claim takes key for the request whose hash is reqHash: nil when the
 // caller is to carry the request out (then Keep or Release the key), the
 // first answer when the request was made already, and an error when the
-// key belongs to another request or the first is still running.
+// key belongs to another request. A key claimed but never answered (the
+// process ended during its action) is carried out again: the caller runs
+// one request per key at a time, and WhatsApp answers a repeated group
+// action as done or already done (already_member), never twice.
 func (a *Answers) Claim(ctx context.Context, key, reqHash string) (*StoredResponse, error) {
 	var stored *StoredResponse
 	now := a.now()
@@ -58,11 +56,10 @@ func (a *Answers) Claim(ctx context.Context, key, reqHash string) (*StoredRespon
 			if hash != reqHash {
 				return errKeyReused()
 			}
-			if status == 0 {
-				return errKeyInFlight
+			if status != 0 {
+				stored = &StoredResponse{Status: status, Body: body}
+				return nil
 			}
-			stored = &StoredResponse{Status: status, Body: body}
-			return nil
 		}
 		_, err = tx.ExecContext(ctx, upsertIdempotencyKey, key, answerRequestID, reqHash, now.UnixMilli())
 		return err

@@ -94,6 +94,7 @@ func (m *Manager) CreateGroup(ctx context.Context, subject string, participants 
 	if err != nil {
 		return bridge.GroupInfo{}, nil, groupError(err)
 	}
+	m.groups.forget()
 	// The answer lists the members, and the refused with their code.
 	var answered []types.GroupParticipant
 	members := g.Participants[:0:0]
@@ -175,14 +176,27 @@ func (m *Manager) JoinGroup(ctx context.Context, code string) (bridge.Recipient,
 	if err != nil {
 		return bridge.Recipient{}, groupError(err)
 	}
+	m.groups.forget()
 	return bridge.RecipientFromJID(jid.String())
 }
 
 // LeaveGroup leaves a group.
 func (m *Manager) LeaveGroup(ctx context.Context, group bridge.Recipient) error {
-	return m.groupCall(group, func(cli *whatsmeow.Client, jid types.JID) error {
+	err := m.groupCall(group, func(cli *whatsmeow.Client, jid types.JID) error {
 		return cli.LeaveGroup(ctx, jid)
 	})
+	if err == nil {
+		m.groups.forget()
+	}
+	return err
+}
+
+// forget drops the cached list of the account's groups: it changed (the
+// account created, joined or left one, or WhatsApp told of a change).
+func (g *groupList) forget() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.groups = nil
 }
 
 // participantJIDs are the people of a group action as whatsmeow names them.

@@ -52,6 +52,9 @@ func TestGroupAdministration(t *testing.T) {
 	bob, carol := sim.Contact("4915100000003", "Bob"), sim.Contact("4915100000004", "Carol")
 	carol.RefuseGroupAdds(true)
 
+	if before, err := r.Groups(ctx); err != nil || len(before) != 0 { // and cached
+		t.Fatalf("groups before: %v %v", before, err)
+	}
 	info, results, err := r.CreateGroup(ctx, "Ops", []bridge.Recipient{bridge.PhoneRecipient(alice.Number()), bridge.PhoneRecipient(carol.Number())})
 	if err != nil || info.Subject != "Ops" || len(info.Members) != 2 {
 		t.Fatalf("create: %+v %v", info, err)
@@ -60,6 +63,9 @@ func TestGroupAdministration(t *testing.T) {
 		t.Fatalf("create results %+v", results)
 	}
 	group := groupOf(t, info.ID)
+	if after, err := r.Groups(ctx); err != nil || len(after) != 1 || after[0].Subject != "Ops" {
+		t.Fatalf("the list of groups after the create: %v %v", after, err)
+	}
 	r.events.waitGroupChange(t, "the create", func(c bridge.GroupChange) bool { return c.Created && c.Group == group })
 
 	results, err = r.ChangeMembers(ctx, group, bridge.MemberAdd, []bridge.Recipient{

@@ -78,10 +78,10 @@ const (
 	DefaultRetrySchedule = "5s,15s,60s"
 	DefaultLogLevel      = "info"
 	DefaultSendRate      = "20/m"
+	DefaultTypingDelay   = "off"
 	// DefaultGroupActionRate: 4 group actions (or participants) a minute
 	// after a burst of 5; WhatsApp bans accounts that mass-add.
 	DefaultGroupActionRate = "4/m"
-	DefaultTypingDelay     = "off"
 	// DefaultRestrictionBackoff is the first pause after a rate limit.
 	DefaultRestrictionBackoff = "1m"
 	DefaultPprof              = "off"

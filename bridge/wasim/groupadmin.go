@@ -34,6 +34,13 @@ var (
 	errGone          = &iqError{410, "gone"}
 )
 
+// groupAdmin is the network's memory of group administration, guarded by
+// Simulator.mu.
+type groupAdmin struct {
+	revokedInvites map[string]bool // invite codes reset since (410 gone)
+	photoIDs       int             // the last group photo's id
+}
+
 // RefuseGroupAdds sets the user's privacy setting "who can add me to
 // groups" to nobody: an add or a create that names the user is answered,
 // for that participant, with 403 and an add_request (the code of an
@@ -300,7 +307,10 @@ func (g *Group) setDescription(u *User, n *waBinary.Node) ([]waBinary.Node, *iqE
 func (g *Group) inviteLink(u *User, iq *waBinary.Node) ([]waBinary.Node, *iqError) {
 	g.sim.mu.Lock()
 	if iq.Attrs["type"] == "set" {
-		g.sim.revokedInvites[g.invite] = true
+		if g.sim.admin.revokedInvites == nil {
+			g.sim.admin.revokedInvites = map[string]bool{}
+		}
+		g.sim.admin.revokedInvites[g.invite] = true
 		g.invite = randomBase64(16)
 	}
 	code := g.invite
@@ -343,7 +353,7 @@ func (s *Simulator) groupOfInvite(code string) (*Group, *iqError) {
 			return g, nil
 		}
 	}
-	if s.revokedInvites[code] {
+	if s.admin.revokedInvites[code] {
 		return nil, errGone
 	}
 	return nil, errNotAcceptable
@@ -388,8 +398,8 @@ func (s *Simulator) answerGroupPhoto(c *conn, iq *waBinary.Node) ([]waBinary.Nod
 	}
 	s.mu.Lock()
 	if set {
-		s.photoIDs++
-		g.photoID = s.photoIDs
+		s.admin.photoIDs++
+		g.photoID = s.admin.photoIDs
 	} else {
 		g.photoID = 0
 	}

@@ -58,18 +58,16 @@ type Simulator struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup // connection handlers and helper goroutines
 
-	mu     sync.Mutex
-	closed bool
-	conns  map[*conn]struct{}
-	users  map[string]*User // by phone number
-	lids   map[string]*User // by LID user part
-	groups map[types.JID]*Group
-	// revokedInvites are the invite codes reset since (410 gone).
-	revokedInvites map[string]bool
-	photoIDs       int                     // the last group photo's id
-	qrRefs         map[string]*conn        // pair-device refs of connections waiting for a scan
-	codePairs      map[string]*codePairing // pairing-code links by pairing ref
-	changed        chan struct{}           // closed and replaced when devices link, log in or leave
+	mu        sync.Mutex
+	closed    bool
+	conns     map[*conn]struct{}
+	users     map[string]*User // by phone number
+	lids      map[string]*User // by LID user part
+	groups    map[types.JID]*Group
+	qrRefs    map[string]*conn        // pair-device refs of connections waiting for a scan
+	codePairs map[string]*codePairing // pairing-code links by pairing ref
+	changed   chan struct{}           // closed and replaced when devices link, log in or leave
+	admin     groupAdmin              // revoked invite codes, photo ids (groupadmin.go)
 
 	records records // usync contact questions and chat states (actions.go)
 }
@@ -80,20 +78,19 @@ func New(opts Options) (*Simulator, error) {
 		opts.CloseGrace = time.Second
 	}
 	s := &Simulator{
-		opts:           opts,
-		log:            opts.Log,
-		root:           opts.RootKey,
-		static:         keys.NewKeyPair(),
-		directory:      newKeyDirectory(),
-		media:          newMediaStore(),
-		conns:          map[*conn]struct{}{},
-		users:          map[string]*User{},
-		lids:           map[string]*User{},
-		groups:         map[types.JID]*Group{},
-		revokedInvites: map[string]bool{},
-		qrRefs:         map[string]*conn{},
-		codePairs:      map[string]*codePairing{},
-		changed:        make(chan struct{}),
+		opts:      opts,
+		log:       opts.Log,
+		root:      opts.RootKey,
+		static:    keys.NewKeyPair(),
+		directory: newKeyDirectory(),
+		media:     newMediaStore(),
+		conns:     map[*conn]struct{}{},
+		users:     map[string]*User{},
+		lids:      map[string]*User{},
+		groups:    map[types.JID]*Group{},
+		qrRefs:    map[string]*conn{},
+		codePairs: map[string]*codePairing{},
+		changed:   make(chan struct{}),
 	}
 	if s.log == nil {
 		s.log = waLog.Noop

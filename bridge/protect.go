@@ -210,6 +210,12 @@ func NewBudget(rate SendRate, burst int) *Budget {
 // long the caller must wait before it acts. Otherwise nothing is taken and
 // wait is how long until a token is due.
 func (b *Budget) Reserve(now time.Time, maxWait time.Duration) (wait time.Duration, ok bool) {
+	return b.ReserveN(now, 1, maxWait)
+}
+
+// ReserveN is Reserve for an action that costs n tokens (n at most the
+// burst, or it could never be taken at once).
+func (b *Budget) ReserveN(now time.Time, n int, maxWait time.Duration) (wait time.Duration, ok bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.at.IsZero() {
@@ -219,15 +225,16 @@ func (b *Budget) Reserve(now time.Time, maxWait time.Duration) (wait time.Durati
 		b.tokens = min(b.burst, b.tokens+float64(now.Sub(b.at))/float64(b.interval))
 	}
 	b.at = now
-	if b.tokens >= 1 || b.interval <= 0 {
-		b.tokens--
+	cost := float64(n)
+	if b.tokens >= cost || b.interval <= 0 {
+		b.tokens -= cost
 		return 0, true
 	}
-	wait = time.Duration((1 - b.tokens) * float64(b.interval))
+	wait = time.Duration((cost - b.tokens) * float64(b.interval))
 	if wait > maxWait {
 		return wait, false
 	}
-	b.tokens--
+	b.tokens -= cost
 	return wait, true
 }
 

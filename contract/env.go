@@ -29,6 +29,9 @@ const (
 	EnvMediaRetention = "MEDIA_RETENTION"
 	// EnvSendRate caps the account's send attempts (N/s, N/m, N/h).
 	EnvSendRate = "SEND_RATE"
+	// EnvGroupActionRate paces group administration (N/s, N/m, N/h): a
+	// token per participant an action names.
+	EnvGroupActionRate = "GROUP_ACTION_RATE"
 	// EnvTypingDelay shows "composing" before each text (off by default).
 	EnvTypingDelay = "TYPING_DELAY"
 	// EnvRestrictionBackoff is the first pause after a WhatsApp rate limit
@@ -79,6 +82,9 @@ const (
 	DefaultLogLevel      = "info"
 	DefaultSendRate      = "20/m"
 	DefaultTypingDelay   = "off"
+	// DefaultGroupActionRate: 4 group actions (or participants) a minute
+	// after a burst of 5; WhatsApp bans accounts that mass-add.
+	DefaultGroupActionRate = "4/m"
 	// DefaultRestrictionBackoff is the first pause after a rate limit.
 	DefaultRestrictionBackoff = "1m"
 	DefaultPprof              = "off"

@@ -46,13 +46,22 @@ const (
 	ActionAdminToken Action = "api.admin_token"
 	// A one-time code sent to the account's own chat by the dashboard.
 	ActionChatCode Action = "dashboard.chat_code"
+	// Group administration through the API (detail: the group and what).
+	ActionGroupCreate  Action = "group.create"
+	ActionGroupUpdate  Action = "group.update"
+	ActionGroupPhoto   Action = "group.photo"
+	ActionGroupMembers Action = "group.members"
+	ActionGroupInvite  Action = "group.invite_link"
+	ActionGroupJoin    Action = "group.join"
+	ActionGroupLeave   Action = "group.leave"
 )
 
 // Actions lists every action, for the API's description.
 var Actions = []Action{
 	ActionPairingQR, ActionPairingCode, ActionLogout, ActionDashboardSignIn, ActionLogPurge,
 	ActionAuditDelete, ActionWebhookRedeliver, ActionAPIKey, ActionAdminToken, ActionChatCode,
-	ActionWebhookReplay,
+	ActionWebhookReplay, ActionGroupCreate, ActionGroupUpdate, ActionGroupPhoto, ActionGroupMembers, ActionGroupInvite,
+	ActionGroupJoin, ActionGroupLeave,
 }
 
 // Outcome is how the action ended.

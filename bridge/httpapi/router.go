@@ -49,6 +49,12 @@ type Deps struct {
 	Chats Chats
 	// Contacts answers whether numbers are on WhatsApp.
 	Contacts Contacts
+	// Groups administers groups; GroupAnswers keeps their answers under an
+	// Idempotency-Key; GroupActionRate paces them (GROUP_ACTION_RATE; zero:
+	// unpaced, tests only).
+	Groups          GroupAdmin
+	GroupAnswers    GroupAnswers
+	GroupActionRate bridge.SendRate
 	// Analytics counts deliveries per day.
 	Analytics DeliveryAnalytics
 	// Audit records admin and session actions in the weekly audit log.
@@ -90,7 +96,9 @@ type Deps struct {
 // server is the API: its handlers are its methods.
 type server struct {
 	Deps
-	space *spool.Space
+	space     *spool.Space
+	groupPace *groupPace
+	groupKeys keyLocks
 }
 
 // NewRouter returns the bridge's HTTP handler.
@@ -122,7 +130,7 @@ func newServer(d Deps) *server {
 	if d.Limits == (guard.Limits{}) {
 		d.Limits = DefaultServerLimits(d.Send.MaxFileSize)
 	}
-	return &server{Deps: d, space: spool.NewSpace(d.Send.SpoolDir, d.Send.SpoolMaxBytes)}
+	return &server{Deps: d, space: spool.NewSpace(d.Send.SpoolDir, d.Send.SpoolMaxBytes), groupPace: newGroupPace(d.GroupActionRate, d.Now)}
 }
 
 const (
@@ -186,6 +194,16 @@ func (s *server) messagingRoutes(r *mux.Router) {
 		{"/api/chats/{jid}/read", post, s.markRead},
 		{"/api/chats/{jid}/presence", post, s.setPresence},
 		{"/api/contacts/{number}", get, s.contact},
+		{"/api/groups", post, s.createGroup},
+		{"/api/groups/join", post, s.joinGroup},
+		{"/api/groups/{jid}", get, s.getGroup},
+		{"/api/groups/{jid}", patch, s.updateGroup},
+		{"/api/groups/{jid}/photo", http.MethodPut, s.setGroupPhoto},
+		{"/api/groups/{jid}/photo", del, s.deleteGroupPhoto},
+		{"/api/groups/{jid}/participants", post, s.changeMembers},
+		{"/api/groups/{jid}/invite-link", get, s.getInviteLink},
+		{"/api/groups/{jid}/invite-link", del, s.revokeInviteLink},
+		{"/api/groups/{jid}/leave", post, s.leaveGroup},
 	} {
 		r.Handle(route.path, s.handle(s.requireAPIKey(route.h))).Methods(route.method)
 	}

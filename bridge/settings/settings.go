@@ -44,6 +44,8 @@ type Settings struct {
 	MediaRetention time.Duration
 	// SendRate caps the account's send attempts (SEND_RATE).
 	SendRate bridge.SendRate
+	// GroupActionRate paces group administration (GROUP_ACTION_RATE).
+	GroupActionRate bridge.SendRate
 	// TypingDelay shows composing before each text; zero: off.
 	TypingDelay bridge.TypingDelay
 	// RestrictionBackoff is the first pause after a rate limit that names

@@ -59,6 +59,9 @@ func TestLoadDefaults(t *testing.T) {
 	if s.CheckRate.String() != "10/m" || s.CheckBurst != 5 || s.PresenceInterval != 5*time.Second || s.UploadRetention != 24*time.Hour {
 		t.Errorf("check budget: %s, burst %d", s.CheckRate, s.CheckBurst)
 	}
+	if s.GroupActionRate.String() != "4/m" {
+		t.Errorf("group action rate %s", s.GroupActionRate)
+	}
 	if s.SendRate.String() != "20/m" || !s.TypingDelay.Off() || s.RestrictionBackoff != time.Minute {
 		t.Errorf("protection defaults: rate %s, typing %s, back-off %s", s.SendRate, s.TypingDelay, s.RestrictionBackoff)
 	}
@@ -205,6 +208,8 @@ func TestLoadRejects(t *testing.T) {
 		{"MESSAGE_RETENTION", "8761h", "must be from 1s to 8760h"},
 		{"INBOX_RETENTION", "720", "is not a duration"},
 		{"SEND_RATE", "20", "is not a rate"},
+		{"GROUP_ACTION_RATE", "4/min", "is not a rate"},
+		{"GROUP_ACTION_RATE", "0/m", "is not a rate"},
 		{"SEND_RATE", "20/min", "is not a rate"},
 		{"SEND_RATE", "0/m", "is not a rate"},
 		{"SEND_RATE", "020/m", "is not a rate"},

@@ -2,6 +2,7 @@ package settings
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/msgbridge/msgbridge/bridge"
@@ -65,9 +66,14 @@ func into[T any](field *T, parse func(string) (T, error)) func(string) error {
 	}
 }
 
-// coreSpecs lists the settings before the Cloud API door's, each parsing
-// into its field of s.
-func coreSpecs(s *Settings) []setting {
+// specsFor lists every setting in the order of the contract, each
+// parsing into its field of s.
+func specsFor(s *Settings) []setting {
+	return slices.Concat(baseSpecs(s), protectionSpecs(s), cloudSpecs(s))
+}
+
+// baseSpecs are the settings up to the pace of sends.
+func baseSpecs(s *Settings) []setting {
 	return []setting{
 		{env: contract.EnvListenAddr, def: contract.DefaultListenAddr, usage: "HTTP listen address (host:port)",
 			parse: into(&s.ListenAddr, parseListenAddr)},
@@ -101,8 +107,17 @@ func coreSpecs(s *Settings) []setting {
 			parse: into(&s.MessageRetention, parseRetention)},
 		{env: contract.EnvMediaRetention, def: formatHours(contract.DefaultMediaRetention), usage: "how long incoming attachments are kept (from 1s to 8760h)",
 			parse: into(&s.MediaRetention, parseRetention)},
+	}
+}
+
+// protectionSpecs are the settings from the pace of sends on: protecting
+// the account, bounds on callers, the rest.
+func protectionSpecs(s *Settings) []setting {
+	return []setting{
 		{env: contract.EnvSendRate, def: contract.DefaultSendRate, usage: "most send attempts of the account: N/s, N/m or N/h, with jitter",
 			parse: into(&s.SendRate, bridge.ParseSendRate)},
+		{env: contract.EnvGroupActionRate, def: contract.DefaultGroupActionRate, usage: "most group actions (one per participant named) after a burst of 5: N/s, N/m or N/h, with jitter",
+			parse: into(&s.GroupActionRate, bridge.ParseSendRate)},
 		{env: contract.EnvTypingDelay, def: contract.DefaultTypingDelay, usage: `"composing" before each text: off, <duration>/char or <duration>/char,max=<duration>`,
 			parse: into(&s.TypingDelay, bridge.ParseTypingDelay)},
 		{env: contract.EnvRestrictionBackoff, def: contract.DefaultRestrictionBackoff, usage: "first pause after a WhatsApp rate limit without an end; doubles up to 1h",
@@ -128,11 +143,6 @@ func coreSpecs(s *Settings) []setting {
 		{env: contract.EnvDiskReserve, usage: "free space of DATA_DIR's volume below which the bridge stops receiving and refuses sends (507); default the larger of 64MiB and 2% of the volume, at most a quarter of it",
 			parse: into(&s.DiskReserve, parseDiskReserve)},
 	}
-}
-
-// specsFor lists every setting in the order of the contract.
-func specsFor(s *Settings) []setting {
-	return append(coreSpecs(s), cloudSpecs(s)...)
 }
 
 // cloudSpecs are the settings of the Cloud API door.

@@ -39,6 +39,9 @@ func (s *Simulator) ControlHandler() http.Handler {
 	mux.HandleFunc("GET /v1/users/{number}/ticks", s.withUser(s.apiTicks))
 	mux.HandleFunc("GET /v1/groups", s.apiListGroups)
 	mux.HandleFunc("POST /v1/groups", s.apiCreateGroup)
+	mux.HandleFunc("POST /v1/groups/{jid}/members", s.withGroup(s.apiGroupMembers))
+	mux.HandleFunc("POST /v1/groups/{jid}/subject", s.withGroup(s.apiGroupSubject))
+	mux.HandleFunc("POST /v1/users/{number}/group-privacy", s.withUser(s.apiGroupPrivacy))
 	return mux
 }
 
@@ -583,11 +586,12 @@ type groupJSON struct {
 }
 
 func (g *Group) toJSON() groupJSON {
-	members := make([]string, len(g.members))
-	for i, m := range g.members {
+	all := g.Members()
+	members := make([]string, len(all))
+	for i, m := range all {
 		members[i] = m.Number()
 	}
-	return groupJSON{JID: g.jid.String(), Subject: g.subject, Owner: g.owner.Number(), Members: members}
+	return groupJSON{JID: g.jid.String(), Subject: g.Subject(), Owner: g.owner.Number(), Members: members}
 }
 
 func (s *Simulator) apiListGroups(w http.ResponseWriter, _ *http.Request) {

@@ -18,12 +18,21 @@ import (
 
 // Group is a simulated group chat (phone-number addressing).
 type Group struct {
+	sim     *Simulator
 	jid     types.JID
-	subject string
 	created time.Time
 	owner   *User
-	// members is fixed at creation; read without a lock.
-	members []*User
+
+	// Guarded by sim.mu: what admins change (groupadmin.go).
+	subject     string
+	subjectAt   time.Time
+	subjectBy   *User
+	description string
+	descID      string
+	members     []*User
+	admins      map[*User]bool // besides the owner, a super admin
+	invite      string         // the invite link's code
+	photoID     int            // 0: no photo
 }
 
 // CreateGroup creates a group with a subject, owned by owner (a super
@@ -49,7 +58,9 @@ func (s *Simulator) CreateGroup(subject string, owner *User, members ...*User) *
 			break
 		}
 	}
-	g := &Group{jid: jid, subject: subject, created: time.Now().Truncate(time.Second), owner: owner, members: all}
+	now := time.Now().Truncate(time.Second)
+	g := &Group{sim: s, jid: jid, subject: subject, subjectAt: now, subjectBy: owner, created: now, owner: owner,
+		members: all, admins: map[*User]bool{}, invite: randomBase64(16)}
 	s.groups[jid] = g
 	return g
 }
@@ -78,33 +89,53 @@ func (s *Simulator) LookupGroup(jid types.JID) (*Group, bool) {
 func (g *Group) JID() types.JID { return g.jid }
 
 // Subject is the group's name.
-func (g *Group) Subject() string { return g.subject }
+func (g *Group) Subject() string {
+	g.sim.mu.Lock()
+	defer g.sim.mu.Unlock()
+	return g.subject
+}
 
 // Members are the participants, owner first.
-func (g *Group) Members() []*User { return slices.Clone(g.members) }
+func (g *Group) Members() []*User {
+	g.sim.mu.Lock()
+	defer g.sim.mu.Unlock()
+	return slices.Clone(g.members)
+}
 
-func (g *Group) hasMember(u *User) bool { return containsUser(g.members, u) }
+func (g *Group) hasMember(u *User) bool {
+	g.sim.mu.Lock()
+	defer g.sim.mu.Unlock()
+	return containsUser(g.members, u)
+}
 
 // node renders the group as whatsmeow parses it (parseGroupNode):
 //
-//	<group id subject creation creator size s_t><participant jid type/>…</group>
+//	<group id subject creation creator size s_t s_o><participant jid lid type/>…
+//	  <description id t participant><body>…</body></description></group>
 func (g *Group) node() waBinary.Node {
-	participants := make([]waBinary.Node, 0, len(g.members))
+	g.sim.mu.Lock()
+	defer g.sim.mu.Unlock()
+	content := make([]waBinary.Node, 0, len(g.members)+1)
 	for _, m := range g.members {
-		attrs := waBinary.Attrs{"jid": m.jid}
-		if m == g.owner {
-			attrs["type"] = "superadmin"
+		attrs := waBinary.Attrs{"jid": m.jid, "lid": m.lid}
+		if role := g.roleLocked(m); role != "" {
+			attrs["type"] = role
 		}
-		participants = append(participants, waBinary.Node{Tag: "participant", Attrs: attrs})
+		content = append(content, waBinary.Node{Tag: "participant", Attrs: attrs})
+	}
+	if g.description != "" {
+		content = append(content, waBinary.Node{Tag: "description", Attrs: waBinary.Attrs{"id": g.descID, "t": g.subjectAt.Unix()},
+			Content: []waBinary.Node{{Tag: "body", Content: []byte(g.description)}}})
 	}
 	return waBinary.Node{Tag: "group", Attrs: waBinary.Attrs{
 		"id":       g.jid.User,
 		"subject":  g.subject,
-		"s_t":      g.created.Unix(),
+		"s_t":      g.subjectAt.Unix(),
+		"s_o":      g.subjectBy.jid,
 		"creation": g.created.Unix(),
 		"creator":  g.owner.jid,
 		"size":     len(g.members),
-	}, Content: participants}
+	}, Content: content}
 }
 
 // answerGroupIQ answers xmlns="w:g2" queries:
@@ -127,17 +158,22 @@ func (s *Simulator) answerGroupIQ(c *conn, iq *waBinary.Node) ([]waBinary.Node, 
 		}
 		return []waBinary.Node{{Tag: "groups", Content: groups}}, nil
 	case "query":
-		to, _ := iq.Attrs["to"].(types.JID)
-		g, ok := s.LookupGroup(to)
-		switch {
-		case !ok:
-			return nil, errNotFound
-		case !g.hasMember(c.user):
-			return nil, errForbidden
-		}
-		return []waBinary.Node{g.node()}, nil
+		return s.answerGroupQuery(c, iq)
 	}
-	return nil, errNotImplemented
+	return s.answerGroupAdmin(c, iq)
+}
+
+// answerGroupQuery answers <query request="interactive"/> to a group.
+func (s *Simulator) answerGroupQuery(c *conn, iq *waBinary.Node) ([]waBinary.Node, *iqError) {
+	to, _ := iq.Attrs["to"].(types.JID)
+	g, ok := s.LookupGroup(to)
+	switch {
+	case !ok:
+		return nil, errNotFound
+	case !g.hasMember(c.user):
+		return nil, errForbidden
+	}
+	return []waBinary.Node{g.node()}, nil
 }
 
 // sendToGroup sends a message from u's phone to a group: one skmsg
@@ -167,7 +203,7 @@ func (s *Simulator) sendToGroup(ctx context.Context, u *User, to types.JID, id t
 	senderName := u.name
 	s.mu.Unlock()
 	skNode := encNode("skmsg", mediaType, ciphertext)
-	for _, m := range g.members {
+	for _, m := range g.Members() {
 		if m == u {
 			continue
 		}

@@ -55,8 +55,10 @@ func (s *Simulator) iqContent(c *conn, iq *waBinary.Node) ([]waBinary.Node, *iqE
 		return s.answerEncrypt(c, iq)
 	case xmlns == "w:m" && child == "media_conn":
 		return s.answerMediaConn(), nil
-	case xmlns == "w:g2":
+	case xmlns == "w:g2" && child != "":
 		return s.answerGroupIQ(c, iq)
+	case xmlns == "w:profile:picture" && iq.Attrs["type"] == "set":
+		return s.answerGroupPhoto(c, iq)
 	}
 	// passive/active, privacy, props, …: an empty result is a valid answer.
 	s.log.Debugf("empty answer to iq xmlns=%s child=%s", xmlns, child)

@@ -67,6 +67,7 @@ type Simulator struct {
 	qrRefs    map[string]*conn        // pair-device refs of connections waiting for a scan
 	codePairs map[string]*codePairing // pairing-code links by pairing ref
 	changed   chan struct{}           // closed and replaced when devices link, log in or leave
+	admin     groupAdmin              // revoked invite codes, photo ids (groupadmin.go)
 
 	records records // usync contact questions and chat states (actions.go)
 }

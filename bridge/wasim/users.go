@@ -40,6 +40,8 @@ type User struct {
 	faults     faults
 	receipts   ReceiptMode
 	addressing Addressing
+	// refusesGroupAdds: only an invitation brings the user into a group.
+	refusesGroupAdds bool
 }
 
 // companion is a device linked to a user: a whatsmeow client.

@@ -24,6 +24,8 @@ func (m *Manager) handleEvent(cli *whatsmeow.Client, raw any) bool {
 		return m.message(cli, e)
 	case *events.Receipt:
 		return m.receipt(e)
+	case *events.GroupInfo, *events.JoinedGroup, *events.Picture:
+		return m.groupEvent(raw)
 	case *events.PushNameSetting:
 		m.mu.Lock()
 		if m.status.Connected() && e.Action != nil {

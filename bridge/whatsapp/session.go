@@ -85,6 +85,9 @@ type Options struct {
 	// RestrictionBackoff is the first pause after a refusal that names no
 	// end (RESTRICTION_BACKOFF); 0: one minute.
 	RestrictionBackoff time.Duration
+	// Groups hears the changes WhatsApp reports of the account's groups;
+	// nil: they are acknowledged and dropped.
+	Groups GroupEvents
 }
 
 // Manager owns the whatsmeow client of one account.

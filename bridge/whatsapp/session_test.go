@@ -79,6 +79,8 @@ type fakeEvents struct {
 	// Incoming then waits for release before it stores and returns.
 	held    chan<- string
 	release <-chan struct{}
+	// groups are the group changes reported (groups_test.go).
+	groups []bridge.GroupChange
 }
 
 func (f *fakeEvents) StateChanged(_ context.Context, _ *sql.Tx, s bridge.SessionStatus) error {
@@ -156,6 +158,7 @@ func startWith(t testing.TB, server *Server, f bridgeFiles) *running {
 		HeartbeatInterval: testHeartbeat,
 		Log:               testutil.Logger(t),
 		Events:            events,
+		Groups:            events,
 		Server:            server,
 	})
 	if err != nil {

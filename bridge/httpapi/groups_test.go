@@ -1,0 +1,167 @@
+package httpapi
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/bridge/sendqueue"
+	"github.com/msgbridge/msgbridge/bridge/sqlite"
+	"github.com/msgbridge/msgbridge/internal/testutil"
+)
+
+// The default pace lets a burst of five participants through at once,
+// then one every 15 s; a request whose turn is over 30 s away is refused
+// with the wait, and takes nothing from the budget.
+func TestGroupPace(t *testing.T) {
+	t.Parallel()
+	rate, err := bridge.ParseSendRate("4/m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	p := newGroupPace(rate, func() time.Time { return now })
+	ctx := context.Background()
+	if err := p.admit(ctx, 5); err != nil {
+		t.Fatalf("the burst: %v", err)
+	}
+	err = p.admit(ctx, 3)
+	if wait, ok := bridge.RetryAfterOf(err); !ok || wait != 45*time.Second || bridge.ErrorOf(err).Code != "group_action_rate_limited" {
+		t.Fatalf("beyond the burst: %v", err)
+	}
+	now = now.Add(15 * time.Second) // one token back
+	if err := p.admit(ctx, 1); err != nil {
+		t.Fatalf("after an interval: %v", err)
+	}
+	// A refused request took nothing: 30 s later two tokens are there.
+	now = now.Add(30 * time.Second)
+	if err := p.admit(ctx, 2); err != nil {
+		t.Fatalf("two after two intervals: %v", err)
+	}
+}
+
+// The figure in README: how many group actions an hour of demand without
+// pause gets through the default pace (GROUP_ACTION_RATE=4/m, burst 5,
+// each waited turn jittered), one participant each, minute by minute.
+// Callers that come back as soon as they may are the worst case: a
+// person's app never gets there.
+func TestGroupPaceFigure(t *testing.T) {
+	t.Parallel()
+	rate, _ := bridge.ParseSendRate("4/m")
+	start := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	now := start
+	p := newGroupPace(rate, func() time.Time { return now })
+	p.sleep = func(_ context.Context, d time.Duration) error { now = now.Add(d); return nil }
+	perMinute := make([]int, 60)
+	for now.Before(start.Add(time.Hour)) {
+		if err := p.admit(context.Background(), 1); err != nil {
+			t.Fatal(err) // one at a time never waits past 30 s
+		}
+		if m := int(now.Sub(start) / time.Minute); m < 60 {
+			perMinute[m]++
+		}
+	}
+	total := 0
+	for _, n := range perMinute[1:] {
+		total += n
+	}
+	mean := float64(total) / 59
+	t.Logf("default pace: %d in the first minute, then %.2f a minute (most %d), %d an hour", perMinute[0], mean, maxOf(perMinute[1:]), total+perMinute[0])
+	if perMinute[0] != 8 || mean > 4 || mean < 3.5 || maxOf(perMinute[1:]) > 4 {
+		t.Errorf("per minute %v", perMinute)
+	}
+}
+
+func maxOf(xs []int) int {
+	m := 0
+	for _, x := range xs {
+		m = max(m, x)
+	}
+	return m
+}
+
+// fakeGroups is the session's group administration, counting what reached
+// "WhatsApp"; a group named in refuse answers not_group_admin.
+type fakeGroups struct {
+	GroupAdmin // the methods this test does not call
+	mu         sync.Mutex
+	calls      int
+	refuse     string
+}
+
+func (f *fakeGroups) ChangeMembers(_ context.Context, g bridge.Recipient, _ bridge.MemberAction, ps []bridge.Recipient) ([]bridge.MemberResult, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls++
+	if g.JID() == f.refuse {
+		return nil, bridge.ErrNotGroupAdmin
+	}
+	out := make([]bridge.MemberResult, len(ps))
+	for i, p := range ps {
+		out[i] = bridge.MemberResult{Participant: p, Outcome: bridge.MemberDone, Phone: p.ID}
+	}
+	return out, nil
+}
+
+func (f *fakeGroups) count() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.calls
+}
+
+// Paced, idempotent, never retried: a repeat of a key answers the first
+// answer without asking WhatsApp, a request the pace refused (429 with
+// Retry-After) frees its key, and a refusal by WhatsApp (not an admin) is
+// kept as the key's answer.
+func TestGroupActionsArePacedAndIdempotent(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	var mu sync.Mutex
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	later := func(d time.Duration) { mu.Lock(); defer mu.Unlock(); now = now.Add(d) }
+	db := testutil.OpenBridgeDB(t)
+	writer := sqlite.NewBatcher(db)
+	t.Cleanup(writer.Close)
+	groups := &fakeGroups{refuse: "120363000000000002@g.us"}
+	rate, _ := bridge.ParseSendRate("1/h")
+	srv := newTestServer(t, Deps{Now: clock, Groups: groups, GroupAnswers: sendqueue.NewAnswers(db, writer, clock), GroupActionRate: rate})
+	post := func(group, key, participants string) (int, string, string) {
+		t.Helper()
+		resp := do(t, "POST", srv.URL+"/api/groups/"+group+"/participants", strings.NewReader(`{"action":"add","participants":[`+participants+`]}`),
+			"X-Api-Key: "+testAPIKey, "Content-Type: application/json", "Idempotency-Key: "+key)
+		defer resp.Body.Close()
+		raw, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(raw), resp.Header.Get("Retry-After")
+	}
+	mine := "120363000000000001@g.us"
+	five := `"4915100000011","4915100000012","4915100000013","4915100000014","4915100000015"`
+	code, first, _ := post(mine, "k1", five)
+	if code != http.StatusOK || groups.count() != 1 {
+		t.Fatalf("the burst: %d %s", code, first)
+	}
+	if code, again, _ := post(mine, "k1", five); code != http.StatusOK || again != first || groups.count() != 1 {
+		t.Fatalf("repeat: %d %s, %d calls", code, again, groups.count())
+	}
+	code, body, retry := post(mine, "k2", `"4915100000016"`)
+	if code != http.StatusTooManyRequests || errorCode(t, body) != "group_action_rate_limited" || retry != "3600" || groups.count() != 1 {
+		t.Fatalf("beyond the pace: %d %s Retry-After %q", code, body, retry)
+	}
+	later(time.Hour)
+	if code, body, _ := post(mine, "k2", `"4915100000016"`); code != http.StatusOK || groups.count() != 2 {
+		t.Fatalf("the paced key after its wait: %d %s", code, body)
+	}
+	later(time.Hour)
+	code, body, _ = post(groups.refuse, "k3", `"4915100000016"`)
+	if code != http.StatusForbidden || errorCode(t, body) != "not_group_admin" || groups.count() != 3 {
+		t.Fatalf("not an admin: %d %s", code, body)
+	}
+	later(time.Hour)
+	if code, again, _ := post(groups.refuse, "k3", `"4915100000016"`); code != http.StatusForbidden || again != body || groups.count() != 3 {
+		t.Fatalf("the refusal again: %d %s, %d calls", code, again, groups.count())
+	}
+}

@@ -82,21 +82,27 @@ func TestOperationsListsEveryEndpoint(t *testing.T) {
 		got = append(got, op.Method+" "+op.Path)
 	}
 	want := []string{
-		"GET /health", "HEAD /health", "GET /metrics", "GET /openapi.json", "GET /docs/",
-		"POST /send", "GET /api/messages", "POST /api/messages", "GET /api/messages/{id}",
-		"DELETE /api/messages/{id}", "PATCH /api/messages/{id}", "POST /api/messages/{id}/reaction",
-		"POST /api/chats/{jid}/read", "POST /api/chats/{jid}/presence", "GET /api/contacts/{number}",
-		"GET /api/media/{id}", "POST /api/uploads", "DELETE /api/uploads/{id}",
-		"GET /session/status", "GET /session/qr", "POST /session/pairing-code", "GET /session/groups", "POST /session/logout",
-		"GET /api/admin/state", "DELETE /api/admin/logs", "GET /api/admin/audit", "DELETE /api/admin/audit/{id}",
-		"GET /api/admin/webhooks/failed", "POST /api/admin/webhooks/{id}/redeliver", "POST /api/admin/webhooks/replay",
+		"GET /health", "HEAD /health", "GET /metrics", "GET /openapi.json", "GET /docs/", "POST /send",
+		"GET /api/messages", "POST /api/messages", "GET /api/messages/{id}", "DELETE /api/messages/{id}",
+		"PATCH /api/messages/{id}", "POST /api/messages/{id}/reaction", "POST /api/chats/{jid}/read",
+		"POST /api/chats/{jid}/presence", "GET /api/contacts/{number}", "GET /api/media/{id}",
+		"POST /api/uploads", "DELETE /api/uploads/{id}", "GET /session/status", "GET /session/qr",
+		"POST /session/pairing-code", "GET /session/groups", "POST /session/logout",
+		"GET /api/admin/state", "DELETE /api/admin/logs", "GET /api/admin/audit",
+		"DELETE /api/admin/audit/{id}", "GET /api/admin/webhooks/failed",
+		"POST /api/admin/webhooks/{id}/redeliver", "POST /api/admin/webhooks/replay",
 		"GET /api/admin/analytics/delivery", "GET /debug/pprof/{profile}",
 		"POST /{version}/{phone_number_id}/messages", "POST /{version}/{phone_number_id}/media",
 		"GET /{version}/{object_id}", "DELETE /{version}/{object_id}", "GET /{version}/{object_id}/file",
 		"GET /{version}/{waba_id}/phone_numbers", "GET /{version}/{waba_id}/message_templates",
 		"POST /{version}/{waba_id}/message_templates", "DELETE /{version}/{waba_id}/message_templates",
+		"POST /api/groups", "POST /api/groups/join", "GET /api/groups/{jid}", "PATCH /api/groups/{jid}",
+		"PUT /api/groups/{jid}/photo", "DELETE /api/groups/{jid}/photo",
+		"POST /api/groups/{jid}/participants", "GET /api/groups/{jid}/invite-link",
+		"DELETE /api/groups/{jid}/invite-link", "POST /api/groups/{jid}/leave",
 		"POST webhook message.status", "POST webhook message.upsert", "POST webhook session.status",
 		"POST webhook message.reaction", "POST webhook message.edit", "POST webhook message.revoke",
+		"POST webhook group.participants", "POST webhook group.update",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("operations:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

@@ -83,7 +83,7 @@ func ParseChatPresence(s string) (ChatPresence, error) {
 	case PresenceComposing, PresenceRecording, PresencePaused:
 		return p, nil
 	}
-	return "", Invalid("invalid_state", "state must be composing, recording or paused")
+	return "", Invalid(CodeInvalidState, "state must be composing, recording or paused")
 }
 
 // maxEmojiBytes bounds a reaction: the longest emoji (a family of four with
@@ -97,7 +97,7 @@ func ParseEmoji(s string) (string, error) {
 	if s == "" {
 		return "", nil
 	}
-	bad := Invalid("invalid_emoji", "emoji must be one emoji, or empty to remove the reaction")
+	bad := Invalid(CodeInvalidEmoji, "emoji must be one emoji, or empty to remove the reaction")
 	if len(s) > maxEmojiBytes || !utf8.ValidString(s) {
 		return "", bad
 	}

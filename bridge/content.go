@@ -50,7 +50,7 @@ func ValidWhatsAppID(id string) bool {
 // ParseReplyTo validates the whatsapp_id a message replies to.
 func ParseReplyTo(id string) (string, error) {
 	if !ValidWhatsAppID(id) {
-		return "", Invalid("invalid_reply_to", "reply_to must be a whatsapp_id: 1-%d letters and digits", maxWhatsAppID)
+		return "", Invalid(CodeInvalidReplyTo, "reply_to must be a whatsapp_id: 1-%d letters and digits", maxWhatsAppID)
 	}
 	return id, nil
 }
@@ -59,17 +59,17 @@ func ParseReplyTo(id string) (string, error) {
 // their country code (as number accepts them) or LID JIDs, each once.
 func ParseMentions(raw []string) ([]Recipient, error) {
 	if len(raw) > MaxMentions {
-		return nil, Invalid("invalid_mention", "at most %d mentions", MaxMentions)
+		return nil, Invalid(CodeInvalidMention, "at most %d mentions", MaxMentions)
 	}
 	out := make([]Recipient, 0, len(raw))
 	seen := make(map[Recipient]bool, len(raw))
 	for i, s := range raw {
 		r, err := ParseRecipient(s)
 		if err != nil || r.Kind == RecipientGroup {
-			return nil, Invalid("invalid_mention", "mentions[%d] must be a phone number with country code or a LID JID", i)
+			return nil, Invalid(CodeInvalidMention, "mentions[%d] must be a phone number with country code or a LID JID", i)
 		}
 		if seen[r] {
-			return nil, Invalid("invalid_mention", "mentions[%d] repeats %s", i, r)
+			return nil, Invalid(CodeInvalidMention, "mentions[%d] repeats %s", i, r)
 		}
 		seen[r] = true
 		out = append(out, r)
@@ -103,14 +103,14 @@ func ValidCoordinate(v, limit float64) bool {
 // within ±180, name and address valid UTF-8 of at most 1024 characters.
 func ValidateLocation(l Location) error {
 	if !ValidCoordinate(l.Latitude, 90) {
-		return Invalid("invalid_location", "latitude must be a number from -90 to 90")
+		return Invalid(CodeInvalidLocation, "latitude must be a number from -90 to 90")
 	}
 	if !ValidCoordinate(l.Longitude, 180) {
-		return Invalid("invalid_location", "longitude must be a number from -180 to 180")
+		return Invalid(CodeInvalidLocation, "longitude must be a number from -180 to 180")
 	}
 	for field, v := range map[string]string{"name": l.Name, "address": l.Address} {
 		if !utf8.ValidString(v) || utf8.RuneCountInString(v) > maxPlaceField || strings.ContainsRune(v, 0) {
-			return Invalid("invalid_location", "the location's %s must be UTF-8 text of at most %d characters", field, maxPlaceField)
+			return Invalid(CodeInvalidLocation, "the location's %s must be UTF-8 text of at most %d characters", field, maxPlaceField)
 		}
 	}
 	return nil
@@ -122,7 +122,7 @@ func ValidateLocation(l Location) error {
 // no second card, and carry a VERSION and a non-empty FN.
 func ParseVCard(raw string) (ContactCard, error) {
 	bad := func(why string) (ContactCard, error) {
-		return ContactCard{}, Invalid("invalid_vcard", "vcard %s", why)
+		return ContactCard{}, Invalid(CodeInvalidVcard, "vcard %s", why)
 	}
 	if len(raw) > MaxVCardBytes {
 		return bad("is larger than 64 KiB")

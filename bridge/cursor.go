@@ -18,7 +18,7 @@ func EncodeCursor(ms int64, id string) string {
 
 // ErrBadCursor is a cursor no listing returned.
 func ErrBadCursor() *Error {
-	return Invalid("invalid_cursor", "cursor is not one this API returned")
+	return Invalid(CodeInvalidCursor, "cursor is not one this API returned")
 }
 
 // DecodeCursor accepts exactly the cursors EncodeCursor makes; anything

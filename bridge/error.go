@@ -75,7 +75,7 @@ func ErrorOf(err error) *Error {
 	if errors.As(err, &e) {
 		return e
 	}
-	return &Error{Kind: KindInternal, Code: "internal", Message: "internal error", Err: err}
+	return &Error{Kind: KindInternal, Code: CodeInternal, Message: "internal error", Err: err}
 }
 
 // ErrorKind returns err's kind; KindInternal for any error that is not an
@@ -85,10 +85,18 @@ func ErrorKind(err error) Kind { return ErrorOf(err).Kind }
 // Errors that more than one part of the bridge returns or checks.
 var (
 	// ErrNotLinked: the operation needs a linked, connected session.
-	ErrNotLinked = &Error{Kind: KindUnavailable, Code: "not_linked", Message: "no linked WhatsApp session is connected"}
+	ErrNotLinked = &Error{Kind: KindUnavailable, Code: CodeNotLinked, Message: "no linked WhatsApp session is connected"}
 	// ErrLinked: the operation needs an unlinked session.
-	ErrLinked = &Error{Kind: KindConflict, Code: "already_linked", Message: "an account is already linked; log out first"}
+	ErrLinked = &Error{Kind: KindConflict, Code: CodeAlreadyLinked, Message: "an account is already linked; log out first"}
 	// ErrUnauthorized: a credential is missing or wrong; the same answer
 	// for both, so a client cannot tell which.
-	ErrUnauthorized = &Error{Kind: KindUnauthorized, Code: "unauthorized", Message: "missing or invalid credential"}
+	ErrUnauthorized = &Error{Kind: KindUnauthorized, Code: CodeUnauthorized, Message: "missing or invalid credential"}
 )
+
+// CodeInfo is one row of the table of error codes (codes.go): a code, the
+// kind it is answered with and what it means.
+type CodeInfo struct {
+	Code    string
+	Kind    Kind
+	Meaning string
+}

@@ -21,13 +21,13 @@ type MediaFile struct {
 // attachment answers 404 like an unknown one (its code tells them apart):
 // either way the bridge no longer has it.
 var (
-	ErrMediaNotFound = &Error{Kind: KindNotFound, Code: "media_not_found", Message: "no media with this id"}
-	ErrMediaExpired  = &Error{Kind: KindNotFound, Code: "media_expired",
+	ErrMediaNotFound = &Error{Kind: KindNotFound, Code: CodeMediaNotFound, Message: "no media with this id"}
+	ErrMediaExpired  = &Error{Kind: KindNotFound, Code: CodeMediaExpired,
 		Message: "the media is older than MEDIA_RETENTION and was deleted"}
-	ErrMediaDownloadFailed = &Error{Kind: KindUpstream, Code: "media_download_failed",
+	ErrMediaDownloadFailed = &Error{Kind: KindUpstream, Code: CodeMediaDownloadFailed,
 		Message: "the media could not be downloaded from WhatsApp"}
-	ErrMediaPending = &Error{Kind: KindTimeout, Code: "media_pending",
+	ErrMediaPending = &Error{Kind: KindTimeout, Code: CodeMediaPending,
 		Message: "the media is still being downloaded; ask again later"}
-	ErrMediaCorrupt = &Error{Kind: KindInternal, Code: "media_corrupt",
+	ErrMediaCorrupt = &Error{Kind: KindInternal, Code: CodeMediaCorrupt,
 		Message: "the stored file is damaged and was not served"}
 )

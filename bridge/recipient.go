@@ -33,7 +33,7 @@ const (
 
 // ErrInvalidRecipient explains the accepted forms.
 var ErrInvalidRecipient = &Error{
-	Kind: KindInvalid, Code: "invalid_number",
+	Kind: KindInvalid, Code: CodeInvalidNumber,
 	Message: "number must be digits with country code, a group JID <id>@g.us or a LID <digits>@lid",
 }
 

@@ -58,7 +58,7 @@ const DefaultInterval = time.Second
 
 // ErrDiskFull is the answer to what would write while the disk is below its
 // reserve: 507 insufficient_storage, as a full spool answers.
-var ErrDiskFull = bridge.Errorf(bridge.KindInsufficientStorage, "insufficient_storage",
+var ErrDiskFull = bridge.Errorf(bridge.KindInsufficientStorage, bridge.CodeInsufficientStorage,
 	"DATA_DIR's disk is below its reserve (DISK_RESERVE); nothing was stored; retry once space is freed")
 
 // Options configures a Guard.

@@ -62,7 +62,7 @@ func DefaultLimits(largest int64) Limits {
 }
 
 // ErrTooManyUploads answers a body beyond Limits.MaxUploads.
-var ErrTooManyUploads = bridge.Errorf(bridge.KindUnavailable, "too_many_uploads",
+var ErrTooManyUploads = bridge.Errorf(bridge.KindUnavailable, bridge.CodeTooManyUploads,
 	"too many uploads at once; retry after the Retry-After seconds")
 
 // bodies holds the upload slots of Bodies.

@@ -35,7 +35,7 @@ type Recorder interface {
 
 // ErrTooManyFailures answers a request from an address that used up its
 // failed credentials.
-var ErrTooManyFailures = bridge.Errorf(bridge.KindRateLimited, "too_many_failures",
+var ErrTooManyFailures = bridge.Errorf(bridge.KindRateLimited, bridge.CodeTooManyFailures,
 	"too many failed credentials from this address; retry after the Retry-After seconds")
 
 // Credentials checks credentials with one per-address failure limit in

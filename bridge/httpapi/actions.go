@@ -24,7 +24,7 @@ type ActionTargets interface {
 
 // errRevoked refuses an edit or a revoke of a message revoked already: it
 // could only waste a send.
-var errRevoked = bridge.Errorf(bridge.KindConflict, "target_revoked", "the message is revoked (or its revoke is queued); it cannot be edited or revoked again")
+var errRevoked = bridge.Errorf(bridge.KindConflict, bridge.CodeTargetRevoked, "the message is revoked (or its revoke is queued); it cannot be edited or revoked again")
 
 // maxMessageID bounds a message id in a path: log ids are UUIDs, WhatsApp
 // ids are at most a few dozen hex digits.
@@ -36,7 +36,7 @@ func parseMessageID(id string) (string, error) {
 	if id == "" || len(id) > maxMessageID || strings.IndexFunc(id, func(r rune) bool {
 		return (r < '0' || r > '9') && (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') && r != '-'
 	}) >= 0 {
-		return "", bridge.Invalid("invalid_message_id", "a message id is 1-%d letters, digits and dashes", maxMessageID)
+		return "", bridge.Invalid(bridge.CodeInvalidMessageID, "a message id is 1-%d letters, digits and dashes", maxMessageID)
 	}
 	return id, nil
 }
@@ -110,7 +110,7 @@ func (s *server) sameChat(ctx context.Context, t target) error {
 	case err != nil:
 		return err
 	case found && chat.JID() != t.chat.JID():
-		return bridge.Invalid("chat_mismatch", "the message was received in another chat than ?chat=")
+		return bridge.Invalid(bridge.CodeChatMismatch, "the message was received in another chat than ?chat=")
 	}
 	return nil
 }
@@ -128,7 +128,7 @@ func (s *server) historyTarget(ctx context.Context, id string, q map[string]stri
 	case !ok:
 		return target{}, notFound
 	case q["sender"] != "":
-		return target{}, bridge.Invalid("unexpected_sender", "?sender= goes with ?chat=; the bridge knows who sent this message")
+		return target{}, bridge.Invalid(bridge.CodeUnexpectedSender, "?sender= goes with ?chat=; the bridge knows who sent this message")
 	}
 	return target{chat: chat, id: id, sender: sender}, nil
 }
@@ -141,17 +141,17 @@ func ownTarget(m bridge.Message, q map[string]string) (target, error) {
 			return target{}, err
 		}
 		if chat != m.Recipient {
-			return target{}, bridge.Invalid("chat_mismatch", "the message was sent to another chat than ?chat=")
+			return target{}, bridge.Invalid(bridge.CodeChatMismatch, "the message was sent to another chat than ?chat=")
 		}
 	}
 	if q["sender"] != "" {
-		return target{}, bridge.Invalid("unexpected_sender", "?sender= names who sent a received message; this one is the account's own")
+		return target{}, bridge.Invalid(bridge.CodeUnexpectedSender, "?sender= names who sent a received message; this one is the account's own")
 	}
 	switch {
 	case m.Type.IsAction():
-		return target{}, bridge.Errorf(bridge.KindConflict, "not_actionable", "a %s cannot be acted on", m.Type)
+		return target{}, bridge.Errorf(bridge.KindConflict, bridge.CodeNotActionable, "a %s cannot be acted on", m.Type)
 	case m.Status == bridge.StatusFailed:
-		return target{}, bridge.Errorf(bridge.KindConflict, "target_failed", "the message failed; it never reached WhatsApp")
+		return target{}, bridge.Errorf(bridge.KindConflict, bridge.CodeTargetFailed, "the message failed; it never reached WhatsApp")
 	}
 	return target{chat: m.Recipient, id: m.WhatsAppID, own: &m}, nil
 }
@@ -165,15 +165,15 @@ func receivedTarget(id string, q map[string]string) (target, error) {
 	t := target{chat: chat, id: id, sender: chat}
 	if chat.Kind != bridge.RecipientGroup {
 		if q["sender"] != "" {
-			return target{}, bridge.Invalid("unexpected_sender", "?sender= is only for a message received in a group")
+			return target{}, bridge.Invalid(bridge.CodeUnexpectedSender, "?sender= is only for a message received in a group")
 		}
 		return t, nil
 	}
 	if q["sender"] == "" {
-		return target{}, bridge.Invalid("missing_sender", "a message received in a group needs ?sender=, who sent it")
+		return target{}, bridge.Invalid(bridge.CodeMissingSender, "a message received in a group needs ?sender=, who sent it")
 	}
 	if t.sender, err = parseChat(q["sender"]); err != nil || t.sender.Kind == bridge.RecipientGroup {
-		return target{}, bridge.Invalid("invalid_sender", "sender must be a phone number or a LID")
+		return target{}, bridge.Invalid(bridge.CodeInvalidSender, "sender must be a phone number or a LID")
 	}
 	return t, nil
 }
@@ -193,7 +193,7 @@ func (s *server) react(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if body.Emoji == nil {
-		return bridge.Invalid("missing_emoji", `the body needs "emoji"; "" removes the reaction`)
+		return bridge.Invalid(bridge.CodeMissingEmoji, `the body needs "emoji"; "" removes the reaction`)
 	}
 	emoji, err := bridge.ParseEmoji(*body.Emoji)
 	if err != nil {
@@ -220,11 +220,11 @@ func (s *server) editMessage(w http.ResponseWriter, r *http.Request) error {
 func editText(text *string) (string, error) {
 	switch {
 	case text == nil || strings.TrimSpace(*text) == "":
-		return "", bridge.Invalid("empty_text", `the body needs a non-empty "text"`)
+		return "", bridge.Invalid(bridge.CodeEmptyText, `the body needs a non-empty "text"`)
 	case len(*text) > maxTextBytes:
-		return "", bridge.Invalid("text_too_long", "text is longer than %d bytes", maxTextBytes)
+		return "", bridge.Invalid(bridge.CodeTextTooLong, "text is longer than %d bytes", maxTextBytes)
 	case !utf8.ValidString(*text):
-		return "", bridge.Invalid("invalid_text", "text is not valid UTF-8")
+		return "", bridge.Invalid(bridge.CodeInvalidText, "text is not valid UTF-8")
 	}
 	return *text, nil
 }
@@ -233,7 +233,7 @@ func editText(text *string) (string, error) {
 // message the account sent.
 func (s *server) revokeMessage(w http.ResponseWriter, r *http.Request) error {
 	if r.ContentLength > 0 {
-		return bridge.Invalid("unexpected_body", "DELETE takes no body")
+		return bridge.Invalid(bridge.CodeUnexpectedBody, "DELETE takes no body")
 	}
 	return s.submitAction(w, r, bridge.TypeRevoke, "", nil)
 }
@@ -279,7 +279,7 @@ func (s *server) editable(t target) error {
 	case t.own == nil:
 		return errors.New("unreachable: edits resolve only the account's own messages")
 	case t.own.Type != bridge.TypeText:
-		return bridge.Errorf(bridge.KindConflict, "not_editable", "only a text can be edited; this is a %s", t.own.Type)
+		return bridge.Errorf(bridge.KindConflict, bridge.CodeNotEditable, "only a text can be edited; this is a %s", t.own.Type)
 	case s.Now().Sub(t.own.CreatedAt) > bridge.EditWindow:
 		return bridge.ErrEditWindowExpired
 	}
@@ -290,7 +290,7 @@ func (s *server) editable(t target) error {
 // its one item.
 func renderAction(res sendqueue.Result) (int, []byte, error) {
 	if len(res.Messages) != 1 {
-		return 0, nil, bridge.Internal("store_failed", "the action could not be stored", errors.New("not one message"))
+		return 0, nil, bridge.Internal(bridge.CodeStoreFailed, "the action could not be stored", errors.New("not one message"))
 	}
 	status, body := renderSendResponse(res)
 	return status, body, nil

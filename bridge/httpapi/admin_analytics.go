@@ -37,7 +37,7 @@ func (s *server) deliveryAnalytics(w http.ResponseWriter, r *http.Request) error
 	}
 	counts, err := s.Analytics.DeliveryDays(r.Context(), s.Now(), days)
 	if err != nil {
-		return bridge.Internal("internal_error", "delivery analytics failed; see the bridge's log", err)
+		return bridge.Internal(bridge.CodeInternalError, "delivery analytics failed; see the bridge's log", err)
 	}
 	out := make([]deliveryDayJSON, len(counts))
 	for i, d := range counts {

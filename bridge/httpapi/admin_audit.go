@@ -37,7 +37,7 @@ func (s *server) listAudit(w http.ResponseWriter, r *http.Request) error {
 	}
 	entries, err := s.Audit.Log.List(r.Context(), week)
 	if err != nil {
-		return bridge.Internal("internal_error", "audit list failed; see the bridge's log", err)
+		return bridge.Internal(bridge.CodeInternalError, "audit list failed; see the bridge's log", err)
 	}
 	out := make([]auditEntry, len(entries))
 	for i, e := range entries {
@@ -65,9 +65,9 @@ func (s *server) deleteAudit(w http.ResponseWriter, r *http.Request) error {
 	err = s.Audit.Log.Delete(r.Context(), week, id)
 	switch {
 	case errors.Is(err, audit.ErrNotFound):
-		err = bridge.Errorf(bridge.KindNotFound, "audit_record_not_found", "no audit record %s in %s", quoteID(id), week)
+		err = bridge.Errorf(bridge.KindNotFound, bridge.CodeAuditRecordNotFound, "no audit record %s in %s", quoteID(id), week)
 	case err != nil:
-		err = bridge.Internal("internal_error", "audit deletion failed; see the bridge's log", err)
+		err = bridge.Internal(bridge.CodeInternalError, "audit deletion failed; see the bridge's log", err)
 	}
 	if err := s.Audit.RecordResult(r, audit.ActionAuditDelete, "week="+week.String()+" id="+quoteID(id), err); err != nil {
 		return err
@@ -83,7 +83,7 @@ func parseAuditWeek(r *http.Request) (audit.Week, error) {
 	}
 	v, ok := q["week"]
 	if !ok {
-		return audit.Week{}, bridge.Invalid("invalid_week", "week is required: YYYY-Www")
+		return audit.Week{}, bridge.Invalid(bridge.CodeInvalidWeek, "week is required: YYYY-Www")
 	}
 	return parseWeek(v)
 }
@@ -91,7 +91,7 @@ func parseAuditWeek(r *http.Request) (audit.Week, error) {
 func parseWeek(s string) (audit.Week, error) {
 	week, err := audit.ParseWeek(s)
 	if err != nil {
-		return audit.Week{}, bridge.Invalid("invalid_week", "%s", err.Error())
+		return audit.Week{}, bridge.Invalid(bridge.CodeInvalidWeek, "%s", err.Error())
 	}
 	return week, nil
 }

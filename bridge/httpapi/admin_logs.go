@@ -38,9 +38,9 @@ func (s *server) purgeLog(w http.ResponseWriter, r *http.Request) error {
 	err = s.LogFiles.Remove(day, level)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		err = bridge.Errorf(bridge.KindNotFound, "log_not_found", "no %s log file for %s", level, date)
+		err = bridge.Errorf(bridge.KindNotFound, bridge.CodeLogNotFound, "no %s log file for %s", level, date)
 	case err != nil:
-		err = bridge.Internal("internal_error", "log purge failed; see the bridge's log", err)
+		err = bridge.Internal(bridge.CodeInternalError, "log purge failed; see the bridge's log", err)
 	}
 	if err := s.Audit.RecordResult(r, audit.ActionLogPurge, "date="+date+" level="+level.String(), err); err != nil {
 		return err

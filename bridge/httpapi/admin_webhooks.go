@@ -32,12 +32,12 @@ type deadLetterJSON struct {
 	CreatedAt string `json:"created_at"`
 }
 
-var errUnknownEvent = bridge.Errorf(bridge.KindNotFound, "not_found", "no such webhook event")
+var errUnknownEvent = bridge.Errorf(bridge.KindNotFound, bridge.CodeNotFound, "no such webhook event")
 
 func (s *server) listDeadLetters(w http.ResponseWriter, r *http.Request) error {
 	dead, err := s.Webhooks.Failed(r.Context())
 	if err != nil {
-		return bridge.Internal("internal", "could not read the webhook outbox", err)
+		return bridge.Internal(bridge.CodeInternal, "could not read the webhook outbox", err)
 	}
 	out := make([]deadLetterJSON, len(dead))
 	for i, d := range dead {
@@ -66,12 +66,12 @@ func deadLetterError(err error) error {
 	case errors.Is(err, webhook.ErrUnknown):
 		return errUnknownEvent
 	case errors.Is(err, webhook.ErrNotDead):
-		return bridge.Errorf(bridge.KindConflict, "not_dead", "the webhook event is not a dead letter")
+		return bridge.Errorf(bridge.KindConflict, bridge.CodeNotDead, "the webhook event is not a dead letter")
 	}
 	if _, ok := errors.AsType[*bridge.Error](err); ok {
 		return err
 	}
-	return bridge.Internal("internal", "could not update the webhook outbox", err)
+	return bridge.Internal(bridge.CodeInternal, "could not update the webhook outbox", err)
 }
 
 func (s *server) replay(w http.ResponseWriter, r *http.Request) error {
@@ -97,14 +97,14 @@ func (s *server) replay(w http.ResponseWriter, r *http.Request) error {
 // required.
 func parseSince(text string, given bool, now time.Time) (time.Time, error) {
 	if !given {
-		return time.Time{}, bridge.Invalid("invalid_since", "since is required: an RFC 3339 time, e.g. 2026-11-21T10:00:00Z")
+		return time.Time{}, bridge.Invalid(bridge.CodeInvalidSince, "since is required: an RFC 3339 time, e.g. 2026-11-21T10:00:00Z")
 	}
 	t, err := time.Parse(time.RFC3339, text)
 	if err != nil {
-		return time.Time{}, bridge.Invalid("invalid_since", "since must be an RFC 3339 time, e.g. 2026-11-21T10:00:00Z")
+		return time.Time{}, bridge.Invalid(bridge.CodeInvalidSince, "since must be an RFC 3339 time, e.g. 2026-11-21T10:00:00Z")
 	}
 	if t.After(now) {
-		return time.Time{}, bridge.Invalid("invalid_since", "since is in the future")
+		return time.Time{}, bridge.Invalid(bridge.CodeInvalidSince, "since is in the future")
 	}
 	return t, nil
 }

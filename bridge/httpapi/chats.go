@@ -24,7 +24,7 @@ type Chats interface {
 // <id>@g.us, a LID <digits>@lid or a user JID <digits>@s.whatsapp.net.
 // Spaces and dashes, which a form tolerates, are refused in a URL.
 func parseChat(s string) (bridge.Recipient, error) {
-	bad := bridge.Invalid("invalid_chat", "chat must be a number with country code, <id>@g.us, <digits>@lid or <digits>@s.whatsapp.net")
+	bad := bridge.Invalid(bridge.CodeInvalidChat, "chat must be a number with country code, <id>@g.us, <digits>@lid or <digits>@s.whatsapp.net")
 	if s == "" || strings.ContainsAny(s, " \t\r\n") || (strings.Contains(s, "-") && !strings.HasSuffix(s, "@g.us")) {
 		return bridge.Recipient{}, bad
 	}
@@ -53,7 +53,7 @@ func (s *server) markRead(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if body.MessageID == nil {
-		return bridge.Invalid("missing_message_id", `the body needs "message_id", the WhatsApp id of a received message`)
+		return bridge.Invalid(bridge.CodeMissingMessageID, `the body needs "message_id", the WhatsApp id of a received message`)
 	}
 	id, err := parseMessageID(*body.MessageID)
 	if err != nil {
@@ -78,16 +78,16 @@ func (s *server) markRead(w http.ResponseWriter, r *http.Request) error {
 func readSender(chat bridge.Recipient, sender *string) (bridge.Recipient, error) {
 	if chat.Kind != bridge.RecipientGroup {
 		if sender != nil {
-			return bridge.Recipient{}, bridge.Invalid("unexpected_sender", `"sender" is only for a message received in a group`)
+			return bridge.Recipient{}, bridge.Invalid(bridge.CodeUnexpectedSender, `"sender" is only for a message received in a group`)
 		}
 		return bridge.Recipient{}, nil
 	}
 	if sender == nil {
-		return bridge.Recipient{}, bridge.Invalid("missing_sender", `a message received in a group needs "sender", who sent it`)
+		return bridge.Recipient{}, bridge.Invalid(bridge.CodeMissingSender, `a message received in a group needs "sender", who sent it`)
 	}
 	r, err := parseChat(*sender)
 	if err != nil || r.Kind == bridge.RecipientGroup {
-		return bridge.Recipient{}, bridge.Invalid("invalid_sender", "sender must be a phone number or a LID")
+		return bridge.Recipient{}, bridge.Invalid(bridge.CodeInvalidSender, "sender must be a phone number or a LID")
 	}
 	return r, nil
 }
@@ -108,7 +108,7 @@ func (s *server) setPresence(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if body.State == nil {
-		return bridge.Invalid("missing_state", `the body needs "state": composing, recording or paused`)
+		return bridge.Invalid(bridge.CodeMissingState, `the body needs "state": composing, recording or paused`)
 	}
 	p, err := bridge.ParseChatPresence(*body.State)
 	if err != nil {
@@ -127,9 +127,9 @@ func (s *server) setPresence(w http.ResponseWriter, r *http.Request) error {
 // Errors of read marks and chat states the account has no business
 // sending: each would show WhatsApp a machine probing chats.
 var (
-	errNotReceived = bridge.Errorf(bridge.KindNotFound, "unknown_message",
+	errNotReceived = bridge.Errorf(bridge.KindNotFound, bridge.CodeUnknownMessage,
 		"message_id names no message received in this chat that the incoming history keeps")
-	errUnknownChat = bridge.Errorf(bridge.KindNotFound, "unknown_chat",
+	errUnknownChat = bridge.Errorf(bridge.KindNotFound, bridge.CodeUnknownChat,
 		"the account has no such chat: nothing received in it, and not a number known to be on WhatsApp")
 )
 

@@ -45,7 +45,7 @@ func parseNumber(s string) (string, error) {
 
 // errContactNumber names the forms GET /api/contacts/{number} accepts: a
 // group or a LID is no number to check.
-var errContactNumber = bridge.Invalid("invalid_number",
+var errContactNumber = bridge.Invalid(bridge.CodeInvalidNumber,
 	"number must be a phone number with country code: 7-15 digits, an optional leading + (%%2B in a URL), no spaces or dashes, e.g. 4915112345678")
 
 // contact is GET /api/contacts/{number}: whether the number is on WhatsApp,

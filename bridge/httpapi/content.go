@@ -48,7 +48,7 @@ func validateRequest(d requestDraft) (sendqueue.Request, error) {
 		return sendqueue.Request{}, err
 	}
 	if len(d.items) == 0 {
-		return sendqueue.Request{}, bridge.Invalid("missing_type", "name at least one item's type: "+sendTypes)
+		return sendqueue.Request{}, bridge.Invalid(bridge.CodeMissingType, "name at least one item's type: "+sendTypes)
 	}
 	var replyTo string
 	if d.replyTo != nil {
@@ -74,10 +74,10 @@ func validateRequest(d requestDraft) (sendqueue.Request, error) {
 // that it carries nothing another type would.
 func validateItem(i int, d draft) (sendqueue.Item, error) {
 	if len(d.text) > maxTextBytes {
-		return sendqueue.Item{}, bridge.Invalid("text_too_long", "the text of item %d is longer than %d bytes", i, maxTextBytes)
+		return sendqueue.Item{}, bridge.Invalid(bridge.CodeTextTooLong, "the text of item %d is longer than %d bytes", i, maxTextBytes)
 	}
 	if !utf8.ValidString(d.text) {
-		return sendqueue.Item{}, bridge.Invalid("invalid_text", "the text of item %d is not valid UTF-8", i)
+		return sendqueue.Item{}, bridge.Invalid(bridge.CodeInvalidText, "the text of item %d is not valid UTF-8", i)
 	}
 	typ := bridge.MessageType(d.typ)
 	kind, known := typ.Kind()
@@ -87,9 +87,9 @@ func validateItem(i int, d draft) (sendqueue.Item, error) {
 	it := sendqueue.Item{Type: typ, Text: d.text, File: d.file}
 	switch {
 	case !known:
-		return it, bridge.Invalid("unknown_type", "type of item %d, %q, is not %s", i, truncate(d.typ, 32), sendTypes)
+		return it, bridge.Invalid(bridge.CodeUnknownType, "type of item %d, %q, is not %s", i, truncate(d.typ, 32), sendTypes)
 	case kind.Action:
-		return it, bridge.Invalid("unknown_type", "type of item %d: %s acts on a message through /api/messages/{id}", i, typ)
+		return it, bridge.Invalid(bridge.CodeUnknownType, "type of item %d: %s acts on a message through /api/messages/{id}", i, typ)
 	}
 	switch kind.Part {
 	case bridge.PartFile:
@@ -107,7 +107,7 @@ func validateItem(i int, d draft) (sendqueue.Item, error) {
 		it.Contact = &card
 	case bridge.PartNone:
 		if strings.TrimSpace(d.text) == "" {
-			return it, bridge.Invalid("empty_text", "item %d is text but its text is empty", i)
+			return it, bridge.Invalid(bridge.CodeEmptyText, "item %d is text but its text is empty", i)
 		}
 	case bridge.PartTarget: // an action, answered above
 	}
@@ -119,15 +119,15 @@ func validateItem(i int, d draft) (sendqueue.Item, error) {
 func (d draft) unexpected(i int, typ bridge.MessageType, kind bridge.MessageKind, known bool) error {
 	switch {
 	case d.file != nil && kind.Part != bridge.PartFile:
-		return bridge.Invalid("unexpected_file", "item %d is %s, which carries no file", i, truncate(d.typ, 32))
+		return bridge.Invalid(bridge.CodeUnexpectedFile, "item %d is %s, which carries no file", i, truncate(d.typ, 32))
 	case d.location != nil && kind.Part != bridge.PartLocation:
-		return bridge.Invalid("unexpected_location", "item %d is %s, not a location", i, truncate(d.typ, 32))
+		return bridge.Invalid(bridge.CodeUnexpectedLocation, "item %d is %s, not a location", i, truncate(d.typ, 32))
 	case d.vcard != nil && kind.Part != bridge.PartContact:
-		return bridge.Invalid("unexpected_vcard", "item %d is %s, not a contact", i, truncate(d.typ, 32))
+		return bridge.Invalid(bridge.CodeUnexpectedVcard, "item %d is %s, not a contact", i, truncate(d.typ, 32))
 	case d.ptt != nil && typ != bridge.TypeAudio:
-		return bridge.Invalid("unexpected_ptt", "item %d is %s; only audio is a voice note", i, truncate(d.typ, 32))
+		return bridge.Invalid(bridge.CodeUnexpectedPtt, "item %d is %s; only audio is a voice note", i, truncate(d.typ, 32))
 	case d.text != "" && known && !kind.Text && !kind.Action:
-		return bridge.Invalid("unexpected_text", "item %d is %s, which has no text or caption", i, typ)
+		return bridge.Invalid(bridge.CodeUnexpectedText, "item %d is %s, which has no text or caption", i, typ)
 	}
 	return nil
 }
@@ -136,21 +136,21 @@ func (d draft) unexpected(i int, typ bridge.MessageType, kind bridge.MessageKind
 // never from its name): each type takes the formats WhatsApp plays.
 func mediaItem(i int, it sendqueue.Item, ptt *bool) (sendqueue.Item, error) {
 	if it.File == nil {
-		return it, bridge.Invalid("missing_file", "item %d is %s but has no file", i, it.Type)
+		return it, bridge.Invalid(bridge.CodeMissingFile, "item %d is %s but has no file", i, it.Type)
 	}
 	mimeType := it.File.MimeType
 	switch it.Type {
 	case bridge.TypeImage:
 		if !spool.IsImage(mimeType) {
-			return it, bridge.Invalid("invalid_image", "the file of item %d is %s, not a JPEG, PNG or WebP image", i, mimeType)
+			return it, bridge.Invalid(bridge.CodeInvalidImage, "the file of item %d is %s, not a JPEG, PNG or WebP image", i, mimeType)
 		}
 	case bridge.TypeVideo:
 		if !spool.IsVideo(mimeType) {
-			return it, bridge.Invalid("invalid_video", "the file of item %d is %s, not an MP4 or 3GP video", i, mimeType)
+			return it, bridge.Invalid(bridge.CodeInvalidVideo, "the file of item %d is %s, not an MP4 or 3GP video", i, mimeType)
 		}
 	case bridge.TypeAudio:
 		if !spool.IsAudio(mimeType) {
-			return it, bridge.Invalid("invalid_audio", "the file of item %d is %s, not Ogg/Opus, MP3, M4A, AAC or AMR audio", i, mimeType)
+			return it, bridge.Invalid(bridge.CodeInvalidAudio, "the file of item %d is %s, not Ogg/Opus, MP3, M4A, AAC or AMR audio", i, mimeType)
 		}
 		// A voice note when asked for, or when it is what phones record.
 		it.PTT = mimeType == spool.MimeOpus
@@ -168,10 +168,10 @@ func mediaItem(i int, it sendqueue.Item, ptt *bool) (sendqueue.Item, error) {
 
 func locationItem(i int, it sendqueue.Item, l *locationDraft) (sendqueue.Item, error) {
 	if l == nil {
-		return it, bridge.Invalid("missing_location", "item %d is a location but has no latitude and longitude", i)
+		return it, bridge.Invalid(bridge.CodeMissingLocation, "item %d is a location but has no latitude and longitude", i)
 	}
 	if l.latitude == nil || l.longitude == nil {
-		return it, bridge.Invalid("invalid_location", "the location of item %d needs both latitude and longitude", i)
+		return it, bridge.Invalid(bridge.CodeInvalidLocation, "the location of item %d needs both latitude and longitude", i)
 	}
 	loc := bridge.Location{Latitude: *l.latitude, Longitude: *l.longitude, Name: l.name, Address: l.address}
 	if err := bridge.ValidateLocation(loc); err != nil {

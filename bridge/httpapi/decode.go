@@ -27,14 +27,14 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, v any) error {
 func decodeJSONMax(w http.ResponseWriter, r *http.Request, v any, limit int64) error {
 	mediaType, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mediaType != "application/json" {
-		return bridge.Errorf(bridge.KindUnsupported, "unsupported_media_type", "the body must be application/json")
+		return bridge.Errorf(bridge.KindUnsupported, bridge.CodeUnsupportedMediaType, "the body must be application/json")
 	}
 	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	if err != nil {
 		if _, tooLarge := errors.AsType[*http.MaxBytesError](err); tooLarge {
-			return bridge.Errorf(bridge.KindTooLarge, "body_too_large", "the body must be at most %d bytes", limit)
+			return bridge.Errorf(bridge.KindTooLarge, bridge.CodeBodyTooLarge, "the body must be at most %d bytes", limit)
 		}
-		return bridge.Invalid("invalid_json", "the body could not be read")
+		return bridge.Invalid(bridge.CodeInvalidJSON, "the body could not be read")
 	}
 	if err := checkStrictJSON(raw); err != nil {
 		return err
@@ -42,10 +42,10 @@ func decodeJSONMax(w http.ResponseWriter, r *http.Request, v any, limit int64) e
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return bridge.Invalid("invalid_json", "the body is not a valid JSON object of the expected fields: %s", err.Error())
+		return bridge.Invalid(bridge.CodeInvalidJSON, "the body is not a valid JSON object of the expected fields: %s", err.Error())
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return bridge.Invalid("invalid_json", "the body must hold exactly one JSON object")
+		return bridge.Invalid(bridge.CodeInvalidJSON, "the body must hold exactly one JSON object")
 	}
 	return nil
 }
@@ -53,7 +53,7 @@ func decodeJSONMax(w http.ResponseWriter, r *http.Request, v any, limit int64) e
 // errInvalidText refuses text that JSON would silently repair or that no
 // message may carry: a proxy reading the raw body would see other text
 // than the bridge sends.
-var errInvalidText = bridge.Invalid("invalid_text",
+var errInvalidText = bridge.Invalid(bridge.CodeInvalidText,
 	"the body's strings must be valid UTF-8 without lone surrogates (\\ud800-\\udfff) or NUL characters")
 
 // checkStrictJSON refuses what encoding/json accepts but reads in a way a
@@ -69,7 +69,7 @@ func checkStrictJSON(raw []byte) error {
 	dec.UseNumber()
 	tok, err := dec.Token()
 	if err != nil || tok != json.Delim('{') {
-		return bridge.Invalid("invalid_json", "the body must be a JSON object")
+		return bridge.Invalid(bridge.CodeInvalidJSON, "the body must be a JSON object")
 	}
 	return checkObject(dec, raw, 0)
 }
@@ -80,20 +80,20 @@ const maxJSONDepth = 32
 // checkObject walks one object whose '{' was read, and the values in it.
 func checkObject(dec *json.Decoder, raw []byte, depth int) error {
 	if depth > maxJSONDepth {
-		return bridge.Invalid("invalid_json", "the body nests deeper than %d levels", maxJSONDepth)
+		return bridge.Invalid(bridge.CodeInvalidJSON, "the body nests deeper than %d levels", maxJSONDepth)
 	}
 	seen := map[string]bool{}
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
-			return bridge.Invalid("invalid_json", "the body is not valid JSON")
+			return bridge.Invalid(bridge.CodeInvalidJSON, "the body is not valid JSON")
 		}
 		key, _ := tok.(string)
 		if err := checkString(key, raw); err != nil {
 			return err
 		}
 		if key != strings.ToLower(key) || seen[key] {
-			return bridge.Invalid("invalid_json", "the key %q is not one of the object's fields, or comes twice", truncate(key, 64))
+			return bridge.Invalid(bridge.CodeInvalidJSON, "the key %q is not one of the object's fields, or comes twice", truncate(key, 64))
 		}
 		seen[key] = true
 		if err := checkValue(dec, raw, depth); err != nil {
@@ -102,7 +102,7 @@ func checkObject(dec *json.Decoder, raw []byte, depth int) error {
 	}
 	_, err := dec.Token() // '}'
 	if err != nil {
-		return bridge.Invalid("invalid_json", "the body is not valid JSON")
+		return bridge.Invalid(bridge.CodeInvalidJSON, "the body is not valid JSON")
 	}
 	return nil
 }
@@ -111,7 +111,7 @@ func checkObject(dec *json.Decoder, raw []byte, depth int) error {
 func checkValue(dec *json.Decoder, raw []byte, depth int) error {
 	tok, err := dec.Token()
 	if err != nil {
-		return bridge.Invalid("invalid_json", "the body is not valid JSON")
+		return bridge.Invalid(bridge.CodeInvalidJSON, "the body is not valid JSON")
 	}
 	switch t := tok.(type) {
 	case json.Delim:
@@ -119,7 +119,7 @@ func checkValue(dec *json.Decoder, raw []byte, depth int) error {
 			return checkObject(dec, raw, depth+1)
 		}
 		if depth > maxJSONDepth {
-			return bridge.Invalid("invalid_json", "the body nests deeper than %d levels", maxJSONDepth)
+			return bridge.Invalid(bridge.CodeInvalidJSON, "the body nests deeper than %d levels", maxJSONDepth)
 		}
 		for dec.More() { // '['
 			if err := checkValue(dec, raw, depth+1); err != nil {
@@ -127,7 +127,7 @@ func checkValue(dec *json.Decoder, raw []byte, depth int) error {
 			}
 		}
 		if _, err := dec.Token(); err != nil {
-			return bridge.Invalid("invalid_json", "the body is not valid JSON")
+			return bridge.Invalid(bridge.CodeInvalidJSON, "the body is not valid JSON")
 		}
 	case string:
 		return checkString(t, raw)

@@ -87,7 +87,7 @@ func Handle(log logr.Logger, h HandlerFunc) http.Handler {
 	})
 }
 
-var errNoEndpoint = bridge.Errorf(bridge.KindNotFound, "not_found", "no such endpoint")
+var errNoEndpoint = bridge.Errorf(bridge.KindNotFound, bridge.CodeNotFound, "no such endpoint")
 
 // NewMux returns a gorilla/mux router that answers unknown paths (404) and
 // wrong methods (405) in the error shape; the API and the dashboard both

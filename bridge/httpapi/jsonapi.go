@@ -101,4 +101,4 @@ func (s *server) useUpload(r *http.Request, id string) (*sendqueue.SpooledFile, 
 	return s.Uploads.Use(r.Context(), id)
 }
 
-var errNoUploads = bridge.Errorf(bridge.KindUnavailable, "uploads_unavailable", "this bridge keeps no uploads")
+var errNoUploads = bridge.Errorf(bridge.KindUnavailable, bridge.CodeUploadsUnavailable, "this bridge keeps no uploads")

@@ -160,14 +160,14 @@ func parseListQuery(r *http.Request) (listQuery, error) {
 	}
 	for name, vs := range values {
 		if len(vs) != 1 {
-			return q, bridge.Invalid("invalid_query", "%s must be given once", truncate(name, 32))
+			return q, bridge.Invalid(bridge.CodeInvalidQuery, "%s must be given once", truncate(name, 32))
 		}
 		if err := q.set(name, vs[0]); err != nil {
 			return q, err
 		}
 	}
 	if q.incoming && q.Status != "" {
-		return q, bridge.Invalid("invalid_status", "status filters outgoing messages; direction=in has none")
+		return q, bridge.Invalid(bridge.CodeInvalidStatus, "status filters outgoing messages; direction=in has none")
 	}
 	return q, nil
 }
@@ -178,34 +178,34 @@ func (q *listQuery) set(name, v string) error {
 	case "apiKey":
 	case "direction":
 		if v != "in" && v != "out" {
-			return bridge.Invalid("invalid_direction", "direction must be in (received) or out (sent, the default)")
+			return bridge.Invalid(bridge.CodeInvalidDirection, "direction must be in (received) or out (sent, the default)")
 		}
 		q.incoming = v == "in"
 	case "status":
 		st, ok := bridge.ParseStatus(v)
 		if !ok {
-			return bridge.Invalid("invalid_status", "status must be Queued, Sent, Delivered, Read or Failed")
+			return bridge.Invalid(bridge.CodeInvalidStatus, "status must be Queued, Sent, Delivered, Read or Failed")
 		}
 		q.Status = st
 	case "since":
 		t, err := time.Parse(time.RFC3339, v)
 		if err != nil {
-			return bridge.Invalid("invalid_since", "since must be an RFC 3339 time, e.g. 2026-11-21T10:00:00Z")
+			return bridge.Invalid(bridge.CodeInvalidSince, "since must be an RFC 3339 time, e.g. 2026-11-21T10:00:00Z")
 		}
 		q.Since = t
 	case "limit":
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > maxPageSize {
-			return bridge.Invalid("invalid_limit", "limit must be a number from 1 to %d", maxPageSize)
+			return bridge.Invalid(bridge.CodeInvalidLimit, "limit must be a number from 1 to %d", maxPageSize)
 		}
 		q.Limit = n
 	case "cursor":
 		if v == "" {
-			return bridge.Invalid("invalid_cursor", "cursor must be one this API returned; leave it out for the first page")
+			return bridge.Invalid(bridge.CodeInvalidCursor, "cursor must be one this API returned; leave it out for the first page")
 		}
 		q.Cursor = v
 	default:
-		return bridge.Invalid("invalid_query", "unknown parameter %q", truncate(name, 32))
+		return bridge.Invalid(bridge.CodeInvalidQuery, "unknown parameter %q", truncate(name, 32))
 	}
 	return nil
 }

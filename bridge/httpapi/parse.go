@@ -11,7 +11,9 @@ import (
 	"github.com/msgbridge/msgbridge/bridge/logging"
 )
 
-func invalidQuery(message string) error { return bridge.Invalid("invalid_query", "%s", message) }
+func invalidQuery(message string) error {
+	return bridge.Invalid(bridge.CodeInvalidQuery, "%s", message)
+}
 
 // strictQuery returns the query's parameters, each of which must be one of
 // allowed and appear at most once. Anything else is refused rather than
@@ -42,7 +44,7 @@ func strictQuery(r *http.Request, allowed ...string) (map[string]string, error) 
 // (2026-02-30 is refused). The date becomes part of a file name, so only
 // digits and the two dashes pass, whatever time.Parse would tolerate.
 func parseDate(s string) (time.Time, error) {
-	bad := bridge.Invalid("invalid_date", "date must be a calendar date YYYY-MM-DD")
+	bad := bridge.Invalid(bridge.CodeInvalidDate, "date must be a calendar date YYYY-MM-DD")
 	if len(s) != len(time.DateOnly) {
 		return time.Time{}, bad
 	}
@@ -66,7 +68,7 @@ func parseDate(s string) (time.Time, error) {
 func parseLevel(s string) (logging.Level, error) {
 	l, err := logging.ParseLevel(s)
 	if err != nil {
-		return 0, bridge.Invalid("invalid_level", "level must be one of debug, info, warn, error")
+		return 0, bridge.Invalid(bridge.CodeInvalidLevel, "level must be one of debug, info, warn, error")
 	}
 	return l, nil
 }
@@ -85,7 +87,7 @@ func parseDays(s string, present bool) (int, error) {
 	}
 	n, err := canonicalPositive(s)
 	if err != nil || n > maxDays {
-		return 0, bridge.Invalid("invalid_days", "days must be a whole number from 1 to 366")
+		return 0, bridge.Invalid(bridge.CodeInvalidDays, "days must be a whole number from 1 to 366")
 	}
 	return int(n), nil
 }

@@ -20,9 +20,9 @@ const pprofPrefix = "/debug/pprof/"
 // ?seconds= (net/http/pprof's default too).
 const defaultCPUProfile = 30 * time.Second
 
-var errProfileRunning = bridge.Errorf(bridge.KindConflict, "profile_running", "a CPU profile is already being recorded; retry when it ends")
+var errProfileRunning = bridge.Errorf(bridge.KindConflict, bridge.CodeProfileRunning, "a CPU profile is already being recorded; retry when it ends")
 
-var errProfileSeconds = bridge.Invalid("invalid_seconds", "seconds must be a whole number of seconds from 1 to 300")
+var errProfileSeconds = bridge.Invalid(bridge.CodeInvalidSeconds, "seconds must be a whole number of seconds from 1 to 300")
 
 // pprofRoutes mounts Go's profiles behind the admin token when d.Pprof is
 // on; off, the paths are unknown (404) like any other. They are served
@@ -61,7 +61,7 @@ func servePprof(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-var errProfileDebug = bridge.Invalid("invalid_debug", "debug must be 0, 1 or 2")
+var errProfileDebug = bridge.Invalid(bridge.CodeInvalidDebug, "debug must be 0, 1 or 2")
 
 // profileDebug is ?debug=: absent (0, the pprof format), 0, 1 or 2 (text).
 func profileDebug(v string) (int, error) {

@@ -34,7 +34,7 @@ const (
 	maxIdempotencyKey = 255
 )
 
-var errIdempotencyKey = bridge.Invalid("invalid_idempotency_key", "Idempotency-Key must be 1-255 printable ASCII characters")
+var errIdempotencyKey = bridge.Invalid(bridge.CodeInvalidIdempotencyKey, "Idempotency-Key must be 1-255 printable ASCII characters")
 
 // sentItemJSON is one item of a send's (or an action's) answer: the log
 // entry's status spelled as the log and the webhooks spell it; a Failed
@@ -96,7 +96,7 @@ func (s *server) submitAnswering(w http.ResponseWriter, r *http.Request, req sen
 		if bridge.ErrorKind(err) != bridge.KindInternal {
 			return err // the queue's own verdict, e.g. idempotency_key_reused
 		}
-		return bridge.Internal("store_failed", "the request could not be stored; nothing will be sent", err)
+		return bridge.Internal(bridge.CodeStoreFailed, "the request could not be stored; nothing will be sent", err)
 	}
 	if res.Replay && res.Stored != nil {
 		writeBody(w, res.Stored.Status, res.Stored.Body)

@@ -29,15 +29,15 @@ const (
 
 // The form's errors that are not one field's.
 var (
-	errMalformed       = bridge.Invalid("invalid_form", "the multipart body is malformed")
-	errFieldsTooLarge  = bridge.Errorf(bridge.KindTooLarge, "body_too_large", "the form fields exceed 1 MiB")
-	errSendContentType = bridge.Errorf(bridge.KindUnsupported, "unsupported_media_type",
+	errMalformed       = bridge.Invalid(bridge.CodeInvalidForm, "the multipart body is malformed")
+	errFieldsTooLarge  = bridge.Errorf(bridge.KindTooLarge, bridge.CodeBodyTooLarge, "the form fields exceed 1 MiB")
+	errSendContentType = bridge.Errorf(bridge.KindUnsupported, bridge.CodeUnsupportedMediaType,
 		"the body must be multipart/form-data, or application/x-www-form-urlencoded for text only")
-	errFilesNeedMultipart = bridge.Errorf(bridge.KindUnsupported, "unsupported_media_type", "files need multipart/form-data")
-	errTooManyItems       = bridge.Invalid("too_many_items", "at most %d items per request", maxItems)
+	errFilesNeedMultipart = bridge.Errorf(bridge.KindUnsupported, bridge.CodeUnsupportedMediaType, "files need multipart/form-data")
+	errTooManyItems       = bridge.Invalid(bridge.CodeTooManyItems, "at most %d items per request", maxItems)
 	// errKeyAfterFile: a key in the form is read as it comes, and a file
 	// is stored only for a caller already known.
-	errKeyAfterFile = bridge.Errorf(bridge.KindUnauthorized, "unauthorized",
+	errKeyAfterFile = bridge.Errorf(bridge.KindUnauthorized, bridge.CodeUnauthorized,
 		"missing or invalid credential: send the API key in the X-Api-Key header, or as the apiKey field before any file[] part")
 )
 
@@ -45,7 +45,7 @@ var (
 // request's size bound (413), else malformed.
 func readFailed(err error) error {
 	if _, tooLarge := errors.AsType[*http.MaxBytesError](err); tooLarge {
-		return bridge.Errorf(bridge.KindTooLarge, "body_too_large", "the body is larger than any valid request")
+		return bridge.Errorf(bridge.KindTooLarge, bridge.CodeBodyTooLarge, "the body is larger than any valid request")
 	}
 	return errMalformed
 }
@@ -54,7 +54,7 @@ func readFailed(err error) error {
 // urlencoded body's fields have no order between names, so the items'
 // order would be a guess.
 func errMixedForms(name string) error {
-	return bridge.Invalid("mixed_field_forms", "use either %s or %s[], not both, in one request", name, name)
+	return bridge.Invalid(bridge.CodeMixedFieldForms, "use either %s or %s[], not both, in one request", name, name)
 }
 
 // spoolPart writes a file part into space under its cleaned name; a body
@@ -117,7 +117,7 @@ func readSendForm(r *http.Request, space *spool.Space, maxFile int64, authorized
 	case "multipart/form-data":
 		boundary := params["boundary"]
 		if boundary == "" {
-			return nil, bridge.Invalid("invalid_form", "multipart/form-data needs a boundary")
+			return nil, bridge.Invalid(bridge.CodeInvalidForm, "multipart/form-data needs a boundary")
 		}
 		tail := &tailReader{r: r.Body}
 		ferr = f.readMultipart(multipart.NewReader(tail, boundary), tail, boundary, space, maxFile)
@@ -136,14 +136,14 @@ func readSendForm(r *http.Request, space *spool.Space, maxFile int64, authorized
 func (f *sendForm) readURLEncoded(body io.Reader) error {
 	raw, err := io.ReadAll(io.LimitReader(body, maxFieldBytes+1))
 	if err != nil {
-		return bridge.Invalid("invalid_form", "the body could not be read")
+		return bridge.Invalid(bridge.CodeInvalidForm, "the body could not be read")
 	}
 	if len(raw) > maxFieldBytes {
 		return errFieldsTooLarge
 	}
 	values, err := url.ParseQuery(string(raw))
 	if err != nil {
-		return bridge.Invalid("invalid_form", "the body is not a valid urlencoded form")
+		return bridge.Invalid(bridge.CodeInvalidForm, "the body is not a valid urlencoded form")
 	}
 	// The key first, whatever its place: nothing else is acted on before.
 	if keys, ok := values["apiKey"]; ok {
@@ -174,7 +174,7 @@ func (f *sendForm) readMultipart(mr *multipart.Reader, tail *tailReader, boundar
 		part, err := mr.NextPart()
 		if err == io.EOF { //nolint:errorlint // only a bare io.EOF is the clean end; a wrapped one is a broken body
 			if !tail.closedBy(boundary) {
-				return bridge.Invalid("invalid_form", "the multipart body ends without its closing boundary")
+				return bridge.Invalid(bridge.CodeInvalidForm, "the multipart body ends without its closing boundary")
 			}
 			return nil
 		}
@@ -235,7 +235,7 @@ func (f *sendForm) addField(name, value string) error {
 		f.lists[base] = append(f.lists[base], value)
 		if len(f.lists[base]) > bound {
 			if base == "mentions" {
-				return bridge.Invalid("invalid_mention", "at most %d mentions", bound)
+				return bridge.Invalid(bridge.CodeInvalidMention, "at most %d mentions", bound)
 			}
 			return errTooManyItems
 		}
@@ -253,11 +253,11 @@ func (f *sendForm) addField(name, value string) error {
 		f.number = value
 	case "reply_to":
 		if f.replyTo != nil {
-			return bridge.Invalid("invalid_reply_to", "reply_to must be given once")
+			return bridge.Invalid(bridge.CodeInvalidReplyTo, "reply_to must be given once")
 		}
 		f.replyTo = &value
 	default:
-		return bridge.Invalid("unknown_field", "unknown field %q; the fields are "+formFields, truncate(name, 64))
+		return bridge.Invalid(bridge.CodeUnknownField, "unknown field %q; the fields are "+formFields, truncate(name, 64))
 	}
 	return nil
 }
@@ -269,10 +269,10 @@ func (f *sendForm) addField(name, value string) error {
 func (f *sendForm) toRequest() (sendqueue.Request, error) {
 	types, texts := f.lists["type"], f.lists["text"]
 	if len(types) == 0 {
-		return sendqueue.Request{}, bridge.Invalid("missing_type", "type[] must name at least one item: "+sendTypes)
+		return sendqueue.Request{}, bridge.Invalid(bridge.CodeMissingType, "type[] must name at least one item: "+sendTypes)
 	}
 	if len(texts) > len(types) {
-		return sendqueue.Request{}, bridge.Invalid("unexpected_text", "there are %d text[] values for %d items", len(texts), len(types))
+		return sendqueue.Request{}, bridge.Invalid(bridge.CodeUnexpectedText, "there are %d text[] values for %d items", len(texts), len(types))
 	}
 	c := &formCursor{form: f}
 	d := requestDraft{to: f.number, replyTo: f.replyTo, mentions: f.lists["mentions"], items: make([]draft, len(types))}
@@ -367,7 +367,7 @@ func (c *formCursor) location() (*locationDraft, error) {
 		}
 		v, ok := bridge.ParseCoordinate(strings.TrimSpace(coord.raw), coord.limit)
 		if !ok {
-			return nil, bridge.Invalid("invalid_location",
+			return nil, bridge.Invalid(bridge.CodeInvalidLocation,
 				"latitude and longitude must be decimal degrees within ±90 and ±180, e.g. 52.520008 and 13.404954")
 		}
 		*coord.into = &v
@@ -380,15 +380,15 @@ func (c *formCursor) leftover() error {
 	f := c.form
 	switch {
 	case c.files < len(f.files):
-		return bridge.Invalid("unexpected_file", "there are %d file[] values for %d media items", len(f.files), c.files)
+		return bridge.Invalid(bridge.CodeUnexpectedFile, "there are %d file[] values for %d media items", len(f.files), c.files)
 	case c.ptts < len(f.lists["ptt"]):
-		return bridge.Invalid("unexpected_ptt", "there are %d ptt[] values for %d audio items", len(f.lists["ptt"]), c.ptts)
+		return bridge.Invalid(bridge.CodeUnexpectedPtt, "there are %d ptt[] values for %d audio items", len(f.lists["ptt"]), c.ptts)
 	case c.vcards < len(f.lists["vcard"]):
-		return bridge.Invalid("unexpected_vcard", "there are %d vcard[] values for %d contact items", len(f.lists["vcard"]), c.vcards)
+		return bridge.Invalid(bridge.CodeUnexpectedVcard, "there are %d vcard[] values for %d contact items", len(f.lists["vcard"]), c.vcards)
 	}
 	for _, name := range []string{"latitude", "longitude", "name", "address"} {
 		if n := len(f.lists[name]); n > c.places {
-			return bridge.Invalid("unexpected_location", "there are %d %s[] values for %d location items", n, name, c.places)
+			return bridge.Invalid(bridge.CodeUnexpectedLocation, "there are %d %s[] values for %d location items", n, name, c.places)
 		}
 	}
 	return nil
@@ -401,7 +401,7 @@ func parsePTT(v string) (bool, error) {
 	case "false":
 		return false, nil
 	}
-	return false, bridge.Invalid("invalid_ptt", "ptt must be true or false")
+	return false, bridge.Invalid(bridge.CodeInvalidPtt, "ptt must be true or false")
 }
 
 // cleanFileName keeps the base name a client sent, without path parts or

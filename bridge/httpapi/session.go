@@ -32,9 +32,9 @@ func SessionError(err error) error {
 		return err
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
-		return &bridge.Error{Kind: bridge.KindTimeout, Code: "timeout", Message: "WhatsApp did not answer in time", Err: err}
+		return &bridge.Error{Kind: bridge.KindTimeout, Code: bridge.CodeTimeout, Message: "WhatsApp did not answer in time", Err: err}
 	}
-	return &bridge.Error{Kind: bridge.KindUpstream, Code: "whatsapp_error",
+	return &bridge.Error{Kind: bridge.KindUpstream, Code: bridge.CodeWhatsAppError,
 		Message: "WhatsApp refused or failed the request: " + err.Error(), Err: err}
 }
 
@@ -52,7 +52,7 @@ func (s *server) sessionQR(w http.ResponseWriter, r *http.Request) error {
 	return WriteJSON(w, http.StatusOK, map[string]string{"qr": qr})
 }
 
-var errPairingNumber = bridge.Invalid("invalid_number", "number must be the phone's digits with country code")
+var errPairingNumber = bridge.Invalid(bridge.CodeInvalidNumber, "number must be the phone's digits with country code")
 
 func (s *server) sessionPairingCode(w http.ResponseWriter, r *http.Request) error {
 	var req struct {

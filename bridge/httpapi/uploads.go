@@ -77,10 +77,10 @@ func (s *server) deleteUpload(w http.ResponseWriter, r *http.Request) error {
 func (s *server) readUpload(r *http.Request) (*sendqueue.SpooledFile, error) {
 	mediaType, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mediaType != "multipart/form-data" {
-		return nil, bridge.Errorf(bridge.KindUnsupported, "unsupported_media_type", "the body must be multipart/form-data")
+		return nil, bridge.Errorf(bridge.KindUnsupported, bridge.CodeUnsupportedMediaType, "the body must be multipart/form-data")
 	}
 	if params["boundary"] == "" {
-		return nil, bridge.Invalid("invalid_form", "multipart/form-data needs a boundary")
+		return nil, bridge.Invalid(bridge.CodeInvalidForm, "multipart/form-data needs a boundary")
 	}
 	tail := &tailReader{r: r.Body}
 	mr := multipart.NewReader(tail, params["boundary"])
@@ -106,9 +106,9 @@ func (s *server) readUpload(r *http.Request) (*sendqueue.SpooledFile, error) {
 func (s *server) uploadPart(part *multipart.Part, f **sendqueue.SpooledFile) error {
 	switch name := part.FormName(); {
 	case name != "file":
-		return bridge.Invalid("unknown_field", "unknown field %q; the one field is file", truncate(name, 64))
+		return bridge.Invalid(bridge.CodeUnknownField, "unknown field %q; the one field is file", truncate(name, 64))
 	case *f != nil:
-		return bridge.Invalid("unexpected_file", "one upload takes one file")
+		return bridge.Invalid(bridge.CodeUnexpectedFile, "one upload takes one file")
 	}
 	sf, err := spoolPart(s.space, part, s.Send.MaxFileSize)
 	*f = sf // owned from here, even on error
@@ -119,9 +119,9 @@ func (s *server) uploadEnd(f *sendqueue.SpooledFile, closed bool) error {
 	switch {
 	case !closed:
 		discardFile(f)
-		return bridge.Invalid("invalid_form", "the multipart body ends without its closing boundary")
+		return bridge.Invalid(bridge.CodeInvalidForm, "the multipart body ends without its closing boundary")
 	case f == nil:
-		return bridge.Invalid("missing_file", "the body needs a part named file")
+		return bridge.Invalid(bridge.CodeMissingFile, "the body needs a part named file")
 	}
 	return nil
 }

@@ -50,7 +50,7 @@ const entryColumns = `id, webhook_id, event, whatsapp_id, chat, sender, sender_l
 // KindInvalid (invalid_cursor), never the first page.
 func (b *Inbox) List(ctx context.Context, f Filter) ([]Entry, string, error) {
 	if f.Limit < 1 {
-		return nil, "", bridge.Invalid("invalid_limit", "limit must be at least 1")
+		return nil, "", bridge.Invalid(bridge.CodeInvalidLimit, "limit must be at least 1")
 	}
 	where, args := []string{"1 = 1"}, []any{}
 	if !f.Since.IsZero() {
@@ -67,7 +67,7 @@ func (b *Inbox) List(ctx context.Context, f Filter) ([]Entry, string, error) {
 	entries, ids, err := b.query(ctx, `SELECT `+entryColumns+` FROM inbox WHERE `+strings.Join(where, " AND ")+
 		` ORDER BY received_at DESC, id DESC LIMIT ?`, args...)
 	if err != nil {
-		return nil, "", bridge.Internal("read_failed", "the incoming history could not be read", err)
+		return nil, "", bridge.Internal(bridge.CodeReadFailed, "the incoming history could not be read", err)
 	}
 	if len(entries) <= f.Limit {
 		return entries, "", nil

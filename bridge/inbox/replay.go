@@ -11,7 +11,7 @@ import (
 )
 
 // ErrWebhooksOff: a replay with WEBHOOK_URL empty would deliver nothing.
-var ErrWebhooksOff = bridge.Errorf(bridge.KindConflict, "webhooks_off",
+var ErrWebhooksOff = bridge.Errorf(bridge.KindConflict, bridge.CodeWebhooksOff,
 	"webhooks are off (WEBHOOK_URL is empty): there is nothing to replay to")
 
 // replayChunk is how many entries one replay transaction requeues, so that
@@ -50,7 +50,7 @@ func (b *Inbox) Replay(ctx context.Context, since time.Time) (Replayed, error) {
 			return err
 		})
 		if err != nil {
-			return done, bridge.Internal("replay_failed", "the incoming history could not be replayed", err)
+			return done, bridge.Internal(bridge.CodeReplayFailed, "the incoming history could not be replayed", err)
 		}
 		if n < replayChunk {
 			return done, nil

@@ -16,7 +16,7 @@ const (
 )
 
 // ErrInvalidID is the answer to a malformed media id.
-var ErrInvalidID = &bridge.Error{Kind: bridge.KindInvalid, Code: "invalid_media_id",
+var ErrInvalidID = &bridge.Error{Kind: bridge.KindInvalid, Code: bridge.CodeInvalidMediaID,
 	Message: "a media id is med_ followed by 32 lowercase hex digits"}
 
 // NewID returns a fresh media id.

@@ -48,7 +48,7 @@ func (d *Downloader) lookup(ctx context.Context, id string) (record, error) {
 	case errors.Is(err, errNoRow):
 		return rec, bridge.ErrMediaNotFound
 	case err != nil:
-		return rec, bridge.Internal("read_failed", "the media could not be looked up", err)
+		return rec, bridge.Internal(bridge.CodeReadFailed, "the media could not be looked up", err)
 	case d.store.expired(rec, d.store.now()):
 		return rec, bridge.ErrMediaExpired
 	}
@@ -99,7 +99,7 @@ func (d *Downloader) openFile(ctx context.Context, rec record) (*bridge.MediaFil
 		return nil, bridge.ErrMediaCorrupt
 	}
 	if err != nil {
-		return nil, bridge.Internal("read_failed", "the media file could not be opened", err)
+		return nil, bridge.Internal(bridge.CodeReadFailed, "the media file could not be opened", err)
 	}
 	return &bridge.MediaFile{
 		ID: rec.id, MimeType: rec.mimeType, FileName: rec.fileName, SHA256: rec.sha256,

@@ -105,7 +105,7 @@ func completeAction(out *bridge.Outgoing, x extras, now time.Time) error {
 
 // errMessageNotFound: no message of the log, sent or received, has this id.
 func errMessageNotFound() error {
-	return bridge.Errorf(bridge.KindNotFound, "message_not_found", "no message with this id in the message log")
+	return bridge.Errorf(bridge.KindNotFound, bridge.CodeMessageNotFound, "no message with this id in the message log")
 }
 
 // Revoked reports whether a revoke of the message with WhatsApp id

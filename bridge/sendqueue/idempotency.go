@@ -35,7 +35,7 @@ type idempotencyRecord struct {
 // first response would describe messages this request did not ask for, and
 // sending would break the key's promise: neither is right, so say so.
 func errKeyReused() error {
-	return bridge.Errorf(bridge.KindConflict, "idempotency_key_reused",
+	return bridge.Errorf(bridge.KindConflict, bridge.CodeIdempotencyKeyReused,
 		"this Idempotency-Key was used in the last %s for a different request", IdempotencyWindow)
 }
 
@@ -100,7 +100,7 @@ func requestHash(req Request) (string, error) {
 		} else {
 			sum, err := it.File.Hash()
 			if err != nil {
-				return "", bridge.Internal("store_failed", "the request could not be stored; nothing will be sent",
+				return "", bridge.Internal(bridge.CodeStoreFailed, "the request could not be stored; nothing will be sent",
 					fmt.Errorf("hash file of item %d: %w", i, err))
 			}
 			field(h, it.File.Name)

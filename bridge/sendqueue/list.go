@@ -23,7 +23,7 @@ type Filter struct {
 // (invalid_cursor), never the first page.
 func (l *Log) List(ctx context.Context, f Filter) ([]bridge.Message, string, error) {
 	if f.Limit < 1 {
-		return nil, "", bridge.Invalid("invalid_limit", "limit must be at least 1")
+		return nil, "", bridge.Invalid(bridge.CodeInvalidLimit, "limit must be at least 1")
 	}
 	where, args := []string{"1 = 1"}, []any{}
 	if f.Status != "" {

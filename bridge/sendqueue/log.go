@@ -116,12 +116,12 @@ func scanRow(r rowScanner) (row, error) {
 
 // errNotFound: no message with the id asked for.
 func errNotFound() error {
-	return bridge.Errorf(bridge.KindNotFound, "not_found", "no message with this id")
+	return bridge.Errorf(bridge.KindNotFound, bridge.CodeNotFound, "no message with this id")
 }
 
 // readFailed hides a storage error from clients.
 func readFailed(err error) error {
-	return bridge.Internal("read_failed", "the message log could not be read", err)
+	return bridge.Internal(bridge.CodeReadFailed, "the message log could not be read", err)
 }
 
 // Get returns one message of the log; a bridge.Error of KindNotFound

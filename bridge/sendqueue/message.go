@@ -85,7 +85,7 @@ func (r Request) validate() error {
 		return bridge.ErrInvalidRecipient
 	}
 	if len(r.Items) == 0 {
-		return bridge.Invalid("missing_type", "a request needs at least one item")
+		return bridge.Invalid(bridge.CodeMissingType, "a request needs at least one item")
 	}
 	for i, it := range r.Items {
 		if err := it.validate(i); err != nil {
@@ -99,7 +99,7 @@ func (r Request) validate() error {
 func (it Item) validate(i int) error {
 	kind, ok := it.Type.Kind()
 	if !ok {
-		return bridge.Invalid("unknown_type", "item %d has the unknown type %q", i, it.Type)
+		return bridge.Invalid(bridge.CodeUnknownType, "item %d has the unknown type %q", i, it.Type)
 	}
 	if !it.has(kind.Part) {
 		if kind.Part == bridge.PartTarget {
@@ -109,7 +109,7 @@ func (it Item) validate(i int) error {
 	}
 	for _, r := range it.Mentions {
 		if r.JID() == "" {
-			return bridge.Invalid("invalid_mention", "item %d mentions an invalid user", i)
+			return bridge.Invalid(bridge.CodeInvalidMention, "item %d mentions an invalid user", i)
 		}
 	}
 	return nil

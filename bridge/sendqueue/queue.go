@@ -273,10 +273,10 @@ func storeFailed(err error) error {
 		return err
 	}
 	if sqlite.IsDiskFull(err) {
-		return bridge.Errorf(bridge.KindInsufficientStorage, "insufficient_storage",
+		return bridge.Errorf(bridge.KindInsufficientStorage, bridge.CodeInsufficientStorage,
 			"the disk is full; nothing was stored; retry once space is freed")
 	}
-	return bridge.Internal("store_failed", "the request could not be stored; nothing will be sent", err)
+	return bridge.Internal(bridge.CodeStoreFailed, "the request could not be stored; nothing will be sent", err)
 }
 
 // claim claims new messages, which nobody else knows yet.

@@ -19,9 +19,9 @@ import (
 // errSpoolFull and errStorage are the bridge's own faults, retryable: a
 // valid attachment it has no room for is never the client's error.
 var (
-	errSpoolFull = bridge.Errorf(bridge.KindInsufficientStorage, "insufficient_storage",
+	errSpoolFull = bridge.Errorf(bridge.KindInsufficientStorage, bridge.CodeInsufficientStorage,
 		"the bridge's spool for attachments is full; retry later")
-	errStorage = bridge.Errorf(bridge.KindInsufficientStorage, "insufficient_storage",
+	errStorage = bridge.Errorf(bridge.KindInsufficientStorage, bridge.CodeInsufficientStorage,
 		"the bridge could not store the attachment; retry later")
 )
 
@@ -155,7 +155,7 @@ func (s *Space) Write(r io.Reader, name string, maxFile int64) (*File, error) {
 	}
 	if sf.Size > maxFile {
 		_ = out.Close()
-		return sf, bridge.Errorf(bridge.KindTooLarge, "file_too_large", "each file must be at most %d bytes (MAX_FILE_SIZE)", maxFile)
+		return sf, bridge.Errorf(bridge.KindTooLarge, bridge.CodeFileTooLarge, "each file must be at most %d bytes (MAX_FILE_SIZE)", maxFile)
 	}
 	// Durable before the message that refers to it is committed; a full
 	// disk may only show here.
@@ -183,5 +183,5 @@ func (e *ReadError) Error() string { return "read the upload: " + e.Err.Error() 
 func (e *ReadError) Unwrap() error { return e.Err }
 
 func spoolFailed(err error) error {
-	return bridge.Internal("spool_failed", "the attachment could not be stored", err)
+	return bridge.Internal(bridge.CodeSpoolFailed, "the attachment could not be stored", err)
 }

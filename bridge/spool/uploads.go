@@ -72,21 +72,21 @@ func NewUploads(opts UploadOptions) *Uploads {
 }
 
 func storeFailed(err error) error {
-	return bridge.Internal("store_failed", "the upload could not be stored", err)
+	return bridge.Internal(bridge.CodeStoreFailed, "the upload could not be stored", err)
 }
 
 func readFailed(err error) error {
-	return bridge.Internal("read_failed", "the uploads could not be read", err)
+	return bridge.Internal(bridge.CodeReadFailed, "the uploads could not be read", err)
 }
 
 // errUnknownUpload: the id names no upload, or one that expired.
 func (u *Uploads) errUnknownUpload() error {
-	return bridge.Invalid("unknown_upload", "media.upload_id names no upload of the last %s", u.opts.Retention)
+	return bridge.Invalid(bridge.CodeUnknownUpload, "media.upload_id names no upload of the last %s", u.opts.Retention)
 }
 
 // ErrUploadNotFound answers DELETE /api/uploads/{id} for an id that names
 // no kept upload.
-var ErrUploadNotFound = bridge.Errorf(bridge.KindNotFound, "upload_not_found", "no upload with this id is kept")
+var ErrUploadNotFound = bridge.Errorf(bridge.KindNotFound, bridge.CodeUploadNotFound, "no upload with this id is kept")
 
 // Add keeps f (already in the spool; Uploads owns it from here, and deletes
 // it on error) as a new upload. When a kept upload has the same content,
@@ -210,7 +210,7 @@ func (u *Uploads) Use(ctx context.Context, id string) (*File, error) {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, u.errUnknownUpload() // expired and swept while we looked
 		}
-		return nil, bridge.Internal("spool_failed", "the upload could not be prepared for sending", err)
+		return nil, bridge.Internal(bridge.CodeSpoolFailed, "the upload could not be prepared for sending", err)
 	}
 	return &f, nil
 }

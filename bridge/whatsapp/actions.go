@@ -43,7 +43,7 @@ func buildAction(cli *whatsmeow.Client, out bridge.Outgoing) (*waE2E.Message, er
 	case bridge.TypeRevoke:
 		return cli.BuildRevoke(chat, types.EmptyJID, out.TargetID), nil
 	default:
-		return nil, bridge.Invalid("invalid_type", "%q is not an action", out.Type)
+		return nil, bridge.Invalid(bridge.CodeInvalidType, "%q is not an action", out.Type)
 	}
 }
 

@@ -154,7 +154,7 @@ type contactQuery struct {
 
 // errCheckRate refuses a number check beyond CHECK_RATE.
 func errCheckRate(wait time.Duration) error {
-	return &bridge.Error{Kind: bridge.KindRateLimited, Code: "check_rate_limited",
+	return &bridge.Error{Kind: bridge.KindRateLimited, Code: bridge.CodeCheckRateLimited,
 		Message: "too many number checks reach WhatsApp (CHECK_RATE); retry after the Retry-After seconds",
 		Err:     bridge.RetryAfter(wait)}
 }

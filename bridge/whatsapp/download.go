@@ -36,11 +36,11 @@ type File interface {
 func (m *Manager) Download(ctx context.Context, source []byte, dst File) error {
 	var msg waE2E.Message
 	if err := proto.Unmarshal(source, &msg); err != nil {
-		return bridge.Invalid("invalid_media_source", "the stored media source does not decode: %v", err)
+		return bridge.Invalid(bridge.CodeInvalidMediaSource, "the stored media source does not decode: %v", err)
 	}
 	d := downloadableOf(&msg)
 	if d == nil {
-		return bridge.Invalid("invalid_media_source", "the stored media source holds no attachment")
+		return bridge.Invalid(bridge.CodeInvalidMediaSource, "the stored media source holds no attachment")
 	}
 	cli := m.client.Load()
 	if !cli.IsLoggedIn() {

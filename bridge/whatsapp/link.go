@@ -42,7 +42,7 @@ type linkAttempt struct {
 // when known, says how.
 func errUnreachable(cause error) error {
 	return &bridge.Error{
-		Kind: bridge.KindUpstream, Code: "whatsapp_unreachable",
+		Kind: bridge.KindUpstream, Code: bridge.CodeWhatsAppUnreachable,
 		Message: "the connection to WhatsApp failed or broke before a phone linked", Err: cause,
 	}
 }

@@ -26,7 +26,7 @@ var errLinkDown = &bridge.Error{
 }
 
 // errSendTimeout ends a send WhatsApp did not confirm in time.
-var errSendTimeout = bridge.Errorf(bridge.KindTimeout, "whatsapp_timeout", "WhatsApp did not confirm the message in time")
+var errSendTimeout = bridge.Errorf(bridge.KindTimeout, bridge.CodeWhatsAppTimeout, "WhatsApp did not confirm the message in time")
 
 // NewMessageID returns a fresh WhatsApp message ID in the form WhatsApp Web
 // uses.
@@ -146,7 +146,7 @@ func (m *Manager) content(ctx context.Context, cli *whatsmeow.Client, out bridge
 	default:
 		return &waE2E.Message{Conversation: proto.String(out.Text)}, nil
 	}
-	return nil, bridge.Invalid("invalid_type", "unknown message type %q", out.Type)
+	return nil, bridge.Invalid(bridge.CodeInvalidType, "unknown message type %q", out.Type)
 }
 
 // upload encrypts and uploads the file at path, streaming it: whatsmeow

@@ -14,7 +14,7 @@ type message struct {
 	Message string `json:"message"`
 }
 
-var errPairingNumber = bridge.Invalid("invalid_number", "Enter the phone's number with country code.")
+var errPairingNumber = bridge.Invalid(bridge.CodeInvalidNumber, "Enter the phone's number with country code.")
 
 // needsCode reports whether linking needs a one-time code: with TOTP
 // configured, yes; without, signing in is enough while nothing is linked.

@@ -170,4 +170,4 @@ func (d *Dashboard) static() http.Handler {
 	})
 }
 
-var errNoFile = bridge.Errorf(bridge.KindNotFound, "not_found", "no such file")
+var errNoFile = bridge.Errorf(bridge.KindNotFound, bridge.CodeNotFound, "no such file")

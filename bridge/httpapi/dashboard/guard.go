@@ -17,8 +17,8 @@ const maxFormBytes = 4096
 var crossOrigin = http.NewCrossOriginProtection()
 
 var (
-	errNotSignedIn = bridge.Errorf(bridge.KindUnauthorized, "not_signed_in", "Sign in first.")
-	errCSRF        = bridge.Errorf(bridge.KindForbidden, "csrf", "The form is not from this dashboard; reload the page.")
+	errNotSignedIn = bridge.Errorf(bridge.KindUnauthorized, bridge.CodeNotSignedIn, "Sign in first.")
+	errCSRF        = bridge.Errorf(bridge.KindForbidden, bridge.CodeCSRF, "The form is not from this dashboard; reload the page.")
 )
 
 // csrfValid checks the form's synchronizer token against the session's, in

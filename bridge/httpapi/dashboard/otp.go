@@ -14,10 +14,10 @@ import (
 )
 
 var (
-	errCodeLocked = bridge.Errorf(bridge.KindRateLimited, "locked", "Too many wrong codes; this action is locked for a few minutes.")
-	errWrongCode  = bridge.Errorf(bridge.KindForbidden, "wrong_code", "Wrong or used code.")
-	errNoChat     = bridge.Errorf(bridge.KindUnavailable, "not_linked", "No linked account is connected to send a code to.")
-	errTooSoon    = bridge.Errorf(bridge.KindRateLimited, "too_soon", "A code was sent moments ago; look in the account's own chat.")
+	errCodeLocked = bridge.Errorf(bridge.KindRateLimited, bridge.CodeLocked, "Too many wrong codes; this action is locked for a few minutes.")
+	errWrongCode  = bridge.Errorf(bridge.KindForbidden, bridge.CodeWrongCode, "Wrong or used code.")
+	errNoChat     = bridge.Errorf(bridge.KindUnavailable, bridge.CodeNotLinked, "No linked account is connected to send a code to.")
+	errTooSoon    = bridge.Errorf(bridge.KindRateLimited, bridge.CodeTooSoon, "A code was sent moments ago; look in the account's own chat.")
 )
 
 // Wrong one-time codes allowed for an action before it locks, and for how

@@ -8,7 +8,7 @@ import (
 	"github.com/msgbridge/msgbridge/bridge"
 )
 
-var errNoQR = bridge.Errorf(bridge.KindNotFound, "no_qr", "No QR code to show.")
+var errNoQR = bridge.Errorf(bridge.KindNotFound, bridge.CodeNoQR, "No QR code to show.")
 
 // qrImageSize is the PNG's width and height in pixels: large enough for a
 // phone camera at arm's length, small enough to fit a phone screen.
@@ -24,7 +24,7 @@ func (d *Dashboard) qrImage(w http.ResponseWriter, _ *http.Request, ws webSessio
 	}
 	png, err := qrcode.Encode(qr.Code, qrcode.Medium, qrImageSize)
 	if err != nil {
-		return bridge.Internal("internal", "Could not render the QR code.", err)
+		return bridge.Internal(bridge.CodeInternal, "Could not render the QR code.", err)
 	}
 	w.Header().Set("Content-Type", "image/png")
 	_, _ = w.Write(png)

@@ -15,7 +15,7 @@ var signInErrors = map[string]string{
 	"token": "Wrong admin token.",
 }
 
-var errCrossOriginSignIn = bridge.Errorf(bridge.KindForbidden, "cross_origin", "cross-origin sign-in refused")
+var errCrossOriginSignIn = bridge.Errorf(bridge.KindForbidden, bridge.CodeCrossOrigin, "cross-origin sign-in refused")
 
 // signIn checks the admin token and starts a session. It answers with
 // redirects and pages, so that the form works without script.

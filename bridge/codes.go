@@ -7,109 +7,132 @@ package bridge
 // The error codes: the stable, machine-readable names of the bridge's
 // errors, as clients see them in {"error": {"code": …}}.
 const (
-	CodeAlreadyLinked         = "already_linked"
-	CodeAuditRecordNotFound   = "audit_record_not_found"
-	CodeBodyTooLarge          = "body_too_large"
-	CodeChatMismatch          = "chat_mismatch"
-	CodeCheckRateLimited      = "check_rate_limited"
-	CodeCrossOrigin           = "cross_origin"
-	CodeCSRF                  = "csrf"
-	CodeEmptyText             = "empty_text"
-	CodeFileTooLarge          = "file_too_large"
-	CodeIdempotencyKeyReused  = "idempotency_key_reused"
-	CodeInsufficientStorage   = "insufficient_storage"
-	CodeInternal              = "internal"
-	CodeInternalError         = "internal_error"
-	CodeInvalidAudio          = "invalid_audio"
-	CodeInvalidChat           = "invalid_chat"
-	CodeInvalidCursor         = "invalid_cursor"
-	CodeInvalidDate           = "invalid_date"
-	CodeInvalidDays           = "invalid_days"
-	CodeInvalidDebug          = "invalid_debug"
-	CodeInvalidDirection      = "invalid_direction"
-	CodeInvalidEmoji          = "invalid_emoji"
-	CodeInvalidForm           = "invalid_form"
-	CodeInvalidIdempotencyKey = "invalid_idempotency_key"
-	CodeInvalidImage          = "invalid_image"
-	CodeInvalidJSON           = "invalid_json"
-	CodeInvalidLevel          = "invalid_level"
-	CodeInvalidLimit          = "invalid_limit"
-	CodeInvalidLocation       = "invalid_location"
-	CodeInvalidMediaID        = "invalid_media_id"
-	CodeInvalidMediaSource    = "invalid_media_source"
-	CodeInvalidMention        = "invalid_mention"
-	CodeInvalidMessageID      = "invalid_message_id"
-	CodeInvalidNumber         = "invalid_number"
-	CodeInvalidPtt            = "invalid_ptt"
-	CodeInvalidQuery          = "invalid_query"
-	CodeInvalidReplyTo        = "invalid_reply_to"
-	CodeInvalidSeconds        = "invalid_seconds"
-	CodeInvalidSender         = "invalid_sender"
-	CodeInvalidSince          = "invalid_since"
-	CodeInvalidState          = "invalid_state"
-	CodeInvalidStatus         = "invalid_status"
-	CodeInvalidText           = "invalid_text"
-	CodeInvalidType           = "invalid_type"
-	CodeInvalidVcard          = "invalid_vcard"
-	CodeInvalidVideo          = "invalid_video"
-	CodeInvalidWeek           = "invalid_week"
-	CodeLocked                = "locked"
-	CodeLogNotFound           = "log_not_found"
-	CodeMediaCorrupt          = "media_corrupt"
-	CodeMediaDownloadFailed   = "media_download_failed"
-	CodeMediaExpired          = "media_expired"
-	CodeMediaNotFound         = "media_not_found"
-	CodeMediaPending          = "media_pending"
-	CodeMessageNotFound       = "message_not_found"
-	CodeMissingEmoji          = "missing_emoji"
-	CodeMissingFile           = "missing_file"
-	CodeMissingLocation       = "missing_location"
-	CodeMissingMessageID      = "missing_message_id"
-	CodeMissingSender         = "missing_sender"
-	CodeMissingState          = "missing_state"
-	CodeMissingType           = "missing_type"
-	CodeMixedFieldForms       = "mixed_field_forms"
-	CodeNoQR                  = "no_qr"
-	CodeNotActionable         = "not_actionable"
-	CodeNotDead               = "not_dead"
-	CodeNotEditable           = "not_editable"
-	CodeNotFound              = "not_found"
-	CodeNotLinked             = "not_linked"
-	CodeNotSignedIn           = "not_signed_in"
-	CodeProfileRunning        = "profile_running"
-	CodeReadFailed            = "read_failed"
-	CodeReplayFailed          = "replay_failed"
-	CodeSpoolFailed           = "spool_failed"
-	CodeStoreFailed           = "store_failed"
-	CodeTargetFailed          = "target_failed"
-	CodeTargetRevoked         = "target_revoked"
-	CodeTextTooLong           = "text_too_long"
-	CodeTimeout               = "timeout"
-	CodeTooManyFailures       = "too_many_failures"
-	CodeTooManyItems          = "too_many_items"
-	CodeTooManyUploads        = "too_many_uploads"
-	CodeTooSoon               = "too_soon"
-	CodeUnauthorized          = "unauthorized"
-	CodeUnexpectedBody        = "unexpected_body"
-	CodeUnexpectedFile        = "unexpected_file"
-	CodeUnexpectedLocation    = "unexpected_location"
-	CodeUnexpectedPtt         = "unexpected_ptt"
-	CodeUnexpectedSender      = "unexpected_sender"
-	CodeUnexpectedText        = "unexpected_text"
-	CodeUnexpectedVcard       = "unexpected_vcard"
-	CodeUnknownChat           = "unknown_chat"
-	CodeUnknownField          = "unknown_field"
-	CodeUnknownMessage        = "unknown_message"
-	CodeUnknownType           = "unknown_type"
-	CodeUnknownUpload         = "unknown_upload"
-	CodeUnsupportedMediaType  = "unsupported_media_type"
-	CodeUploadNotFound        = "upload_not_found"
-	CodeUploadsUnavailable    = "uploads_unavailable"
-	CodeWebhooksOff           = "webhooks_off"
-	CodeWhatsAppError         = "whatsapp_error"
-	CodeWhatsAppTimeout       = "whatsapp_timeout"
-	CodeWhatsAppUnreachable   = "whatsapp_unreachable"
-	CodeWrongCode             = "wrong_code"
+	CodeAlreadyLinked          = "already_linked"
+	CodeAuditRecordNotFound    = "audit_record_not_found"
+	CodeBodyTooLarge           = "body_too_large"
+	CodeChatMismatch           = "chat_mismatch"
+	CodeCheckRateLimited       = "check_rate_limited"
+	CodeCrossOrigin            = "cross_origin"
+	CodeCSRF                   = "csrf"
+	CodeDuplicateParticipant   = "duplicate_participant"
+	CodeEmptyText              = "empty_text"
+	CodeFileTooLarge           = "file_too_large"
+	CodeGroupActionRateLimited = "group_action_rate_limited"
+	CodeGroupActionRefused     = "group_action_refused"
+	CodeIdempotencyKeyInFlight = "idempotency_key_in_flight"
+	CodeIdempotencyKeyReused   = "idempotency_key_reused"
+	CodeInsufficientStorage    = "insufficient_storage"
+	CodeInternal               = "internal"
+	CodeInternalError          = "internal_error"
+	CodeInvalidAction          = "invalid_action"
+	CodeInvalidAudio           = "invalid_audio"
+	CodeInvalidChat            = "invalid_chat"
+	CodeInvalidCursor          = "invalid_cursor"
+	CodeInvalidDate            = "invalid_date"
+	CodeInvalidDays            = "invalid_days"
+	CodeInvalidDebug           = "invalid_debug"
+	CodeInvalidDescription     = "invalid_description"
+	CodeInvalidDirection       = "invalid_direction"
+	CodeInvalidEmoji           = "invalid_emoji"
+	CodeInvalidForm            = "invalid_form"
+	CodeInvalidGroup           = "invalid_group"
+	CodeInvalidIdempotencyKey  = "invalid_idempotency_key"
+	CodeInvalidImage           = "invalid_image"
+	CodeInvalidInviteLink      = "invalid_invite_link"
+	CodeInvalidJSON            = "invalid_json"
+	CodeInvalidLevel           = "invalid_level"
+	CodeInvalidLimit           = "invalid_limit"
+	CodeInvalidLocation        = "invalid_location"
+	CodeInvalidMediaID         = "invalid_media_id"
+	CodeInvalidMediaSource     = "invalid_media_source"
+	CodeInvalidMention         = "invalid_mention"
+	CodeInvalidMessageID       = "invalid_message_id"
+	CodeInvalidNumber          = "invalid_number"
+	CodeInvalidParticipant     = "invalid_participant"
+	CodeInvalidPhoto           = "invalid_photo"
+	CodeInvalidPtt             = "invalid_ptt"
+	CodeInvalidQuery           = "invalid_query"
+	CodeInvalidReplyTo         = "invalid_reply_to"
+	CodeInvalidSeconds         = "invalid_seconds"
+	CodeInvalidSender          = "invalid_sender"
+	CodeInvalidSince           = "invalid_since"
+	CodeInvalidState           = "invalid_state"
+	CodeInvalidStatus          = "invalid_status"
+	CodeInvalidSubject         = "invalid_subject"
+	CodeInvalidText            = "invalid_text"
+	CodeInvalidType            = "invalid_type"
+	CodeInvalidVcard           = "invalid_vcard"
+	CodeInvalidVideo           = "invalid_video"
+	CodeInvalidWeek            = "invalid_week"
+	CodeInviteLinkRevoked      = "invite_link_revoked"
+	CodeInviteLinkUnknown      = "invite_link_unknown"
+	CodeLocked                 = "locked"
+	CodeLogNotFound            = "log_not_found"
+	CodeMediaCorrupt           = "media_corrupt"
+	CodeMediaDownloadFailed    = "media_download_failed"
+	CodeMediaExpired           = "media_expired"
+	CodeMediaNotFound          = "media_not_found"
+	CodeMediaPending           = "media_pending"
+	CodeMessageNotFound        = "message_not_found"
+	CodeMissingAction          = "missing_action"
+	CodeMissingChange          = "missing_change"
+	CodeMissingEmoji           = "missing_emoji"
+	CodeMissingFile            = "missing_file"
+	CodeMissingLink            = "missing_link"
+	CodeMissingLocation        = "missing_location"
+	CodeMissingMessageID       = "missing_message_id"
+	CodeMissingParticipants    = "missing_participants"
+	CodeMissingSender          = "missing_sender"
+	CodeMissingState           = "missing_state"
+	CodeMissingSubject         = "missing_subject"
+	CodeMissingType            = "missing_type"
+	CodeMixedFieldForms        = "mixed_field_forms"
+	CodeNoQR                   = "no_qr"
+	CodeNotActionable          = "not_actionable"
+	CodeNotDead                = "not_dead"
+	CodeNotEditable            = "not_editable"
+	CodeNotFound               = "not_found"
+	CodeNotGroupAdmin          = "not_group_admin"
+	CodeNotGroupMember         = "not_group_member"
+	CodeNotLinked              = "not_linked"
+	CodeNotSignedIn            = "not_signed_in"
+	CodeProfileRunning         = "profile_running"
+	CodeReadFailed             = "read_failed"
+	CodeReplayFailed           = "replay_failed"
+	CodeSpoolFailed            = "spool_failed"
+	CodeStoreFailed            = "store_failed"
+	CodeTargetFailed           = "target_failed"
+	CodeTargetRevoked          = "target_revoked"
+	CodeTemplatesUnavailable   = "templates_unavailable"
+	CodeTextTooLong            = "text_too_long"
+	CodeTimeout                = "timeout"
+	CodeTooManyFailures        = "too_many_failures"
+	CodeTooManyItems           = "too_many_items"
+	CodeTooManyParticipants    = "too_many_participants"
+	CodeTooManyUploads         = "too_many_uploads"
+	CodeTooSoon                = "too_soon"
+	CodeUnauthorized           = "unauthorized"
+	CodeUnexpectedBody         = "unexpected_body"
+	CodeUnexpectedFile         = "unexpected_file"
+	CodeUnexpectedLocation     = "unexpected_location"
+	CodeUnexpectedPtt          = "unexpected_ptt"
+	CodeUnexpectedSender       = "unexpected_sender"
+	CodeUnexpectedText         = "unexpected_text"
+	CodeUnexpectedVcard        = "unexpected_vcard"
+	CodeUnknownChat            = "unknown_chat"
+	CodeUnknownField           = "unknown_field"
+	CodeUnknownGroup           = "unknown_group"
+	CodeUnknownMessage         = "unknown_message"
+	CodeUnknownType            = "unknown_type"
+	CodeUnknownUpload          = "unknown_upload"
+	CodeUnsupportedMediaType   = "unsupported_media_type"
+	CodeUploadNotFound         = "upload_not_found"
+	CodeUploadsUnavailable     = "uploads_unavailable"
+	CodeWebhooksOff            = "webhooks_off"
+	CodeWhatsAppError          = "whatsapp_error"
+	CodeWhatsAppTimeout        = "whatsapp_timeout"
+	CodeWhatsAppUnreachable    = "whatsapp_unreachable"
+	CodeWrongCode              = "wrong_code"
 )
 
 // Codes is the table of every error code: the kind it is answered with and
@@ -122,23 +145,31 @@ var Codes = []CodeInfo{
 	{CodeCheckRateLimited, KindRateLimited, "too many number checks reach WhatsApp (CHECK_RATE); retry after the Retry-After seconds"},
 	{CodeCrossOrigin, KindForbidden, "cross-origin sign-in refused"},
 	{CodeCSRF, KindForbidden, "The form is not from this dashboard; reload the page."},
+	{CodeDuplicateParticipant, KindInvalid, "… is named twice"},
 	{CodeEmptyText, KindInvalid, "the body needs a non-empty \"text\""},
 	{CodeFileTooLarge, KindTooLarge, "each file must be at most N bytes (MAX_FILE_SIZE)"},
+	{CodeGroupActionRateLimited, KindRateLimited, "group actions are paced (GROUP_ACTION_RATE) to keep WhatsApp from banning the account; retry after the Retry-After seconds"},
+	{CodeGroupActionRefused, KindUpstream, "WhatsApp refused the group action"},
+	{CodeIdempotencyKeyInFlight, KindConflict, "a request with this Idempotency-Key is being carried out; repeat it once that one answered"},
 	{CodeIdempotencyKeyReused, KindConflict, "this Idempotency-Key was used in the last … for a different request"},
 	{CodeInsufficientStorage, KindInsufficientStorage, "DATA_DIR's disk is below its reserve (DISK_RESERVE); nothing was stored; retry once space is freed"},
 	{CodeInternal, KindInternal, "internal error"},
 	{CodeInternalError, KindInternal, "the bridge failed; see its log"},
+	{CodeInvalidAction, KindInvalid, "action must be add, remove, promote or demote"},
 	{CodeInvalidAudio, KindInvalid, "the file of item N is …, not Ogg/Opus, MP3, M4A, AAC or AMR audio"},
 	{CodeInvalidChat, KindInvalid, "chat must be a number with country code, <id>@g.us, <digits>@lid or <digits>@s.whatsapp.net"},
 	{CodeInvalidCursor, KindInvalid, "cursor is not one this API returned"},
 	{CodeInvalidDate, KindInvalid, "date must be a calendar date YYYY-MM-DD"},
 	{CodeInvalidDays, KindInvalid, "days must be a whole number from 1 to 366"},
 	{CodeInvalidDebug, KindInvalid, "debug must be 0, 1 or 2"},
+	{CodeInvalidDescription, KindInvalid, "description must be at most 2048 characters without control characters other than line breaks"},
 	{CodeInvalidDirection, KindInvalid, "direction must be in (received) or out (sent, the default)"},
 	{CodeInvalidEmoji, KindInvalid, "emoji must be one emoji, or empty to remove the reaction"},
 	{CodeInvalidForm, KindInvalid, "the multipart body is malformed"},
+	{CodeInvalidGroup, KindInvalid, "the path must name a group: <id>@g.us"},
 	{CodeInvalidIdempotencyKey, KindInvalid, "Idempotency-Key must be 1-255 printable ASCII characters"},
 	{CodeInvalidImage, KindInvalid, "the file of item N is …, not a JPEG, PNG or WebP image"},
+	{CodeInvalidInviteLink, KindInvalid, "link must be https://chat.whatsapp.com/<code> or the code alone"},
 	{CodeInvalidJSON, KindInvalid, "the body is not one JSON object of the expected fields"},
 	{CodeInvalidLevel, KindInvalid, "level must be one of debug, info, warn, error"},
 	{CodeInvalidLimit, KindInvalid, "limit must be a number from 1 to the endpoint's maximum"},
@@ -148,6 +179,8 @@ var Codes = []CodeInfo{
 	{CodeInvalidMention, KindInvalid, "mentions are too many, repeated, or not phone numbers or LIDs"},
 	{CodeInvalidMessageID, KindInvalid, "a message id is 1-N letters, digits and dashes"},
 	{CodeInvalidNumber, KindInvalid, "number must be a phone number with country code: 7-15 digits, an optional leading + (%%2B in a URL), no spaces or dashes, e.g. 4915112345678"},
+	{CodeInvalidParticipant, KindInvalid, "… is not a phone number with country code or a LID (<digits>@lid)"},
+	{CodeInvalidPhoto, KindInvalid, "WhatsApp refused the photo: it takes a JPEG image"},
 	{CodeInvalidPtt, KindInvalid, "ptt must be true or false"},
 	{CodeInvalidQuery, KindInvalid, "… must be given once"},
 	{CodeInvalidReplyTo, KindInvalid, "reply_to must be a whatsapp_id: 1-N letters and digits"},
@@ -156,11 +189,14 @@ var Codes = []CodeInfo{
 	{CodeInvalidSince, KindInvalid, "since is required: an RFC 3339 time, e.g. 2026-11-21T10:00:00Z"},
 	{CodeInvalidState, KindInvalid, "state must be composing, recording or paused"},
 	{CodeInvalidStatus, KindInvalid, "status filters outgoing messages; direction=in has none"},
+	{CodeInvalidSubject, KindInvalid, "subject must be 1-100 characters without control characters"},
 	{CodeInvalidText, KindInvalid, "a string is not valid UTF-8 or holds lone surrogates or NUL"},
 	{CodeInvalidType, KindInvalid, "… is not an action"},
 	{CodeInvalidVcard, KindInvalid, "vcard …"},
 	{CodeInvalidVideo, KindInvalid, "the file of item N is …, not an MP4 or 3GP video"},
 	{CodeInvalidWeek, KindInvalid, "week is required: YYYY-Www"},
+	{CodeInviteLinkRevoked, KindNotFound, "the invite link was revoked"},
+	{CodeInviteLinkUnknown, KindNotFound, "WhatsApp knows no group with this invite link"},
 	{CodeLocked, KindRateLimited, "Too many wrong codes; this action is locked for a few minutes."},
 	{CodeLogNotFound, KindNotFound, "no … log file for …"},
 	{CodeMediaCorrupt, KindInternal, "the stored file is damaged and was not served"},
@@ -169,12 +205,17 @@ var Codes = []CodeInfo{
 	{CodeMediaNotFound, KindNotFound, "no media with this id"},
 	{CodeMediaPending, KindTimeout, "the media is still being downloaded; ask again later"},
 	{CodeMessageNotFound, KindNotFound, "no message with this id in the message log"},
+	{CodeMissingAction, KindInvalid, "the body needs \"action\": add, remove, promote or demote"},
+	{CodeMissingChange, KindInvalid, "the body needs \"subject\", \"description\" or both"},
 	{CodeMissingEmoji, KindInvalid, "the body needs \"emoji\"; \"\" removes the reaction"},
 	{CodeMissingFile, KindInvalid, "item N is … but has no file"},
+	{CodeMissingLink, KindInvalid, "the body needs \"link\", https://chat.whatsapp.com/<code>"},
 	{CodeMissingLocation, KindInvalid, "item N is a location but has no latitude and longitude"},
 	{CodeMissingMessageID, KindInvalid, "the body needs \"message_id\", the WhatsApp id of a received message"},
+	{CodeMissingParticipants, KindInvalid, "\"participants\" must name at least one phone number or LID"},
 	{CodeMissingSender, KindInvalid, "a message received in a group needs ?sender=, who sent it"},
 	{CodeMissingState, KindInvalid, "the body needs \"state\": composing, recording or paused"},
+	{CodeMissingSubject, KindInvalid, "the body needs \"subject\", the group's name"},
 	{CodeMissingType, KindInvalid, "an item or a message names no \"type\""},
 	{CodeMixedFieldForms, KindInvalid, "use either … or …[], not both, in one request"},
 	{CodeNoQR, KindNotFound, "No QR code to show."},
@@ -182,6 +223,8 @@ var Codes = []CodeInfo{
 	{CodeNotDead, KindConflict, "the webhook event is not a dead letter"},
 	{CodeNotEditable, KindConflict, "only a text can be edited; this is a …"},
 	{CodeNotFound, KindNotFound, "no such endpoint, file or thing with this id"},
+	{CodeNotGroupAdmin, KindForbidden, "only an admin of the group may do this, and the account is not one"},
+	{CodeNotGroupMember, KindForbidden, "the account is not a member of the group"},
 	{CodeNotLinked, KindUnavailable, "no linked WhatsApp session is connected"},
 	{CodeNotSignedIn, KindUnauthorized, "Sign in first."},
 	{CodeProfileRunning, KindConflict, "a CPU profile is already being recorded; retry when it ends"},
@@ -191,10 +234,12 @@ var Codes = []CodeInfo{
 	{CodeStoreFailed, KindInternal, "the request could not be stored; nothing will be sent"},
 	{CodeTargetFailed, KindConflict, "the message failed; it never reached WhatsApp"},
 	{CodeTargetRevoked, KindConflict, "the message is revoked (or its revoke is queued); it cannot be edited or revoked again"},
+	{CodeTemplatesUnavailable, KindUnavailable, "this bridge keeps no templates"},
 	{CodeTextTooLong, KindInvalid, "text is longer than N bytes"},
 	{CodeTimeout, KindTimeout, "WhatsApp did not answer in time"},
 	{CodeTooManyFailures, KindRateLimited, "too many failed credentials from this address; retry after the Retry-After seconds"},
 	{CodeTooManyItems, KindInvalid, "at most N items per request"},
+	{CodeTooManyParticipants, KindInvalid, "at most N participants per request: WhatsApp bans accounts that add many people at once"},
 	{CodeTooManyUploads, KindUnavailable, "too many uploads at once; retry after the Retry-After seconds"},
 	{CodeTooSoon, KindRateLimited, "A code was sent moments ago; look in the account's own chat."},
 	{CodeUnauthorized, KindUnauthorized, "missing or invalid credential"},
@@ -207,6 +252,7 @@ var Codes = []CodeInfo{
 	{CodeUnexpectedVcard, KindInvalid, "item N is …, not a contact"},
 	{CodeUnknownChat, KindNotFound, "the account has no such chat: nothing received in it, and not a number known to be on WhatsApp"},
 	{CodeUnknownField, KindInvalid, "a form field is not one this endpoint takes"},
+	{CodeUnknownGroup, KindNotFound, "WhatsApp knows no such group"},
 	{CodeUnknownMessage, KindNotFound, "message_id names no message received in this chat that the incoming history keeps"},
 	{CodeUnknownType, KindInvalid, "type of item N, …, is not …"},
 	{CodeUnknownUpload, KindInvalid, "media.upload_id names no upload of the last …"},

@@ -27,7 +27,7 @@ func ParseMemberAction(s string) (MemberAction, error) {
 	case MemberAdd, MemberRemove, MemberPromote, MemberDemote:
 		return a, nil
 	}
-	return "", Invalid("invalid_action", "action must be add, remove, promote or demote")
+	return "", Invalid(CodeInvalidAction, "action must be add, remove, promote or demote")
 }
 
 // The outcomes of one participant of a member change.
@@ -112,21 +112,21 @@ type GroupChange struct {
 
 // The errors of group administration.
 var (
-	ErrNotGroupAdmin = Errorf(KindForbidden, "not_group_admin",
+	ErrNotGroupAdmin = Errorf(KindForbidden, CodeNotGroupAdmin,
 		"only an admin of the group may do this, and the account is not one")
-	ErrNotGroupMember = Errorf(KindForbidden, "not_group_member", "the account is not a member of the group")
-	ErrUnknownGroup   = Errorf(KindNotFound, "unknown_group", "WhatsApp knows no such group")
-	ErrInviteRevoked  = Errorf(KindNotFound, "invite_link_revoked", "the invite link was revoked")
-	ErrInviteUnknown  = Errorf(KindNotFound, "invite_link_unknown", "WhatsApp knows no group with this invite link")
-	ErrPhotoRefused   = Invalid("invalid_photo", "WhatsApp refused the photo: it takes a JPEG image")
-	ErrGroupRefused   = Errorf(KindUpstream, "group_action_refused", "WhatsApp refused the group action")
+	ErrNotGroupMember = Errorf(KindForbidden, CodeNotGroupMember, "the account is not a member of the group")
+	ErrUnknownGroup   = Errorf(KindNotFound, CodeUnknownGroup, "WhatsApp knows no such group")
+	ErrInviteRevoked  = Errorf(KindNotFound, CodeInviteLinkRevoked, "the invite link was revoked")
+	ErrInviteUnknown  = Errorf(KindNotFound, CodeInviteLinkUnknown, "WhatsApp knows no group with this invite link")
+	ErrPhotoRefused   = Invalid(CodeInvalidPhoto, "WhatsApp refused the photo: it takes a JPEG image")
+	ErrGroupRefused   = Errorf(KindUpstream, CodeGroupActionRefused, "WhatsApp refused the group action")
 )
 
 // ParseGroupSubject accepts a group's name: 1-100 characters, no control
 // characters, not only spaces.
 func ParseGroupSubject(s string) (string, error) {
 	if strings.TrimSpace(s) == "" || utf8.RuneCountInString(s) > maxGroupSubjectRunes || !printable(s, false) {
-		return "", Invalid("invalid_subject", "subject must be 1-100 characters without control characters")
+		return "", Invalid(CodeInvalidSubject, "subject must be 1-100 characters without control characters")
 	}
 	return s, nil
 }
@@ -135,7 +135,7 @@ func ParseGroupSubject(s string) (string, error) {
 // characters (line breaks allowed); "" removes it.
 func ParseGroupDescription(s string) (string, error) {
 	if utf8.RuneCountInString(s) > maxDescriptionRunes || !printable(s, true) {
-		return "", Invalid("invalid_description", "description must be at most 2048 characters without control characters other than line breaks")
+		return "", Invalid(CodeInvalidDescription, "description must be at most 2048 characters without control characters other than line breaks")
 	}
 	return s, nil
 }
@@ -170,7 +170,7 @@ func ParseInviteLink(s string) (string, error) {
 	return code, nil
 }
 
-var errInviteLink = Invalid("invalid_invite_link", "link must be https://chat.whatsapp.com/<code> or the code alone")
+var errInviteLink = Invalid(CodeInvalidInviteLink, "link must be https://chat.whatsapp.com/<code> or the code alone")
 
 // InviteLink is the link of an invite code.
 func InviteLink(code string) string { return inviteLinkPrefix + code }
@@ -179,10 +179,10 @@ func InviteLink(code string) string { return inviteLinkPrefix + code }
 // MaxMembersPerAction phone numbers or LID JIDs, each once.
 func ParseParticipants(in []string) ([]Recipient, error) {
 	if len(in) == 0 {
-		return nil, Invalid("missing_participants", `"participants" must name at least one phone number or LID`)
+		return nil, Invalid(CodeMissingParticipants, `"participants" must name at least one phone number or LID`)
 	}
 	if len(in) > MaxMembersPerAction {
-		return nil, Invalid("too_many_participants",
+		return nil, Invalid(CodeTooManyParticipants,
 			"at most %d participants per request: WhatsApp bans accounts that add many people at once", MaxMembersPerAction)
 	}
 	out := make([]Recipient, 0, len(in))
@@ -190,10 +190,10 @@ func ParseParticipants(in []string) ([]Recipient, error) {
 	for _, s := range in {
 		r, err := ParseRecipient(s)
 		if err != nil || r.Kind == RecipientGroup {
-			return nil, Invalid("invalid_participant", "%q is not a phone number with country code or a LID (<digits>@lid)", truncate(s, 40))
+			return nil, Invalid(CodeInvalidParticipant, "%q is not a phone number with country code or a LID (<digits>@lid)", truncate(s, 40))
 		}
 		if seen[r.JID()] {
-			return nil, Invalid("duplicate_participant", "%s is named twice", r)
+			return nil, Invalid(CodeDuplicateParticipant, "%s is named twice", r)
 		}
 		seen[r.JID()] = true
 		out = append(out, r)

@@ -169,7 +169,7 @@ func (d *Door) call(r *http.Request, method, path string, body io.Reader, conten
 	in, err := http.NewRequestWithContext(r.Context(), method, path, body) //nolint:gosec // G704: never sent over a network
 
 	if err != nil {
-		return nil, bridge.Internal("internal", "the request could not be translated", err)
+		return nil, bridge.Internal(bridge.CodeInternal, "the request could not be translated", err)
 	}
 	in.RemoteAddr = r.RemoteAddr
 	in.Header.Set(contract.APIKeyHeader, token(r))

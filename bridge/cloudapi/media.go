@@ -98,7 +98,7 @@ func (d *Door) upload(r *http.Request, content io.Reader, name, contentType stri
 		UploadID string `json:"upload_id"`
 	}
 	if err := json.Unmarshal(a.body.Bytes(), &up); err != nil || up.UploadID == "" {
-		return "", bridge.Internal("internal", "the upload's answer could not be read", err)
+		return "", bridge.Internal(bridge.CodeInternal, "the upload's answer could not be read", err)
 	}
 	return up.UploadID, nil
 }
@@ -196,7 +196,7 @@ func (d *Door) openMedia(r *http.Request, id string) (openedMedia, error) {
 	}
 	if err != nil {
 		_ = f.Content.Close()
-		return openedMedia{}, bridge.Internal("read_failed", "the media could not be read", err)
+		return openedMedia{}, bridge.Internal(bridge.CodeReadFailed, "the media could not be read", err)
 	}
 	return openedMedia{mimeType: f.MimeType, sha256: f.SHA256, name: f.FileName, size: size, content: f.Content}, nil
 }

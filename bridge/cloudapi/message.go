@@ -188,7 +188,7 @@ func writeSent(w http.ResponseWriter, to string, a *answer) error {
 		} `json:"messages"`
 	}
 	if err := json.Unmarshal(a.body.Bytes(), &res); err != nil || len(res.Messages) == 0 {
-		return bridge.Internal("internal", "the send's answer could not be read", err)
+		return bridge.Internal(bridge.CodeInternal, "the send's answer could not be read", err)
 	}
 	out := sentAnswer{MessagingProduct: "whatsapp", Contacts: []sentContact{{Input: to, WaID: waID(to)}}}
 	for _, m := range res.Messages {

@@ -7,7 +7,7 @@ import (
 )
 
 // errNoTemplates answers the template endpoints of a door without a store.
-var errNoTemplates = bridge.Errorf(bridge.KindUnavailable, "templates_unavailable", "this bridge keeps no templates")
+var errNoTemplates = bridge.Errorf(bridge.KindUnavailable, bridge.CodeTemplatesUnavailable, "this bridge keeps no templates")
 
 // listTemplates is GET /{version}/{waba_id}/message_templates: every
 // template, in one page (Graph's paging with no next).

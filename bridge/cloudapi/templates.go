@@ -62,7 +62,7 @@ func (s *Templates) Add(ctx context.Context, t Template) (Template, error) {
 			return Template{}, invalidParam("template_exists",
 				"a template named "+t.Name+" exists in "+t.Language+" already")
 		}
-		return Template{}, bridge.Internal("store_failed", "the template could not be stored", err)
+		return Template{}, bridge.Internal(bridge.CodeStoreFailed, "the template could not be stored", err)
 	}
 	return t, nil
 }
@@ -71,7 +71,7 @@ func (s *Templates) Add(ctx context.Context, t Template) (Template, error) {
 func (s *Templates) List(ctx context.Context) ([]Template, error) {
 	rows, err := s.DB.QueryContext(ctx, `SELECT id, name, language, category, components FROM cloud_templates ORDER BY name, language`)
 	if err != nil {
-		return nil, bridge.Internal("read_failed", "the templates could not be read", err)
+		return nil, bridge.Internal(bridge.CodeReadFailed, "the templates could not be read", err)
 	}
 	defer rows.Close()
 	out := []Template{}
@@ -83,7 +83,7 @@ func (s *Templates) List(ctx context.Context) ([]Template, error) {
 		out = append(out, t)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, bridge.Internal("read_failed", "the templates could not be read", err)
+		return nil, bridge.Internal(bridge.CodeReadFailed, "the templates could not be read", err)
 	}
 	return out, nil
 }
@@ -110,7 +110,7 @@ func (s *Templates) Delete(ctx context.Context, name string) (bool, error) {
 		return err
 	})
 	if err != nil {
-		return false, bridge.Internal("store_failed", "the template could not be deleted", err)
+		return false, bridge.Internal(bridge.CodeStoreFailed, "the template could not be deleted", err)
 	}
 	return n > 0, nil
 }
@@ -133,11 +133,11 @@ func scanTemplate(row scanner) (Template, error) {
 		if errors.Is(err, sql.ErrNoRows) {
 			return t, err
 		}
-		return t, bridge.Internal("read_failed", "the templates could not be read", err)
+		return t, bridge.Internal(bridge.CodeReadFailed, "the templates could not be read", err)
 	}
 	t.Status = "APPROVED"
 	if err := json.Unmarshal([]byte(comps), &t.Components); err != nil {
-		return t, bridge.Internal("read_failed", "a stored template is damaged", err)
+		return t, bridge.Internal(bridge.CodeReadFailed, "a stored template is damaged", err)
 	}
 	return t, nil
 }

@@ -86,7 +86,7 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 func (p *groupPace) admit(ctx context.Context, cost int) error {
 	wait, ok := p.budget.ReserveN(p.now(), max(cost, 1), maxGroupPaceWait)
 	if !ok {
-		return &bridge.Error{Kind: bridge.KindRateLimited, Code: "group_action_rate_limited",
+		return &bridge.Error{Kind: bridge.KindRateLimited, Code: bridge.CodeGroupActionRateLimited,
 			Message: "group actions are paced (GROUP_ACTION_RATE) to keep WhatsApp from banning the account; retry after the Retry-After seconds",
 			Err:     bridge.RetryAfter(wait)}
 	}
@@ -145,7 +145,7 @@ func (s *server) doGroupAction(w http.ResponseWriter, r *http.Request, raw []byt
 	}
 	if key != "" {
 		if !s.groupKeys.try(key) {
-			return bridge.Errorf(bridge.KindConflict, "idempotency_key_in_flight",
+			return bridge.Errorf(bridge.KindConflict, bridge.CodeIdempotencyKeyInFlight,
 				"a request with this Idempotency-Key is being carried out; repeat it once that one answered")
 		}
 		defer s.groupKeys.release(key)
@@ -249,9 +249,9 @@ func readGroupJSON(w http.ResponseWriter, r *http.Request, v any) ([]byte, error
 	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxJSONBody))
 	if err != nil {
 		if _, tooLarge := errors.AsType[*http.MaxBytesError](err); tooLarge {
-			return nil, bridge.Errorf(bridge.KindTooLarge, "body_too_large", "the body must be at most %d bytes", maxJSONBody)
+			return nil, bridge.Errorf(bridge.KindTooLarge, bridge.CodeBodyTooLarge, "the body must be at most %d bytes", maxJSONBody)
 		}
-		return nil, bridge.Invalid("invalid_json", "the body could not be read")
+		return nil, bridge.Invalid(bridge.CodeInvalidJSON, "the body could not be read")
 	}
 	r.Body = io.NopCloser(bytes.NewReader(raw))
 	return raw, decodeJSON(w, r, v)
@@ -261,7 +261,7 @@ func readGroupJSON(w http.ResponseWriter, r *http.Request, v any) ([]byte, error
 func parseGroup(r *http.Request) (bridge.Recipient, error) {
 	g, err := bridge.ParseRecipient(mux.Vars(r)["jid"])
 	if err != nil || g.Kind != bridge.RecipientGroup {
-		return bridge.Recipient{}, bridge.Invalid("invalid_group", "the path must name a group: <id>@g.us")
+		return bridge.Recipient{}, bridge.Invalid(bridge.CodeInvalidGroup, "the path must name a group: <id>@g.us")
 	}
 	return g, nil
 }

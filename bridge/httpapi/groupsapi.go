@@ -85,7 +85,7 @@ func (s *server) createGroup(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if body.Subject == nil {
-		return bridge.Invalid("missing_subject", `the body needs "subject", the group's name`)
+		return bridge.Invalid(bridge.CodeMissingSubject, `the body needs "subject", the group's name`)
 	}
 	subject, err := bridge.ParseGroupSubject(*body.Subject)
 	if err != nil {
@@ -119,7 +119,7 @@ func (s *server) updateGroup(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if body.Subject == nil && body.Description == nil {
-		return bridge.Invalid("missing_change", `the body needs "subject", "description" or both`)
+		return bridge.Invalid(bridge.CodeMissingChange, `the body needs "subject", "description" or both`)
 	}
 	var subject, description string
 	if body.Subject != nil {
@@ -154,14 +154,14 @@ func (s *server) setGroupPhoto(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "image/jpeg" {
-		return bridge.Errorf(bridge.KindUnsupported, "unsupported_media_type", "the photo must be sent as image/jpeg")
+		return bridge.Errorf(bridge.KindUnsupported, bridge.CodeUnsupportedMediaType, "the photo must be sent as image/jpeg")
 	}
 	jpeg, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxGroupPhoto))
 	if err != nil {
-		return bridge.Errorf(bridge.KindTooLarge, "body_too_large", "the photo must be at most %d bytes", maxGroupPhoto)
+		return bridge.Errorf(bridge.KindTooLarge, bridge.CodeBodyTooLarge, "the photo must be at most %d bytes", maxGroupPhoto)
 	}
 	if len(jpeg) < 4 || jpeg[0] != 0xff || jpeg[1] != 0xd8 || jpeg[2] != 0xff {
-		return bridge.Invalid("invalid_photo", "the body is not a JPEG image")
+		return bridge.Invalid(bridge.CodeInvalidPhoto, "the body is not a JPEG image")
 	}
 	return s.doGroupAction(w, r, jpeg, groupAction{audit: audit.ActionGroupPhoto, detail: g.JID() + " set", cost: 1,
 		run: func(ctx context.Context) (int, any, error) {
@@ -201,7 +201,7 @@ func (s *server) changeMembers(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if body.Action == nil {
-		return bridge.Invalid("missing_action", `the body needs "action": add, remove, promote or demote`)
+		return bridge.Invalid(bridge.CodeMissingAction, `the body needs "action": add, remove, promote or demote`)
 	}
 	action, err := bridge.ParseMemberAction(*body.Action)
 	if err != nil {
@@ -258,7 +258,7 @@ func (s *server) joinGroup(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if body.Link == nil {
-		return bridge.Invalid("missing_link", `the body needs "link", https://chat.whatsapp.com/<code>`)
+		return bridge.Invalid(bridge.CodeMissingLink, `the body needs "link", https://chat.whatsapp.com/<code>`)
 	}
 	code, err := bridge.ParseInviteLink(*body.Link)
 	if err != nil {

@@ -18,7 +18,7 @@ type Traffic interface {
 	Subscribe() (changes <-chan struct{}, cancel func())
 }
 
-var errNoAPI = bridge.Errorf(bridge.KindNotFound, "not_found", "this dashboard has no data pages")
+var errNoAPI = bridge.Errorf(bridge.KindNotFound, bridge.CodeNotFound, "this dashboard has no data pages")
 
 // api serves httpapi.DashboardAPI to a signed-in browser: reads with its
 // session, changes with the same origin and the session's CSRF token too.

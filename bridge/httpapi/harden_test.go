@@ -22,6 +22,7 @@ import (
 
 	"github.com/msgbridge/msgbridge/bridge/audit"
 	"github.com/msgbridge/msgbridge/bridge/guard"
+	"github.com/msgbridge/msgbridge/internal/testutil"
 )
 
 // countingReader is an upload that would go on for 64 MiB; it counts what
@@ -315,20 +316,22 @@ func TestBodyReadLimits(t *testing.T) {
 // back by them.
 func TestUploadCap(t *testing.T) {
 	srv, q := limitedServer(t, guard.Limits{BodyReadGap: 10 * time.Second, BodyDeadline: time.Minute, MaxUploads: 2})
-	for range 2 {
-		rawPost(t, srv, 100_000, "") // held: their bodies never come
+	// Three uploads whose bodies never come: whichever the server takes
+	// last finds both slots held and is the one answered, at once.
+	answers := make(chan *http.Response, 3)
+	for range 3 {
+		c := rawPost(t, srv, 100_000, "")
+		go func() {
+			if resp, err := http.ReadResponse(bufio.NewReader(c), nil); err == nil {
+				answers <- resp
+			}
+		}()
 	}
-	time.Sleep(100 * time.Millisecond)
-	c := rawPost(t, srv, 100_000, "")
-	_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
-	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := testutil.Receive(t, 5*time.Second, answers, func(*http.Response) bool { return true }, "no upload was refused")
 	defer func() { _ = resp.Body.Close() }()
 	raw, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != 503 || errorCode(t, string(raw)) != "too_many_uploads" || resp.Header.Get("Retry-After") == "" || !resp.Close {
-		t.Errorf("third upload: %d %s Retry-After %q close %v", resp.StatusCode, raw, resp.Header.Get("Retry-After"), resp.Close)
+		t.Errorf("the upload beyond the cap: %d %s Retry-After %q close %v", resp.StatusCode, raw, resp.Header.Get("Retry-After"), resp.Close)
 	}
 	ct, body := multipartBody(field("number", "4915100000002"), field("type[]", "text"), field("text[]", "hi"))
 	if status, raw := call(t, http.MethodPost, srv.URL+"/send", body, "Content-Type: "+ct, "X-Api-Key: "+testAPIKey); status != 202 {

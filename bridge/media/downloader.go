@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -90,6 +91,9 @@ type job struct {
 	err    error
 	urgent chan struct{} // closed when someone waits for it
 	once   sync.Once
+	// waiting counts the readers waiting for it now, which tests watch
+	// to know that a reader joined a download under way.
+	waiting atomic.Int32
 	// notDue: a background job found its media no longer due and attempted
 	// nothing. The loop's list of due media is read before it starts the
 	// jobs, so it can name a media whose previous job has just failed and

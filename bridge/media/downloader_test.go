@@ -285,7 +285,12 @@ func TestOpenDownloadsOnDemand(t *testing.T) {
 			got <- b
 		}()
 	}
-	time.Sleep(50 * time.Millisecond)
+	testutil.Eventually(t, 5*time.Second, func() bool {
+		fx.dl.mu.Lock()
+		defer fx.dl.mu.Unlock()
+		j := fx.dl.inflight[id]
+		return j != nil && j.waiting.Load() == 2
+	}, "the readers never joined the download under way")
 	close(gate)
 	for range 2 {
 		if b := testutil.Receive(t, 5*time.Second, got, anything[[]byte], "no read ended"); string(b) != string(data) {

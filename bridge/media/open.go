@@ -63,12 +63,8 @@ func (d *Downloader) await(ctx context.Context, id string) error {
 	j := d.start(id)
 	for {
 		j.once.Do(func() { close(j.urgent) })
-		select {
-		case <-j.done:
-		case <-timer.C:
-			return bridge.ErrMediaPending
-		case <-ctx.Done():
-			return ctx.Err()
+		if err := j.wait(ctx, timer.C); err != nil {
+			return err
 		}
 		if !j.notDue {
 			break
@@ -83,6 +79,20 @@ func (d *Downloader) await(ctx context.Context, id string) error {
 	default:
 		return &bridge.Error{Kind: bridge.KindUpstream, Code: bridge.ErrMediaDownloadFailed.Code,
 			Message: bridge.ErrMediaDownloadFailed.Message, Err: err}
+	}
+}
+
+// wait waits for j to end, for the timeout or for ctx.
+func (j *job) wait(ctx context.Context, timeout <-chan time.Time) error {
+	j.waiting.Add(1)
+	defer j.waiting.Add(-1)
+	select {
+	case <-j.done:
+		return nil
+	case <-timeout:
+		return bridge.ErrMediaPending
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/internal/testutil"
 )
 
 // The gap after an attempt is the rate's interval stretched by the jitter:
@@ -268,8 +269,18 @@ func (f *fixture) reopen(adjust func(*LogOptions, *Options)) {
 // on their immediate attempt, in accepted order.
 func TestConcurrentRequestsToOneChat(t *testing.T) {
 	f := newFixture(t, time.Hour)
-	f.sender.during = func(bridge.Outgoing) { time.Sleep(2 * time.Millisecond) }
 	results := make([]Result, 8)
+	// The first attempt stays in flight until every request is stored, so
+	// that all of them find an earlier attempt to wait for.
+	var first sync.Once
+	f.sender.during = func(bridge.Outgoing) {
+		first.Do(func() {
+			testutil.Wait(10*time.Second, func() bool {
+				var n int
+				return f.db.QueryRow(`SELECT count(*) FROM messages`).Scan(&n) == nil && n == len(results)
+			})
+		})
+	}
 	var wg sync.WaitGroup
 	for i := range results {
 		wg.Go(func() { results[i] = f.submit(textRequest("m")) })

@@ -23,25 +23,44 @@ func TestOneInFlightPerKey(t *testing.T) {
 		maxTotal         int
 		seq              = map[string][]string{}
 		done             = make(chan struct{})
-		count            int
+		count, began     int
+		// changed wakes the deliveries held below: another one began, or
+		// a key got its last event.
+		changed = sync.NewCond(&mu)
 	)
+	// keysLeft counts the keys some of whose events are not delivered yet.
+	keysLeft := func() int {
+		n := keys
+		for _, got := range seq {
+			if len(got) == perKey {
+				n--
+			}
+		}
+		return n
+	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var p messageStatusPayload
 		_ = json.NewDecoder(r.Body).Decode(&p)
 		mu.Lock()
+		defer mu.Unlock()
 		inflight[p.WhatsAppID]++
 		total++
 		maxPerKey, maxTotal = max(maxPerKey, inflight[p.WhatsAppID]), max(maxTotal, total)
-		mu.Unlock()
-		time.Sleep(20 * time.Millisecond)
-		mu.Lock()
+		began++
+		mine := began
+		changed.Broadcast()
+		// Each delivery stays in flight until the next one begins (or no
+		// other key is left to deliver): the overlaps are certain, not timed.
+		for began == mine && keysLeft() > 1 {
+			changed.Wait()
+		}
 		inflight[p.WhatsAppID]--
 		total--
 		seq[p.WhatsAppID] = append(seq[p.WhatsAppID], p.Timestamp)
+		changed.Broadcast()
 		if count++; count == keys*perKey {
 			close(done)
 		}
-		mu.Unlock()
 	}))
 	defer srv.Close()
 	o := startOutbox(t, srv.URL, nil)

@@ -46,7 +46,8 @@ func TestReceiverDownThenUp(t *testing.T) {
 	for _, ev := range evs { // one transaction each, like real status changes
 		o.enqueue(t, ev)
 	}
-	time.Sleep(1500 * time.Millisecond)
+	// Up once the first event of every message has been refused.
+	testutil.Eventually(t, 30*time.Second, func() bool { return r.hits.Load() >= 20 }, "the outbox did not try every message")
 	r.answer.Store(0)
 	r.waitCount(t, int64(len(evs)), 30*time.Second)
 
@@ -105,7 +106,7 @@ func TestRetryAfterIsHonoured(t *testing.T) {
 	o := startOutbox(t, r.srv.URL, nil)
 	start := time.Now()
 	o.enqueue(t, connected())
-	time.Sleep(300 * time.Millisecond)
+	testutil.Eventually(t, 5*time.Second, func() bool { return r.hits.Load() >= 1 }, "the first attempt never came")
 	r.answer.Store(0)
 	r.waitCount(t, 1, 10*time.Second)
 	if d := r.deliveries()[0].at.Sub(start); d < 2*time.Second {

@@ -20,6 +20,7 @@ import (
 	"github.com/msgbridge/msgbridge/bridge/sendqueue"
 	"github.com/msgbridge/msgbridge/bridge/webhook"
 	"github.com/msgbridge/msgbridge/internal/apitest"
+	"github.com/msgbridge/msgbridge/internal/fakes"
 	"github.com/msgbridge/msgbridge/internal/testutil"
 )
 
@@ -32,32 +33,6 @@ const (
 )
 
 var masterKey = testutil.TestKey()
-
-// fakeSession answers with its fields.
-type fakeSession struct {
-	status  bridge.SessionStatus
-	err     error // of QR, PairingCode, Groups and Logout
-	qr      string
-	code    string
-	groups  []bridge.Group
-	mu      sync.Mutex
-	pairing []string // the numbers PairingCode was called with
-}
-
-func (f *fakeSession) Status() bridge.SessionStatus { return f.status }
-func (f *fakeSession) QR(context.Context) (string, error) {
-	return f.qr, f.err
-}
-
-func (f *fakeSession) PairingCode(_ context.Context, phone string) (string, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.pairing = append(f.pairing, phone)
-	return f.code, f.err
-}
-
-func (f *fakeSession) Groups(context.Context) ([]bridge.Group, error) { return f.groups, f.err }
-func (f *fakeSession) Logout(context.Context) error                   { return f.err }
 
 // fakeScheduleStart is when the fake queue expects its first Queued item
 // to go.
@@ -209,7 +184,7 @@ func openAuditLog(t *testing.T, now func() time.Time) *audit.Log {
 func newTestServer(t *testing.T, d Deps) *httptest.Server {
 	t.Helper()
 	if d.Session == nil {
-		d.Session = &fakeSession{status: bridge.SessionStatus{State: "disconnected"}}
+		d.Session = &fakes.Session{Link: bridge.SessionStatus{State: "disconnected"}}
 	}
 	if d.Audit.Log == nil {
 		d.Audit = AuditRecorder{Log: openAuditLog(t, d.Now), Logger: logr.Discard()}

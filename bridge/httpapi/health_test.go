@@ -10,6 +10,7 @@ import (
 
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/contract"
+	"github.com/msgbridge/msgbridge/internal/fakes"
 )
 
 // getJSON decodes the body of GET url into into and returns the status and
@@ -35,7 +36,7 @@ func TestHealth(t *testing.T) {
 	srv := newTestServer(t, Deps{
 		Started: started,
 		Now:     func() time.Time { return now },
-		Session: &fakeSession{status: bridge.SessionStatus{State: contract.StateDisconnected}},
+		Session: &fakes.Session{Link: bridge.SessionStatus{State: contract.StateDisconnected}},
 	})
 	var got map[string]any
 	status, header := getJSON(t, srv.URL+"/health", &got)
@@ -92,7 +93,7 @@ func TestUnknownRouteAndMethod(t *testing.T) {
 // While the bridge holds the link down for a full disk, /health says so
 // instead of a bare "disconnected".
 func TestHealthSaysDiskFull(t *testing.T) {
-	srv := newTestServer(t, Deps{Session: &fakeSession{status: bridge.SessionStatus{
+	srv := newTestServer(t, Deps{Session: &fakes.Session{Link: bridge.SessionStatus{
 		State: contract.StateDisconnected, Reason: contract.ReasonDiskFull,
 	}}})
 	var got map[string]any

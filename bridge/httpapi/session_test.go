@@ -12,11 +12,12 @@ import (
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/audit"
 	"github.com/msgbridge/msgbridge/contract"
+	"github.com/msgbridge/msgbridge/internal/fakes"
 )
 
 func TestSessionEndpoints(t *testing.T) {
-	sess := &fakeSession{status: bridge.SessionStatus{State: contract.StateConnected}, qr: "2@abc", code: "ABCD1234",
-		groups: []bridge.Group{{ID: "1@g.us", Subject: "Ops", Participants: 3}}}
+	sess := &fakes.Session{Link: bridge.SessionStatus{State: contract.StateConnected}, QRCode: "2@abc", Code: "ABCD1234",
+		GroupList: []bridge.Group{{ID: "1@g.us", Subject: "Ops", Participants: 3}}}
 	srv := newTestServer(t, Deps{Session: sess})
 	for _, c := range []struct {
 		method, path, body string
@@ -33,10 +34,10 @@ func TestSessionEndpoints(t *testing.T) {
 			t.Errorf("%s %s: %d %s, want %s", c.method, c.path, status, body, c.want)
 		}
 	}
-	if fmt.Sprint(sess.pairing) != "[4915100000002]" {
-		t.Errorf("pairing code asked for %v", sess.pairing)
+	if fmt.Sprint(sess.Paired()) != "[4915100000002]" {
+		t.Errorf("pairing code asked for %v", sess.Paired())
 	}
-	sess.groups = nil
+	sess.GroupList = nil
 	if _, body := call(t, "GET", srv.URL+"/session/groups", nil, adminHeader); body != "[]\n" {
 		t.Errorf("no groups: %s", body)
 	}
@@ -45,7 +46,7 @@ func TestSessionEndpoints(t *testing.T) {
 // The session's errors, whatever endpoint meets them, answer with the
 // API's codes.
 func TestSessionErrors(t *testing.T) {
-	sess := &fakeSession{}
+	sess := &fakes.Session{}
 	srv := newTestServer(t, Deps{Session: sess})
 	for _, c := range []struct {
 		err    error
@@ -57,7 +58,7 @@ func TestSessionErrors(t *testing.T) {
 		{fmt.Errorf("pair: %w", context.DeadlineExceeded), 504, "timeout"},
 		{errors.New("websocket: close 1006"), 502, "whatsapp_error"},
 	} {
-		sess.err = c.err
+		sess.Err = c.err
 		for _, ep := range []struct{ method, path, body string }{
 			{"GET", "/session/qr", ""}, {"POST", "/session/pairing-code", `{"number":"4915100000002"}`},
 			{"GET", "/session/groups", ""}, {"POST", "/session/logout", ""},
@@ -71,7 +72,7 @@ func TestSessionErrors(t *testing.T) {
 }
 
 func TestPairingCodeValidation(t *testing.T) {
-	sess := &fakeSession{code: "ABCD1234"}
+	sess := &fakes.Session{Code: "ABCD1234"}
 	srv := newTestServer(t, Deps{Session: sess})
 	for _, c := range []struct {
 		contentType, body string
@@ -91,8 +92,8 @@ func TestPairingCodeValidation(t *testing.T) {
 			t.Errorf("%s %.40s: %d %s, want %d %s", c.contentType, c.body, status, body, c.status, c.code)
 		}
 	}
-	if len(sess.pairing) != 0 {
-		t.Errorf("invalid requests reached the session: %v", sess.pairing)
+	if len(sess.Paired()) != 0 {
+		t.Errorf("invalid requests reached the session: %v", sess.Paired())
 	}
 }
 
@@ -100,10 +101,10 @@ func TestPairingCodeValidation(t *testing.T) {
 func TestSessionActionsAudited(t *testing.T) {
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	log := openAuditLog(t, func() time.Time { return now })
-	sess := &fakeSession{qr: "2@abc", err: bridge.ErrLinked}
+	sess := &fakes.Session{QRCode: "2@abc", Err: bridge.ErrLinked}
 	srv := newTestServer(t, Deps{Session: sess, Now: func() time.Time { return now }, Audit: AuditRecorder{Log: log}})
 	call(t, "GET", srv.URL+"/session/qr", nil, adminHeader)
-	sess.err = nil
+	sess.Err = nil
 	call(t, "POST", srv.URL+"/session/logout", nil, adminHeader)
 	call(t, "POST", srv.URL+"/session/logout", nil) // no token: a refusal, not a logout
 	entries, err := log.List(context.Background(), audit.WeekOf(now))
@@ -121,7 +122,7 @@ func TestSessionActionsAudited(t *testing.T) {
 
 func TestAdminState(t *testing.T) {
 	beat := time.Date(2026, 11, 21, 11, 0, 0, 0, time.FixedZone("CET", 3600))
-	srv := newTestServer(t, Deps{Session: &fakeSession{status: bridge.SessionStatus{State: contract.StateDisconnected,
+	srv := newTestServer(t, Deps{Session: &fakes.Session{Link: bridge.SessionStatus{State: contract.StateDisconnected,
 		Reason: "keepalive_timeout", Account: "4915100000002", PushName: "Ops", LastHeartbeat: beat}}})
 	status, body := call(t, "GET", srv.URL+contract.AdminStatePath, nil, adminHeader)
 	want := `{"state":"disconnected","connected":false,"account":"4915100000002","push_name":"Ops",` +

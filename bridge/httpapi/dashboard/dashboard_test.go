@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/go-logr/logr"
@@ -21,37 +20,11 @@ import (
 	"github.com/msgbridge/msgbridge/bridge/audit"
 	"github.com/msgbridge/msgbridge/bridge/httpapi"
 	"github.com/msgbridge/msgbridge/contract"
+	"github.com/msgbridge/msgbridge/internal/fakes"
 	"github.com/msgbridge/msgbridge/internal/testutil"
 )
 
 const adminToken = "admin-token-0123456789"
-
-// fakeSession is the WhatsApp link as the dashboard sees it.
-type fakeSession struct {
-	mu     sync.Mutex
-	status bridge.SessionStatus
-	err    error
-	sent   []bridge.Outgoing
-}
-
-func (f *fakeSession) Status() bridge.SessionStatus {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.status
-}
-func (f *fakeSession) QR(context.Context) (string, error)                  { return "2@abc", f.err }
-func (f *fakeSession) PairingCode(context.Context, string) (string, error) { return "ABCD1234", f.err }
-func (f *fakeSession) Groups(context.Context) ([]bridge.Group, error)      { return nil, f.err }
-func (f *fakeSession) Logout(context.Context) error                        { return f.err }
-func (f *fakeSession) Subscribe() (<-chan struct{}, func())                { return make(chan struct{}), func() {} }
-func (f *fakeSession) CurrentQR() bridge.LinkQR                            { return bridge.LinkQR{} }
-func (f *fakeSession) NewMessageID() string                                { return "3EB0TEST" }
-func (f *fakeSession) Send(_ context.Context, out bridge.Outgoing) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.sent = append(f.sent, out)
-	return f.err
-}
 
 // browser is a signed-in client of a dashboard served on loopback.
 type browser struct {
@@ -61,7 +34,7 @@ type browser struct {
 	csrf   string
 }
 
-func newDashboard(t *testing.T, sess *fakeSession) *browser {
+func newDashboard(t *testing.T, sess *fakes.Session) *browser {
 	t.Helper()
 	l, err := audit.Open(filepath.Join(t.TempDir(), "audit"), testutil.TestKey(), nil)
 	if err != nil {
@@ -133,7 +106,7 @@ func code(t *testing.T, body string) string {
 
 // The dashboard answers in the API's error shape, on the API's router style.
 func TestRoutesAndGuards(t *testing.T) {
-	b := newDashboard(t, &fakeSession{})
+	b := newDashboard(t, &fakes.Session{})
 	if status, body := b.do(http.MethodGet, "/dashboard/nope", nil); status != 404 || code(t, body) != "not_found" {
 		t.Errorf("unknown path: %d %s", status, body)
 	}
@@ -160,7 +133,7 @@ func TestRoutesAndGuards(t *testing.T) {
 // The session's errors answer with the API's codes (the dashboard's own
 // whatsapp_unavailable is gone).
 func TestSessionErrorsAsTheAPI(t *testing.T) {
-	sess := &fakeSession{}
+	sess := &fakes.Session{}
 	b := newDashboard(t, sess)
 	b.signIn(adminToken)
 	for _, c := range []struct {
@@ -172,7 +145,7 @@ func TestSessionErrorsAsTheAPI(t *testing.T) {
 		{errors.New("websocket: close 1006"), 502, "whatsapp_error"},
 		{context.DeadlineExceeded, 504, "timeout"},
 	} {
-		sess.err = c.err
+		sess.Err = c.err
 		if status, body := b.do(http.MethodGet, "/dashboard/groups", nil); status != c.status || code(t, body) != c.code {
 			t.Errorf("groups with %v: %d %s, want %d %s", c.err, status, body, c.status, c.code)
 		}
@@ -180,8 +153,8 @@ func TestSessionErrorsAsTheAPI(t *testing.T) {
 			t.Errorf("pairing code with %v: %d %s, want %d %s", c.err, status, body, c.status, c.code)
 		}
 	}
-	sess.err = nil
-	sess.status.State = contract.StateConnected
+	sess.Err = nil
+	sess.Link.State = contract.StateConnected
 	if status, body := b.post("/dashboard/qr", nil); status != 409 || code(t, body) != "already_linked" {
 		t.Errorf("QR while linked: %d %s", status, body)
 	}
@@ -193,21 +166,21 @@ func TestSessionErrorsAsTheAPI(t *testing.T) {
 // The one-time code goes to the account's own chat, addressed as a phone
 // recipient; without a known account there is nobody to send it to.
 func TestChatCode(t *testing.T) {
-	sess := &fakeSession{status: bridge.SessionStatus{State: contract.StateConnected}}
+	sess := &fakes.Session{Link: bridge.SessionStatus{State: contract.StateConnected}}
 	b := newDashboard(t, sess)
 	b.signIn(adminToken)
 	if status, body := b.post("/dashboard/chat-code", nil); status != 503 || code(t, body) != "not_linked" {
 		t.Errorf("no account: %d %s", status, body)
 	}
-	sess.status.Account = "4915100000002"
+	sess.Link.Account = "4915100000002"
 	if status, body := b.post("/dashboard/chat-code", nil); status != 200 {
 		t.Fatalf("chat code: %d %s", status, body)
 	}
 	if status, body := b.post("/dashboard/chat-code", nil); status != 429 || code(t, body) != "too_soon" {
 		t.Errorf("second chat code at once: %d %s", status, body)
 	}
-	out := sess.sent[0]
-	if out.Recipient != bridge.PhoneRecipient("4915100000002") || out.Type != bridge.TypeText || out.ID != "3EB0TEST" ||
+	out := sess.Sent()[0]
+	if out.Recipient != bridge.PhoneRecipient("4915100000002") || out.Type != bridge.TypeText || out.ID != "3EB0TEST0001" ||
 		!strings.Contains(out.Text, "msgbridge dashboard code: ") {
 		t.Errorf("sent %+v", out)
 	}

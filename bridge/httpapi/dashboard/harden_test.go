@@ -7,11 +7,12 @@ import (
 
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/contract"
+	"github.com/msgbridge/msgbridge/internal/fakes"
 )
 
 // The embedded files are served, their directories are not listed.
 func TestStaticHasNoDirectoryListing(t *testing.T) {
-	b := newDashboard(t, &fakeSession{})
+	b := newDashboard(t, &fakes.Session{})
 	for path, want := range map[string]int{
 		"/dashboard/static/":        http.StatusNotFound,
 		"/dashboard/static/app.js":  http.StatusOK,
@@ -31,7 +32,7 @@ func TestStaticHasNoDirectoryListing(t *testing.T) {
 // One code per chatCodeEvery for the whole bridge: signing in again (a
 // new browser session) does not buy another.
 func TestChatCodeThrottledPerBridge(t *testing.T) {
-	sess := &fakeSession{status: bridge.SessionStatus{State: contract.StateConnected, Account: "4915100000002"}}
+	sess := &fakes.Session{Link: bridge.SessionStatus{State: contract.StateConnected, Account: "4915100000002"}}
 	first := newDashboard(t, sess)
 	first.signIn(adminToken)
 	if status, body := first.post("/dashboard/chat-code", nil); status != 200 {
@@ -42,8 +43,8 @@ func TestChatCodeThrottledPerBridge(t *testing.T) {
 	if status, body := second.post("/dashboard/chat-code", nil); status != 429 || code(t, body) != "too_soon" {
 		t.Errorf("another session's chat code at once: %d %s", status, body)
 	}
-	if len(sess.sent) != 1 {
-		t.Errorf("%d codes sent, want 1", len(sess.sent))
+	if len(sess.Sent()) != 1 {
+		t.Errorf("%d codes sent, want 1", len(sess.Sent()))
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/msgbridge/msgbridge/bridge/guard"
 	"github.com/msgbridge/msgbridge/bridge/httpapi"
 	"github.com/msgbridge/msgbridge/bridge/sendqueue"
+	"github.com/msgbridge/msgbridge/internal/fakes"
 )
 
 const apiKey = "api-key-0123456789abcdef"
@@ -74,10 +75,10 @@ func trickle(addr, ip string, stop <-chan struct{}) {
 // large enough to need an upload slot, and urlencoded) and every dashboard
 // sign-in succeeds.
 func TestStrangersCannotHoldTheDoors(t *testing.T) {
-	d := New(Options{Session: &fakeSession{}, AdminToken: adminToken, Log: logr.Discard()})
+	d := New(Options{Session: &fakes.Session{}, AdminToken: adminToken, Log: logr.Discard()})
 	t.Cleanup(d.Close)
 	srv := httptest.NewServer(httpapi.NewRouter(httpapi.Deps{
-		Session: &fakeSession{}, Dashboard: d, Messages: queuedMessages{}, AdminToken: adminToken,
+		Session: &fakes.Session{}, Dashboard: d, Messages: queuedMessages{}, AdminToken: adminToken,
 		Send:   httpapi.SendConfig{APIKey: apiKey, SpoolDir: t.TempDir(), MaxFileSize: 1 << 20},
 		Guard:  guard.NewCredentialsAllowing(httpapi.AuditRecorder{}, nil, 1000),
 		Limits: guard.Limits{BodyReadGap: 5 * time.Second, BodyDeadline: time.Minute, MaxUploads: 32, UploadsPerAddress: 4, KeyDeadline: 300 * time.Millisecond},

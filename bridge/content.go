@@ -17,7 +17,18 @@ const (
 	maxPlaceField = 1024
 	// MaxVCardBytes bounds a contact card.
 	MaxVCardBytes = 64 << 10
+	// MaxTextBytes is WhatsApp's own limit on a message body.
+	MaxTextBytes = 65536
 )
+
+// Truncate cuts s to at most runes runes, so that an error message can
+// quote what a client sent without growing with it.
+func Truncate(s string, runes int) string {
+	if utf8.RuneCountInString(s) <= runes {
+		return s
+	}
+	return string([]rune(s)[:runes])
+}
 
 // Quoted is what is known of the message a reply quotes: who sent it and
 // its text, so that the recipient's phone can show the quote.

@@ -221,8 +221,8 @@ func editText(text *string) (string, error) {
 	switch {
 	case text == nil || strings.TrimSpace(*text) == "":
 		return "", bridge.Invalid(bridge.CodeEmptyText, `the body needs a non-empty "text"`)
-	case len(*text) > maxTextBytes:
-		return "", bridge.Invalid(bridge.CodeTextTooLong, "text is longer than %d bytes", maxTextBytes)
+	case len(*text) > bridge.MaxTextBytes:
+		return "", bridge.Invalid(bridge.CodeTextTooLong, "text is longer than %d bytes", bridge.MaxTextBytes)
 	case !utf8.ValidString(*text):
 		return "", bridge.Invalid(bridge.CodeInvalidText, "text is not valid UTF-8")
 	}
@@ -269,7 +269,7 @@ func (s *server) submitAction(w http.ResponseWriter, r *http.Request, typ bridge
 		Recipient: t.chat, IdempotencyKey: key,
 		Items: []sendqueue.Item{{Type: typ, Text: text, Action: action}},
 	}
-	return s.submitAnswering(w, r, req, key, func() {}, renderAction)
+	return answer(w)(s.sending().Submit(r.Context(), req, renderAction))
 }
 
 // editable refuses an edit WhatsApp would not take: of a message the
@@ -288,10 +288,9 @@ func (s *server) editable(t target) error {
 
 // renderAction is the answer to an action: the shape of a send's, with
 // its one item.
-func renderAction(res sendqueue.Result) (int, []byte, error) {
+func renderAction(res sendqueue.Result) (sendqueue.StoredResponse, error) {
 	if len(res.Messages) != 1 {
-		return 0, nil, bridge.Internal(bridge.CodeStoreFailed, "the action could not be stored", errors.New("not one message"))
+		return sendqueue.StoredResponse{}, bridge.Internal(bridge.CodeStoreFailed, "the action could not be stored", errors.New("not one message"))
 	}
-	status, body := renderSendResponse(res)
-	return status, body, nil
+	return renderSend(res)
 }

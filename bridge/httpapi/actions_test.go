@@ -183,7 +183,7 @@ func TestActionsRefuseWhatWhatsAppWouldNot(t *testing.T) {
 		{"not an emoji", "POST", "/api/messages/m1/reaction", `{"emoji":"ok"}`, 400, "invalid_emoji"},
 		{"two fields", "POST", "/api/messages/m1/reaction", `{"emoji":"👍","x":1}`, 400, "invalid_json"},
 		{"empty edit", "PATCH", "/api/messages/m1", `{"text":" "}`, 400, "empty_text"},
-		{"long edit", "PATCH", "/api/messages/m1", `{"text":"` + strings.Repeat("a", maxTextBytes+1) + `"}`, 413, "body_too_large"},
+		{"long edit", "PATCH", "/api/messages/m1", `{"text":"` + strings.Repeat("a", bridge.MaxTextBytes+1) + `"}`, 413, "body_too_large"},
 		{"group without sender", "POST", "/api/messages/3A0456/reaction?chat=120363025246125486@g.us", `{"emoji":"👍"}`, 400, "missing_sender"},
 		{"sender in a 1:1 chat", "POST", "/api/messages/3A0456/reaction?chat=4915100000002&sender=4915100000003", `{"emoji":"👍"}`, 400, "unexpected_sender"},
 		{"sender is a group", "POST", "/api/messages/3A0456/reaction?chat=120363025246125486@g.us&sender=1203@g.us", `{"emoji":"👍"}`, 400, "invalid_sender"},

@@ -109,5 +109,5 @@ func quoteID(id string) string {
 	if plain {
 		return id
 	}
-	return strconv.QuoteToASCII(truncate(id, 64))
+	return strconv.QuoteToASCII(bridge.Truncate(id, 64))
 }

@@ -93,7 +93,7 @@ func checkObject(dec *json.Decoder, raw []byte, depth int) error {
 			return err
 		}
 		if key != strings.ToLower(key) || seen[key] {
-			return bridge.Invalid(bridge.CodeInvalidJSON, "the key %q is not one of the object's fields, or comes twice", truncate(key, 64))
+			return bridge.Invalid(bridge.CodeInvalidJSON, "the key %q is not one of the object's fields, or comes twice", bridge.Truncate(key, 64))
 		}
 		seen[key] = true
 		if err := checkValue(dec, raw, depth); err != nil {

@@ -57,40 +57,34 @@ func (s *server) postMessage(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if body.Media != nil {
-		if d.items[0].file, err = s.useUpload(r, body.Media.UploadID); err != nil {
+		if d.Items[0].File, err = s.useUpload(r, body.Media.UploadID); err != nil {
 			return err
 		}
 	}
-	discard := func() { discardFile(d.items[0].file) }
-	req, err := validateRequest(d)
-	if err != nil {
-		discard()
-		return err
-	}
-	req.IdempotencyKey = key
-	return s.submit(w, r, req, key, discard)
+	d.IdempotencyKey = key
+	return answer(w)(s.sending().Send(r.Context(), d, renderSend))
 }
 
 // draft reads the body into the one validation's terms; it fails only on
 // what that cannot see (a media object without an upload id).
-func (m messageRequestJSON) draft() (requestDraft, error) {
-	it := draft{typ: m.Type, text: m.Text}
+func (m messageRequestJSON) draft() (sendqueue.Draft, error) {
+	it := sendqueue.ItemDraft{Type: m.Type, Text: m.Text}
 	if m.Media != nil {
 		if m.Media.UploadID == "" {
-			return requestDraft{}, bridge.Invalid(bridge.PartFile.MissingCode(), "media needs the upload_id of a POST /api/uploads")
+			return sendqueue.Draft{}, bridge.Invalid(bridge.PartFile.MissingCode(), "media needs the upload_id of a POST /api/uploads")
 		}
-		it.ptt = m.Media.PTT
+		it.PTT = m.Media.PTT
 	}
 	if l := m.Location; l != nil {
-		it.location = &locationDraft{latitude: l.Latitude, longitude: l.Longitude, name: l.Name, address: l.Address}
+		it.Location = &sendqueue.LocationDraft{Latitude: l.Latitude, Longitude: l.Longitude, Name: l.Name, Address: l.Address}
 	}
 	if m.Contact != nil {
 		if m.Contact.VCard == nil {
-			return requestDraft{}, bridge.Invalid(bridge.PartContact.MissingCode(), "contact needs a vcard")
+			return sendqueue.Draft{}, bridge.Invalid(bridge.PartContact.MissingCode(), "contact needs a vcard")
 		}
-		it.vcard = m.Contact.VCard
+		it.VCard = m.Contact.VCard
 	}
-	return requestDraft{to: m.To, replyTo: m.ReplyTo, mentions: m.Mentions, items: []draft{it}}, nil
+	return sendqueue.Draft{To: m.To, ReplyTo: m.ReplyTo, Mentions: m.Mentions, Items: []sendqueue.ItemDraft{it}}, nil
 }
 
 // useUpload is a file of the send's own for upload id.

@@ -218,7 +218,7 @@ func TestPostMessageValidation(t *testing.T) {
 		{`{"to":"4915100000002","type":"contact","contact":{"vcard":"x"}}`, 400, "invalid_vcard"},
 		{`{"to":"4915100000002","type":"text","text":"hi","reply_to":""}`, 400, "invalid_reply_to"},
 		{`{"to":"4915100000002","type":"text","text":"hi","mentions":["x"]}`, 400, "invalid_mention"},
-		{`{"to":"4915100000002","type":"text","text":"` + strings.Repeat("a", maxTextBytes+1) + `"}`, 400, "text_too_long"},
+		{`{"to":"4915100000002","type":"text","text":"` + strings.Repeat("a", bridge.MaxTextBytes+1) + `"}`, 400, "text_too_long"},
 		{`{"to":"4915100000002","type":"text","text":"` + strings.Repeat("a", maxMessageJSON) + `"}`, 413, "body_too_large"},
 	}
 	for _, c := range cases {
@@ -330,13 +330,13 @@ func FuzzMessageJSON(f *testing.F) {
 		r.Header.Set("Content-Type", "application/json")
 		var m messageRequestJSON
 		err := decodeJSONMax(httptest.NewRecorder(), r, &m, maxMessageJSON)
-		var d requestDraft
+		var d sendqueue.Draft
 		if err == nil {
 			d, err = m.draft()
 		}
 		var req sendqueue.Request
 		if err == nil {
-			req, err = validateRequest(d)
+			req, err = d.Validate()
 		}
 		if err != nil {
 			if e := bridge.ErrorOf(err); StatusOf(e) < 400 || StatusOf(e) >= 500 || e.Code == "" {

@@ -160,7 +160,7 @@ func parseListQuery(r *http.Request) (listQuery, error) {
 	}
 	for name, vs := range values {
 		if len(vs) != 1 {
-			return q, bridge.Invalid(bridge.CodeInvalidQuery, "%s must be given once", truncate(name, 32))
+			return q, bridge.Invalid(bridge.CodeInvalidQuery, "%s must be given once", bridge.Truncate(name, 32))
 		}
 		if err := q.set(name, vs[0]); err != nil {
 			return q, err
@@ -205,7 +205,7 @@ func (q *listQuery) set(name, v string) error {
 		}
 		q.Cursor = v
 	default:
-		return bridge.Invalid(bridge.CodeInvalidQuery, "unknown parameter %q", truncate(name, 32))
+		return bridge.Invalid(bridge.CodeInvalidQuery, "unknown parameter %q", bridge.Truncate(name, 32))
 	}
 	return nil
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"strings"
 
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/sendqueue"
@@ -13,8 +12,7 @@ import (
 
 // Messages is what the API needs of the send queue (*sendqueue.Queue).
 type Messages interface {
-	Submit(ctx context.Context, req sendqueue.Request) (sendqueue.Result, error)
-	StoreResponse(ctx context.Context, key string, resp sendqueue.StoredResponse) error
+	sendqueue.Submitter
 	Get(ctx context.Context, id string) (bridge.Message, error)
 	List(ctx context.Context, f sendqueue.Filter) ([]bridge.Message, string, error)
 }
@@ -29,12 +27,7 @@ type SendConfig struct {
 	SpoolMaxBytes int64
 }
 
-const (
-	idempotencyHeader = "Idempotency-Key"
-	maxIdempotencyKey = 255
-)
-
-var errIdempotencyKey = bridge.Invalid(bridge.CodeInvalidIdempotencyKey, "Idempotency-Key must be 1-255 printable ASCII characters")
+const idempotencyHeader = "Idempotency-Key"
 
 // sentItemJSON is one item of a send's (or an action's) answer: the log
 // entry's status spelled as the log and the webhooks spell it; a Failed
@@ -64,87 +57,66 @@ type sendResponseJSON struct {
 // any file part is stored (readSendForm). An address locked for failed
 // credentials is refused before its body is read.
 func (s *server) send(w http.ResponseWriter, r *http.Request) error {
-	req, key, form, err := s.readSend(w, r)
+	req, err := s.readSend(w, r)
 	if err != nil {
 		// The body may be unread: a client that sent no valid key (or
 		// sends slowly) must not hold the connection for its rest.
 		w.Header().Set("Connection", "close")
 		return err
 	}
-	return s.submit(w, r, req, key, form.discard)
+	return answer(w)(s.sending().Submit(r.Context(), req, renderSend))
 }
 
-// submit hands a valid request to the queue and answers it: both front
-// doors end here, so they share the queue, its idempotency keys and the
-// response. discard deletes the request's spooled files when the queue did
-// not take them.
-func (s *server) submit(w http.ResponseWriter, r *http.Request, req sendqueue.Request, key string, discard func()) error {
-	return s.submitAnswering(w, r, req, key, discard, func(res sendqueue.Result) (int, []byte, error) {
-		status, body := renderSendResponse(res)
-		return status, body, nil
-	})
+// sending is the send use case over the API's queue: every door ends in
+// it, so they share the validation, the queue, its idempotency keys and the
+// stored answers.
+func (s *server) sending() sendqueue.Sending {
+	return sendqueue.Sending{Queue: s.Messages, Log: s.Log}
 }
 
-// submitAnswering queues req and answers with render's response, which it
-// stores under the Idempotency-Key; a repeat of the key is answered with
-// what the first request was.
-func (s *server) submitAnswering(w http.ResponseWriter, r *http.Request, req sendqueue.Request, key string, discard func(),
-	render func(sendqueue.Result) (int, []byte, error)) error {
-	res, err := s.Messages.Submit(r.Context(), req)
-	if err != nil {
-		discard()
-		if bridge.ErrorKind(err) != bridge.KindInternal {
-			return err // the queue's own verdict, e.g. idempotency_key_reused
+// answer returns a function that writes the use case's answer, or returns
+// its error for Handle to answer.
+func answer(w http.ResponseWriter) func(sendqueue.StoredResponse, error) error {
+	return func(a sendqueue.StoredResponse, err error) error {
+		if err != nil {
+			return err
 		}
-		return bridge.Internal(bridge.CodeStoreFailed, "the request could not be stored; nothing will be sent", err)
-	}
-	if res.Replay && res.Stored != nil {
-		writeBody(w, res.Stored.Status, res.Stored.Body)
+		writeBody(w, a.Status, a.Body)
 		return nil
 	}
-	status, body, err := render(res)
-	if err != nil {
-		return err
-	}
-	if key != "" && !res.Replay {
-		stored := sendqueue.StoredResponse{Status: status, Body: body}
-		if err := s.Messages.StoreResponse(context.WithoutCancel(r.Context()), key, stored); err != nil {
-			s.Log.Error(err, "store idempotent response") // a repeat then answers from the messages
-		}
-	}
-	writeBody(w, status, body)
-	return nil
+}
+
+// renderSend is the answer of POST /send and POST /api/messages.
+func renderSend(res sendqueue.Result) (sendqueue.StoredResponse, error) {
+	status, body := renderSendResponse(res)
+	return sendqueue.StoredResponse{Status: status, Body: body}, nil
 }
 
 // idempotencyKey is the request's Idempotency-Key header, checked; "" when
 // none.
 func idempotencyKey(r *http.Request) (string, error) {
-	key := r.Header.Get(idempotencyHeader)
-	if key != "" && !validIdempotencyKey(key) {
-		return "", errIdempotencyKey
-	}
-	return key, nil
+	return sendqueue.ParseIdempotencyKey(r.Header.Get(idempotencyHeader))
 }
 
 // readSend authorizes POST /send and reads its body into a valid request
 // with its idempotency key; on error nothing stays spooled.
-func (s *server) readSend(w http.ResponseWriter, r *http.Request) (sendqueue.Request, string, *sendForm, error) {
+func (s *server) readSend(w http.ResponseWriter, r *http.Request) (sendqueue.Request, error) {
 	outside := presentedAPIKey(r)
 	if outside != "" {
 		if err := s.checkAPIKey(w, r, outside); err != nil {
-			return sendqueue.Request{}, "", nil, err
+			return sendqueue.Request{}, err
 		}
 	}
 	key, err := idempotencyKey(r)
 	if err != nil {
-		return sendqueue.Request{}, "", nil, err
+		return sendqueue.Request{}, err
 	}
 	// The largest honest body: every item a full file, plus the fields.
 	r.Body = http.MaxBytesReader(w, r.Body, maxItems*(s.Send.MaxFileSize+64<<10)+maxFieldBytes)
 	authorize := func(k string) error { return s.checkAPIKey(w, r, k) }
 	form, err := readSendForm(r, s.space, s.Send.MaxFileSize, outside != "", authorize)
 	if err != nil {
-		return sendqueue.Request{}, "", nil, err
+		return sendqueue.Request{}, err
 	}
 	if !form.authorized {
 		err = authorize("") // a body without any key
@@ -155,10 +127,10 @@ func (s *server) readSend(w http.ResponseWriter, r *http.Request) (sendqueue.Req
 	}
 	if err != nil {
 		form.discard()
-		return sendqueue.Request{}, "", nil, err
+		return sendqueue.Request{}, err
 	}
 	req.IdempotencyKey = key
-	return req, key, form, nil
+	return req, nil
 }
 
 // renderSendResponse answers with every item's status: 202 when any item
@@ -216,8 +188,4 @@ func failureMessage(reason string) string {
 		}
 	}
 	return "every attempt failed; nothing was sent"
-}
-
-func validIdempotencyKey(k string) bool {
-	return len(k) <= maxIdempotencyKey && strings.IndexFunc(k, func(r rune) bool { return r < '!' || r > '~' }) < 0
 }

@@ -94,7 +94,7 @@ func TestSendValidation(t *testing.T) {
 		{"mixed type and type[]", []part{key, num, field("type", "text"), typ("text"), text("a"), text("b")}, 400, "mixed_field_forms"},
 		{"no type", []part{key, num, text("hi")}, 400, "missing_type"},
 		{"more texts than types", []part{key, num, typ("text"), text("a"), text("b")}, 400, "unexpected_text"},
-		{"text too long", []part{key, num, typ("text"), text(strings.Repeat("a", maxTextBytes+1))}, 400, "text_too_long"},
+		{"text too long", []part{key, num, typ("text"), text(strings.Repeat("a", bridge.MaxTextBytes+1))}, 400, "text_too_long"},
 		{"text not UTF-8", []part{key, num, typ("text"), text("\xff\xfe")}, 400, "invalid_text"},
 		{"empty text", []part{key, num, typ("text"), text("  ")}, 400, "empty_text"},
 		{"image without file", []part{key, num, typ("image")}, 400, "missing_file"},
@@ -106,7 +106,7 @@ func TestSendValidation(t *testing.T) {
 		{"too many types", append([]part{key, num}, many(typ("text"), maxItems+1)...), 400, "too_many_items"},
 		{"too many files", append([]part{key, num}, many(file("a.pdf", string(pdfData)), maxItems+1)...), 400, "too_many_items"},
 		{"file too large", []part{key, num, typ("document"), file("big.pdf", strings.Repeat("a", testMaxFile+1))}, 413, "file_too_large"},
-		{"fields too large", []part{key, num, typ("text"), text(strings.Repeat("a", maxTextBytes)),
+		{"fields too large", []part{key, num, typ("text"), text(strings.Repeat("a", bridge.MaxTextBytes)),
 			field("text[]", strings.Repeat("a", maxFieldBytes))}, 413, "body_too_large"},
 	}
 	for _, c := range cases {
@@ -271,7 +271,7 @@ func TestSendIdempotencyAndStoreFailure(t *testing.T) {
 	if first != again || firstBody != againBody || len(e.queue.submitted) != 1 {
 		t.Errorf("repeat: %d %s, first %d %s; %d submitted", again, againBody, first, firstBody, len(e.queue.submitted))
 	}
-	for _, k := range []string{"has space", strings.Repeat("k", maxIdempotencyKey+1), "naïve"} {
+	for _, k := range []string{"has space", strings.Repeat("k", 256), "naïve"} {
 		if status, body := post("Idempotency-Key: " + k); status != 400 || errorCode(t, body) != "invalid_idempotency_key" {
 			t.Errorf("key %q: %d %s", k, status, body)
 		}

@@ -22,7 +22,6 @@ import (
 // Bounds of one POST /send.
 const (
 	maxItems      = 10      // messages per request
-	maxTextBytes  = 65536   // WhatsApp's own limit on a message body
 	maxFieldBytes = 1 << 20 // all non-file fields together
 	maxNameRunes  = 255     // a document's file name
 )
@@ -257,7 +256,7 @@ func (f *sendForm) addField(name, value string) error {
 		}
 		f.replyTo = &value
 	default:
-		return bridge.Invalid(bridge.CodeUnknownField, "unknown field %q; the fields are "+formFields, truncate(name, 64))
+		return bridge.Invalid(bridge.CodeUnknownField, "unknown field %q; the fields are "+formFields, bridge.Truncate(name, 64))
 	}
 	return nil
 }
@@ -269,13 +268,13 @@ func (f *sendForm) addField(name, value string) error {
 func (f *sendForm) toRequest() (sendqueue.Request, error) {
 	types, texts := f.lists["type"], f.lists["text"]
 	if len(types) == 0 {
-		return sendqueue.Request{}, bridge.Invalid(bridge.CodeMissingType, "type[] must name at least one item: "+sendTypes)
+		return sendqueue.Request{}, bridge.Invalid(bridge.CodeMissingType, "type[] must name at least one item: "+sendqueue.SendTypes)
 	}
 	if len(texts) > len(types) {
 		return sendqueue.Request{}, bridge.Invalid(bridge.CodeUnexpectedText, "there are %d text[] values for %d items", len(texts), len(types))
 	}
 	c := &formCursor{form: f}
-	d := requestDraft{to: f.number, replyTo: f.replyTo, mentions: f.lists["mentions"], items: make([]draft, len(types))}
+	d := sendqueue.Draft{To: f.number, ReplyTo: f.replyTo, Mentions: f.lists["mentions"], Items: make([]sendqueue.ItemDraft, len(types))}
 	for i, typ := range types {
 		text := ""
 		if i < len(texts) {
@@ -285,10 +284,10 @@ func (f *sendForm) toRequest() (sendqueue.Request, error) {
 		if err != nil {
 			return sendqueue.Request{}, err
 		}
-		it.typ, it.text = typ, text
-		d.items[i] = it
+		it.Type, it.Text = typ, text
+		d.Items[i] = it
 	}
-	req, err := validateRequest(d)
+	req, err := d.Validate()
 	if err != nil {
 		return sendqueue.Request{}, err
 	}
@@ -309,13 +308,13 @@ func (c *formCursor) value(name string, n int) (string, bool) {
 }
 
 // next is the draft of the next item of type typ, without its type and text.
-func (c *formCursor) next(typ bridge.MessageType) (draft, error) {
-	var d draft
+func (c *formCursor) next(typ bridge.MessageType) (sendqueue.ItemDraft, error) {
+	var d sendqueue.ItemDraft
 	kind, _ := typ.Kind()
 	switch kind.Part {
 	case bridge.PartFile:
 		if c.files < len(c.form.files) {
-			d.file = c.form.files[c.files]
+			d.File = c.form.files[c.files]
 			c.files++
 		}
 		if typ != bridge.TypeAudio {
@@ -327,16 +326,16 @@ func (c *formCursor) next(typ bridge.MessageType) (draft, error) {
 			if err != nil {
 				return d, err
 			}
-			d.ptt = &ptt
+			d.PTT = &ptt
 		}
 	case bridge.PartLocation:
 		l, err := c.location()
-		d.location = l
+		d.Location = l
 		return d, err
 	case bridge.PartContact:
 		if v, ok := c.value("vcard", c.vcards); ok {
 			c.vcards++
-			d.vcard = &v
+			d.VCard = &v
 		}
 	case bridge.PartNone, bridge.PartTarget:
 	}
@@ -345,7 +344,7 @@ func (c *formCursor) next(typ bridge.MessageType) (draft, error) {
 
 // location reads the next location's fields; nil when it has neither
 // coordinate.
-func (c *formCursor) location() (*locationDraft, error) {
+func (c *formCursor) location() (*sendqueue.LocationDraft, error) {
 	n := c.places
 	c.places++
 	lat, hasLat := c.value("latitude", n)
@@ -353,15 +352,15 @@ func (c *formCursor) location() (*locationDraft, error) {
 	if !hasLat && !hasLon {
 		return nil, nil
 	}
-	l := &locationDraft{}
-	l.name, _ = c.value("name", n)
-	l.address, _ = c.value("address", n)
+	l := &sendqueue.LocationDraft{}
+	l.Name, _ = c.value("name", n)
+	l.Address, _ = c.value("address", n)
 	for _, coord := range []struct {
 		raw     string
 		present bool
 		limit   float64
 		into    **float64
-	}{{lat, hasLat, 90, &l.latitude}, {lon, hasLon, 180, &l.longitude}} {
+	}{{lat, hasLat, 90, &l.Latitude}, {lon, hasLon, 180, &l.Longitude}} {
 		if !coord.present {
 			continue
 		}
@@ -417,14 +416,7 @@ func cleanFileName(name string) string {
 	if name == "." || name == "/" {
 		name = ""
 	}
-	return truncate(name, maxNameRunes)
-}
-
-func truncate(s string, runes int) string {
-	if utf8.RuneCountInString(s) <= runes {
-		return s
-	}
-	return string([]rune(s)[:runes])
+	return bridge.Truncate(name, maxNameRunes)
 }
 
 // tailReader remembers the last bytes read through it: enough to hold the

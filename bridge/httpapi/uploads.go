@@ -6,7 +6,6 @@ import (
 	"mime"
 	"mime/multipart"
 	"net/http"
-	"os"
 	"time"
 
 	"github.com/gorilla/mux"
@@ -96,7 +95,7 @@ func (s *server) readUpload(r *http.Request) (*sendqueue.SpooledFile, error) {
 			err = readFailed(err)
 		}
 		if err != nil {
-			discardFile(f)
+			f.Discard()
 			return nil, err
 		}
 	}
@@ -106,7 +105,7 @@ func (s *server) readUpload(r *http.Request) (*sendqueue.SpooledFile, error) {
 func (s *server) uploadPart(part *multipart.Part, f **sendqueue.SpooledFile) error {
 	switch name := part.FormName(); {
 	case name != "file":
-		return bridge.Invalid(bridge.CodeUnknownField, "unknown field %q; the one field is file", truncate(name, 64))
+		return bridge.Invalid(bridge.CodeUnknownField, "unknown field %q; the one field is file", bridge.Truncate(name, 64))
 	case *f != nil:
 		return bridge.Invalid(bridge.CodeUnexpectedFile, "one upload takes one file")
 	}
@@ -118,16 +117,10 @@ func (s *server) uploadPart(part *multipart.Part, f **sendqueue.SpooledFile) err
 func (s *server) uploadEnd(f *sendqueue.SpooledFile, closed bool) error {
 	switch {
 	case !closed:
-		discardFile(f)
+		f.Discard()
 		return bridge.Invalid(bridge.CodeInvalidForm, "the multipart body ends without its closing boundary")
 	case f == nil:
 		return bridge.Invalid(bridge.CodeMissingFile, "the body needs a part named file")
 	}
 	return nil
-}
-
-func discardFile(f *sendqueue.SpooledFile) {
-	if f != nil {
-		_ = os.Remove(f.Path)
-	}
 }

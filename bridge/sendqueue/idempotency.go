@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/msgbridge/msgbridge/bridge"
@@ -147,4 +148,19 @@ func (q *Queue) pruneIdempotencyKeys(ctx context.Context) error {
 		_, err := tx.ExecContext(ctx, `DELETE FROM idempotency_keys WHERE created_at < ?`, cutoff)
 		return err
 	})
+}
+
+// maxIdempotencyKey bounds an idempotency key's length.
+const maxIdempotencyKey = 255
+
+var errIdempotencyKey = bridge.Invalid(bridge.CodeInvalidIdempotencyKey, "Idempotency-Key must be 1-255 printable ASCII characters")
+
+// ParseIdempotencyKey checks a key a client sent (empty: none): at most 255
+// printable ASCII characters. Doors check it before they read a body, so
+// that a bad key costs no upload.
+func ParseIdempotencyKey(key string) (string, error) {
+	if len(key) > maxIdempotencyKey || strings.IndexFunc(key, func(r rune) bool { return r < '!' || r > '~' }) >= 0 {
+		return "", errIdempotencyKey
+	}
+	return key, nil
 }

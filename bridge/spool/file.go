@@ -24,6 +24,14 @@ type File struct {
 	SHA256 string
 }
 
+// Discard deletes the file from the spool, when a request that carried it
+// was refused; a nil File has nothing to delete.
+func (f *File) Discard() {
+	if f != nil {
+		_ = os.Remove(f.Path)
+	}
+}
+
 // Hash is f.SHA256, computed from the file (and kept) when it is empty.
 func (f *File) Hash() (string, error) {
 	if f.SHA256 != "" {

@@ -23,6 +23,9 @@ const (
 	KindTimeout                         // a dependency did not answer in time
 	KindUpstream                        // WhatsApp refused or failed the operation
 	KindInsufficientStorage             // the bridge's disk space for this is used up
+	// KindForbidden: the caller is known, but this request may not do what
+	// it asks (a form from another site, a wrong one-time code).
+	KindForbidden
 )
 
 // Error is the bridge's one application error: a stable, machine-readable

@@ -22,6 +22,7 @@ import (
 	"github.com/msgbridge/msgbridge/bridge/logging"
 	"github.com/msgbridge/msgbridge/bridge/sendqueue"
 	"github.com/msgbridge/msgbridge/bridge/webhook"
+	"github.com/msgbridge/msgbridge/internal/fakes"
 	"github.com/msgbridge/msgbridge/internal/testutil"
 )
 
@@ -92,7 +93,7 @@ func apiDashboard(t *testing.T) (*browser, *fakeDeadLetters, *bridge.Changes) {
 	}
 	t.Cleanup(func() { _ = l.Close() })
 	rec := httpapi.AuditRecorder{Log: l, Logger: logr.Discard()}
-	sess, dead, traffic := &fakeSession{}, &fakeDeadLetters{}, &bridge.Changes{}
+	sess, dead, traffic := &fakes.Session{}, &fakeDeadLetters{}, &bridge.Changes{}
 	deps := httpapi.Deps{Session: sess, Messages: fakeLog{}, Webhooks: dead, LogFiles: &fakeLogFiles{},
 		Media: fakeMedia{}, Audit: rec, Log: logr.Discard()}
 	d := New(Options{Session: sess, AdminToken: adminToken, Audit: rec, Log: logr.Discard(),

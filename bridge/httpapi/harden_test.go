@@ -318,18 +318,25 @@ func TestUploadCap(t *testing.T) {
 	srv, q := limitedServer(t, guard.Limits{BodyReadGap: 10 * time.Second, BodyDeadline: time.Minute, MaxUploads: 2})
 	// Three uploads whose bodies never come: whichever the server takes
 	// last finds both slots held and is the one answered, at once.
-	answers := make(chan *http.Response, 3)
+	type answer struct {
+		resp *http.Response
+		body []byte
+	}
+	answers := make(chan answer, 3)
 	for range 3 {
 		c := rawPost(t, srv, 100_000, "")
 		go func() {
-			if resp, err := http.ReadResponse(bufio.NewReader(c), nil); err == nil {
-				answers <- resp
+			resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+			if err != nil {
+				return
 			}
+			defer func() { _ = resp.Body.Close() }()
+			raw, _ := io.ReadAll(resp.Body)
+			answers <- answer{resp, raw}
 		}()
 	}
-	resp := testutil.Receive(t, 5*time.Second, answers, func(*http.Response) bool { return true }, "no upload was refused")
-	defer func() { _ = resp.Body.Close() }()
-	raw, _ := io.ReadAll(resp.Body)
+	a := testutil.Receive(t, 5*time.Second, answers, func(answer) bool { return true }, "no upload was refused")
+	resp, raw := a.resp, a.body
 	if resp.StatusCode != 503 || errorCode(t, string(raw)) != "too_many_uploads" || resp.Header.Get("Retry-After") == "" || !resp.Close {
 		t.Errorf("the upload beyond the cap: %d %s Retry-After %q close %v", resp.StatusCode, raw, resp.Header.Get("Retry-After"), resp.Close)
 	}

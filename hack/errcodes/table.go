@@ -169,5 +169,5 @@ func writeIfChanged(path string, content []byte) error {
 	if err == nil && bytes.Equal(old, content) {
 		return nil
 	}
-	return os.WriteFile(path, content, 0o600)
+	return os.WriteFile(path, content, 0o600) //nolint:gosec // a file of the repository the tool was run on
 }

@@ -203,6 +203,11 @@ func (m *Manager) newClient(creds *credentials) *whatsmeow.Client {
 	// the redelivery is handled like the first delivery.
 	cli.SynchronousAck = true
 	cli.EnableDecryptedEventBuffer = true
+	// A burst larger than whatsmeow's handler queue waits in the socket (and
+	// so at WhatsApp) instead of in a goroutine per message: the handler sees
+	// messages in the order WhatsApp sent them, and memory stays bounded at
+	// any incoming rate (our patch, third_party/PATCH.md).
+	cli.HandlerQueueBackpressure = true
 	// A first connect that fails for a network reason retries in the
 	// background, like any later reconnect.
 	cli.InitialAutoReconnect = true

@@ -39,10 +39,11 @@ func (e outboxOnlyEvents) Incoming(ctx context.Context, in bridge.Incoming) erro
 }
 
 // arrivals is a webhook receiver that notes when each message.upsert
-// arrived, by whatsapp_id.
+// arrived, by whatsapp_id, and in which order.
 type arrivals struct {
-	mu   sync.Mutex
-	at   map[string]time.Time
+	mu    sync.Mutex
+	at    map[string]time.Time
+	order []string // whatsapp ids by first arrival
 	srv  *httptest.Server
 	wake chan struct{}
 }
@@ -62,6 +63,7 @@ func newArrivals(b *testing.B) *arrivals {
 		a.mu.Lock()
 		if _, seen := a.at[ev.WhatsAppID]; !seen {
 			a.at[ev.WhatsAppID] = now
+			a.order = append(a.order, ev.WhatsAppID)
 		}
 		a.mu.Unlock()
 		select {
@@ -190,9 +192,40 @@ func sendB(b *testing.B, u *wasim.User, to types.JID, text string) string {
 	return id
 }
 
+// outOfOrder counts the messages that arrived after a later one of their
+// chat; chats holds each chat's ids in the order they were sent.
+func (a *arrivals) outOfOrder(chats [][]string) int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	type place struct{ chat, seq int }
+	sent := map[string]place{}
+	for c, ids := range chats {
+		for i, id := range ids {
+			sent[id] = place{c, i}
+		}
+	}
+	latest := make([]int, len(chats))
+	for i := range latest {
+		latest[i] = -1
+	}
+	n := 0
+	for _, id := range a.order {
+		p, ok := sent[id]
+		if !ok {
+			continue
+		}
+		if p.seq < latest[p.chat] {
+			n++
+		}
+		latest[p.chat] = max(latest[p.chat], p.seq)
+	}
+	return n
+}
+
 // throughput has the contacts send b.N texts together and reports the
-// rate at which they reached the webhook.
-func throughput(b *testing.B, hooks *arrivals, contacts []*wasim.User, to types.JID) {
+// rate at which they reached the webhook; it returns each contact's ids in
+// the order it sent them.
+func throughput(b *testing.B, hooks *arrivals, contacts []*wasim.User, to types.JID) [][]string {
 	b.Helper()
 	ids := make([][]string, len(contacts))
 	start := time.Now()
@@ -209,6 +242,7 @@ func throughput(b *testing.B, hooks *arrivals, contacts []*wasim.User, to types.
 	last := slices.MaxFunc(arrived, func(x, y time.Time) int { return x.Compare(y) })
 	b.ReportMetric(float64(b.N)/last.Sub(start).Seconds(), "msg/s")
 	b.ReportMetric(0, "ns/op")
+	return ids
 }
 
 // latency sends n texts one at a time and reports the 50th and 99th

@@ -44,8 +44,8 @@ type arrivals struct {
 	mu    sync.Mutex
 	at    map[string]time.Time
 	order []string // whatsapp ids by first arrival
-	srv  *httptest.Server
-	wake chan struct{}
+	srv   *httptest.Server
+	wake  chan struct{}
 }
 
 func newArrivals(b *testing.B) *arrivals {

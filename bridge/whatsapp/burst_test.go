@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/msgbridge/msgbridge/internal/testutil"
 )
 
 // burstOverflow is how many messages of a burst go past whatsmeow's handler
@@ -71,7 +73,8 @@ func TestIncomingBurstKeepsOrderAndBoundsGoroutines(t *testing.T) {
 	if peak-base > burstOverflow/2 {
 		t.Errorf("goroutines grew from %d to %d while the handler was busy", base, peak)
 	}
-	waitFor(t, "the whole burst", func() bool { return len(r.events.received()) == n+1 })
+	// 2,300 messages through the race detector take their time.
+	testutil.Eventually(t, 90*time.Second, func() bool { return len(r.events.received()) == n+1 }, "the whole burst")
 	assertOrder(t, r.events, ids)
 }
 

@@ -83,7 +83,19 @@ type Client struct {
 	// which loses the order of incoming nodes and lets goroutines pile up without bound.
 	// Only a handler stuck for HandlerQueueStallTimeout (one waiting for the answer of a request
 	// that is behind the waiting node on the socket) falls back to the goroutine.
-	HandlerQueueBackpressure   bool
+	HandlerQueueBackpressure bool
+	// lastFrameRead is when the socket reader last handed on a frame (Unix nanoseconds): with
+	// HandlerQueueBackpressure a keepalive answer may wait behind queued nodes on a live socket.
+	lastFrameRead atomic.Int64
+	// If DeferMessageAck is set (with SynchronousAck), it is called when the event handlers of a
+	// decrypted message returned true, with what completes the message: clear forgets its
+	// plaintext in the decrypted event buffer (a write to the store: ctx may carry a transaction
+	// of Store.EventBuffer.DoDecryptionTxn that clears several), then ack sends its receipt,
+	// which acks it to the server. The caller runs them once, when it likes: for example once
+	// its copy of the message is durable, so that the handlers can return at once and the next
+	// message is decrypted meanwhile (several messages stored per transaction). A message whose
+	// ack never runs stays unacked, and the server delivers it again on the next connection.
+	DeferMessageAck            func(info *types.MessageInfo, clear func(ctx context.Context), ack func())
 	EnableDecryptedEventBuffer bool
 	lastDecryptedBufferClear   time.Time
 
@@ -771,6 +783,7 @@ func (cli *Client) RemoveEventHandlers() {
 }
 
 func (cli *Client) handleFrame(ctx context.Context, data []byte) {
+	cli.lastFrameRead.Store(time.Now().UnixNano())
 	decompressed, err := waBinary.Unpack(data)
 	if err != nil {
 		cli.Log.Warnf("Failed to decompress frame: %v", err)

@@ -21,7 +21,8 @@ import (
 // which they reached the webhook ("msg/s"), the peak of the bridge's
 // goroutines while they came in (go_goroutines on /metrics, polled), and
 // the out-of-order pairs: messages that reached the webhook after a later
-// one of the same chat (must be 0). With hack/perf-baseline.sh the bridge of
+// one of the same chat (must be 0), and the session.status events that said
+// disconnected (a keepalive unanswered while the burst came in). With hack/perf-baseline.sh the bridge of
 // another commit runs the same burst in the same run.
 //
 //	go test -run=NONE -bench=IncomingBurst -benchtime=5000x ./bridge/cmd/bridge
@@ -48,6 +49,9 @@ func BenchmarkIncomingBurst(b *testing.B) {
 			b.StopTimer()
 			b.ReportMetric(float64(peak()), "peak-goroutines")
 			b.ReportMetric(float64(hooks.outOfOrder(ids)), "out-of-order")
+			hooks.mu.Lock()
+			b.ReportMetric(float64(hooks.drops), "disconnects")
+			hooks.mu.Unlock()
 		})
 	}
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/msgbridge/msgbridge/bridge/wasim"
 	"github.com/msgbridge/msgbridge/bridge/webhook"
 	"github.com/msgbridge/msgbridge/bridge/whatsapp"
+	"github.com/msgbridge/msgbridge/contract"
 	"github.com/msgbridge/msgbridge/internal/testutil"
 )
 
@@ -34,8 +35,10 @@ import (
 // event alone, in a transaction of its own. The benchmark's baseline.
 type outboxOnlyEvents struct{ sessionEvents }
 
-func (e outboxOnlyEvents) Incoming(ctx context.Context, in bridge.Incoming) error {
-	return e.webhooks.EnqueueNow(ctx, webhook.MessageUpsert(in))
+func (e outboxOnlyEvents) Incoming(ctx context.Context, in bridge.Incoming) <-chan error {
+	c := make(chan error, 1)
+	c <- e.webhooks.EnqueueNow(ctx, webhook.MessageUpsert(in))
+	return c
 }
 
 // arrivals is a webhook receiver that notes when each message.upsert
@@ -44,6 +47,7 @@ type arrivals struct {
 	mu    sync.Mutex
 	at    map[string]time.Time
 	order []string // whatsapp ids by first arrival
+	drops int      // session.status events that said disconnected
 	srv   *httptest.Server
 	wake  chan struct{}
 }
@@ -56,11 +60,19 @@ func newArrivals(b *testing.B) *arrivals {
 		var ev struct {
 			Event      string `json:"event"`
 			WhatsAppID string `json:"whatsapp_id"`
+			State      string `json:"state"`
 		}
-		if err := json.Unmarshal(body, &ev); err != nil || ev.Event != webhook.TypeMessageUpsert {
+		if err := json.Unmarshal(body, &ev); err != nil {
 			return
 		}
 		a.mu.Lock()
+		if ev.Event == webhook.TypeSessionStatus && ev.State == string(contract.StateDisconnected) {
+			a.drops++
+		}
+		if ev.Event != webhook.TypeMessageUpsert {
+			a.mu.Unlock()
+			return
+		}
 		if _, seen := a.at[ev.WhatsAppID]; !seen {
 			a.at[ev.WhatsAppID] = now
 			a.order = append(a.order, ev.WhatsAppID)

@@ -69,7 +69,7 @@ func photo() bridge.Incoming {
 func TestIncomingStoresMediaThenEntry(t *testing.T) {
 	h := &fakeHistory{}
 	r, db := receiver(t, h)
-	if err := r.Incoming(context.Background(), photo()); err != nil {
+	if err := <-r.Incoming(context.Background(), photo()); err != nil {
 		t.Fatal(err)
 	}
 	if n := stored(t, db); n != 2 || h.mediaID != "media_1" {
@@ -82,7 +82,7 @@ func TestIncomingStoresMediaThenEntry(t *testing.T) {
 func TestIncomingStoresAllOrNothing(t *testing.T) {
 	boom := errors.New("disk full")
 	r, db := receiver(t, &fakeHistory{fail: boom})
-	if err := r.Incoming(context.Background(), photo()); !errors.Is(err, boom) {
+	if err := <-r.Incoming(context.Background(), photo()); !errors.Is(err, boom) {
 		t.Fatalf("Incoming = %v, want the history's error", err)
 	}
 	if n := stored(t, db); n != 0 {

@@ -46,22 +46,30 @@ func NewBatcher(db *sql.DB) *Batcher {
 // committed (fn's writes are durable) or fn's error. fn must only use tx and
 // must not block on other Do calls.
 func (b *Batcher) Do(ctx context.Context, fn func(*sql.Tx) error) error {
+	return <-b.Submit(ctx, fn)
+}
+
+// Submit is Do without the wait: it queues fn and returns a channel that
+// yields Do's result once. Calls from one goroutine run in the order of the
+// calls, so a caller can hand over many writes and collect their commits
+// later (and share them). Submit waits only while maxBatch requests are
+// queued: the back-pressure that bounds a fast caller.
+func (b *Batcher) Submit(ctx context.Context, fn func(*sql.Tx) error) <-chan error {
 	req := &batchReq{ctx: ctx, fn: fn, err: make(chan error, 1)}
 	b.mu.RLock()
+	defer b.mu.RUnlock()
 	if b.closed {
-		b.mu.RUnlock()
-		return ErrClosed
+		req.err <- ErrClosed
+		return req.err
 	}
 	select {
 	case b.reqs <- req:
-		b.mu.RUnlock()
+		// Once queued, the request is committed or failed whatever ctx does:
+		// the caller must learn which, or it could report a stored write as lost.
 	case <-ctx.Done():
-		b.mu.RUnlock()
-		return ctx.Err()
+		req.err <- ctx.Err()
 	}
-	// Once queued, the request is committed or failed whatever ctx does:
-	// the caller must learn which, or it could report a stored write as lost.
-	return <-req.err
+	return req.err
 }
 
 // Close stops the writer after the queued requests are done.

@@ -165,6 +165,19 @@ func (d *signalDevice) encryptGroup(ctx context.Context, name *protocol.SenderKe
 	return dist.Serialize(), msg.SignedSerialize(), nil
 }
 
+// senderKey is the device's sender key for a group as a
+// SenderKeyDistributionMessage: what a member needs to decrypt the device's
+// next skmsg (created when the device has none yet).
+func (d *signalDevice) senderKey(ctx context.Context, name *protocol.SenderKeyName) ([]byte, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	dist, err := groups.NewGroupSessionBuilder(d.store, serializer).Create(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	return dist.Serialize(), nil
+}
+
 // pad appends n (1..15) bytes of value n, like whatsmeow's padMessage.
 func pad(plaintext []byte) []byte {
 	var b [1]byte

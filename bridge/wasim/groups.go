@@ -202,6 +202,7 @@ func (s *Simulator) sendToGroup(ctx context.Context, u *User, to types.JID, id t
 	s.mu.Lock()
 	senderName := u.name
 	s.mu.Unlock()
+	u.sent.add(id, sentMessage{plaintext: plaintext, msgType: msgType, mediaType: mediaType, group: to})
 	skNode := encNode("skmsg", mediaType, ciphertext)
 	for _, m := range g.Members() {
 		if m == u {

@@ -1,23 +1,29 @@
 package wasim
 
 import (
+	"context"
 	"sync"
 	"time"
 
+	"go.mau.fi/libsignal/protocol"
+	"google.golang.org/protobuf/proto"
+
 	waBinary "go.mau.fi/whatsmeow/binary"
+	"go.mau.fi/whatsmeow/proto/waE2E"
 	"go.mau.fi/whatsmeow/types"
 )
 
-// sentKeep bounds how many of its own 1:1 messages a phone can send again.
+// sentKeep bounds how many of its own messages a phone can send again.
 const sentKeep = 4096
 
 // sentMessage is what a phone needs to send one of its messages again.
 type sentMessage struct {
 	plaintext          []byte
 	msgType, mediaType string
+	group              types.JID // the group it was sent to; empty for a 1:1 message
 }
 
-// sentLog keeps a phone's recent 1:1 messages by id, oldest forgotten first,
+// sentLog keeps a phone's recent messages by id, oldest forgotten first,
 // as a phone keeps its chats: a device that could not decrypt one asks for
 // it again with a retry receipt.
 type sentLog struct {
@@ -58,10 +64,18 @@ func (l *sentLog) find(id types.MessageID) (sentMessage, bool) {
 // same), so the phone that sent it encrypts it again for that device and
 // sends it with the same id and <enc count>. The phone's session moved on
 // past the lost message; the device's did not, and decrypts the new one. A
-// message the phone no longer has (or a group message) is not sent again.
+// group message's receipt comes from the group, naming the sender as its
+// participant; the phone sends the message again to that device alone, 1:1
+// encrypted, with its sender key again (as whatsmeow answers a retry of its
+// own group message), so that the device can read the sender's next skmsg
+// too. A message the phone no longer has is not sent again.
 func (s *Simulator) answerRetry(c *conn, n *waBinary.Node, id types.MessageID, to types.JID) {
+	from := to
+	if to.Server == types.GroupServer {
+		from, _ = n.Attrs["participant"].(types.JID)
+	}
 	s.mu.Lock()
-	sender := s.userByJIDLocked(to.ToNonAD())
+	sender := s.userByJIDLocked(from.ToNonAD())
 	comp := c.user.companions[c.device.Device]
 	s.mu.Unlock()
 	if sender == nil || comp == nil {
@@ -77,7 +91,12 @@ func (s *Simulator) answerRetry(c *conn, n *waBinary.Node, id types.MessageID, t
 	if r, ok := n.GetOptionalChildByTag("retry"); ok {
 		count = max(r.AttrGetter().OptionalInt("count"), 1)
 	}
-	encType, ciphertext, err := sender.encryptFor(s.ctx, c.device, orig.plaintext)
+	plaintext, err := sender.withSenderKey(s.ctx, orig)
+	if err != nil {
+		s.log.Warnf("retry of %s for %s: %v", id, c.device, err)
+		return
+	}
+	encType, ciphertext, err := sender.encryptFor(s.ctx, c.device, plaintext)
 	if err != nil {
 		s.log.Warnf("retry of %s for %s: %v", id, c.device, err)
 		return
@@ -85,7 +104,32 @@ func (s *Simulator) answerRetry(c *conn, n *waBinary.Node, id types.MessageID, t
 	s.log.Infof("%s sends message %s again to %s (retry %d)", sender.jid, id, c.device, count)
 	enc := encNode(encType, orig.mediaType, ciphertext)
 	enc.Attrs["count"] = count
-	attrs := sender.senderAttrs(false)
+	attrs := sender.senderAttrs(!orig.group.IsEmpty())
 	attrs["id"], attrs["type"], attrs["t"], attrs["notify"] = id, orig.msgType, time.Now().Unix(), sender.name
+	if !orig.group.IsEmpty() {
+		attrs["from"] = orig.group
+	}
 	s.deliver(c.user, comp, waBinary.Node{Tag: "message", Attrs: attrs, Content: []waBinary.Node{enc}})
+}
+
+// withSenderKey is a sent message's plaintext as a retry carries it: a
+// group message with the sender's current sender key in it, a 1:1 message
+// as it was.
+func (u *User) withSenderKey(ctx context.Context, m sentMessage) ([]byte, error) {
+	if m.group.IsEmpty() {
+		return m.plaintext, nil
+	}
+	var msg waE2E.Message
+	if err := proto.Unmarshal(m.plaintext, &msg); err != nil {
+		return nil, err
+	}
+	skdm, err := u.phone.senderKey(ctx, protocol.NewSenderKeyName(m.group.String(), u.jid.SignalAddress()))
+	if err != nil {
+		return nil, err
+	}
+	msg.SenderKeyDistributionMessage = &waE2E.SenderKeyDistributionMessage{
+		GroupID:                             proto.String(m.group.String()),
+		AxolotlSenderKeyDistributionMessage: skdm,
+	}
+	return proto.Marshal(&msg)
 }

@@ -78,10 +78,7 @@ func (m *Manager) message(cli *whatsmeow.Client, e *events.Message) bool {
 	if !ok {
 		return true
 	}
-	if err := m.opts.Events.Incoming(m.bgCtx, in); err != nil {
-		m.log.Error(err, "store incoming message; WhatsApp will deliver it again", "whatsapp_id", in.WhatsAppID)
-		return false
-	}
+	m.acks.handed(&e.Info, m.opts.Events.Incoming(m.bgCtx, in))
 	return true
 }
 

@@ -12,8 +12,9 @@ import (
 	"github.com/msgbridge/msgbridge/bridge"
 )
 
-// A message or receipt the wiring fails to store is not acked: the handler
-// returns false, so whatsmeow sends no ack and WhatsApp delivers it again.
+// A message or receipt the wiring fails to store is not acked: the receipt's
+// handler returns false, the message's store reports the error to the acks,
+// so whatsmeow sends no ack and WhatsApp delivers it again.
 func TestFailedEventsRefuseTheAck(t *testing.T) {
 	r := startWith(t, nil, newBridgeFiles(t)) // never connects: no account is linked
 	cli := r.client.Load()
@@ -35,8 +36,13 @@ func TestFailedEventsRefuseTheAck(t *testing.T) {
 	r.events.mu.Lock()
 	r.events.incomingErr, r.events.receiptErr = errors.New("disk full"), errors.New("disk full")
 	r.events.mu.Unlock()
-	if r.handleEvent(cli, msg) {
-		t.Error("a message that was not stored was acked")
+	// A message is handed to the store and its ack waits for the commit
+	// (acks.go): a failed store leaves it unacked.
+	if !r.handleEvent(cli, msg) {
+		t.Error("a message was refused before its store's outcome")
+	}
+	if err := firstErr(r.acks.stored[keyOf(&msg.Info)]); err == nil {
+		t.Error("a message that was not stored would be acked")
 	}
 	if r.handleEvent(cli, receipt) {
 		t.Error("a receipt that was not applied was acked")

@@ -17,6 +17,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"go.mau.fi/whatsmeow"
+	"go.mau.fi/whatsmeow/types"
 	waLog "go.mau.fi/whatsmeow/util/log"
 	"golang.org/x/sync/singleflight"
 
@@ -37,8 +38,11 @@ const logoutTimeout = 10 * time.Second
 type Events interface {
 	// StateChanged runs inside the transaction that stores the new status.
 	StateChanged(ctx context.Context, tx *sql.Tx, s bridge.SessionStatus) error
-	// Incoming runs before the message is acked to WhatsApp; an error refuses the ack.
-	Incoming(ctx context.Context, in bridge.Incoming) error
+	// Incoming hands a received message to the store and returns at once;
+	// the channel yields nil once it is committed, then the message is acked
+	// to WhatsApp, or an error, which refuses the ack. Messages are stored in
+	// the order of the calls.
+	Incoming(ctx context.Context, in bridge.Incoming) <-chan error
 	// Receipt: messages reached Delivered or Read.
 	Receipt(ctx context.Context, r bridge.Receipt) error
 	// Reconnected: a login after the first of this process (metrics).
@@ -117,6 +121,8 @@ type Manager struct {
 	// diskLow: DATA_DIR's disk is below its reserve; the link stays down
 	// (disk.go).
 	diskLow atomic.Bool
+	// acks holds each stored message's ack until its commit (acks.go).
+	acks *acks
 
 	// opMu serialises the operations that replace or reconfigure the client
 	// (link, logout, reset). It is never taken by event handlers.
@@ -155,7 +161,7 @@ func New(ctx context.Context, opts Options) (*Manager, error) {
 	m := &Manager{
 		opts: opts, states: stateStore{db: opts.DB, batcher: opts.Batcher, events: opts.Events},
 		log: opts.Log, bgCtx: context.WithoutCancel(ctx), restrict: restrictions{first: opts.RestrictionBackoff},
-		pace: newChatPace(opts.PresenceInterval, opts.Now),
+		pace: newChatPace(opts.PresenceInterval, opts.Now), acks: newAcks(),
 	}
 	m.waLog = tapFrames(newWALogger(opts.Log), m.noticeFrame)
 	creds, err := m.openStartCredentials(ctx)
@@ -210,6 +216,14 @@ func (m *Manager) newClient(creds *credentials) *whatsmeow.Client {
 	// the redelivery is handled like the first delivery.
 	cli.SynchronousAck = true
 	cli.EnableDecryptedEventBuffer = true
+	// A burst larger than whatsmeow's handler queue waits in the socket (and
+	// so at WhatsApp) instead of in a goroutine per message: the handler sees
+	// messages in the order WhatsApp sent them, and memory stays bounded at
+	// any incoming rate (our patch, third_party/PATCH.md).
+	cli.HandlerQueueBackpressure = true
+	// The handler hands each message to the store and returns; its ack waits
+	// for the commit, while the next messages are decrypted and stored along.
+	cli.DeferMessageAck = m.acks.deferAck(creds.device)
 	// A first connect that fails for a network reason retries in the
 	// background, like any later reconnect.
 	cli.InitialAutoReconnect = true
@@ -229,6 +243,11 @@ func (m *Manager) newClient(creds *credentials) *whatsmeow.Client {
 // Run connects when credentials exist and records heartbeats until ctx ends;
 // then it disconnects and closes the credentials.
 func (m *Manager) Run(ctx context.Context) error {
+	go m.acks.run(ctx, func(id types.MessageID, err error) {
+		m.log.Error(err, "store incoming message; WhatsApp will deliver it again", "whatsapp_id", id)
+	}, func(err error) {
+		m.log.Error(err, "clear decrypted messages in session.db")
+	})
 	m.opMu.Lock()
 	if m.linked.Load() && !m.diskLow.Load() {
 		m.connect()
@@ -243,6 +262,7 @@ func (m *Manager) Run(ctx context.Context) error {
 			m.opMu.Lock()
 			defer m.opMu.Unlock()
 			m.client.Load().Disconnect()
+			<-m.acks.stopped // no ack runs on closed credentials
 			return m.creds.close()
 		case <-ticker.C:
 			m.beat()

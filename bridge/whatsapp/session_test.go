@@ -90,7 +90,18 @@ func (f *fakeEvents) StateChanged(_ context.Context, _ *sql.Tx, s bridge.Session
 	return nil
 }
 
-func (f *fakeEvents) Incoming(_ context.Context, in bridge.Incoming) error {
+func (f *fakeEvents) Incoming(_ context.Context, in bridge.Incoming) <-chan error {
+	return outcome(f.store(in))
+}
+
+// outcome is a store's result as Events.Incoming gives it.
+func outcome(err error) <-chan error {
+	c := make(chan error, 1)
+	c <- err
+	return c
+}
+
+func (f *fakeEvents) store(in bridge.Incoming) error {
 	f.mu.Lock()
 	held, release := f.held, f.release
 	f.mu.Unlock()

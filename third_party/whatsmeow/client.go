@@ -77,7 +77,25 @@ type Client struct {
 	// the client will not attempt to reconnect. The number of retries can be read from AutoReconnectErrors.
 	AutoReconnectHook func(error) bool
 	// If SynchronousAck is set, acks for messages will only be sent after all event handlers return.
-	SynchronousAck             bool
+	SynchronousAck bool
+	// If HandlerQueueBackpressure is set, a full handler queue makes the socket reader wait for
+	// room (so the server's sending slows down) instead of handing the node to a new goroutine,
+	// which loses the order of incoming nodes and lets goroutines pile up without bound.
+	// Only a handler stuck for HandlerQueueStallTimeout (one waiting for the answer of a request
+	// that is behind the waiting node on the socket) falls back to the goroutine.
+	HandlerQueueBackpressure bool
+	// lastFrameRead is when the socket reader last handed on a frame (Unix nanoseconds): with
+	// HandlerQueueBackpressure a keepalive answer may wait behind queued nodes on a live socket.
+	lastFrameRead atomic.Int64
+	// If DeferMessageAck is set (with SynchronousAck), it is called when the event handlers of a
+	// decrypted message returned true, with what completes the message: clear forgets its
+	// plaintext in the decrypted event buffer (a write to the store: ctx may carry a transaction
+	// of Store.EventBuffer.DoDecryptionTxn that clears several), then ack sends its receipt,
+	// which acks it to the server. The caller runs them once, when it likes: for example once
+	// its copy of the message is durable, so that the handlers can return at once and the next
+	// message is decrypted meanwhile (several messages stored per transaction). A message whose
+	// ack never runs stays unacked, and the server delivers it again on the next connection.
+	DeferMessageAck            func(info *types.MessageInfo, clear func(ctx context.Context), ack func())
 	EnableDecryptedEventBuffer bool
 	lastDecryptedBufferClear   time.Time
 
@@ -199,6 +217,10 @@ type MessengerConfig struct {
 // Size of buffer for the channel that all incoming XML nodes go through.
 // In general it shouldn't go past a few buffered messages, but the channel is big to be safe.
 const handlerQueueSize = 2048
+
+// HandlerQueueStallTimeout is how long the socket reader waits for room in a full handler queue
+// (with HandlerQueueBackpressure) before it concludes that the handler is stuck.
+var HandlerQueueStallTimeout = 10 * time.Second
 
 // NewClient initializes a new WhatsApp web client.
 //
@@ -761,6 +783,7 @@ func (cli *Client) RemoveEventHandlers() {
 }
 
 func (cli *Client) handleFrame(ctx context.Context, data []byte) {
+	cli.lastFrameRead.Store(time.Now().UnixNano())
 	decompressed, err := waBinary.Unpack(data)
 	if err != nil {
 		cli.Log.Warnf("Failed to decompress frame: %v", err)
@@ -786,6 +809,9 @@ func (cli *Client) handleFrame(ctx context.Context, data []byte) {
 		case cli.handlerQueue <- node:
 		case <-ctx.Done():
 		default:
+			if cli.HandlerQueueBackpressure && cli.waitForHandlerQueue(ctx, node) {
+				return
+			}
 			cli.Log.Warnf("Handler queue is full, message ordering is no longer guaranteed")
 			go func() {
 				select {
@@ -796,6 +822,21 @@ func (cli *Client) handleFrame(ctx context.Context, data []byte) {
 		}
 	} else if node.Tag != "ack" {
 		cli.Log.Debugf("Didn't handle WhatsApp node %s", node.Tag)
+	}
+}
+
+// waitForHandlerQueue queues node once the handler queue has room, holding the socket reader
+// meanwhile. It returns false when no room came within HandlerQueueStallTimeout.
+func (cli *Client) waitForHandlerQueue(ctx context.Context, node *waBinary.Node) bool {
+	stall := time.NewTimer(HandlerQueueStallTimeout)
+	defer stall.Stop()
+	select {
+	case cli.handlerQueue <- node:
+		return true
+	case <-ctx.Done():
+		return true
+	case <-stall.C:
+		return false
 	}
 }
 

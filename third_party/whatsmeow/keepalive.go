@@ -74,14 +74,24 @@ func (cli *Client) sendKeepAlive(ctx context.Context) (isSuccess, shouldContinue
 		cli.Log.Warnf("Failed to send keepalive: %v", err)
 		return false, true
 	}
-	select {
-	case <-respCh:
-		// All good
-		return true, true
-	case <-time.After(KeepAliveResponseDeadline):
-		cli.Log.Warnf("Keepalive timed out")
-		return false, true
-	case <-ctx.Done():
-		return false, false
+	deadline := time.NewTimer(KeepAliveResponseDeadline)
+	defer deadline.Stop()
+	for {
+		select {
+		case <-respCh:
+			// All good
+			return true, true
+		case <-deadline.C:
+			if cli.HandlerQueueBackpressure && time.Since(time.Unix(0, cli.lastFrameRead.Load())) < KeepAliveResponseDeadline {
+				// Frames keep coming: the socket is alive, and the answer waits behind the
+				// nodes the handlers have yet to take.
+				deadline.Reset(KeepAliveResponseDeadline)
+				continue
+			}
+			cli.Log.Warnf("Keepalive timed out")
+			return false, true
+		case <-ctx.Done():
+			return false, false
+		}
 	}
 }

@@ -327,6 +327,8 @@ func (cli *Client) decryptMessages(ctx context.Context, info *types.MessageInfo,
 		}
 	}
 	var recognizedStanza, protobufFailed bool
+	deferAck := cli.DeferMessageAck != nil && cli.SynchronousAck
+	var clears []func(context.Context) // with deferAck: run by the caller, once it stored the message
 	for _, child := range children {
 		if child.Tag != "enc" {
 			continue
@@ -431,33 +433,13 @@ func (cli *Client) decryptMessages(ctx context.Context, info *types.MessageInfo,
 			cli.Log.Warnf("Handler for %s failed", info.ID)
 			return
 		}
-		if ciphertextHash != nil && cli.EnableDecryptedEventBuffer {
-			// Use the context passed to decryptMessages
-			err = cli.Store.EventBuffer.ClearBufferedEventPlaintext(ctx, *ciphertextHash)
-			if err != nil {
-				zerolog.Ctx(ctx).Err(err).
-					Hex("ciphertext_hash", ciphertextHash[:]).
-					Str("message_id", info.ID).
-					Msg("Failed to clear buffered event plaintext")
-			} else {
-				zerolog.Ctx(ctx).Debug().
-					Hex("ciphertext_hash", ciphertextHash[:]).
-					Str("message_id", info.ID).
-					Msg("Deleted event plaintext from buffer")
-			}
-
-			if time.Since(cli.lastDecryptedBufferClear) > 12*time.Hour && ctx.Err() == nil {
-				cli.lastDecryptedBufferClear = time.Now()
-				go func() {
-					err := cli.Store.EventBuffer.DeleteOldBufferedHashes(context.WithoutCancel(ctx))
-					if err != nil {
-						zerolog.Ctx(ctx).Err(err).Msg("Failed to delete old buffered hashes")
-					}
-				}()
-			}
+		if ciphertextHash != nil && cli.EnableDecryptedEventBuffer && deferAck {
+			clears = append(clears, func(txnCtx context.Context) { cli.clearBufferedPlaintext(txnCtx, ctx, info, *ciphertextHash) })
+		} else if ciphertextHash != nil && cli.EnableDecryptedEventBuffer {
+			cli.clearBufferedPlaintext(ctx, ctx, info, *ciphertextHash)
 		}
 	}
-	cli.backgroundIfAsyncAck(func() {
+	ack := func() {
 		if !recognizedStanza {
 			cli.sendAck(ctx, node, NackUnrecognizedStanza)
 		} else if protobufFailed {
@@ -465,8 +447,43 @@ func (cli *Client) decryptMessages(ctx context.Context, info *types.MessageInfo,
 		} else {
 			cli.sendMessageReceipt(ctx, info, node)
 		}
-	})
-	return
+	}
+	if deferAck {
+		cli.DeferMessageAck(info, func(txnCtx context.Context) {
+			for _, clearPlaintext := range clears {
+				clearPlaintext(txnCtx)
+			}
+		}, ack)
+		return
+	}
+	cli.backgroundIfAsyncAck(ack)
+}
+
+// clearBufferedPlaintext forgets the plaintext of a handled message in the decrypted event buffer:
+// in txnCtx, which may carry the caller's transaction; ctx is decryptMessages' context.
+func (cli *Client) clearBufferedPlaintext(txnCtx, ctx context.Context, info *types.MessageInfo, ciphertextHash [32]byte) {
+	err := cli.Store.EventBuffer.ClearBufferedEventPlaintext(txnCtx, ciphertextHash)
+	if err != nil {
+		zerolog.Ctx(ctx).Err(err).
+			Hex("ciphertext_hash", ciphertextHash[:]).
+			Str("message_id", info.ID).
+			Msg("Failed to clear buffered event plaintext")
+	} else {
+		zerolog.Ctx(ctx).Debug().
+			Hex("ciphertext_hash", ciphertextHash[:]).
+			Str("message_id", info.ID).
+			Msg("Deleted event plaintext from buffer")
+	}
+
+	if time.Since(cli.lastDecryptedBufferClear) > 12*time.Hour && ctx.Err() == nil {
+		cli.lastDecryptedBufferClear = time.Now()
+		go func() {
+			err := cli.Store.EventBuffer.DeleteOldBufferedHashes(context.WithoutCancel(ctx))
+			if err != nil {
+				zerolog.Ctx(ctx).Err(err).Msg("Failed to delete old buffered hashes")
+			}
+		}()
+	}
 }
 
 func (cli *Client) clearUntrustedIdentity(ctx context.Context, target types.JID) error {

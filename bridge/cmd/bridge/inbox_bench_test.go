@@ -27,6 +27,7 @@ import (
 	"github.com/msgbridge/msgbridge/bridge/wasim"
 	"github.com/msgbridge/msgbridge/bridge/webhook"
 	"github.com/msgbridge/msgbridge/bridge/whatsapp"
+	"github.com/msgbridge/msgbridge/contract"
 	"github.com/msgbridge/msgbridge/internal/testutil"
 )
 
@@ -34,17 +35,21 @@ import (
 // event alone, in a transaction of its own. The benchmark's baseline.
 type outboxOnlyEvents struct{ sessionEvents }
 
-func (e outboxOnlyEvents) Incoming(ctx context.Context, in bridge.Incoming) error {
-	return e.webhooks.EnqueueNow(ctx, webhook.MessageUpsert(in))
+func (e outboxOnlyEvents) Incoming(ctx context.Context, in bridge.Incoming) <-chan error {
+	c := make(chan error, 1)
+	c <- e.webhooks.EnqueueNow(ctx, webhook.MessageUpsert(in))
+	return c
 }
 
 // arrivals is a webhook receiver that notes when each message.upsert
-// arrived, by whatsapp_id.
+// arrived, by whatsapp_id, and in which order.
 type arrivals struct {
-	mu   sync.Mutex
-	at   map[string]time.Time
-	srv  *httptest.Server
-	wake chan struct{}
+	mu    sync.Mutex
+	at    map[string]time.Time
+	order []string // whatsapp ids by first arrival
+	drops int      // session.status events that said disconnected
+	srv   *httptest.Server
+	wake  chan struct{}
 }
 
 func newArrivals(b *testing.B) *arrivals {
@@ -55,13 +60,22 @@ func newArrivals(b *testing.B) *arrivals {
 		var ev struct {
 			Event      string `json:"event"`
 			WhatsAppID string `json:"whatsapp_id"`
+			State      string `json:"state"`
 		}
-		if err := json.Unmarshal(body, &ev); err != nil || ev.Event != webhook.TypeMessageUpsert {
+		if err := json.Unmarshal(body, &ev); err != nil {
 			return
 		}
 		a.mu.Lock()
+		if ev.Event == webhook.TypeSessionStatus && ev.State == string(contract.StateDisconnected) {
+			a.drops++
+		}
+		if ev.Event != webhook.TypeMessageUpsert {
+			a.mu.Unlock()
+			return
+		}
 		if _, seen := a.at[ev.WhatsAppID]; !seen {
 			a.at[ev.WhatsAppID] = now
+			a.order = append(a.order, ev.WhatsAppID)
 		}
 		a.mu.Unlock()
 		select {
@@ -190,9 +204,40 @@ func sendB(b *testing.B, u *wasim.User, to types.JID, text string) string {
 	return id
 }
 
+// outOfOrder counts the messages that arrived after a later one of their
+// chat; chats holds each chat's ids in the order they were sent.
+func (a *arrivals) outOfOrder(chats [][]string) int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	type place struct{ chat, seq int }
+	sent := map[string]place{}
+	for c, ids := range chats {
+		for i, id := range ids {
+			sent[id] = place{c, i}
+		}
+	}
+	latest := make([]int, len(chats))
+	for i := range latest {
+		latest[i] = -1
+	}
+	n := 0
+	for _, id := range a.order {
+		p, ok := sent[id]
+		if !ok {
+			continue
+		}
+		if p.seq < latest[p.chat] {
+			n++
+		}
+		latest[p.chat] = max(latest[p.chat], p.seq)
+	}
+	return n
+}
+
 // throughput has the contacts send b.N texts together and reports the
-// rate at which they reached the webhook.
-func throughput(b *testing.B, hooks *arrivals, contacts []*wasim.User, to types.JID) {
+// rate at which they reached the webhook; it returns each contact's ids in
+// the order it sent them.
+func throughput(b *testing.B, hooks *arrivals, contacts []*wasim.User, to types.JID) [][]string {
 	b.Helper()
 	ids := make([][]string, len(contacts))
 	start := time.Now()
@@ -209,6 +254,7 @@ func throughput(b *testing.B, hooks *arrivals, contacts []*wasim.User, to types.
 	last := slices.MaxFunc(arrived, func(x, y time.Time) int { return x.Compare(y) })
 	b.ReportMetric(float64(b.N)/last.Sub(start).Seconds(), "msg/s")
 	b.ReportMetric(0, "ns/op")
+	return ids
 }
 
 // latency sends n texts one at a time and reports the 50th and 99th

@@ -34,7 +34,11 @@ import (
 type receiptsOnly struct{ log *sendqueue.Log }
 
 func (receiptsOnly) StateChanged(context.Context, *sql.Tx, bridge.SessionStatus) error { return nil }
-func (receiptsOnly) Incoming(context.Context, bridge.Incoming) error                   { return nil }
+func (receiptsOnly) Incoming(context.Context, bridge.Incoming) <-chan error {
+	c := make(chan error, 1)
+	c <- nil
+	return c
+}
 func (e receiptsOnly) Receipt(ctx context.Context, r bridge.Receipt) error {
 	return e.log.Receipt(ctx, r)
 }

@@ -27,7 +27,18 @@ type Batcher struct {
 	once   sync.Once
 	mu     sync.RWMutex // guards closed against sends on a closed channel
 	closed bool
+	// afterCommit runs after each committed transaction, before its callers
+	// hear of it; nil for none.
+	afterCommit func()
 }
+
+// BatcherOption adjusts a Batcher.
+type BatcherOption func(*Batcher)
+
+// AfterCommit has the writer call f after each transaction it committed:
+// what watches bridge.db for changes (the dashboard's live pages) hears of
+// every durable write without a goroutine per write.
+func AfterCommit(f func()) BatcherOption { return func(b *Batcher) { b.afterCommit = f } }
 
 type batchReq struct {
 	ctx context.Context
@@ -36,8 +47,11 @@ type batchReq struct {
 }
 
 // NewBatcher starts the single writer goroutine of db.
-func NewBatcher(db *sql.DB) *Batcher {
+func NewBatcher(db *sql.DB, opts ...BatcherOption) *Batcher {
 	b := &Batcher{db: db, reqs: make(chan *batchReq, maxBatch), done: make(chan struct{})}
+	for _, o := range opts {
+		o(b)
+	}
 	go b.loop()
 	return b
 }
@@ -118,6 +132,9 @@ func (b *Batcher) run(batch []*batchReq) {
 		}
 		return tx.Commit()
 	}()
+	if commitErr == nil && b.afterCommit != nil {
+		b.afterCommit()
+	}
 	for i, req := range batch {
 		if commitErr != nil {
 			req.err <- fmt.Errorf("store: commit: %w", commitErr)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -98,5 +99,31 @@ func BenchmarkBatcher(b *testing.B) {
 				}
 			})
 		})
+	}
+}
+
+// AfterCommit runs once per committed transaction, before its callers hear
+// of the commit.
+func TestBatcherAfterCommit(t *testing.T) {
+	db := openMigrated(t, filepath.Join(t.TempDir(), "b.db"), testKey)
+	var commits atomic.Int32
+	b := NewBatcher(db, AfterCommit(func() { commits.Add(1) }))
+	defer b.Close()
+	ctx := context.Background()
+	if err := b.Do(ctx, func(tx *sql.Tx) error {
+		_, err := tx.Exec(`CREATE TABLE t (v INTEGER)`)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got := commits.Load(); got != 1 {
+		t.Fatalf("after one commit: %d calls", got)
+	}
+	failing := errors.New("refused")
+	if err := b.Do(ctx, func(*sql.Tx) error { return failing }); !errors.Is(err, failing) {
+		t.Fatal(err)
+	}
+	if got := commits.Load(); got != 2 {
+		t.Errorf("a transaction whose only write failed still commits (empty): %d calls", got)
 	}
 }

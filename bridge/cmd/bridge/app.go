@@ -182,7 +182,10 @@ func openStores(ctx context.Context, a *app) error {
 	} else if err := sqlite.MigrateBridgeDB(ctx, a.db); err != nil {
 		return err
 	}
-	a.writer = sqlite.NewBatcher(a.db)
+	// Every commit tells the dashboard's live pages to look again (an
+	// incoming message is committed after its handler returned).
+	a.traffic = &bridge.Changes{}
+	a.writer = sqlite.NewBatcher(a.db, sqlite.AfterCommit(a.traffic.Notify))
 	a.onClose(a.writer.Close)
 	auditLog, err := audit.Open(a.dir.AuditDir(), a.key, time.Now)
 	if err != nil {
@@ -200,7 +203,6 @@ func openStores(ctx context.Context, a *app) error {
 func newObservers(_ context.Context, a *app) error {
 	a.media = media.NewStore(a.db, a.writer, a.settings.MediaRetention, time.Now)
 	a.metrics = metrics.New()
-	a.traffic = &bridge.Changes{}
 	a.webhooks = webhook.New(webhook.Options{
 		DB: a.db, Batcher: a.writer, URL: a.settings.WebhookURL, Key: []byte(a.settings.WebhookSecret.Reveal()),
 		Log: a.log.WithName("webhook"), Observer: trafficObserver{a.metrics, a.traffic},
@@ -231,7 +233,7 @@ func newMessaging(ctx context.Context, a *app) error {
 		Log: a.log.WithName("whatsapp"), Server: server,
 		Events: sessionEvents{
 			Receiver: incoming.Receiver{Writer: a.writer, Media: a.media, History: a.inbox},
-			webhooks: a.webhooks, receipts: a.messages, metrics: a.metrics, traffic: a.traffic,
+			webhooks: a.webhooks, receipts: a.messages, metrics: a.metrics,
 		},
 		Groups:      groupEvents{webhooks: a.webhooks, writer: a.writer},
 		Quotes:      quotes{a.messages, a.inbox},

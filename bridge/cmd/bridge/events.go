@@ -24,17 +24,6 @@ type sessionEvents struct {
 	webhooks *webhook.Outbox
 	receipts *sendqueue.Log
 	metrics  *metrics.Metrics
-	traffic  *bridge.Changes
-}
-
-// Incoming stores a received message; once it is committed, the
-// dashboard's streams hear of it.
-func (e sessionEvents) Incoming(ctx context.Context, in bridge.Incoming) error {
-	if err := e.Receiver.Incoming(ctx, in); err != nil {
-		return err
-	}
-	e.traffic.Notify()
-	return nil
 }
 
 var _ whatsapp.Events = sessionEvents{}

@@ -78,6 +78,8 @@ type MessagingBridgeReconciler struct {
 	events   eventMemory
 	statuses statusMemory
 	rollouts rollouts
+	// subscriptions remembers what was put into each bridge.
+	subscriptions subscriptionMemory
 }
 
 // Least privilege: every write is a create, an apply or a patch, never an
@@ -144,6 +146,7 @@ func (r *MessagingBridgeReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 			forgetMetrics(req.Namespace, req.Name)
 			r.events.forget(req.NamespacedName)
 			r.statuses.forget(req.NamespacedName)
+			r.subscriptions.forget(req.NamespacedName)
 		}
 		// Deleted since the event was queued: nothing is left to reconcile.
 		return ctrl.Result{}, client.IgnoreNotFound(err)

@@ -253,7 +253,7 @@ func fetchQR(ctx context.Context, base, token string) (string, error) {
 	defer resp.Body.Close()
 	var qr struct{ QR string }
 	if err := json.NewDecoder(resp.Body).Decode(&qr); err != nil || resp.StatusCode != http.StatusOK || qr.QR == "" {
-		return "", fmt.Errorf("GET /session/qr: HTTP %d (%v)", resp.StatusCode, err)
+		return "", fmt.Errorf("GET /session/qr: HTTP %d (%w)", resp.StatusCode, err)
 	}
 	return qr.QR, nil
 }

@@ -52,6 +52,7 @@ func (r *MessagingBridgeReconciler) reconcileSubscriptions(ctx context.Context, 
 	if len(statuses) == 0 && unreachable == "" {
 		// Every subscription it rendered is gone from the bridge.
 		meta.RemoveStatusCondition(&rd.status.Conditions, msgbridgev1alpha1.ConditionSubscriptionsHealthy)
+		forgetConditionMetrics(mb.Namespace, mb.Name, msgbridgev1alpha1.ConditionSubscriptionsHealthy)
 		return
 	}
 	rd.setCondition(conditions.SubscriptionsHealthy(statuses, unreachable))

@@ -22,6 +22,7 @@ import (
 	"github.com/msgbridge/msgbridge/contract"
 	"github.com/msgbridge/msgbridge/controllers/bridgeclient"
 	"github.com/msgbridge/msgbridge/controllers/conditions"
+	"github.com/msgbridge/msgbridge/controllers/specs"
 )
 
 // fakeSubscriptions plays the bridge's subscriptions API: it stores what is
@@ -242,11 +243,16 @@ func TestSubscriptionHealthAndSecretRotation(t *testing.T) {
 		t.Errorf("status of crm: %+v", s)
 	}
 
+	// The secret goes through the admin API: the pod does not restart.
+	hash := waitStatefulSet(t, mb, anyStatefulSet).Spec.Template.Annotations[specs.SecretsHashAnnotation]
 	patchSecretData(t, ns, "crm-hook", "secret", "whsec_dHdv")
 	eventually(t, 20*time.Second, func() (bool, string) {
 		s, _ := bridge.subs.get("k8s-crm")
 		return s.Secret == "whsec_dHdv", "the bridge holds secret " + s.Secret
 	})
+	if now := waitStatefulSet(t, mb, anyStatefulSet).Spec.Template.Annotations[specs.SecretsHashAnnotation]; now != hash || hash == "" {
+		t.Errorf("rotating a subscription's secret changed the pod's secrets hash from %q to %q: the pod restarts", hash, now)
+	}
 }
 
 // A subscription the bridge refuses is invalid, with the bridge's own error;

@@ -88,3 +88,21 @@ func kubepodsMemory(t *testing.T) int64 {
 	t.Log("no kubepods memory cgroup found")
 	return 0
 }
+
+// The readers parse this process's own entries: the fleet benchmark must
+// not find a parse error only after its cluster is up.
+func TestProcReaders(t *testing.T) {
+	pid := os.Getpid()
+	if rss := processRSS(t, pid); rss < 1<<20 {
+		t.Errorf("RSS of this test process: %d bytes", rss)
+	}
+	before := processCPU(t, pid)
+	for end := time.Now().Add(50 * time.Millisecond); time.Now().Before(end); { //nolint:revive // burns CPU on purpose
+	}
+	if after := processCPU(t, pid); after < before {
+		t.Errorf("CPU time went back from %s to %s", before, after)
+	}
+	if pids := podProcesses(t, "no-such-command"); len(pids) != 0 {
+		t.Errorf("found %v", pids)
+	}
+}

@@ -86,7 +86,7 @@ FLEET_BRIDGES ?= 60
 
 .PHONY: fleet-bench
 fleet-bench: e2e-binaries $(HELM) ## Measure a fleet of linked bridges on the end-to-end cluster (root; see README).
-	HELM="$(HELM)" FLEET_BENCH=$(FLEET_BRIDGES) go test -count=1 -timeout 60m -v -run '^TestFleetBench$$' ./test/e2e/ | grep -E 'FLEET|FIGURE|_test.go:|^(---|ok|FAIL)'
+	HELM="$(HELM)" FLEET_BENCH=$(FLEET_BRIDGES) go test -count=1 -timeout 60m -v -run '^TestFleetBench$$' ./test/e2e/ | grep --line-buffered -E 'FLEET|FIGURE|_test.go:|^(---|ok|FAIL)'
 
 .PHONY: test-unit
 test-unit: ## Run the fast tests (-short: no bridge process, envtest, browser, helm).

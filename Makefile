@@ -78,6 +78,16 @@ e2e-binaries: envtest ## Build (or reuse) kubelet, kube-proxy, ..., CoreDNS for 
 e2e: e2e-binaries $(HELM) ## Run the end-to-end test alone: the chart on a real cluster (root; see README).
 	HELM="$(HELM)" go test $(GO_TEST_FLAGS) -v -run '^TestChartOnRealCluster$$' ./test/e2e/
 
+# FLEET_BRIDGES linked bridges on the end-to-end cluster's one node, after one
+# alone as the baseline: times to Ready and connected, memory per bridge and of
+# all pods, the operator's CPU and memory, a round trip through each. Long and
+# heavy, so not in make test; without -race, to measure the programs as shipped.
+FLEET_BRIDGES ?= 60
+
+.PHONY: fleet-bench
+fleet-bench: e2e-binaries $(HELM) ## Measure a fleet of linked bridges on the end-to-end cluster (root; see README).
+	HELM="$(HELM)" FLEET_BENCH=$(FLEET_BRIDGES) go test -count=1 -timeout 60m -v -run '^TestFleetBench$$' ./test/e2e/ | grep --line-buffered -E 'FLEET|FIGURE|_test.go:|^(---|ok|FAIL)'
+
 .PHONY: test-unit
 test-unit: ## Run the fast tests (-short: no bridge process, envtest, browser, helm).
 	go test -short ./...

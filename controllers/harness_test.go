@@ -112,6 +112,8 @@ type fakeBridge struct {
 	state   bridgeclient.State
 	polls   atomic.Int64
 	logouts atomic.Int64
+	// subs serves /api/admin/subscriptions.
+	subs fakeSubscriptions
 }
 
 func newFakeBridge(t *testing.T, token string) *fakeBridge {
@@ -136,6 +138,7 @@ func newFakeBridge(t *testing.T, token string) *fakeBridge {
 		b.logouts.Add(1)
 		_, _ = w.Write([]byte(`{"status":"success","message":"logged out"}`))
 	})
+	b.subs.serve(mux, token)
 	b.Server = httptest.NewServer(mux)
 	t.Cleanup(b.Close)
 	return b

@@ -78,11 +78,14 @@ type MessagingBridgeReconciler struct {
 	events   eventMemory
 	statuses statusMemory
 	rollouts rollouts
+	// subscriptions remembers what was put into each bridge.
+	subscriptions subscriptionMemory
 }
 
 // Least privilege: every write is a create, an apply or a patch, never an
 // update or a delete (owned objects go with their MessagingBridge through
-// garbage collection); no access to pods. The finalizers subresource is what
+// garbage collection), except the delete of a PodDisruptionBudget the spec
+// no longer asks for; no access to pods. The finalizers subresource is what
 // the API server checks before it lets an owner reference block deletion.
 //
 // +kubebuilder:rbac:groups=msgbridge.io,resources=messagingbridges,verbs=get;list;watch;patch
@@ -91,6 +94,7 @@ type MessagingBridgeReconciler struct {
 // +kubebuilder:rbac:groups=apps,resources=statefulsets,verbs=get;list;watch;create;patch
 // +kubebuilder:rbac:groups="",resources=services,verbs=get;list;watch;create;patch
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;patch
+// +kubebuilder:rbac:groups=policy,resources=poddisruptionbudgets,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // round is one reconcile of one MessagingBridge: what the steps found and
@@ -144,6 +148,7 @@ func (r *MessagingBridgeReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 			forgetMetrics(req.Namespace, req.Name)
 			r.events.forget(req.NamespacedName)
 			r.statuses.forget(req.NamespacedName)
+			r.subscriptions.forget(req.NamespacedName)
 		}
 		// Deleted since the event was queued: nothing is left to reconcile.
 		return ctrl.Result{}, client.IgnoreNotFound(err)
@@ -158,7 +163,7 @@ func (r *MessagingBridgeReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	r.statuses.catchUp(&mb)
 	rd := &round{mb: &mb, status: *mb.Status.DeepCopy()}
 	var stepErr error
-	for _, s := range []step{r.reconcileGeneratedSecret, r.resolveCredentials, r.reconcileService, r.reconcileStatefulSet} {
+	for _, s := range []step{r.reconcileGeneratedSecret, r.resolveCredentials, r.reconcileService, r.reconcileStatefulSet, r.reconcileDisruptionBudget} {
 		done, err := s(ctx, rd)
 		if err != nil {
 			rd.applyErr = err

@@ -60,6 +60,12 @@ func recordSessionMetrics(namespace, name string, connected, suspended bool, sta
 	}
 }
 
+// forgetConditionMetrics drops the series of a condition the bridge no
+// longer has, so that an alert on its last value does not fire forever.
+func forgetConditionMetrics(namespace, name, condType string) {
+	conditionGauge.DeletePartialMatch(prometheus.Labels{"namespace": namespace, "name": name, "type": condType})
+}
+
 // forgetMetrics drops a deleted bridge's series.
 func forgetMetrics(namespace, name string) {
 	sessionConnectedGauge.DeleteLabelValues(namespace, name)

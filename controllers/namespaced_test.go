@@ -69,10 +69,16 @@ func TestNamespacedInstall(t *testing.T) {
 
 	startOperator(t, watched, operatorOptions{config: asOperator})
 	mb := newBridgeWithKeys(t, watched, "sales")
+	mb.Spec.DisruptionBudget = &msgbridgev1alpha1.DisruptionBudgetSpec{Enabled: true}
 	create(t, mb)
 	waitCondition(t, mb, msgbridgev1alpha1.ConditionReconciled, metav1.ConditionTrue, conditions.ReasonReconciled)
 	markPodReady(t, mb)
 	waitCondition(t, mb, msgbridgev1alpha1.ConditionAvailable, metav1.ConditionTrue, conditions.ReasonPodReady)
+	// The Role's rules suffice for the PodDisruptionBudget too, its delete
+	// included.
+	waitDisruptionBudget(t, c, mb, true)
+	patchBridge(t, mb, func(mb *msgbridgev1alpha1.MessagingBridge) { mb.Spec.DisruptionBudget.Enabled = false })
+	waitDisruptionBudget(t, c, mb, false)
 }
 
 func operatorArgs(t *testing.T, objs []*unstructured.Unstructured) []string {

@@ -36,6 +36,11 @@ func (r *MessagingBridgeReconciler) observe(ctx context.Context, rd *round) erro
 	session := conditions.SessionConnected(obs, specs.HeartbeatInterval(mb), r.now())
 	rd.setCondition(session)
 	rd.setCondition(conditions.SendingRestricted(obs, r.now()))
+	unreachable := ""
+	if obs.Suspended || !obs.PodReady || obs.Err != nil || obs.State == nil {
+		unreachable = session.Message
+	}
+	r.reconcileSubscriptions(ctx, rd, unreachable)
 	recordSessionMetrics(mb.Namespace, mb.Name, session.Status == metav1.ConditionTrue, suspended, obs.State)
 	rd.status.Workload = conditions.Workload(rd.statefulSet, obs.State, rd.mb.Status.Workload, specs.ClaimName(mb))
 	rd.status.Workload.Rollout = rd.rolloutWaiting
@@ -54,16 +59,24 @@ func (r *MessagingBridgeReconciler) observe(ctx context.Context, rd *round) erro
 }
 
 func (r *MessagingBridgeReconciler) readSession(ctx context.Context, rd *round) (*bridgeclient.State, error) {
-	token, ok := rd.credentials[contract.EnvAdminToken]
-	if !ok {
-		// The apply steps stopped before reading the credentials.
-		t, err := r.adminToken(ctx, rd.mb)
-		if err != nil {
-			return nil, fmt.Errorf("reading the admin token: %w", err)
-		}
-		token = []byte(t)
+	token, err := r.roundAdminToken(ctx, rd)
+	if err != nil {
+		return nil, err
 	}
-	return r.bridge().State(ctx, r.bridgeURL(rd.mb), string(token))
+	return r.bridge().State(ctx, r.bridgeURL(rd.mb), token)
+}
+
+// roundAdminToken is the admin token of the bridge: the one the round
+// resolved, or read now when the apply steps stopped before.
+func (r *MessagingBridgeReconciler) roundAdminToken(ctx context.Context, rd *round) (string, error) {
+	if token, ok := rd.credentials[contract.EnvAdminToken]; ok {
+		return string(token), nil
+	}
+	t, err := r.adminToken(ctx, rd.mb)
+	if err != nil {
+		return "", fmt.Errorf("reading the admin token: %w", err)
+	}
+	return t, nil
 }
 
 // writeStatus writes the round's status when it differs from the stored one
@@ -89,12 +102,12 @@ func (r *MessagingBridgeReconciler) writeStatus(ctx context.Context, rd *round) 
 }
 
 // recordTransitions emits one event per change of SessionConnected or
-// Stalled, and per start and end of a SendingRestricted, never one per
-// poll. A first Stalled=True is reported too: a missing Secret on creation
+// Stalled, per start and end of a SendingRestricted, and per subscription
+// trouble and its end, never one per poll. A first Stalled=True is reported too: a missing Secret on creation
 // deserves a Warning.
 func (r *MessagingBridgeReconciler) recordTransitions(mb *msgbridgev1alpha1.MessagingBridge, old, next []metav1.Condition) {
 	for _, t := range []string{msgbridgev1alpha1.ConditionSessionConnected, msgbridgev1alpha1.ConditionStalled,
-		msgbridgev1alpha1.ConditionSendingRestricted} {
+		msgbridgev1alpha1.ConditionSendingRestricted, msgbridgev1alpha1.ConditionSubscriptionsHealthy} {
 		now := meta.FindStatusCondition(next, t)
 		was := meta.FindStatusCondition(old, t)
 		if !reportable(t, was, now) {
@@ -119,6 +132,10 @@ func reportable(t string, was, now *metav1.Condition) bool {
 		return false
 	case t == msgbridgev1alpha1.ConditionSendingRestricted:
 		return now.Status == metav1.ConditionTrue || (was != nil && was.Status == metav1.ConditionTrue)
+	case t == msgbridgev1alpha1.ConditionSubscriptionsHealthy:
+		// A subscription going wrong, and its recovery; not the Unknown
+		// of every bridge restart.
+		return now.Status == metav1.ConditionFalse || (was != nil && was.Status == metav1.ConditionFalse && now.Status == metav1.ConditionTrue)
 	case was == nil:
 		return t == msgbridgev1alpha1.ConditionStalled && now.Status == metav1.ConditionTrue
 	}
@@ -129,8 +146,11 @@ func reportable(t string, was, now *metav1.Condition) bool {
 // Normal.
 func eventType(t string, now *metav1.Condition) string {
 	trouble := now.Status == metav1.ConditionTrue
-	if t == msgbridgev1alpha1.ConditionSessionConnected {
+	switch t {
+	case msgbridgev1alpha1.ConditionSessionConnected:
 		trouble = now.Status != metav1.ConditionTrue && now.Reason != conditions.ReasonSuspended
+	case msgbridgev1alpha1.ConditionSubscriptionsHealthy:
+		trouble = now.Status == metav1.ConditionFalse
 	}
 	if trouble {
 		return corev1.EventTypeWarning

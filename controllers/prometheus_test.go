@@ -59,8 +59,14 @@ func TestAlertsNameTheBridgesNamespace(t *testing.T) {
 	recordSessionMetrics("team-c", "support", false, false, nil)
 	recordConditionMetrics("team-c", "support", []metav1.Condition{
 		{Type: "Stalled", Status: metav1.ConditionTrue, Reason: conditions.ReasonSecretNotFound}})
+	// team-d/crm delivers to a subscription that fails; team-b/sales'
+	// subscriptions are healthy.
+	recordConditionMetrics("team-d", "crm", []metav1.Condition{
+		{Type: "SubscriptionsHealthy", Status: metav1.ConditionFalse, Reason: conditions.ReasonSubscriptionFailing}})
+	recordConditionMetrics("team-b", "sales", []metav1.Condition{
+		{Type: "SubscriptionsHealthy", Status: metav1.ConditionTrue, Reason: conditions.ReasonSubscriptionsHealthy}})
 	t.Cleanup(func() {
-		for _, b := range [][2]string{{"team-a", "sales"}, {"team-b", "sales"}, {"team-c", "support"}} {
+		for _, b := range [][2]string{{"team-a", "sales"}, {"team-b", "sales"}, {"team-c", "support"}, {"team-d", "crm"}} {
 			forgetMetrics(b[0], b[1])
 		}
 	})
@@ -85,10 +91,11 @@ func TestAlertsNameTheBridgesNamespace(t *testing.T) {
 	eval := ruleEvaluator(t, db, ofKind(objs, "PrometheusRule")[0])
 
 	want := map[string][]string{
-		"MessagingBridgeNotConnected":      {"team-a/sales", "team-c/support"},
-		"MessagingBridgeHeartbeatStale":    {"team-a/sales"},
-		"MessagingBridgeStalled":           {"team-c/support"},
-		"MessagingBridgeSendingRestricted": {"team-a/sales"},
+		"MessagingBridgeNotConnected":          {"team-a/sales", "team-c/support"},
+		"MessagingBridgeHeartbeatStale":        {"team-a/sales"},
+		"MessagingBridgeStalled":               {"team-c/support"},
+		"MessagingBridgeSendingRestricted":     {"team-a/sales"},
+		"MessagingBridgeSubscriptionUnhealthy": {"team-d/crm"},
 	}
 	for alert, bridges := range want {
 		waitForAlerts(t, eval, alert, bridges)

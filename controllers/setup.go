@@ -6,6 +6,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -47,6 +48,7 @@ func (r *MessagingBridgeReconciler) SetupWithManager(mgr ctrl.Manager, opts cont
 		// (ready replicas) is what Available reports.
 		Watches(&appsv1.StatefulSet{}, handler.EnqueueRequestsFromMapFunc(sameName)).
 		Watches(&corev1.Service{}, handler.EnqueueRequestsFromMapFunc(sameName)).
+		Watches(&policyv1.PodDisruptionBudget{}, handler.EnqueueRequestsFromMapFunc(sameName)).
 		// Secrets metadata-only (see secretstore.go): the generated one by
 		// its name, and a user Secret a bridge references: its creation
 		// ends a SecretNotFound stall at once, its rotation rolls the pod.

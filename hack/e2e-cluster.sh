@@ -32,7 +32,9 @@
 # 1.6 (no RuntimeConfig RPC).
 #
 # Environment: E2E_DIR, E2E_BIN (default: hack/e2e-binaries.sh's folder),
-# E2E_IMAGES (folder of docker-archives to import, default E2E_DIR/images).
+# E2E_IMAGES (folder of docker-archives to import, default E2E_DIR/images),
+# E2E_MAX_PODS (the kubelet's pod limit, default 30), E2E_VOLUMES (static
+# 1Gi volumes, default 3; the fleet benchmark wants one per bridge).
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -288,7 +290,7 @@ imageGCHighThresholdPercent: 100
 imageGCLowThresholdPercent: 99
 rotateCertificates: false
 serializeImagePulls: false
-maxPods: 30
+maxPods: ${E2E_MAX_PODS:-30}
 EOF
   cat >"$D/etc/kube-proxy.yaml" <<EOF
 apiVersion: kubeproxy.config.k8s.io/v1alpha1
@@ -371,7 +373,7 @@ metadata:
 provisioner: kubernetes.io/no-provisioner
 volumeBindingMode: WaitForFirstConsumer
 EOF
-    for i in 0 1 2; do
+    for ((i = 0; i < ${E2E_VOLUMES:-3}; i++)); do
       mkdir -p "$D/pv/pv$i"
       cat <<EOF
 ---

@@ -171,6 +171,21 @@ type MessagingBridgeSpec struct {
 	// +optional
 	LogoutOnDelete bool `json:"logoutOnDelete,omitempty"`
 
+	// Subscriptions are event receivers besides the webhook: each has its
+	// own filter, format and durable delivery state in the bridge. The
+	// operator renders them into the bridge through its admin API, as the
+	// subscriptions k8s-<name>, and reports each one's health in status.
+	// +optional
+	// +kubebuilder:validation:MaxItems=20
+	// +listType=map
+	// +listMapKey=name
+	Subscriptions []SubscriptionSpec `json:"subscriptions,omitempty"`
+
+	// DisruptionBudget makes the operator keep a PodDisruptionBudget for the
+	// bridge's pod. Off when absent: see DisruptionBudgetSpec.
+	// +optional
+	DisruptionBudget *DisruptionBudgetSpec `json:"disruptionBudget,omitempty"`
+
 	// --- Retention on delete ---
 
 	// DeletionPolicy is what deleting the MessagingBridge does to the
@@ -184,6 +199,91 @@ type MessagingBridgeSpec struct {
 	// +optional
 	// +kubebuilder:default=Retain
 	DeletionPolicy DeletionPolicy `json:"deletionPolicy,omitempty"`
+}
+
+// SubscriptionSpec is one event receiver of the bridge.
+// +kubebuilder:validation:XValidation:rule="!has(self.format) || self.format != 'cloud' || self.target.startsWith('http')",message="format cloud needs an http or https target"
+type SubscriptionSpec struct {
+	// Name of the subscription, unique in the resource: the bridge knows it
+	// as k8s-<name>.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=48
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	Name string `json:"name"`
+
+	// Target receives the events: an http:// or https:// URL (Standard
+	// Webhooks POST requests) or nats://host:port/<subject prefix> (NATS
+	// JetStream).
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=2048
+	// +kubebuilder:validation:XValidation:rule="self.startsWith('http://') || self.startsWith('https://') || self.startsWith('nats://')",message="subscription target must be http, https or nats"
+	// +kubebuilder:validation:XValidation:rule="isURL(self) && url(self).getHostname() != ''",message="subscription target must be an absolute URL with a host"
+	Target string `json:"target"`
+
+	// Events this subscription receives, such as message.upsert,
+	// message.status or session.status. Empty: every event.
+	// +optional
+	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:items:MaxLength=64
+	// +kubebuilder:validation:items:Pattern=`^(\*|[a-z][a-z_]*(\.([a-z][a-z_]*|\*))*)$`
+	// +listType=set
+	Events []string `json:"events,omitempty"`
+
+	// Format of the events: standard (msgbridge's own) or cloud (the
+	// WhatsApp Cloud API's webhook shape).
+	// +optional
+	// +kubebuilder:default=standard
+	Format SubscriptionFormat `json:"format,omitempty"`
+
+	// SecretRef holds the subscription's secret: the Standard Webhooks
+	// signing secret (whsec_<base64>) of an HTTP target, the credentials of
+	// a NATS target. None when absent.
+	// +optional
+	SecretRef *SecretKeyReference `json:"secretRef,omitempty"`
+
+	// Headers added to every delivery of an HTTP target.
+	// +optional
+	// +kubebuilder:validation:MaxProperties=16
+	// +kubebuilder:validation:XValidation:rule="self.all(k, k.size() <= 64 && k.matches('^[A-Za-z0-9-]+$') && self[k].size() <= 1024)",message="header names must be letters, digits and '-' (at most 64), values at most 1024 characters"
+	Headers map[string]string `json:"headers,omitempty"`
+
+	// Enabled: a disabled subscription keeps its place but receives
+	// nothing.
+	// +optional
+	// +kubebuilder:default=true
+	Enabled *bool `json:"enabled,omitempty"`
+}
+
+// SubscriptionFormat is the shape of a subscription's events.
+// +kubebuilder:validation:Enum=standard;cloud
+type SubscriptionFormat string
+
+// The subscription formats.
+const (
+	SubscriptionFormatStandard SubscriptionFormat = "standard"
+	SubscriptionFormatCloud    SubscriptionFormat = "cloud"
+)
+
+// IsEnabled reports whether the subscription delivers; absent means yes, as
+// the CRD default does.
+func (s *SubscriptionSpec) IsEnabled() bool {
+	return s.Enabled == nil || *s.Enabled
+}
+
+// DisruptionBudgetSpec asks for a PodDisruptionBudget that keeps the bridge's
+// one pod from voluntary evictions (a node drain, the cluster autoscaler).
+//
+// It is off by default: a bridge is one pod, so a budget that protects it
+// (minAvailable 1) blocks every drain of its node until a person moves the
+// bridge (deletes its pod or suspends it), while an eviction costs the
+// bridge only a restart and a reconnect, with nothing lost: messages wait in
+// its durable queue. Turn it on for an account whose few seconds of downtime
+// must be planned by a person. A bridge whose pod is not ready never blocks
+// a drain (unhealthyPodEvictionPolicy AlwaysAllow).
+type DisruptionBudgetSpec struct {
+	// Enabled keeps the PodDisruptionBudget <name>; false or absent
+	// deletes it.
+	Enabled bool `json:"enabled"`
 }
 
 // DeletionPolicy is what deleting a MessagingBridge does to its volume claim
@@ -269,6 +369,11 @@ const (
 	// ConditionStalled is True when reconciling cannot progress without a
 	// change by a human, such as a missing Secret.
 	ConditionStalled = "Stalled"
+	// ConditionSubscriptionsHealthy is True when every subscription of the
+	// spec is rendered into the bridge and none is failing; False names the
+	// invalid or failing ones. Absent without subscriptions. The bridge
+	// still sends while it is False, so Ready does not depend on it.
+	ConditionSubscriptionsHealthy = "SubscriptionsHealthy"
 	// ConditionSendingRestricted is True while WhatsApp restricts the
 	// account's sending (rate-overlimit, the reach-out time lock); its
 	// message names when the restriction ends. The bridge holds its queue
@@ -354,7 +459,7 @@ type MessagingBridgeStatus struct {
 	ObservedGeneration int64 `json:"observedGeneration"`
 
 	// Conditions: Ready, Reconciled, Available, SessionConnected, Stalled,
-	// SendingRestricted.
+	// SendingRestricted, SubscriptionsHealthy.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
@@ -375,6 +480,13 @@ type MessagingBridgeStatus struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=64
 	EncryptionKeyFingerprint string `json:"encryptionKeyFingerprint,omitempty"`
+
+	// Subscriptions is the health of each subscription of the spec, as the
+	// bridge last reported it.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	Subscriptions []SubscriptionStatus `json:"subscriptions,omitempty"`
 
 	// --- What runs ---
 
@@ -408,6 +520,51 @@ type WorkloadStatus struct {
 	// +optional
 	Rollout string `json:"rollout,omitempty"`
 }
+
+// SubscriptionStatus is the health of one subscription. What moves with every
+// delivery (pending events, the last success) is left out, so that a busy
+// subscription does not write the status at every poll: the bridge's
+// /metrics has it live.
+type SubscriptionStatus struct {
+	// Name of the subscription in the spec.
+	Name string `json:"name"`
+
+	// ID of the subscription in the bridge: k8s-<name>.
+	// +optional
+	ID string `json:"id,omitempty"`
+
+	// State: healthy, failing or disabled, as the bridge reports it;
+	// invalid when the operator could not render it (its Secret, or the
+	// bridge refused it); unknown when the bridge could not be asked.
+	// +optional
+	State SubscriptionState `json:"state,omitempty"`
+
+	// DeadLetters is how many of its events gave up retrying.
+	// +optional
+	DeadLetters int64 `json:"deadLetters,omitempty"`
+
+	// LastError is the bridge's last delivery error of a failing
+	// subscription.
+	// +optional
+	LastError string `json:"lastError,omitempty"`
+
+	// Message says why an invalid subscription could not be rendered.
+	// +optional
+	Message string `json:"message,omitempty"`
+}
+
+// SubscriptionState is a subscription's health.
+// +kubebuilder:validation:Enum=healthy;failing;disabled;invalid;unknown
+type SubscriptionState string
+
+// The subscription states.
+const (
+	SubscriptionHealthy  SubscriptionState = "healthy"
+	SubscriptionFailing  SubscriptionState = "failing"
+	SubscriptionDisabled SubscriptionState = "disabled"
+	SubscriptionInvalid  SubscriptionState = "invalid"
+	SubscriptionUnknown  SubscriptionState = "unknown"
+)
 
 // MessagingBridge declares one WhatsApp bridge: a StatefulSet with a volume
 // for its credentials, a Service and Secrets.

@@ -41,6 +41,9 @@ const (
 	// operator never takes it over.
 	ReasonServiceConflict     = "ServiceConflict"
 	ReasonStatefulSetConflict = "StatefulSetConflict"
+	// ReasonPodDisruptionBudgetConflict: likewise for the bridge's
+	// PodDisruptionBudget.
+	ReasonPodDisruptionBudgetConflict = "PodDisruptionBudgetConflict"
 	// ReasonApplyRejected: the API server refused an apply for good
 	// (validation or admission); retrying the same object cannot help.
 	ReasonApplyRejected = "ApplyRejected"

@@ -73,10 +73,22 @@ func AdminTokenSource(mb *msgbridgev1alpha1.MessagingBridge) msgbridgev1alpha1.S
 func ReferencedSecretNames(mb *msgbridgev1alpha1.MessagingBridge) []string {
 	var names []string
 	seen := map[string]bool{}
+	add := func(name string) {
+		if !seen[name] {
+			seen[name] = true
+			names = append(names, name)
+		}
+	}
 	for _, c := range Credentials(mb) {
-		if !c.Generated && !seen[c.Source.Name] {
-			seen[c.Source.Name] = true
-			names = append(names, c.Source.Name)
+		if !c.Generated {
+			add(c.Source.Name)
+		}
+	}
+	// A subscription's secret goes through the admin API, not the pod's
+	// environment, but its change must reach the bridge as soon.
+	for _, s := range mb.Spec.Subscriptions {
+		if s.SecretRef != nil {
+			add(s.SecretRef.Name)
 		}
 	}
 	return names

@@ -113,6 +113,10 @@ func TestServiceGolden(t *testing.T) {
 	golden(t, "service.yaml", Service(bridge(nil)))
 }
 
+func TestPodDisruptionBudgetGolden(t *testing.T) {
+	golden(t, "poddisruptionbudget.yaml", PodDisruptionBudget(bridge(nil)))
+}
+
 func TestCredentials(t *testing.T) {
 	ref := func(name, key string) *msgbridgev1alpha1.SecretKeyReference {
 		return &msgbridgev1alpha1.SecretKeyReference{Name: name, Key: key}

@@ -1,0 +1,54 @@
+package contract
+
+import "time"
+
+// AdminSubscriptionsPath lists a bridge's event subscriptions (GET); one is
+// created or replaced with PUT and deleted with DELETE at
+// AdminSubscriptionsPath + "/" + id.
+const AdminSubscriptionsPath = "/api/admin/subscriptions"
+
+// OperatorSubscriptionPrefix starts the id of every subscription the
+// operator renders from a MessagingBridge's spec: it deletes only those,
+// never one a person created through the admin API.
+const OperatorSubscriptionPrefix = "k8s-"
+
+// Subscription is the body of PUT /api/admin/subscriptions/{id}: one event
+// receiver of the bridge. The secret is write-only: a bridge never echoes
+// it back.
+type Subscription struct {
+	ID string `json:"id"`
+	// Target is an http(s):// URL or nats://host:port/<subject prefix>.
+	Target string `json:"target"`
+	// Events filters the event types; empty receives every event.
+	Events []string `json:"events"`
+	// Format is standard or cloud.
+	Format  string            `json:"format"`
+	Secret  string            `json:"secret,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+	Enabled bool              `json:"enabled"`
+}
+
+// The health states of a subscription.
+const (
+	SubscriptionHealthy  = "healthy"
+	SubscriptionFailing  = "failing"
+	SubscriptionDisabled = "disabled"
+)
+
+// SubscriptionHealth is a subscription's delivery state.
+type SubscriptionHealth struct {
+	// State is healthy, failing or disabled.
+	State         string     `json:"state"`
+	Pending       int64      `json:"pending"`
+	DeadLetters   int64      `json:"dead_letters"`
+	LastSuccessAt *time.Time `json:"last_success_at"`
+	LastFailureAt *time.Time `json:"last_failure_at"`
+	LastError     string     `json:"last_error"`
+}
+
+// SubscriptionView is one entry of GET /api/admin/subscriptions: the
+// subscription without its secret, and its health.
+type SubscriptionView struct {
+	Subscription
+	Health SubscriptionHealth `json:"health"`
+}

@@ -46,13 +46,17 @@ const (
 	ActionAdminToken Action = "api.admin_token"
 	// A one-time code sent to the account's own chat by the dashboard.
 	ActionChatCode Action = "dashboard.chat_code"
+	// The event subscriptions' changes.
+	ActionSubscriptionCreate Action = "subscriptions.create"
+	ActionSubscriptionPut    Action = "subscriptions.put"
+	ActionSubscriptionDelete Action = "subscriptions.delete"
 )
 
 // Actions lists every action, for the API's description.
 var Actions = []Action{
 	ActionPairingQR, ActionPairingCode, ActionLogout, ActionDashboardSignIn, ActionLogPurge,
 	ActionAuditDelete, ActionWebhookRedeliver, ActionAPIKey, ActionAdminToken, ActionChatCode,
-	ActionWebhookReplay,
+	ActionWebhookReplay, ActionSubscriptionCreate, ActionSubscriptionPut, ActionSubscriptionDelete,
 }
 
 // Outcome is how the action ended.

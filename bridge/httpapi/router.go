@@ -58,6 +58,9 @@ type Deps struct {
 	Media MediaFiles
 	// Webhooks holds the webhook events whose delivery gave up.
 	Webhooks DeadLetters
+	// Subscriptions are the receivers of the events, managed under
+	// /api/admin/subscriptions; nil leaves those routes out.
+	Subscriptions Subscriptions
 	// Inbox is the incoming history: GET /api/messages?direction=in lists
 	// it, POST /api/admin/webhooks/replay replays it, a reaction finds the
 	// received message it names in it.
@@ -145,6 +148,17 @@ func (s *server) adminRoutes(r *mux.Router) {
 	r.Handle("/api/admin/webhooks/{id}/redeliver", s.audited(audit.ActionWebhookRedeliver, s.redeliver)).Methods(post)
 	r.Handle("/api/admin/webhooks/replay", s.audited(audit.ActionWebhookReplay, s.replay)).Methods(post)
 	r.Handle("/api/admin/analytics/delivery", s.admin(s.deliveryAnalytics)).Methods(get)
+	if s.Subscriptions != nil {
+		s.subscriptionRoutes(r)
+	}
+}
+
+func (s *server) subscriptionRoutes(r *mux.Router) {
+	r.Handle("/api/admin/subscriptions", s.admin(s.listSubscriptions)).Methods(get)
+	r.Handle("/api/admin/subscriptions", s.audited(audit.ActionSubscriptionCreate, s.createSubscription)).Methods(post)
+	r.Handle("/api/admin/subscriptions/{id}", s.admin(s.getSubscription)).Methods(get)
+	r.Handle("/api/admin/subscriptions/{id}", s.audited(audit.ActionSubscriptionPut, s.putSubscription)).Methods(http.MethodPut)
+	r.Handle("/api/admin/subscriptions/{id}", s.audited(audit.ActionSubscriptionDelete, s.deleteSubscription)).Methods(del)
 }
 
 // messagingRoutes take the API key (POST /send checks it itself: it also

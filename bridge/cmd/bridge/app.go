@@ -323,6 +323,7 @@ func newHTTPServer(_ context.Context, a *app) error {
 			LogFiles:       a.logFiles,
 			Metrics:        a.metrics.Handler(),
 			Webhooks:       a.webhooks,
+			Subscriptions:  a.webhooks,
 			Inbox:          a.inbox,
 			Media:          a.downloads,
 			Dashboard:      dash,

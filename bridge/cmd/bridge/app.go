@@ -199,6 +199,14 @@ func newObservers(_ context.Context, a *app) error {
 	a.webhooks = webhook.New(webhook.Options{
 		DB: a.db, Batcher: a.writer, URL: a.settings.WebhookURL, Key: []byte(a.settings.WebhookSecret.Reveal()),
 		Log: a.log.WithName("webhook"), Observer: a.metrics,
+		// NATS subjects name the linked account; the session is made
+		// later, before anything is delivered.
+		Account: func() string {
+			if a.session == nil {
+				return ""
+			}
+			return a.session.Status().Account
+		},
 	})
 	a.inbox = inbox.New(inbox.Options{
 		DB: a.db, Batcher: a.writer, Webhooks: a.webhooks, Retention: a.settings.InboxRetention,

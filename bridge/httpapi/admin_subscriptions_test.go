@@ -43,7 +43,7 @@ func newSubsEnv(t *testing.T) *subsEnv {
 	t.Cleanup(func() { cancel(); <-stopped })
 	e := &subsEnv{outbox: o, batch: b, audit: openAuditLog(t, time.Now)}
 	e.inbox = inbox.New(inbox.Options{DB: db, Batcher: b, Webhooks: o, Retention: time.Hour})
-	e.srv = newTestServer(t, Deps{Subscriptions: o, Inbox: e.inbox, Messages: &fakeMessages{},
+	e.srv = newTestServer(t, Deps{Subscriptions: o, Events: o, Inbox: e.inbox, Messages: &fakeMessages{},
 		Audit: AuditRecorder{Log: e.audit, Logger: logr.Discard()}})
 	return e
 }

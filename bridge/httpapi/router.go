@@ -61,6 +61,11 @@ type Deps struct {
 	// Subscriptions are the receivers of the events, managed under
 	// /api/admin/subscriptions; nil leaves those routes out.
 	Subscriptions Subscriptions
+	// Events is the event log GET /api/events streams; nil leaves the
+	// route out. EventsHeartbeat is how often an idle stream sends a
+	// comment (15 s when zero).
+	Events          EventLog
+	EventsHeartbeat time.Duration
 	// Inbox is the incoming history: GET /api/messages?direction=in lists
 	// it, POST /api/admin/webhooks/replay replays it, a reaction finds the
 	// received message it names in it.
@@ -183,6 +188,9 @@ func (s *server) messagingRoutes(r *mux.Router) {
 		{"/api/contacts/{number}", get, s.contact},
 	} {
 		r.Handle(route.path, s.handle(s.requireAPIKey(route.h))).Methods(route.method)
+	}
+	if s.Events != nil {
+		r.Handle("/api/events", s.handle(s.requireAPIKey(s.streamEvents))).Methods(get)
 	}
 }
 

@@ -255,7 +255,8 @@ var migrations = []string{
 	// outbox is rebuilt because webhook_id is no longer unique by itself
 	// (SQLite cannot drop a column's UNIQUE in place); its rows become the
 	// subscription 'default', WEBHOOK_URL's. Secrets stay in this encrypted
-	// file.
+	// file. event_log keeps every event a day, whatever the subscriptions,
+	// for GET /api/events: its id is the stream's event id.
 	`CREATE TABLE webhook_subscriptions (
 		id          TEXT    PRIMARY KEY,
 		target      TEXT    NOT NULL,
@@ -295,7 +296,15 @@ var migrations = []string{
 	CREATE INDEX webhook_head ON webhook_outbox (subscription, ordering_key, id) WHERE status = 'pending';
 	CREATE INDEX webhook_rank ON webhook_outbox (subscription, ordering_key, rank);
 	CREATE INDEX webhook_dead ON webhook_outbox (created_at, id) WHERE status = 'dead';
-	CREATE INDEX webhook_of_subscription ON webhook_outbox (subscription, status)`,
+	CREATE INDEX webhook_of_subscription ON webhook_outbox (subscription, status);
+	CREATE TABLE event_log (
+		id         INTEGER PRIMARY KEY AUTOINCREMENT,
+		webhook_id TEXT    NOT NULL,
+		event      TEXT    NOT NULL,
+		payload    BLOB    NOT NULL,
+		created_at INTEGER NOT NULL
+	);
+	CREATE INDEX event_log_created ON event_log (created_at)`,
 }
 
 // OpenExistingBridgeDB opens bridge.db when it exists, which checks that it

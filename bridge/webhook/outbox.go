@@ -87,6 +87,8 @@ type Outbox struct {
 	states   map[string]*runState
 	// running counts the deliveries under way, for Run's end.
 	running sync.WaitGroup
+	// published wakes the readers of the event log.
+	published published
 }
 
 // lane is an ordering key of one subscription.
@@ -151,12 +153,19 @@ const (
 
 // Enqueue stores ev in tx, a transaction of Options.Batcher, so that the
 // event commits together with the change that causes it: one row for every
-// enabled subscription that takes its type. With none it stores nothing.
+// enabled subscription that takes its type, and one in the event log that
+// GET /api/events streams.
 func (o *Outbox) Enqueue(ctx context.Context, tx *sql.Tx, ev Event) error {
 	if ev.ID == "" {
 		ev.ID = NewID()
 	}
-	var body []byte
+	body, err := json.Marshal(ev.Payload)
+	if err != nil {
+		return fmt.Errorf("webhook %s: %w", ev.Type, err)
+	}
+	if err := o.log(ctx, tx, ev, body); err != nil {
+		return err
+	}
 	for _, l := range o.subscriptions().enabled {
 		if !l.Takes(ev.Type) {
 			continue
@@ -168,12 +177,6 @@ func (o *Outbox) Enqueue(ctx context.Context, tx *sql.Tx, ev Event) error {
 			}
 			if top >= ev.Rank {
 				continue // a later status of this message is already queued
-			}
-		}
-		if body == nil {
-			var err error
-			if body, err = json.Marshal(ev.Payload); err != nil {
-				return fmt.Errorf("webhook %s: %w", ev.Type, err)
 			}
 		}
 		if _, err := o.insert(ctx, tx, insertEvent, l.ID, ev, body); err != nil {
@@ -246,9 +249,6 @@ func (o *Outbox) Requeue(ctx context.Context, tx *sql.Tx, ev Event, subscription
 // EnqueueNow stores ev in a transaction of its own and returns once it is
 // durable: for events with no change of ours to commit with.
 func (o *Outbox) EnqueueNow(ctx context.Context, ev Event) error {
-	if !o.Enabled() {
-		return nil
-	}
 	return o.opts.Batcher.Do(ctx, func(tx *sql.Tx) error { return o.Enqueue(ctx, tx, ev) })
 }
 

@@ -332,6 +332,7 @@ func newHTTPServer(_ context.Context, a *app) error {
 			Metrics:        a.metrics.Handler(),
 			Webhooks:       a.webhooks,
 			Subscriptions:  a.webhooks,
+			Events:         a.webhooks,
 			Inbox:          a.inbox,
 			Media:          a.downloads,
 			Dashboard:      dash,

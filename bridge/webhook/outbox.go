@@ -87,6 +87,9 @@ type Outbox struct {
 	states   map[string]*runState
 	// running counts the deliveries under way, for Run's end.
 	running sync.WaitGroup
+	// generation counts the snapshots of the subscriptions: rows read
+	// under an older one are read again.
+	generation atomic.Int64
 	// published wakes the readers of the event log.
 	published published
 }

@@ -94,6 +94,7 @@ func (o *Outbox) reload(ctx context.Context) error {
 		}
 	}
 	o.subs.Store(next)
+	o.generation.Add(1)
 	if old != nil {
 		for id, l := range old.byID {
 			if n, ok := next.byID[id]; !ok || n.sender != l.sender {

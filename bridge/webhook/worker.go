@@ -71,11 +71,25 @@ func (o *Outbox) Run(ctx context.Context) error {
 type dispatcher struct {
 	o                           *Outbox
 	cursorAt, cursorID, scanNow int64 // cursorAt < 0: no scan under way
+	// rest are the rows of the page read last that waited for a slot
+	// while every subscription had all its slots taken; restOf is the
+	// subscriptions' generation they were read in.
+	rest   []row
+	restOf int64
 }
 
-// pass hands one page of due heads to the workers.
+// pass starts the rows left from the last page, or else the next page of
+// due heads.
 func (d *dispatcher) pass(ctx context.Context) durable.Pass {
 	o := d.o
+	if len(d.rest) > 0 && d.restOf == o.generation.Load() {
+		rest := d.rest
+		d.rest = nil
+		if held, stopped := d.startAll(ctx, rest); stopped || d.cursorAt >= 0 {
+			return durable.Pass{Held: held, More: !stopped}
+		}
+	}
+	d.rest = nil
 	if d.cursorAt < 0 {
 		o.lanes.BeginScan()
 		d.cursorAt, d.scanNow = 0, o.opts.Now().UnixMilli()
@@ -84,17 +98,45 @@ func (d *dispatcher) pass(ctx context.Context) durable.Pass {
 	if err != nil && ctx.Err() == nil {
 		o.opts.Log.Error(err, "read due webhook events")
 	}
-	held := false
-	for _, r := range page {
-		held = !o.start(ctx, r) || held
-	}
-	if len(page) == o.opts.PageSize {
+	full := len(page) == o.opts.PageSize
+	if full {
 		last := page[len(page)-1]
 		d.cursorAt, d.cursorID = last.nextAt, last.id
-		return durable.Pass{More: true, Held: held}
+	} else {
+		d.cursorAt, d.cursorID = -1, 0 // swept to the end: start over when woken
 	}
-	d.cursorAt, d.cursorID = -1, 0 // swept to the end: start over when woken
-	return durable.Pass{Held: held}
+	held, stopped := d.startAll(ctx, page)
+	return durable.Pass{More: full && !stopped, Held: held}
+}
+
+// startAll starts the rows that find a slot and a free lane. When every
+// subscription has all its slots taken it stops and keeps the rows not yet
+// tried for the next pass: nothing starts before a delivery ends, and each
+// end wakes the loop. Re-reading the due list at every end instead cost a
+// query of a page per delivery.
+func (d *dispatcher) startAll(ctx context.Context, rows []row) (held, stopped bool) {
+	for i, r := range rows {
+		if d.o.start(ctx, r) {
+			continue
+		}
+		held = true
+		if d.o.allBusy() {
+			d.rest, d.restOf = rows[i:], d.o.generation.Load()
+			return true, true
+		}
+	}
+	return held, false
+}
+
+// allBusy reports whether every enabled subscription has all its slots
+// taken.
+func (o *Outbox) allBusy() bool {
+	for _, l := range o.subscriptions().enabled {
+		if st := o.state(l.ID); len(st.slots) < cap(st.slots) {
+			return false
+		}
+	}
+	return true
 }
 
 // start begins r's delivery unless its subscription's slots are all taken

@@ -178,6 +178,9 @@ const nextHeadDue = `SELECT min(o.next_attempt_at) FROM webhook_outbox o WHERE o
 // that just ended: each end wakes the dispatcher, so only the rows that were
 // not yet due need a timer.
 func (d *dispatcher) nextDue(ctx context.Context) (time.Time, bool) {
+	if len(d.rest) > 0 {
+		return time.Time{}, false // every slot is taken: the end of a delivery wakes the loop
+	}
 	var next sql.NullInt64
 	if err := d.o.opts.DB.QueryRowContext(ctx, nextHeadDue, d.scanNow).Scan(&next); err != nil || !next.Valid {
 		return time.Time{}, false

@@ -17,6 +17,7 @@ const (
 	CodeDuplicateParticipant   = "duplicate_participant"
 	CodeEmptyText              = "empty_text"
 	CodeFileTooLarge           = "file_too_large"
+	CodeFormatUnavailable      = "format_unavailable"
 	CodeGroupActionRateLimited = "group_action_rate_limited"
 	CodeGroupActionRefused     = "group_action_refused"
 	CodeIdempotencyKeyInFlight = "idempotency_key_in_flight"
@@ -40,6 +41,7 @@ const (
 	CodeInvalidImage           = "invalid_image"
 	CodeInvalidInviteLink      = "invalid_invite_link"
 	CodeInvalidJSON            = "invalid_json"
+	CodeInvalidLastEventID     = "invalid_last_event_id"
 	CodeInvalidLevel           = "invalid_level"
 	CodeInvalidLimit           = "invalid_limit"
 	CodeInvalidLocation        = "invalid_location"
@@ -54,11 +56,13 @@ const (
 	CodeInvalidQuery           = "invalid_query"
 	CodeInvalidReplyTo         = "invalid_reply_to"
 	CodeInvalidSeconds         = "invalid_seconds"
+	CodeInvalidSecret          = "invalid_secret"
 	CodeInvalidSender          = "invalid_sender"
 	CodeInvalidSince           = "invalid_since"
 	CodeInvalidState           = "invalid_state"
 	CodeInvalidStatus          = "invalid_status"
 	CodeInvalidSubject         = "invalid_subject"
+	CodeInvalidSubscriptionID  = "invalid_subscription_id"
 	CodeInvalidText            = "invalid_text"
 	CodeInvalidType            = "invalid_type"
 	CodeInvalidVcard           = "invalid_vcard"
@@ -101,6 +105,9 @@ const (
 	CodeReplayFailed           = "replay_failed"
 	CodeSpoolFailed            = "spool_failed"
 	CodeStoreFailed            = "store_failed"
+	CodeSubscriptionExists     = "subscription_exists"
+	CodeSubscriptionManaged    = "subscription_managed"
+	CodeSubscriptionNotFound   = "subscription_not_found"
 	CodeTargetFailed           = "target_failed"
 	CodeTargetRevoked          = "target_revoked"
 	CodeTemplatesUnavailable   = "templates_unavailable"
@@ -120,7 +127,9 @@ const (
 	CodeUnexpectedText         = "unexpected_text"
 	CodeUnexpectedVcard        = "unexpected_vcard"
 	CodeUnknownChat            = "unknown_chat"
+	CodeUnknownEventType       = "unknown_event_type"
 	CodeUnknownField           = "unknown_field"
+	CodeUnknownFormat          = "unknown_format"
 	CodeUnknownGroup           = "unknown_group"
 	CodeUnknownMessage         = "unknown_message"
 	CodeUnknownType            = "unknown_type"
@@ -148,6 +157,7 @@ var Codes = []CodeInfo{
 	{CodeDuplicateParticipant, KindInvalid, "… is named twice"},
 	{CodeEmptyText, KindInvalid, "the body needs a non-empty \"text\""},
 	{CodeFileTooLarge, KindTooLarge, "each file must be at most N bytes (MAX_FILE_SIZE)"},
+	{CodeFormatUnavailable, KindInvalid, "format cloud needs the Cloud API door, which this bridge does not run"},
 	{CodeGroupActionRateLimited, KindRateLimited, "group actions are paced (GROUP_ACTION_RATE) to keep WhatsApp from banning the account; retry after the Retry-After seconds"},
 	{CodeGroupActionRefused, KindUpstream, "WhatsApp refused the group action"},
 	{CodeIdempotencyKeyInFlight, KindConflict, "a request with this Idempotency-Key is being carried out; repeat it once that one answered"},
@@ -171,6 +181,7 @@ var Codes = []CodeInfo{
 	{CodeInvalidImage, KindInvalid, "the file of item N is …, not a JPEG, PNG or WebP image"},
 	{CodeInvalidInviteLink, KindInvalid, "link must be https://chat.whatsapp.com/<code> or the code alone"},
 	{CodeInvalidJSON, KindInvalid, "the body is not one JSON object of the expected fields"},
+	{CodeInvalidLastEventID, KindInvalid, "Last-Event-ID must be an event id this stream sent (a whole number)"},
 	{CodeInvalidLevel, KindInvalid, "level must be one of debug, info, warn, error"},
 	{CodeInvalidLimit, KindInvalid, "limit must be a number from 1 to the endpoint's maximum"},
 	{CodeInvalidLocation, KindInvalid, "a location's coordinates, name or address are out of range"},
@@ -185,11 +196,13 @@ var Codes = []CodeInfo{
 	{CodeInvalidQuery, KindInvalid, "… must be given once"},
 	{CodeInvalidReplyTo, KindInvalid, "reply_to must be a whatsapp_id: 1-N letters and digits"},
 	{CodeInvalidSeconds, KindInvalid, "seconds must be a whole number of seconds from 1 to 300"},
+	{CodeInvalidSecret, KindInvalid, "secret: …"},
 	{CodeInvalidSender, KindInvalid, "sender must be a phone number or a LID"},
 	{CodeInvalidSince, KindInvalid, "since is required: an RFC 3339 time, e.g. 2026-11-21T10:00:00Z"},
 	{CodeInvalidState, KindInvalid, "state must be composing, recording or paused"},
 	{CodeInvalidStatus, KindInvalid, "status filters outgoing messages; direction=in has none"},
 	{CodeInvalidSubject, KindInvalid, "subject must be 1-100 characters without control characters"},
+	{CodeInvalidSubscriptionID, KindInvalid, "the body's id differs from the path's"},
 	{CodeInvalidText, KindInvalid, "a string is not valid UTF-8 or holds lone surrogates or NUL"},
 	{CodeInvalidType, KindInvalid, "… is not an action"},
 	{CodeInvalidVcard, KindInvalid, "vcard …"},
@@ -232,6 +245,9 @@ var Codes = []CodeInfo{
 	{CodeReplayFailed, KindInternal, "the incoming history could not be replayed"},
 	{CodeSpoolFailed, KindInternal, "the attachment could not be stored"},
 	{CodeStoreFailed, KindInternal, "the request could not be stored; nothing will be sent"},
+	{CodeSubscriptionExists, KindConflict, "a subscription of this id exists; PUT replaces it"},
+	{CodeSubscriptionManaged, KindConflict, "the subscription default is WEBHOOK_URL and WEBHOOK_SECRET: change the settings"},
+	{CodeSubscriptionNotFound, KindNotFound, "no such subscription"},
 	{CodeTargetFailed, KindConflict, "the message failed; it never reached WhatsApp"},
 	{CodeTargetRevoked, KindConflict, "the message is revoked (or its revoke is queued); it cannot be edited or revoked again"},
 	{CodeTemplatesUnavailable, KindUnavailable, "this bridge keeps no templates"},
@@ -251,7 +267,9 @@ var Codes = []CodeInfo{
 	{CodeUnexpectedText, KindInvalid, "item N is …, which has no text or caption"},
 	{CodeUnexpectedVcard, KindInvalid, "item N is …, not a contact"},
 	{CodeUnknownChat, KindNotFound, "the account has no such chat: nothing received in it, and not a number known to be on WhatsApp"},
+	{CodeUnknownEventType, KindInvalid, "unknown event type …; the types are …"},
 	{CodeUnknownField, KindInvalid, "a form field is not one this endpoint takes"},
+	{CodeUnknownFormat, KindInvalid, "unknown format …; use standard"},
 	{CodeUnknownGroup, KindNotFound, "WhatsApp knows no such group"},
 	{CodeUnknownMessage, KindNotFound, "message_id names no message received in this chat that the incoming history keeps"},
 	{CodeUnknownType, KindInvalid, "type of item N, …, is not …"},

@@ -54,6 +54,10 @@ const (
 	ActionGroupInvite  Action = "group.invite_link"
 	ActionGroupJoin    Action = "group.join"
 	ActionGroupLeave   Action = "group.leave"
+	// The event subscriptions' changes.
+	ActionSubscriptionCreate Action = "subscriptions.create"
+	ActionSubscriptionPut    Action = "subscriptions.put"
+	ActionSubscriptionDelete Action = "subscriptions.delete"
 )
 
 // Actions lists every action, for the API's description.
@@ -61,7 +65,7 @@ var Actions = []Action{
 	ActionPairingQR, ActionPairingCode, ActionLogout, ActionDashboardSignIn, ActionLogPurge,
 	ActionAuditDelete, ActionWebhookRedeliver, ActionAPIKey, ActionAdminToken, ActionChatCode,
 	ActionWebhookReplay, ActionGroupCreate, ActionGroupUpdate, ActionGroupPhoto, ActionGroupMembers, ActionGroupInvite,
-	ActionGroupJoin, ActionGroupLeave,
+	ActionGroupJoin, ActionGroupLeave, ActionSubscriptionCreate, ActionSubscriptionPut, ActionSubscriptionDelete,
 }
 
 // Outcome is how the action ended.

@@ -28,7 +28,7 @@ const SignatureHeader = "X-Hub-Signature-256"
 // ErrNoCloudShape is Encode's answer to an event Cloud has no webhook for
 // (session.status, a queued status, an edit, a revoke): a subscription
 // in the cloud format skips it.
-var ErrNoCloudShape = errors.New("the event has no Cloud API webhook")
+var ErrNoCloudShape = fmt.Errorf("the event has no Cloud API webhook: %w", webhook.ErrNoShape)
 
 // Encode is event ev as the Cloud API's webhook for the account number:
 // the body and its headers, signed with secret as Meta signs

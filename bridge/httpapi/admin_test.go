@@ -317,11 +317,11 @@ func TestDeliveryAnalytics(t *testing.T) {
 func TestWebhookDeadLetters(t *testing.T) {
 	e := newEnv(t)
 	created := time.Date(2026, 11, 21, 11, 0, 0, 0, time.UTC)
-	e.webhooks.dead = []webhook.DeadLetter{{ID: 5, WebhookID: "msg_5", Event: "session.status", Attempts: 4,
+	e.webhooks.dead = []webhook.DeadLetter{{ID: 5, Subscription: "crm", WebhookID: "msg_5", Event: "session.status", Attempts: 4,
 		LastError: "502 Bad Gateway", CreatedAt: created}}
 
 	status, body := e.do(t, "GET", "/api/admin/webhooks/failed")
-	want := `[{"id":5,"webhook_id":"msg_5","event":"session.status","attempts":4,"last_error":"502 Bad Gateway",` +
+	want := `[{"id":5,"subscription":"crm","webhook_id":"msg_5","event":"session.status","attempts":4,"last_error":"502 Bad Gateway",` +
 		`"created_at":"2026-11-21T11:00:00.000Z"}]` + "\n"
 	if status != http.StatusOK || string(body) != want {
 		t.Fatalf("failed: %d %s\nwant %s", status, body, want)

@@ -24,12 +24,13 @@ type DeadLetters interface {
 }
 
 type deadLetterJSON struct {
-	ID        int64  `json:"id"`
-	WebhookID string `json:"webhook_id"`
-	Event     string `json:"event"`
-	Attempts  int    `json:"attempts"`
-	LastError string `json:"last_error"`
-	CreatedAt string `json:"created_at"`
+	ID           int64  `json:"id"`
+	Subscription string `json:"subscription"`
+	WebhookID    string `json:"webhook_id"`
+	Event        string `json:"event"`
+	Attempts     int    `json:"attempts"`
+	LastError    string `json:"last_error"`
+	CreatedAt    string `json:"created_at"`
 }
 
 var errUnknownEvent = bridge.Errorf(bridge.KindNotFound, bridge.CodeNotFound, "no such webhook event")
@@ -41,7 +42,7 @@ func (s *server) listDeadLetters(w http.ResponseWriter, r *http.Request) error {
 	}
 	out := make([]deadLetterJSON, len(dead))
 	for i, d := range dead {
-		out[i] = deadLetterJSON{ID: d.ID, WebhookID: d.WebhookID, Event: d.Event, Attempts: d.Attempts,
+		out[i] = deadLetterJSON{ID: d.ID, Subscription: d.Subscription, WebhookID: d.WebhookID, Event: d.Event, Attempts: d.Attempts,
 			LastError: d.LastError, CreatedAt: bridge.FormatTime(d.CreatedAt)}
 	}
 	return WriteJSON(w, http.StatusOK, out)
@@ -75,16 +76,22 @@ func deadLetterError(err error) error {
 }
 
 func (s *server) replay(w http.ResponseWriter, r *http.Request) error {
-	q, err := strictQuery(r, "since")
+	q, err := strictQuery(r, "since", "subscription")
 	if err != nil {
 		return err
+	}
+	subscription, named := q["subscription"]
+	if named {
+		if err := webhook.ValidID(subscription); err != nil {
+			return bridge.Errorf(bridge.KindNotFound, bridge.CodeSubscriptionNotFound, "no such subscription")
+		}
 	}
 	text, given := q["since"]
 	since, err := parseSince(text, given, s.Now())
 	if err != nil {
 		return err
 	}
-	done, err := s.Inbox.Replay(r.Context(), since)
+	done, err := s.Inbox.Replay(r.Context(), since, subscription)
 	if err != nil {
 		return err
 	}

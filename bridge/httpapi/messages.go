@@ -21,8 +21,9 @@ type IncomingHistory interface {
 	// page's cursor.
 	List(ctx context.Context, f inbox.Filter) ([]inbox.Entry, string, error)
 	// Replay enqueues the webhook events received since then again,
-	// under their original webhook-ids.
-	Replay(ctx context.Context, since time.Time) (inbox.Replayed, error)
+	// under their original webhook-ids, for subscription (empty: every
+	// enabled one).
+	Replay(ctx context.Context, since time.Time, subscription string) (inbox.Replayed, error)
 	// Received finds the chat and sender of a received message by its
 	// WhatsApp id, so that a reaction to it needs no ?chat=.
 	Received(ctx context.Context, whatsappID string) (chat, sender bridge.Recipient, found bool, err error)

@@ -65,6 +65,14 @@ type Deps struct {
 	Media MediaFiles
 	// Webhooks holds the webhook events whose delivery gave up.
 	Webhooks DeadLetters
+	// Subscriptions are the receivers of the events, managed under
+	// /api/admin/subscriptions; nil leaves those routes out.
+	Subscriptions Subscriptions
+	// Events is the event log GET /api/events streams; nil leaves the
+	// route out. EventsHeartbeat is how often an idle stream sends a
+	// comment (15 s when zero).
+	Events          EventLog
+	EventsHeartbeat time.Duration
 	// Inbox is the incoming history: GET /api/messages?direction=in lists
 	// it, POST /api/admin/webhooks/replay replays it, a reaction finds the
 	// received message it names in it.
@@ -172,6 +180,18 @@ func (s *server) adminRoutes(r *mux.Router, prefix string, admin func(HandlerFun
 	r.Handle(prefix+"/webhooks/{id}/redeliver", audited(audit.ActionWebhookRedeliver, s.redeliver)).Methods(post)
 	r.Handle(prefix+"/webhooks/replay", audited(audit.ActionWebhookReplay, s.replay)).Methods(post)
 	r.Handle(prefix+"/analytics/delivery", admin(s.deliveryAnalytics)).Methods(get)
+	if s.Subscriptions != nil {
+		s.subscriptionRoutes(r, prefix, admin, audited)
+	}
+}
+
+func (s *server) subscriptionRoutes(r *mux.Router, prefix string, admin func(HandlerFunc) http.Handler,
+	audited func(audit.Action, HandlerFunc) http.Handler) {
+	r.Handle(prefix+"/subscriptions", admin(s.listSubscriptions)).Methods(get)
+	r.Handle(prefix+"/subscriptions", audited(audit.ActionSubscriptionCreate, s.createSubscription)).Methods(post)
+	r.Handle(prefix+"/subscriptions/{id}", admin(s.getSubscription)).Methods(get)
+	r.Handle(prefix+"/subscriptions/{id}", audited(audit.ActionSubscriptionPut, s.putSubscription)).Methods(http.MethodPut)
+	r.Handle(prefix+"/subscriptions/{id}", audited(audit.ActionSubscriptionDelete, s.deleteSubscription)).Methods(del)
 }
 
 // messagingRoutes take the API key (POST /send checks it itself: it also
@@ -206,6 +226,9 @@ func (s *server) messagingRoutes(r *mux.Router) {
 		{"/api/groups/{jid}/leave", post, s.leaveGroup},
 	} {
 		r.Handle(route.path, s.handle(s.requireAPIKey(route.h))).Methods(route.method)
+	}
+	if s.Events != nil {
+		r.Handle("/api/events", s.handle(s.requireAPIKey(s.streamEvents))).Methods(get)
 	}
 }
 

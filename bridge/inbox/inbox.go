@@ -26,13 +26,16 @@ import (
 
 // Outbox is where the inbox's events go (*webhook.Outbox).
 type Outbox interface {
-	// Enabled reports whether webhooks are configured.
+	// Enabled reports whether any subscription takes events.
 	Enabled() bool
+	// Subscribed reports whether subscription id exists and is enabled.
+	Subscribed(id string) (exists, enabled bool)
 	// Enqueue stores ev in tx for delivery.
 	Enqueue(ctx context.Context, tx *sql.Tx, ev webhook.Event) error
-	// Requeue stores ev again under its id unless it is still pending,
-	// and reports whether it did.
-	Requeue(ctx context.Context, tx *sql.Tx, ev webhook.Event) (bool, error)
+	// Requeue stores ev again under its id, for subscription (empty: every
+	// enabled one that takes it), unless it is still pending, and reports
+	// whether it did.
+	Requeue(ctx context.Context, tx *sql.Tx, ev webhook.Event, subscription string) (bool, error)
 }
 
 // Options configures an Inbox.

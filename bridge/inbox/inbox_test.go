@@ -226,12 +226,13 @@ func TestStoreOnceWhenDeliveredAgain(t *testing.T) {
 // failingOutbox refuses every event, as a full disk would.
 type failingOutbox struct{}
 
-func (failingOutbox) Enabled() bool { return true }
+func (failingOutbox) Enabled() bool                  { return true }
+func (failingOutbox) Subscribed(string) (bool, bool) { return true, true }
 func (failingOutbox) Enqueue(context.Context, *sql.Tx, webhook.Event) error {
 	return errors.New("disk full")
 }
 
-func (failingOutbox) Requeue(context.Context, *sql.Tx, webhook.Event) (bool, error) {
+func (failingOutbox) Requeue(context.Context, *sql.Tx, webhook.Event, string) (bool, error) {
 	return false, errors.New("disk full")
 }
 
@@ -297,7 +298,7 @@ func TestReplayDeliversAgainUnderTheOriginalIDs(t *testing.T) {
 		f.clock.set(start.Add(time.Duration(i) * time.Minute))
 		f.store(t, text(fmt.Sprintf("W%d", i), "hi"))
 	}
-	got, err := f.Replay(context.Background(), start)
+	got, err := f.Replay(context.Background(), start, "")
 	if err != nil || got != (Replayed{AlreadyPending: 3}) {
 		t.Fatalf("replay of pending events: %+v %v", got, err)
 	}
@@ -305,7 +306,7 @@ func TestReplayDeliversAgainUnderTheOriginalIDs(t *testing.T) {
 	first := hooks.wait(t, 3)
 	testutil.Eventually(t, 5*time.Second, func() bool { n, _ := f.outbox.Pending(context.Background()); return n == 0 }, "still pending")
 
-	got, err = f.Replay(context.Background(), start.Add(time.Minute))
+	got, err = f.Replay(context.Background(), start.Add(time.Minute), "")
 	if err != nil || got != (Replayed{Enqueued: 2}) {
 		t.Fatalf("replay: %+v %v", got, err)
 	}
@@ -318,16 +319,16 @@ func TestReplayDeliversAgainUnderTheOriginalIDs(t *testing.T) {
 // A replay with webhooks off is refused; one of no events enqueues none.
 func TestReplayEdges(t *testing.T) {
 	off := newFixture(t, "")
-	if _, err := off.Replay(context.Background(), start); !errors.Is(err, ErrWebhooksOff) {
+	if _, err := off.Replay(context.Background(), start, ""); !errors.Is(err, ErrWebhooksOff) {
 		t.Errorf("webhooks off: %v", err)
 	}
 	on := newFixture(t, "http://127.0.0.1:1/hook")
 	on.store(t, text("W1", "hi"))
-	if got, err := on.Replay(context.Background(), start.Add(time.Hour)); err != nil || got != (Replayed{}) {
+	if got, err := on.Replay(context.Background(), start.Add(time.Hour), ""); err != nil || got != (Replayed{}) {
 		t.Errorf("since after every event: %+v %v", got, err)
 	}
 	on.opts.Webhooks = failingOutbox{}
-	if _, err := on.Replay(context.Background(), start); !errors.Is(err, bridge.Internal("replay_failed", "", nil)) {
+	if _, err := on.Replay(context.Background(), start, ""); !errors.Is(err, bridge.Internal("replay_failed", "", nil)) {
 		t.Errorf("failing outbox: %v", err)
 	}
 }
@@ -351,7 +352,7 @@ func TestReplayInChunks(t *testing.T) {
 	if _, err := f.db.Exec(`UPDATE webhook_outbox SET status = 'delivered', delivered_at = 1`); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := f.Replay(context.Background(), start); err != nil || got.Enqueued != n {
+	if got, err := f.Replay(context.Background(), start, ""); err != nil || got.Enqueued != n {
 		t.Fatalf("replay: %+v %v, want %d", got, err, n)
 	}
 	if got := len(f.outboxRows(t)); got != n {

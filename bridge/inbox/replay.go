@@ -10,9 +10,15 @@ import (
 	"github.com/msgbridge/msgbridge/bridge/webhook"
 )
 
-// ErrWebhooksOff: a replay with WEBHOOK_URL empty would deliver nothing.
-var ErrWebhooksOff = bridge.Errorf(bridge.KindConflict, bridge.CodeWebhooksOff,
-	"webhooks are off (WEBHOOK_URL is empty): there is nothing to replay to")
+// Replay errors: with no enabled subscription (WEBHOOK_URL empty and no
+// other) a replay would deliver nothing; a subscription named must exist
+// and be enabled.
+var (
+	ErrWebhooksOff = bridge.Errorf(bridge.KindConflict, bridge.CodeWebhooksOff,
+		"webhooks are off (WEBHOOK_URL is empty and no subscription is enabled): there is nothing to replay to")
+	ErrNoSubscription = bridge.Errorf(bridge.KindNotFound, bridge.CodeSubscriptionNotFound, "no such subscription")
+	errDisabled       = bridge.Errorf(bridge.KindConflict, bridge.CodeWebhooksOff, "the subscription is disabled: enable it first")
+)
 
 // replayChunk is how many entries one replay transaction requeues, so that
 // the write lock is short and memory holds one chunk.
@@ -35,18 +41,19 @@ const replayScan = `SELECT id, webhook_id, event, ordering_key, payload FROM inb
 // enqueued twice. Only incoming events are replayed: message.status and
 // session.status report state that GET /api/messages/{id} and
 // /api/admin/state show as it is now, and a week-old "connected" replayed
-// would mislead.
-func (b *Inbox) Replay(ctx context.Context, since time.Time) (Replayed, error) {
+// would mislead. It replays to subscription only, or, when that is empty,
+// to every enabled subscription whose filter takes the event.
+func (b *Inbox) Replay(ctx context.Context, since time.Time, subscription string) (Replayed, error) {
 	var done Replayed
-	if !b.opts.Webhooks.Enabled() {
-		return done, ErrWebhooksOff
+	if err := b.replayable(subscription); err != nil {
+		return done, err
 	}
 	after := int64(0)
 	for {
 		var n int
 		err := b.opts.Batcher.Do(ctx, func(tx *sql.Tx) error {
 			var err error
-			n, after, err = b.replayChunk(ctx, tx, since, after, &done)
+			n, after, err = b.replayChunk(ctx, tx, chunkAt{since, after, subscription}, &done)
 			return err
 		})
 		if err != nil {
@@ -58,10 +65,35 @@ func (b *Inbox) Replay(ctx context.Context, since time.Time) (Replayed, error) {
 	}
 }
 
-// replayChunk requeues the next chunk of entries after row id after; it
-// returns how many it read and the last one's id.
-func (b *Inbox) replayChunk(ctx context.Context, tx *sql.Tx, since time.Time, after int64, done *Replayed) (int, int64, error) {
-	rows, err := tx.QueryContext(ctx, replayScan, since.UnixMilli(), after, replayChunk)
+func (b *Inbox) replayable(subscription string) error {
+	if subscription == "" {
+		if !b.opts.Webhooks.Enabled() {
+			return ErrWebhooksOff
+		}
+		return nil
+	}
+	switch exists, enabled := b.opts.Webhooks.Subscribed(subscription); {
+	case !exists:
+		return ErrNoSubscription
+	case !enabled:
+		return errDisabled
+	}
+	return nil
+}
+
+// chunkAt is where a replay chunk starts: the entries received at or after
+// since, after row id after, for subscription.
+type chunkAt struct {
+	since        time.Time
+	after        int64
+	subscription string
+}
+
+// replayChunk requeues the next chunk of entries after at; it returns how
+// many it read and the last one's id.
+func (b *Inbox) replayChunk(ctx context.Context, tx *sql.Tx, at chunkAt, done *Replayed) (int, int64, error) {
+	after := at.after
+	rows, err := tx.QueryContext(ctx, replayScan, at.since.UnixMilli(), after, replayChunk)
 	if err != nil {
 		return 0, after, err
 	}
@@ -83,7 +115,7 @@ func (b *Inbox) replayChunk(ctx context.Context, tx *sql.Tx, since time.Time, af
 	// an error, so the counts are added only once it succeeded.
 	var chunk Replayed
 	for _, ev := range evs {
-		requeued, err := b.opts.Webhooks.Requeue(ctx, tx, ev)
+		requeued, err := b.opts.Webhooks.Requeue(ctx, tx, ev, at.subscription)
 		if err != nil {
 			return 0, after, err
 		}

@@ -73,7 +73,7 @@ type Metrics struct {
 	attempts     *prometheus.CounterVec
 	sendDuration prometheus.Histogram
 	webhooks     *prometheus.CounterVec
-	deadLetters  prometheus.Counter
+	deadLetters  *prometheus.CounterVec
 	reconnects   prometheus.Counter
 }
 
@@ -98,12 +98,12 @@ func New() *Metrics {
 		}),
 		webhooks: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: namespace, Name: "webhook_deliveries_total",
-			Help: "Webhook delivery attempts by outcome (success: a 2xx answer).",
-		}, []string{"outcome"}),
-		deadLetters: prometheus.NewCounter(prometheus.CounterOpts{
+			Help: "Webhook delivery attempts by subscription and outcome (success: a 2xx answer or a NATS PubAck).",
+		}, []string{"subscription", "outcome"}),
+		deadLetters: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: namespace, Name: "webhook_dead_letters_total",
-			Help: "Webhook events that became dead letters after their retry window (see GET /api/admin/webhooks/failed).",
-		}),
+			Help: "Webhook events that became dead letters after their retry window, by subscription (see GET /api/admin/webhooks/failed).",
+		}, []string{"subscription"}),
 		reconnects: prometheus.NewCounter(prometheus.CounterOpts{
 			Namespace: namespace, Name: "session_reconnects_total",
 			Help: "Times the session reconnected to WhatsApp after losing its connection.",
@@ -114,8 +114,9 @@ func New() *Metrics {
 	}
 	for _, o := range outcomes {
 		m.attempts.WithLabelValues(o)
-		m.webhooks.WithLabelValues(o)
+		m.webhooks.WithLabelValues(defaultSubscription, o) // present before the first event
 	}
+	m.deadLetters.WithLabelValues(defaultSubscription)
 	m.registry.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
@@ -161,18 +162,25 @@ func (m *Metrics) SendAttempt(ok bool, d time.Duration) {
 	m.sendDuration.Observe(d.Seconds())
 }
 
-// WebhookDelivery counts one webhook delivery attempt; delivered is true
-// when the receiver answered 2xx.
-func (m *Metrics) WebhookDelivery(delivered bool) {
+// defaultSubscription is WEBHOOK_URL's subscription, whose series exist
+// from the start.
+const defaultSubscription = "default"
+
+// WebhookDelivery counts one delivery attempt to subscription; delivered
+// is true when the receiver answered 2xx (NATS: the stream's PubAck).
+func (m *Metrics) WebhookDelivery(subscription string, delivered bool) {
 	outcome := OutcomeSuccess
 	if !delivered {
 		outcome = OutcomeFailure
 	}
-	m.webhooks.WithLabelValues(outcome).Inc()
+	m.webhooks.WithLabelValues(subscription, outcome).Inc()
 }
 
-// WebhookDeadLetter counts one webhook event that became a dead letter.
-func (m *Metrics) WebhookDeadLetter() { m.deadLetters.Inc() }
+// WebhookDeadLetter counts one event of subscription that became a dead
+// letter.
+func (m *Metrics) WebhookDeadLetter(subscription string) {
+	m.deadLetters.WithLabelValues(subscription).Inc()
+}
 
 // Reconnect counts one reconnection of the session.
 func (m *Metrics) Reconnect() { m.reconnects.Inc() }

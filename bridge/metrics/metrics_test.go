@@ -97,8 +97,9 @@ func TestScrape(t *testing.T) {
 	m.SendAttempt(true, 120*time.Millisecond)
 	m.SendAttempt(false, 3*time.Millisecond)
 	m.SendAttempt(false, 2*time.Millisecond)
-	m.WebhookDelivery(true)
-	m.WebhookDelivery(false)
+	m.WebhookDelivery("default", true)
+	m.WebhookDelivery("default", false)
+	m.WebhookDelivery("crm", false)
 	m.Reconnect()
 
 	fams := scrape(t, m)
@@ -115,6 +116,7 @@ func TestScrape(t *testing.T) {
 		{"msgbridge_send_duration_seconds", "", "", 3},
 		{"msgbridge_webhook_deliveries_total", "outcome", "success", 1},
 		{"msgbridge_webhook_deliveries_total", "outcome", "failure", 1},
+		{"msgbridge_webhook_deliveries_total", "subscription", "crm", 1},
 		{"msgbridge_session_reconnects_total", "", "", 1},
 		{"msgbridge_send_queue_depth", "", "", 3},
 		{"msgbridge_webhook_queue_depth", "", "", 7},

@@ -260,6 +260,62 @@ var migrations = []string{
 		created_at INTEGER NOT NULL,
 		UNIQUE (name, language)
 	)`,
+	// 13: event subscriptions (package webhook). Every receiver has its own
+	// delivery state over the one outbox: a row per (event, subscription),
+	// so that a dead receiver's retries and order never hold another's. The
+	// outbox is rebuilt because webhook_id is no longer unique by itself
+	// (SQLite cannot drop a column's UNIQUE in place); its rows become the
+	// subscription 'default', WEBHOOK_URL's. Secrets stay in this encrypted
+	// file. event_log keeps every event a day, whatever the subscriptions,
+	// for GET /api/events: its id is the stream's event id.
+	`CREATE TABLE webhook_subscriptions (
+		id          TEXT    PRIMARY KEY,
+		target      TEXT    NOT NULL,
+		events      TEXT    NOT NULL DEFAULT '',
+		format      TEXT    NOT NULL DEFAULT 'standard',
+		secret      TEXT    NOT NULL DEFAULT '',
+		credentials TEXT    NOT NULL DEFAULT '',
+		headers     TEXT    NOT NULL DEFAULT '{}',
+		enabled     INTEGER NOT NULL DEFAULT 1,
+		created_at  INTEGER NOT NULL,
+		updated_at  INTEGER NOT NULL
+	);
+	CREATE TABLE webhook_outbox_v13 (
+		id              INTEGER PRIMARY KEY AUTOINCREMENT,
+		subscription    TEXT    NOT NULL DEFAULT 'default',
+		webhook_id      TEXT    NOT NULL,
+		event           TEXT    NOT NULL,
+		payload         BLOB    NOT NULL,
+		ordering_key    TEXT    NOT NULL,
+		rank            INTEGER NOT NULL DEFAULT 0,
+		status          TEXT    NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'delivered', 'dead')),
+		attempts        INTEGER NOT NULL DEFAULT 0,
+		last_error      TEXT    NOT NULL DEFAULT '',
+		next_attempt_at INTEGER NOT NULL,
+		expires_at      INTEGER NOT NULL,
+		created_at      INTEGER NOT NULL,
+		delivered_at    INTEGER,
+		UNIQUE (subscription, webhook_id)
+	);
+	INSERT INTO webhook_outbox_v13 (id, webhook_id, event, payload, ordering_key, rank, status, attempts, last_error,
+		next_attempt_at, expires_at, created_at, delivered_at)
+	SELECT id, webhook_id, event, payload, ordering_key, rank, status, attempts, last_error,
+		next_attempt_at, expires_at, created_at, delivered_at FROM webhook_outbox;
+	DROP TABLE webhook_outbox;
+	ALTER TABLE webhook_outbox_v13 RENAME TO webhook_outbox;
+	CREATE INDEX webhook_due ON webhook_outbox (next_attempt_at, id) WHERE status = 'pending';
+	CREATE INDEX webhook_head ON webhook_outbox (subscription, ordering_key, id) WHERE status = 'pending';
+	CREATE INDEX webhook_rank ON webhook_outbox (subscription, ordering_key, rank);
+	CREATE INDEX webhook_dead ON webhook_outbox (created_at, id) WHERE status = 'dead';
+	CREATE INDEX webhook_of_subscription ON webhook_outbox (subscription, status);
+	CREATE TABLE event_log (
+		id         INTEGER PRIMARY KEY AUTOINCREMENT,
+		webhook_id TEXT    NOT NULL,
+		event      TEXT    NOT NULL,
+		payload    BLOB    NOT NULL,
+		created_at INTEGER NOT NULL
+	);
+	CREATE INDEX event_log_created ON event_log (created_at)`,
 }
 
 // OpenExistingBridgeDB opens bridge.db when it exists, which checks that it

@@ -15,12 +15,13 @@ var (
 
 // DeadLetter is an event whose retries ran out.
 type DeadLetter struct {
-	ID        int64
-	WebhookID string
-	Event     string
-	Attempts  int
-	LastError string
-	CreatedAt time.Time
+	ID           int64
+	Subscription string
+	WebhookID    string
+	Event        string
+	Attempts     int
+	LastError    string
+	CreatedAt    time.Time
 }
 
 // maxDeadLetters bounds one listing.
@@ -28,7 +29,7 @@ const maxDeadLetters = 1000
 
 // Failed lists the dead letters, newest first.
 func (o *Outbox) Failed(ctx context.Context) ([]DeadLetter, error) {
-	rows, err := o.opts.DB.QueryContext(ctx, `SELECT id, webhook_id, event, attempts, last_error, created_at
+	rows, err := o.opts.DB.QueryContext(ctx, `SELECT id, subscription, webhook_id, event, attempts, last_error, created_at
 		FROM webhook_outbox WHERE status = 'dead' ORDER BY created_at DESC, id DESC LIMIT ?`, maxDeadLetters)
 	if err != nil {
 		return nil, err
@@ -40,7 +41,7 @@ func (o *Outbox) Failed(ctx context.Context) ([]DeadLetter, error) {
 			d       DeadLetter
 			created int64
 		)
-		if err := rows.Scan(&d.ID, &d.WebhookID, &d.Event, &d.Attempts, &d.LastError, &created); err != nil {
+		if err := rows.Scan(&d.ID, &d.Subscription, &d.WebhookID, &d.Event, &d.Attempts, &d.LastError, &created); err != nil {
 			return nil, err
 		}
 		d.CreatedAt = time.UnixMilli(created).UTC()

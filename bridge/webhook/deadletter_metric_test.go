@@ -14,7 +14,7 @@ import (
 // countingObserver counts what the outbox reports to metrics.
 type countingObserver struct{ delivered, failed, dead atomic.Int64 }
 
-func (c *countingObserver) WebhookDelivery(ok bool) {
+func (c *countingObserver) WebhookDelivery(_ string, ok bool) {
 	if ok {
 		c.delivered.Add(1)
 	} else {
@@ -22,7 +22,7 @@ func (c *countingObserver) WebhookDelivery(ok bool) {
 	}
 }
 
-func (c *countingObserver) WebhookDeadLetter() { c.dead.Add(1) }
+func (c *countingObserver) WebhookDeadLetter(string) { c.dead.Add(1) }
 
 // An event whose retry window ends is reported once as a dead letter, the
 // figure behind the chart's dead-letter alert.

@@ -1,11 +1,10 @@
 package webhook
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"time"
 )
@@ -13,21 +12,25 @@ import (
 // maxErrorLen bounds last_error; a receiver's error page can be large.
 const maxErrorLen = 512
 
-// deliver posts r once and records the outcome.
-func (o *Outbox) deliver(ctx context.Context, r row) {
+// deliver sends r to its subscription l once and records the outcome.
+func (o *Outbox) deliver(ctx context.Context, l *live, r row) {
 	defer func() {
 		// Its outcome is committed: the key's next event may go.
-		o.lanes.Done(r.key, r.id)
+		o.lanes.Done(lane{r.subscription, r.key}, r.id)
 		o.wake.Notify()
 	}()
 	now := o.opts.Now()
-	a, err := o.post(ctx, r, now)
+	a, err := o.send(ctx, l, r, now)
 	if ctx.Err() != nil {
-		return // shutting down: the row stays due and is posted again after a restart
+		return // shutting down: the row stays due and is sent again after a restart
 	}
 	ok := err == nil && a.status >= 200 && a.status < 300
+	if !ok && err == nil {
+		err = a.failure()
+	}
+	o.state(r.subscription).record(ok, o.opts.Now(), err)
 	if o.opts.Observer != nil {
-		o.opts.Observer.WebhookDelivery(ok)
+		o.opts.Observer.WebhookDelivery(r.subscription, ok)
 	}
 	bg := context.WithoutCancel(ctx)
 	var recordErr error
@@ -37,9 +40,6 @@ func (o *Outbox) deliver(ctx context.Context, r row) {
 			return err
 		})
 	} else {
-		if err == nil {
-			err = a.failure()
-		}
 		recordErr = o.recordFailure(bg, r, a, err)
 	}
 	if recordErr != nil {
@@ -60,7 +60,7 @@ func (a answer) failure() error {
 	if a.status >= 300 && a.status < 400 {
 		// Following would post the event elsewhere (or, after a 301-303,
 		// turn it into a GET without body) and count that as delivered.
-		return fmt.Errorf("receiver answered %d, a redirect to %q, which is not followed: set WEBHOOK_URL to the final address",
+		return fmt.Errorf("receiver answered %d, a redirect to %q, which is not followed: set the target to the final address",
 			a.status, a.location)
 	}
 	return fmt.Errorf("receiver answered %d", a.status)
@@ -69,23 +69,16 @@ func (a answer) failure() error {
 // refuseRedirects is the client's CheckRedirect: the 3xx is the answer.
 func refuseRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
-// post sends one attempt.
-func (o *Outbox) post(ctx context.Context, r row, now time.Time) (answer, error) {
+// send makes one attempt, bounded by Options.Timeout.
+func (o *Outbox) send(ctx context.Context, l *live, r row, now time.Time) (answer, error) {
 	ctx, cancel := context.WithTimeout(ctx, o.opts.Timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, o.opts.URL, bytes.NewReader(r.payload))
-	if err != nil {
-		return answer{}, err
+	a, err := l.sender.send(ctx, l, Stored{ID: r.webhookID, Type: r.event, Payload: r.payload}, now)
+	if errors.Is(err, ErrNoShape) {
+		// Nothing to tell this receiver: the event is done for it.
+		return answer{status: http.StatusNoContent}, nil
 	}
-	setHeaders(req.Header, o.opts.Key, r.webhookID, now, r.payload)
-	resp, err := o.opts.Client.Do(req)
-	if err != nil {
-		return answer{}, err
-	}
-	defer func() { _ = resp.Body.Close() }()
-	// Drained (a little) so that the connection is reused.
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-	return answer{status: resp.StatusCode, retryAfter: resp.Header.Get("Retry-After"), location: resp.Header.Get("Location")}, nil
+	return a, err
 }
 
 const (
@@ -103,10 +96,7 @@ func (o *Outbox) recordFailure(ctx context.Context, r row, a answer, cause error
 	now := o.opts.Now()
 	attempts := r.attempts + 1
 	next := now.Add(retryDelay(attempts, jitter(), a.status, a.retryAfter, now)).UnixMilli()
-	msg := cause.Error()
-	if len(msg) > maxErrorLen {
-		msg = msg[:maxErrorLen]
-	}
+	msg := truncate(cause.Error())
 	dead := next > r.expiresAt
 	err := o.opts.Batcher.Do(ctx, func(tx *sql.Tx) error {
 		if dead {
@@ -117,7 +107,15 @@ func (o *Outbox) recordFailure(ctx context.Context, r row, a answer, cause error
 		return err
 	})
 	if err == nil && dead && o.opts.Observer != nil {
-		o.opts.Observer.WebhookDeadLetter()
+		o.opts.Observer.WebhookDeadLetter(r.subscription)
 	}
 	return err
+}
+
+// truncate bounds an error for last_error.
+func truncate(msg string) string {
+	if len(msg) > maxErrorLen {
+		return msg[:maxErrorLen]
+	}
+	return msg
 }

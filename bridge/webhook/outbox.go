@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -24,11 +26,11 @@ const (
 )
 
 // Observer hears every delivery attempt's outcome (delivered: a 2xx
-// answer) and every event that became a dead letter; *metrics.Metrics is
-// one.
+// answer, or a NATS PubAck) and every event that became a dead letter, per
+// subscription; *metrics.Metrics is one.
 type Observer interface {
-	WebhookDelivery(delivered bool)
-	WebhookDeadLetter()
+	WebhookDelivery(subscription string, delivered bool)
+	WebhookDeadLetter(subscription string)
 }
 
 // Options configures the outbox.
@@ -37,12 +39,14 @@ type Options struct {
 	// Batcher is DB's one writer. Every transaction given to Enqueue must be
 	// one of its transactions: the worker waits on it to see a new row.
 	Batcher *sqlite.Batcher
-	// URL receives the events; empty turns webhooks off (Enqueue stores
-	// nothing).
+	// URL is the subscription default's target (WEBHOOK_URL); empty
+	// disables it. The other subscriptions are in bridge.db.
 	URL string
-	// Key is the decoded whsec_ secret; empty: deliveries are unsigned.
+	// Key is the decoded whsec_ secret of default; empty: unsigned.
 	Key []byte
-	// Workers bounds concurrent deliveries (default 8).
+	// Workers bounds the concurrent deliveries of one subscription
+	// (default 8); subscriptions never share them, so a slow receiver
+	// holds only its own.
 	Workers int
 	// MaxAge is how long after its creation an event is retried before it
 	// becomes a dead letter (default 24 h).
@@ -59,6 +63,12 @@ type Options struct {
 	// Observer, when set, hears every delivery attempt's outcome, for
 	// metrics.
 	Observer Observer
+	// Probe, when set, replaces the check of a new target (tests of
+	// targets that cannot exist here).
+	Probe func(ctx context.Context, s Subscription) error
+	// Account names the linked account in NATS subjects: the phone's
+	// digits, empty while unlinked.
+	Account func() string
 }
 
 // Outbox stores events and delivers them (Run).
@@ -66,10 +76,26 @@ type Outbox struct {
 	opts  Options
 	stmts *sqlite.Statements
 	wake  *durable.Signal
-	// lanes: one delivery under way per ordering key; never a row ended
-	// since the current scan began.
-	lanes durable.Lanes[string, int64]
+	// lanes: one delivery under way per subscription and ordering key;
+	// never a row ended since the current scan began.
+	lanes durable.Lanes[lane, int64]
+	// subs is the snapshot of the subscriptions every part reads; reload
+	// replaces it under reloadMu.
+	subs     atomic.Pointer[subSet]
+	reloadMu sync.Mutex
+	statesMu sync.Mutex
+	states   map[string]*runState
+	// running counts the deliveries under way, for Run's end.
+	running sync.WaitGroup
+	// generation counts the snapshots of the subscriptions: rows read
+	// under an older one are read again.
+	generation atomic.Int64
+	// published wakes the readers of the event log.
+	published published
 }
+
+// lane is an ordering key of one subscription.
+type lane struct{ subscription, key string }
 
 // New returns an outbox; Run must run for events to be delivered.
 func New(opts Options) *Outbox {
@@ -98,56 +124,80 @@ func New(opts Options) *Outbox {
 	}
 	client.CheckRedirect = refuseRedirects // whatever the caller's client does
 	opts.Client = &client
-	return &Outbox{
-		opts: opts, stmts: sqlite.NewStatements(opts.DB), wake: durable.NewSignal(),
+	o := &Outbox{
+		opts: opts, stmts: sqlite.NewStatements(opts.DB), wake: durable.NewSignal(), states: map[string]*runState{},
 	}
+	o.subs.Store(&subSet{byID: map[string]*live{}})
+	ctx := context.Background()
+	if err := o.syncDefault(ctx); err != nil {
+		o.opts.Log.Error(err, "store the subscription default (WEBHOOK_URL)")
+	}
+	if err := o.reload(ctx); err != nil {
+		o.opts.Log.Error(err, "read the subscriptions")
+	}
+	return o
 }
 
-// Enabled reports whether webhooks are configured.
-func (o *Outbox) Enabled() bool { return o != nil && o.opts.URL != "" }
+// Enabled reports whether any subscription takes events.
+func (o *Outbox) Enabled() bool { return o != nil && len(o.subscriptions().enabled) > 0 }
+
+// Subscribed reports whether subscription id exists and whether it is
+// enabled.
+func (o *Outbox) Subscribed(id string) (exists, enabled bool) {
+	l, ok := o.subscriptions().byID[id]
+	return ok, ok && l.Enabled
+}
 
 const (
-	maxRankOfKey = `SELECT coalesce(max(rank), 0) FROM webhook_outbox WHERE ordering_key = ?`
-	insertEvent  = `INSERT INTO webhook_outbox (webhook_id, event, payload, ordering_key, rank, next_attempt_at, expires_at, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
+	maxRankOfKey = `SELECT coalesce(max(rank), 0) FROM webhook_outbox WHERE subscription = ? AND ordering_key = ?`
+	insertEvent  = `INSERT INTO webhook_outbox (subscription, webhook_id, event, payload, ordering_key, rank, next_attempt_at, expires_at, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
 )
 
 // Enqueue stores ev in tx, a transaction of Options.Batcher, so that the
-// event commits together with the change that causes it. With webhooks off
-// it stores nothing.
+// event commits together with the change that causes it: one row for every
+// enabled subscription that takes its type, and one in the event log that
+// GET /api/events streams.
 func (o *Outbox) Enqueue(ctx context.Context, tx *sql.Tx, ev Event) error {
-	if !o.Enabled() {
-		return nil
-	}
-	if ev.Rank > 0 {
-		var top int
-		if err := o.stmts.QueryRow(ctx, tx, maxRankOfKey, ev.Key).Scan(&top); err != nil {
-			return fmt.Errorf("webhook %s: %w", ev.Type, err)
-		}
-		if top >= ev.Rank {
-			return nil // a later status of this message is already queued
-		}
-	}
 	if ev.ID == "" {
 		ev.ID = NewID()
 	}
-	_, err := o.insert(ctx, tx, insertEvent, ev)
-	return err
+	body, err := json.Marshal(ev.Payload)
+	if err != nil {
+		return fmt.Errorf("webhook %s: %w", ev.Type, err)
+	}
+	if err := o.log(ctx, tx, ev, body); err != nil {
+		return err
+	}
+	for _, l := range o.subscriptions().enabled {
+		if !l.Takes(ev.Type) {
+			continue
+		}
+		if ev.Rank > 0 {
+			var top int
+			if err := o.stmts.QueryRow(ctx, tx, maxRankOfKey, l.ID, ev.Key).Scan(&top); err != nil {
+				return fmt.Errorf("webhook %s: %w", ev.Type, err)
+			}
+			if top >= ev.Rank {
+				continue // a later status of this message is already queued
+			}
+		}
+		if _, err := o.insert(ctx, tx, insertEvent, l.ID, ev, body); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // NewID returns a new webhook-id, for an event whose id must be known
 // before it is enqueued.
 func NewID() string { return "msg_" + uuid.Must(uuid.NewV7()).String() }
 
-// insert runs query, an insertEvent, for ev, due now; it reports whether a
-// row was inserted.
-func (o *Outbox) insert(ctx context.Context, tx *sql.Tx, query string, ev Event) (bool, error) {
-	body, err := json.Marshal(ev.Payload)
-	if err != nil {
-		return false, fmt.Errorf("webhook %s: %w", ev.Type, err)
-	}
+// insert runs query, an insertEvent, for ev with its JSON body, due now for
+// subscription; it reports whether a row was inserted.
+func (o *Outbox) insert(ctx context.Context, tx *sql.Tx, query, subscription string, ev Event, body []byte) (bool, error) {
 	now := o.opts.Now().UnixMilli()
-	res, err := o.stmts.Exec(ctx, tx, query, ev.ID, ev.Type, body, ev.Key, ev.Rank, now,
+	res, err := o.stmts.Exec(ctx, tx, query, subscription, ev.ID, ev.Type, body, ev.Key, ev.Rank, now,
 		now+o.opts.MaxAge.Milliseconds(), now)
 	if err != nil {
 		return false, fmt.Errorf("webhook %s: %w", ev.Type, err)
@@ -161,8 +211,8 @@ func (o *Outbox) insert(ctx context.Context, tx *sql.Tx, query string, ev Event)
 }
 
 const (
-	dropEnded       = `DELETE FROM webhook_outbox WHERE webhook_id = ? AND status <> 'pending'`
-	insertUnlessSet = insertEvent + ` ON CONFLICT (webhook_id) DO NOTHING`
+	dropEnded       = `DELETE FROM webhook_outbox WHERE subscription = ? AND webhook_id = ? AND status <> 'pending'`
+	insertUnlessSet = insertEvent + ` ON CONFLICT (subscription, webhook_id) DO NOTHING`
 )
 
 // Requeue stores ev again under its ID (which it must have), in tx, due
@@ -170,27 +220,38 @@ const (
 // event of that ID that is still pending is left as it is (it is going to
 // be delivered; a second row would deliver it twice); a delivered or dead
 // row of it is replaced, so that the replay comes after the events of its
-// key already pending. Rank plays no part: a replay is asked for. With
-// webhooks off it stores nothing.
-func (o *Outbox) Requeue(ctx context.Context, tx *sql.Tx, ev Event) (bool, error) {
-	if !o.Enabled() {
-		return false, nil
-	}
+// key already pending. Rank plays no part: a replay is asked for. It goes
+// to subscription only, or, when that is empty, to every enabled
+// subscription that takes the event; it reports whether any row was
+// stored.
+func (o *Outbox) Requeue(ctx context.Context, tx *sql.Tx, ev Event, subscription string) (bool, error) {
 	if ev.ID == "" {
 		return false, fmt.Errorf("webhook %s: requeue of an event without its id", ev.Type)
 	}
-	if _, err := o.stmts.Exec(ctx, tx, dropEnded, ev.ID); err != nil {
+	body, err := json.Marshal(ev.Payload)
+	if err != nil {
 		return false, fmt.Errorf("webhook %s: %w", ev.Type, err)
 	}
-	return o.insert(ctx, tx, insertUnlessSet, ev)
+	stored := false
+	for _, l := range o.subscriptions().enabled {
+		if (subscription != "" && l.ID != subscription) || !l.Takes(ev.Type) {
+			continue
+		}
+		if _, err := o.stmts.Exec(ctx, tx, dropEnded, l.ID, ev.ID); err != nil {
+			return false, fmt.Errorf("webhook %s: %w", ev.Type, err)
+		}
+		ok, err := o.insert(ctx, tx, insertUnlessSet, l.ID, ev, body)
+		if err != nil {
+			return false, err
+		}
+		stored = stored || ok
+	}
+	return stored, nil
 }
 
 // EnqueueNow stores ev in a transaction of its own and returns once it is
 // durable: for events with no change of ours to commit with.
 func (o *Outbox) EnqueueNow(ctx context.Context, ev Event) error {
-	if !o.Enabled() {
-		return nil
-	}
 	return o.opts.Batcher.Do(ctx, func(tx *sql.Tx) error { return o.Enqueue(ctx, tx, ev) })
 }
 

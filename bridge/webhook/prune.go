@@ -32,5 +32,8 @@ func (o *Outbox) pruneLoop(ctx context.Context) {
 		if _, err := o.prune(ctx); err != nil && ctx.Err() == nil {
 			o.opts.Log.Error(err, "prune delivered webhook events")
 		}
+		if _, err := o.pruneLog(ctx); err != nil && ctx.Err() == nil {
+			o.opts.Log.Error(err, "prune the event log")
+		}
 	})
 }

@@ -13,7 +13,7 @@ func (o testOutbox) requeue(tb testing.TB, ev Event) bool {
 	tb.Helper()
 	var did bool
 	err := o.batcher.Do(context.Background(), func(tx *sql.Tx) (err error) {
-		did, err = o.Requeue(context.Background(), tx, ev)
+		did, err = o.Requeue(context.Background(), tx, ev, "")
 		return err
 	})
 	if err != nil {
@@ -68,7 +68,7 @@ func TestRequeueKeepsTheWebhookID(t *testing.T) {
 		t.Errorf("after the replay: %d rows, %s", n, status)
 	}
 
-	if _, err := o.Requeue(context.Background(), nil, Event{Type: TypeMessageUpsert}); err == nil {
+	if _, err := o.Requeue(context.Background(), nil, Event{Type: TypeMessageUpsert}, ""); err == nil {
 		t.Error("an event without its id was requeued")
 	}
 }

@@ -206,12 +206,25 @@ func newObservers(_ context.Context, a *app) error {
 	a.webhooks = webhook.New(webhook.Options{
 		DB: a.db, Batcher: a.writer, URL: a.settings.WebhookURL, Key: []byte(a.settings.WebhookSecret.Reveal()),
 		Log: a.log.WithName("webhook"), Observer: trafficObserver{a.metrics, a.traffic},
+		// NATS subjects name the linked account.
+		Account: a.account,
 	})
+	// Subscriptions in the cloud format get the Cloud API's webhooks.
+	webhook.RegisterFormat(cloudapi.FormatName, cloudapi.WebhookFormat{Account: a.account})
 	a.inbox = inbox.New(inbox.Options{
 		DB: a.db, Batcher: a.writer, Webhooks: a.webhooks, Retention: a.settings.InboxRetention,
 		Log: a.log.WithName("inbox"),
 	})
 	return nil
+}
+
+// account is the linked number, "" while unlinked; the session is made
+// after the outbox, before anything is delivered.
+func (a *app) account() string {
+	if a.session == nil {
+		return ""
+	}
+	return a.session.Status().Account
 }
 
 // newMessaging makes the message log, the WhatsApp session that reports
@@ -343,6 +356,8 @@ func newHTTPServer(_ context.Context, a *app) error {
 		LogFiles:       a.logFiles,
 		Metrics:        a.metrics.Handler(),
 		Webhooks:       a.webhooks,
+		Subscriptions:  a.webhooks,
+		Events:         a.webhooks,
 		Inbox:          a.inbox,
 		Media:          a.downloads,
 		Log:            a.log.WithName("httpapi"),

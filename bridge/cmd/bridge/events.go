@@ -67,8 +67,8 @@ func (o trafficObserver) SendAttempt(ok bool, d time.Duration) {
 }
 
 // WebhookDeadLetter: the receivers' page lists dead letters.
-func (o trafficObserver) WebhookDeadLetter() {
-	o.Metrics.WebhookDeadLetter()
+func (o trafficObserver) WebhookDeadLetter(subscription string) {
+	o.Metrics.WebhookDeadLetter(subscription)
 	o.traffic.Notify()
 }
 

@@ -1,0 +1,94 @@
+package webhook
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/msgbridge/msgbridge/bridge"
+)
+
+// Events per second from enqueue to a 2xx at every one of 1, 3 and 10
+// webhook subscriptions (each its own loopback receiver); compare with
+// BenchmarkDeliveryThroughput (WEBHOOK_URL alone) in the same run.
+//
+//	go test ./bridge/webhook -run '^$' -bench 'BenchmarkDeliveryThroughput|BenchmarkSubscriptionsThroughput' -benchtime 5000x
+func BenchmarkSubscriptionsThroughput(b *testing.B) {
+	for _, n := range []int{1, 3, 10} {
+		b.Run("subscriptions="+strconv.Itoa(n), func(b *testing.B) {
+			o := startOutbox(b, "", nil)
+			receivers := make([]*receiver, n)
+			for i := range receivers {
+				receivers[i] = newReceiver(b, false)
+				o.subscribe(b, "s"+strconv.Itoa(i), receivers[i].srv.URL)
+			}
+			b.ResetTimer()
+			start := time.Now()
+			enqueueMany(b, o, b.N)
+			for _, r := range receivers {
+				r.waitCount(b, int64(b.N), 10*time.Minute)
+			}
+			elapsed := time.Since(start).Seconds()
+			b.ReportMetric(float64(b.N)/elapsed, "events/s")
+			b.ReportMetric(float64(b.N*n)/elapsed, "deliveries/s")
+		})
+	}
+}
+
+// Events per second published to a real nats-server's JetStream stream,
+// each counted once its PubAck came.
+//
+//	go test ./bridge/webhook -run '^$' -bench 'BenchmarkDeliveryThroughput|BenchmarkJetStreamThroughput' -benchtime 5000x
+func BenchmarkJetStreamThroughput(b *testing.B) {
+	ns := startNATS(b)
+	ns.stream(b, "msgbridge")
+	o := startOutbox(b, "", nil)
+	o.subscribe(b, "bus", ns.url()+"/msgbridge")
+	b.ResetTimer()
+	start := time.Now()
+	enqueueMany(b, o, b.N)
+	o.waitDrained(b, 10*time.Minute)
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "events/s")
+}
+
+// The latency of a live receiver's events, one at a time, beside a
+// subscription whose receiver hangs (every one of its slots held until the
+// end): dead=true against the baseline dead=false in the same run.
+//
+//	go test ./bridge/webhook -run '^$' -bench BenchmarkLiveLatencyBesideDead -benchtime 300x
+func BenchmarkLiveLatencyBesideDead(b *testing.B) {
+	for _, dead := range []bool{false, true} {
+		b.Run("dead="+strconv.FormatBool(dead), func(b *testing.B) {
+			live := newReceiver(b, false)
+			o := startOutbox(b, "", func(opt *Options) { opt.Timeout = time.Hour })
+			o.subscribe(b, "live", live.srv.URL)
+			if dead {
+				release := make(chan struct{})
+				hang := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { <-release }))
+				b.Cleanup(func() { close(release); hang.Close() })
+				o.subscribe(b, "dead", hang.URL)
+			}
+			lat := make([]time.Duration, 0, b.N)
+			for i := range b.N {
+				start := time.Now()
+				ev := MessageStatus("L"+strconv.Itoa(i), testPhone, bridge.StatusSent, time.Now())
+				if err := o.EnqueueNow(context.Background(), ev); err != nil {
+					b.Fatal(err)
+				}
+				select {
+				case <-live.arrived:
+				case <-time.After(10 * time.Second):
+					b.Fatal("event not delivered")
+				}
+				lat = append(lat, time.Since(start))
+			}
+			slices.Sort(lat)
+			b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+			b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+		})
+	}
+}

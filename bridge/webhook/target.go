@@ -1,0 +1,116 @@
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"time"
+)
+
+// probeTimeout bounds the check of a new target.
+const probeTimeout = 5 * time.Second
+
+// sender reaches one kind of target.
+type sender interface {
+	// send makes one delivery attempt of ev to l at at.
+	send(ctx context.Context, l *live, ev Stored, at time.Time) (answer, error)
+	close()
+}
+
+// newSender is the sender of s's target.
+func (o *Outbox) newSender(s Subscription) (sender, error) {
+	u, err := url.Parse(s.Target)
+	if err != nil {
+		return nil, err
+	}
+	if u.Scheme == schemeNATS {
+		return o.newNATSSender(s, u)
+	}
+	return httpSender{client: o.opts.Client}, nil
+}
+
+// probe checks that s's target can be reached: for HTTP a TCP connection
+// to its host and port (no request: the receiver would see an event that
+// is none); for NATS a connection and the lookup of the stream that takes
+// its subjects.
+func (o *Outbox) probe(ctx context.Context, s Subscription) error {
+	if o.opts.Probe != nil {
+		return o.opts.Probe(ctx, s)
+	}
+	u, err := url.Parse(s.Target)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	defer cancel()
+	if u.Scheme == schemeNATS {
+		err = probeNATS(ctx, s, u)
+	} else {
+		err = probeTCP(ctx, u)
+	}
+	if err != nil {
+		return invalid("target_unreachable", "target %s could not be reached: %v", redacted(u), err)
+	}
+	if f, ferr := formatOf(s.Format); ferr == nil {
+		if v, ok := f.(Verifier); ok {
+			if err := v.Verify(ctx, s); err != nil {
+				return invalid("target_unverified", "target %s refused the verification handshake: %v", redacted(u), err)
+			}
+		}
+	}
+	return nil
+}
+
+func probeTCP(ctx context.Context, u *url.URL) error {
+	port := u.Port()
+	if port == "" {
+		port = "80"
+		if u.Scheme == schemeHTTPS {
+			port = "443"
+		}
+	}
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "tcp", net.JoinHostPort(u.Hostname(), port))
+	if err != nil {
+		return err
+	}
+	return conn.Close()
+}
+
+// redacted is u for messages: scheme, host and path.
+func redacted(u *url.URL) string { return u.Scheme + "://" + u.Host + u.Path }
+
+// httpSender posts to an HTTP(S) receiver.
+type httpSender struct{ client *http.Client }
+
+func (httpSender) close() {}
+
+func (h httpSender) send(ctx context.Context, l *live, ev Stored, at time.Time) (answer, error) {
+	body, header, err := l.format.Encode(ev)
+	if err != nil {
+		return answer{}, fmt.Errorf("encode %s: %w", l.Format, err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, l.Target, bytes.NewReader(body))
+	if err != nil {
+		return answer{}, err
+	}
+	for k, v := range l.Headers {
+		req.Header.Set(k, v)
+	}
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	l.format.Sign(req.Header, l.Secret, ev.ID, at, body)
+	resp, err := h.client.Do(req)
+	if err != nil {
+		return answer{}, err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	// Drained (a little) so that the connection is reused.
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	return answer{status: resp.StatusCode, retryAfter: resp.Header.Get("Retry-After"), location: resp.Header.Get("Location")}, nil
+}

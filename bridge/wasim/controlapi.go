@@ -618,14 +618,10 @@ func (s *Simulator) apiCreateGroup(w http.ResponseWriter, r *http.Request) {
 		writeError(w, badRequest("subject and an owner number are required"))
 		return
 	}
-	members := make([]*User, 0, len(req.Members))
-	for _, num := range req.Members {
-		m, err := s.userForNumber(num)
-		if err != nil {
-			writeError(w, badRequest("%v", err))
-			return
-		}
-		members = append(members, m)
+	members, err := s.usersForNumbers(req.Members)
+	if err != nil {
+		writeError(w, badRequest("%v", err))
+		return
 	}
 	writeJSON(w, http.StatusCreated, s.CreateGroup(req.Subject, owner, members...).toJSON())
 }

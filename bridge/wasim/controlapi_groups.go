@@ -49,14 +49,10 @@ func (s *Simulator) apiGroupMembers(w http.ResponseWriter, r *http.Request, g *G
 		writeError(w, badRequest("action must be add, remove, promote or demote, with members"))
 		return
 	}
-	members := make([]*User, 0, len(req.Members))
-	for _, num := range req.Members {
-		m, err := s.userForNumber(num)
-		if err != nil {
-			writeError(w, badRequest("%v", err))
-			return
-		}
-		members = append(members, m)
+	members, err := s.usersForNumbers(req.Members)
+	if err != nil {
+		writeError(w, badRequest("%v", err))
+		return
 	}
 	writeJSON(w, http.StatusOK, map[string][]int{"codes": g.ChangeMembers(by, req.Action, members...)})
 }

@@ -144,6 +144,19 @@ func (s *Simulator) userForNumber(number string) (*User, error) {
 	return s.user(num, ""), nil
 }
 
+// usersForNumbers is userForNumber of each number, in order.
+func (s *Simulator) usersForNumbers(numbers []string) ([]*User, error) {
+	users := make([]*User, 0, len(numbers))
+	for _, num := range numbers {
+		u, err := s.userForNumber(num)
+		if err != nil {
+			return nil, err
+		}
+		users = append(users, u)
+	}
+	return users, nil
+}
+
 func (s *Simulator) newUserLocked(num, name string) *User {
 	dev, err := newSignalDevice()
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/msgbridge/msgbridge/bridge/inbox"
 	"github.com/msgbridge/msgbridge/bridge/sqlite"
 	"github.com/msgbridge/msgbridge/bridge/webhook"
+	"github.com/msgbridge/msgbridge/contract"
 	"github.com/msgbridge/msgbridge/internal/apitest"
 	"github.com/msgbridge/msgbridge/internal/testutil"
 )
@@ -191,4 +192,36 @@ func TestSubscriptionRefusals(t *testing.T) {
 	if status, _ := call(t, "GET", e.srv.URL+"/api/admin/subscriptions", nil); status != http.StatusUnauthorized {
 		t.Errorf("without a token: %d", status)
 	}
+}
+
+// The operator renders spec.subscriptions through this API with the wire
+// types of package contract: a PUT of contract.Subscription is taken, and
+// the list reads back as []contract.SubscriptionView with its health.
+func TestOperatorWireTypesMatchTheAPI(t *testing.T) {
+	e := newSubsEnv(t)
+	recv, _ := countingReceiver(t)
+	put, err := json.Marshal(contract.Subscription{
+		ID: contract.OperatorSubscriptionPrefix + "crm", Target: recv.URL, Events: []string{"message.upsert"},
+		Format: "standard", Secret: testWhsec, Headers: map[string]string{"x-team": "crm"}, Enabled: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if status, answer := e.call(t, "PUT", contract.AdminSubscriptionsPath+"/k8s-crm", string(put)); status != http.StatusCreated {
+		t.Fatalf("the operator's PUT: %d %s", status, answer)
+	}
+	status, answer := e.call(t, "GET", contract.AdminSubscriptionsPath, "")
+	var views []contract.SubscriptionView
+	if err := json.Unmarshal([]byte(answer), &views); err != nil || status != http.StatusOK {
+		t.Fatalf("the list as the operator reads it: %d %v %s", status, err, answer)
+	}
+	for _, v := range views {
+		if v.ID == "k8s-crm" {
+			if v.Target != recv.URL || v.Health.State != contract.SubscriptionHealthy || v.Secret != "" {
+				t.Errorf("read back: %+v", v)
+			}
+			return
+		}
+	}
+	t.Errorf("k8s-crm not listed: %s", answer)
 }

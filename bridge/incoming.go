@@ -39,6 +39,9 @@ type Incoming struct {
 	TargetID string
 	// Emoji is a reaction's emoji; empty when the reaction was removed.
 	Emoji string
+	// Votes are the names of the options a poll vote (IncomingPollVote)
+	// chose, in the poll's order; empty when the voter took the vote back.
+	Votes []string
 }
 
 // Media describes an incoming message's attachment.

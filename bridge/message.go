@@ -18,13 +18,14 @@ const (
 	TypeReaction MessageType = "reaction"
 	TypeEdit     MessageType = "edit"
 	TypeRevoke   MessageType = "revoke"
+	TypePoll     MessageType = "poll"
 )
 
 // MessageTypes lists every outgoing type, in the order the API documents
 // them; the schema's CHECK and the API description are tested against it.
 var MessageTypes = []MessageType{
 	TypeText, TypeImage, TypeDocument, TypeVideo, TypeAudio, TypeLocation,
-	TypeContact, TypeReaction, TypeEdit, TypeRevoke,
+	TypeContact, TypeReaction, TypeEdit, TypeRevoke, TypePoll,
 }
 
 // Message is one entry of the outgoing message log.
@@ -67,6 +68,8 @@ type Outgoing struct {
 	// TargetSender is who sent the target when someone else did (a reaction
 	// to a received message); zero for the account's own message.
 	TargetSender Recipient
+	// Poll is a poll's question and options.
+	Poll *Poll
 }
 
 // Receipt is WhatsApp's word that messages reached a status (Delivered or

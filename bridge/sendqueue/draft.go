@@ -21,6 +21,7 @@ type ItemDraft struct {
 	PTT      *bool        // audio: nil decides by the content
 	Location *LocationDraft
 	VCard    *string
+	Poll     *bridge.PollDraft
 }
 
 // LocationDraft is a location as a door read it.
@@ -48,7 +49,7 @@ func (d Draft) discard() {
 }
 
 // SendTypes lists the types a send takes, for error messages.
-const SendTypes = "text, image, document, video, audio, location or contact"
+const SendTypes = "text, image, document, video, audio, location, contact or poll"
 
 // Validate validates the whole request, all or nothing.
 func (d Draft) Validate() (Request, error) {
@@ -114,6 +115,15 @@ func validateItem(i int, d ItemDraft) (Item, error) {
 			return it, err
 		}
 		it.Contact = &card
+	case bridge.PartPoll:
+		if d.Poll == nil {
+			return it, bridge.Invalid(kind.Part.MissingCode(), "item %d is a poll but has no poll", i)
+		}
+		poll, err := bridge.ValidatePoll(*d.Poll)
+		if err != nil {
+			return it, err
+		}
+		it.Poll = &poll
 	case bridge.PartNone:
 		if strings.TrimSpace(d.Text) == "" {
 			return it, bridge.Invalid(bridge.CodeEmptyText, "item %d is text but its text is empty", i)
@@ -133,6 +143,8 @@ func (d ItemDraft) unexpected(i int, typ bridge.MessageType, kind bridge.Message
 		return bridge.Invalid(bridge.CodeUnexpectedLocation, "item %d is %s, not a location", i, bridge.Truncate(d.Type, 32))
 	case d.VCard != nil && kind.Part != bridge.PartContact:
 		return bridge.Invalid(bridge.CodeUnexpectedVcard, "item %d is %s, not a contact", i, bridge.Truncate(d.Type, 32))
+	case d.Poll != nil && kind.Part != bridge.PartPoll:
+		return bridge.Invalid("unexpected_poll", "item %d is %s, not a poll", i, bridge.Truncate(d.Type, 32))
 	case d.PTT != nil && typ != bridge.TypeAudio:
 		return bridge.Invalid(bridge.CodeUnexpectedPtt, "item %d is %s; only audio is a voice note", i, bridge.Truncate(d.Type, 32))
 	case d.Text != "" && known && !kind.Text && !kind.Action:

@@ -38,7 +38,7 @@ func (m *row) outgoing() bridge.Outgoing {
 		ID: m.WhatsAppID, Recipient: m.Recipient, Type: m.Type, Text: m.body,
 		FilePath: m.filePath, FileName: m.fileName, MimeType: m.mimeType,
 		ReplyTo: m.replyTo, Mentions: m.details.mentions(), PTT: m.details.PTT,
-		Location: m.details.location(), Contact: m.details.contact(),
+		Location: m.details.location(), Contact: m.details.contact(), Poll: m.details.poll(),
 	}
 }
 
@@ -63,6 +63,7 @@ type Item struct {
 	Mentions []bridge.Recipient
 	Location *bridge.Location // of a location
 	Contact  *bridge.ContactCard
+	Poll     *bridge.Poll
 	// Action is what a reaction, edit or revoke acts on; nil for content.
 	Action *Action
 }
@@ -124,6 +125,8 @@ func (it Item) has(part bridge.Part) bool {
 		return it.Location != nil
 	case bridge.PartContact:
 		return it.Contact != nil
+	case bridge.PartPoll:
+		return it.Poll != nil
 	case bridge.PartTarget:
 		return it.Action != nil && it.Action.TargetID != ""
 	case bridge.PartNone:

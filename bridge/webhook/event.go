@@ -142,12 +142,12 @@ func MediaURL(id string) string { return "/api/media/" + id }
 
 // MessageUpsert is a message.upsert event, or for a reaction, edit or
 // revoke (in.Type) a message.reaction, message.edit or message.revoke
-// event. The events of one chat keep their order.
+// event, and for a vote on a poll a message.poll_vote event. The events of one chat keep their order.
 func MessageUpsert(in bridge.Incoming) Event {
 	chat := in.Chat.String()
 	key := "chat:" + chat
 	switch in.Type {
-	case bridge.IncomingReaction, bridge.IncomingEdit, bridge.IncomingRevoke:
+	case bridge.IncomingReaction, bridge.IncomingEdit, bridge.IncomingRevoke, bridge.IncomingPollVote:
 		return Event{Type: "message." + in.Type, Key: key, Payload: changePayloadOf(in)}
 	}
 	p := upsertPayload{
@@ -178,6 +178,7 @@ const (
 	TypeMessageReaction = "message.reaction"
 	TypeMessageEdit     = "message.edit"
 	TypeMessageRevoke   = "message.revoke"
+	TypeMessagePollVote = "message.poll_vote"
 )
 
 // changePayload is a reaction, edit or revoke: who changed which message.
@@ -193,6 +194,9 @@ type changePayload struct {
 	Timestamp  string  `json:"timestamp"`
 	Emoji      *string `json:"emoji,omitempty"` // reactions only; "" when removed
 	Text       *string `json:"text,omitempty"`  // edits only
+	// Options are the names a poll vote chose (target_id is the poll);
+	// [] when the voter took the vote back.
+	Options *[]string `json:"options,omitempty"`
 }
 
 func changePayloadOf(in bridge.Incoming) changePayload {
@@ -206,6 +210,9 @@ func changePayloadOf(in bridge.Incoming) changePayload {
 		p.Emoji = &in.Emoji
 	case bridge.IncomingEdit:
 		p.Text = &in.Text
+	case bridge.IncomingPollVote:
+		votes := append([]string{}, in.Votes...) // [] rather than null for none
+		p.Options = &votes
 	}
 	return p
 }

@@ -80,6 +80,11 @@ func content(ctx context.Context, cli *whatsmeow.Client, msg *waE2E.Message, in 
 	if p := msg.GetProtocolMessage(); p != nil {
 		return change(p, in)
 	}
+	if u := msg.GetPollUpdateMessage(); u != nil {
+		// Encrypted with the poll's secret: the link decrypts it (readVote).
+		in.Type, in.TargetID = bridge.IncomingPollVote, u.GetPollCreationMessageKey().GetID()
+		return in.TargetID != ""
+	}
 	if r := msg.GetReactionMessage(); r != nil {
 		in.Type, in.TargetID, in.Emoji = bridge.IncomingReaction, r.GetKey().GetID(), r.GetText()
 		return true

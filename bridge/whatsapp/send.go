@@ -143,6 +143,8 @@ func (m *Manager) content(ctx context.Context, cli *whatsmeow.Client, out bridge
 		return locationMessage(out)
 	case kind.Part == bridge.PartContact:
 		return contactMessage(out)
+	case kind.Part == bridge.PartPoll:
+		return pollMessage(cli, out)
 	default:
 		return &waE2E.Message{Conversation: proto.String(out.Text)}, nil
 	}

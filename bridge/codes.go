@@ -15,6 +15,7 @@ const (
 	CodeCrossOrigin            = "cross_origin"
 	CodeCSRF                   = "csrf"
 	CodeDuplicateParticipant   = "duplicate_participant"
+	CodeDuplicatePollOption    = "duplicate_poll_option"
 	CodeEmptyText              = "empty_text"
 	CodeFileTooLarge           = "file_too_large"
 	CodeGroupActionRateLimited = "group_action_rate_limited"
@@ -50,6 +51,10 @@ const (
 	CodeInvalidNumber          = "invalid_number"
 	CodeInvalidParticipant     = "invalid_participant"
 	CodeInvalidPhoto           = "invalid_photo"
+	CodeInvalidPollOption      = "invalid_poll_option"
+	CodeInvalidPollOptions     = "invalid_poll_options"
+	CodeInvalidPollQuestion    = "invalid_poll_question"
+	CodeInvalidPollSelectable  = "invalid_poll_selectable"
 	CodeInvalidPtt             = "invalid_ptt"
 	CodeInvalidQuery           = "invalid_query"
 	CodeInvalidReplyTo         = "invalid_reply_to"
@@ -115,6 +120,7 @@ const (
 	CodeUnexpectedBody         = "unexpected_body"
 	CodeUnexpectedFile         = "unexpected_file"
 	CodeUnexpectedLocation     = "unexpected_location"
+	CodeUnexpectedPoll         = "unexpected_poll"
 	CodeUnexpectedPtt          = "unexpected_ptt"
 	CodeUnexpectedSender       = "unexpected_sender"
 	CodeUnexpectedText         = "unexpected_text"
@@ -146,6 +152,7 @@ var Codes = []CodeInfo{
 	{CodeCrossOrigin, KindForbidden, "cross-origin sign-in refused"},
 	{CodeCSRF, KindForbidden, "The form is not from this dashboard; reload the page."},
 	{CodeDuplicateParticipant, KindInvalid, "… is named twice"},
+	{CodeDuplicatePollOption, KindInvalid, "options[N] repeats …"},
 	{CodeEmptyText, KindInvalid, "the body needs a non-empty \"text\""},
 	{CodeFileTooLarge, KindTooLarge, "each file must be at most N bytes (MAX_FILE_SIZE)"},
 	{CodeGroupActionRateLimited, KindRateLimited, "group actions are paced (GROUP_ACTION_RATE) to keep WhatsApp from banning the account; retry after the Retry-After seconds"},
@@ -181,6 +188,10 @@ var Codes = []CodeInfo{
 	{CodeInvalidNumber, KindInvalid, "number must be a phone number with country code: 7-15 digits, an optional leading + (%%2B in a URL), no spaces or dashes, e.g. 4915112345678"},
 	{CodeInvalidParticipant, KindInvalid, "… is not a phone number with country code or a LID (<digits>@lid)"},
 	{CodeInvalidPhoto, KindInvalid, "WhatsApp refused the photo: it takes a JPEG image"},
+	{CodeInvalidPollOption, KindInvalid, "options[N] must be UTF-8 text of 1-N characters"},
+	{CodeInvalidPollOptions, KindInvalid, "a poll has N to N options, not N"},
+	{CodeInvalidPollQuestion, KindInvalid, "the poll's question must be UTF-8 text of 1-N characters"},
+	{CodeInvalidPollSelectable, KindInvalid, "selectable_count must be from 1 to N, the number of options"},
 	{CodeInvalidPtt, KindInvalid, "ptt must be true or false"},
 	{CodeInvalidQuery, KindInvalid, "… must be given once"},
 	{CodeInvalidReplyTo, KindInvalid, "reply_to must be a whatsapp_id: 1-N letters and digits"},
@@ -246,6 +257,7 @@ var Codes = []CodeInfo{
 	{CodeUnexpectedBody, KindInvalid, "DELETE takes no body"},
 	{CodeUnexpectedFile, KindInvalid, "item N is …, which carries no file"},
 	{CodeUnexpectedLocation, KindInvalid, "item N is …, not a location"},
+	{CodeUnexpectedPoll, KindInvalid, "item N is …, not a poll"},
 	{CodeUnexpectedPtt, KindInvalid, "item N is …; only audio is a voice note"},
 	{CodeUnexpectedSender, KindInvalid, "?sender= goes with ?chat=; the bridge knows who sent this message"},
 	{CodeUnexpectedText, KindInvalid, "item N is …, which has no text or caption"},

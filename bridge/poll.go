@@ -40,18 +40,18 @@ type PollDraft struct {
 // told apart), and a selectable count from 1 to the number of options.
 func ValidatePoll(d PollDraft) (Poll, error) {
 	if !pollText(d.Question, MaxPollQuestionRunes) {
-		return Poll{}, Invalid("invalid_poll_question", "the poll's question must be UTF-8 text of 1-%d characters", MaxPollQuestionRunes)
+		return Poll{}, Invalid(CodeInvalidPollQuestion, "the poll's question must be UTF-8 text of 1-%d characters", MaxPollQuestionRunes)
 	}
 	if len(d.Options) < MinPollOptions || len(d.Options) > MaxPollOptions {
-		return Poll{}, Invalid("invalid_poll_options", "a poll has %d to %d options, not %d", MinPollOptions, MaxPollOptions, len(d.Options))
+		return Poll{}, Invalid(CodeInvalidPollOptions, "a poll has %d to %d options, not %d", MinPollOptions, MaxPollOptions, len(d.Options))
 	}
 	seen := make(map[string]bool, len(d.Options))
 	for i, o := range d.Options {
 		if !pollText(o, MaxPollOptionRunes) {
-			return Poll{}, Invalid("invalid_poll_option", "options[%d] must be UTF-8 text of 1-%d characters", i, MaxPollOptionRunes)
+			return Poll{}, Invalid(CodeInvalidPollOption, "options[%d] must be UTF-8 text of 1-%d characters", i, MaxPollOptionRunes)
 		}
 		if seen[o] {
-			return Poll{}, Invalid("duplicate_poll_option", "options[%d] repeats %q", i, Truncate(o, 32))
+			return Poll{}, Invalid(CodeDuplicatePollOption, "options[%d] repeats %q", i, Truncate(o, 32))
 		}
 		seen[o] = true
 	}
@@ -60,7 +60,7 @@ func ValidatePoll(d PollDraft) (Poll, error) {
 		p.Selectable = *d.Selectable
 	}
 	if p.Selectable < 1 || p.Selectable > len(d.Options) {
-		return Poll{}, Invalid("invalid_poll_selectable", "selectable_count must be from 1 to %d, the number of options", len(d.Options))
+		return Poll{}, Invalid(CodeInvalidPollSelectable, "selectable_count must be from 1 to %d, the number of options", len(d.Options))
 	}
 	return p, nil
 }

@@ -144,7 +144,7 @@ func (d ItemDraft) unexpected(i int, typ bridge.MessageType, kind bridge.Message
 	case d.VCard != nil && kind.Part != bridge.PartContact:
 		return bridge.Invalid(bridge.CodeUnexpectedVcard, "item %d is %s, not a contact", i, bridge.Truncate(d.Type, 32))
 	case d.Poll != nil && kind.Part != bridge.PartPoll:
-		return bridge.Invalid("unexpected_poll", "item %d is %s, not a poll", i, bridge.Truncate(d.Type, 32))
+		return bridge.Invalid(bridge.CodeUnexpectedPoll, "item %d is %s, not a poll", i, bridge.Truncate(d.Type, 32))
 	case d.PTT != nil && typ != bridge.TypeAudio:
 		return bridge.Invalid(bridge.CodeUnexpectedPtt, "item %d is %s; only audio is a voice note", i, bridge.Truncate(d.Type, 32))
 	case d.Text != "" && known && !kind.Text && !kind.Action:

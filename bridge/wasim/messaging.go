@@ -434,6 +434,8 @@ func classify(msg *waE2E.Message) (msgType, mediaType string) {
 		return "media", "audio"
 	case msg.GetStickerMessage() != nil:
 		return "media", "sticker"
+	case msg.GetPollCreationMessage() != nil, msg.GetPollUpdateMessage() != nil:
+		return "poll", ""
 	}
 	return "text", ""
 }

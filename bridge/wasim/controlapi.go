@@ -33,6 +33,7 @@ func (s *Simulator) ControlHandler() http.Handler {
 	mux.HandleFunc("GET /v1/users/{number}/received", s.withUser(s.apiReceived))
 	mux.HandleFunc("GET /v1/users/{number}/chatstates", s.withUser(s.apiChatStates))
 	mux.HandleFunc("POST /v1/users/{number}/receipts", s.withUser(s.apiReceipt))
+	mux.HandleFunc("POST /v1/users/{number}/votes", s.withUser(s.apiVote))
 	mux.HandleFunc("POST /v1/users/{number}/receipt-mode", s.withUser(s.apiReceiptMode))
 	mux.HandleFunc("POST /v1/users/{number}/faults", s.withUser(s.apiFault))
 	mux.HandleFunc("POST /v1/users/{number}/addressing", s.withUser(s.apiAddressing))
@@ -316,6 +317,14 @@ type receivedJSON struct {
 	Reaction *actionJSON `json:"reaction,omitempty"`
 	Edit     *actionJSON `json:"edit,omitempty"`
 	Revoke   *actionJSON `json:"revoke,omitempty"`
+	Poll     *pollJSON   `json:"poll,omitempty"`
+}
+
+// pollJSON is a poll as the phone shows it.
+type pollJSON struct {
+	Question        string   `json:"question"`
+	Options         []string `json:"options"`
+	SelectableCount uint32   `json:"selectable_count"`
 }
 
 // quotedJSON is the message a reply quotes, as the phone shows it above.
@@ -348,6 +357,12 @@ func conversationJSON(rj *receivedJSON, m *Message) {
 	}
 	if target, ok := m.Revoke(); ok {
 		rj.Revoke = &actionJSON{Target: target}
+	}
+	if p := m.Poll(); p != nil {
+		rj.Poll = &pollJSON{Question: p.GetName(), SelectableCount: p.GetSelectableOptionsCount(), Options: []string{}}
+		for _, o := range p.GetOptions() {
+			rj.Poll.Options = append(rj.Poll.Options, o.GetOptionName())
+		}
 	}
 }
 
@@ -628,4 +643,33 @@ func (s *Simulator) apiCreateGroup(w http.ResponseWriter, r *http.Request) {
 		members = append(members, m)
 	}
 	writeJSON(w, http.StatusCreated, s.CreateGroup(req.Subject, owner, members...).toJSON())
+}
+
+// apiVote votes on a poll the user received: {"poll_id", "options": [names]};
+// no options takes the vote back.
+func (s *Simulator) apiVote(w http.ResponseWriter, r *http.Request, u *User) {
+	var req struct {
+		PollID  string   `json:"poll_id"`
+		Options []string `json:"options"`
+	}
+	if err := readJSON(r, &req); err != nil {
+		writeError(w, err)
+		return
+	}
+	poll, ok := u.inbox.find(func(m *Message) bool { return m.ID == req.PollID })
+	if !ok {
+		writeError(w, &apiError{http.StatusNotFound, "not_found", "no received message " + req.PollID})
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), apiTimeout)
+	defer cancel()
+	id, err := u.Vote(ctx, poll, req.Options...)
+	if errors.Is(err, ErrNotAPoll) {
+		err = badRequest("%v", err)
+	}
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"id": id})
 }

@@ -49,7 +49,9 @@ func TestConversationPayloads(t *testing.T) {
 		{"revoke", TypeMessageRevoke, `{"event":"message.revoke","whatsapp_id":"W","target_id":"T","from":"99887766@lid","from_lid":"99887766@lid","from_phone":null,"chat":"99887766@lid","push_name":"Ana","timestamp":"2026-11-21T10:00:00.000Z"}`,
 			with(func(in *bridge.Incoming) { in.Type, in.TargetID = bridge.IncomingRevoke, "T" })},
 		{"poll vote", TypeMessagePollVote, `{"event":"message.poll_vote","whatsapp_id":"W","target_id":"T","from":"99887766@lid","from_lid":"99887766@lid","from_phone":null,"chat":"99887766@lid","push_name":"Ana","timestamp":"2026-11-21T10:00:00.000Z","options":["Mon","Wed"]}`,
-			with(func(in *bridge.Incoming) { in.Type, in.TargetID, in.Votes = bridge.IncomingPollVote, "T", []string{"Mon", "Wed"} })},
+			with(func(in *bridge.Incoming) {
+				in.Type, in.TargetID, in.Votes = bridge.IncomingPollVote, "T", []string{"Mon", "Wed"}
+			})},
 		{"poll vote taken back", TypeMessagePollVote, `{"event":"message.poll_vote","whatsapp_id":"W","target_id":"T","from":"99887766@lid","from_lid":"99887766@lid","from_phone":null,"chat":"99887766@lid","push_name":"Ana","timestamp":"2026-11-21T10:00:00.000Z","options":[]}`,
 			with(func(in *bridge.Incoming) { in.Type, in.TargetID = bridge.IncomingPollVote, "T" })},
 	} {

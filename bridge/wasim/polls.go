@@ -73,7 +73,7 @@ func encryptVote(secret []byte, pollID types.MessageID, pollSender, voter types.
 	if err != nil {
 		return nil, err
 	}
-	info := string(pollID) + pollSender.String() + voter.String() + pollVoteUseCase
+	info := pollID + pollSender.String() + voter.String() + pollVoteUseCase
 	key, err := hkdf.Key(sha256.New, secret, nil, info, 32)
 	if err != nil {
 		return nil, err
@@ -88,6 +88,6 @@ func encryptVote(secret []byte, pollID types.MessageID, pollSender, voter types.
 	}
 	iv := make([]byte, gcm.NonceSize())
 	_, _ = rand.Read(iv)
-	ad := []byte(string(pollID) + "\x00" + voter.String())
+	ad := []byte(pollID + "\x00" + voter.String())
 	return &waE2E.PollEncValue{EncPayload: gcm.Seal(nil, iv, plaintext, ad), EncIV: iv}, nil
 }

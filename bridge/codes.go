@@ -14,6 +14,7 @@ const (
 	CodeCheckRateLimited       = "check_rate_limited"
 	CodeCrossOrigin            = "cross_origin"
 	CodeCSRF                   = "csrf"
+	CodeDuplicateButton        = "duplicate_button"
 	CodeDuplicateParticipant   = "duplicate_participant"
 	CodeDuplicatePollOption    = "duplicate_poll_option"
 	CodeEmptyText              = "empty_text"
@@ -27,6 +28,9 @@ const (
 	CodeInternalError          = "internal_error"
 	CodeInvalidAction          = "invalid_action"
 	CodeInvalidAudio           = "invalid_audio"
+	CodeInvalidButtonID        = "invalid_button_id"
+	CodeInvalidButtonTitle     = "invalid_button_title"
+	CodeInvalidButtons         = "invalid_buttons"
 	CodeInvalidChat            = "invalid_chat"
 	CodeInvalidCursor          = "invalid_cursor"
 	CodeInvalidDate            = "invalid_date"
@@ -118,6 +122,7 @@ const (
 	CodeTooSoon                = "too_soon"
 	CodeUnauthorized           = "unauthorized"
 	CodeUnexpectedBody         = "unexpected_body"
+	CodeUnexpectedButtons      = "unexpected_buttons"
 	CodeUnexpectedFile         = "unexpected_file"
 	CodeUnexpectedLocation     = "unexpected_location"
 	CodeUnexpectedPoll         = "unexpected_poll"
@@ -151,6 +156,7 @@ var Codes = []CodeInfo{
 	{CodeCheckRateLimited, KindRateLimited, "too many number checks reach WhatsApp (CHECK_RATE); retry after the Retry-After seconds"},
 	{CodeCrossOrigin, KindForbidden, "cross-origin sign-in refused"},
 	{CodeCSRF, KindForbidden, "The form is not from this dashboard; reload the page."},
+	{CodeDuplicateButton, KindInvalid, "buttons[N] repeats an id or a title"},
 	{CodeDuplicateParticipant, KindInvalid, "… is named twice"},
 	{CodeDuplicatePollOption, KindInvalid, "options[N] repeats …"},
 	{CodeEmptyText, KindInvalid, "the body needs a non-empty \"text\""},
@@ -164,6 +170,9 @@ var Codes = []CodeInfo{
 	{CodeInternalError, KindInternal, "the bridge failed; see its log"},
 	{CodeInvalidAction, KindInvalid, "action must be add, remove, promote or demote"},
 	{CodeInvalidAudio, KindInvalid, "the file of item N is …, not Ogg/Opus, MP3, M4A, AAC or AMR audio"},
+	{CodeInvalidButtonID, KindInvalid, "buttons[N].id must be 1-N printable ASCII characters"},
+	{CodeInvalidButtonTitle, KindInvalid, "buttons[N].title must be one line of 1-N characters"},
+	{CodeInvalidButtons, KindInvalid, "a message has 1 to N buttons, not N"},
 	{CodeInvalidChat, KindInvalid, "chat must be a number with country code, <id>@g.us, <digits>@lid or <digits>@s.whatsapp.net"},
 	{CodeInvalidCursor, KindInvalid, "cursor is not one this API returned"},
 	{CodeInvalidDate, KindInvalid, "date must be a calendar date YYYY-MM-DD"},
@@ -255,6 +264,7 @@ var Codes = []CodeInfo{
 	{CodeTooSoon, KindRateLimited, "A code was sent moments ago; look in the account's own chat."},
 	{CodeUnauthorized, KindUnauthorized, "missing or invalid credential"},
 	{CodeUnexpectedBody, KindInvalid, "DELETE takes no body"},
+	{CodeUnexpectedButtons, KindInvalid, "item N is …, which has no buttons"},
 	{CodeUnexpectedFile, KindInvalid, "item N is …, which carries no file"},
 	{CodeUnexpectedLocation, KindInvalid, "item N is …, not a location"},
 	{CodeUnexpectedPoll, KindInvalid, "item N is …, not a poll"},

@@ -42,6 +42,10 @@ type Incoming struct {
 	// Votes are the names of the options a poll vote (IncomingPollVote)
 	// chose, in the poll's order; empty when the voter took the vote back.
 	Votes []string
+	// ReplyID is the id of the button tapped or the list row picked
+	// (IncomingButtonReply, IncomingListReply); Text is its title, Quoted
+	// the message that offered it.
+	ReplyID string
 }
 
 // Media describes an incoming message's attachment.

@@ -19,6 +19,7 @@ const (
 	TypeEdit     MessageType = "edit"
 	TypeRevoke   MessageType = "revoke"
 	TypePoll     MessageType = "poll"
+	TypeButtons  MessageType = "buttons"
 )
 
 // MessageTypes lists every outgoing type, in the order the API documents
@@ -26,6 +27,7 @@ const (
 var MessageTypes = []MessageType{
 	TypeText, TypeImage, TypeDocument, TypeVideo, TypeAudio, TypeLocation,
 	TypeContact, TypeReaction, TypeEdit, TypeRevoke, TypePoll,
+	TypeButtons,
 }
 
 // Message is one entry of the outgoing message log.
@@ -70,6 +72,8 @@ type Outgoing struct {
 	TargetSender Recipient
 	// Poll is a poll's question and options.
 	Poll *Poll
+	// Buttons are the reply buttons under a text (TypeButtons).
+	Buttons []Button
 }
 
 // Receipt is WhatsApp's word that messages reached a status (Delivered or

@@ -23,6 +23,12 @@ type messageRequestJSON struct {
 	Location *locationJSON    `json:"location"`
 	Contact  *contactJSON     `json:"contact"`
 	Poll     *pollRequestJSON `json:"poll"`
+	Buttons  []buttonJSON     `json:"buttons"`
+}
+
+type buttonJSON struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
 }
 
 type pollRequestJSON struct {
@@ -93,6 +99,12 @@ func (m messageRequestJSON) draft() (sendqueue.Draft, error) {
 	}
 	if p := m.Poll; p != nil {
 		it.Poll = &bridge.PollDraft{Question: p.Question, Options: p.Options, Selectable: p.SelectableCount}
+	}
+	if m.Buttons != nil {
+		it.Buttons = make([]bridge.Button, len(m.Buttons))
+		for i, b := range m.Buttons {
+			it.Buttons[i] = bridge.Button(b)
+		}
 	}
 	return sendqueue.Draft{To: m.To, ReplyTo: m.ReplyTo, Mentions: m.Mentions, Items: []sendqueue.ItemDraft{it}}, nil
 }

@@ -21,6 +21,13 @@ type details struct {
 	// Poll is a poll's question and options: a vote names its options by
 	// the SHA-256 of their names, so they are what reads a vote.
 	Poll *pollDetail `json:"poll,omitempty"`
+	// Buttons are the reply buttons under a text.
+	Buttons []buttonDetail `json:"buttons,omitempty"`
+}
+
+type buttonDetail struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
 }
 
 type pollDetail struct {
@@ -55,6 +62,9 @@ func detailsOf(it Item) details {
 	}
 	if p := it.Poll; p != nil {
 		d.Poll = &pollDetail{Question: p.Question, Options: p.Options, Selectable: p.Selectable}
+	}
+	for _, b := range it.Buttons {
+		d.Buttons = append(d.Buttons, buttonDetail(b))
 	}
 	if a := it.Action; a != nil {
 		d.TargetSender = a.TargetSender.JID()
@@ -117,4 +127,12 @@ func (d details) poll() *bridge.Poll {
 		return nil
 	}
 	return &bridge.Poll{Question: d.Poll.Question, Options: d.Poll.Options, Selectable: d.Poll.Selectable}
+}
+
+func (d details) buttons() []bridge.Button {
+	var out []bridge.Button
+	for _, b := range d.Buttons {
+		out = append(out, bridge.Button(b))
+	}
+	return out
 }

@@ -39,6 +39,7 @@ func (m *row) outgoing() bridge.Outgoing {
 		FilePath: m.filePath, FileName: m.fileName, MimeType: m.mimeType,
 		ReplyTo: m.replyTo, Mentions: m.details.mentions(), PTT: m.details.PTT,
 		Location: m.details.location(), Contact: m.details.contact(), Poll: m.details.poll(),
+		Buttons: m.details.buttons(),
 	}
 }
 
@@ -64,6 +65,7 @@ type Item struct {
 	Location *bridge.Location // of a location
 	Contact  *bridge.ContactCard
 	Poll     *bridge.Poll
+	Buttons  []bridge.Button
 	// Action is what a reaction, edit or revoke acts on; nil for content.
 	Action *Action
 }
@@ -127,6 +129,8 @@ func (it Item) has(part bridge.Part) bool {
 		return it.Contact != nil
 	case bridge.PartPoll:
 		return it.Poll != nil
+	case bridge.PartButtons:
+		return len(it.Buttons) > 0
 	case bridge.PartTarget:
 		return it.Action != nil && it.Action.TargetID != ""
 	case bridge.PartNone:

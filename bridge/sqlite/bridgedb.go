@@ -260,9 +260,9 @@ var migrations = []string{
 		created_at INTEGER NOT NULL,
 		UNIQUE (name, language)
 	)`,
-	// 13: polls out. The log is rebuilt, as in step 5, for its CHECK to
-	// take the new type; a poll's question, options and selectable count
-	// are in details. Rows keep their order (the queue orders a chat by
+	// 13: polls and reply buttons out. The log is rebuilt, as in step 5,
+	// for its CHECK to take the new types; a poll's question, options and
+	// selectable count, and the buttons, are in details. Rows keep their order (the queue orders a chat by
 	// rowid).
 	`CREATE TABLE messages_v13 (
 		id              TEXT    PRIMARY KEY,
@@ -271,7 +271,7 @@ var migrations = []string{
 		position        INTEGER NOT NULL,
 		recipient       TEXT    NOT NULL,
 		type            TEXT    NOT NULL CHECK (type IN ('text', 'image', 'document', 'video', 'audio',
-		                        'location', 'contact', 'reaction', 'edit', 'revoke', 'poll')),
+		                        'location', 'contact', 'reaction', 'edit', 'revoke', 'poll', 'buttons')),
 		body            TEXT    NOT NULL DEFAULT '',
 		file_path       TEXT    NOT NULL DEFAULT '',
 		file_name       TEXT    NOT NULL DEFAULT '',

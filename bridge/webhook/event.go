@@ -134,6 +134,9 @@ type upsertPayload struct {
 	Mentions  []string         `json:"mentions,omitempty"`
 	Location  *locationPayload `json:"location,omitempty"`
 	Contacts  []contactPayload `json:"contacts,omitempty"`
+	// ReplyID is the id of the button tapped or the list row picked
+	// (type button_reply, list_reply).
+	ReplyID string `json:"reply_id,omitempty"`
 }
 
 // MediaURL is where GET /api/media/{id} serves an attachment, relative to
@@ -154,6 +157,7 @@ func MessageUpsert(in bridge.Incoming) Event {
 		Event: TypeMessageUpsert, WhatsAppID: in.WhatsAppID, From: in.From.String(), Chat: chat, PushName: in.PushName,
 		Type: in.Type, Text: in.Text, Timestamp: bridge.FormatTime(in.Timestamp),
 		FromLID: optionalRecipient(in.FromLID), FromPhone: optionalRecipient(in.FromPhone), Quoted: in.Quoted,
+		ReplyID: in.ReplyID,
 	}
 	if m := in.Media; m != nil {
 		p.Media = &mediaPayload{MimeType: m.MimeType, Size: m.Size, FileName: m.FileName, ID: m.ID, SHA256: m.SHA256, PTT: m.PTT}

@@ -165,6 +165,8 @@ func withContext(msg *waE2E.Message, info *waE2E.ContextInfo) *waE2E.Message {
 		msg.ContactMessage.ContextInfo = info
 	case msg.PollCreationMessage != nil:
 		msg.PollCreationMessage.ContextInfo = info
+	case msg.InteractiveMessage != nil:
+		msg.InteractiveMessage.ContextInfo = info
 	}
 	return msg
 }

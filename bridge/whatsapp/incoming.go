@@ -110,6 +110,11 @@ func content(ctx context.Context, cli *whatsmeow.Client, msg *waE2E.Message, in 
 		for _, c := range m.GetContacts() {
 			in.Contacts = append(in.Contacts, bridge.ContactCard{DisplayName: c.GetDisplayName(), VCard: c.GetVcard()})
 		}
+	case msg.InteractiveResponseMessage != nil, msg.ButtonsResponseMessage != nil, msg.ListResponseMessage != nil:
+		var ok bool
+		if info, ok = interactiveReply(msg, in); !ok {
+			return false
+		}
 	default:
 		var ok bool
 		if info, ok = attachment(msg, in); !ok {

@@ -14,7 +14,9 @@ const (
 	CodeCheckRateLimited       = "check_rate_limited"
 	CodeCrossOrigin            = "cross_origin"
 	CodeCSRF                   = "csrf"
+	CodeDuplicateButton        = "duplicate_button"
 	CodeDuplicateParticipant   = "duplicate_participant"
+	CodeDuplicatePollOption    = "duplicate_poll_option"
 	CodeEmptyText              = "empty_text"
 	CodeFileTooLarge           = "file_too_large"
 	CodeFormatUnavailable      = "format_unavailable"
@@ -27,6 +29,9 @@ const (
 	CodeInternalError          = "internal_error"
 	CodeInvalidAction          = "invalid_action"
 	CodeInvalidAudio           = "invalid_audio"
+	CodeInvalidButtonID        = "invalid_button_id"
+	CodeInvalidButtonTitle     = "invalid_button_title"
+	CodeInvalidButtons         = "invalid_buttons"
 	CodeInvalidChat            = "invalid_chat"
 	CodeInvalidCursor          = "invalid_cursor"
 	CodeInvalidDate            = "invalid_date"
@@ -52,6 +57,10 @@ const (
 	CodeInvalidNumber          = "invalid_number"
 	CodeInvalidParticipant     = "invalid_participant"
 	CodeInvalidPhoto           = "invalid_photo"
+	CodeInvalidPollOption      = "invalid_poll_option"
+	CodeInvalidPollOptions     = "invalid_poll_options"
+	CodeInvalidPollQuestion    = "invalid_poll_question"
+	CodeInvalidPollSelectable  = "invalid_poll_selectable"
 	CodeInvalidPtt             = "invalid_ptt"
 	CodeInvalidQuery           = "invalid_query"
 	CodeInvalidReplyTo         = "invalid_reply_to"
@@ -120,8 +129,10 @@ const (
 	CodeTooSoon                = "too_soon"
 	CodeUnauthorized           = "unauthorized"
 	CodeUnexpectedBody         = "unexpected_body"
+	CodeUnexpectedButtons      = "unexpected_buttons"
 	CodeUnexpectedFile         = "unexpected_file"
 	CodeUnexpectedLocation     = "unexpected_location"
+	CodeUnexpectedPoll         = "unexpected_poll"
 	CodeUnexpectedPtt          = "unexpected_ptt"
 	CodeUnexpectedSender       = "unexpected_sender"
 	CodeUnexpectedText         = "unexpected_text"
@@ -154,7 +165,9 @@ var Codes = []CodeInfo{
 	{CodeCheckRateLimited, KindRateLimited, "too many number checks reach WhatsApp (CHECK_RATE); retry after the Retry-After seconds"},
 	{CodeCrossOrigin, KindForbidden, "cross-origin sign-in refused"},
 	{CodeCSRF, KindForbidden, "The form is not from this dashboard; reload the page."},
+	{CodeDuplicateButton, KindInvalid, "buttons[N] repeats an id or a title"},
 	{CodeDuplicateParticipant, KindInvalid, "… is named twice"},
+	{CodeDuplicatePollOption, KindInvalid, "options[N] repeats …"},
 	{CodeEmptyText, KindInvalid, "the body needs a non-empty \"text\""},
 	{CodeFileTooLarge, KindTooLarge, "each file must be at most N bytes (MAX_FILE_SIZE)"},
 	{CodeFormatUnavailable, KindInvalid, "format cloud needs the Cloud API door, which this bridge does not run"},
@@ -167,6 +180,9 @@ var Codes = []CodeInfo{
 	{CodeInternalError, KindInternal, "the bridge failed; see its log"},
 	{CodeInvalidAction, KindInvalid, "action must be add, remove, promote or demote"},
 	{CodeInvalidAudio, KindInvalid, "the file of item N is …, not Ogg/Opus, MP3, M4A, AAC or AMR audio"},
+	{CodeInvalidButtonID, KindInvalid, "buttons[N].id must be 1-N printable ASCII characters"},
+	{CodeInvalidButtonTitle, KindInvalid, "buttons[N].title must be one line of 1-N characters"},
+	{CodeInvalidButtons, KindInvalid, "a message has 1 to N buttons, not N"},
 	{CodeInvalidChat, KindInvalid, "chat must be a number with country code, <id>@g.us, <digits>@lid or <digits>@s.whatsapp.net"},
 	{CodeInvalidCursor, KindInvalid, "cursor is not one this API returned"},
 	{CodeInvalidDate, KindInvalid, "date must be a calendar date YYYY-MM-DD"},
@@ -192,6 +208,10 @@ var Codes = []CodeInfo{
 	{CodeInvalidNumber, KindInvalid, "number must be a phone number with country code: 7-15 digits, an optional leading + (%%2B in a URL), no spaces or dashes, e.g. 4915112345678"},
 	{CodeInvalidParticipant, KindInvalid, "… is not a phone number with country code or a LID (<digits>@lid)"},
 	{CodeInvalidPhoto, KindInvalid, "WhatsApp refused the photo: it takes a JPEG image"},
+	{CodeInvalidPollOption, KindInvalid, "options[N] must be UTF-8 text of 1-N characters"},
+	{CodeInvalidPollOptions, KindInvalid, "a poll has N to N options, not N"},
+	{CodeInvalidPollQuestion, KindInvalid, "the poll's question must be UTF-8 text of 1-N characters"},
+	{CodeInvalidPollSelectable, KindInvalid, "selectable_count must be from 1 to N, the number of options"},
 	{CodeInvalidPtt, KindInvalid, "ptt must be true or false"},
 	{CodeInvalidQuery, KindInvalid, "… must be given once"},
 	{CodeInvalidReplyTo, KindInvalid, "reply_to must be a whatsapp_id: 1-N letters and digits"},
@@ -260,8 +280,10 @@ var Codes = []CodeInfo{
 	{CodeTooSoon, KindRateLimited, "A code was sent moments ago; look in the account's own chat."},
 	{CodeUnauthorized, KindUnauthorized, "missing or invalid credential"},
 	{CodeUnexpectedBody, KindInvalid, "DELETE takes no body"},
+	{CodeUnexpectedButtons, KindInvalid, "item N is …, which has no buttons"},
 	{CodeUnexpectedFile, KindInvalid, "item N is …, which carries no file"},
 	{CodeUnexpectedLocation, KindInvalid, "item N is …, not a location"},
+	{CodeUnexpectedPoll, KindInvalid, "item N is …, not a poll"},
 	{CodeUnexpectedPtt, KindInvalid, "item N is …; only audio is a voice note"},
 	{CodeUnexpectedSender, KindInvalid, "?sender= goes with ?chat=; the bridge knows who sent this message"},
 	{CodeUnexpectedText, KindInvalid, "item N is …, which has no text or caption"},

@@ -39,6 +39,13 @@ type Incoming struct {
 	TargetID string
 	// Emoji is a reaction's emoji; empty when the reaction was removed.
 	Emoji string
+	// Votes are the names of the options a poll vote (IncomingPollVote)
+	// chose, in the poll's order; empty when the voter took the vote back.
+	Votes []string
+	// ReplyID is the id of the button tapped or the list row picked
+	// (IncomingButtonReply, IncomingListReply); Text is its title, Quoted
+	// the message that offered it.
+	ReplyID string
 }
 
 // Media describes an incoming message's attachment.

@@ -10,11 +10,13 @@ const (
 	PartLocation Part = "location" // a place
 	PartContact  Part = "vcard"    // a contact card
 	PartTarget   Part = "target"   // the earlier message an action acts on
+	PartPoll     Part = "poll"     // a question and its options
+	PartButtons  Part = "buttons"  // reply buttons
 )
 
 // MissingCode is the error code of a message whose type requires p but
 // which lacks it: missing_file, missing_location, missing_vcard,
-// missing_target.
+// missing_target, missing_poll, missing_buttons.
 func (p Part) MissingCode() string { return "missing_" + string(p) }
 
 // MessageKind is what one message type carries and requires: the one
@@ -43,6 +45,8 @@ var messageKinds = map[MessageType]MessageKind{
 	TypeReaction: {Part: PartTarget, Action: true},
 	TypeEdit:     {Part: PartTarget, Text: true, Action: true},
 	TypeRevoke:   {Part: PartTarget, Action: true},
+	TypePoll:     {Part: PartPoll},
+	TypeButtons:  {Part: PartButtons, Text: true},
 }
 
 // Kind is what t carries and requires; ok is false for a type the bridge

@@ -18,13 +18,16 @@ const (
 	TypeReaction MessageType = "reaction"
 	TypeEdit     MessageType = "edit"
 	TypeRevoke   MessageType = "revoke"
+	TypePoll     MessageType = "poll"
+	TypeButtons  MessageType = "buttons"
 )
 
 // MessageTypes lists every outgoing type, in the order the API documents
 // them; the schema's CHECK and the API description are tested against it.
 var MessageTypes = []MessageType{
 	TypeText, TypeImage, TypeDocument, TypeVideo, TypeAudio, TypeLocation,
-	TypeContact, TypeReaction, TypeEdit, TypeRevoke,
+	TypeContact, TypeReaction, TypeEdit, TypeRevoke, TypePoll,
+	TypeButtons,
 }
 
 // Message is one entry of the outgoing message log.
@@ -67,6 +70,10 @@ type Outgoing struct {
 	// TargetSender is who sent the target when someone else did (a reaction
 	// to a received message); zero for the account's own message.
 	TargetSender Recipient
+	// Poll is a poll's question and options.
+	Poll *Poll
+	// Buttons are the reply buttons under a text (TypeButtons).
+	Buttons []Button
 }
 
 // Receipt is WhatsApp's word that messages reached a status (Delivered or

@@ -84,6 +84,21 @@ type hookMessage struct {
 	Location   *hookLocation `json:"location,omitempty"`
 	Contacts   []hookCard    `json:"contacts,omitempty"`
 	Reaction   *hookReaction `json:"reaction,omitempty"`
+	// Interactive is a tap on a reply button or a list row picked.
+	Interactive *hookInteractive `json:"interactive,omitempty"`
+}
+
+// hookInteractive is Cloud's shape of an answer to an interactive message:
+// type button_reply or list_reply, and the one of those two it names.
+type hookInteractive struct {
+	Type        string      `json:"type"`
+	ButtonReply *hookChoice `json:"button_reply,omitempty"`
+	ListReply   *hookChoice `json:"list_reply,omitempty"`
+}
+
+type hookChoice struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
 }
 
 type textBody struct {
@@ -172,6 +187,12 @@ func fillContent(m *hookMessage, e standardEvent) {
 			emoji = *e.Emoji
 		}
 		m.Reaction = &hookReaction{MessageID: e.TargetID, Emoji: emoji}
+	case bridge.IncomingButtonReply:
+		m.Type = "interactive"
+		m.Interactive = &hookInteractive{Type: e.Type, ButtonReply: &hookChoice{ID: e.ReplyID, Title: e.Text}}
+	case bridge.IncomingListReply:
+		m.Type = "interactive"
+		m.Interactive = &hookInteractive{Type: e.Type, ListReply: &hookChoice{ID: e.ReplyID, Title: e.Text}}
 	case "location":
 		m.Location = e.Location
 	case "contact":

@@ -133,6 +133,7 @@ type standardEvent struct {
 	Text       string  `json:"text"`
 	Timestamp  string  `json:"timestamp"`
 	Quoted     string  `json:"quoted"`
+	ReplyID    string  `json:"reply_id"`
 	TargetID   string  `json:"target_id"`
 	Emoji      *string `json:"emoji"`
 	Media      *struct {

@@ -109,6 +109,15 @@ func TestEncodeMessages(t *testing.T) {
 			func(m hookMessage) bool { return m.Type == "audio" && m.Audio.Voice }},
 		{bridge.Incoming{Type: "document", Media: &bridge.Media{ID: "med_2", FileName: "a.pdf"}},
 			func(m hookMessage) bool { return m.Type == "document" && m.Document.Filename == "a.pdf" }},
+		{bridge.Incoming{Type: bridge.IncomingButtonReply, ReplyID: "order-17:no", Text: "Tomorrow", Quoted: "3EB0BB"},
+			func(m hookMessage) bool {
+				return m.Type == "interactive" && m.Interactive.Type == "button_reply" && m.Interactive.ButtonReply.ID == "order-17:no" &&
+					m.Interactive.ButtonReply.Title == "Tomorrow" && m.Context.ID == "3EB0BB" && m.Text == nil
+			}},
+		{bridge.Incoming{Type: bridge.IncomingListReply, ReplyID: "row-2", Text: "Express"},
+			func(m hookMessage) bool {
+				return m.Type == "interactive" && m.Interactive.ListReply.ID == "row-2" && m.Interactive.ButtonReply == nil
+			}},
 	} {
 		c.in.WhatsAppID, c.in.From, c.in.FromPhone, c.in.Chat = "3A02", alice, alice, alice
 		v := decodeHook(t, webhook.MessageUpsert(c.in))

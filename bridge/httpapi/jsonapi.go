@@ -14,14 +14,27 @@ const maxMessageJSON = 256 << 10
 // messageRequestJSON is the body of POST /api/messages: one message. The
 // pointers tell a missing field from an empty one.
 type messageRequestJSON struct {
-	To       string        `json:"to"`
-	Type     string        `json:"type"`
-	Text     string        `json:"text"`
-	ReplyTo  *string       `json:"reply_to"`
-	Mentions []string      `json:"mentions"`
-	Media    *mediaJSON    `json:"media"`
-	Location *locationJSON `json:"location"`
-	Contact  *contactJSON  `json:"contact"`
+	To       string           `json:"to"`
+	Type     string           `json:"type"`
+	Text     string           `json:"text"`
+	ReplyTo  *string          `json:"reply_to"`
+	Mentions []string         `json:"mentions"`
+	Media    *mediaJSON       `json:"media"`
+	Location *locationJSON    `json:"location"`
+	Contact  *contactJSON     `json:"contact"`
+	Poll     *pollRequestJSON `json:"poll"`
+	Buttons  []buttonJSON     `json:"buttons"`
+}
+
+type buttonJSON struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
+}
+
+type pollRequestJSON struct {
+	Question        string   `json:"question"`
+	Options         []string `json:"options"`
+	SelectableCount *int     `json:"selectable_count"`
 }
 
 type mediaJSON struct {
@@ -83,6 +96,15 @@ func (m messageRequestJSON) draft() (sendqueue.Draft, error) {
 			return sendqueue.Draft{}, bridge.Invalid(bridge.PartContact.MissingCode(), "contact needs a vcard")
 		}
 		it.VCard = m.Contact.VCard
+	}
+	if p := m.Poll; p != nil {
+		it.Poll = &bridge.PollDraft{Question: p.Question, Options: p.Options, Selectable: p.SelectableCount}
+	}
+	if m.Buttons != nil {
+		it.Buttons = make([]bridge.Button, len(m.Buttons))
+		for i, b := range m.Buttons {
+			it.Buttons[i] = bridge.Button(b)
+		}
 	}
 	return sendqueue.Draft{To: m.To, ReplyTo: m.ReplyTo, Mentions: m.Mentions, Items: []sendqueue.ItemDraft{it}}, nil
 }

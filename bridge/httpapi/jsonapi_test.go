@@ -148,13 +148,15 @@ func TestPostMessageTypes(t *testing.T) {
 		`{"to":"4915100000002","type":"audio","media":{"upload_id":"` + voice + `","ptt":false}}`,
 		`{"to":"4915100000002","type":"location","location":{"latitude":-33.8568,"longitude":151.2153,"name":"Opera"}}`,
 		`{"to":"4915100000002","type":"contact","contact":{"vcard":` + jsonString(testVCard) + `}}`,
+		`{"to":"4915100000002","type":"poll","poll":{"question":"When?","options":["Mon","Tue","Wed"],"selectable_count":2}}`,
+		`{"to":"4915100000002","type":"buttons","text":"Go?","buttons":[{"id":"go:yes","title":"Yes"},{"id":"go:no","title":"No"}]}`,
 	} {
 		if status, raw := e.post(t, body); status != http.StatusOK || !strings.Contains(raw, `"status":"Sent"`) {
 			t.Fatalf("%s: %d %s", body, status, raw)
 		}
 	}
 	sent := e.sender.outgoing()
-	if len(sent) != 5 {
+	if len(sent) != 7 {
 		t.Fatalf("%d sent", len(sent))
 	}
 	if sent[0].ReplyTo != "3EB0AA" || len(sent[0].Mentions) != 1 || sent[0].Mentions[0].ID != "4915100000003" {
@@ -168,6 +170,12 @@ func TestPostMessageTypes(t *testing.T) {
 	}
 	if c := sent[4].Contact; c == nil || c.DisplayName != "Bob Builder" {
 		t.Errorf("contact %+v", c)
+	}
+	if p := sent[5].Poll; p == nil || p.Question != "When?" || len(p.Options) != 3 || p.Options[2] != "Wed" || p.Selectable != 2 {
+		t.Errorf("poll %+v", p)
+	}
+	if b := sent[6].Buttons; len(b) != 2 || b[1] != (bridge.Button{ID: "go:no", Title: "No"}) || sent[6].Text != "Go?" {
+		t.Errorf("buttons %+v under %q", b, sent[6].Text)
 	}
 }
 
@@ -216,6 +224,26 @@ func TestPostMessageValidation(t *testing.T) {
 		{`{"to":"4915100000002","type":"contact"}`, 400, "missing_vcard"},
 		{`{"to":"4915100000002","type":"contact","contact":{}}`, 400, "missing_vcard"},
 		{`{"to":"4915100000002","type":"contact","contact":{"vcard":"x"}}`, 400, "invalid_vcard"},
+		{`{"to":"4915100000002","type":"poll"}`, 400, "missing_poll"},
+		{`{"to":"4915100000002","type":"text","text":"hi","poll":{"question":"q","options":["a","b"]}}`, 400, "unexpected_poll"},
+		{`{"to":"4915100000002","type":"poll","text":"hi","poll":{"question":"q","options":["a","b"]}}`, 400, "unexpected_text"},
+		{`{"to":"4915100000002","type":"poll","poll":{"question":" ","options":["a","b"]}}`, 400, "invalid_poll_question"},
+		{`{"to":"4915100000002","type":"poll","poll":{"question":"q","options":["a"]}}`, 400, "invalid_poll_options"},
+		{`{"to":"4915100000002","type":"poll","poll":{"question":"q","options":["a",""]}}`, 400, "invalid_poll_option"},
+		{`{"to":"4915100000002","type":"poll","poll":{"question":"q","options":["a","` + strings.Repeat("b", 101) + `"]}}`, 400, "invalid_poll_option"},
+		{`{"to":"4915100000002","type":"poll","poll":{"question":"q","options":["a","a"]}}`, 400, "duplicate_poll_option"},
+		{`{"to":"4915100000002","type":"poll","poll":{"question":"q","options":["a","b"],"selectable_count":3}}`, 400, "invalid_poll_selectable"},
+		{`{"to":"4915100000002","type":"poll","poll":{"question":"q","options":["a","b"],"selectable_count":0}}`, 400, "invalid_poll_selectable"},
+		{`{"to":"4915100000002","type":"buttons","text":"Go?"}`, 400, "missing_buttons"},
+		{`{"to":"4915100000002","type":"text","text":"hi","buttons":[{"id":"a","title":"A"}]}`, 400, "unexpected_buttons"},
+		{`{"to":"4915100000002","type":"buttons","text":" ","buttons":[{"id":"a","title":"A"}]}`, 400, "empty_text"},
+		{`{"to":"4915100000002","type":"buttons","text":"Go?","buttons":[]}`, 400, "invalid_buttons"},
+		{`{"to":"4915100000002","type":"buttons","text":"Go?","buttons":[{"id":"a","title":"A"},{"id":"b","title":"B"},{"id":"c","title":"C"},{"id":"d","title":"D"}]}`, 400, "invalid_buttons"},
+		{`{"to":"4915100000002","type":"buttons","text":"Go?","buttons":[{"id":"","title":"A"}]}`, 400, "invalid_button_id"},
+		{`{"to":"4915100000002","type":"buttons","text":"Go?","buttons":[{"id":"a\u00e9","title":"A"}]}`, 400, "invalid_button_id"},
+		{`{"to":"4915100000002","type":"buttons","text":"Go?","buttons":[{"id":"a","title":"` + strings.Repeat("x", 21) + `"}]}`, 400, "invalid_button_title"},
+		{`{"to":"4915100000002","type":"buttons","text":"Go?","buttons":[{"id":"a","title":"A\nB"}]}`, 400, "invalid_button_title"},
+		{`{"to":"4915100000002","type":"buttons","text":"Go?","buttons":[{"id":"a","title":"A"},{"id":"a","title":"B"}]}`, 400, "duplicate_button"},
 		{`{"to":"4915100000002","type":"text","text":"hi","reply_to":""}`, 400, "invalid_reply_to"},
 		{`{"to":"4915100000002","type":"text","text":"hi","mentions":["x"]}`, 400, "invalid_mention"},
 		{`{"to":"4915100000002","type":"text","text":"` + strings.Repeat("a", bridge.MaxTextBytes+1) + `"}`, 400, "text_too_long"},

@@ -49,6 +49,8 @@ type messageJSON struct {
 	LastError  string    `json:"last_error"`
 	CreatedAt  time.Time `json:"created_at"`
 	UpdatedAt  time.Time `json:"updated_at"`
+	// Poll is a poll's question and current tally (GET of one message).
+	Poll *pollJSON `json:"poll,omitempty"`
 }
 
 func toMessageJSON(m bridge.Message) messageJSON {
@@ -69,7 +71,11 @@ func (s *server) getMessage(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return WriteJSON(w, http.StatusOK, toMessageJSON(m))
+	out := toMessageJSON(m)
+	if out.Poll, err = s.pollOf(r.Context(), m); err != nil {
+		return err
+	}
+	return WriteJSON(w, http.StatusOK, out)
 }
 
 func (s *server) listMessages(w http.ResponseWriter, r *http.Request) error {

@@ -45,6 +45,9 @@ type Deps struct {
 	Uploads Uploads
 	// Targets finds the messages that reactions, edits and revokes name.
 	Targets ActionTargets
+	// Polls reads a sent poll and its votes for its tally; nil: a poll
+	// is shown without one.
+	Polls Polls
 	// Chats marks chats read and shows presence in them.
 	Chats Chats
 	// Contacts answers whether numbers are on WhatsApp.

@@ -100,6 +100,8 @@ func TestSendFormContentValidation(t *testing.T) {
 		{"latitude without location", []part{typ("text"), field("text[]", "hi"), field("latitude[]", "1")}, "unexpected_location"},
 		{"location with a text", append(loc, field("text[]", "x")), "unexpected_text"},
 		{"contact without vcard", []part{typ("contact")}, "missing_vcard"},
+		{"a poll through the form", []part{typ("poll")}, "missing_poll"},
+		{"buttons through the form", []part{typ("buttons"), field("text[]", "Go?")}, "missing_buttons"},
 		{"vcard without FN", []part{typ("contact"), field("vcard[]", "BEGIN:VCARD\nVERSION:3.0\nEND:VCARD")}, "invalid_vcard"},
 		{"vcard not a vcard", []part{typ("contact"), field("vcard[]", "hello")}, "invalid_vcard"},
 		{"two cards in one", []part{typ("contact"), field("vcard[]", testVCard+"\n"+testVCard)}, "invalid_vcard"},

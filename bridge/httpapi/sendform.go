@@ -337,7 +337,7 @@ func (c *formCursor) next(typ bridge.MessageType) (sendqueue.ItemDraft, error) {
 			c.vcards++
 			d.VCard = &v
 		}
-	case bridge.PartNone, bridge.PartTarget:
+	case bridge.PartNone, bridge.PartTarget, bridge.PartPoll, bridge.PartButtons: // polls and buttons: POST /api/messages
 	}
 	return d, nil
 }

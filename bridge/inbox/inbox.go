@@ -92,6 +92,11 @@ func (b *Inbox) Store(ctx context.Context, tx *sql.Tx, in bridge.Incoming) error
 	if n, err := res.RowsAffected(); err != nil || n == 0 {
 		return err // n == 0: stored before
 	}
+	if in.Type == bridge.IncomingPollVote {
+		if err := b.storeVote(ctx, tx, in); err != nil {
+			return err
+		}
+	}
 	ev.Payload = json.RawMessage(body) // marshalled once, delivered as stored
 	return b.opts.Webhooks.Enqueue(ctx, tx, ev)
 }

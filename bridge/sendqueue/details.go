@@ -18,6 +18,22 @@ type details struct {
 	// TargetSender is who sent the message an action acts on, when it was
 	// received (a JID); empty for the account's own.
 	TargetSender string `json:"target_sender,omitempty"`
+	// Poll is a poll's question and options: a vote names its options by
+	// the SHA-256 of their names, so they are what reads a vote.
+	Poll *pollDetail `json:"poll,omitempty"`
+	// Buttons are the reply buttons under a text.
+	Buttons []buttonDetail `json:"buttons,omitempty"`
+}
+
+type buttonDetail struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
+}
+
+type pollDetail struct {
+	Question   string   `json:"question"`
+	Options    []string `json:"options"`
+	Selectable int      `json:"selectable_count"`
 }
 
 type locationDetail struct {
@@ -43,6 +59,12 @@ func detailsOf(it Item) details {
 	}
 	if c := it.Contact; c != nil {
 		d.Contact = &contactDetail{DisplayName: c.DisplayName, VCard: c.VCard}
+	}
+	if p := it.Poll; p != nil {
+		d.Poll = &pollDetail{Question: p.Question, Options: p.Options, Selectable: p.Selectable}
+	}
+	for _, b := range it.Buttons {
+		d.Buttons = append(d.Buttons, buttonDetail(b))
 	}
 	if a := it.Action; a != nil {
 		d.TargetSender = a.TargetSender.JID()
@@ -98,4 +120,19 @@ func (d details) contact() *bridge.ContactCard {
 		return nil
 	}
 	return &bridge.ContactCard{DisplayName: d.Contact.DisplayName, VCard: d.Contact.VCard}
+}
+
+func (d details) poll() *bridge.Poll {
+	if d.Poll == nil {
+		return nil
+	}
+	return &bridge.Poll{Question: d.Poll.Question, Options: d.Poll.Options, Selectable: d.Poll.Selectable}
+}
+
+func (d details) buttons() []bridge.Button {
+	var out []bridge.Button
+	for _, b := range d.Buttons {
+		out = append(out, bridge.Button(b))
+	}
+	return out
 }

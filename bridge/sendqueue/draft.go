@@ -21,6 +21,8 @@ type ItemDraft struct {
 	PTT      *bool        // audio: nil decides by the content
 	Location *LocationDraft
 	VCard    *string
+	Poll     *bridge.PollDraft
+	Buttons  []bridge.Button // nil: none
 }
 
 // LocationDraft is a location as a door read it.
@@ -48,7 +50,7 @@ func (d Draft) discard() {
 }
 
 // SendTypes lists the types a send takes, for error messages.
-const SendTypes = "text, image, document, video, audio, location or contact"
+const SendTypes = "text, image, document, video, audio, location, contact, poll or buttons"
 
 // Validate validates the whole request, all or nothing.
 func (d Draft) Validate() (Request, error) {
@@ -114,6 +116,17 @@ func validateItem(i int, d ItemDraft) (Item, error) {
 			return it, err
 		}
 		it.Contact = &card
+	case bridge.PartPoll:
+		if d.Poll == nil {
+			return it, bridge.Invalid(kind.Part.MissingCode(), "item %d is a poll but has no poll", i)
+		}
+		poll, err := bridge.ValidatePoll(*d.Poll)
+		if err != nil {
+			return it, err
+		}
+		it.Poll = &poll
+	case bridge.PartButtons:
+		return buttonsItem(i, it, d.Buttons)
 	case bridge.PartNone:
 		if strings.TrimSpace(d.Text) == "" {
 			return it, bridge.Invalid(bridge.CodeEmptyText, "item %d is text but its text is empty", i)
@@ -133,6 +146,10 @@ func (d ItemDraft) unexpected(i int, typ bridge.MessageType, kind bridge.Message
 		return bridge.Invalid(bridge.CodeUnexpectedLocation, "item %d is %s, not a location", i, bridge.Truncate(d.Type, 32))
 	case d.VCard != nil && kind.Part != bridge.PartContact:
 		return bridge.Invalid(bridge.CodeUnexpectedVcard, "item %d is %s, not a contact", i, bridge.Truncate(d.Type, 32))
+	case d.Poll != nil && kind.Part != bridge.PartPoll:
+		return bridge.Invalid(bridge.CodeUnexpectedPoll, "item %d is %s, not a poll", i, bridge.Truncate(d.Type, 32))
+	case d.Buttons != nil && kind.Part != bridge.PartButtons:
+		return bridge.Invalid(bridge.CodeUnexpectedButtons, "item %d is %s, which has no buttons", i, bridge.Truncate(d.Type, 32))
 	case d.PTT != nil && typ != bridge.TypeAudio:
 		return bridge.Invalid(bridge.CodeUnexpectedPtt, "item %d is %s; only audio is a voice note", i, bridge.Truncate(d.Type, 32))
 	case d.Text != "" && known && !kind.Text && !kind.Action:
@@ -187,5 +204,21 @@ func locationItem(i int, it Item, l *LocationDraft) (Item, error) {
 		return it, err
 	}
 	it.Location = &loc
+	return it, nil
+}
+
+// buttonsItem checks a text with reply buttons: the text is the body the
+// buttons are under.
+func buttonsItem(i int, it Item, buttons []bridge.Button) (Item, error) {
+	if buttons == nil {
+		return it, bridge.Invalid(bridge.PartButtons.MissingCode(), "item %d is buttons but has no buttons", i)
+	}
+	if strings.TrimSpace(it.Text) == "" {
+		return it, bridge.Invalid(bridge.CodeEmptyText, "item %d has buttons but no text above them", i)
+	}
+	if err := bridge.ValidateButtons(buttons); err != nil {
+		return it, err
+	}
+	it.Buttons = buttons
 	return it, nil
 }

@@ -38,7 +38,8 @@ func (m *row) outgoing() bridge.Outgoing {
 		ID: m.WhatsAppID, Recipient: m.Recipient, Type: m.Type, Text: m.body,
 		FilePath: m.filePath, FileName: m.fileName, MimeType: m.mimeType,
 		ReplyTo: m.replyTo, Mentions: m.details.mentions(), PTT: m.details.PTT,
-		Location: m.details.location(), Contact: m.details.contact(),
+		Location: m.details.location(), Contact: m.details.contact(), Poll: m.details.poll(),
+		Buttons: m.details.buttons(),
 	}
 }
 
@@ -63,6 +64,8 @@ type Item struct {
 	Mentions []bridge.Recipient
 	Location *bridge.Location // of a location
 	Contact  *bridge.ContactCard
+	Poll     *bridge.Poll
+	Buttons  []bridge.Button
 	// Action is what a reaction, edit or revoke acts on; nil for content.
 	Action *Action
 }
@@ -124,6 +127,10 @@ func (it Item) has(part bridge.Part) bool {
 		return it.Location != nil
 	case bridge.PartContact:
 		return it.Contact != nil
+	case bridge.PartPoll:
+		return it.Poll != nil
+	case bridge.PartButtons:
+		return len(it.Buttons) > 0
 	case bridge.PartTarget:
 		return it.Action != nil && it.Action.TargetID != ""
 	case bridge.PartNone:

@@ -70,3 +70,45 @@ func TestMessageTypesMatchSchema(t *testing.T) {
 		t.Error("a type the domain does not know was stored")
 	}
 }
+
+// The rebuild of the log for polls keeps every column of every row, and
+// the rows' order, which the queue reads as the order of each chat.
+func TestMessagesSurvivePollStep(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "bridge.db"), testKey, purpose)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := Migrate(ctx, db, migrations[:len(migrations)-1]); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"msg_b", "msg_a"} {
+		if _, err := db.Exec(`INSERT INTO messages (id, whatsapp_id, request_id, position, recipient, type, body,
+			status, created_at, updated_at, reply_to, details, account)
+			VALUES (?, ?, 'req', 0, '4915112345678', 'text', 'hi', 'Queued', 1, 1, 'WA0', '{"ptt":true}', '4915100000000')`,
+			id, "WA"+id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := Migrate(ctx, db, migrations); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := db.Query(`SELECT id, reply_to, details, account FROM messages ORDER BY rowid`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var got []string
+	for rows.Next() {
+		var id, reply, details, account string
+		if err := rows.Scan(&id, &reply, &details, &account); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprint(id, reply, details, account))
+	}
+	want := []string{`msg_bWA0{"ptt":true}4915100000000`, `msg_aWA0{"ptt":true}4915100000000`}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("after the poll step: %v, want %v", got, want)
+	}
+}

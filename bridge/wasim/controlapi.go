@@ -33,6 +33,8 @@ func (s *Simulator) ControlHandler() http.Handler {
 	mux.HandleFunc("GET /v1/users/{number}/received", s.withUser(s.apiReceived))
 	mux.HandleFunc("GET /v1/users/{number}/chatstates", s.withUser(s.apiChatStates))
 	mux.HandleFunc("POST /v1/users/{number}/receipts", s.withUser(s.apiReceipt))
+	mux.HandleFunc("POST /v1/users/{number}/votes", s.withUser(s.apiVote))
+	mux.HandleFunc("POST /v1/users/{number}/taps", s.withUser(s.apiTap))
 	mux.HandleFunc("POST /v1/users/{number}/receipt-mode", s.withUser(s.apiReceiptMode))
 	mux.HandleFunc("POST /v1/users/{number}/faults", s.withUser(s.apiFault))
 	mux.HandleFunc("POST /v1/users/{number}/addressing", s.withUser(s.apiAddressing))
@@ -316,6 +318,16 @@ type receivedJSON struct {
 	Reaction *actionJSON `json:"reaction,omitempty"`
 	Edit     *actionJSON `json:"edit,omitempty"`
 	Revoke   *actionJSON `json:"revoke,omitempty"`
+	Poll     *pollJSON   `json:"poll,omitempty"`
+	// Buttons are the reply buttons the phone renders under the message.
+	Buttons []ShownButton `json:"buttons,omitempty"`
+}
+
+// pollJSON is a poll as the phone shows it.
+type pollJSON struct {
+	Question        string   `json:"question"`
+	Options         []string `json:"options"`
+	SelectableCount uint32   `json:"selectable_count"`
 }
 
 // quotedJSON is the message a reply quotes, as the phone shows it above.
@@ -348,6 +360,13 @@ func conversationJSON(rj *receivedJSON, m *Message) {
 	}
 	if target, ok := m.Revoke(); ok {
 		rj.Revoke = &actionJSON{Target: target}
+	}
+	rj.Buttons = m.Buttons()
+	if p := m.Poll(); p != nil {
+		rj.Poll = &pollJSON{Question: p.GetName(), SelectableCount: p.GetSelectableOptionsCount(), Options: []string{}}
+		for _, o := range p.GetOptions() {
+			rj.Poll.Options = append(rj.Poll.Options, o.GetOptionName())
+		}
 	}
 }
 
@@ -624,4 +643,60 @@ func (s *Simulator) apiCreateGroup(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusCreated, s.CreateGroup(req.Subject, owner, members...).toJSON())
+}
+
+// apiVote votes on a poll the user received: {"poll_id", "options": [names]};
+// no options takes the vote back.
+func (s *Simulator) apiVote(w http.ResponseWriter, r *http.Request, u *User) {
+	var req struct {
+		PollID  string   `json:"poll_id"`
+		Options []string `json:"options"`
+	}
+	if err := readJSON(r, &req); err != nil {
+		writeError(w, err)
+		return
+	}
+	answerOn(w, r, u, req.PollID, func(ctx context.Context, poll *Message) (types.MessageID, error) {
+		return u.Vote(ctx, poll, req.Options...)
+	})
+}
+
+// apiTap taps a reply button under a received message: {"message_id",
+// "button_id"}.
+func (s *Simulator) apiTap(w http.ResponseWriter, r *http.Request, u *User) {
+	var req struct {
+		MessageID string `json:"message_id"`
+		ButtonID  string `json:"button_id"`
+	}
+	if err := readJSON(r, &req); err != nil {
+		writeError(w, err)
+		return
+	}
+	answerOn(w, r, u, req.MessageID, func(ctx context.Context, m *Message) (types.MessageID, error) {
+		return u.Tap(ctx, m, req.ButtonID)
+	})
+}
+
+// answerOn sends the phone's answer to the received message id (a vote, a
+// tap) and writes its id; 404 when the phone has no such message, 400 when
+// the message offers no such answer.
+func answerOn(w http.ResponseWriter, r *http.Request, u *User, id string,
+	answer func(context.Context, *Message) (types.MessageID, error),
+) {
+	m, ok := u.inbox.find(func(m *Message) bool { return m.ID == id })
+	if !ok {
+		writeError(w, &apiError{http.StatusNotFound, "not_found", "no received message " + id})
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), apiTimeout)
+	defer cancel()
+	sent, err := answer(ctx, m)
+	if errors.Is(err, ErrNotAPoll) || errors.Is(err, ErrNoSuchButton) {
+		err = badRequest("%v", err)
+	}
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"id": sent})
 }

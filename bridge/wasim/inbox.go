@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	waBinary "go.mau.fi/whatsmeow/binary"
 	"go.mau.fi/whatsmeow/proto/waE2E"
 	"go.mau.fi/whatsmeow/types"
 )
@@ -24,6 +25,9 @@ type Message struct {
 	// Err is why the phone could not decrypt or decode the message (then
 	// Message is nil). A correct client never causes it.
 	Err error
+	// Biz is the <biz> node the message's stanza carried (nil: none),
+	// which decides whether a phone renders an interactive message.
+	Biz *waBinary.Node
 }
 
 // Content is the message itself, unwrapped from the DeviceSentMessage a

@@ -26,6 +26,7 @@ type envelope struct {
 	senderUser *User
 	msgType    string // the <message type>: text, media, …
 	t          time.Time
+	biz        *waBinary.Node // the <biz> child: how an interactive message renders
 }
 
 // handleClientMessage routes a message a client sent:
@@ -58,6 +59,13 @@ func (s *Simulator) handleClientMessage(c *conn, n *waBinary.Node) {
 	}
 	msgType, _ := n.Attrs["type"].(string)
 	env := envelope{id: id, chat: to, sender: c.device, senderUser: c.user, msgType: msgType, t: time.Now()}
+	if biz, ok := n.GetOptionalChildByTag("biz"); ok {
+		if code := bizRefusal(biz); code != 0 {
+			_ = c.send(messageAck(id, to, code))
+			return
+		}
+		env.biz = &biz
+	}
 
 	var skmsg *waBinary.Node
 	var direct []waBinary.Node // a peer message carries its <enc> directly
@@ -160,7 +168,7 @@ func (s *Simulator) phoneReceive(u *User, env envelope, enc waBinary.Node, skmsg
 	ctx := s.ctx
 	encType, _ := enc.Attrs["type"].(string)
 	ciphertext, _ := enc.Content.([]byte)
-	m := &Message{ID: env.id, Chat: env.chat, Sender: env.sender, EncType: encType, Timestamp: env.t}
+	m := &Message{ID: env.id, Chat: env.chat, Sender: env.sender, EncType: encType, Timestamp: env.t, Biz: env.biz}
 	defer func() {
 		if m.Err != nil {
 			s.log.Warnf("%s could not read %s from %s: %v", u.jid, env.id, env.sender, m.Err)
@@ -434,6 +442,8 @@ func classify(msg *waE2E.Message) (msgType, mediaType string) {
 		return "media", "audio"
 	case msg.GetStickerMessage() != nil:
 		return "media", "sticker"
+	case msg.GetPollCreationMessage() != nil, msg.GetPollUpdateMessage() != nil:
+		return "poll", ""
 	}
 	return "text", ""
 }

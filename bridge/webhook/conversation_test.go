@@ -48,6 +48,16 @@ func TestConversationPayloads(t *testing.T) {
 			with(func(in *bridge.Incoming) { in.Type, in.TargetID, in.Text = bridge.IncomingEdit, "T", "new" })},
 		{"revoke", TypeMessageRevoke, `{"event":"message.revoke","whatsapp_id":"W","target_id":"T","from":"99887766@lid","from_lid":"99887766@lid","from_phone":null,"chat":"99887766@lid","push_name":"Ana","timestamp":"2026-11-21T10:00:00.000Z"}`,
 			with(func(in *bridge.Incoming) { in.Type, in.TargetID = bridge.IncomingRevoke, "T" })},
+		{"poll vote", TypeMessagePollVote, `{"event":"message.poll_vote","whatsapp_id":"W","target_id":"T","from":"99887766@lid","from_lid":"99887766@lid","from_phone":null,"chat":"99887766@lid","push_name":"Ana","timestamp":"2026-11-21T10:00:00.000Z","options":["Mon","Wed"]}`,
+			with(func(in *bridge.Incoming) {
+				in.Type, in.TargetID, in.Votes = bridge.IncomingPollVote, "T", []string{"Mon", "Wed"}
+			})},
+		{"button tapped", TypeMessageUpsert, `{"event":"message.upsert",` + head + `"type":"button_reply","text":"Tomorrow","timestamp":"2026-11-21T10:00:00.000Z","from_lid":"99887766@lid","from_phone":null,"quoted":"Q1","reply_id":"order-17:no"}`,
+			with(func(in *bridge.Incoming) {
+				in.Type, in.Text, in.Quoted, in.ReplyID = bridge.IncomingButtonReply, "Tomorrow", "Q1", "order-17:no"
+			})},
+		{"poll vote taken back", TypeMessagePollVote, `{"event":"message.poll_vote","whatsapp_id":"W","target_id":"T","from":"99887766@lid","from_lid":"99887766@lid","from_phone":null,"chat":"99887766@lid","push_name":"Ana","timestamp":"2026-11-21T10:00:00.000Z","options":[]}`,
+			with(func(in *bridge.Incoming) { in.Type, in.TargetID = bridge.IncomingPollVote, "T" })},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ev := MessageUpsert(c.in)

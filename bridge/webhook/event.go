@@ -134,6 +134,9 @@ type upsertPayload struct {
 	Mentions  []string         `json:"mentions,omitempty"`
 	Location  *locationPayload `json:"location,omitempty"`
 	Contacts  []contactPayload `json:"contacts,omitempty"`
+	// ReplyID is the id of the button tapped or the list row picked
+	// (type button_reply, list_reply).
+	ReplyID string `json:"reply_id,omitempty"`
 }
 
 // MediaURL is where GET /api/media/{id} serves an attachment, relative to
@@ -142,18 +145,19 @@ func MediaURL(id string) string { return "/api/media/" + id }
 
 // MessageUpsert is a message.upsert event, or for a reaction, edit or
 // revoke (in.Type) a message.reaction, message.edit or message.revoke
-// event. The events of one chat keep their order.
+// event, and for a vote on a poll a message.poll_vote event. The events of one chat keep their order.
 func MessageUpsert(in bridge.Incoming) Event {
 	chat := in.Chat.String()
 	key := "chat:" + chat
 	switch in.Type {
-	case bridge.IncomingReaction, bridge.IncomingEdit, bridge.IncomingRevoke:
+	case bridge.IncomingReaction, bridge.IncomingEdit, bridge.IncomingRevoke, bridge.IncomingPollVote:
 		return Event{Type: "message." + in.Type, Key: key, Payload: changePayloadOf(in)}
 	}
 	p := upsertPayload{
 		Event: TypeMessageUpsert, WhatsAppID: in.WhatsAppID, From: in.From.String(), Chat: chat, PushName: in.PushName,
 		Type: in.Type, Text: in.Text, Timestamp: bridge.FormatTime(in.Timestamp),
 		FromLID: optionalRecipient(in.FromLID), FromPhone: optionalRecipient(in.FromPhone), Quoted: in.Quoted,
+		ReplyID: in.ReplyID,
 	}
 	if m := in.Media; m != nil {
 		p.Media = &mediaPayload{MimeType: m.MimeType, Size: m.Size, FileName: m.FileName, ID: m.ID, SHA256: m.SHA256, PTT: m.PTT}
@@ -178,6 +182,7 @@ const (
 	TypeMessageReaction = "message.reaction"
 	TypeMessageEdit     = "message.edit"
 	TypeMessageRevoke   = "message.revoke"
+	TypeMessagePollVote = "message.poll_vote"
 )
 
 // changePayload is a reaction, edit or revoke: who changed which message.
@@ -193,6 +198,9 @@ type changePayload struct {
 	Timestamp  string  `json:"timestamp"`
 	Emoji      *string `json:"emoji,omitempty"` // reactions only; "" when removed
 	Text       *string `json:"text,omitempty"`  // edits only
+	// Options are the names a poll vote chose (target_id is the poll);
+	// [] when the voter took the vote back.
+	Options *[]string `json:"options,omitempty"`
 }
 
 func changePayloadOf(in bridge.Incoming) changePayload {
@@ -206,6 +214,9 @@ func changePayloadOf(in bridge.Incoming) changePayload {
 		p.Emoji = &in.Emoji
 	case bridge.IncomingEdit:
 		p.Text = &in.Text
+	case bridge.IncomingPollVote:
+		votes := append([]string{}, in.Votes...) // [] rather than null for none
+		p.Options = &votes
 	}
 	return p
 }

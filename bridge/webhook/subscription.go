@@ -54,6 +54,7 @@ func (s *Subscription) Takes(eventType string) bool {
 // description lists them.
 var EventTypes = []string{
 	TypeMessageStatus, TypeMessageUpsert, TypeSessionStatus, TypeMessageReaction, TypeMessageEdit, TypeMessageRevoke,
+	TypeMessagePollVote, TypeGroupParticipants, TypeGroupUpdate,
 }
 
 // Target schemes.

@@ -70,6 +70,17 @@ func contactMessage(out bridge.Outgoing) (*waE2E.Message, error) {
 	}}, nil
 }
 
+// pollMessage is a poll with a fresh secret: whatsmeow's SendMessage
+// keeps the secret in the session's store (whatsmeow_message_secrets),
+// which is what decrypts the votes, across restarts too.
+func pollMessage(cli *whatsmeow.Client, out bridge.Outgoing) (*waE2E.Message, error) {
+	p := out.Poll
+	if p == nil {
+		return nil, bridge.Invalid(bridge.PartPoll.MissingCode(), "a poll message needs its question and options")
+	}
+	return cli.BuildPollCreation(p.Question, p.Options, p.Selectable), nil
+}
+
 // contextInfo is the reply and mentions of out, as WhatsApp clients send
 // them; nil when it has neither.
 func (m *Manager) contextInfo(ctx context.Context, cli *whatsmeow.Client, out bridge.Outgoing) (*waE2E.ContextInfo, error) {
@@ -152,6 +163,10 @@ func withContext(msg *waE2E.Message, info *waE2E.ContextInfo) *waE2E.Message {
 		msg.LocationMessage.ContextInfo = info
 	case msg.ContactMessage != nil:
 		msg.ContactMessage.ContextInfo = info
+	case msg.PollCreationMessage != nil:
+		msg.PollCreationMessage.ContextInfo = info
+	case msg.InteractiveMessage != nil:
+		msg.InteractiveMessage.ContextInfo = info
 	}
 	return msg
 }

@@ -75,6 +75,13 @@ func (m *Manager) message(cli *whatsmeow.Client, e *events.Message) bool {
 		return false
 	}
 	in, ok := incoming(m.bgCtx, cli, e)
+	if ok && in.Type == bridge.IncomingPollVote {
+		var err error
+		if ok, err = m.readVote(cli, e, &in); err != nil {
+			m.log.Error(err, "read a poll vote; WhatsApp will deliver it again", "poll", in.TargetID)
+			return false
+		}
+	}
 	if !ok {
 		return true
 	}

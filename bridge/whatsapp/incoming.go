@@ -77,12 +77,8 @@ func senderOf(ctx context.Context, cli *whatsmeow.Client, sender, alt types.JID)
 // content fills in's type, text, media and context from msg; false when
 // msg holds nothing the webhooks report.
 func content(ctx context.Context, cli *whatsmeow.Client, msg *waE2E.Message, in *bridge.Incoming) bool {
-	if p := msg.GetProtocolMessage(); p != nil {
-		return change(p, in)
-	}
-	if r := msg.GetReactionMessage(); r != nil {
-		in.Type, in.TargetID, in.Emoji = bridge.IncomingReaction, r.GetKey().GetID(), r.GetText()
-		return true
+	if acts, ok := actsOnEarlier(msg, in); acts {
+		return ok
 	}
 	var info *waE2E.ContextInfo
 	switch {
@@ -105,6 +101,11 @@ func content(ctx context.Context, cli *whatsmeow.Client, msg *waE2E.Message, in 
 		for _, c := range m.GetContacts() {
 			in.Contacts = append(in.Contacts, bridge.ContactCard{DisplayName: c.GetDisplayName(), VCard: c.GetVcard()})
 		}
+	case msg.InteractiveResponseMessage != nil, msg.ButtonsResponseMessage != nil, msg.ListResponseMessage != nil:
+		var ok bool
+		if info, ok = interactiveReply(msg, in); !ok {
+			return false
+		}
 	default:
 		var ok bool
 		if info, ok = attachment(msg, in); !ok {
@@ -118,6 +119,25 @@ func content(ctx context.Context, cli *whatsmeow.Client, msg *waE2E.Message, in 
 		}
 	}
 	return true
+}
+
+// actsOnEarlier reads a message that acts on an earlier one: an edit or a
+// revoke, a vote on a poll, a reaction. acts is false for any other
+// message; ok tells whether it is one the webhooks report.
+func actsOnEarlier(msg *waE2E.Message, in *bridge.Incoming) (acts, ok bool) {
+	if p := msg.GetProtocolMessage(); p != nil {
+		return true, change(p, in)
+	}
+	if u := msg.GetPollUpdateMessage(); u != nil {
+		// Encrypted with the poll's secret: the link decrypts it (readVote).
+		in.Type, in.TargetID = bridge.IncomingPollVote, u.GetPollCreationMessageKey().GetID()
+		return true, in.TargetID != ""
+	}
+	if r := msg.GetReactionMessage(); r != nil {
+		in.Type, in.TargetID, in.Emoji = bridge.IncomingReaction, r.GetKey().GetID(), r.GetText()
+		return true, true
+	}
+	return false, false
 }
 
 // change reads an edit or a revoke; other protocol messages are not

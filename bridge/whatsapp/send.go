@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"go.mau.fi/whatsmeow"
+	waBinary "go.mau.fi/whatsmeow/binary"
 	"go.mau.fi/whatsmeow/proto/waE2E"
 	"go.mau.fi/whatsmeow/types"
 	"google.golang.org/protobuf/proto"
@@ -68,7 +69,11 @@ func (m *Manager) Send(ctx context.Context, out bridge.Outgoing) error {
 	}
 	ctx, cancel := context.WithTimeoutCause(ctx, m.sendTimeout(), errSendTimeout)
 	defer cancel()
-	if _, err := cli.SendMessage(ctx, to, msg, whatsmeow.SendRequestExtra{ID: out.ID}); err != nil {
+	extra := whatsmeow.SendRequestExtra{ID: out.ID}
+	if out.Type == bridge.TypeButtons {
+		extra.AdditionalNodes = &[]waBinary.Node{bizNode(time.Now())}
+	}
+	if _, err := cli.SendMessage(ctx, to, msg, extra); err != nil {
 		return m.restrictIfRefused(sendFailed(ctx, fmt.Errorf("send: %w", err)))
 	}
 	m.restrict.sent()
@@ -143,6 +148,10 @@ func (m *Manager) content(ctx context.Context, cli *whatsmeow.Client, out bridge
 		return locationMessage(out)
 	case kind.Part == bridge.PartContact:
 		return contactMessage(out)
+	case kind.Part == bridge.PartPoll:
+		return pollMessage(cli, out)
+	case kind.Part == bridge.PartButtons:
+		return buttonsMessage(out)
 	default:
 		return &waE2E.Message{Conversation: proto.String(out.Text)}, nil
 	}

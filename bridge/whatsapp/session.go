@@ -80,6 +80,9 @@ type Options struct {
 	// Quotes finds the messages replies quote (nil: none is known, and a
 	// reply quotes by id alone).
 	Quotes QuoteSource
+	// Polls finds the polls the account sent, to name the options a vote
+	// chose (nil: votes are dropped).
+	Polls PollSource
 	// PresenceInterval is the shortest time between two chat states the
 	// API sends into one chat (PRESENCE_INTERVAL); DefaultPresenceInterval
 	// when zero.

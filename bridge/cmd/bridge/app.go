@@ -250,6 +250,7 @@ func newMessaging(ctx context.Context, a *app) error {
 		},
 		Groups:      groupEvents{webhooks: a.webhooks, writer: a.writer},
 		Quotes:      quotes{a.messages, a.inbox},
+		Polls:       a.messages,
 		TypingDelay: a.settings.TypingDelay, RestrictionBackoff: a.settings.RestrictionBackoff,
 		PresenceInterval: a.settings.PresenceInterval,
 	})
@@ -343,6 +344,7 @@ func newHTTPServer(_ context.Context, a *app) error {
 		Pacing:     a.queue,
 		Uploads:    a.uploads,
 		Targets:    a.queue,
+		Polls:      polls{a.messages, a.inbox},
 		Chats:      a.session,
 		Contacts:   a.contacts,
 		Groups:     a.session, GroupAnswers: sendqueue.NewAnswers(a.db, a.writer, time.Now), GroupActionRate: s.GroupActionRate,

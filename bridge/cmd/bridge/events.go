@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/bridge/inbox"
 	"github.com/msgbridge/msgbridge/bridge/incoming"
 	"github.com/msgbridge/msgbridge/bridge/media"
 	"github.com/msgbridge/msgbridge/bridge/metrics"
@@ -167,4 +168,11 @@ func (a *app) eachConnect(ctx context.Context, connected func()) error {
 		case <-changes:
 		}
 	}
+}
+
+// polls are the polls the bridge sent (the log) with their votes (the
+// inbox), for GET /api/messages/{id}.
+type polls struct {
+	*sendqueue.Log
+	*inbox.Inbox
 }

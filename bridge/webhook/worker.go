@@ -55,7 +55,7 @@ func (o *Outbox) Run(ctx context.Context) error {
 		o.running.Wait()
 		<-done
 	}()
-	d := &dispatcher{o: o, cursorAt: -1}
+	d := &dispatcher{o: o}
 	durable.Loop{
 		Pass: d.pass, NextDue: d.nextDue, Wake: o.wake, MaxIdle: maxIdle, Clock: durable.ClockOf(o.opts.Now),
 		// Enqueue notifies from inside a Batcher transaction; an empty Do
@@ -77,49 +77,91 @@ type dispatcher struct {
 	o                           *Outbox
 	scanNow, cursorAt, cursorID int64
 	// queue holds the subscriptions the scan under way has yet to read,
-	// the first one from the cursor on; nil: no scan under way.
-	queue []*live
-	// rest are the rows of the page read last that waited for a slot
-	// while every subscription had all its slots taken; restOf is the
-	// subscriptions' generation they were read in.
-	rest   []row
-	restOf int64
+	// the first one from the cursor on; nil: every one was read.
+	queue    []*live
+	scanning bool
+	// waiting are the rows of the scan that found their subscription's
+	// slots all taken, by subscription; waitingOf is the subscriptions'
+	// generation they were read in.
+	waiting   map[string][]row
+	waitingOf int64
 }
 
-// pass starts the rows left from the last page, or else the next page of
-// due heads.
+// pass reads the next page of due heads and starts them; once the scan
+// read every subscription, it starts the waiting rows as slots free up.
 func (d *dispatcher) pass(ctx context.Context) durable.Pass {
 	o := d.o
-	if len(d.rest) > 0 && d.restOf == o.generation.Load() {
-		rest := d.rest
-		d.rest = nil
-		if held, stopped := d.startAll(ctx, rest); stopped || d.queue == nil {
-			return durable.Pass{Held: held, More: !stopped}
-		}
+	if d.waitingOf != o.generation.Load() {
+		d.waiting = nil // read under other subscriptions: read again
 	}
-	d.rest = nil
-	if d.queue == nil {
+	if d.scanning && d.queue == nil {
+		if d.startWaiting(ctx) {
+			// Every subscription is busy: nothing new could start before a
+			// delivery ends, and each end wakes the loop. Re-reading the due
+			// list at every end instead cost a query of a page per delivery.
+			return durable.Pass{Held: true}
+		}
+		d.scanning, d.waiting = false, nil
+	}
+	if !d.scanning {
 		o.lanes.BeginScan()
-		d.scanNow, d.queue = o.opts.Now().UnixMilli(), o.subscriptions().enabled
-		d.cursorAt, d.cursorID = 0, 0
+		d.scanning, d.scanNow, d.queue = true, o.opts.Now().UnixMilli(), o.subscriptions().enabled
+		d.cursorAt, d.cursorID, d.waitingOf = 0, 0, o.generation.Load()
 	}
 	skipped := d.skipBusy()
 	if len(d.queue) == 0 {
-		d.queue = nil // swept to the end: start over when woken
+		d.queue = nil
+		if len(d.waiting) > 0 {
+			return durable.Pass{More: true, Held: true}
+		}
+		d.scanning = false // swept to the end: start over when woken
 		return durable.Pass{Held: skipped}
 	}
-	page, err := o.scan(ctx, d.queue[0].ID, d.scanNow, d.cursorAt, d.cursorID)
+	return d.readPage(ctx, skipped)
+}
+
+// readPage reads and starts the next page of the scan's subscription.
+func (d *dispatcher) readPage(ctx context.Context, skipped bool) durable.Pass {
+	o, sub := d.o, d.queue[0].ID
+	page, err := o.scan(ctx, sub, d.scanNow, d.cursorAt, d.cursorID)
 	if err != nil && ctx.Err() == nil {
 		o.opts.Log.Error(err, "read due webhook events")
 	}
-	if len(page) == o.opts.PageSize {
+	left, held := d.startAll(ctx, page)
+	switch {
+	case len(left) > 0: // its slots are all taken: its later rows wait for the next scan
+		if d.waiting == nil {
+			d.waiting = map[string][]row{}
+		}
+		d.waiting[sub] = left
+		d.nextSubscription()
+	case len(page) == o.opts.PageSize:
 		last := page[len(page)-1]
 		d.cursorAt, d.cursorID = last.nextAt, last.id
-	} else {
+	default:
 		d.nextSubscription()
 	}
-	held, stopped := d.startAll(ctx, page)
-	return durable.Pass{More: !stopped, Held: held || skipped}
+	if d.queue == nil && len(d.waiting) == 0 {
+		d.scanning = false // swept to the end: start over when woken
+	}
+	return durable.Pass{More: d.scanning, Held: held || skipped}
+}
+
+// startWaiting starts the waiting rows of the subscriptions with a free
+// slot again; it reports whether every subscription is busy, so that the
+// rest keep waiting.
+func (d *dispatcher) startWaiting(ctx context.Context) (allBusy bool) {
+	for id, rows := range d.waiting {
+		if !d.o.canStart(id) {
+			continue
+		}
+		if left, _ := d.startAll(ctx, rows); len(left) > 0 {
+			d.waiting[id] = left
+		} else {
+			delete(d.waiting, id)
+		}
+	}
+	return len(d.waiting) > 0 && d.o.allBusy()
 }
 
 // skipBusy moves the scan past the subscriptions that cannot start a
@@ -136,26 +178,27 @@ func (d *dispatcher) skipBusy() bool {
 
 func (d *dispatcher) nextSubscription() {
 	d.queue = d.queue[1:]
+	if len(d.queue) == 0 {
+		d.queue = nil
+	}
 	d.cursorAt, d.cursorID = 0, 0
 }
 
-// startAll starts the rows that find a slot and a free lane. When every
-// subscription has all its slots taken it stops and keeps the rows not yet
-// tried for the next pass: nothing starts before a delivery ends, and each
-// end wakes the loop. Re-reading the due list at every end instead cost a
-// query of a page per delivery.
-func (d *dispatcher) startAll(ctx context.Context, rows []row) (held, stopped bool) {
+// startAll starts the rows, all of one subscription, that find a slot and
+// a free lane. It returns the rows not yet tried once the subscription's
+// slots are all taken, and whether any row was left (a lane under way:
+// its end wakes the loop).
+func (d *dispatcher) startAll(ctx context.Context, rows []row) (left []row, held bool) {
 	for i, r := range rows {
 		if d.o.start(ctx, r) {
 			continue
 		}
 		held = true
-		if d.o.allBusy() {
-			d.rest, d.restOf = rows[i:], d.o.generation.Load()
-			return true, true
+		if d.o.slotsTaken(r.subscription) {
+			return rows[i:], true
 		}
 	}
-	return held, false
+	return nil, held
 }
 
 // allBusy reports whether every enabled subscription has all its slots
@@ -222,7 +265,7 @@ const nextHeadDue = `SELECT o.next_attempt_at FROM webhook_outbox o
 // not yet due need a timer, and only of the subscriptions with a free slot
 // (a busy one's end wakes the loop).
 func (d *dispatcher) nextDue(ctx context.Context) (time.Time, bool) {
-	if len(d.rest) > 0 {
+	if len(d.waiting) > 0 {
 		return time.Time{}, false // every slot is taken: the end of a delivery wakes the loop
 	}
 	var next int64

@@ -34,10 +34,10 @@ const (
 	// streamPage bounds what a client holds in memory: the events read at
 	// once from the log.
 	streamPage = 256
-	// streamWriteTimeout cuts a client whose connection accepted nothing
+	// defaultWriteTimeout cuts a client whose connection accepted nothing
 	// for this long: a slow reader never holds the bridge, only its
 	// stream, and resumes with Last-Event-ID.
-	streamWriteTimeout = 10 * time.Second
+	defaultWriteTimeout = 10 * time.Second
 )
 
 // streamQuery is what a request to GET /api/events asks for.
@@ -88,7 +88,7 @@ func (s *server) streamEvents(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Accel-Buffering", "no") // nginx: pass events at once
 	w.WriteHeader(http.StatusOK)
-	st := &stream{w: w, rc: http.NewResponseController(w), q: q, heartbeat: s.heartbeat()}
+	st := &stream{w: w, rc: http.NewResponseController(w), q: q, heartbeat: s.heartbeat(), writeTimeout: s.writeTimeout()}
 	if err := st.run(ctx, s.Events); err != nil && ctx.Err() == nil {
 		s.Log.V(1).Info("event stream ended", "reason", err.Error())
 	}
@@ -102,12 +102,20 @@ func (s *server) heartbeat() time.Duration {
 	return defaultHeartbeat
 }
 
+func (s *server) writeTimeout() time.Duration {
+	if s.EventsWriteTimeout > 0 {
+		return s.EventsWriteTimeout
+	}
+	return defaultWriteTimeout
+}
+
 // stream is one client's stream.
 type stream struct {
-	w         http.ResponseWriter
-	rc        *http.ResponseController
-	q         streamQuery
-	heartbeat time.Duration
+	w            http.ResponseWriter
+	rc           *http.ResponseController
+	q            streamQuery
+	heartbeat    time.Duration
+	writeTimeout time.Duration
 }
 
 var errSlowReader = errors.New("the client reads too slowly: cut, it resumes with Last-Event-ID")
@@ -165,7 +173,7 @@ func (st *stream) send(page []webhook.Logged) error {
 }
 
 func (st *stream) write(text string) error {
-	if err := st.rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout)); err != nil && !errors.Is(err, http.ErrNotSupported) {
+	if err := st.rc.SetWriteDeadline(time.Now().Add(st.writeTimeout)); err != nil && !errors.Is(err, http.ErrNotSupported) {
 		return err
 	}
 	if _, err := st.w.Write([]byte(text)); err != nil {

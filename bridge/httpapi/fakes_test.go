@@ -183,6 +183,15 @@ func openAuditLog(t *testing.T, now func() time.Time) *audit.Log {
 // disconnected one, an empty Audit a real audit log in a temporary directory.
 func newTestServer(t *testing.T, d Deps) *httptest.Server {
 	t.Helper()
+	srv := newUnstartedTestServer(t, d)
+	srv.Start()
+	return srv
+}
+
+// newUnstartedTestServer is newTestServer for a test that sets the
+// server's listener or hooks before it starts.
+func newUnstartedTestServer(t *testing.T, d Deps) *httptest.Server {
+	t.Helper()
 	if d.Session == nil {
 		d.Session = &fakes.Session{Link: bridge.SessionStatus{State: "disconnected"}}
 	}
@@ -200,7 +209,7 @@ func newTestServer(t *testing.T, d Deps) *httptest.Server {
 	if d.Send.APIKey == "" {
 		d.Send.APIKey = testAPIKey
 	}
-	srv := httptest.NewServer(NewRouter(d))
+	srv := httptest.NewUnstartedServer(NewRouter(d))
 	t.Cleanup(srv.Close)
 	return srv
 }

@@ -73,9 +73,12 @@ type Deps struct {
 	Subscriptions Subscriptions
 	// Events is the event log GET /api/events streams; nil leaves the
 	// route out. EventsHeartbeat is how often an idle stream sends a
-	// comment (15 s when zero).
-	Events          EventLog
-	EventsHeartbeat time.Duration
+	// comment (15 s when zero); EventsWriteTimeout how long a write to a
+	// client that reads nothing may wait before its stream is cut (10 s
+	// when zero).
+	Events             EventLog
+	EventsHeartbeat    time.Duration
+	EventsWriteTimeout time.Duration
 	// Inbox is the incoming history: GET /api/messages?direction=in lists
 	// it, POST /api/admin/webhooks/replay replays it, a reaction finds the
 	// received message it names in it.

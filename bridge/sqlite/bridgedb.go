@@ -366,6 +366,12 @@ var migrations = []string{
 		voted_at INTEGER NOT NULL,
 		PRIMARY KEY (poll_id, voter)
 	)`,
+	// 16: the webhook dispatcher reads the due rows one subscription at a
+	// time, so that a dead receiver's backlog is never read for another
+	// subscription's events; the index over all subscriptions' due rows
+	// has no reader left.
+	`CREATE INDEX webhook_due_of ON webhook_outbox (subscription, next_attempt_at, id) WHERE status = 'pending';
+	DROP INDEX webhook_due`,
 }
 
 // OpenExistingBridgeDB opens bridge.db when it exists, which checks that it

@@ -92,6 +92,9 @@ type Outbox struct {
 	generation atomic.Int64
 	// published wakes the readers of the event log.
 	published published
+	// rowsRead counts the due rows the scans read: what a scan costs, which
+	// a receiver's backlog must not grow for another's events.
+	rowsRead atomic.Int64
 }
 
 // lane is an ordering key of one subscription.

@@ -55,22 +55,26 @@ func BenchmarkJetStreamThroughput(b *testing.B) {
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "events/s")
 }
 
-// The latency of a live receiver's events, one at a time, beside a
-// subscription whose receiver hangs (every one of its slots held until the
-// end): dead=true against the baseline dead=false in the same run.
+// The latency of a live receiver's events, one at a time, beside another
+// subscription: none (baseline), a healthy one (baseline: the cost of a
+// second row per event and its delivery), or one whose receiver hangs,
+// every one of its slots held until the end and its backlog growing.
 //
-//	go test ./bridge/webhook -run '^$' -bench BenchmarkLiveLatencyBesideDead -benchtime 300x
+//	go test ./bridge/webhook -run '^$' -bench BenchmarkLiveLatencyBesideDead -benchtime 1000x
 func BenchmarkLiveLatencyBesideDead(b *testing.B) {
-	for _, dead := range []bool{false, true} {
-		b.Run("dead="+strconv.FormatBool(dead), func(b *testing.B) {
+	for _, other := range []string{"none", "healthy", "hung"} {
+		b.Run("other="+other, func(b *testing.B) {
 			live := newReceiver(b, false)
 			o := startOutbox(b, "", func(opt *Options) { opt.Timeout = time.Hour })
 			o.subscribe(b, "live", live.srv.URL)
-			if dead {
+			switch other {
+			case "healthy":
+				o.subscribe(b, "other", newReceiver(b, false).srv.URL)
+			case "hung":
 				release := make(chan struct{})
 				hang := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { <-release }))
 				b.Cleanup(func() { close(release); hang.Close() })
-				o.subscribe(b, "dead", hang.URL)
+				o.subscribe(b, "other", hang.URL)
 			}
 			lat := make([]time.Duration, 0, b.N)
 			for i := range b.N {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -239,4 +240,33 @@ func FuzzSubscriptionValidate(f *testing.F) {
 			t.Fatalf("%q: %v is not a *bridge.Error", target, err)
 		}
 	})
+}
+
+// The scans never read the backlog of a subscription whose slots are all
+// held by a hung receiver: the live subscription's events, one at a time,
+// cost a read of about their own rows, however long the dead one's backlog
+// grows (each scan read all of it, and the live latency grew with it).
+func TestScansSkipAHungSubscriptionsBacklog(t *testing.T) {
+	release := make(chan struct{})
+	var arrivedAtHung atomic.Int64
+	hang := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { arrivedAtHung.Add(1); <-release }))
+	t.Cleanup(func() { close(release); hang.Close() })
+	live := newReceiver(t, false)
+	const workers, backlog, events = 2, 50, 20
+	o := startOutbox(t, "", func(opt *Options) { opt.Timeout = time.Minute; opt.Workers = workers })
+	o.subscribe(t, "dead", hang.URL)
+	o.subscribe(t, "live", live.srv.URL)
+	for i := range backlog {
+		o.enqueue(t, upsert(i))
+	}
+	live.waitCount(t, backlog, 20*time.Second)
+	testutil.Poll(t, 10*time.Second, func() (int64, bool) { n := arrivedAtHung.Load(); return n, n == workers }, "requests at the hung receiver")
+	before := o.rowsRead.Load()
+	for i := range events {
+		o.enqueue(t, MessageStatus("L"+strconv.Itoa(i), testPhone, bridge.StatusSent, time.Now()))
+		live.waitCount(t, int64(backlog+i+1), 10*time.Second)
+	}
+	if read := o.rowsRead.Load() - before; read > 2*events {
+		t.Errorf("the scans read %d rows for %d live events beside a backlog of %d", read, events, backlog)
+	}
 }

@@ -25,20 +25,20 @@ type row struct {
 	expiresAt    int64
 }
 
-// ofEnabled keeps the rows of the enabled subscriptions: a disabled one's
-// events wait.
-const ofEnabled = `o.subscription IN (SELECT id FROM webhook_subscriptions WHERE enabled = 1)
-	  AND NOT EXISTS (SELECT 1 FROM webhook_outbox p WHERE p.status = 'pending' AND p.subscription = o.subscription
+// waitsForEarlier holds a row behind an earlier pending row of its ordering
+// key in its subscription: only the head of a key is delivered.
+const waitsForEarlier = `EXISTS (SELECT 1 FROM webhook_outbox p WHERE p.status = 'pending' AND p.subscription = o.subscription
 		AND p.ordering_key = o.ordering_key AND p.id < o.id)`
 
-// dueScan reads due rows after the cursor (next_attempt_at, id) of the
-// enabled subscriptions that head their ordering key in their
-// subscription: no earlier row of the key is still pending for it. The
-// backlog stays on disk; memory holds one page.
+// dueScan reads one subscription's due rows after the cursor
+// (next_attempt_at, id) that head their ordering key. The index
+// webhook_due_of keeps it within that subscription's rows: another's
+// backlog costs it nothing. The backlog stays on disk; memory holds one
+// page.
 const dueScan = `SELECT o.id, o.subscription, o.webhook_id, o.event, o.ordering_key, o.payload, o.attempts, o.next_attempt_at, o.expires_at
 	FROM webhook_outbox o
-	WHERE o.status = 'pending' AND o.next_attempt_at <= ? AND (o.next_attempt_at, o.id) > (?, ?)
-	  AND ` + ofEnabled + `
+	WHERE o.subscription = ? AND o.status = 'pending' AND o.next_attempt_at <= ? AND (o.next_attempt_at, o.id) > (?, ?)
+	  AND NOT ` + waitsForEarlier + `
 	ORDER BY o.next_attempt_at, o.id LIMIT ?`
 
 // Run delivers due events until ctx ends. One dispatcher scans the table in
@@ -55,7 +55,7 @@ func (o *Outbox) Run(ctx context.Context) error {
 		o.running.Wait()
 		<-done
 	}()
-	d := &dispatcher{o: o, cursorAt: -1}
+	d := &dispatcher{o: o}
 	durable.Loop{
 		Pass: d.pass, NextDue: d.nextDue, Wake: o.wake, MaxIdle: maxIdle, Clock: durable.ClockOf(o.opts.Now),
 		// Enqueue notifies from inside a Batcher transaction; an empty Do
@@ -65,78 +65,163 @@ func (o *Outbox) Run(ctx context.Context) error {
 	return nil
 }
 
-// dispatcher is the scan's state: a scan reads every row due at its start
-// (scanNow), page by page after the cursor; rows due later are left to the
-// next scan, which the timer or a wake starts.
+// dispatcher is the scan's state: a scan reads, one subscription after
+// another, every row due at its start (scanNow), page by page after the
+// cursor; rows due later are left to the next scan, which the timer or a
+// wake starts. A subscription whose slots are all taken is not read at
+// all: nothing of it could start, and the end of one of its deliveries
+// wakes the loop for a new scan. Reading every subscription's due rows in
+// one scan made a hung receiver's growing backlog the cost of every other
+// subscription's events.
 type dispatcher struct {
 	o                           *Outbox
-	cursorAt, cursorID, scanNow int64 // cursorAt < 0: no scan under way
-	// rest are the rows of the page read last that waited for a slot
-	// while every subscription had all its slots taken; restOf is the
-	// subscriptions' generation they were read in.
-	rest   []row
-	restOf int64
+	scanNow, cursorAt, cursorID int64
+	// queue holds the subscriptions the scan under way has yet to read,
+	// the first one from the cursor on; nil: every one was read.
+	queue    []*live
+	scanning bool
+	// waiting are the rows of the scan that found their subscription's
+	// slots all taken, by subscription; waitingOf is the subscriptions'
+	// generation they were read in.
+	waiting   map[string][]row
+	waitingOf int64
 }
 
-// pass starts the rows left from the last page, or else the next page of
-// due heads.
+// pass reads the next page of due heads and starts them; once the scan
+// read every subscription, it starts the waiting rows as slots free up.
 func (d *dispatcher) pass(ctx context.Context) durable.Pass {
 	o := d.o
-	if len(d.rest) > 0 && d.restOf == o.generation.Load() {
-		rest := d.rest
-		d.rest = nil
-		if held, stopped := d.startAll(ctx, rest); stopped || d.cursorAt >= 0 {
-			return durable.Pass{Held: held, More: !stopped}
+	if d.waitingOf != o.generation.Load() {
+		d.waiting = nil // read under other subscriptions: read again
+	}
+	if d.scanning && d.queue == nil {
+		if d.startWaiting(ctx) {
+			// Every subscription is busy: nothing new could start before a
+			// delivery ends, and each end wakes the loop. Re-reading the due
+			// list at every end instead cost a query of a page per delivery.
+			return durable.Pass{Held: true}
 		}
+		d.scanning, d.waiting = false, nil
 	}
-	d.rest = nil
-	if d.cursorAt < 0 {
+	if !d.scanning {
 		o.lanes.BeginScan()
-		d.cursorAt, d.scanNow = 0, o.opts.Now().UnixMilli()
+		d.scanning, d.scanNow, d.queue = true, o.opts.Now().UnixMilli(), o.subscriptions().enabled
+		d.cursorAt, d.cursorID, d.waitingOf = 0, 0, o.generation.Load()
 	}
-	page, err := o.scan(ctx, d.scanNow, d.cursorAt, d.cursorID)
+	skipped := d.skipBusy()
+	if len(d.queue) == 0 {
+		d.queue = nil
+		if len(d.waiting) > 0 {
+			return durable.Pass{More: true, Held: true}
+		}
+		d.scanning = false // swept to the end: start over when woken
+		return durable.Pass{Held: skipped}
+	}
+	return d.readPage(ctx, skipped)
+}
+
+// readPage reads and starts the next page of the scan's subscription.
+func (d *dispatcher) readPage(ctx context.Context, skipped bool) durable.Pass {
+	o, sub := d.o, d.queue[0].ID
+	page, err := o.scan(ctx, sub, d.scanNow, d.cursorAt, d.cursorID)
 	if err != nil && ctx.Err() == nil {
 		o.opts.Log.Error(err, "read due webhook events")
 	}
-	full := len(page) == o.opts.PageSize
-	if full {
+	left, held := d.startAll(ctx, page)
+	switch {
+	case len(left) > 0: // its slots are all taken: its later rows wait for the next scan
+		if d.waiting == nil {
+			d.waiting = map[string][]row{}
+		}
+		d.waiting[sub] = left
+		d.nextSubscription()
+	case len(page) == o.opts.PageSize:
 		last := page[len(page)-1]
 		d.cursorAt, d.cursorID = last.nextAt, last.id
-	} else {
-		d.cursorAt, d.cursorID = -1, 0 // swept to the end: start over when woken
+	default:
+		d.nextSubscription()
 	}
-	held, stopped := d.startAll(ctx, page)
-	return durable.Pass{More: full && !stopped, Held: held}
+	if d.queue == nil && len(d.waiting) == 0 {
+		d.scanning = false // swept to the end: start over when woken
+	}
+	return durable.Pass{More: d.scanning, Held: held || skipped}
 }
 
-// startAll starts the rows that find a slot and a free lane. When every
-// subscription has all its slots taken it stops and keeps the rows not yet
-// tried for the next pass: nothing starts before a delivery ends, and each
-// end wakes the loop. Re-reading the due list at every end instead cost a
-// query of a page per delivery.
-func (d *dispatcher) startAll(ctx context.Context, rows []row) (held, stopped bool) {
+// startWaiting starts the waiting rows of the subscriptions with a free
+// slot again; it reports whether every subscription is busy, so that the
+// rest keep waiting.
+func (d *dispatcher) startWaiting(ctx context.Context) (allBusy bool) {
+	for id, rows := range d.waiting {
+		if !d.o.canStart(id) {
+			continue
+		}
+		if left, _ := d.startAll(ctx, rows); len(left) > 0 {
+			d.waiting[id] = left
+		} else {
+			delete(d.waiting, id)
+		}
+	}
+	return len(d.waiting) > 0 && d.o.allBusy()
+}
+
+// skipBusy moves the scan past the subscriptions that cannot start a
+// delivery now (all slots taken, or no longer enabled); it reports whether
+// it skipped any.
+func (d *dispatcher) skipBusy() bool {
+	skipped := false
+	for len(d.queue) > 0 && !d.o.canStart(d.queue[0].ID) {
+		d.nextSubscription()
+		skipped = true
+	}
+	return skipped
+}
+
+func (d *dispatcher) nextSubscription() {
+	d.queue = d.queue[1:]
+	if len(d.queue) == 0 {
+		d.queue = nil
+	}
+	d.cursorAt, d.cursorID = 0, 0
+}
+
+// startAll starts the rows, all of one subscription, that find a slot and
+// a free lane. It returns the rows not yet tried once the subscription's
+// slots are all taken, and whether any row was left (a lane under way:
+// its end wakes the loop).
+func (d *dispatcher) startAll(ctx context.Context, rows []row) (left []row, held bool) {
 	for i, r := range rows {
 		if d.o.start(ctx, r) {
 			continue
 		}
 		held = true
-		if d.o.allBusy() {
-			d.rest, d.restOf = rows[i:], d.o.generation.Load()
-			return true, true
+		if d.o.slotsTaken(r.subscription) {
+			return rows[i:], true
 		}
 	}
-	return held, false
+	return nil, held
 }
 
 // allBusy reports whether every enabled subscription has all its slots
 // taken.
 func (o *Outbox) allBusy() bool {
 	for _, l := range o.subscriptions().enabled {
-		if st := o.state(l.ID); len(st.slots) < cap(st.slots) {
+		if !o.slotsTaken(l.ID) {
 			return false
 		}
 	}
 	return true
+}
+
+// slotsTaken reports whether every slot of subscription id is taken.
+func (o *Outbox) slotsTaken(id string) bool {
+	st := o.state(id)
+	return len(st.slots) == cap(st.slots)
+}
+
+// canStart reports whether subscription id is enabled and has a free slot.
+func (o *Outbox) canStart(id string) bool {
+	l, ok := o.subscriptions().byID[id]
+	return ok && l.Enabled && !o.slotsTaken(id)
 }
 
 // start begins r's delivery unless its subscription's slots are all taken
@@ -168,28 +253,40 @@ func (o *Outbox) start(ctx context.Context, r row) bool {
 	return true
 }
 
-// nextHeadDue is when the earliest row that heads its key and was not yet
-// due at the last scan is due.
-const nextHeadDue = `SELECT min(o.next_attempt_at) FROM webhook_outbox o WHERE o.status = 'pending' AND o.next_attempt_at > ?
-	AND ` + ofEnabled
+// nextHeadDue is when the earliest row of a subscription that heads its
+// key and was not yet due at the last scan is due.
+const nextHeadDue = `SELECT o.next_attempt_at FROM webhook_outbox o
+	WHERE o.subscription = ? AND o.status = 'pending' AND o.next_attempt_at > ? AND NOT ` + waitsForEarlier + `
+	ORDER BY o.next_attempt_at, o.id LIMIT 1`
 
 // nextDue is when to scan again after a scan that read the rows due at
 // scanNow. The heads it read but skipped have a delivery under way, or one
 // that just ended: each end wakes the dispatcher, so only the rows that were
-// not yet due need a timer.
+// not yet due need a timer, and only of the subscriptions with a free slot
+// (a busy one's end wakes the loop).
 func (d *dispatcher) nextDue(ctx context.Context) (time.Time, bool) {
-	if len(d.rest) > 0 {
+	if len(d.waiting) > 0 {
 		return time.Time{}, false // every slot is taken: the end of a delivery wakes the loop
 	}
-	var next sql.NullInt64
-	if err := d.o.opts.DB.QueryRowContext(ctx, nextHeadDue, d.scanNow).Scan(&next); err != nil || !next.Valid {
-		return time.Time{}, false
+	var next int64
+	found := false
+	for _, l := range d.o.subscriptions().enabled {
+		if d.o.slotsTaken(l.ID) {
+			continue
+		}
+		var at int64
+		if err := d.o.opts.DB.QueryRowContext(ctx, nextHeadDue, l.ID, d.scanNow).Scan(&at); err != nil {
+			continue // none waits (or the read failed: the safety net's MaxIdle bounds the sleep)
+		}
+		if !found || at < next {
+			next, found = at, true
+		}
 	}
-	return time.UnixMilli(next.Int64), true
+	return time.UnixMilli(next), found
 }
 
-func (o *Outbox) scan(ctx context.Context, now, afterAt, afterID int64) ([]row, error) {
-	rows, err := o.opts.DB.QueryContext(ctx, dueScan, now, afterAt, afterID, o.opts.PageSize)
+func (o *Outbox) scan(ctx context.Context, subscription string, now, afterAt, afterID int64) ([]row, error) {
+	rows, err := o.opts.DB.QueryContext(ctx, dueScan, subscription, now, afterAt, afterID, o.opts.PageSize)
 	if err != nil {
 		return nil, err
 	}
@@ -202,5 +299,6 @@ func (o *Outbox) scan(ctx context.Context, now, afterAt, afterID int64) ([]row, 
 		}
 		page = append(page, r)
 	}
+	o.rowsRead.Add(int64(len(page)))
 	return page, rows.Err()
 }

@@ -133,6 +133,18 @@ func TestListIncoming(t *testing.T) {
 	if empty := e.list(t, "direction=in&since=2026-11-22T00:00:00Z"); empty.Messages == nil || len(empty.Messages) != 0 {
 		t.Errorf("an empty page: %+v", empty)
 	}
+	// A chat however it is spelled, its entries only.
+	for query, want := range map[string]string{
+		"chat=%2B4915112345678": "W3,W2", "chat=4915112345678@s.whatsapp.net": "W3,W2", "chat=99887766@lid": "W1", "chat=4915100000000": "",
+	} {
+		var ids []string
+		for _, m := range e.list(t, "direction=in&"+query).Messages {
+			ids = append(ids, m["whatsapp_id"].(string))
+		}
+		if got := strings.Join(ids, ","); got != want {
+			t.Errorf("%s: %q, want %q", query, got, want)
+		}
+	}
 	// The default is the outgoing log.
 	if out := e.list(t, "direction=out"); len(out.Messages) != 0 {
 		t.Errorf("direction=out listed the history: %+v", out)

@@ -34,7 +34,9 @@ import (
 // inline in the conversation, fetched with the session's cookie; the admin
 // page purges a log file and deletes an audit record, each after its
 // confirmation (and a cancelled one deletes nothing); a dead letter is
-// redelivered; the overview shows WhatsApp's restriction of sending. The pages report no
+// redelivered, the receivers show their health and a replay to one of them
+// works; the messages page filters by chat; the overview shows WhatsApp's
+// restriction of sending. The pages report no
 // console error, exception or Content-Security-Policy violation. It also
 // measures the time from a receipt to its row's update (see README).
 func TestDashboardPagesInBrowser(t *testing.T) {
@@ -79,6 +81,7 @@ func TestDashboardPagesInBrowser(t *testing.T) {
 	do(t, ctx, "filter by status", chromedp.SetValue(chromedp.ID("filter-status"), "Read"),
 		chromedp.Evaluate[chromedp.Void](`document.getElementById("filters").dispatchEvent(new Event("input")); undefined`))
 	waitJS(t, ctx, "only Read rows", failedRow+` === null && `+row+` !== null`, 10*time.Second)
+	chatFilter(t, ctx, row, failedRow)
 	do(t, ctx, "open the overview", chromedp.Click(chromedp.CSS(`nav a[data-page="overview"]`)))
 	waitJS(t, ctx, "the failure today", `document.getElementById("failures").textContent.includes("not_on_whatsapp")`, 10*time.Second)
 	waitJS(t, ctx, "the chart", `document.querySelectorAll("#chart rect").length === 28`, 10*time.Second)
@@ -143,8 +146,30 @@ func bridgeWithDeadLetters(t *testing.T, sim *wasim.Simulator, hooks *hookReceiv
 	return p
 }
 
-// receiversPage shows the webhook's dead letters and redelivers one: the
-// receiver gets it, and the page lists it no more.
+// chatFilter filters the messages page by chat, which the API does: the
+// failed send's number, typed as a person types it, shows its row only; a
+// chat the API refuses marks the field and says why.
+func chatFilter(t *testing.T, ctx context.Context, row, failedRow string) {
+	t.Helper()
+	filter := func(chat string) chromedp.Action[chromedp.Void] {
+		return chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`document.getElementById("filter-status").value = "";
+			document.getElementById("filter-chat").value = %q;
+			document.getElementById("filters").dispatchEvent(new Event("input")); undefined`, chat))
+	}
+	do(t, ctx, "filter by chat", filter("+49 151 9999-9999"))
+	waitJS(t, ctx, "the chat's rows only", failedRow+` !== null && `+row+` === null`, 10*time.Second)
+	do(t, ctx, "filter by a chat that is none", filter("alice"))
+	waitJS(t, ctx, "the chat refused", `document.getElementById("filter-chat").getAttribute("aria-invalid") === "true" &&
+		document.getElementById("log-empty") !== null && document.getElementById("log-empty").textContent.includes("chat must be")`, 10*time.Second)
+	do(t, ctx, "no chat filter", filter(""))
+	waitJS(t, ctx, "every row", failedRow+` !== null && `+row+` !== null`, 10*time.Second)
+}
+
+// receiversPage shows each receiver with its health: the webhook, healthy
+// with its dead letters, and a subscription whose receiver answers 500,
+// failing with its error. A dead letter is redelivered (the receiver gets
+// it, and the page lists it no more), and a replay to the webhook alone
+// delivers the received messages to it again.
 func receiversPage(t *testing.T, ctx context.Context, p *bridgeProcess, hooks *hookReceiver) {
 	t.Helper()
 	var dead []struct {
@@ -155,14 +180,44 @@ func receiversPage(t *testing.T, ctx context.Context, p *bridgeProcess, hooks *h
 	if len(dead) == 0 {
 		t.Fatal("no dead letters")
 	}
+	broken := newHookReceiver(t)
+	broken.failing.Store(true)
+	body := `{"id":"crm","target":"` + broken.srv.URL + `/hook","events":["message.status"],"secret":"` + testWebhookSecret + `"}`
+	if code, raw := request(t, http.MethodPost, "http://"+p.addr+"/api/admin/subscriptions", testAdminToken, "application/json", body, nil); code != http.StatusCreated {
+		t.Fatalf("create a subscription: %d %s", code, raw)
+	}
+	mustSend(t, p, alice, "for the receivers")
 	// By keyboard: the link focused, then Enter.
 	do(t, ctx, "open the receivers", chromedp.Focus(chromedp.CSS(`nav a[data-page="receivers"]`)), chromedp.KeyEvent(kb.Enter))
-	waitJS(t, ctx, "the webhook's health", fmt.Sprintf(`document.getElementById("receivers").textContent.includes("%d dead letter")`, len(dead)), 10*time.Second)
+	receiverCard := func(id string) string {
+		return fmt.Sprintf(`document.querySelector('#receivers li[data-subscription=%q]')`, id)
+	}
+	waitJS(t, ctx, "the webhook's health", fmt.Sprintf(`%s !== null && %[1]s.dataset.state === "healthy" &&
+		%[1]s.textContent.includes("%d dead letter")`, receiverCard("default"), len(dead)), 10*time.Second)
+	waitJS(t, ctx, "the failing subscription", fmt.Sprintf(`%s !== null && %[1]s.dataset.state === "failing" &&
+		%[1]s.querySelector(".reason") !== null && %[1]s.querySelector(".reason").textContent.includes("500")`, receiverCard("crm")), 30*time.Second)
 	screenshot(t, ctx, "receivers.png")
-	row := fmt.Sprintf(`#dead-letters li[data-id="%d"]`, dead[0].ID)
+	row := fmt.Sprintf(`#receivers li[data-subscription="default"] li.dead[data-id="%d"]`, dead[0].ID)
 	do(t, ctx, "redeliver", chromedp.Click(chromedp.CSS(row+" button")))
 	hooks.wait("the redelivered "+dead[0].WebhookID, func(e hookEvent) bool { return e.ID == dead[0].WebhookID })
 	waitJS(t, ctx, "the dead letter gone", fmt.Sprintf(`document.querySelector('%s') === null`, row), 10*time.Second)
+	replayTo(t, ctx, hooks, "default")
+}
+
+// replayTo replays the last hour to subscription id from the page: a
+// message received before comes to hooks again, under its webhook-id.
+func replayTo(t *testing.T, ctx context.Context, hooks *hookReceiver, id string) {
+	t.Helper()
+	upsert := hooks.wait("a received message", func(e hookEvent) bool { return e.str("event") == "message.upsert" })
+	deliveries := func() int {
+		return len(slices.DeleteFunc(hooks.all(), func(e hookEvent) bool { return e.ID != upsert.ID }))
+	}
+	before := deliveries()
+	do(t, ctx, "replay the last hour to "+id,
+		chromedp.Evaluate[chromedp.Void](`document.getElementById("replay-since").value = new Date(Date.now() - 3600e3).toISOString().slice(0, 16); undefined`),
+		chromedp.SetValue(chromedp.ID("replay-to"), id), chromedp.Click(chromedp.CSS(`#replay-form button`)))
+	waitJS(t, ctx, "the replay started", `/Replaying [1-9][0-9]* events to `+id+`/.test(document.getElementById("message").textContent)`, 10*time.Second)
+	testutil.Eventually(t, 30*time.Second, func() bool { return deliveries() > before }, "the replayed message did not come again")
 }
 
 // mustSend sends a text through the API and returns the answer's body.
@@ -258,21 +313,24 @@ func waitPhotoStored(t *testing.T, p *bridgeProcess) {
 func adminPage(t *testing.T, ctx context.Context, p *bridgeProcess) {
 	t.Helper()
 	do(t, ctx, "open the admin page", chromedp.Click(chromedp.CSS(`nav a[data-page="admin"]`)))
-	// The redelivery's record comes last: once it shows, the list stays
-	// put under the pointer.
-	waitJS(t, ctx, "the audit list with the redelivery", `document.getElementById("audit").textContent.includes("webhooks.redeliver")`, 10*time.Second)
+	// The replay's record comes last: once it shows, the list stays put
+	// under the pointer.
+	waitJS(t, ctx, "the audit list with the replay", `document.getElementById("audit").textContent.includes("webhooks.replay")`, 10*time.Second)
 	screenshot(t, ctx, "admin.png")
 	id := eval[string](t, ctx, `document.querySelector("#audit li[data-id]").dataset.id`)
 	record := fmt.Sprintf(`document.querySelector('#audit li[data-id=%q]')`, id)
 	do(t, ctx, "delete, then cancel", chromedp.Click(chromedp.CSS(`#audit li[data-id="`+id+`"] button`)))
-	waitJS(t, ctx, "the confirmation", `document.getElementById("confirm").open`, 5*time.Second)
+	waitJS(t, ctx, "the confirmation (to cancel)", `document.getElementById("confirm").open`, 5*time.Second)
 	do(t, ctx, "cancel", chromedp.Click(chromedp.ID("confirm-cancel")))
 	waitJS(t, ctx, "the dialog closed", `!document.getElementById("confirm").open`, 5*time.Second)
 	if !auditHas(t, p, id) {
 		t.Fatal("a cancelled deletion deleted the record")
 	}
+	// The dialog's close event, which re-enables the button, may come after
+	// the click that Chrome's input priority hurries.
+	waitJS(t, ctx, "the button enabled again", `!document.querySelector('#audit li[data-id="`+id+`"] button').disabled`, 5*time.Second)
 	do(t, ctx, "delete, then confirm", chromedp.Click(chromedp.CSS(`#audit li[data-id="`+id+`"] button`)))
-	waitJS(t, ctx, "the confirmation", `document.getElementById("confirm").open`, 5*time.Second)
+	waitJS(t, ctx, "the confirmation (to delete)", `document.getElementById("confirm").open`, 5*time.Second)
 	do(t, ctx, "confirm", chromedp.Click(chromedp.ID("confirm-ok")))
 	waitJS(t, ctx, "the record gone", record+` === null`, 10*time.Second)
 	if auditHas(t, p, id) {
@@ -280,7 +338,7 @@ func adminPage(t *testing.T, ctx context.Context, p *bridgeProcess) {
 	}
 
 	do(t, ctx, "purge today's info log", chromedp.Click(chromedp.CSS(`#purge-form button`)))
-	waitJS(t, ctx, "the confirmation", `document.getElementById("confirm").open`, 5*time.Second)
+	waitJS(t, ctx, "the confirmation (to purge)", `document.getElementById("confirm").open`, 5*time.Second)
 	do(t, ctx, "confirm", chromedp.Click(chromedp.ID("confirm-ok")))
 	waitJS(t, ctx, "the purge done", `document.getElementById("message").textContent.includes("is deleted")`, 10*time.Second)
 	waitJS(t, ctx, "the purge in the audit list", `document.getElementById("audit").textContent.includes("logs.purge · success")`, 10*time.Second)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"image"
@@ -92,12 +93,14 @@ func TestDashboardPagesInBrowser(t *testing.T) {
 
 	// A photo the contact sends shows inline in the conversation.
 	sendPhoto(t, contact)
-	waitPhotoStored(t, p) // a page that asks before shows a failed load in the console
+	others := otherMedia(t, contact)
+	waitMediaStored(t, p, 1+len(others)) // a page that asks before shows a failed load in the console
 	do(t, ctx, "open the conversation", chromedp.Navigate(base+"/dashboard/#chat/"+alice))
 	waitJS(t, ctx, "the photo drawn", `(() => { const i = document.querySelector("#thread img.media"); return !!i && i.complete && i.naturalWidth === 160; })()`, 30*time.Second)
 	if src := eval[string](t, ctx, `document.querySelector("#thread img.media").getAttribute("src")`); !strings.HasPrefix(src, "/dashboard/api/media/") {
 		t.Errorf("the photo's URL is %q", src)
 	}
+	mediaShown(t, ctx, others)
 	conversationChanges(t, ctx, contact)
 	screenshot(t, ctx, "conversation.png")
 
@@ -243,10 +246,57 @@ func sendPhoto(t *testing.T, contact *wasim.User) {
 	if err := png.Encode(&buf, img); err != nil {
 		t.Fatal(err)
 	}
+	sendAttachment(t, contact, wasim.Attachment{Kind: "image", Data: buf.Bytes(), MimeType: "image/png", Caption: "a photo"})
+}
+
+func sendAttachment(t *testing.T, contact *wasim.User, a wasim.Attachment) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if _, err := contact.SendMedia(ctx, accountJID, wasim.Attachment{Kind: "image", Data: buf.Bytes(), MimeType: "image/png", Caption: "a photo"}); err != nil {
+	if _, err := contact.SendMedia(ctx, accountJID, a); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// otherMedia has the contact send a voice note (a second of WAV
+// silence), a video and a document; it returns them by kind.
+func otherMedia(t *testing.T, contact *wasim.User) map[string]wasim.Attachment {
+	t.Helper()
+	wav := binary.LittleEndian.AppendUint32([]byte("RIFF"), 36+8000)
+	wav = append(wav, "WAVEfmt "...)
+	for _, v := range []uint32{16, 1 | 1<<16, 8000, 8000, 1 | 8<<16} { // PCM, mono, 8 kHz, 8 bits
+		wav = binary.LittleEndian.AppendUint32(wav, v)
+	}
+	wav = binary.LittleEndian.AppendUint32(append(wav, "data"...), 8000)
+	wav = append(wav, bytes.Repeat([]byte{128}, 8000)...)
+	media := map[string]wasim.Attachment{
+		"audio":    {Kind: "audio", PTT: true, Data: wav, MimeType: "audio/wav"},
+		"video":    {Kind: "video", Data: []byte("not really a video"), MimeType: "video/mp4", Caption: "a video"},
+		"document": {Kind: "document", Data: []byte("%PDF-1.4 the minutes"), MimeType: "application/pdf", FileName: "minutes.pdf"},
+	}
+	for _, kind := range []string{"audio", "video", "document"} {
+		sendAttachment(t, contact, media[kind])
+	}
+	return media
+}
+
+// mediaShown checks the open conversation: the voice note and the video
+// playable through the dashboard's media path, the document a download of
+// its name whose body, fetched with the session's cookie, is the file.
+func mediaShown(t *testing.T, ctx context.Context, media map[string]wasim.Attachment) {
+	t.Helper()
+	waitJS(t, ctx, "the voice note, the video and the document", `(() => {
+		const audio = document.querySelector("#thread audio[controls]"), video = document.querySelector("#thread video[controls]"),
+			doc = document.querySelector("#thread a.download");
+		return !!audio && !!video && !!doc && [audio, video, doc].every((e) => (e.getAttribute("src") || e.getAttribute("href")).startsWith("/dashboard/api/media/"));
+	})()`, 30*time.Second)
+	waitJS(t, ctx, "the voice note playable", `document.querySelector("#thread audio").readyState >= 1 && document.querySelector("#thread audio").duration === 1`, 10*time.Second)
+	if d := eval[string](t, ctx, `document.querySelector("#thread a.download").getAttribute("download") + "|" + document.querySelector("#thread a.download").textContent`); d != "minutes.pdf|Download minutes.pdf" {
+		t.Errorf("the document's link: %q", d)
+	}
+	body := eval[string](t, ctx, `fetch(document.querySelector("#thread a.download").href).then((r) => r.text())`, chromedp.EvalAwaitPromise)
+	if body != string(media["document"].Data) {
+		t.Errorf("the document downloads as %q", body)
 	}
 }
 
@@ -287,11 +337,12 @@ func conversationChanges(t *testing.T, ctx context.Context, contact *wasim.User)
 	}
 }
 
-// waitPhotoStored waits until the received photo is downloaded and served.
-func waitPhotoStored(t *testing.T, p *bridgeProcess) {
+// waitMediaStored waits until the latest n received attachments are
+// downloaded and served.
+func waitMediaStored(t *testing.T, p *bridgeProcess, n int) {
 	t.Helper()
 	testutil.Eventually(t, 30*time.Second, func() bool {
-		_, raw := getMedia(t, p, "/api/messages?direction=in")
+		_, raw := getMedia(t, p, fmt.Sprintf("/api/messages?direction=in&limit=%d", n))
 		var page struct {
 			Messages []struct {
 				Payload struct {
@@ -299,12 +350,19 @@ func waitPhotoStored(t *testing.T, p *bridgeProcess) {
 				} `json:"payload"`
 			} `json:"messages"`
 		}
-		if json.Unmarshal(raw, &page) != nil || len(page.Messages) == 0 || page.Messages[0].Payload.Media == nil {
+		if json.Unmarshal(raw, &page) != nil || len(page.Messages) < n {
 			return false
 		}
-		answer, _ := getMedia(t, p, page.Messages[0].Payload.Media.URL)
-		return answer.StatusCode == http.StatusOK
-	}, "the photo is not served")
+		for _, m := range page.Messages {
+			if m.Payload.Media == nil {
+				return false
+			}
+			if answer, _ := getMedia(t, p, m.Payload.Media.URL); answer.StatusCode != http.StatusOK {
+				return false
+			}
+		}
+		return true
+	}, "the attachments are not served")
 }
 
 // adminPage purges today's info log and deletes an audit record from the

@@ -228,11 +228,14 @@ function logRow(r) {
 
 // --- conversations ---
 
+// loadChat lists the chats of the latest traffic and the thread of the
+// chat in the URL, read by the API's chat filter: a chat with no recent
+// traffic shows its thread too.
 async function loadChat() {
-  const all = await entries("", "");
-  const chats = [...new Set(all.map((r) => r.chat))];
   const current = decodeURIComponent(location.hash.split("/")[1] || "");
-  if (!changed($("thread"), [current, all.map((r) => [r.id, r.status, r.raw])])) return;
+  const [all, mine] = await Promise.all([entries("", ""), current ? entries("", "", current) : []]);
+  const chats = [...new Set([current, ...all.map((r) => r.chat)].filter(Boolean))];
+  if (!changed($("thread"), [current, chats, mine.map((r) => [r.id, r.status, r.raw])])) return;
   $("chats").replaceChildren(...chats.map((c) => {
     const li = el("li");
     const a = el("a", c, { href: "#chat/" + encodeURIComponent(c) });
@@ -241,7 +244,7 @@ async function loadChat() {
     return li;
   }));
   $("thread-h").textContent = current ? "Chat with " + current : "Pick a chat";
-  drawThread(all.filter((r) => r.chat === current).reverse());
+  drawThread(mine.reverse());
 }
 
 // drawThread shows a chat oldest first; reactions, edits and revokes change

@@ -10,6 +10,7 @@ import (
 	"image/color"
 	"image/png"
 	"net/http"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -442,4 +443,37 @@ func quantile(xs []float64, q float64) float64 {
 	s := slices.Clone(xs)
 	slices.Sort(s)
 	return s[min(len(s)-1, int(q*float64(len(s))))]
+}
+
+// The overview's full-disk banner: shown while DATA_DIR's volume is below
+// DISK_RESERVE, gone when space is back, without a reload and with no
+// console error meanwhile.
+func TestDashboardDiskFullBanner(t *testing.T) {
+	dataDir := tmpfsDataDir(t, "32m")
+	sim := wasim.Start(t)
+	p := linkedBridge(t, sim, dataDir, "DISK_RESERVE=8MiB")
+	ctx := browser(t)
+	var problems testutil.ConsoleProblems
+	if err := chromedp.Listen(ctx, problems.Listen); err != nil {
+		t.Fatal(err)
+	}
+	signInShowing(t, ctx, "http://"+p.addr, "overview-h")
+	waitJS(t, ctx, "connected", pageState+` === "connected"`, 20*time.Second)
+	if !eval[bool](t, ctx, `document.getElementById("banner-disk").hidden`) {
+		t.Fatal("the full-disk banner shows on a disk with room")
+	}
+	do(t, ctx, "mark the page", chromedp.Evaluate[chromedp.Void](`window.notReloaded = true; undefined`))
+	fill := fillDisk(t, dataDir, 4<<20)
+	waitJS(t, ctx, "the full-disk banner", `!document.getElementById("banner-disk").hidden`, 30*time.Second)
+	screenshot(t, ctx, "disk-full.png")
+	if err := os.Remove(fill); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the banner gone", `document.getElementById("banner-disk").hidden && `+pageState+` === "connected"`, 60*time.Second)
+	if !eval[bool](t, ctx, `window.notReloaded === true`) {
+		t.Error("the page reloaded")
+	}
+	if ps := problems.Snapshot(); len(ps) > 0 {
+		t.Errorf("the page reported problems: %v", ps)
+	}
 }

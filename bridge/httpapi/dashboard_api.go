@@ -14,8 +14,8 @@ const DashboardAPIPrefix = "/dashboard/api"
 // DashboardAPI is what the dashboard's pages read and do, the API's own
 // handlers over the same ports, under DashboardAPIPrefix:
 //
-//	GET    /state, /analytics/delivery, /webhooks/failed, /audit
-//	GET    /messages (?direction=…), /media/{id}
+//	GET    /state, /analytics/delivery, /subscriptions, /webhooks/failed, /audit
+//	GET    /messages (?direction=…&chat=…), /media/{id}
 //	POST   /webhooks/{id}/redeliver, /webhooks/replay
 //	DELETE /logs, /audit/{id}
 //

@@ -133,6 +133,18 @@ func TestListIncoming(t *testing.T) {
 	if empty := e.list(t, "direction=in&since=2026-11-22T00:00:00Z"); empty.Messages == nil || len(empty.Messages) != 0 {
 		t.Errorf("an empty page: %+v", empty)
 	}
+	// A chat however it is spelled, its entries only.
+	for query, want := range map[string]string{
+		"chat=%2B4915112345678": "W3,W2", "chat=4915112345678@s.whatsapp.net": "W3,W2", "chat=99887766@lid": "W1", "chat=4915100000000": "",
+	} {
+		var ids []string
+		for _, m := range e.list(t, "direction=in&"+query).Messages {
+			ids = append(ids, m["whatsapp_id"].(string))
+		}
+		if got := strings.Join(ids, ","); got != want {
+			t.Errorf("%s: %q, want %q", query, got, want)
+		}
+	}
 	// The default is the outgoing log.
 	if out := e.list(t, "direction=out"); len(out.Messages) != 0 {
 		t.Errorf("direction=out listed the history: %+v", out)
@@ -167,11 +179,12 @@ func TestListIncomingBadParameters(t *testing.T) {
 // bounds, or refused with one of the documented codes.
 func FuzzParseListQuery(f *testing.F) {
 	for _, q := range []string{"direction=in&limit=2", "direction=out&status=Read", "direction=in&status=Read", "direction=x",
-		"since=2026-11-21T10:00:00Z&cursor=abc", "limit=0", "%zz", "direction=in&direction=in", "apiKey=k&direction=in"} {
+		"since=2026-11-21T10:00:00Z&cursor=abc", "limit=0", "%zz", "direction=in&direction=in", "apiKey=k&direction=in",
+		"chat=%2B4915112345678&direction=in", "chat=120363025246125486@g.us", "chat=99887766@lid", "chat=a@b", "chat="} {
 		f.Add(q)
 	}
 	codes := map[string]bool{"invalid_query": true, "invalid_direction": true, "invalid_status": true, "invalid_since": true,
-		"invalid_limit": true, "invalid_cursor": true}
+		"invalid_limit": true, "invalid_cursor": true, "invalid_chat": true}
 	f.Fuzz(func(t *testing.T, raw string) {
 		r := &http.Request{URL: &url.URL{RawQuery: raw}}
 		q, err := parseListQuery(r)
@@ -188,6 +201,9 @@ func FuzzParseListQuery(f *testing.F) {
 		values, _ := url.ParseQuery(raw)
 		if q.incoming != (values.Get("direction") == "in") {
 			t.Fatalf("%q: incoming %v", raw, q.incoming)
+		}
+		if chat := values.Get("chat"); q.Chat.IsZero() != (chat == "") || (chat != "" && q.Chat.JID() == "") {
+			t.Fatalf("%q: chat %+v", raw, q.Chat)
 		}
 	})
 }

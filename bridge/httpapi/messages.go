@@ -84,7 +84,7 @@ func (s *server) listMessages(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if q.incoming {
-		return s.listIncoming(w, r, inbox.Filter{Since: q.Since, Limit: q.Limit, Cursor: q.Cursor})
+		return s.listIncoming(w, r, inbox.Filter{Chat: q.Chat, Since: q.Since, Limit: q.Limit, Cursor: q.Cursor})
 	}
 	msgs, next, err := s.Messages.List(r.Context(), q.Filter)
 	if err != nil {
@@ -155,7 +155,7 @@ type listQuery struct {
 	sendqueue.Filter
 }
 
-// parseListQuery reads ?direction=&status=&since=&limit=&cursor= (and
+// parseListQuery reads ?direction=&chat=&status=&since=&limit=&cursor= (and
 // tolerates the apiKey that authenticated the request).
 func parseListQuery(r *http.Request) (listQuery, error) {
 	q := listQuery{Filter: sendqueue.Filter{Limit: defaultPageSize}}
@@ -188,6 +188,12 @@ func (q *listQuery) set(name, v string) error {
 			return bridge.Invalid(bridge.CodeInvalidDirection, "direction must be in (received) or out (sent, the default)")
 		}
 		q.incoming = v == "in"
+	case "chat":
+		chat, err := parseChat(v)
+		if err != nil {
+			return err
+		}
+		q.Chat = chat
 	case "status":
 		st, ok := bridge.ParseStatus(v)
 		if !ok {

@@ -58,13 +58,13 @@ func TestGetMessageByWhatsAppID(t *testing.T) {
 func TestListMessages(t *testing.T) {
 	base, q := newMessagesEnv(t)
 	key := "X-Api-Key: " + testAPIKey
-	status, body := call(t, "GET", base+"/api/messages?status=Failed&since=2026-11-21T09:00:00%2B01:00&limit=2&cursor=c1", nil, key)
+	status, body := call(t, "GET", base+"/api/messages?status=Failed&chat=120363025246125486@g.us&since=2026-11-21T09:00:00%2B01:00&limit=2&cursor=c1", nil, key)
 	if status != 200 || !strings.HasPrefix(body, `{"messages":[{"id":"m1",`) ||
 		!strings.Contains(body, `"recipient":"120363025246125486@g.us"`) || !strings.HasSuffix(body, `"next_cursor":"c2"}`+"\n") {
 		t.Fatalf("list: %d %s", status, body)
 	}
 	f := q.filters[0]
-	if f.Status != bridge.StatusFailed || !f.Since.Equal(time.Date(2026, 11, 21, 8, 0, 0, 0, time.UTC)) || f.Limit != 2 || f.Cursor != "c1" {
+	if f.Status != bridge.StatusFailed || f.Chat != (bridge.Recipient{Kind: bridge.RecipientGroup, ID: "120363025246125486"}) || !f.Since.Equal(time.Date(2026, 11, 21, 8, 0, 0, 0, time.UTC)) || f.Limit != 2 || f.Cursor != "c1" {
 		t.Errorf("filter %+v", f)
 	}
 	// Defaults; the key in the query is not a filter.
@@ -99,6 +99,11 @@ func TestListMessagesBadParameters(t *testing.T) {
 		"limit=1&limit=2":        "invalid_query",
 		"order=asc":              "invalid_query",
 		"status=Read&statuses=x": "invalid_query",
+		"chat=":                  "invalid_chat",
+		"chat=alice":             "invalid_chat",
+		"chat=49%20151%20123":    "invalid_chat",
+		"chat=123@broadcast":     "invalid_chat",
+		"chat=%2B49&chat=%2B49":  "invalid_query",
 	} {
 		if status, body := call(t, "GET", base+"/api/messages?"+query, nil, key); status != 400 || errorCode(t, body) != code {
 			t.Errorf("%s: %d %s, want 400 %s", query, status, body, code)

@@ -158,6 +158,12 @@ func TestStoreAndList(t *testing.T) {
 		w.FromPhone != ana.String() || w.FromLID != "" || w.PushName != "Ana" {
 		t.Errorf("text entry %+v", w)
 	}
+	if byChat := f.listAll(t, Filter{Limit: 2, Chat: lid}); len(byChat) != 1 || byChat[0].WhatsAppID != "R1" {
+		t.Errorf("the LID's chat: %+v", byChat)
+	}
+	if byChat := f.listAll(t, Filter{Limit: 2, Chat: ana}); len(byChat) != 7 || byChat[0].WhatsAppID != "W6" {
+		t.Errorf("Ana's chat: %d entries", len(byChat))
+	}
 	if since := f.listAll(t, Filter{Limit: 500, Since: start.Add(2 * time.Millisecond)}); len(since) != 4 {
 		t.Errorf("since the third millisecond: %d entries, want 4", len(since))
 	}

@@ -36,9 +36,10 @@ type Entry struct {
 
 // Filter selects entries of the history, newest first.
 type Filter struct {
-	Since  time.Time // zero: any; else received at or after
-	Limit  int       // at least 1
-	Cursor string    // from a previous page; empty: the first page
+	Chat   bridge.Recipient // zero: any; else received in this chat
+	Since  time.Time        // zero: any; else received at or after
+	Limit  int              // at least 1
+	Cursor string           // from a previous page; empty: the first page
 }
 
 const entryColumns = `id, webhook_id, event, whatsapp_id, chat, sender, sender_lid, sender_phone, push_name,
@@ -53,6 +54,9 @@ func (b *Inbox) List(ctx context.Context, f Filter) ([]Entry, string, error) {
 		return nil, "", bridge.Invalid(bridge.CodeInvalidLimit, "limit must be at least 1")
 	}
 	where, args := []string{"1 = 1"}, []any{}
+	if !f.Chat.IsZero() {
+		where, args = append(where, "chat = ?"), append(args, f.Chat.String()) // as Store writes it
+	}
 	if !f.Since.IsZero() {
 		where, args = append(where, "received_at >= ?"), append(args, f.Since.UnixMilli())
 	}

@@ -10,10 +10,11 @@ import (
 
 // Filter selects messages of the log, newest first.
 type Filter struct {
-	Status bridge.Status // empty: any
-	Since  time.Time     // zero: any; else created at or after
-	Limit  int           // at least 1
-	Cursor string        // from a previous page; empty: the first page
+	Status bridge.Status    // empty: any
+	Chat   bridge.Recipient // zero: any; else sent to this chat
+	Since  time.Time        // zero: any; else created at or after
+	Limit  int              // at least 1
+	Cursor string           // from a previous page; empty: the first page
 }
 
 // List returns one page of the log, newest first, and the cursor of the next
@@ -28,6 +29,9 @@ func (l *Log) List(ctx context.Context, f Filter) ([]bridge.Message, string, err
 	where, args := []string{"1 = 1"}, []any{}
 	if f.Status != "" {
 		where, args = append(where, "status = ?"), append(args, string(f.Status))
+	}
+	if !f.Chat.IsZero() {
+		where, args = append(where, "recipient = ?"), append(args, f.Chat.JID()) // the store holds the JID
 	}
 	if !f.Since.IsZero() {
 		where, args = append(where, "created_at >= ?"), append(args, f.Since.UnixMilli())

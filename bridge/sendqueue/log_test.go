@@ -59,6 +59,15 @@ func TestList(t *testing.T) {
 	if err != nil || len(msgs) != 1 || msgs[0].ID != queued.ID {
 		t.Errorf("Queued only: %v %v", msgs, err)
 	}
+	// A chat's messages only.
+	bob := bridge.Recipient{Kind: bridge.RecipientGroup, ID: "120363025246125486"}
+	toBob := f.submit(Request{Recipient: bob, Items: []Item{{Type: bridge.TypeText, Text: "e"}}}).Messages[0]
+	for chat, want := range map[bridge.Recipient]int{alice: len(ids), bob: 1, bridge.PhoneRecipient("4915100000000"): 0} {
+		msgs, _, err := f.q.List(context.Background(), Filter{Limit: 10, Chat: chat})
+		if err != nil || len(msgs) != want || (chat == bob && msgs[0].ID != toBob.ID) {
+			t.Errorf("chat %s: %d messages, want %d (%v)", chat, len(msgs), want, err)
+		}
+	}
 	// The cursor's own cases are bridge.DecodeCursor's tests; List refuses
 	// what it refuses.
 	for name, bad := range map[string]string{"not base64": "!!", "no colon": base64.RawURLEncoding.EncodeToString([]byte("123"))} {

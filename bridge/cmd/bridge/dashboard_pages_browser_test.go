@@ -3,12 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"image"
 	"image/color"
 	"image/png"
 	"net/http"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -34,7 +36,9 @@ import (
 // inline in the conversation, fetched with the session's cookie; the admin
 // page purges a log file and deletes an audit record, each after its
 // confirmation (and a cancelled one deletes nothing); a dead letter is
-// redelivered; the overview shows WhatsApp's restriction of sending. The pages report no
+// redelivered, the receivers show their health and a replay to one of them
+// works; the messages page filters by chat; the overview shows WhatsApp's
+// restriction of sending. The pages report no
 // console error, exception or Content-Security-Policy violation. It also
 // measures the time from a receipt to its row's update (see README).
 func TestDashboardPagesInBrowser(t *testing.T) {
@@ -79,6 +83,7 @@ func TestDashboardPagesInBrowser(t *testing.T) {
 	do(t, ctx, "filter by status", chromedp.SetValue(chromedp.ID("filter-status"), "Read"),
 		chromedp.Evaluate[chromedp.Void](`document.getElementById("filters").dispatchEvent(new Event("input")); undefined`))
 	waitJS(t, ctx, "only Read rows", failedRow+` === null && `+row+` !== null`, 10*time.Second)
+	chatFilter(t, ctx, row, failedRow)
 	do(t, ctx, "open the overview", chromedp.Click(chromedp.CSS(`nav a[data-page="overview"]`)))
 	waitJS(t, ctx, "the failure today", `document.getElementById("failures").textContent.includes("not_on_whatsapp")`, 10*time.Second)
 	waitJS(t, ctx, "the chart", `document.querySelectorAll("#chart rect").length === 28`, 10*time.Second)
@@ -89,12 +94,14 @@ func TestDashboardPagesInBrowser(t *testing.T) {
 
 	// A photo the contact sends shows inline in the conversation.
 	sendPhoto(t, contact)
-	waitPhotoStored(t, p) // a page that asks before shows a failed load in the console
+	others := otherMedia(t, contact)
+	waitMediaStored(t, p, 1+len(others)) // a page that asks before shows a failed load in the console
 	do(t, ctx, "open the conversation", chromedp.Navigate(base+"/dashboard/#chat/"+alice))
 	waitJS(t, ctx, "the photo drawn", `(() => { const i = document.querySelector("#thread img.media"); return !!i && i.complete && i.naturalWidth === 160; })()`, 30*time.Second)
 	if src := eval[string](t, ctx, `document.querySelector("#thread img.media").getAttribute("src")`); !strings.HasPrefix(src, "/dashboard/api/media/") {
 		t.Errorf("the photo's URL is %q", src)
 	}
+	mediaShown(t, ctx, others)
 	conversationChanges(t, ctx, contact)
 	screenshot(t, ctx, "conversation.png")
 
@@ -143,8 +150,30 @@ func bridgeWithDeadLetters(t *testing.T, sim *wasim.Simulator, hooks *hookReceiv
 	return p
 }
 
-// receiversPage shows the webhook's dead letters and redelivers one: the
-// receiver gets it, and the page lists it no more.
+// chatFilter filters the messages page by chat, which the API does: the
+// failed send's number, typed as a person types it, shows its row only; a
+// chat the API refuses marks the field and says why.
+func chatFilter(t *testing.T, ctx context.Context, row, failedRow string) {
+	t.Helper()
+	filter := func(chat string) chromedp.Action[chromedp.Void] {
+		return chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`document.getElementById("filter-status").value = "";
+			document.getElementById("filter-chat").value = %q;
+			document.getElementById("filters").dispatchEvent(new Event("input")); undefined`, chat))
+	}
+	do(t, ctx, "filter by chat", filter("+49 151 9999-9999"))
+	waitJS(t, ctx, "the chat's rows only", failedRow+` !== null && `+row+` === null`, 10*time.Second)
+	do(t, ctx, "filter by a chat that is none", filter("alice"))
+	waitJS(t, ctx, "the chat refused", `document.getElementById("filter-chat").getAttribute("aria-invalid") === "true" &&
+		document.getElementById("log-empty") !== null && document.getElementById("log-empty").textContent.includes("chat must be")`, 10*time.Second)
+	do(t, ctx, "no chat filter", filter(""))
+	waitJS(t, ctx, "every row", failedRow+` !== null && `+row+` !== null`, 10*time.Second)
+}
+
+// receiversPage shows each receiver with its health: the webhook, healthy
+// with its dead letters, and a subscription whose receiver answers 500,
+// failing with its error. A dead letter is redelivered (the receiver gets
+// it, and the page lists it no more), and a replay to the webhook alone
+// delivers the received messages to it again.
 func receiversPage(t *testing.T, ctx context.Context, p *bridgeProcess, hooks *hookReceiver) {
 	t.Helper()
 	var dead []struct {
@@ -155,14 +184,44 @@ func receiversPage(t *testing.T, ctx context.Context, p *bridgeProcess, hooks *h
 	if len(dead) == 0 {
 		t.Fatal("no dead letters")
 	}
+	broken := newHookReceiver(t)
+	broken.failing.Store(true)
+	body := `{"id":"crm","target":"` + broken.srv.URL + `/hook","events":["message.status"],"secret":"` + testWebhookSecret + `"}`
+	if code, raw := request(t, http.MethodPost, "http://"+p.addr+"/api/admin/subscriptions", testAdminToken, "application/json", body, nil); code != http.StatusCreated {
+		t.Fatalf("create a subscription: %d %s", code, raw)
+	}
+	mustSend(t, p, alice, "for the receivers")
 	// By keyboard: the link focused, then Enter.
 	do(t, ctx, "open the receivers", chromedp.Focus(chromedp.CSS(`nav a[data-page="receivers"]`)), chromedp.KeyEvent(kb.Enter))
-	waitJS(t, ctx, "the webhook's health", fmt.Sprintf(`document.getElementById("receivers").textContent.includes("%d dead letter")`, len(dead)), 10*time.Second)
+	receiverCard := func(id string) string {
+		return fmt.Sprintf(`document.querySelector('#receivers li[data-subscription=%q]')`, id)
+	}
+	waitJS(t, ctx, "the webhook's health", fmt.Sprintf(`%s !== null && %[1]s.dataset.state === "healthy" &&
+		%[1]s.textContent.includes("%d dead letter")`, receiverCard("default"), len(dead)), 10*time.Second)
+	waitJS(t, ctx, "the failing subscription", fmt.Sprintf(`%s !== null && %[1]s.dataset.state === "failing" &&
+		%[1]s.querySelector(".reason") !== null && %[1]s.querySelector(".reason").textContent.includes("500")`, receiverCard("crm")), 30*time.Second)
 	screenshot(t, ctx, "receivers.png")
-	row := fmt.Sprintf(`#dead-letters li[data-id="%d"]`, dead[0].ID)
+	row := fmt.Sprintf(`#receivers li[data-subscription="default"] li.dead[data-id="%d"]`, dead[0].ID)
 	do(t, ctx, "redeliver", chromedp.Click(chromedp.CSS(row+" button")))
 	hooks.wait("the redelivered "+dead[0].WebhookID, func(e hookEvent) bool { return e.ID == dead[0].WebhookID })
 	waitJS(t, ctx, "the dead letter gone", fmt.Sprintf(`document.querySelector('%s') === null`, row), 10*time.Second)
+	replayTo(t, ctx, hooks, "default")
+}
+
+// replayTo replays the last hour to subscription id from the page: a
+// message received before comes to hooks again, under its webhook-id.
+func replayTo(t *testing.T, ctx context.Context, hooks *hookReceiver, id string) {
+	t.Helper()
+	upsert := hooks.wait("a received message", func(e hookEvent) bool { return e.str("event") == "message.upsert" })
+	deliveries := func() int {
+		return len(slices.DeleteFunc(hooks.all(), func(e hookEvent) bool { return e.ID != upsert.ID }))
+	}
+	before := deliveries()
+	do(t, ctx, "replay the last hour to "+id,
+		chromedp.Evaluate[chromedp.Void](`document.getElementById("replay-since").value = new Date(Date.now() - 3600e3).toISOString().slice(0, 16); undefined`),
+		chromedp.SetValue(chromedp.ID("replay-to"), id), chromedp.Click(chromedp.CSS(`#replay-form button`)))
+	waitJS(t, ctx, "the replay started", `/Replaying [1-9][0-9]* events to `+id+`/.test(document.getElementById("message").textContent)`, 10*time.Second)
+	testutil.Eventually(t, 30*time.Second, func() bool { return deliveries() > before }, "the replayed message did not come again")
 }
 
 // mustSend sends a text through the API and returns the answer's body.
@@ -188,10 +247,57 @@ func sendPhoto(t *testing.T, contact *wasim.User) {
 	if err := png.Encode(&buf, img); err != nil {
 		t.Fatal(err)
 	}
+	sendAttachment(t, contact, wasim.Attachment{Kind: "image", Data: buf.Bytes(), MimeType: "image/png", Caption: "a photo"})
+}
+
+func sendAttachment(t *testing.T, contact *wasim.User, a wasim.Attachment) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if _, err := contact.SendMedia(ctx, accountJID, wasim.Attachment{Kind: "image", Data: buf.Bytes(), MimeType: "image/png", Caption: "a photo"}); err != nil {
+	if _, err := contact.SendMedia(ctx, accountJID, a); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// otherMedia has the contact send a voice note (a second of WAV
+// silence), a video and a document; it returns them by kind.
+func otherMedia(t *testing.T, contact *wasim.User) map[string]wasim.Attachment {
+	t.Helper()
+	wav := binary.LittleEndian.AppendUint32([]byte("RIFF"), 36+8000)
+	wav = append(wav, "WAVEfmt "...)
+	for _, v := range []uint32{16, 1 | 1<<16, 8000, 8000, 1 | 8<<16} { // PCM, mono, 8 kHz, 8 bits
+		wav = binary.LittleEndian.AppendUint32(wav, v)
+	}
+	wav = binary.LittleEndian.AppendUint32(append(wav, "data"...), 8000)
+	wav = append(wav, bytes.Repeat([]byte{128}, 8000)...)
+	media := map[string]wasim.Attachment{
+		"audio":    {Kind: "audio", PTT: true, Data: wav, MimeType: "audio/wav"},
+		"video":    {Kind: "video", Data: []byte("not really a video"), MimeType: "video/mp4", Caption: "a video"},
+		"document": {Kind: "document", Data: []byte("%PDF-1.4 the minutes"), MimeType: "application/pdf", FileName: "minutes.pdf"},
+	}
+	for _, kind := range []string{"audio", "video", "document"} {
+		sendAttachment(t, contact, media[kind])
+	}
+	return media
+}
+
+// mediaShown checks the open conversation: the voice note and the video
+// playable through the dashboard's media path, the document a download of
+// its name whose body, fetched with the session's cookie, is the file.
+func mediaShown(t *testing.T, ctx context.Context, media map[string]wasim.Attachment) {
+	t.Helper()
+	waitJS(t, ctx, "the voice note, the video and the document", `(() => {
+		const audio = document.querySelector("#thread audio[controls]"), video = document.querySelector("#thread video[controls]"),
+			doc = document.querySelector("#thread a.download");
+		return !!audio && !!video && !!doc && [audio, video, doc].every((e) => (e.getAttribute("src") || e.getAttribute("href")).startsWith("/dashboard/api/media/"));
+	})()`, 30*time.Second)
+	waitJS(t, ctx, "the voice note playable", `document.querySelector("#thread audio").readyState >= 1 && document.querySelector("#thread audio").duration === 1`, 10*time.Second)
+	if d := eval[string](t, ctx, `document.querySelector("#thread a.download").getAttribute("download") + "|" + document.querySelector("#thread a.download").textContent`); d != "minutes.pdf|Download minutes.pdf" {
+		t.Errorf("the document's link: %q", d)
+	}
+	body := eval[string](t, ctx, `fetch(document.querySelector("#thread a.download").href).then((r) => r.text())`, chromedp.EvalAwaitPromise)
+	if body != string(media["document"].Data) {
+		t.Errorf("the document downloads as %q", body)
 	}
 }
 
@@ -232,11 +338,12 @@ func conversationChanges(t *testing.T, ctx context.Context, contact *wasim.User)
 	}
 }
 
-// waitPhotoStored waits until the received photo is downloaded and served.
-func waitPhotoStored(t *testing.T, p *bridgeProcess) {
+// waitMediaStored waits until the latest n received attachments are
+// downloaded and served.
+func waitMediaStored(t *testing.T, p *bridgeProcess, n int) {
 	t.Helper()
 	testutil.Eventually(t, 30*time.Second, func() bool {
-		_, raw := getMedia(t, p, "/api/messages?direction=in")
+		_, raw := getMedia(t, p, fmt.Sprintf("/api/messages?direction=in&limit=%d", n))
 		var page struct {
 			Messages []struct {
 				Payload struct {
@@ -244,12 +351,19 @@ func waitPhotoStored(t *testing.T, p *bridgeProcess) {
 				} `json:"payload"`
 			} `json:"messages"`
 		}
-		if json.Unmarshal(raw, &page) != nil || len(page.Messages) == 0 || page.Messages[0].Payload.Media == nil {
+		if json.Unmarshal(raw, &page) != nil || len(page.Messages) < n {
 			return false
 		}
-		answer, _ := getMedia(t, p, page.Messages[0].Payload.Media.URL)
-		return answer.StatusCode == http.StatusOK
-	}, "the photo is not served")
+		for _, m := range page.Messages {
+			if m.Payload.Media == nil {
+				return false
+			}
+			if answer, _ := getMedia(t, p, m.Payload.Media.URL); answer.StatusCode != http.StatusOK {
+				return false
+			}
+		}
+		return true
+	}, "the attachments are not served")
 }
 
 // adminPage purges today's info log and deletes an audit record from the
@@ -258,21 +372,24 @@ func waitPhotoStored(t *testing.T, p *bridgeProcess) {
 func adminPage(t *testing.T, ctx context.Context, p *bridgeProcess) {
 	t.Helper()
 	do(t, ctx, "open the admin page", chromedp.Click(chromedp.CSS(`nav a[data-page="admin"]`)))
-	// The redelivery's record comes last: once it shows, the list stays
-	// put under the pointer.
-	waitJS(t, ctx, "the audit list with the redelivery", `document.getElementById("audit").textContent.includes("webhooks.redeliver")`, 10*time.Second)
+	// The replay's record comes last: once it shows, the list stays put
+	// under the pointer.
+	waitJS(t, ctx, "the audit list with the replay", `document.getElementById("audit").textContent.includes("webhooks.replay")`, 10*time.Second)
 	screenshot(t, ctx, "admin.png")
 	id := eval[string](t, ctx, `document.querySelector("#audit li[data-id]").dataset.id`)
 	record := fmt.Sprintf(`document.querySelector('#audit li[data-id=%q]')`, id)
 	do(t, ctx, "delete, then cancel", chromedp.Click(chromedp.CSS(`#audit li[data-id="`+id+`"] button`)))
-	waitJS(t, ctx, "the confirmation", `document.getElementById("confirm").open`, 5*time.Second)
+	waitJS(t, ctx, "the confirmation (to cancel)", `document.getElementById("confirm").open`, 5*time.Second)
 	do(t, ctx, "cancel", chromedp.Click(chromedp.ID("confirm-cancel")))
 	waitJS(t, ctx, "the dialog closed", `!document.getElementById("confirm").open`, 5*time.Second)
 	if !auditHas(t, p, id) {
 		t.Fatal("a cancelled deletion deleted the record")
 	}
+	// The dialog's close event, which re-enables the button, may come after
+	// the click that Chrome's input priority hurries.
+	waitJS(t, ctx, "the button enabled again", `!document.querySelector('#audit li[data-id="`+id+`"] button').disabled`, 5*time.Second)
 	do(t, ctx, "delete, then confirm", chromedp.Click(chromedp.CSS(`#audit li[data-id="`+id+`"] button`)))
-	waitJS(t, ctx, "the confirmation", `document.getElementById("confirm").open`, 5*time.Second)
+	waitJS(t, ctx, "the confirmation (to delete)", `document.getElementById("confirm").open`, 5*time.Second)
 	do(t, ctx, "confirm", chromedp.Click(chromedp.ID("confirm-ok")))
 	waitJS(t, ctx, "the record gone", record+` === null`, 10*time.Second)
 	if auditHas(t, p, id) {
@@ -280,7 +397,7 @@ func adminPage(t *testing.T, ctx context.Context, p *bridgeProcess) {
 	}
 
 	do(t, ctx, "purge today's info log", chromedp.Click(chromedp.CSS(`#purge-form button`)))
-	waitJS(t, ctx, "the confirmation", `document.getElementById("confirm").open`, 5*time.Second)
+	waitJS(t, ctx, "the confirmation (to purge)", `document.getElementById("confirm").open`, 5*time.Second)
 	do(t, ctx, "confirm", chromedp.Click(chromedp.ID("confirm-ok")))
 	waitJS(t, ctx, "the purge done", `document.getElementById("message").textContent.includes("is deleted")`, 10*time.Second)
 	waitJS(t, ctx, "the purge in the audit list", `document.getElementById("audit").textContent.includes("logs.purge · success")`, 10*time.Second)
@@ -326,4 +443,37 @@ func quantile(xs []float64, q float64) float64 {
 	s := slices.Clone(xs)
 	slices.Sort(s)
 	return s[min(len(s)-1, int(q*float64(len(s))))]
+}
+
+// The overview's full-disk banner: shown while DATA_DIR's volume is below
+// DISK_RESERVE, gone when space is back, without a reload and with no
+// console error meanwhile.
+func TestDashboardDiskFullBanner(t *testing.T) {
+	dataDir := tmpfsDataDir(t, "32m")
+	sim := wasim.Start(t)
+	p := linkedBridge(t, sim, dataDir, "DISK_RESERVE=8MiB")
+	ctx := browser(t)
+	var problems testutil.ConsoleProblems
+	if err := chromedp.Listen(ctx, problems.Listen); err != nil {
+		t.Fatal(err)
+	}
+	signInShowing(t, ctx, "http://"+p.addr, "overview-h")
+	waitJS(t, ctx, "connected", pageState+` === "connected"`, 20*time.Second)
+	if !eval[bool](t, ctx, `document.getElementById("banner-disk").hidden`) {
+		t.Fatal("the full-disk banner shows on a disk with room")
+	}
+	do(t, ctx, "mark the page", chromedp.Evaluate[chromedp.Void](`window.notReloaded = true; undefined`))
+	fill := fillDisk(t, dataDir, 4<<20)
+	waitJS(t, ctx, "the full-disk banner", `!document.getElementById("banner-disk").hidden`, 30*time.Second)
+	screenshot(t, ctx, "disk-full.png")
+	if err := os.Remove(fill); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the banner gone", `document.getElementById("banner-disk").hidden && `+pageState+` === "connected"`, 60*time.Second)
+	if !eval[bool](t, ctx, `window.notReloaded === true`) {
+		t.Error("the page reloaded")
+	}
+	if ps := problems.Snapshot(); len(ps) > 0 {
+		t.Errorf("the page reported problems: %v", ps)
+	}
 }

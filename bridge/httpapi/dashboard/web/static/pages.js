@@ -148,18 +148,24 @@ function drawChart(days) {
 // --- messages ---
 
 // entries reads both directions, newest first: outgoing rows and received
-// events, each as {when, chat, text, status, reason, retries, id, dir, raw}.
-async function entries(status, direction) {
+// events, each as {when, chat, text, status, reason, retries, id, dir, raw};
+// chat (optional) keeps one chat's, filtered by the API. A chat the API
+// refuses throws BadChat.
+async function entries(status, direction, chat) {
+  const base = "/messages?limit=200" + (chat ? "&chat=" + encodeURIComponent(chat) : "");
   const reads = [];
-  if (direction !== "in") reads.push(api("/messages?limit=200" + (status ? "&status=" + status : "")));
-  if (direction !== "out" && !status) reads.push(api("/messages?direction=in&limit=200"));
+  if (direction !== "in") reads.push(api(base + (status ? "&status=" + status : "")));
+  if (direction !== "out" && !status) reads.push(api(base + "&direction=in"));
   const out = [];
   for (const a of await Promise.all(reads)) {
+    if (!a.ok && a.body.error && a.body.error.code === "invalid_chat") throw new BadChat(problem(a));
     if (!a.ok) { say(problem(a), true); continue; }
     for (const m of a.body.messages) out.push(m.webhook_id !== undefined ? received(m) : sent(m));
   }
   return out.sort((a, b) => b.when.localeCompare(a.when));
 }
+
+class BadChat extends Error {}
 
 const sent = (m) => ({ when: m.created_at, chat: chatKey(m.recipient), text: m.type, status: m.status,
   reason: m.status === "Failed" ? m.last_error : "", retries: m.retry_count, id: m.id, dir: "out", raw: m });
@@ -173,15 +179,34 @@ function describe(e) {
   return e.text || e.type;
 }
 
+// chatFilter is the chat field as the API names a chat: the spaces, dashes
+// and brackets a person types in a number dropped (a group's id keeps its
+// dash).
+function chatFilter(value) {
+  const v = String(value || "").trim();
+  return v.endsWith("@g.us") ? v : v.replace(/[\s\-()]/g, "");
+}
+
 async function loadMessages() {
   const f = new FormData($("filters"));
-  const chat = chatKey(String(f.get("chat")).replace(/[^0-9a-z@.\-]/gi, ""));
-  const rows = (await entries(f.get("status"), f.get("direction"))).filter((r) => !chat || r.chat.includes(chat));
-  if (!changed($("log"), rows.map((r) => [r.id, r.status, r.reason, r.retries, r.text, r.chat]))) return;
+  const field = $("filter-chat");
+  let rows = [], hint = "No messages.";
+  // A chat that is none is not asked for: the field's pattern says so while
+  // it is typed, and the API's invalid_chat if the pattern let one pass.
+  try {
+    if (field.validity.patternMismatch) throw new BadChat(field.title);
+    rows = await entries(f.get("status"), f.get("direction"), chatFilter(f.get("chat")));
+    field.removeAttribute("aria-invalid");
+  } catch (err) {
+    if (!(err instanceof BadChat)) throw err;
+    field.setAttribute("aria-invalid", "true");
+    hint = err.message;
+  }
+  if (!changed($("log"), [hint, rows.map((r) => [r.id, r.status, r.reason, r.retries, r.text, r.chat])])) return;
   $("log").replaceChildren(...rows.map(logRow));
   if (!rows.length) {
     const tr = el("tr");
-    tr.append(el("td", "No messages.", { colspan: 5 }));
+    tr.append(el("td", hint, { colspan: 5, id: "log-empty" }));
     $("log").append(tr);
   }
 }
@@ -203,11 +228,14 @@ function logRow(r) {
 
 // --- conversations ---
 
+// loadChat lists the chats of the latest traffic and the thread of the
+// chat in the URL, read by the API's chat filter: a chat with no recent
+// traffic shows its thread too.
 async function loadChat() {
-  const all = await entries("", "");
-  const chats = [...new Set(all.map((r) => r.chat))];
   const current = decodeURIComponent(location.hash.split("/")[1] || "");
-  if (!changed($("thread"), [current, all.map((r) => [r.id, r.status, r.raw])])) return;
+  const [all, mine] = await Promise.all([entries("", ""), current ? entries("", "", current) : []]);
+  const chats = [...new Set([current, ...all.map((r) => r.chat)].filter(Boolean))];
+  if (!changed($("thread"), [current, chats, mine.map((r) => [r.id, r.status, r.raw])])) return;
   $("chats").replaceChildren(...chats.map((c) => {
     const li = el("li");
     const a = el("a", c, { href: "#chat/" + encodeURIComponent(c) });
@@ -216,7 +244,7 @@ async function loadChat() {
     return li;
   }));
   $("thread-h").textContent = current ? "Chat with " + current : "Pick a chat";
-  drawThread(all.filter((r) => r.chat === current).reverse());
+  drawThread(mine.reverse());
 }
 
 // drawThread shows a chat oldest first; reactions, edits and revokes change
@@ -282,21 +310,61 @@ function retryWhilePending(img, src) {
 
 // --- receivers ---
 
+// loadReceivers shows each subscription with its health and its dead
+// letters, and offers the enabled ones to the replay.
 async function loadReceivers() {
-  const a = await api("/webhooks/failed");
-  if (!a.ok) { say(problem(a), true); return; }
-  const dead = a.body;
-  if (!changed($("dead-letters"), dead)) return;
-  const health = dead.length ? dead.length + " dead letter" + (dead.length === 1 ? "" : "s") : "healthy: no dead letters";
-  $("receivers").replaceChildren(el("li", "Webhook (WEBHOOK_URL) — " + health, { class: dead.length ? "warn" : "" }));
-  $("dead-letters").replaceChildren(...dead.map((d) => {
-    const li = el("li", `${d.event} · ${when(d.created_at)} · ${d.attempts} attempts · ${d.last_error} `, { "data-id": d.id });
+  const [subs, failed] = await Promise.all([api("/subscriptions"), api("/webhooks/failed")]);
+  const bad = [subs, failed].find((a) => !a.ok);
+  if (bad) { say(problem(bad), true); return; }
+  if (!changed($("receivers"), [subs.body, failed.body])) return;
+  const ids = new Set(subs.body.map((s) => s.id));
+  const items = subs.body.map((s) => receiver(s, failed.body.filter((d) => d.subscription === s.id)));
+  const orphans = failed.body.filter((d) => !ids.has(d.subscription));
+  if (orphans.length) {
+    const li = el("li", null, { class: "card receiver" });
+    li.append(el("h3", "Deleted receivers"), deadLetters("deleted receivers", orphans));
+    items.push(li);
+  }
+  $("receivers").replaceChildren(...items);
+  if (!items.length) $("receivers").append(el("li", "No receivers: set WEBHOOK_URL or add a subscription.", { class: "card" }));
+  replayTargets(subs.body);
+}
+
+// receiver is a subscription as a card: where it delivers (without the
+// target's query, which may carry a token), its health, its dead letters.
+function receiver(s, dead) {
+  const h = s.health;
+  const li = el("li", null, { class: "card receiver " + h.state, "data-subscription": s.id, "data-state": h.state });
+  const t = new URL(s.target);
+  li.append(el("h3", s.id + (s.id === "default" ? " (WEBHOOK_URL)" : "")),
+    el("p", t.protocol + "//" + t.host + t.pathname + " · " + s.format + " · " + (s.events.length ? s.events.join(", ") : "every event"), { class: "note" }),
+    el("p", [h.state, h.pending + " pending", h.dead_letters + " dead letter" + (h.dead_letters === 1 ? "" : "s")].join(" · "),
+      { class: "health " + h.state }));
+  if (h.last_error) li.append(el("p", "Last failure " + when(h.last_failure_at) + ": " + h.last_error, { class: "reason" }));
+  li.append(deadLetters(s.id, dead));
+  return li;
+}
+
+function deadLetters(name, dead) {
+  const list = el("ul", null, { class: "rows", "aria-label": "Dead letters of " + name });
+  list.replaceChildren(...dead.map((d) => {
+    const li = el("li", `${d.event} · ${when(d.created_at)} · ${d.attempts} attempts · ${d.last_error} `, { class: "dead", "data-id": d.id });
     const b = el("button", "Redeliver", { type: "button", class: "secondary", "aria-label": "Redeliver " + d.event + " " + d.webhook_id });
     once(b, () => act("/webhooks/" + d.id + "/redeliver", "POST", "Redelivering " + d.event + "."));
     li.append(b);
     return li;
   }));
-  if (!dead.length) $("dead-letters").append(el("li", "None."));
+  if (!dead.length) list.append(el("li", "No dead letters."));
+  return list;
+}
+
+// replayTargets offers the enabled subscriptions to the replay, keeping
+// the one chosen.
+function replayTargets(subs) {
+  const to = $("replay-to"), keep = to.value;
+  to.replaceChildren(el("option", "Every receiver", { value: "" }),
+    ...subs.filter((s) => s.enabled).map((s) => el("option", s.id, { value: s.id })));
+  to.value = [...to.options].some((o) => o.value === keep) ? keep : "";
 }
 
 // act runs a change and says how it went; the page reads again.
@@ -371,9 +439,10 @@ async function purge(form) {
 
 async function replay(form) {
   const since = new Date($("replay-since").value + "Z").toISOString().replace(/\.\d+Z$/, "Z");
-  const a = await api("/webhooks/replay?since=" + encodeURIComponent(since), "POST");
+  const to = new FormData(form).get("subscription");
+  const a = await api("/webhooks/replay?since=" + encodeURIComponent(since) + (to ? "&subscription=" + encodeURIComponent(to) : ""), "POST");
   if (!a.ok) { say(problem(a), true); return; }
-  say(`Replaying ${a.body.enqueued} events (${a.body.already_pending} were still pending).`, false);
+  say(`Replaying ${a.body.enqueued} events to ${to || "every receiver"} (${a.body.already_pending} were still pending).`, false);
 }
 
 function startPages() {

@@ -2,8 +2,6 @@ package e2e
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -54,15 +52,7 @@ const (
 func TestChartOnRealCluster(t *testing.T) {
 	needCluster(t)
 	testStart := time.Now()
-	privateKey := make([]byte, 32)
-	if _, err := rand.Read(privateKey); err != nil {
-		t.Fatal(err)
-	}
-	rootKey, err := wasim.RootKeyFromHex(hex.EncodeToString(privateKey))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := startCluster(t, hex.EncodeToString(rootKey.Pub[:]))
+	c, sim := startClusterWithSimulator(t)
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("cluster state at the failure:\n%s\n%s", c.kubectl("get", "all,pvc,pv,mb", "-A", "-o", "wide"),
@@ -70,8 +60,6 @@ func TestChartOnRealCluster(t *testing.T) {
 			t.Logf("operator log:\n%s", tail(c.kubectl("logs", "-n", operatorNS, "deploy/"+release+"-msgbridge", "--tail=200")))
 		}
 	})
-	// The pods dial the simulator on this machine's address on their bridge.
-	sim := wasim.Start(t, wasim.Options{Addr: simulatorAddr, RootKey: rootKey})
 	phone, contact := sim.Phone(account), sim.Contact(contactNo, "Alice")
 	ctx := context.Background()
 

@@ -3,6 +3,8 @@ package e2e
 import (
 	"bufio"
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +21,7 @@ import (
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	msgbridgev1alpha1 "github.com/msgbridge/msgbridge/api/v1alpha1"
+	"github.com/msgbridge/msgbridge/bridge/wasim"
 	"github.com/msgbridge/msgbridge/internal/testutil"
 )
 
@@ -59,6 +62,23 @@ func needCluster(t *testing.T) {
 		}
 		t.Skip("HELM is not set; make e2e sets it")
 	}
+}
+
+// startClusterWithSimulator brings the cluster up with images that trust a
+// fresh simulator root key, and starts the simulator with that key on
+// simulatorAddr: the pods dial it on this machine's address on their bridge.
+func startClusterWithSimulator(t *testing.T) (*cluster, *wasim.Simulator) {
+	t.Helper()
+	privateKey := make([]byte, 32)
+	if _, err := rand.Read(privateKey); err != nil {
+		t.Fatal(err)
+	}
+	rootKey, err := wasim.RootKeyFromHex(hex.EncodeToString(privateKey))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := startCluster(t, hex.EncodeToString(rootKey.Pub[:]))
+	return c, wasim.Start(t, wasim.Options{Addr: simulatorAddr, RootKey: rootKey})
 }
 
 // startCluster builds the images (the wasim bridge dials simulatorAddr with

@@ -2,8 +2,6 @@ package e2e
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -53,21 +51,12 @@ func TestFleetBench(t *testing.T) {
 	// The kubelet's pod limit leaves room for CoreDNS and the operator.
 	t.Setenv("E2E_MAX_PODS", strconv.Itoa(n+10))
 	t.Setenv("E2E_VOLUMES", strconv.Itoa(n))
-	privateKey := make([]byte, 32)
-	if _, err := rand.Read(privateKey); err != nil {
-		t.Fatal(err)
-	}
-	rootKey, err := wasim.RootKeyFromHex(hex.EncodeToString(privateKey))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := startCluster(t, hex.EncodeToString(rootKey.Pub[:]))
+	c, sim := startClusterWithSimulator(t)
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("cluster state at the failure:\n%s", tail(c.kubectl("get", "pods,mb", "-A", "-o", "wide")))
 		}
 	})
-	sim := wasim.Start(t, wasim.Options{Addr: simulatorAddr, RootKey: rootKey})
 	contact := sim.Contact(contactNo, "Alice")
 	c.helm(t, "install", release, filepath.Join(repoRoot, "charts", "msgbridge"), "-n", operatorNS, "--create-namespace",
 		"--set", "image.repository=localhost/msgbridge,image.tag=e2e,image.pullPolicy=Never",

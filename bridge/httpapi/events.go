@@ -20,7 +20,7 @@ type EventLog interface {
 	// Published returns a channel closed at the next event; take it
 	// before reading.
 	Published() <-chan struct{}
-	// Settle returns once the event just published is committed.
+	// Settle returns once the events published so far are committed.
 	Settle(ctx context.Context) error
 	LatestEventID(ctx context.Context) (int64, error)
 	EventsAfter(ctx context.Context, after int64, limit int) ([]webhook.Logged, error)
@@ -129,7 +129,15 @@ func (st *stream) run(ctx context.Context, log EventLog) error {
 	tick := time.NewTicker(st.heartbeat)
 	defer tick.Stop()
 	for {
+		// An event is announced from inside its transaction, before its
+		// commit: one announced just before next was taken may not be
+		// readable yet, and next will not announce it again. Settle waits
+		// for that commit, so the read below sees every event announced
+		// before next (reading first lost the wake-up until a heartbeat).
 		next := log.Published()
+		if err := log.Settle(ctx); err != nil {
+			return err
+		}
 		page, err := log.EventsAfter(ctx, st.q.after, streamPage)
 		if err != nil {
 			return err
@@ -144,9 +152,6 @@ func (st *stream) run(ctx context.Context, log EventLog) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-next:
-			if err := log.Settle(ctx); err != nil {
-				return err
-			}
 		case <-tick.C:
 			if err := st.write(": heartbeat\n\n"); err != nil {
 				return err

@@ -18,7 +18,8 @@ import (
 )
 
 // cloudReceiver is a Cloud API webhook receiver: it answers Meta's
-// verification handshake and takes the deliveries whose
+// verification handshake when hub.verify_token is its own (as Chatwoot's
+// MetaTokenVerifyConcern does) and takes the deliveries whose
 // X-Hub-Signature-256 verifies under the app secret.
 type cloudReceiver struct {
 	t      *testing.T
@@ -27,11 +28,15 @@ type cloudReceiver struct {
 	bodies chan []byte
 }
 
-func newCloudReceiver(t *testing.T, secret []byte) *cloudReceiver {
+func newCloudReceiver(t *testing.T, secret []byte, verifyToken string) *cloudReceiver {
 	c := &cloudReceiver{t: t, secret: secret, bodies: make(chan []byte, 64)}
 	c.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodGet && r.URL.Query().Get("hub.mode") == "subscribe" {
-			_, _ = io.WriteString(w, r.URL.Query().Get("hub.challenge"))
+		if q := r.URL.Query(); r.Method == http.MethodGet {
+			if q.Get("hub.mode") != "subscribe" || q.Get("hub.verify_token") != verifyToken {
+				w.WriteHeader(http.StatusForbidden)
+				return
+			}
+			_, _ = io.WriteString(w, q.Get("hub.challenge"))
 			return
 		}
 		body, _ := io.ReadAll(r.Body)
@@ -101,8 +106,9 @@ func (c *cloudReceiver) message(id string) cloudHookMessage {
 // Reply buttons sent through the Cloud door in the shapes Chatwoot and
 // Typebot send them go out as the bridge's own reply buttons: the
 // simulated contact's phone shows them (the native-flow message with its
-// <biz> node), a tap comes back to a Cloud subscription as Cloud's
-// interactive button_reply quoting the message, a repeated
+// <biz> node), a tap comes back to a Cloud subscription (verified with
+// the receiver's own verify token) as Cloud's interactive button_reply
+// quoting the message, a repeated
 // Idempotency-Key sends nothing twice, and a list is refused with Cloud's
 // error, nothing queued.
 func TestCloudReplyButtonsRenderAndTapsArrive(t *testing.T) {
@@ -110,8 +116,9 @@ func TestCloudReplyButtonsRenderAndTapsArrive(t *testing.T) {
 	p := linkedBridge(t, sim, t.TempDir())
 	contact := sim.Contact(alice, "Alice")
 	secret, _ := base64.StdEncoding.DecodeString(strings.TrimPrefix(testWebhookSecret, "whsec_"))
-	cloud := newCloudReceiver(t, secret)
-	sub := `{"id":"chatwoot","target":"` + cloud.srv.URL + `/webhooks/whatsapp","format":"cloud","events":["message.upsert"],"secret":"` + testWebhookSecret + `"}`
+	cloud := newCloudReceiver(t, secret, "cw-verify")
+	sub := `{"id":"chatwoot","target":"` + cloud.srv.URL + `/webhooks/whatsapp","format":"cloud","events":["message.upsert"],"secret":"` +
+		testWebhookSecret + `","credentials":{"token":"cw-verify"}}`
 	if code, raw := request(t, http.MethodPost, "http://"+p.addr+"/api/admin/subscriptions", testAdminToken, "application/json", sub, nil); code != http.StatusCreated {
 		t.Fatalf("the cloud subscription: %d %s", code, raw)
 	}

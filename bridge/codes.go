@@ -180,7 +180,7 @@ var Codes = []CodeInfo{
 	{CodeInternalError, KindInternal, "the bridge failed; see its log"},
 	{CodeInvalidAction, KindInvalid, "action must be add, remove, promote or demote"},
 	{CodeInvalidAudio, KindInvalid, "the file of item N is …, not Ogg/Opus, MP3, M4A, AAC or AMR audio"},
-	{CodeInvalidButtonID, KindInvalid, "buttons[N].id must be 1-N printable ASCII characters"},
+	{CodeInvalidButtonID, KindInvalid, "buttons[N].id must be 1-N bytes of text without control characters"},
 	{CodeInvalidButtonTitle, KindInvalid, "buttons[N].title must be one line of 1-N characters"},
 	{CodeInvalidButtons, KindInvalid, "a message has 1 to N buttons, not N"},
 	{CodeInvalidChat, KindInvalid, "chat must be a number with country code, <id>@g.us, <digits>@lid or <digits>@s.whatsapp.net"},

@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -30,16 +31,17 @@ type Button struct {
 
 // ValidateButtons checks the reply buttons of a message, each fault with
 // its own code: 1-3 buttons, each with a title of 1-20 characters and an id
-// of 1-256 bytes of printable ASCII, ids and titles unique (a tap names its
-// button by both).
+// of 1-256 bytes of text without control characters, ids and titles unique
+// (a tap names its button by both). An id may be any text, as Cloud's are:
+// Chatwoot sends its items' values, in the agents' language, as ids.
 func ValidateButtons(buttons []Button) error {
 	if len(buttons) == 0 || len(buttons) > MaxButtons {
 		return Invalid(CodeInvalidButtons, "a message has 1 to %d buttons, not %d", MaxButtons, len(buttons))
 	}
 	ids, titles := make(map[string]bool, len(buttons)), make(map[string]bool, len(buttons))
 	for i, b := range buttons {
-		if !printableASCII(b.ID, MaxButtonIDBytes) {
-			return Invalid(CodeInvalidButtonID, "buttons[%d].id must be 1-%d printable ASCII characters", i, MaxButtonIDBytes)
+		if !buttonID(b.ID) {
+			return Invalid(CodeInvalidButtonID, "buttons[%d].id must be 1-%d bytes of text without control characters", i, MaxButtonIDBytes)
 		}
 		if !pollText(b.Title, MaxButtonTitleRunes) || strings.ContainsAny(b.Title, "\r\n") {
 			return Invalid(CodeInvalidButtonTitle, "buttons[%d].title must be one line of 1-%d characters", i, MaxButtonTitleRunes)
@@ -52,15 +54,8 @@ func ValidateButtons(buttons []Button) error {
 	return nil
 }
 
-// printableASCII reports 1-limit bytes of printable ASCII.
-func printableASCII(s string, limit int) bool {
-	if s == "" || len(s) > limit || !utf8.ValidString(s) {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < 0x20 || s[i] > 0x7e {
-			return false
-		}
-	}
-	return true
+// buttonID reports 1-MaxButtonIDBytes bytes of UTF-8 text without control
+// characters: the id travels as JSON in the button and back in the tap.
+func buttonID(s string) bool {
+	return s != "" && len(s) <= MaxButtonIDBytes && utf8.ValidString(s) && !strings.ContainsFunc(s, unicode.IsControl)
 }

@@ -3,9 +3,23 @@ package bridge_test
 import (
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/msgbridge/msgbridge/bridge"
 )
+
+// An id is any text without control characters, as Cloud's are: Chatwoot
+// sends its items' values as ids, in the agents' language.
+func TestButtonIDsAreText(t *testing.T) {
+	for id, ok := range map[string]bool{"Não": true, "sí, por favor": true, "注文-17": true, "a\tb": false, "a\nb": false,
+		"\x7f": false, "\xff": false, strings.Repeat("ã", 128): true, strings.Repeat("ã", 129): false} {
+		err := bridge.ValidateButtons([]bridge.Button{{ID: id, Title: "Yes"}})
+		if (err == nil) != ok || (err != nil && bridge.ErrorOf(err).Code != bridge.CodeInvalidButtonID) {
+			t.Errorf("id %q: %v", id, err)
+		}
+	}
+}
 
 // FuzzValidateButtons: reply buttons a client sends are refused with one of
 // the buttons' codes, or accepted within WhatsApp's bounds.
@@ -33,7 +47,8 @@ func FuzzValidateButtons(f *testing.F) {
 		}
 		seen := map[string]bool{}
 		for _, b := range buttons {
-			if b.ID == "" || len(b.ID) > bridge.MaxButtonIDBytes || strings.TrimSpace(b.Title) == "" ||
+			if b.ID == "" || len(b.ID) > bridge.MaxButtonIDBytes || !utf8.ValidString(b.ID) || strings.ContainsFunc(b.ID, unicode.IsControl) ||
+				strings.TrimSpace(b.Title) == "" ||
 				len([]rune(b.Title)) > bridge.MaxButtonTitleRunes || seen["id"+b.ID] || seen["t"+b.Title] {
 				t.Fatalf("accepted %+v", buttons)
 			}

@@ -23,6 +23,9 @@ const (
 	CodeGeneric          = 131000 // something went wrong
 	CodeMediaUpload      = 131053 // the media could not be uploaded
 	CodeMediaDownload    = 131052 // a linked media could not be downloaded
+	CodeParamMissing     = 131008 // a required parameter is missing
+	CodeParamInvalid     = 131009 // a parameter's value is not valid
+	CodeUnsupportedType  = 131051 // the message type is not supported
 	CodeTemplateMissing  = 132001 // the template does not exist in the language
 	CodeTemplateParams   = 132000 // the template's parameters do not match
 	// subcodeNoObject is Graph's "object with ID does not exist".
@@ -59,6 +62,23 @@ func graphErr(status, code int, message, details, bridgeCode string) *GraphError
 // invalidParam is Graph's (#100) for a bad parameter.
 func invalidParam(bridgeCode, details string) *GraphError {
 	return graphErr(http.StatusBadRequest, CodeInvalidParameter, "(#100) Invalid parameter", details, bridgeCode)
+}
+
+// missingParam is Graph's (#131008) for a required parameter left out.
+func missingParam(bridgeCode, details string) *GraphError {
+	return graphErr(http.StatusBadRequest, CodeParamMissing, "(#131008) Required parameter is missing", details, bridgeCode)
+}
+
+// invalidValue is Graph's (#131009) for a parameter's value out of its
+// bounds.
+func invalidValue(bridgeCode, details string) *GraphError {
+	return graphErr(http.StatusBadRequest, CodeParamInvalid, "(#131009) Parameter value is not valid", details, bridgeCode)
+}
+
+// unsupportedType is Graph's (#131051) for a kind of message the bridge
+// does not send.
+func unsupportedType(bridgeCode, details string) *GraphError {
+	return graphErr(http.StatusBadRequest, CodeUnsupportedType, "(#131051) Unsupported message type", details, bridgeCode)
 }
 
 var errUnknownPath = func() *GraphError {

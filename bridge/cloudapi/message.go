@@ -13,7 +13,7 @@ import (
 )
 
 // maxMessageBody bounds a Cloud message body, as the JSON door bounds its
-// own: a full text, a vCard, a list of ten sections fit.
+// own: a full text, a vCard, an interactive message fit.
 const maxMessageBody = 256 << 10
 
 // cloudMessage is the body of POST /{version}/{phone_number_id}/messages:
@@ -96,6 +96,7 @@ type apiMessage struct {
 	Media    *apiMedia   `json:"media,omitempty"`
 	Location *cloudPlace `json:"location,omitempty"`
 	Contact  *apiContact `json:"contact,omitempty"`
+	Buttons  []apiButton `json:"buttons,omitempty"`
 }
 
 type apiMedia struct {

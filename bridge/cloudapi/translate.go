@@ -1,10 +1,6 @@
 package cloudapi
 
-import (
-	"net/http"
-	"strconv"
-	"strings"
-)
+import "net/http"
 
 // sendTypes lists the message types the door takes, for its errors.
 const sendTypes = "text, image, video, audio, document, sticker, location, contacts, reaction, interactive or template"
@@ -35,11 +31,11 @@ func (d *Door) translate(r *http.Request, m cloudMessage) (apiMessage, func(), e
 		}
 		msg.Type, msg.Contact = "contact", &apiContact{VCard: card}
 	case "interactive":
-		text, err := renderInteractive(m.Interactive)
+		text, buttons, err := replyButtons(m.Interactive)
 		if err != nil {
 			return msg, nothing, err
 		}
-		msg.Type, msg.Text = "text", text
+		msg.Type, msg.Text, msg.Buttons = "buttons", text, buttons
 	case "template":
 		text, err := d.renderTemplate(r, m.Template)
 		if err != nil {
@@ -104,99 +100,4 @@ func (d *Door) translateMedia(r *http.Request, m cloudMessage, msg apiMessage) (
 	}
 	msg.Media.UploadID = id
 	return msg, func() { d.forgetUpload(r, id) }, nil
-}
-
-// renderInteractive renders buttons, lists and call-to-action links as
-// text: header, body, the choices numbered, footer. The contact answers by
-// typing; a native interactive message is another issue's.
-func renderInteractive(in *interactive) (string, error) {
-	if in == nil || in.Body == nil || strings.TrimSpace(in.Body.Text) == "" {
-		return "", invalidParam("missing_text", "an interactive message needs interactive.body.text")
-	}
-	var b strings.Builder
-	if in.Header != nil && in.Header.Text != "" {
-		b.WriteString("*" + in.Header.Text + "*\n\n")
-	}
-	b.WriteString(in.Body.Text)
-	choices := in.choices()
-	for i, c := range choices {
-		if i == 0 {
-			b.WriteString("\n")
-		}
-		b.WriteString("\n" + strconv.Itoa(i+1) + ". " + c)
-	}
-	if in.Footer != nil && in.Footer.Text != "" {
-		b.WriteString("\n\n_" + in.Footer.Text + "_")
-	}
-	switch in.Type {
-	case "button", "list", "cta_url":
-	default:
-		return "", invalidParam("unknown_type", `interactive.type must be "button", "list" or "cta_url"`)
-	}
-	return b.String(), nil
-}
-
-// interactive is Cloud's interactive object, as far as text renders it.
-type interactive struct {
-	Type   string    `json:"type"`
-	Header *textPart `json:"header"`
-	Body   *textPart `json:"body"`
-	Footer *textPart `json:"footer"`
-	Action *iaAction `json:"action"`
-}
-
-type textPart struct {
-	Type string `json:"type"`
-	Text string `json:"text"`
-}
-
-type iaAction struct {
-	Button   string      `json:"button"`
-	Buttons  []iaButton  `json:"buttons"`
-	Sections []iaSection `json:"sections"`
-	Name     string      `json:"name"`
-	Params   *struct {
-		DisplayText string `json:"display_text"`
-		URL         string `json:"url"`
-	} `json:"parameters"`
-}
-
-type iaButton struct {
-	Reply struct {
-		ID    string `json:"id"`
-		Title string `json:"title"`
-	} `json:"reply"`
-}
-
-type iaSection struct {
-	Title string `json:"title"`
-	Rows  []struct {
-		ID          string `json:"id"`
-		Title       string `json:"title"`
-		Description string `json:"description"`
-	} `json:"rows"`
-}
-
-// choices are the lines a contact chooses from.
-func (in *interactive) choices() []string {
-	if in.Action == nil {
-		return nil
-	}
-	var out []string
-	for _, b := range in.Action.Buttons {
-		out = append(out, b.Reply.Title)
-	}
-	for _, s := range in.Action.Sections {
-		for _, row := range s.Rows {
-			line := row.Title
-			if row.Description != "" {
-				line += " - " + row.Description
-			}
-			out = append(out, line)
-		}
-	}
-	if p := in.Action.Params; p != nil && p.URL != "" {
-		out = append(out, p.DisplayText+": "+p.URL)
-	}
-	return out
 }

@@ -38,13 +38,13 @@ func TestTranslate(t *testing.T) {
 		{`{"type":"text","context":null,"text":{"body":"hi"}}`, "", func(m apiMessage) bool { return m.ReplyTo == nil }},
 		{`{"type":"sticker","sticker":{"id":"u1"}}`, "", func(m apiMessage) bool { return m.Type == "image" && m.Media.UploadID == "u1" }},
 		{`{"type":"audio","audio":{"id":"u1","caption":"dropped"}}`, "", func(m apiMessage) bool { return m.Text == "" }},
-		{`{"type":"interactive","interactive":{"type":"list","header":{"type":"text","text":"Menu"},"body":{"text":"Pick"},"footer":{"text":"bye"},
-			"action":{"button":"See","sections":[{"title":"A","rows":[{"id":"1","title":"Tea","description":"hot"}]}]}}}`, "",
+		{`{"type":"interactive","interactive":{"type":"button","header":{"type":"text","text":"Order 17"},"body":{"text":"Deliver today?"},
+			"footer":{"text":"Shop"},"action":{"buttons":[{"type":"reply","reply":{"id":"y","title":"Yes"}}]}}}`, "",
 			func(m apiMessage) bool {
-				return m.Type == "text" && m.Text == "*Menu*\n\nPick\n\n1. Tea - hot\n\n_bye_"
+				return m.Type == "buttons" && m.Text == "*Order 17*\n\nDeliver today?\n\n_Shop_" && len(m.Buttons) == 1 && m.Buttons[0] == apiButton{"y", "Yes"}
 			}},
-		{`{"type":"interactive","interactive":{"type":"cta_url","body":{"text":"See"},"action":{"name":"cta_url","parameters":{"display_text":"Site","url":"https://x.test"}}}}`, "",
-			func(m apiMessage) bool { return m.Text == "See\n\n1. Site: https://x.test" }},
+		{`{"type":"interactive","interactive":{"type":"list","body":{"text":"Pick"},"action":{"button":"See","sections":[{"rows":[{"id":"1","title":"Tea"}]}]}}}`,
+			codeUnsupportedInteractive, nil},
 		{`{"type":"contacts","contacts":[{"name":{"formatted_name":"A;B"},"phones":[{"phone":"+1 2","wa_id":"12","type":"WORK"}]}]}`, "",
 			func(m apiMessage) bool {
 				return m.Type == "contact" && strings.Contains(m.Contact.VCard, "FN:A\\;B\n") && strings.Contains(m.Contact.VCard, "TEL;type=WORK;waid=12:+1 2")
@@ -56,7 +56,7 @@ func TestTranslate(t *testing.T) {
 		{`{"type":"image","image":{"link":"http://not.allowed/a.png"}}`, "media_host_not_allowed", nil},
 		{`{"type":"video","video":{"link":"file:///etc/passwd"}}`, "invalid_link", nil},
 		{`{"type":"contacts","contacts":[{},{}]}`, "too_many_contacts", nil},
-		{`{"type":"interactive","interactive":{"type":"flow","body":{"text":"x"}}}`, "unknown_type", nil},
+		{`{"type":"interactive","interactive":{"type":"flow","body":{"text":"x"}}}`, codeUnsupportedInteractive, nil},
 		{`{"type":"template","template":{"name":"x","language":{"code":"en"}}}`, "template_not_found", nil},
 		{`{"type":"poll"}`, "unknown_type", nil},
 		{`{}`, "missing_type", nil},
@@ -118,7 +118,7 @@ func TestGraphErrorOfBridgeErrors(t *testing.T) {
 
 // FuzzTranslate: any body is a message or Graph's error, never a panic.
 func FuzzTranslate(f *testing.F) {
-	for _, s := range []string{`{"type":"text","text":{"body":"x"}}`, `{"type":"interactive","interactive":{"type":"button","body":{"text":"a"},"action":{"buttons":[{"reply":{"title":"b"}}]}}}`,
+	for _, s := range []string{`{"type":"text","text":{"body":"x"}}`, `{"type":"interactive","interactive":{"type":"button","body":{"text":"a"},"action":{"buttons":[{"type":"reply","reply":{"id":"i","title":"b"}}]}}}`,
 		`{"type":"contacts","contacts":[{"name":{"first_name":"a"},"emails":[{"email":"a@b"}],"org":{"company":"c"}}]}`,
 		`{"type":"image","image":{"link":"http://h/x"}}`, `{"type":"template","template":{}}`, `{"type":"location","location":{}}`} {
 		f.Add(s)

@@ -240,7 +240,7 @@ func TestPostMessageValidation(t *testing.T) {
 		{`{"to":"4915100000002","type":"buttons","text":"Go?","buttons":[]}`, 400, "invalid_buttons"},
 		{`{"to":"4915100000002","type":"buttons","text":"Go?","buttons":[{"id":"a","title":"A"},{"id":"b","title":"B"},{"id":"c","title":"C"},{"id":"d","title":"D"}]}`, 400, "invalid_buttons"},
 		{`{"to":"4915100000002","type":"buttons","text":"Go?","buttons":[{"id":"","title":"A"}]}`, 400, "invalid_button_id"},
-		{`{"to":"4915100000002","type":"buttons","text":"Go?","buttons":[{"id":"a\u00e9","title":"A"}]}`, 400, "invalid_button_id"},
+		{`{"to":"4915100000002","type":"buttons","text":"Go?","buttons":[{"id":"a\u0007","title":"A"}]}`, 400, "invalid_button_id"},
 		{`{"to":"4915100000002","type":"buttons","text":"Go?","buttons":[{"id":"a","title":"` + strings.Repeat("x", 21) + `"}]}`, 400, "invalid_button_title"},
 		{`{"to":"4915100000002","type":"buttons","text":"Go?","buttons":[{"id":"a","title":"A\nB"}]}`, 400, "invalid_button_title"},
 		{`{"to":"4915100000002","type":"buttons","text":"Go?","buttons":[{"id":"a","title":"A"},{"id":"a","title":"B"}]}`, 400, "duplicate_button"},

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -208,6 +209,33 @@ func TestSubscriptionValidation(t *testing.T) {
 	ok := Subscription{ID: "k8s-a", Target: "nats://nats:4222/msgbridge.events", Credentials: Credentials{User: "u", Password: "p"}}
 	if err := ok.Validate(); err != nil || ok.Format != FormatStandard {
 		t.Errorf("valid: %v, format %q", err, ok.Format)
+	}
+}
+
+// handshakeFormat is a format whose receivers expect a handshake, as the
+// Cloud door's cloud format is.
+type handshakeFormat struct{ standardFormat }
+
+func (handshakeFormat) Verify(context.Context, Subscription) error { return nil }
+
+// A format that performs a handshake takes its token as credentials.token
+// on an HTTP target (Chatwoot checks its own verify token); user and
+// password, or a token for a format without a handshake, stay refused.
+func TestHandshakeTokenOnHTTPTargets(t *testing.T) {
+	RegisterFormat("handshake-test", handshakeFormat{})
+	ok := Subscription{ID: "cw", Target: "https://chatwoot.example/webhooks/whatsapp/+4915100000001", Format: "handshake-test",
+		Credentials: Credentials{Token: "cw-verify"}}
+	if err := ok.Validate(); err != nil {
+		t.Errorf("a verify token: %v", err)
+	}
+	for _, s := range []Subscription{
+		{ID: "a", Target: "http://x", Format: "handshake-test", Credentials: Credentials{User: "u", Password: "p"}},
+		{ID: "a", Target: "http://x", Format: FormatStandard, Credentials: Credentials{Token: "t"}},
+		{ID: "a", Target: "http://x", Format: "handshake-test", Credentials: Credentials{Token: strings.Repeat("t", 5000)}},
+	} {
+		if be, ok := errors.AsType[*bridge.Error](s.Validate()); !ok || be.Code != "invalid_credentials" {
+			t.Errorf("%+v: %v, want invalid_credentials", s.Credentials, be)
+		}
 	}
 }
 

@@ -111,7 +111,7 @@ func (s *Subscription) Validate() error {
 	if err := ValidID(s.ID); err != nil {
 		return err
 	}
-	if err := validTarget(s.Target, s.Credentials); err != nil {
+	if err := validTarget(s.Target, s.Credentials, handshakes(s.Format)); err != nil {
 		return err
 	}
 	for _, e := range s.Events {
@@ -128,9 +128,21 @@ func (s *Subscription) Validate() error {
 	return validHeaders(s.Headers)
 }
 
+// handshakes reports a format whose receivers verify a handshake (the
+// cloud format's Meta hub.challenge), whose token is credentials.token.
+func handshakes(format string) bool {
+	f, err := formatOf(format)
+	if err != nil {
+		return false
+	}
+	_, ok := f.(Verifier)
+	return ok
+}
+
 // validTarget checks the target's form; whether it answers is the probe's
-// business.
-func validTarget(target string, creds Credentials) error {
+// business. An HTTP receiver takes no credentials but the handshake's
+// token, when its format performs one (Chatwoot's verify token).
+func validTarget(target string, creds Credentials, handshake bool) error {
 	u, err := url.Parse(target)
 	if err != nil || len(target) > maxTargetLen || u.Host == "" || u.User != nil || u.Fragment != "" {
 		return invalid("invalid_target",
@@ -138,10 +150,11 @@ func validTarget(target string, creds Credentials) error {
 	}
 	switch u.Scheme {
 	case schemeHTTP, schemeHTTPS:
-		if creds.Set() {
-			return invalid("invalid_credentials", "credentials are for nats:// targets; an HTTP receiver verifies the signature (secret)")
+		if creds.User != "" || creds.Password != "" || (creds.Token != "" && !handshake) {
+			return invalid("invalid_credentials", "credentials are for nats:// targets, and a token for the verification "+
+				"handshake of format cloud; an HTTP receiver verifies the signature (secret)")
 		}
-		return nil
+		return validCredentials(creds)
 	case schemeNATS:
 		if _, err := subjectPrefix(u); err != nil {
 			return err

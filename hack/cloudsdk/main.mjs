@@ -1,12 +1,15 @@
 // Two published WhatsApp Cloud API client libraries, used unchanged but
 // for their base URL, against the bridge's Cloud API door: every message
-// type to a simulated contact, a read mark, media up and down, templates,
-// and the bridge's Cloud webhooks parsed (signature included) by each
-// library's own webhook code. TestCloudSDKs (bridge/cmd/bridge) runs it
+// type to a simulated contact (reply buttons built by each library's own
+// builder; the kinds the bridge does not send refused with Cloud's error),
+// a read mark, media up and down, templates, and the bridge's Cloud
+// webhooks (a tap on a button among them) parsed, signature included, by
+// each library's own webhook code. TestCloudSDKs (bridge/cmd/bridge) runs it
 // and checks on the simulator that every message arrived.
 import { readFileSync } from "node:fs";
 import { WhatsAppAPI } from "whatsapp-api-js";
 import { Text, Image, Document, Location, Contacts, Reaction, Interactive, ActionButtons, Button, Body } from "whatsapp-api-js/messages";
+import { Header, Footer, ActionCTA } from "whatsapp-api-js/messages";
 import { Name, Phone } from "whatsapp-api-js/messages";
 import { WhatsAppClient } from "@kapso/whatsapp-cloud-api";
 import { verifySignature, normalizeWebhook } from "@kapso/whatsapp-cloud-api/server";
@@ -19,7 +22,7 @@ const env = (k) => {
 const base = env("BRIDGE_URL"), token = env("TOKEN"), phone = env("PHONE_ID"), to = env("TO");
 const waba = env("WABA"), appSecret = env("APP_SECRET"), readID = env("READ_ID");
 const png = new Uint8Array(readFileSync(env("PNG_FILE")));
-const sent = {};
+const sent = {}, refused = {};
 const must = (cond, what) => { if (!cond) throw new Error(what); };
 
 // whatsapp-api-js names graph.facebook.com in its URLs; its fetch ponyfill
@@ -51,7 +54,9 @@ async function viaWhatsAppAPIJS() {
   await id("location", api.sendMessage(phone, to, new Location(13.4, 52.52, "Office", "Street 1")));
   await id("contacts", api.sendMessage(phone, to, new Contacts([new Name("Bob B", "Bob"), new Phone("+4915100000003", "CELL", "4915100000003")])));
   await id("interactive", api.sendMessage(phone, to, new Interactive(
-    new ActionButtons(new Button("y", "Yes"), new Button("n", "No")), new Body("Coming?"))));
+    new ActionButtons(new Button("y", "Yes"), new Button("n", "No")), new Body("Coming?"), new Header("Party"), new Footer("RSVP"))));
+  const cta = await api.sendMessage(phone, to, new Interactive(new ActionCTA("Site", "https://example.com"), new Body("See")));
+  refused["wajs cta_url"] = cta?.error?.code ?? 0;
   await id("reply", api.sendMessage(phone, to, new Text("as I said"), first));
   await id("reaction", api.sendMessage(phone, to, new Reaction(first, "👍")));
   const read = await api.markAsRead(phone, readID);
@@ -83,8 +88,15 @@ async function viaKapso() {
   await id("location", client.messages.sendLocation({ phoneNumberId: phone, to, location: { latitude: 52.52, longitude: 13.4, name: "Office" } }));
   await id("template", client.messages.sendTemplate({ phoneNumberId: phone, to,
     template: { name: "kapso_hello", language: { code: "en_US" }, components: [{ type: "body", parameters: [{ type: "text", text: "Ana" }] }] } }));
-  await id("list", client.messages.sendInteractiveList({ phoneNumberId: phone, to, bodyText: "Pick one", buttonText: "Menu",
-    sections: [{ title: "Fruit", rows: [{ id: "a", title: "Apple" }, { id: "b", title: "Pear" }] }] }));
+  await id("buttons", client.messages.sendInteractiveButtons({ phoneNumberId: phone, to, bodyText: "Pick one",
+    header: { type: "text", text: "Fruit" }, footerText: "fresh", buttons: [{ id: "a", title: "Apple" }, { id: "b", title: "Pear" }] }));
+  try {
+    await client.messages.sendInteractiveList({ phoneNumberId: phone, to, bodyText: "Pick one", buttonText: "Menu",
+      sections: [{ title: "Fruit", rows: [{ id: "a", title: "Apple" }, { id: "b", title: "Pear" }] }] });
+    refused["kapso list"] = 0;
+  } catch (e) {
+    refused["kapso list"] = e.code ?? -1;
+  }
   await id("reply", client.messages.sendText({ phoneNumberId: phone, to, body: "kapso reply", contextMessageId: first }));
   await id("reaction", client.messages.sendReaction({ phoneNumberId: phone, to, reaction: { messageId: first, emoji: "❤️" } }));
   await client.messages.markRead({ phoneNumberId: phone, messageId: readID });
@@ -94,14 +106,16 @@ async function viaKapso() {
 async function parseHooks() {
   const hooks = JSON.parse(readFileSync(env("HOOKS_FILE"), "utf8"));
   const seen = { wajs: [], kapso: [] };
-  api.on.message = ({ message, from }) => { seen.wajs.push({ kind: "message", id: message.id, type: message.type, from }); };
+  api.on.message = ({ message, from }) => {
+    seen.wajs.push({ kind: "message", id: message.id, type: message.type, from, reply: message.interactive?.button_reply?.id });
+  };
   api.on.status = ({ id, status, error }) => { seen.wajs.push({ kind: "status", id, status, code: error?.code ?? 0 }); };
   for (const h of hooks) {
     await api.post(JSON.parse(h.body), h.body, h.signature);
     must(verifySignature({ appSecret, rawBody: h.body, signatureHeader: h.signature }), "kapso: the signature does not verify");
     must(!verifySignature({ appSecret: appSecret + "x", rawBody: h.body, signatureHeader: h.signature }), "kapso: a wrong secret verifies");
     const n = normalizeWebhook(JSON.parse(h.body));
-    for (const m of n.messages) seen.kapso.push({ kind: "message", id: m.id, type: m.type });
+    for (const m of n.messages) seen.kapso.push({ kind: "message", id: m.id, type: m.type, reply: m.interactive?.buttonReply?.id });
     for (const s of n.statuses) seen.kapso.push({ kind: "status", id: s.id, status: s.status });
   }
   let refused = false;
@@ -113,4 +127,4 @@ async function parseHooks() {
 await viaWhatsAppAPIJS();
 await viaKapso();
 const hooks = await parseHooks();
-console.log(JSON.stringify({ sent, hooks }));
+console.log(JSON.stringify({ sent, refused, hooks }));

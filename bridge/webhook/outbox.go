@@ -156,17 +156,15 @@ func (o *Outbox) Subscribed(id string) (exists, enabled bool) {
 // rank, ?7 next_attempt_at, ?8 expires_at, ?9 created_at. A row stored
 // while its key has a pending row waits behind it (behind = 1), outside
 // the due index, until that row ends; the database's triggers then make it
-// the head.
+// the head. VALUES, not a SELECT: an INSERT that selects from its own
+// table has SQLite copy the selection into a temporary table first, which
+// doubled the cost of a row.
 const storeRow = `INSERT INTO webhook_outbox (subscription, webhook_id, event, payload, ordering_key, rank, next_attempt_at,
 		expires_at, created_at, behind)
-	SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, EXISTS (SELECT 1 FROM webhook_outbox
-		WHERE subscription = ?1 AND ordering_key = ?5 AND status = 'pending')`
+	VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, EXISTS (SELECT 1 FROM webhook_outbox
+		WHERE subscription = ?1 AND ordering_key = ?5 AND status = 'pending'))`
 
-// insertEvent is storeRow unless a status of the same message with an
-// equal or higher rank is already queued (a late status): the check is in
-// the insert, one statement per row.
-const insertEvent = storeRow + `
-	WHERE ?6 = 0 OR ?6 > (SELECT coalesce(max(rank), 0) FROM webhook_outbox WHERE subscription = ?1 AND ordering_key = ?5)`
+const maxRankOfKey = `SELECT coalesce(max(rank), 0) FROM webhook_outbox WHERE subscription = ? AND ordering_key = ?`
 
 // Enqueue stores ev in tx, a transaction of Options.Batcher, so that the
 // event commits together with the change that causes it: one row for every
@@ -187,7 +185,16 @@ func (o *Outbox) Enqueue(ctx context.Context, tx *sql.Tx, ev Event) error {
 		if !l.Takes(ev.Type) {
 			continue
 		}
-		if _, err := o.insert(ctx, tx, insertEvent, l.ID, ev, body); err != nil {
+		if ev.Rank > 0 {
+			var top int
+			if err := o.stmts.QueryRow(ctx, tx, maxRankOfKey, l.ID, ev.Key).Scan(&top); err != nil {
+				return fmt.Errorf("webhook %s: %w", ev.Type, err)
+			}
+			if top >= ev.Rank {
+				continue // a later status of this message is already queued
+			}
+		}
+		if _, err := o.insert(ctx, tx, storeRow, l.ID, ev, body); err != nil {
 			return err
 		}
 	}
@@ -216,10 +223,8 @@ func (o *Outbox) insert(ctx context.Context, tx *sql.Tx, query, subscription str
 }
 
 const (
-	dropEnded = `DELETE FROM webhook_outbox WHERE subscription = ? AND webhook_id = ? AND status <> 'pending'`
-	// WHERE true: SQLite reads an ON CONFLICT after a SELECT without WHERE
-	// as part of a join.
-	insertUnlessSet = storeRow + ` WHERE true ON CONFLICT (subscription, webhook_id) DO NOTHING`
+	dropEnded       = `DELETE FROM webhook_outbox WHERE subscription = ? AND webhook_id = ? AND status <> 'pending'`
+	insertUnlessSet = storeRow + ` ON CONFLICT (subscription, webhook_id) DO NOTHING`
 )
 
 // Requeue stores ev again under its ID (which it must have), in tx, due

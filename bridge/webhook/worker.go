@@ -3,6 +3,7 @@ package webhook
 import (
 	"context"
 	"database/sql"
+	"sync"
 	"time"
 
 	"github.com/msgbridge/msgbridge/bridge/durable"
@@ -244,8 +245,15 @@ func (o *Outbox) start(ctx context.Context, r row) bool {
 	o.running.Add(1)
 	go func() {
 		defer o.running.Done()
-		defer func() { <-st.slots }()
-		o.deliver(ctx, l, r)
+		var once sync.Once
+		free := func() {
+			once.Do(func() {
+				<-st.slots
+				o.wake.Notify() // a waiting row of the subscription may start
+			})
+		}
+		defer free()
+		o.deliver(ctx, l, r, free)
 	}()
 	return true
 }

@@ -372,6 +372,34 @@ var migrations = []string{
 	// has no reader left.
 	`CREATE INDEX webhook_due_of ON webhook_outbox (subscription, next_attempt_at, id) WHERE status = 'pending';
 	DROP INDEX webhook_due`,
+	// 17: only the head of each (subscription, ordering key) is due. The
+	// rows queued behind it (behind = 1) are outside the due index, so a
+	// receiver that fails at once with a backlog in one chat costs each
+	// scan one row, not a walk of the backlog. The outbox sets behind when
+	// it stores a row; the triggers make the next row the head in the
+	// transaction that ends the head (delivered, dead, deleted), so that a
+	// crash never leaves a chat without one.
+	`ALTER TABLE webhook_outbox ADD COLUMN behind INTEGER NOT NULL DEFAULT 0;
+	UPDATE webhook_outbox AS o SET behind = 1 WHERE o.status = 'pending' AND EXISTS (SELECT 1 FROM webhook_outbox p
+		WHERE p.status = 'pending' AND p.subscription = o.subscription AND p.ordering_key = o.ordering_key AND p.id < o.id);
+	DROP INDEX webhook_due_of;
+	CREATE INDEX webhook_due_of ON webhook_outbox (subscription, next_attempt_at, id) WHERE status = 'pending' AND behind = 0;
+	DROP INDEX webhook_head;
+	CREATE INDEX webhook_head ON webhook_outbox (subscription, ordering_key, behind, id) WHERE status = 'pending';
+	CREATE TRIGGER webhook_next_head AFTER UPDATE OF status ON webhook_outbox
+		WHEN old.status = 'pending' AND new.status <> 'pending' AND old.behind = 0
+	BEGIN
+		UPDATE webhook_outbox SET behind = 0 WHERE id = (SELECT id FROM webhook_outbox
+			WHERE subscription = old.subscription AND ordering_key = old.ordering_key AND status = 'pending' AND behind = 1
+			ORDER BY id LIMIT 1);
+	END;
+	CREATE TRIGGER webhook_next_head_of_deleted AFTER DELETE ON webhook_outbox
+		WHEN old.status = 'pending' AND old.behind = 0
+	BEGIN
+		UPDATE webhook_outbox SET behind = 0 WHERE id = (SELECT id FROM webhook_outbox
+			WHERE subscription = old.subscription AND ordering_key = old.ordering_key AND status = 'pending' AND behind = 1
+			ORDER BY id LIMIT 1);
+	END`,
 }
 
 // OpenExistingBridgeDB opens bridge.db when it exists, which checks that it

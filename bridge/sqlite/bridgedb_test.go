@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/msgbridge/msgbridge/bridge"
@@ -110,5 +112,63 @@ func TestMessagesSurvivePollStep(t *testing.T) {
 	want := []string{`msg_bWA0{"ptt":true}4915100000000`, `msg_aWA0{"ptt":true}4915100000000`}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("after the poll step: %v, want %v", got, want)
+	}
+}
+
+// The step that adds behind: the pending rows of a webhook subscription's key queued behind
+// its head are marked behind, and the triggers make the next row the head
+// when the head is delivered, dead or deleted, in the same transaction.
+func TestWebhookRowsWaitBehindTheirHead(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "bridge.db"), testKey, purpose)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	before := slices.IndexFunc(migrations, func(m string) bool { return strings.Contains(m, "ADD COLUMN behind") })
+	if err := Migrate(ctx, db, migrations[:before]); err != nil {
+		t.Fatal(err)
+	}
+	// Chat a: 1 delivered, 2-4 pending; chat b: 5 pending; chat a of crm: 6 pending.
+	for _, r := range []struct {
+		id       int
+		sub, key string
+		status   string
+	}{{1, "default", "a", "delivered"}, {2, "default", "a", "pending"}, {3, "default", "a", "pending"},
+		{4, "default", "a", "pending"}, {5, "default", "b", "pending"}, {6, "crm", "a", "pending"}} {
+		if _, err := db.Exec(`INSERT INTO webhook_outbox (id, subscription, webhook_id, event, payload, ordering_key, status,
+			next_attempt_at, expires_at, created_at) VALUES (?, ?, ?, 'message.upsert', '{}', ?, ?, 1, 2, 1)`,
+			r.id, r.sub, fmt.Sprint("msg_", r.id), r.key, r.status); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := Migrate(ctx, db, migrations); err != nil {
+		t.Fatal(err)
+	}
+	heads := func() string {
+		t.Helper()
+		var s string
+		if err := db.QueryRow(`SELECT group_concat(id, ',') FROM (SELECT id FROM webhook_outbox
+			WHERE status = 'pending' AND behind = 0 ORDER BY id)`).Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	for _, step := range []struct{ change, want string }{
+		{``, "2,5,6"},
+		{`UPDATE webhook_outbox SET status = 'delivered' WHERE id = 2`, "3,5,6"},
+		{`UPDATE webhook_outbox SET attempts = 1, next_attempt_at = 9 WHERE id = 3`, "3,5,6"}, // a retry stays the head
+		{`UPDATE webhook_outbox SET status = 'dead' WHERE id = 3`, "4,5,6"},
+		{`DELETE FROM webhook_outbox WHERE id = 4`, "5,6"},
+		{`DELETE FROM webhook_outbox WHERE id = 1`, "5,6"}, // an ended row: nothing to do
+	} {
+		if step.change != "" {
+			if _, err := db.Exec(step.change); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got := heads(); got != step.want {
+			t.Errorf("after %q: heads %s, want %s", step.change, got, step.want)
+		}
 	}
 }

@@ -50,6 +50,14 @@ func (o *Outbox) Failed(ctx context.Context) ([]DeadLetter, error) {
 	return out, rows.Err()
 }
 
+// redeliver makes a dead letter pending again: the head of its key, or,
+// while its key has a pending row, behind it (the triggers make it the head
+// when that row ends).
+const redeliver = `UPDATE webhook_outbox AS o SET status = 'pending', next_attempt_at = ?, expires_at = ?,
+		behind = EXISTS (SELECT 1 FROM webhook_outbox p WHERE p.subscription = o.subscription
+			AND p.ordering_key = o.ordering_key AND p.status = 'pending')
+	WHERE o.id = ?`
+
 // Redeliver puts dead letter id back in the queue, due now, with a new
 // retry window. It keeps its webhook-id, so a receiver that did process
 // it can tell.
@@ -66,8 +74,7 @@ func (o *Outbox) Redeliver(ctx context.Context, id int64) error {
 		if status != "dead" {
 			return ErrNotDead
 		}
-		_, err := tx.ExecContext(ctx, `UPDATE webhook_outbox SET status = 'pending', next_attempt_at = ?, expires_at = ? WHERE id = ?`,
-			now, now+o.opts.MaxAge.Milliseconds(), id)
+		_, err := tx.ExecContext(ctx, redeliver, now, now+o.opts.MaxAge.Milliseconds(), id)
 		return err
 	})
 	if err == nil {

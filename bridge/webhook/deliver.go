@@ -13,7 +13,13 @@ import (
 const maxErrorLen = 512
 
 // deliver sends r to its subscription l once and records the outcome.
-func (o *Outbox) deliver(ctx context.Context, l *live, r row) {
+// answered runs once the receiver has answered, before the outcome is
+// written: it frees the slot, so that the subscription's next request
+// does not wait for this one's commit (a slot held through the commit
+// made the group commit carry at most Workers outcomes, and the commits
+// bound the rate). r's lane stays taken until the outcome is committed:
+// its key's next event still waits for it.
+func (o *Outbox) deliver(ctx context.Context, l *live, r row, answered func()) {
 	defer func() {
 		// Its outcome is committed: the key's next event may go.
 		o.lanes.Done(lane{r.subscription, r.key}, r.id)
@@ -21,6 +27,7 @@ func (o *Outbox) deliver(ctx context.Context, l *live, r row) {
 	}()
 	now := o.opts.Now()
 	a, err := o.send(ctx, l, r, now)
+	answered()
 	if ctx.Err() != nil {
 		return // shutting down: the row stays due and is sent again after a restart
 	}

@@ -182,3 +182,79 @@ func TestNATSProbe(t *testing.T) {
 		t.Errorf("no server: %v", err)
 	}
 }
+
+// natsOutage is how long BenchmarkNATSOutage keeps the server down: the
+// issue's figure.
+const natsOutage = 20 * time.Second
+
+// A steady stream of events to JetStream (one every 10 ms over 7 chats)
+// during which nats-server is stopped for 20 s and started again; the
+// stream goes on while it is down. Reports the events, the ids lost and
+// repeated at a consumer of the stream (both must be 0: the outbox retries
+// each event until its PubAck, and Nats-Msg-Id drops a repeat), and how
+// long after the restart the outbox was drained.
+//
+//	go test ./bridge/webhook -run '^$' -bench BenchmarkNATSOutage -benchtime 1x -v
+func BenchmarkNATSOutage(b *testing.B) {
+	for range b.N {
+		r := natsOutageRun(b)
+		b.ReportMetric(float64(r.events), "events")
+		b.ReportMetric(float64(r.failed), "failed-publishes")
+		b.ReportMetric(float64(r.lost), "lost")
+		b.ReportMetric(float64(r.repeated), "repeated")
+		b.ReportMetric(r.drain.Seconds(), "drained-after-restart-s")
+		if r.lost != 0 || r.repeated != 0 {
+			b.Errorf("%d events: %d lost, %d repeated at the consumer", r.events, r.lost, r.repeated)
+		}
+	}
+}
+
+// outageRun is what one run of BenchmarkNATSOutage saw.
+type outageRun struct {
+	events, failed, lost, repeated int
+	drain                          time.Duration
+}
+
+func natsOutageRun(b *testing.B) outageRun {
+	ns := startNATS(b)
+	stream := ns.stream(b, "msgbridge")
+	obs := &countingObserver{}
+	o := startOutbox(b, "", func(opt *Options) { opt.Timeout = 2 * time.Second; opt.Observer = obs })
+	o.subscribe(b, "bus", ns.url()+"/msgbridge")
+	n, pace := 0, time.NewTicker(10*time.Millisecond)
+	defer pace.Stop()
+	steady := func(d time.Duration) {
+		for end := time.Now().Add(d); time.Now().Before(end); n++ {
+			o.enqueue(b, upsert(n))
+			<-pace.C
+		}
+	}
+	steady(2 * time.Second)
+	ns.stop()
+	steady(natsOutage)
+	ns.start()
+	restarted := time.Now()
+	steady(2 * time.Second)
+	o.waitDrained(b, 5*time.Minute)
+	r := outageRun{events: n, failed: int(obs.failed.Load()), drain: time.Since(restarted)}
+	info, err := stream.Info(context.Background())
+	if err != nil {
+		b.Fatal(err)
+	}
+	r.lost, r.repeated = lostAndRepeated(ns.consume(b, int(info.State.Msgs)), n)
+	return r
+}
+
+// lostAndRepeated compares the messages a consumer read with the n events
+// sent: the webhook-ids never read, and the reads beyond the first of an id.
+func lostAndRepeated(msgs []jetstream.Msg, n int) (lost, repeated int) {
+	seen := map[string]bool{}
+	for _, m := range msgs {
+		id := m.Headers().Get(jetstream.MsgIDHeader)
+		if seen[id] {
+			repeated++
+		}
+		seen[id] = true
+	}
+	return n - len(seen), repeated
+}

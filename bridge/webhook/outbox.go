@@ -151,11 +151,20 @@ func (o *Outbox) Subscribed(id string) (exists, enabled bool) {
 	return ok, ok && l.Enabled
 }
 
-const (
-	maxRankOfKey = `SELECT coalesce(max(rank), 0) FROM webhook_outbox WHERE subscription = ? AND ordering_key = ?`
-	insertEvent  = `INSERT INTO webhook_outbox (subscription, webhook_id, event, payload, ordering_key, rank, next_attempt_at, expires_at, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
-)
+// storeRow stores an event for one subscription, due now: ?1
+// subscription, ?2 webhook_id, ?3 event, ?4 payload, ?5 ordering_key, ?6
+// rank, ?7 next_attempt_at, ?8 expires_at, ?9 created_at. A row stored
+// while its key has a pending row waits behind it (behind = 1), outside
+// the due index, until that row ends; the database's triggers then make it
+// the head. VALUES, not a SELECT: an INSERT that selects from its own
+// table has SQLite copy the selection into a temporary table first, which
+// doubled the cost of a row.
+const storeRow = `INSERT INTO webhook_outbox (subscription, webhook_id, event, payload, ordering_key, rank, next_attempt_at,
+		expires_at, created_at, behind)
+	VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, EXISTS (SELECT 1 FROM webhook_outbox
+		WHERE subscription = ?1 AND ordering_key = ?5 AND status = 'pending'))`
+
+const maxRankOfKey = `SELECT coalesce(max(rank), 0) FROM webhook_outbox WHERE subscription = ? AND ordering_key = ?`
 
 // Enqueue stores ev in tx, a transaction of Options.Batcher, so that the
 // event commits together with the change that causes it: one row for every
@@ -185,7 +194,7 @@ func (o *Outbox) Enqueue(ctx context.Context, tx *sql.Tx, ev Event) error {
 				continue // a later status of this message is already queued
 			}
 		}
-		if _, err := o.insert(ctx, tx, insertEvent, l.ID, ev, body); err != nil {
+		if _, err := o.insert(ctx, tx, storeRow, l.ID, ev, body); err != nil {
 			return err
 		}
 	}
@@ -196,7 +205,7 @@ func (o *Outbox) Enqueue(ctx context.Context, tx *sql.Tx, ev Event) error {
 // before it is enqueued.
 func NewID() string { return "msg_" + uuid.Must(uuid.NewV7()).String() }
 
-// insert runs query, an insertEvent, for ev with its JSON body, due now for
+// insert runs query, a storeRow, for ev with its JSON body, due now for
 // subscription; it reports whether a row was inserted.
 func (o *Outbox) insert(ctx context.Context, tx *sql.Tx, query, subscription string, ev Event, body []byte) (bool, error) {
 	now := o.opts.Now().UnixMilli()
@@ -215,7 +224,7 @@ func (o *Outbox) insert(ctx context.Context, tx *sql.Tx, query, subscription str
 
 const (
 	dropEnded       = `DELETE FROM webhook_outbox WHERE subscription = ? AND webhook_id = ? AND status <> 'pending'`
-	insertUnlessSet = insertEvent + ` ON CONFLICT (subscription, webhook_id) DO NOTHING`
+	insertUnlessSet = storeRow + ` ON CONFLICT (subscription, webhook_id) DO NOTHING`
 )
 
 // Requeue stores ev again under its ID (which it must have), in tx, due

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/internal/testutil"
 )
 
 // Events per second from enqueue to a 2xx at every one of 1, 3 and 10
@@ -57,16 +58,18 @@ func BenchmarkJetStreamThroughput(b *testing.B) {
 
 // The latency of a live receiver's events, one at a time, beside another
 // subscription: none (baseline), a healthy one (baseline: the cost of a
-// second row per event and its delivery), or one whose receiver hangs,
-// every one of its slots held until the end and its backlog growing.
+// second row per event and its delivery), one whose receiver hangs, every
+// one of its slots held until the end and its backlog growing, or one
+// whose receiver answers 503 at once with a backlog of 2,000 events in one
+// chat (it takes message.upsert only, so that its cost is its backlog's).
 //
 //	go test ./bridge/webhook -run '^$' -bench BenchmarkLiveLatencyBesideDead -benchtime 1000x
 func BenchmarkLiveLatencyBesideDead(b *testing.B) {
-	for _, other := range []string{"none", "healthy", "hung"} {
+	for _, other := range []string{"none", "healthy", "hung", "failing"} {
 		b.Run("other="+other, func(b *testing.B) {
 			live := newReceiver(b, false)
 			o := startOutbox(b, "", func(opt *Options) { opt.Timeout = time.Hour })
-			o.subscribe(b, "live", live.srv.URL)
+			o.subscribe(b, "live", live.srv.URL, TypeMessageStatus)
 			switch other {
 			case "healthy":
 				o.subscribe(b, "other", newReceiver(b, false).srv.URL)
@@ -75,7 +78,14 @@ func BenchmarkLiveLatencyBesideDead(b *testing.B) {
 				hang := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { <-release }))
 				b.Cleanup(func() { close(release); hang.Close() })
 				o.subscribe(b, "other", hang.URL)
+			case "failing":
+				down := newReceiver(b, false)
+				down.answer.Store(http.StatusServiceUnavailable)
+				o.subscribe(b, "other", down.srv.URL, TypeMessageUpsert)
+				o.enqueue(b, chatBacklog(2000)...)
+				testutil.Poll(b, 10*time.Second, func() (int64, bool) { n := down.hits.Load(); return n, n >= 1 }, "the head's attempt")
 			}
+			b.ResetTimer()
 			lat := make([]time.Duration, 0, b.N)
 			for i := range b.N {
 				start := time.Now()

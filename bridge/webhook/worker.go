@@ -3,6 +3,7 @@ package webhook
 import (
 	"context"
 	"database/sql"
+	"sync"
 	"time"
 
 	"github.com/msgbridge/msgbridge/bridge/durable"
@@ -25,20 +26,17 @@ type row struct {
 	expiresAt    int64
 }
 
-// waitsForEarlier holds a row behind an earlier pending row of its ordering
-// key in its subscription: only the head of a key is delivered.
-const waitsForEarlier = `EXISTS (SELECT 1 FROM webhook_outbox p WHERE p.status = 'pending' AND p.subscription = o.subscription
-		AND p.ordering_key = o.ordering_key AND p.id < o.id)`
-
 // dueScan reads one subscription's due rows after the cursor
-// (next_attempt_at, id) that head their ordering key. The index
-// webhook_due_of keeps it within that subscription's rows: another's
-// backlog costs it nothing. The backlog stays on disk; memory holds one
-// page.
+// (next_attempt_at, id). Only the head of each ordering key is in the index
+// webhook_due_of: the rows behind it (behind = 1) are not read until it
+// ends, so a receiver that fails at once with a backlog in one chat costs a
+// scan that chat's head, not a walk of the backlog; and another
+// subscription's backlog costs it nothing. The backlog stays on disk;
+// memory holds one page.
 const dueScan = `SELECT o.id, o.subscription, o.webhook_id, o.event, o.ordering_key, o.payload, o.attempts, o.next_attempt_at, o.expires_at
 	FROM webhook_outbox o
-	WHERE o.subscription = ? AND o.status = 'pending' AND o.next_attempt_at <= ? AND (o.next_attempt_at, o.id) > (?, ?)
-	  AND NOT ` + waitsForEarlier + `
+	WHERE o.subscription = ? AND o.status = 'pending' AND o.behind = 0 AND o.next_attempt_at <= ?
+	  AND (o.next_attempt_at, o.id) > (?, ?)
 	ORDER BY o.next_attempt_at, o.id LIMIT ?`
 
 // Run delivers due events until ctx ends. One dispatcher scans the table in
@@ -247,16 +245,23 @@ func (o *Outbox) start(ctx context.Context, r row) bool {
 	o.running.Add(1)
 	go func() {
 		defer o.running.Done()
-		defer func() { <-st.slots }()
-		o.deliver(ctx, l, r)
+		var once sync.Once
+		free := func() {
+			once.Do(func() {
+				<-st.slots
+				o.wake.Notify() // a waiting row of the subscription may start
+			})
+		}
+		defer free()
+		o.deliver(ctx, l, r, free)
 	}()
 	return true
 }
 
-// nextHeadDue is when the earliest row of a subscription that heads its
-// key and was not yet due at the last scan is due.
+// nextHeadDue is when the earliest head of a subscription that was not
+// yet due at the last scan is due.
 const nextHeadDue = `SELECT o.next_attempt_at FROM webhook_outbox o
-	WHERE o.subscription = ? AND o.status = 'pending' AND o.next_attempt_at > ? AND NOT ` + waitsForEarlier + `
+	WHERE o.subscription = ? AND o.status = 'pending' AND o.behind = 0 AND o.next_attempt_at > ?
 	ORDER BY o.next_attempt_at, o.id LIMIT 1`
 
 // nextDue is when to scan again after a scan that read the rows due at

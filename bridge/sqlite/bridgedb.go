@@ -372,6 +372,10 @@ var migrations = []string{
 	// has no reader left.
 	`CREATE INDEX webhook_due_of ON webhook_outbox (subscription, next_attempt_at, id) WHERE status = 'pending';
 	DROP INDEX webhook_due`,
+	// 17: GET /api/messages?chat= lists one chat's messages newest first;
+	// this index holds them in that order, so that a page reads its rows
+	// instead of scanning and sorting the whole log.
+	`CREATE INDEX messages_recipient ON messages (recipient, created_at, id)`,
 }
 
 // OpenExistingBridgeDB opens bridge.db when it exists, which checks that it

@@ -21,9 +21,9 @@ type site struct {
 	// codeExpr is the code as written: a literal, a constant, a variable
 	// (a helper's parameter).
 	codeExpr ast.Expr
-	kind    string // the Kind constant's name (KindInvalid), when it is one
-	message string // the message or format, when it is a string literal
-	inPkg   bool   // the site is in package bridge itself (no "bridge." prefix)
+	kind     string // the Kind constant's name (KindInvalid), when it is one
+	message  string // the message or format, when it is a string literal
+	inPkg    bool   // the site is in package bridge itself (no "bridge." prefix)
 }
 
 // A constructor makes an error of a code: the index of its code argument

@@ -19,6 +19,7 @@ const (
 	CodeDuplicatePollOption    = "duplicate_poll_option"
 	CodeEmptyText              = "empty_text"
 	CodeFileTooLarge           = "file_too_large"
+	CodeForbiddenHeader        = "forbidden_header"
 	CodeFormatUnavailable      = "format_unavailable"
 	CodeGroupActionRateLimited = "group_action_rate_limited"
 	CodeGroupActionRefused     = "group_action_refused"
@@ -33,6 +34,7 @@ const (
 	CodeInvalidButtonTitle     = "invalid_button_title"
 	CodeInvalidButtons         = "invalid_buttons"
 	CodeInvalidChat            = "invalid_chat"
+	CodeInvalidCredentials     = "invalid_credentials"
 	CodeInvalidCursor          = "invalid_cursor"
 	CodeInvalidDate            = "invalid_date"
 	CodeInvalidDays            = "invalid_days"
@@ -72,6 +74,7 @@ const (
 	CodeInvalidStatus          = "invalid_status"
 	CodeInvalidSubject         = "invalid_subject"
 	CodeInvalidSubscriptionID  = "invalid_subscription_id"
+	CodeInvalidTarget          = "invalid_target"
 	CodeInvalidText            = "invalid_text"
 	CodeInvalidType            = "invalid_type"
 	CodeInvalidVcard           = "invalid_vcard"
@@ -87,6 +90,7 @@ const (
 	CodeMediaNotFound          = "media_not_found"
 	CodeMediaPending           = "media_pending"
 	CodeMessageNotFound        = "message_not_found"
+	CodeMethodNotAllowed       = "method_not_allowed"
 	CodeMissingAction          = "missing_action"
 	CodeMissingChange          = "missing_change"
 	CodeMissingEmoji           = "missing_emoji"
@@ -110,6 +114,7 @@ const (
 	CodeNotLinked              = "not_linked"
 	CodeNotSignedIn            = "not_signed_in"
 	CodeProfileRunning         = "profile_running"
+	CodeRangeNotSatisfiable    = "range_not_satisfiable"
 	CodeReadFailed             = "read_failed"
 	CodeReplayFailed           = "replay_failed"
 	CodeSpoolFailed            = "spool_failed"
@@ -119,6 +124,8 @@ const (
 	CodeSubscriptionNotFound   = "subscription_not_found"
 	CodeTargetFailed           = "target_failed"
 	CodeTargetRevoked          = "target_revoked"
+	CodeTargetUnreachable      = "target_unreachable"
+	CodeTargetUnverified       = "target_unverified"
 	CodeTemplatesUnavailable   = "templates_unavailable"
 	CodeTextTooLong            = "text_too_long"
 	CodeTimeout                = "timeout"
@@ -170,6 +177,7 @@ var Codes = []CodeInfo{
 	{CodeDuplicatePollOption, KindInvalid, "options[N] repeats …"},
 	{CodeEmptyText, KindInvalid, "the body needs a non-empty \"text\""},
 	{CodeFileTooLarge, KindTooLarge, "each file must be at most N bytes (MAX_FILE_SIZE)"},
+	{CodeForbiddenHeader, KindInvalid, "a header the bridge or the transport sets, one that is not an HTTP token, too long a value, or too many headers"},
 	{CodeFormatUnavailable, KindInvalid, "format cloud needs the Cloud API door, which this bridge does not run"},
 	{CodeGroupActionRateLimited, KindRateLimited, "group actions are paced (GROUP_ACTION_RATE) to keep WhatsApp from banning the account; retry after the Retry-After seconds"},
 	{CodeGroupActionRefused, KindUpstream, "WhatsApp refused the group action"},
@@ -184,6 +192,7 @@ var Codes = []CodeInfo{
 	{CodeInvalidButtonTitle, KindInvalid, "buttons[N].title must be one line of 1-N characters"},
 	{CodeInvalidButtons, KindInvalid, "a message has 1 to N buttons, not N"},
 	{CodeInvalidChat, KindInvalid, "chat must be a number with country code, <id>@g.us, <digits>@lid or <digits>@s.whatsapp.net"},
+	{CodeInvalidCredentials, KindInvalid, "credentials are for nats:// targets, as user and password or a token, not both"},
 	{CodeInvalidCursor, KindInvalid, "cursor is not one this API returned"},
 	{CodeInvalidDate, KindInvalid, "date must be a calendar date YYYY-MM-DD"},
 	{CodeInvalidDays, KindInvalid, "days must be a whole number from 1 to 366"},
@@ -223,6 +232,7 @@ var Codes = []CodeInfo{
 	{CodeInvalidStatus, KindInvalid, "status filters outgoing messages; direction=in has none"},
 	{CodeInvalidSubject, KindInvalid, "subject must be 1-100 characters without control characters"},
 	{CodeInvalidSubscriptionID, KindInvalid, "the body's id differs from the path's"},
+	{CodeInvalidTarget, KindInvalid, "target must be an http(s):// URL or nats://host:port/<subject prefix>, without user information (credentials go in credentials)"},
 	{CodeInvalidText, KindInvalid, "a string is not valid UTF-8 or holds lone surrogates or NUL"},
 	{CodeInvalidType, KindInvalid, "… is not an action"},
 	{CodeInvalidVcard, KindInvalid, "vcard …"},
@@ -238,6 +248,7 @@ var Codes = []CodeInfo{
 	{CodeMediaNotFound, KindNotFound, "no media with this id"},
 	{CodeMediaPending, KindTimeout, "the media is still being downloaded; ask again later"},
 	{CodeMessageNotFound, KindNotFound, "no message with this id in the message log"},
+	{CodeMethodNotAllowed, KindInvalid, "method not allowed on this endpoint (405, answered by the router: no kind maps to it)"},
 	{CodeMissingAction, KindInvalid, "the body needs \"action\": add, remove, promote or demote"},
 	{CodeMissingChange, KindInvalid, "the body needs \"subject\", \"description\" or both"},
 	{CodeMissingEmoji, KindInvalid, "the body needs \"emoji\"; \"\" removes the reaction"},
@@ -261,6 +272,7 @@ var Codes = []CodeInfo{
 	{CodeNotLinked, KindUnavailable, "no linked WhatsApp session is connected"},
 	{CodeNotSignedIn, KindUnauthorized, "Sign in first."},
 	{CodeProfileRunning, KindConflict, "a CPU profile is already being recorded; retry when it ends"},
+	{CodeRangeNotSatisfiable, KindInvalid, "the Range header asks for bytes the file does not have (416, answered by the media download: no kind maps to it)"},
 	{CodeReadFailed, KindInternal, "a store could not be read; see the bridge's log"},
 	{CodeReplayFailed, KindInternal, "the incoming history could not be replayed"},
 	{CodeSpoolFailed, KindInternal, "the attachment could not be stored"},
@@ -270,6 +282,8 @@ var Codes = []CodeInfo{
 	{CodeSubscriptionNotFound, KindNotFound, "no such subscription"},
 	{CodeTargetFailed, KindConflict, "the message failed; it never reached WhatsApp"},
 	{CodeTargetRevoked, KindConflict, "the message is revoked (or its revoke is queued); it cannot be edited or revoked again"},
+	{CodeTargetUnreachable, KindInvalid, "target … could not be reached: …"},
+	{CodeTargetUnverified, KindInvalid, "target … refused the verification handshake: …"},
 	{CodeTemplatesUnavailable, KindUnavailable, "this bridge keeps no templates"},
 	{CodeTextTooLong, KindInvalid, "text is longer than N bytes"},
 	{CodeTimeout, KindTimeout, "WhatsApp did not answer in time"},

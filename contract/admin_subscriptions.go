@@ -13,8 +13,8 @@ const AdminSubscriptionsPath = "/api/admin/subscriptions"
 const OperatorSubscriptionPrefix = "k8s-"
 
 // Subscription is the body of PUT /api/admin/subscriptions/{id}: one event
-// receiver of the bridge. The secret is write-only: a bridge never echoes
-// it back.
+// receiver of the bridge. The secret and the credentials are write-only: a
+// bridge never echoes them back.
 type Subscription struct {
 	ID string `json:"id"`
 	// Target is an http(s):// URL or nats://host:port/<subject prefix>.
@@ -22,10 +22,21 @@ type Subscription struct {
 	// Events filters the event types; empty receives every event.
 	Events []string `json:"events"`
 	// Format is standard or cloud.
-	Format  string            `json:"format"`
-	Secret  string            `json:"secret,omitempty"`
-	Headers map[string]string `json:"headers,omitempty"`
-	Enabled bool              `json:"enabled"`
+	Format string `json:"format"`
+	// Secret is the whsec_ signing secret of every delivery.
+	Secret string `json:"secret,omitempty"`
+	// Credentials authenticate to a nats:// target's server.
+	Credentials *SubscriptionCredentials `json:"credentials,omitempty"`
+	Headers     map[string]string        `json:"headers,omitempty"`
+	Enabled     bool                     `json:"enabled"`
+}
+
+// SubscriptionCredentials are a NATS server's credentials: Token, or User
+// and Password.
+type SubscriptionCredentials struct {
+	User     string `json:"user,omitempty"`
+	Password string `json:"password,omitempty"`
+	Token    string `json:"token,omitempty"`
 }
 
 // The health states of a subscription.

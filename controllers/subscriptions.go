@@ -146,25 +146,45 @@ func subscriptionsUnreadable(err error) error {
 	return fmt.Errorf("reading the subscriptions: %w", err)
 }
 
-// renderSubscription builds the bridge's body of s with its secret. A
-// missing Secret or key makes it invalid (the message says which); err is a
-// failure to read that retries.
+// renderSubscription builds the bridge's body of s with its secret and
+// credentials. A missing Secret or key makes it invalid (the message says
+// which, never a value); err is a failure to read that retries.
 func (r *MessagingBridgeReconciler) renderSubscription(ctx context.Context, mb *msgbridgev1alpha1.MessagingBridge, s msgbridgev1alpha1.SubscriptionSpec) (contract.Subscription, string, error) {
-	if s.SecretRef == nil {
-		return specs.Subscription(s, nil), "", nil
+	var secrets specs.SubscriptionSecrets
+	if ref := s.SecretRef; ref != nil {
+		data, invalid, err := r.subscriptionSecret(ctx, mb, ref.Name)
+		if invalid != "" || err != nil {
+			return contract.Subscription{}, invalid, err
+		}
+		value, ok := data[ref.Key]
+		if !ok {
+			return contract.Subscription{}, fmt.Sprintf("Secret %s has no key %q", ref.Name, ref.Key), nil
+		}
+		secrets.Signing = value
 	}
-	secret, err := r.readSecret(ctx, types.NamespacedName{Namespace: mb.Namespace, Name: s.SecretRef.Name})
+	if ref := s.CredentialsSecretRef; ref != nil {
+		data, invalid, err := r.subscriptionSecret(ctx, mb, ref.Name)
+		if invalid != "" || err != nil {
+			return contract.Subscription{}, invalid, err
+		}
+		if secrets.Credentials, invalid = specs.NATSCredentials(ref.Name, data); invalid != "" {
+			return contract.Subscription{}, invalid, nil
+		}
+	}
+	return specs.Subscription(s, secrets), "", nil
+}
+
+// subscriptionSecret is the data of the Secret name of mb's namespace;
+// invalid says that it does not exist.
+func (r *MessagingBridgeReconciler) subscriptionSecret(ctx context.Context, mb *msgbridgev1alpha1.MessagingBridge, name string) (map[string][]byte, string, error) {
+	secret, err := r.readSecret(ctx, types.NamespacedName{Namespace: mb.Namespace, Name: name})
 	switch {
 	case apierrors.IsNotFound(err):
-		return contract.Subscription{}, fmt.Sprintf("Secret %s not found", s.SecretRef.Name), nil
+		return nil, fmt.Sprintf("Secret %s not found", name), nil
 	case err != nil:
-		return contract.Subscription{}, "", err
+		return nil, "", err
 	}
-	value, ok := secret.Data[s.SecretRef.Key]
-	if !ok {
-		return contract.Subscription{}, fmt.Sprintf("Secret %s has no key %q", s.SecretRef.Name, s.SecretRef.Key), nil
-	}
-	return specs.Subscription(s, value), "", nil
+	return secret.Data, "", nil
 }
 
 // subscriptionMemory remembers, per MessagingBridge and subscription id, the

@@ -59,7 +59,7 @@ func (f *fakeSubscriptions) list(w http.ResponseWriter, _ *http.Request) {
 	out := []contract.SubscriptionView{}
 	for _, id := range slices.Sorted(maps.Keys(f.held)) {
 		s := f.held[id]
-		s.Secret = ""
+		s.Secret, s.Credentials = "", nil
 		h, ok := f.health[id]
 		if !ok {
 			h = contract.SubscriptionHealth{State: contract.SubscriptionHealthy}
@@ -296,6 +296,10 @@ func TestCRDRejectsInvalidSubscriptions(t *testing.T) {
 		{"cloud on nats", []msgbridgev1alpha1.SubscriptionSpec{{Name: "a", Target: "nats://n.example:4222/wa", Format: msgbridgev1alpha1.SubscriptionFormatCloud}}, "format cloud needs an http or https target"},
 		{"bad header name", []msgbridgev1alpha1.SubscriptionSpec{{Name: "a", Target: "https://x.example/", Headers: map[string]string{"X Team": "a"}}}, "header names must be"},
 		{"bad event", []msgbridgev1alpha1.SubscriptionSpec{{Name: "a", Target: "https://x.example/", Events: []string{"Message Upsert"}}}, "should match"},
+		{"NATS credentials on http", []msgbridgev1alpha1.SubscriptionSpec{{Name: "a", Target: "https://x.example/",
+			CredentialsSecretRef: &msgbridgev1alpha1.SecretReference{Name: "nats-creds"}}}, "credentialsSecretRef is for a nats:// target"},
+		{"credentials Secret name", []msgbridgev1alpha1.SubscriptionSpec{{Name: "a", Target: "nats://n.example:4222/wa",
+			CredentialsSecretRef: &msgbridgev1alpha1.SecretReference{Name: "Nats_Creds"}}}, "DNS-1123 subdomain"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -310,7 +314,8 @@ func TestCRDRejectsInvalidSubscriptions(t *testing.T) {
 	t.Run("valid and defaulted", func(t *testing.T) {
 		mb := newBridge(ns, "good")
 		mb.Spec.Subscriptions = []msgbridgev1alpha1.SubscriptionSpec{sub("crm", "https://crm.example/hooks"), sub("bus", "nats://n.example:4222/wa"),
-			{Name: "all", Target: "http://a.example/", Events: []string{"*", "message.*"}}}
+			{Name: "all", Target: "http://a.example/", Events: []string{"*", "message.*"}},
+			{Name: "jet", Target: "nats://n.example:4222/wa", CredentialsSecretRef: &msgbridgev1alpha1.SecretReference{Name: "nats-creds"}}}
 		create(t, mb)
 		var got msgbridgev1alpha1.MessagingBridge
 		getObject(t, client.ObjectKeyFromObject(mb), &got)
@@ -318,6 +323,68 @@ func TestCRDRejectsInvalidSubscriptions(t *testing.T) {
 			t.Errorf("defaults not applied: %+v", s)
 		}
 	})
+}
+
+// A nats:// subscription's credentials come from the Secret that
+// credentialsSecretRef names: its token, or its user and password, put
+// into the bridge's credentials (the signing secret stays secretRef's). A
+// Secret with both kinds is invalid, named in the condition by its keys;
+// fixing it, or rotating the credentials, puts them again. No credential
+// ever shows in the status, the conditions or the events.
+func TestSubscriptionNATSCredentials(t *testing.T) {
+	ns, mb, bridge := connectedBridge(t)
+	createSecret(t, ns, "nats-creds", map[string]string{"token": "s3cret-token"})
+	createSecret(t, ns, "bus-sign", map[string]string{"secret": "whsec_YnVzLXNpZ25pbmc="})
+	patchBridge(t, mb, func(mb *msgbridgev1alpha1.MessagingBridge) {
+		mb.Spec.Subscriptions = []msgbridgev1alpha1.SubscriptionSpec{{Name: "bus", Target: "nats://nats.example:4222/wa",
+			SecretRef:            &msgbridgev1alpha1.SecretKeyReference{Name: "bus-sign", Key: "secret"},
+			CredentialsSecretRef: &msgbridgev1alpha1.SecretReference{Name: "nats-creds"}}}
+	})
+	healthy := map[string]msgbridgev1alpha1.SubscriptionState{"bus": msgbridgev1alpha1.SubscriptionHealthy}
+	waitSubscriptions(t, mb, metav1.ConditionTrue, conditions.ReasonSubscriptionsHealthy, healthy)
+	bus, _ := bridge.subs.get("k8s-bus")
+	if bus.Credentials == nil || *bus.Credentials != (contract.SubscriptionCredentials{Token: "s3cret-token"}) || bus.Secret != "whsec_YnVzLXNpZ25pbmc=" {
+		t.Errorf("k8s-bus in the bridge: credentials %+v, secret %q", bus.Credentials, bus.Secret)
+	}
+
+	patchSecretData(t, ns, "nats-creds", "user", "bridge")
+	patchSecretData(t, ns, "nats-creds", "password", "s3cret-password")
+	got := waitSubscriptions(t, mb, metav1.ConditionFalse, conditions.ReasonSubscriptionInvalid,
+		map[string]msgbridgev1alpha1.SubscriptionState{"bus": msgbridgev1alpha1.SubscriptionInvalid})
+	if m := subscriptionsCondition(got); !strings.Contains(m, "Secret nats-creds has both token and user/password") {
+		t.Errorf("condition message %q does not name the Secret's clashing keys", m)
+	}
+	waitEvent(t, ns, mb.Name, corev1.EventTypeWarning, conditions.ReasonSubscriptionInvalid)
+
+	removeSecretKey(t, ns, "nats-creds", "token")
+	waitSubscriptions(t, mb, metav1.ConditionTrue, conditions.ReasonSubscriptionsHealthy, healthy)
+	eventually(t, 20*time.Second, func() (bool, string) {
+		bus, _ := bridge.subs.get("k8s-bus")
+		return bus.Credentials != nil && *bus.Credentials == contract.SubscriptionCredentials{User: "bridge", Password: "s3cret-password"},
+			fmt.Sprintf("the bridge holds credentials %+v", bus.Credentials)
+	})
+	getObject(t, client.ObjectKeyFromObject(mb), got)
+	var events corev1.EventList
+	if err := k8sClient.List(context.Background(), &events, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	shown, _ := json.Marshal([]any{got.Status, events.Items})
+	if strings.Contains(string(shown), "s3cret") {
+		t.Errorf("a credential shows in the status or an event: %s", shown)
+	}
+}
+
+func removeSecretKey(t *testing.T, ns, name, key string) {
+	t.Helper()
+	var s corev1.Secret
+	if err := k8sClient.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, &s); err != nil {
+		t.Fatal(err)
+	}
+	patch := client.MergeFrom(s.DeepCopy())
+	delete(s.Data, key)
+	if err := k8sClient.Patch(context.Background(), &s, patch); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func patchSecretData(t *testing.T, ns, name, key, value string) {

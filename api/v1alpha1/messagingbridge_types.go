@@ -203,6 +203,7 @@ type MessagingBridgeSpec struct {
 
 // SubscriptionSpec is one event receiver of the bridge.
 // +kubebuilder:validation:XValidation:rule="!has(self.format) || self.format != 'cloud' || self.target.startsWith('http')",message="format cloud needs an http or https target"
+// +kubebuilder:validation:XValidation:rule="!has(self.credentialsSecretRef) || self.target.startsWith('nats://')",message="credentialsSecretRef is for a nats:// target; an HTTP receiver checks the signature (secretRef)"
 type SubscriptionSpec struct {
 	// Name of the subscription, unique in the resource: the bridge knows it
 	// as k8s-<name>.
@@ -235,11 +236,18 @@ type SubscriptionSpec struct {
 	// +kubebuilder:default=standard
 	Format SubscriptionFormat `json:"format,omitempty"`
 
-	// SecretRef holds the subscription's secret: the Standard Webhooks
-	// signing secret (whsec_<base64>) of an HTTP target, the credentials of
-	// a NATS target. None when absent.
+	// SecretRef holds the Standard Webhooks signing secret (whsec_<base64>)
+	// that signs every delivery: an HTTP receiver checks the signature, and
+	// a NATS message carries the same headers. Unsigned when absent.
 	// +optional
 	SecretRef *SecretKeyReference `json:"secretRef,omitempty"`
+
+	// CredentialsSecretRef names the Secret with the credentials the bridge
+	// gives a nats:// target's server: its key token, or its keys user and
+	// password (not both kinds). Only for a nats:// target; none when
+	// absent. A change of the Secret reaches the bridge without a restart.
+	// +optional
+	CredentialsSecretRef *SecretReference `json:"credentialsSecretRef,omitempty"`
 
 	// Headers added to every delivery of an HTTP target.
 	// +optional
@@ -319,6 +327,17 @@ type WebhookSpec struct {
 	// Generated when absent.
 	// +optional
 	SecretRef *SecretKeyReference `json:"secretRef,omitempty"`
+}
+
+// SecretReference names a Secret in the MessagingBridge's namespace, whose
+// keys the field that holds it names.
+// +structType=atomic
+type SecretReference struct {
+	// Name of the Secret, a DNS-1123 subdomain.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:XValidation:rule="!format.dns1123Subdomain().validate(self).hasValue()",message="secret name must be a DNS-1123 subdomain (lower case letters, digits, '-' and '.')"
+	Name string `json:"name"`
 }
 
 // SecretKeyReference names one key of a Secret in the MessagingBridge's

@@ -12,6 +12,9 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	natsserver "github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/audit"
@@ -224,4 +227,65 @@ func TestOperatorWireTypesMatchTheAPI(t *testing.T) {
 		}
 	}
 	t.Errorf("k8s-crm not listed: %s", answer)
+}
+
+// natsWithToken is a real nats-server with JetStream that takes only
+// token, and a stream over prefix.>, as a nats:// subscription's target
+// needs; its URL with prefix.
+func natsWithToken(t *testing.T, token, prefix string) string {
+	t.Helper()
+	srv, err := natsserver.NewServer(&natsserver.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(),
+		Authorization: token, NoLog: true, NoSigs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Start()
+	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
+	if !srv.ReadyForConnections(10 * time.Second) {
+		t.Fatal("nats-server did not start")
+	}
+	nc, err := nats.Connect(srv.ClientURL(), nats.Token(token))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := js.CreateStream(context.Background(), jetstream.StreamConfig{Name: "EVENTS", Subjects: []string{prefix + ".>"}}); err != nil {
+		t.Fatal(err)
+	}
+	return srv.ClientURL() + "/" + prefix
+}
+
+// The operator renders a nats:// subscription's credentials as the
+// contract's credentials: the bridge takes them (its probe logs in to a
+// real server that wants the token with them, and refuses the PUT with a
+// wrong one), keeps them and never answers them back.
+func TestOperatorNATSCredentialsMatchTheAPI(t *testing.T) {
+	e := newSubsEnv(t)
+	target := natsWithToken(t, "s3cret-token", "wa")
+	put := func(token string) (int, string) {
+		t.Helper()
+		body, err := json.Marshal(contract.Subscription{ID: "k8s-bus", Target: target, Events: []string{}, Format: "standard",
+			Credentials: &contract.SubscriptionCredentials{Token: token}, Enabled: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e.call(t, "PUT", contract.AdminSubscriptionsPath+"/k8s-bus", string(body))
+	}
+	if status, answer := put("wrong"); status != http.StatusBadRequest || errorCode(t, answer) != "target_unreachable" {
+		t.Fatalf("a PUT with a token the server refuses: %d %s", status, answer)
+	}
+	if status, answer := put("s3cret-token"); status != http.StatusCreated {
+		t.Fatalf("the operator's PUT with the server's token: %d %s", status, answer)
+	}
+	status, answer := e.call(t, "GET", contract.AdminSubscriptionsPath+"/k8s-bus", "")
+	var view struct {
+		CredentialsSet bool `json:"credentials_set"`
+	}
+	if err := json.Unmarshal([]byte(answer), &view); err != nil || status != http.StatusOK || !view.CredentialsSet || strings.Contains(answer, "s3cret") {
+		t.Errorf("read back: %d %v %s", status, err, answer)
+	}
 }

@@ -97,7 +97,7 @@ func NewMux(log logr.Logger) *mux.Router {
 	r.NotFoundHandler = Handle(log, func(http.ResponseWriter, *http.Request) error { return errNoEndpoint })
 	r.MethodNotAllowedHandler = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		// 405 is the router's alone: no application error has that kind.
-		writeErrorBody(w, http.StatusMethodNotAllowed, "method_not_allowed", "method not allowed on this endpoint")
+		writeErrorBody(w, http.StatusMethodNotAllowed, bridge.CodeMethodNotAllowed, "method not allowed on this endpoint")
 	})
 	return r
 }

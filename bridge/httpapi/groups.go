@@ -22,9 +22,13 @@ import (
 )
 
 // GroupAdmin administers groups through the session (*whatsapp.Manager).
-// Every method is one query to WhatsApp, answered at once.
+// Every method but CachedGroupInfo is one query to WhatsApp, answered at
+// once.
 type GroupAdmin interface {
 	GroupInfo(ctx context.Context, group bridge.Recipient) (bridge.GroupInfo, error)
+	// CachedGroupInfo is what GroupInfo answered lately, when the group
+	// has not changed since; false: ask GroupInfo.
+	CachedGroupInfo(group bridge.Recipient) (bridge.GroupInfo, bool)
 	CreateGroup(ctx context.Context, subject string, participants []bridge.Recipient) (bridge.GroupInfo, []bridge.MemberResult, error)
 	SetGroupSubject(ctx context.Context, group bridge.Recipient, subject string) error
 	SetGroupDescription(ctx context.Context, group bridge.Recipient, description string) error
@@ -163,13 +167,19 @@ func (s *server) doGroupAction(w http.ResponseWriter, r *http.Request, raw []byt
 		s.settleKey(r, key, status, body, err)
 	}
 	if err != nil {
-		if wait, ok := bridge.RetryAfterOf(err); ok {
-			w.Header().Set("Retry-After", strconv.Itoa(int((wait+time.Second-1)/time.Second)))
-		}
-		return err
+		return withRetryAfter(w, err)
 	}
 	writeAnswer(w, status, body)
 	return nil
+}
+
+// withRetryAfter returns err, having set the Retry-After header of a
+// paced refusal.
+func withRetryAfter(w http.ResponseWriter, err error) error {
+	if wait, ok := bridge.RetryAfterOf(err); ok {
+		w.Header().Set("Retry-After", strconv.Itoa(int((wait+time.Second-1)/time.Second)))
+	}
+	return err
 }
 
 // writeAnswer writes a JSON answer, or only the status when it has no body.

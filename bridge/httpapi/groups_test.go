@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -163,5 +164,72 @@ func TestGroupActionsArePacedAndIdempotent(t *testing.T) {
 	later(time.Hour)
 	if code, again, _ := post(groups.refuse, "k3", `"4915100000016"`); code != http.StatusForbidden || again != body || groups.count() != 3 {
 		t.Fatalf("the refusal again: %d %s, %d calls", code, again, groups.count())
+	}
+}
+
+// groupReader is the session's reads of groups: a group in cached is
+// answered from memory, any other one counts as a query to "WhatsApp".
+type groupReader struct {
+	fakeGroups
+	cached map[string]bool
+	reads  int
+}
+
+func (g *groupReader) GroupInfo(_ context.Context, group bridge.Recipient) (bridge.GroupInfo, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.reads++
+	return bridge.GroupInfo{ID: group.JID(), Subject: "Ops", Created: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)}, nil
+}
+
+func (g *groupReader) CachedGroupInfo(group bridge.Recipient) (bridge.GroupInfo, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.cached[group.JID()] {
+		return bridge.GroupInfo{}, false
+	}
+	return bridge.GroupInfo{ID: group.JID(), Subject: "Ops (cached)", Created: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)}, true
+}
+
+func (g *groupReader) count() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.reads
+}
+
+// GET /api/groups/{jid} spends the group actions' pace when it asks
+// WhatsApp: a burst of reads over many groups gets the pace's burst, then
+// 429 with Retry-After, and leaves no turn to a change either; a group
+// read lately (the session's cache) is answered without asking or paying.
+func TestGroupReadsArePaced(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	groups := &groupReader{cached: map[string]bool{"120363000000000099@g.us": true}}
+	rate, _ := bridge.ParseSendRate("1/h")
+	srv := newTestServer(t, Deps{Now: func() time.Time { return now }, Groups: groups, GroupActionRate: rate})
+	get := func(group string) (int, string, string) {
+		t.Helper()
+		resp := do(t, "GET", srv.URL+"/api/groups/"+group, nil, "X-Api-Key: "+testAPIKey)
+		defer resp.Body.Close()
+		raw, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(raw), resp.Header.Get("Retry-After")
+	}
+	for i := range bridge.GroupActionBurst {
+		if code, body, _ := get(fmt.Sprintf("1203630000000001%02d@g.us", i)); code != http.StatusOK || !strings.Contains(body, `"subject":"Ops"`) {
+			t.Fatalf("read %d of the burst: %d %s", i, code, body)
+		}
+	}
+	code, body, retry := get("120363000000000150@g.us")
+	if code != http.StatusTooManyRequests || errorCode(t, body) != "group_action_rate_limited" || retry != "3600" || groups.count() != bridge.GroupActionBurst {
+		t.Fatalf("a read beyond the pace: %d %s Retry-After %q, %d reads reached WhatsApp", code, body, retry, groups.count())
+	}
+	if code, body, _ := get("120363000000000099@g.us"); code != http.StatusOK || !strings.Contains(body, "Ops (cached)") || groups.count() != bridge.GroupActionBurst {
+		t.Fatalf("a cached group with the pace spent: %d %s, %d reads", code, body, groups.count())
+	}
+	resp := do(t, "POST", srv.URL+"/api/groups/120363000000000099@g.us/participants", strings.NewReader(`{"action":"add","participants":["4915100000011"]}`),
+		"X-Api-Key: "+testAPIKey, "Content-Type: application/json")
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusTooManyRequests || groups.fakeGroups.count() != 0 {
+		t.Errorf("a change after the reads spent the pace: %d, %d changes reached WhatsApp", resp.StatusCode, groups.fakeGroups.count())
 	}
 }

@@ -11,8 +11,9 @@ import (
 	"github.com/msgbridge/msgbridge/bridge/audit"
 )
 
-// The group endpoints (API key): reads answer at once; every change is a
-// paced, audited group action that takes an Idempotency-Key.
+// The group endpoints (API key): a read is answered from memory or paced;
+// every change is a paced, audited group action that takes an
+// Idempotency-Key.
 
 type groupMemberJSON struct {
 	Phone      *string `json:"phone"`
@@ -58,15 +59,24 @@ func memberResultsOf(rs []bridge.MemberResult) []memberResultJSON {
 	return out
 }
 
-// getGroup is GET /api/groups/{jid}: the group with its participants.
+// getGroup is GET /api/groups/{jid}: the group with its participants. A
+// group read lately and unchanged since is answered from memory; asking
+// WhatsApp again spends a turn of the group actions' pace, so that a
+// client polling many groups does not make the account look like a
+// machine.
 func (s *server) getGroup(w http.ResponseWriter, r *http.Request) error {
 	g, err := parseGroup(r)
 	if err != nil {
 		return err
 	}
-	info, err := s.Groups.GroupInfo(r.Context(), g)
-	if err != nil {
-		return SessionError(err)
+	info, ok := s.Groups.CachedGroupInfo(g)
+	if !ok {
+		if err := s.groupPace.admit(r.Context(), 1); err != nil {
+			return withRetryAfter(w, err)
+		}
+		if info, err = s.Groups.GroupInfo(r.Context(), g); err != nil {
+			return SessionError(err)
+		}
 	}
 	return WriteJSON(w, http.StatusOK, groupInfoOf(info))
 }

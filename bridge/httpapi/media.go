@@ -78,7 +78,7 @@ func (w *rangeErrorWriter) Write(p []byte) (int, error) {
 	}
 	if !w.answered {
 		w.answered = true
-		writeErrorBody(w.ResponseWriter, http.StatusRequestedRangeNotSatisfiable, "range_not_satisfiable",
+		writeErrorBody(w.ResponseWriter, http.StatusRequestedRangeNotSatisfiable, bridge.CodeRangeNotSatisfiable,
 			strings.TrimSpace(string(p))+"; the file has "+strings.TrimPrefix(w.Header().Get("Content-Range"), "bytes */")+" bytes")
 	}
 	return len(p), nil

@@ -46,3 +46,32 @@ func TestVotesKeepEachVotersLatest(t *testing.T) {
 		t.Errorf("votes on another poll: %v %v", votes, err)
 	}
 }
+
+// The retention sweeps votes with the incoming history that carried them:
+// a vote older than the retention leaves the tally, a recent one (on the
+// same poll or another) stays.
+func TestSweepTakesOldVotes(t *testing.T) {
+	f := newFixture(t, "")
+	ben := bridge.PhoneRecipient("4915100000009")
+	vote := func(id, poll string, from bridge.Recipient, sent time.Time) {
+		f.store(t, bridge.Incoming{WhatsAppID: id, From: from, Chat: from, Type: bridge.IncomingPollVote,
+			TargetID: poll, Votes: []string{"Red"}, Timestamp: sent})
+	}
+	vote("V1", "POLL1", ana, start)
+	vote("V2", "POLL2", ana, start)
+	f.clock.set(start.Add(time.Hour))
+	vote("V3", "POLL1", ben, start.Add(time.Hour))
+	f.clock.set(start.Add(f.opts.Retention + time.Minute))
+	if n, err := f.Sweep(context.Background()); err != nil || n != 4 {
+		t.Fatalf("swept %d, %v; want 4 (two entries and their two votes)", n, err)
+	}
+	for poll, want := range map[string]string{"POLL1": fmt.Sprint([]bridge.PollVote{{Voter: ben, Options: []string{"Red"}}}), "POLL2": "[]"} {
+		votes, err := f.Votes(context.Background(), poll)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprint(votes); got != want {
+			t.Errorf("votes on %s after the sweep: %s, want %s", poll, got, want)
+		}
+	}
+}

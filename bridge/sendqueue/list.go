@@ -23,8 +23,27 @@ type Filter struct {
 // cursor List did not return is a bridge.Error of KindInvalid
 // (invalid_cursor), never the first page.
 func (l *Log) List(ctx context.Context, f Filter) ([]bridge.Message, string, error) {
+	query, args, err := listQuery(f)
+	if err != nil {
+		return nil, "", err
+	}
+	msgs, err := l.query(ctx, query, args...)
+	if err != nil {
+		return nil, "", readFailed(err)
+	}
+	if len(msgs) <= f.Limit {
+		return messages(msgs), "", nil
+	}
+	msgs = msgs[:f.Limit]
+	last := msgs[len(msgs)-1]
+	return messages(msgs), bridge.EncodeCursor(last.CreatedAt.UnixMilli(), last.ID), nil
+}
+
+// listQuery is the SELECT of one page of f, with its arguments: one row
+// more than the page, which tells whether a next page exists.
+func listQuery(f Filter) (string, []any, error) {
 	if f.Limit < 1 {
-		return nil, "", bridge.Invalid(bridge.CodeInvalidLimit, "limit must be at least 1")
+		return "", nil, bridge.Invalid(bridge.CodeInvalidLimit, "limit must be at least 1")
 	}
 	where, args := []string{"1 = 1"}, []any{}
 	if f.Status != "" {
@@ -39,20 +58,11 @@ func (l *Log) List(ctx context.Context, f Filter) ([]bridge.Message, string, err
 	if f.Cursor != "" {
 		created, id, err := bridge.DecodeCursor(f.Cursor)
 		if err != nil {
-			return nil, "", err
+			return "", nil, err
 		}
 		where, args = append(where, "(created_at < ? OR (created_at = ? AND id < ?))"), append(args, created, created, id)
 	}
-	args = append(args, f.Limit+1) // one more tells whether a next page exists
-	msgs, err := l.query(ctx, `SELECT `+messageColumns+` FROM messages WHERE `+strings.Join(where, " AND ")+
-		` ORDER BY created_at DESC, id DESC LIMIT ?`, args...)
-	if err != nil {
-		return nil, "", readFailed(err)
-	}
-	if len(msgs) <= f.Limit {
-		return messages(msgs), "", nil
-	}
-	msgs = msgs[:f.Limit]
-	last := msgs[len(msgs)-1]
-	return messages(msgs), bridge.EncodeCursor(last.CreatedAt.UnixMilli(), last.ID), nil
+	args = append(args, f.Limit+1)
+	return `SELECT ` + messageColumns + ` FROM messages WHERE ` + strings.Join(where, " AND ") +
+		` ORDER BY created_at DESC, id DESC LIMIT ?`, args, nil
 }

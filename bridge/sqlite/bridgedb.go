@@ -400,6 +400,10 @@ var migrations = []string{
 			WHERE subscription = old.subscription AND ordering_key = old.ordering_key AND status = 'pending' AND behind = 1
 			ORDER BY id LIMIT 1);
 	END`,
+	// 18: GET /api/messages?chat= lists one chat's messages newest first;
+	// this index holds them in that order, so that a page reads its rows
+	// instead of scanning and sorting the whole log.
+	`CREATE INDEX messages_recipient ON messages (recipient, created_at, id)`,
 }
 
 // OpenExistingBridgeDB opens bridge.db when it exists, which checks that it

@@ -60,6 +60,7 @@ type records struct {
 	questions  map[string]int // usync contact questions per number asked about
 	queries    int            // usync contact queries, however many numbers each carried
 	groupLists int            // <participating/> queries: the list of the user's groups
+	groupReads int            // <query/> queries to one group: its info and members
 	chatStates []ChatState
 }
 
@@ -95,6 +96,15 @@ func (s *Simulator) GroupListQueries() int {
 	s.records.mu.Lock()
 	defer s.records.mu.Unlock()
 	return s.records.groupLists
+}
+
+// GroupInfoQueries is how many times clients asked for one group's info
+// and members (whatsmeow's GetGroupInfo, and SendMessage before its first
+// send to a group).
+func (s *Simulator) GroupInfoQueries() int {
+	s.records.mu.Lock()
+	defer s.records.mu.Unlock()
+	return s.records.groupReads
 }
 
 // ContactQuestions is how many usync contact questions (whatsmeow's

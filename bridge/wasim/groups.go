@@ -158,6 +158,9 @@ func (s *Simulator) answerGroupIQ(c *conn, iq *waBinary.Node) ([]waBinary.Node, 
 		}
 		return []waBinary.Node{{Tag: "groups", Content: groups}}, nil
 	case "query":
+		s.records.mu.Lock()
+		s.records.groupReads++
+		s.records.mu.Unlock()
 		return s.answerGroupQuery(c, iq)
 	}
 	return s.answerGroupAdmin(c, iq)

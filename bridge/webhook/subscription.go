@@ -99,7 +99,7 @@ func invalid(code, format string, args ...any) *bridge.Error {
 // ValidID checks a subscription id.
 func ValidID(id string) error {
 	if !subscriptionIDPattern.MatchString(id) {
-		return invalid("invalid_subscription_id",
+		return invalid(bridge.CodeInvalidSubscriptionID,
 			"a subscription id is 1 to 63 lower-case letters, digits and dashes, starting with a letter or digit")
 	}
 	return nil
@@ -116,7 +116,7 @@ func (s *Subscription) Validate() error {
 	}
 	for _, e := range s.Events {
 		if !slices.Contains(EventTypes, e) {
-			return invalid("unknown_event_type", "unknown event type %q; the types are %s", e, strings.Join(EventTypes, ", "))
+			return invalid(bridge.CodeUnknownEventType, "unknown event type %q; the types are %s", e, strings.Join(EventTypes, ", "))
 		}
 	}
 	if s.Format == "" {
@@ -145,13 +145,13 @@ func handshakes(format string) bool {
 func validTarget(target string, creds Credentials, handshake bool) error {
 	u, err := url.Parse(target)
 	if err != nil || len(target) > maxTargetLen || u.Host == "" || u.User != nil || u.Fragment != "" {
-		return invalid("invalid_target",
+		return invalid(bridge.CodeInvalidTarget,
 			"target must be an http(s):// URL or nats://host:port/<subject prefix>, without user information (credentials go in credentials)")
 	}
 	switch u.Scheme {
 	case schemeHTTP, schemeHTTPS:
 		if creds.User != "" || creds.Password != "" || (creds.Token != "" && !handshake) {
-			return invalid("invalid_credentials", "credentials are for nats:// targets, and a token for the verification "+
+			return invalid(bridge.CodeInvalidCredentials, "credentials are for nats:// targets, and a token for the verification "+
 				"handshake of format cloud; an HTTP receiver verifies the signature (secret)")
 		}
 		return validCredentials(creds)
@@ -161,7 +161,7 @@ func validTarget(target string, creds Credentials, handshake bool) error {
 		}
 		return validCredentials(creds)
 	}
-	return invalid("invalid_target", "target scheme %q is not one of http, https, nats", u.Scheme)
+	return invalid(bridge.CodeInvalidTarget, "target scheme %q is not one of http, https, nats", u.Scheme)
 }
 
 // subjectPrefix is a nats:// target's subject prefix: its path, without
@@ -169,11 +169,11 @@ func validTarget(target string, creds Credentials, handshake bool) error {
 func subjectPrefix(u *url.URL) (string, error) {
 	prefix := strings.TrimPrefix(u.Path, "/")
 	if u.RawQuery != "" || prefix == "" || len(strings.Split(prefix, ".")) > 8 {
-		return "", invalid("invalid_target", "a nats:// target is nats://host:port/<subject prefix>, e.g. nats://nats:4222/msgbridge")
+		return "", invalid(bridge.CodeInvalidTarget, "a nats:// target is nats://host:port/<subject prefix>, e.g. nats://nats:4222/msgbridge")
 	}
 	for _, tok := range strings.Split(prefix, ".") {
 		if !subjectTokenPattern.MatchString(tok) {
-			return "", invalid("invalid_target", "the subject prefix %q has a token that is not letters, digits, _ or -", prefix)
+			return "", invalid(bridge.CodeInvalidTarget, "the subject prefix %q has a token that is not letters, digits, _ or -", prefix)
 		}
 	}
 	return prefix, nil
@@ -182,27 +182,27 @@ func subjectPrefix(u *url.URL) (string, error) {
 func validCredentials(c Credentials) error {
 	switch {
 	case len(c.User) > maxSecretLen || len(c.Password) > maxSecretLen || len(c.Token) > maxCredentialLn:
-		return invalid("invalid_credentials", "a credential is too long")
+		return invalid(bridge.CodeInvalidCredentials, "a credential is too long")
 	case c.Token != "" && (c.User != "" || c.Password != ""):
-		return invalid("invalid_credentials", "give either user and password or token, not both")
+		return invalid(bridge.CodeInvalidCredentials, "give either user and password or token, not both")
 	case (c.User == "") != (c.Password == ""):
-		return invalid("invalid_credentials", "user and password go together")
+		return invalid(bridge.CodeInvalidCredentials, "user and password go together")
 	}
 	return nil
 }
 
 func validHeaders(h map[string]string) error {
 	if len(h) > maxHeaders {
-		return invalid("forbidden_header", "at most %d headers", maxHeaders)
+		return invalid(bridge.CodeForbiddenHeader, "at most %d headers", maxHeaders)
 	}
 	for name, value := range h {
 		lower := strings.ToLower(name)
 		if !headerNamePattern.MatchString(name) || slices.Contains(forbiddenHeaders, lower) ||
 			slices.ContainsFunc(forbiddenHeaderPrefixes, func(p string) bool { return strings.HasPrefix(lower, p) }) {
-			return invalid("forbidden_header", "header %q is not allowed: the bridge or the transport sets it, or it is not an HTTP token", name)
+			return invalid(bridge.CodeForbiddenHeader, "header %q is not allowed: the bridge or the transport sets it, or it is not an HTTP token", name)
 		}
 		if len(value) > maxHeaderValue || strings.ContainsAny(value, "\r\n\x00") {
-			return invalid("forbidden_header", "header %q has a value that is too long or spans lines", name)
+			return invalid(bridge.CodeForbiddenHeader, "header %q has a value that is too long or spans lines", name)
 		}
 	}
 	return nil

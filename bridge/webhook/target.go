@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"net/url"
 	"time"
+
+	"github.com/msgbridge/msgbridge/bridge"
 )
 
 // probeTimeout bounds the check of a new target.
@@ -53,12 +55,12 @@ func (o *Outbox) probe(ctx context.Context, s Subscription) error {
 		err = probeTCP(ctx, u)
 	}
 	if err != nil {
-		return invalid("target_unreachable", "target %s could not be reached: %v", redacted(u), err)
+		return invalid(bridge.CodeTargetUnreachable, "target %s could not be reached: %v", redacted(u), err)
 	}
 	if f, ferr := formatOf(s.Format); ferr == nil {
 		if v, ok := f.(Verifier); ok {
 			if err := v.Verify(ctx, s); err != nil {
-				return invalid("target_unverified", "target %s refused the verification handshake: %v", redacted(u), err)
+				return invalid(bridge.CodeTargetUnverified, "target %s refused the verification handshake: %v", redacted(u), err)
 			}
 		}
 	}

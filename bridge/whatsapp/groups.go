@@ -53,7 +53,8 @@ func groupError(err error) error {
 	return err
 }
 
-// groupCall runs f with the ready client and the group's JID.
+// groupCall runs f with the ready client and the group's JID. The group's
+// info read before is forgotten: f may change it.
 func (m *Manager) groupCall(group bridge.Recipient, f func(*whatsmeow.Client, types.JID) error) error {
 	cli, err := m.readyClient()
 	if err != nil {
@@ -63,10 +64,12 @@ func (m *Manager) groupCall(group bridge.Recipient, f func(*whatsmeow.Client, ty
 	if err != nil {
 		return err
 	}
+	m.groups.forgetInfo(group.JID())
 	return groupError(f(cli, jid))
 }
 
-// GroupInfo reads a group the account is in, with its members.
+// GroupInfo reads a group the account is in, with its members, from
+// WhatsApp; CachedGroupInfo serves the answer for a while.
 func (m *Manager) GroupInfo(ctx context.Context, group bridge.Recipient) (bridge.GroupInfo, error) {
 	var info bridge.GroupInfo
 	err := m.groupCall(group, func(cli *whatsmeow.Client, jid types.JID) error {
@@ -76,7 +79,21 @@ func (m *Manager) GroupInfo(ctx context.Context, group bridge.Recipient) (bridge
 		}
 		return err
 	})
+	if err == nil {
+		m.groups.keepInfo(group.JID(), info, m.opts.Now())
+	}
 	return info, err
+}
+
+// CachedGroupInfo is the group as GroupInfo last read it, when that was
+// less than groupsCacheFor ago and neither WhatsApp told of a change to
+// the account's groups since nor the account acted on this one: a client
+// that reads a group again and again asks WhatsApp once.
+func (m *Manager) CachedGroupInfo(group bridge.Recipient) (bridge.GroupInfo, bool) {
+	if !m.Ready() {
+		return bridge.GroupInfo{}, false
+	}
+	return m.groups.freshInfo(group.JID(), m.opts.Now())
 }
 
 // CreateGroup creates a group the account owns, with subject and
@@ -191,12 +208,13 @@ func (m *Manager) LeaveGroup(ctx context.Context, group bridge.Recipient) error 
 	return err
 }
 
-// forget drops the cached list of the account's groups: it changed (the
-// account created, joined or left one, or WhatsApp told of a change).
+// forget drops the cached list of the account's groups and the groups read
+// one by one: they changed (the account created, joined or left one, or
+// WhatsApp told of a change).
 func (g *groupList) forget() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.groups = nil
+	g.groups, g.infos = nil, nil
 }
 
 // participantJIDs are the people of a group action as whatsmeow names them.

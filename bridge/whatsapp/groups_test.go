@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"go.mau.fi/whatsmeow/types"
+
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/wasim"
 	"github.com/msgbridge/msgbridge/internal/testutil"
@@ -171,4 +173,72 @@ func BenchmarkGroupAction(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Minutes(), "actions/min")
+}
+
+// A group GroupInfo read is served from memory (CachedGroupInfo) without
+// asking WhatsApp, until WhatsApp tells of a change by someone else or the
+// account acts on the group itself.
+func TestGroupInfoCachedUntilItChanges(t *testing.T) {
+	testutil.SkipIfShort(t, "simulator session")
+	sim, r, alice := linked(t)
+	ctx := waitCtx(t)
+	created, _, err := r.CreateGroup(ctx, "Ops", []bridge.Recipient{bridge.PhoneRecipient(alice.Number())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	group := groupOf(t, created.ID)
+	r.events.waitGroupChange(t, "the create", func(c bridge.GroupChange) bool { return c.Created && c.Group == group })
+	if _, ok := r.CachedGroupInfo(group); ok {
+		t.Fatal("a group never read is cached")
+	}
+	read := func(subject string) {
+		t.Helper()
+		asked := sim.GroupInfoQueries()
+		if info, err := r.GroupInfo(ctx, group); err != nil || info.Subject != subject {
+			t.Fatalf("read: %+v %v, want subject %q", info, err, subject)
+		}
+		if cached, ok := r.CachedGroupInfo(group); !ok || cached.Subject != subject || len(cached.Members) != 2 {
+			t.Fatalf("after a read: cached %+v %v", cached, ok)
+		}
+		if n := sim.GroupInfoQueries() - asked; n != 1 {
+			t.Fatalf("a read asked WhatsApp %d times, want once", n)
+		}
+	}
+	read("Ops")
+
+	jid, _ := types.ParseJID(created.ID)
+	g, ok := sim.LookupGroup(jid)
+	if !ok {
+		t.Fatalf("the simulator has no group %s", created.ID)
+	}
+	g.SetSubject(alice, "Renamed")
+	r.events.waitGroupChange(t, "alice's rename", func(c bridge.GroupChange) bool { return c.Subject != nil && *c.Subject == "Renamed" })
+	if _, ok := r.CachedGroupInfo(group); ok {
+		t.Error("still cached after WhatsApp told of a change")
+	}
+	read("Renamed")
+
+	if err := r.SetGroupSubject(ctx, group, "Mine"); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := r.CachedGroupInfo(group); ok {
+		t.Error("still cached after the account changed the group")
+	}
+}
+
+// A group read is fresh for groupsCacheFor, then asked again.
+func TestGroupInfoCacheExpires(t *testing.T) {
+	var g groupList
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	g.keepInfo("1@g.us", bridge.GroupInfo{Subject: "Ops"}, now)
+	if info, ok := g.freshInfo("1@g.us", now.Add(groupsCacheFor-time.Millisecond)); !ok || info.Subject != "Ops" {
+		t.Errorf("within %s: %+v %v", groupsCacheFor, info, ok)
+	}
+	if _, ok := g.freshInfo("1@g.us", now.Add(groupsCacheFor)); ok {
+		t.Errorf("served after %s", groupsCacheFor)
+	}
+	g.keepInfo("2@g.us", bridge.GroupInfo{}, now.Add(groupsCacheFor))
+	if len(g.infos) != 1 {
+		t.Errorf("the stale entry is kept: %v", g.infos)
+	}
 }

@@ -416,12 +416,20 @@ func (m *Manager) Groups(ctx context.Context) ([]bridge.Group, error) {
 // account query WhatsApp every time.
 const groupsCacheFor = 30 * time.Second
 
-// groupList is the cached list of the account's groups.
+// groupList is the cached list of the account's groups, and the groups
+// GroupInfo read one by one, by JID.
 type groupList struct {
 	flight singleflight.Group
 	mu     sync.Mutex
 	groups []bridge.Group
 	at     time.Time
+	infos  map[string]groupInfoAt
+}
+
+// groupInfoAt is a group as GroupInfo read it, and when.
+type groupInfoAt struct {
+	info bridge.GroupInfo
+	at   time.Time
 }
 
 func (g *groupList) fresh(now time.Time) ([]bridge.Group, bool) {
@@ -437,4 +445,37 @@ func (g *groupList) keep(groups []bridge.Group, now time.Time) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.groups, g.at = groups, now
+	if groups == nil {
+		g.infos = nil
+	}
+}
+
+func (g *groupList) freshInfo(jid string, now time.Time) (bridge.GroupInfo, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	c, ok := g.infos[jid]
+	if !ok || now.Sub(c.at) >= groupsCacheFor {
+		return bridge.GroupInfo{}, false
+	}
+	return c.info, true
+}
+
+func (g *groupList) keepInfo(jid string, info bridge.GroupInfo, now time.Time) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.infos == nil {
+		g.infos = map[string]groupInfoAt{}
+	}
+	for k, c := range g.infos { // the stale ones, so that the map stays as small as what is read
+		if now.Sub(c.at) >= groupsCacheFor {
+			delete(g.infos, k)
+		}
+	}
+	g.infos[jid] = groupInfoAt{info: info, at: now}
+}
+
+func (g *groupList) forgetInfo(jid string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	delete(g.infos, jid)
 }

@@ -84,11 +84,15 @@ func ReferencedSecretNames(mb *msgbridgev1alpha1.MessagingBridge) []string {
 			add(c.Source.Name)
 		}
 	}
-	// A subscription's secret goes through the admin API, not the pod's
-	// environment, but its change must reach the bridge as soon.
+	// A subscription's secret and credentials go through the admin API,
+	// not the pod's environment, but their change must reach the bridge as
+	// soon.
 	for _, s := range mb.Spec.Subscriptions {
 		if s.SecretRef != nil {
 			add(s.SecretRef.Name)
+		}
+		if s.CredentialsSecretRef != nil {
+			add(s.CredentialsSecretRef.Name)
 		}
 	}
 	return names

@@ -142,6 +142,15 @@ func TestCredentials(t *testing.T) {
 			"API_KEY=keys/a", "ADMIN_TOKEN=keys/b", "ENCRYPTION_KEY=sales-generated/encryptionKey*",
 			"WEBHOOK_SECRET=sales-generated/webhookSecret*", "TOTP_SECRET=totp/t",
 		}, []string{"keys", "totp"}},
+		{"subscriptions' signing secrets and NATS credentials", func(mb *msgbridgev1alpha1.MessagingBridge) {
+			mb.Spec.Subscriptions = []msgbridgev1alpha1.SubscriptionSpec{
+				{Name: "crm", SecretRef: ref("crm-hook", "secret")},
+				{Name: "bus", SecretRef: ref("bus-sign", "s"), CredentialsSecretRef: &msgbridgev1alpha1.SecretReference{Name: "nats-creds"}},
+			}
+		}, []string{
+			"API_KEY=sales-generated/apiKey*", "ADMIN_TOKEN=sales-generated/adminToken*",
+			"ENCRYPTION_KEY=sales-generated/encryptionKey*", "WEBHOOK_SECRET=sales-generated/webhookSecret*",
+		}, []string{"crm-hook", "bus-sign", "nats-creds"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -16,9 +17,17 @@ func SubscriptionID(name string) string {
 	return contract.OperatorSubscriptionPrefix + name
 }
 
-// Subscription renders one subscription of the spec, with the value of its
-// secret (nil without a secretRef), into the body of the bridge's PUT.
-func Subscription(s msgbridgev1alpha1.SubscriptionSpec, secret []byte) contract.Subscription {
+// SubscriptionSecrets are the values a subscription's references name:
+// the signing secret (nil without a secretRef) and a NATS target's
+// credentials (nil without a credentialsSecretRef).
+type SubscriptionSecrets struct {
+	Signing     []byte
+	Credentials *contract.SubscriptionCredentials
+}
+
+// Subscription renders one subscription of the spec, with the values of
+// its Secrets, into the body of the bridge's PUT.
+func Subscription(s msgbridgev1alpha1.SubscriptionSpec, secrets SubscriptionSecrets) contract.Subscription {
 	format := s.Format
 	if format == "" {
 		format = msgbridgev1alpha1.SubscriptionFormatStandard
@@ -28,23 +37,52 @@ func Subscription(s msgbridgev1alpha1.SubscriptionSpec, secret []byte) contract.
 		events = []string{}
 	}
 	return contract.Subscription{
-		ID:      SubscriptionID(s.Name),
-		Target:  s.Target,
-		Events:  events,
-		Format:  string(format),
-		Secret:  string(secret),
-		Headers: s.Headers,
-		Enabled: s.IsEnabled(),
+		ID:          SubscriptionID(s.Name),
+		Target:      s.Target,
+		Events:      events,
+		Format:      string(format),
+		Secret:      string(secrets.Signing),
+		Credentials: secrets.Credentials,
+		Headers:     s.Headers,
+		Enabled:     s.IsEnabled(),
 	}
 }
 
-// SubscriptionDigest identifies a rendered subscription, its secret
-// included: the bridge never echoes a secret back, so the operator compares
+// The keys of a NATS credentials Secret (credentialsSecretRef).
+const (
+	NATSTokenKey    = "token"
+	NATSUserKey     = "user"
+	NATSPasswordKey = "password" //nolint:gosec // G101: the name of a Secret's key, not a credential
+)
+
+// NATSCredentials reads the credentials of a nats:// target from the data
+// of its Secret (named name): token, or user and password. A Secret with
+// neither, with both kinds, or with only one of user and password is
+// invalid: the message says which keys it lacks or has too many of, never
+// a value.
+func NATSCredentials(name string, data map[string][]byte) (*contract.SubscriptionCredentials, string) {
+	token, user, password := data[NATSTokenKey], data[NATSUserKey], data[NATSPasswordKey]
+	switch {
+	case len(token) > 0 && (len(user) > 0 || len(password) > 0):
+		return nil, fmt.Sprintf("Secret %s has both %s and %s/%s: give one kind of credentials", name, NATSTokenKey, NATSUserKey, NATSPasswordKey)
+	case len(token) > 0:
+		return &contract.SubscriptionCredentials{Token: string(token)}, ""
+	case len(user) > 0 && len(password) > 0:
+		return &contract.SubscriptionCredentials{User: string(user), Password: string(password)}, ""
+	case len(user) > 0 || len(password) > 0:
+		return nil, fmt.Sprintf("Secret %s has only one of %s and %s: they go together", name, NATSUserKey, NATSPasswordKey)
+	}
+	return nil, fmt.Sprintf("Secret %s has neither the key %s nor the keys %s and %s", name, NATSTokenKey, NATSUserKey, NATSPasswordKey)
+}
+
+// SubscriptionDigest identifies a rendered subscription, its secret and
+// credentials included: the bridge never echoes them back, so the operator compares
 // digests to know whether what the bridge holds is what it rendered last.
 // It is kept in memory only, never written where others read it.
 func SubscriptionDigest(s contract.Subscription) string {
-	// Marshalling a struct of strings, a bool, a slice and a map cannot
-	// fail; the secret in it is hashed, never written out.
+	// Marshalling a struct of strings, a bool, a slice, a map and a
+	// struct of strings cannot fail; the secrets in it are hashed, never
+	// written out.
 	b, _ := json.Marshal(s) //nolint:gosec // see above
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])

@@ -18,27 +18,34 @@ type site struct {
 	pos     token.Position
 	code    string // the code, when it is a string literal
 	literal *ast.BasicLit
-	kind    string // the Kind constant's name (KindInvalid), when it is one
-	message string // the message or format, when it is a string literal
-	inPkg   bool   // the site is in package bridge itself (no "bridge." prefix)
+	// codeExpr is the code as written: a literal, a constant, a variable
+	// (a helper's parameter).
+	codeExpr ast.Expr
+	kind     string // the Kind constant's name (KindInvalid), when it is one
+	message  string // the message or format, when it is a string literal
+	inPkg    bool   // the site is in package bridge itself (no "bridge." prefix)
 }
 
-// constructors are the error constructors of package bridge, with the
-// index of their code argument and the kind they imply ("" when the kind is
-// their first argument).
-var constructors = map[string]struct {
+// A constructor makes an error of a code: the index of its code argument
+// and the kind it implies ("" when the kind is its first argument).
+type constructor struct {
 	codeArg int
 	kind    string
-}{
+}
+
+// constructors are the error constructors of package bridge.
+var constructors = map[string]constructor{
 	"Invalid":  {0, "KindInvalid"},
 	"Internal": {0, "KindInternal"},
 	"Errorf":   {1, ""},
 }
 
 // scan returns every site under dir (the bridge/ directory), test files and
-// the simulator left out: tests pin the wire's strings on purpose.
+// the simulator left out: tests pin the wire's strings on purpose. It reads
+// a package's files together, so that a helper of the package that passes
+// its parameter on as a code is known at every call.
 func scan(dir string) ([]site, error) {
-	var sites []site
+	packages := map[string][]string{}
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		switch {
 		case err != nil:
@@ -48,41 +55,67 @@ func scan(dir string) ([]site, error) {
 		case d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go"):
 			return nil
 		}
-		found, err := scanFile(path)
-		sites = append(sites, found...)
-		return err
+		packages[filepath.Dir(path)] = append(packages[filepath.Dir(path)], path)
+		return nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	var sites []site
+	for _, paths := range packages {
+		found, err := scanPackage(paths)
+		if err != nil {
+			return nil, err
+		}
+		sites = append(sites, found...)
+	}
 	sort.SliceStable(sites, func(i, j int) bool {
 		a, b := sites[i].pos, sites[j].pos
 		return a.Filename < b.Filename || a.Filename == b.Filename && a.Offset < b.Offset
 	})
-	return sites, err
+	return sites, nil
 }
 
-func scanFile(path string) ([]site, error) {
+// scanPackage returns the sites of one package's files.
+func scanPackage(paths []string) ([]site, error) {
 	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-	if err != nil {
-		return nil, err
+	files := make([]*ast.File, len(paths))
+	for i, path := range paths {
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return nil, err
+		}
+		files[i] = f
 	}
-	inPkg := f.Name.Name == "bridge"
+	inPkg := files[0].Name.Name == "bridge"
+	helpers := findHelpers(files, inPkg)
 	var sites []site
-	ast.Inspect(f, func(n ast.Node) bool {
-		var s *site
-		switch n := n.(type) {
-		case *ast.CallExpr:
-			s = callSite(n, inPkg)
-		case *ast.CompositeLit:
-			s = literalSite(n, inPkg)
-		}
-		if s != nil {
-			s.file, s.inPkg = path, inPkg
-			s.pos = fset.Position(s.literalOrCall(n))
-			sites = append(sites, *s)
-		}
-		return true
-	})
+	for i, f := range files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			if s := siteOf(n, inPkg, helpers); s != nil {
+				s.file, s.inPkg = paths[i], inPkg
+				s.pos = fset.Position(s.literalOrCall(n))
+				sites = append(sites, *s)
+			}
+			return true
+		})
+	}
 	return sites, nil
+}
+
+// siteOf is n as a site: a constructor's call, a helper's call or an
+// error literal; nil when it is none.
+func siteOf(n ast.Node, inPkg bool, helpers map[string]constructor) *site {
+	switch n := n.(type) {
+	case *ast.CallExpr:
+		if s := callSite(n, inPkg); s != nil {
+			return s
+		}
+		return helperSite(n, helpers)
+	case *ast.CompositeLit:
+		return literalSite(n, inPkg)
+	}
+	return nil
 }
 
 // literalOrCall is where a site is reported: its code's literal, or the
@@ -113,9 +146,15 @@ func callSite(call *ast.CallExpr, inPkg bool) *site {
 	return s
 }
 
-// literalSite recognises &bridge.Error{Kind: …, Code: …, Message: …}.
+// literalSite recognises &bridge.Error{Kind: …, Code: …, Message: …}, and
+// the error shape's own ErrorDetail{Code: …, Message: …} (package httpapi),
+// which an answer without a kind (405, 416) writes directly.
 func literalSite(lit *ast.CompositeLit, inPkg bool) *site {
-	if name, ok := bridgeName(lit.Type, inPkg); !ok || name != "Error" {
+	name, ok := bridgeName(lit.Type, inPkg)
+	if detail, local := lit.Type.(*ast.Ident); local && detail.Name == wireDetail {
+		name, ok = wireDetail, true
+	}
+	if !ok || name != "Error" && name != wireDetail {
 		return nil
 	}
 	s := &site{}
@@ -137,7 +176,12 @@ func literalSite(lit *ast.CompositeLit, inPkg bool) *site {
 	return s
 }
 
+// wireDetail is the type of the error shape's {code, message} in package
+// httpapi.
+const wireDetail = "ErrorDetail"
+
 func (s *site) setCode(e ast.Expr) {
+	s.codeExpr = e
 	if lit, ok := e.(*ast.BasicLit); ok && lit.Kind == token.STRING {
 		s.literal, s.code = lit, stringOf(lit)
 	}

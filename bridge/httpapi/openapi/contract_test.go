@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/audit"
 	"github.com/msgbridge/msgbridge/bridge/httpapi/openapi"
 	"github.com/msgbridge/msgbridge/contract"
@@ -51,6 +52,26 @@ func TestAuditActionsMatch(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("AuditRecord.action enum %v, audit.Actions %v", got, want)
+	}
+}
+
+// TestErrorCodesMatch: the description's list of error codes (ErrorCode)
+// is bridge.Codes, the table of every code the bridge answers: a code
+// added to the bridge without its line in the description fails here, and
+// so does a line left for a code the bridge no longer has.
+func TestErrorCodesMatch(t *testing.T) {
+	listed := map[string]bool{}
+	for _, c := range strs(schema(t, "ErrorCode")["enum"]) {
+		listed[c] = true
+	}
+	for _, c := range bridge.Codes {
+		if !listed[c.Code] {
+			t.Errorf("%s (bridge/codes.go) is missing from ErrorCode's enum in openapi.yaml", c.Code)
+		}
+		delete(listed, c.Code)
+	}
+	for c := range listed {
+		t.Errorf("%s is in ErrorCode's enum in openapi.yaml but not in bridge/codes.go", c)
 	}
 }
 

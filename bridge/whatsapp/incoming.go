@@ -17,8 +17,8 @@ import (
 // protocol messages other than edits and revokes (key shares, history
 // sync), messages whose only content is something else, such as the
 // SenderKeyDistributionMessage that precedes a sender's first group
-// message, and messages in chats the bridge cannot address (status
-// broadcasts, newsletters).
+// message, and messages in chats the bridge cannot address
+// (newsletters). A contact's status never comes here (statusUpdate).
 func incoming(ctx context.Context, cli *whatsmeow.Client, e *events.Message) (bridge.Incoming, bool) {
 	if e.Info.IsFromMe || e.Message == nil {
 		return bridge.Incoming{}, false

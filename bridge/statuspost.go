@@ -64,7 +64,7 @@ func ValidateStatus(typ MessageType, d StatusDraft) (StatusPost, error) {
 	switch typ {
 	case TypeText, TypeImage, TypeVideo:
 	default:
-		return StatusPost{}, Invalid("invalid_status_type", "a status is text, image or video, not %s", Truncate(string(typ), 32))
+		return StatusPost{}, Invalid(CodeInvalidStatusType, "a status is text, image or video, not %s", Truncate(string(typ), 32))
 	}
 	recipients, err := statusRecipients(d.Recipients)
 	if err != nil {
@@ -72,7 +72,7 @@ func ValidateStatus(typ MessageType, d StatusDraft) (StatusPost, error) {
 	}
 	p := StatusPost{Recipients: recipients}
 	if (d.BackgroundColor != nil || d.Font != nil) && typ != TypeText {
-		return StatusPost{}, Invalid("unexpected_status_style", "background_color and font style a text status, not %s", typ)
+		return StatusPost{}, Invalid(CodeUnexpectedStatusStyle, "background_color and font style a text status, not %s", typ)
 	}
 	if d.BackgroundColor != nil {
 		if p.BackgroundARGB, err = ParseARGB(*d.BackgroundColor); err != nil {
@@ -82,7 +82,7 @@ func ValidateStatus(typ MessageType, d StatusDraft) (StatusPost, error) {
 	if d.Font != nil {
 		font, ok := StatusFonts[*d.Font]
 		if !ok {
-			return StatusPost{}, Invalid("invalid_font", "font must be %s", StatusFontNames)
+			return StatusPost{}, Invalid(CodeInvalidFont, "font must be %s", StatusFontNames)
 		}
 		p.Font = &font
 	}
@@ -93,20 +93,20 @@ func ValidateStatus(typ MessageType, d StatusDraft) (StatusPost, error) {
 // one, at most MaxStatusRecipients, each once.
 func statusRecipients(numbers []string) ([]Recipient, error) {
 	if len(numbers) == 0 {
-		return nil, Invalid("missing_status_recipients", "a status needs recipients: 1 to %d phone numbers", MaxStatusRecipients)
+		return nil, Invalid(CodeMissingStatusRecipients, "a status needs recipients: 1 to %d phone numbers", MaxStatusRecipients)
 	}
 	if len(numbers) > MaxStatusRecipients {
-		return nil, Invalid("too_many_status_recipients", "a status goes to at most %d recipients, not %d", MaxStatusRecipients, len(numbers))
+		return nil, Invalid(CodeTooManyStatusRecipients, "a status goes to at most %d recipients, not %d", MaxStatusRecipients, len(numbers))
 	}
 	seen := make(map[string]bool, len(numbers))
 	out := make([]Recipient, 0, len(numbers))
 	for i, n := range numbers {
 		digits, err := NormalizePhone(n)
 		if err != nil {
-			return nil, Invalid("invalid_status_recipient", "recipients[%d] must be a phone number with country code", i)
+			return nil, Invalid(CodeInvalidStatusRecipient, "recipients[%d] must be a phone number with country code", i)
 		}
 		if seen[digits] {
-			return nil, Invalid("duplicate_status_recipient", "recipients[%d] repeats %s", i, digits)
+			return nil, Invalid(CodeDuplicateStatusRecipient, "recipients[%d] repeats %s", i, digits)
 		}
 		seen[digits] = true
 		out = append(out, PhoneRecipient(digits))
@@ -136,7 +136,7 @@ func FormatARGB(v uint32) string {
 	return "#" + strings.ToUpper(strconv.FormatUint(uint64(v)|1<<32, 16)[1:])
 }
 
-var errInvalidColor = Invalid("invalid_background_color", `background_color must be "#RRGGBB" or "#AARRGGBB" in hex`)
+var errInvalidColor = Invalid(CodeInvalidBackgroundColor, `background_color must be "#RRGGBB" or "#AARRGGBB" in hex`)
 
 // FontName is the name of StatusFonts for WhatsApp's number; "" when unknown.
 func FontName(n int) string {

@@ -92,12 +92,12 @@ func (d Draft) Validate() (Request, error) {
 func (d Draft) recipient() (bridge.Recipient, error) {
 	if strings.TrimSpace(d.To) != bridge.StatusJID {
 		if d.Status != nil {
-			return bridge.Recipient{}, bridge.Invalid("unexpected_status", "status is for a message to %s only", bridge.StatusJID)
+			return bridge.Recipient{}, bridge.Invalid(bridge.CodeUnexpectedStatus, "status is for a message to %s only", bridge.StatusJID)
 		}
 		return bridge.ParseRecipient(d.To)
 	}
 	if d.ReplyTo != nil || len(d.Mentions) > 0 {
-		return bridge.Recipient{}, bridge.Invalid("unexpected_status_context", "a status quotes and mentions nobody: leave out reply_to and mentions")
+		return bridge.Recipient{}, bridge.Invalid(bridge.CodeUnexpectedStatusContext, "a status quotes and mentions nobody: leave out reply_to and mentions")
 	}
 	if d.Status == nil {
 		return bridge.Recipient{}, bridge.Invalid(bridge.CodeMissingStatusRecipients,

@@ -105,9 +105,17 @@ func (s *Simulator) apiPostStatus(w http.ResponseWriter, r *http.Request, u *Use
 		writeError(w, err)
 		return
 	}
-	audience, err := s.usersForNumbers(req.To)
-	if err != nil || len(audience) == 0 {
-		writeError(w, badRequest("to must list the numbers of existing users who see the status"))
+	audience := make([]*User, 0, len(req.To))
+	for _, n := range req.To {
+		a, ok := s.LookupUser(n)
+		if !ok {
+			writeError(w, badRequest("to must list existing users, not %q", n))
+			return
+		}
+		audience = append(audience, a)
+	}
+	if len(audience) == 0 {
+		writeError(w, badRequest("to must list the users who see the status"))
 		return
 	}
 	msg, err := u.requestMessage(req.Text, req.Media)

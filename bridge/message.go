@@ -74,6 +74,9 @@ type Outgoing struct {
 	Poll *Poll
 	// Buttons are the reply buttons under a text (TypeButtons).
 	Buttons []Button
+	// Status is the audience and style of a status post (Recipient is
+	// StatusBroadcast); nil for any other message.
+	Status *StatusPost
 }
 
 // Receipt is WhatsApp's word that messages reached a status (Delivered or

@@ -14,6 +14,9 @@ const (
 	// RecipientLID: a user by the LID WhatsApp gives instead of a phone
 	// number when the number is hidden.
 	RecipientLID
+	// RecipientStatus: the status broadcast (StatusBroadcast), whose
+	// audience a StatusPost names.
+	RecipientStatus
 )
 
 // The JID servers of each kind: WhatsApp's address format lives here only.
@@ -140,6 +143,8 @@ func (r Recipient) JID() string {
 		return r.ID + groupServer
 	case RecipientLID:
 		return r.ID + lidServer
+	case RecipientStatus:
+		return StatusJID
 	}
 	return ""
 }
@@ -159,6 +164,9 @@ func (r Recipient) IsZero() bool { return r.Kind == 0 }
 // RecipientFromJID reads a JID as WhatsApp or the store gives it; a device
 // suffix (":3") or agent part is dropped, since messages go to the user.
 func RecipientFromJID(jid string) (Recipient, error) {
+	if jid == StatusJID {
+		return StatusBroadcast, nil
+	}
 	user, server, ok := strings.Cut(jid, "@")
 	if !ok {
 		return Recipient{}, ErrInvalidRecipient

@@ -69,6 +69,9 @@ const (
 	// EnvMessageRetention is how long finished outgoing messages (sent,
 	// delivered, read or failed) are kept in the message log.
 	EnvMessageRetention = "MESSAGE_RETENTION"
+	// EnvStatusUpdates passes contacts' status updates on as status.update
+	// events when on (off by default: they are acknowledged and dropped).
+	EnvStatusUpdates = "STATUS_UPDATES"
 )
 
 // The defaults of the settings that have one, as the bridge reads them. The
@@ -88,6 +91,7 @@ const (
 	// DefaultRestrictionBackoff is the first pause after a rate limit.
 	DefaultRestrictionBackoff = "1m"
 	DefaultPprof              = "off"
+	DefaultStatusUpdates      = "off"
 	// DefaultHeartbeatInterval is a duration: the operator also judges a
 	// heartbeat's age by it.
 	DefaultHeartbeatInterval = 15 * time.Second

@@ -160,6 +160,12 @@ type MessagingBridgeSpec struct {
 	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('1s') && duration(self) <= duration('8760h')",message="mediaRetention must be from 1s to 8760h"
 	MediaRetention *metav1.Duration `json:"mediaRetention,omitempty"`
 
+	// StatusUpdates passes the contacts' status updates (stories) on to the
+	// receivers as status.update events. Off: the bridge acknowledges them
+	// to WhatsApp and drops them.
+	// +optional
+	StatusUpdates bool `json:"statusUpdates,omitempty"`
+
 	// Suspend scales the bridge to zero without losing its credentials: the
 	// volume is kept.
 	// +optional

@@ -24,6 +24,15 @@ type messageRequestJSON struct {
 	Contact  *contactJSON     `json:"contact"`
 	Poll     *pollRequestJSON `json:"poll"`
 	Buttons  []buttonJSON     `json:"buttons"`
+	// Status is the audience and style of a status post (to is
+	// status@broadcast).
+	Status *statusRequestJSON `json:"status"`
+}
+
+type statusRequestJSON struct {
+	Recipients      []string `json:"recipients"`
+	BackgroundColor *string  `json:"background_color"`
+	Font            *string  `json:"font"`
 }
 
 type buttonJSON struct {
@@ -106,7 +115,11 @@ func (m messageRequestJSON) draft() (sendqueue.Draft, error) {
 			it.Buttons[i] = bridge.Button(b)
 		}
 	}
-	return sendqueue.Draft{To: m.To, ReplyTo: m.ReplyTo, Mentions: m.Mentions, Items: []sendqueue.ItemDraft{it}}, nil
+	d := sendqueue.Draft{To: m.To, ReplyTo: m.ReplyTo, Mentions: m.Mentions, Items: []sendqueue.ItemDraft{it}}
+	if st := m.Status; st != nil {
+		d.Status = &bridge.StatusDraft{Recipients: st.Recipients, BackgroundColor: st.BackgroundColor, Font: st.Font}
+	}
+	return d, nil
 }
 
 // useUpload is a file of the send's own for upload id.

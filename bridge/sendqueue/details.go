@@ -23,6 +23,14 @@ type details struct {
 	Poll *pollDetail `json:"poll,omitempty"`
 	// Buttons are the reply buttons under a text.
 	Buttons []buttonDetail `json:"buttons,omitempty"`
+	// Status is a status post's audience and style.
+	Status *statusDetail `json:"status,omitempty"`
+}
+
+type statusDetail struct {
+	Recipients     []string `json:"recipients"` // JIDs
+	BackgroundARGB uint32   `json:"background_argb,omitempty"`
+	Font           *int     `json:"font,omitempty"`
 }
 
 type buttonDetail struct {
@@ -69,6 +77,12 @@ func detailsOf(it Item) details {
 	if a := it.Action; a != nil {
 		d.TargetSender = a.TargetSender.JID()
 	}
+	if st := it.Status; st != nil {
+		d.Status = &statusDetail{BackgroundARGB: st.BackgroundARGB, Font: st.Font}
+		for _, r := range st.Recipients {
+			d.Status.Recipients = append(d.Status.Recipients, r.JID())
+		}
+	}
 	return d
 }
 
@@ -90,6 +104,13 @@ func decodeDetails(raw string) (details, error) {
 	for _, jid := range d.Mentions {
 		if _, err := bridge.RecipientFromJID(jid); err != nil {
 			return d, fmt.Errorf("stored mention %q: %w", jid, err)
+		}
+	}
+	if d.Status != nil {
+		for _, jid := range d.Status.Recipients {
+			if _, err := bridge.RecipientFromJID(jid); err != nil {
+				return d, fmt.Errorf("stored status recipient %q: %w", jid, err)
+			}
 		}
 	}
 	return d, nil
@@ -135,4 +156,16 @@ func (d details) buttons() []bridge.Button {
 		out = append(out, bridge.Button(b))
 	}
 	return out
+}
+
+func (d details) status() *bridge.StatusPost {
+	if d.Status == nil {
+		return nil
+	}
+	p := &bridge.StatusPost{BackgroundARGB: d.Status.BackgroundARGB, Font: d.Status.Font}
+	for _, jid := range d.Status.Recipients {
+		r, _ := bridge.RecipientFromJID(jid) // checked by decodeDetails
+		p.Recipients = append(p.Recipients, r)
+	}
+	return p
 }

@@ -37,7 +37,10 @@ type Draft struct {
 	To       string
 	ReplyTo  *string // nil: not a reply
 	Mentions []string
-	Items    []ItemDraft
+	// Status is the audience and style of a status post (To is
+	// bridge.StatusJID); nil: not a status.
+	Status *bridge.StatusDraft
+	Items  []ItemDraft
 	// IdempotencyKey, checked by ParseIdempotencyKey; empty: none.
 	IdempotencyKey string
 }
@@ -54,7 +57,7 @@ const SendTypes = "text, image, document, video, audio, location, contact, poll 
 
 // Validate validates the whole request, all or nothing.
 func (d Draft) Validate() (Request, error) {
-	recipient, err := bridge.ParseRecipient(d.To)
+	recipient, err := d.recipient()
 	if err != nil {
 		return Request{}, err
 	}
@@ -77,8 +80,43 @@ func (d Draft) Validate() (Request, error) {
 			return Request{}, err
 		}
 		req.Items[i].ReplyTo, req.Items[i].Mentions = replyTo, mentions
+		if req.Items[i].Status, err = d.statusOf(recipient, req.Items[i].Type); err != nil {
+			return Request{}, err
+		}
 	}
 	return req, nil
+}
+
+// recipient is d.To: a chat, or the status broadcast, which takes a status
+// object and neither a quote nor mentions.
+func (d Draft) recipient() (bridge.Recipient, error) {
+	if strings.TrimSpace(d.To) != bridge.StatusJID {
+		if d.Status != nil {
+			return bridge.Recipient{}, bridge.Invalid(bridge.CodeUnexpectedStatus, "status is for a message to %s only", bridge.StatusJID)
+		}
+		return bridge.ParseRecipient(d.To)
+	}
+	if d.ReplyTo != nil || len(d.Mentions) > 0 {
+		return bridge.Recipient{}, bridge.Invalid(bridge.CodeUnexpectedStatusContext, "a status quotes and mentions nobody: leave out reply_to and mentions")
+	}
+	if d.Status == nil {
+		return bridge.Recipient{}, bridge.Invalid(bridge.CodeMissingStatusRecipients,
+			"a message to %s needs status.recipients: 1 to %d phone numbers", bridge.StatusJID, bridge.MaxStatusRecipients)
+	}
+	return bridge.StatusBroadcast, nil
+}
+
+// statusOf is the status post of an item of type typ to recipient; nil
+// when recipient is a chat.
+func (d Draft) statusOf(recipient bridge.Recipient, typ bridge.MessageType) (*bridge.StatusPost, error) {
+	if recipient.Kind != bridge.RecipientStatus {
+		return nil, nil //nolint:nilnil // a chat's message has no status post, and that is no fault
+	}
+	p, err := bridge.ValidateStatus(typ, *d.Status)
+	if err != nil {
+		return nil, err
+	}
+	return &p, nil
 }
 
 // validateItem checks item i: its text, then what its type carries, and

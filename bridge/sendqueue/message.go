@@ -39,7 +39,7 @@ func (m *row) outgoing() bridge.Outgoing {
 		FilePath: m.filePath, FileName: m.fileName, MimeType: m.mimeType,
 		ReplyTo: m.replyTo, Mentions: m.details.mentions(), PTT: m.details.PTT,
 		Location: m.details.location(), Contact: m.details.contact(), Poll: m.details.poll(),
-		Buttons: m.details.buttons(),
+		Buttons: m.details.buttons(), Status: m.details.status(),
 	}
 }
 
@@ -66,6 +66,8 @@ type Item struct {
 	Contact  *bridge.ContactCard
 	Poll     *bridge.Poll
 	Buttons  []bridge.Button
+	// Status is a status post's audience and style; nil for other messages.
+	Status *bridge.StatusPost
 	// Action is what a reaction, edit or revoke acts on; nil for content.
 	Action *Action
 }
@@ -94,6 +96,22 @@ func (r Request) validate() error {
 		if err := it.validate(i); err != nil {
 			return err
 		}
+		if err := r.validateStatus(i, it); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validateStatus checks that item i names its audience exactly when it is a
+// status post; a status takes no reaction, edit or revoke from the bridge.
+func (r Request) validateStatus(i int, it Item) error {
+	toStatus := r.Recipient.Kind == bridge.RecipientStatus
+	switch {
+	case toStatus && it.Type.IsAction():
+		return bridge.Invalid(bridge.CodeInvalidAction, "item %d: the bridge does not react to, edit or revoke a status", i)
+	case (it.Status != nil) != toStatus:
+		return bridge.Invalid(bridge.CodeMissingStatusRecipients, "item %d: a status post, and only it, names its recipients", i)
 	}
 	return nil
 }

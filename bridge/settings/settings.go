@@ -75,4 +75,7 @@ type Settings struct {
 	// CloudMediaHosts are the hosts (host or host:port) the Cloud API
 	// door fetches media links from; empty: every link is refused.
 	CloudMediaHosts []string
+	// StatusUpdates passes contacts' status updates on as status.update
+	// events; false: they are acknowledged and dropped.
+	StatusUpdates bool
 }

@@ -62,6 +62,9 @@ func TestLoadDefaults(t *testing.T) {
 	if s.GroupActionRate.String() != "4/m" {
 		t.Errorf("group action rate %s", s.GroupActionRate)
 	}
+	if s.StatusUpdates {
+		t.Error("status updates are on by default")
+	}
 	if s.SendRate.String() != "20/m" || !s.TypingDelay.Off() || s.RestrictionBackoff != time.Minute {
 		t.Errorf("protection defaults: rate %s, typing %s, back-off %s", s.SendRate, s.TypingDelay, s.RestrictionBackoff)
 	}
@@ -78,6 +81,7 @@ func TestLoadValidValues(t *testing.T) {
 	kv["MEDIA_RETENTION"] = "90s"
 	kv["LOG_LEVEL"] = "debug"
 	kv["PPROF"] = "on"
+	kv["STATUS_UPDATES"] = "on"
 	kv["ENCRYPTION_KEY"] = strings.ToUpper(testEncKey)
 	s, err := Load(nil, env(kv), io.Discard)
 	if err != nil {
@@ -93,7 +97,7 @@ func TestLoadValidValues(t *testing.T) {
 		t.Errorf("totp secret decoded to %d bytes", len(s.TOTPSecret))
 	}
 	if fmt.Sprint(s.RetrySchedule) != "[1s 2s]" || s.HeartbeatInterval != 200*time.Millisecond || s.LogLevel != logging.LevelDebug ||
-		s.MediaRetention != 90*time.Second || !s.Pprof {
+		s.MediaRetention != 90*time.Second || !s.Pprof || !s.StatusUpdates {
 		t.Errorf("parsed: %+v", s)
 	}
 	if s.EncryptionKey.Reveal() != testEncKeyRaw() {
@@ -219,6 +223,7 @@ func TestLoadRejects(t *testing.T) {
 		{"TYPING_DELAY", "on", "is not a typing delay"},
 		{"PPROF", "true", "is neither on nor off"},
 		{"PPROF", "ON", "is neither on nor off"},
+		{"STATUS_UPDATES", "yes", "is neither on nor off"},
 		{"TYPING_DELAY", "50ms", "is not a typing delay"},
 		{"TYPING_DELAY", "0s/char", "time per character"},
 		{"TYPING_DELAY", "2s/char", "time per character"},

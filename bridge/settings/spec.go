@@ -140,6 +140,8 @@ func protectionSpecs(s *Settings) []setting {
 			parse: into(&s.UploadRetention, parseRetention)},
 		{env: contract.EnvPprof, def: contract.DefaultPprof, usage: "on: Go's profiles under /debug/pprof/, behind the admin token",
 			parse: into(&s.Pprof, parseOnOff)},
+		{env: contract.EnvStatusUpdates, def: contract.DefaultStatusUpdates, usage: "on: contacts' status updates become status.update events; off: acknowledged and dropped",
+			parse: into(&s.StatusUpdates, parseOnOff)},
 		{env: contract.EnvDiskReserve, usage: "free space of DATA_DIR's volume below which the bridge stops receiving and refuses sends (507); default the larger of 64MiB and 2% of the volume, at most a quarter of it",
 			parse: into(&s.DiskReserve, parseDiskReserve)},
 	}

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"time"
 
+	"google.golang.org/protobuf/proto"
+
 	"go.mau.fi/whatsmeow/proto/waE2E"
 	"go.mau.fi/whatsmeow/types"
 )
@@ -39,6 +41,7 @@ func (s *Simulator) ControlHandler() http.Handler {
 	mux.HandleFunc("POST /v1/users/{number}/faults", s.withUser(s.apiFault))
 	mux.HandleFunc("POST /v1/users/{number}/addressing", s.withUser(s.apiAddressing))
 	mux.HandleFunc("GET /v1/users/{number}/ticks", s.withUser(s.apiTicks))
+	mux.HandleFunc("POST /v1/users/{number}/status", s.withUser(s.apiPostStatus))
 	mux.HandleFunc("GET /v1/groups", s.apiListGroups)
 	mux.HandleFunc("POST /v1/groups", s.apiCreateGroup)
 	mux.HandleFunc("POST /v1/groups/{jid}/members", s.withGroup(s.apiGroupMembers))
@@ -273,33 +276,42 @@ func (s *Simulator) apiSend(w http.ResponseWriter, r *http.Request, u *User) {
 		writeError(w, err)
 		return
 	}
+	msg, err := u.requestMessage(req.Text, req.Media)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), apiTimeout)
 	defer cancel()
-	var id types.MessageID
-	switch {
-	case req.Media != nil:
-		data, decErr := base64.StdEncoding.DecodeString(req.Media.DataBase64)
-		if decErr != nil {
-			writeError(w, badRequest("media.data_base64: %v", decErr))
-			return
-		}
-		id, err = u.SendMedia(ctx, to, Attachment{
-			Kind: req.Media.Kind, Data: data, MimeType: req.Media.MimeType,
-			FileName: req.Media.FileName, Caption: orDefault(req.Media.Caption, req.Text), PTT: req.Media.PTT,
-		})
-		if err != nil && errors.Is(err, errBadAttachment) {
-			err = badRequest("%v", err)
-		}
-	case req.Text != "":
-		id, err = u.SendText(ctx, to, req.Text)
-	default:
-		err = badRequest("text or media is required")
-	}
+	id, err := u.Send(ctx, to, msg)
 	if err != nil {
 		writeError(w, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"id": id})
+}
+
+// requestMessage is the message of a request's text, or of its media (with
+// the text as caption when the media names none), uploaded.
+func (u *User) requestMessage(text string, media *mediaJSON) (*waE2E.Message, error) {
+	switch {
+	case media != nil:
+		data, err := base64.StdEncoding.DecodeString(media.DataBase64)
+		if err != nil {
+			return nil, badRequest("media.data_base64: %v", err)
+		}
+		msg, err := u.uploadAttachment(Attachment{
+			Kind: media.Kind, Data: data, MimeType: media.MimeType,
+			FileName: media.FileName, Caption: orDefault(media.Caption, text), PTT: media.PTT,
+		})
+		if err != nil && errors.Is(err, errBadAttachment) {
+			err = badRequest("%v", err)
+		}
+		return msg, err
+	case text != "":
+		return &waE2E.Message{Conversation: proto.String(text)}, nil
+	}
+	return nil, badRequest("text or media is required")
 }
 
 type receivedJSON struct {

@@ -181,7 +181,8 @@ func (s *Simulator) answerGroupQuery(c *conn, iq *waBinary.Node) ([]waBinary.Nod
 
 // sendToGroup sends a message from u's phone to a group: one skmsg
 // encrypted with u's sender key, plus the sender key itself in a 1:1
-// encrypted SenderKeyDistributionMessage for each member's linked device.
+// encrypted SenderKeyDistributionMessage for each member's linked device
+// (sendWithSenderKey).
 func (s *Simulator) sendToGroup(ctx context.Context, u *User, to types.JID, id types.MessageID, msgType, mediaType string, plaintext []byte) error {
 	g, ok := s.LookupGroup(to)
 	if !ok {
@@ -190,6 +191,16 @@ func (s *Simulator) sendToGroup(ctx context.Context, u *User, to types.JID, id t
 	if !g.hasMember(u) {
 		return fmt.Errorf("wasim: %s is not in %s", u.jid, to)
 	}
+	return s.sendWithSenderKey(ctx, u, to, g.Members(), id, msgType, mediaType, plaintext)
+}
+
+// sendWithSenderKey sends a message from u's phone to the linked devices of
+// members (u left out) in chat, a group or the status broadcast: one skmsg
+// encrypted with u's sender key for chat, and that sender key in a 1:1
+// encrypted SenderKeyDistributionMessage for each device.
+func (s *Simulator) sendWithSenderKey(ctx context.Context, u *User, to types.JID, members []*User, id types.MessageID,
+	msgType, mediaType string, plaintext []byte,
+) error {
 	name := protocol.NewSenderKeyName(to.String(), u.jid.SignalAddress())
 	skdm, ciphertext, err := u.phone.encryptGroup(ctx, name, plaintext)
 	if err != nil {
@@ -207,7 +218,7 @@ func (s *Simulator) sendToGroup(ctx context.Context, u *User, to types.JID, id t
 	s.mu.Unlock()
 	u.sent.add(id, sentMessage{plaintext: plaintext, msgType: msgType, mediaType: mediaType, group: to})
 	skNode := encNode("skmsg", mediaType, ciphertext)
-	for _, m := range g.Members() {
+	for _, m := range members {
 		if m == u {
 			continue
 		}

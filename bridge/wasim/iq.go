@@ -59,6 +59,8 @@ func (s *Simulator) iqContent(c *conn, iq *waBinary.Node) ([]waBinary.Node, *iqE
 		return s.answerGroupIQ(c, iq)
 	case xmlns == "w:profile:picture" && iq.Attrs["type"] == "set":
 		return s.answerGroupPhoto(c, iq)
+	case xmlns == "status" && child == "privacy":
+		return s.answerStatusPrivacy(c), nil
 	}
 	// passive/active, privacy, props, …: an empty result is a valid answer.
 	s.log.Debugf("empty answer to iq xmlns=%s child=%s", xmlns, child)

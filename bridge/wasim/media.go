@@ -306,18 +306,28 @@ type Attachment struct {
 // and sends the image or document message pointing at it (see Send). The
 // client downloads it with whatsmeow's Download through its media HTTP client.
 func (u *User) SendMedia(ctx context.Context, to types.JID, a Attachment) (types.MessageID, error) {
+	msg, err := u.uploadAttachment(a)
+	if err != nil {
+		return "", err
+	}
+	return u.Send(ctx, to, msg)
+}
+
+// uploadAttachment encrypts a's file onto the media server and returns the
+// message that points at it.
+func (u *User) uploadAttachment(a Attachment) (*waE2E.Message, error) {
 	if !slices.Contains([]string{"image", "video", "audio", "document", "sticker"}, a.Kind) {
-		return "", fmt.Errorf("%w: kind must be image, video, audio, document or sticker, not %q", errBadAttachment, a.Kind)
+		return nil, fmt.Errorf("%w: kind must be image, video, audio, document or sticker, not %q", errBadAttachment, a.Kind)
 	}
 	mediaKey := make([]byte, 32)
 	_, _ = rand.Read(mediaKey)
 	iv, cipherKey, macKey, err := mediaKeys(mediaKey, appInfo(a.Kind))
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	ciphertext, err := cbcutil.Encrypt(cipherKey, iv, a.Data)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	h := hmac.New(sha256.New, macKey)
 	h.Write(iv)
@@ -326,7 +336,7 @@ func (u *User) SendMedia(ctx context.Context, to types.JID, a Attachment) (types
 	encSum, plainSum := sha256.Sum256(blob), sha256.Sum256(a.Data)
 	path := directPathFor(u.sim.media.put(blob))
 	url := "https://" + mediaHost + path + "&mms3=true"
-	return u.Send(ctx, to, attachmentMessage(a, url, path, mediaKey, encSum[:], plainSum[:]))
+	return attachmentMessage(a, url, path, mediaKey, encSum[:], plainSum[:]), nil
 }
 
 // attachmentMessage is the message of kind a.Kind that points at an

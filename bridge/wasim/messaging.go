@@ -186,7 +186,7 @@ func (s *Simulator) phoneReceive(u *User, env envelope, enc waBinary.Node, skmsg
 		u.inbox.add(m)
 		return false
 	}
-	if env.chat.Server == types.GroupServer {
+	if sharesSenderKey(env.chat) {
 		name := protocol.NewSenderKeyName(env.chat.String(), env.sender.SignalAddress())
 		if skdm := msg.GetSenderKeyDistributionMessage(); skdm != nil {
 			if err := u.phone.processSenderKey(ctx, name, skdm.GetAxolotlSenderKeyDistributionMessage()); err != nil {
@@ -231,7 +231,7 @@ func unmarshalMessage(plaintext []byte) (*waE2E.Message, error) {
 func (s *Simulator) relay(u *User, comp *companion, env envelope, senderName string, enc waBinary.Node, skmsg *waBinary.Node) {
 	attrs := waBinary.Attrs{"id": env.id, "t": env.t.Unix(), "type": orDefault(env.msgType, "text"), "notify": senderName}
 	content := []waBinary.Node{enc}
-	if env.chat.Server == types.GroupServer {
+	if sharesSenderKey(env.chat) {
 		attrs["from"] = env.chat
 		attrs["participant"] = env.sender
 		if skmsg != nil {
@@ -259,7 +259,7 @@ func orDefault(s, def string) string {
 //	<receipt from id t [type]/>, in groups <receipt from=group participant id t [type]/>
 func (s *Simulator) sendReceipt(reader *User, env envelope, typ types.ReceiptType) {
 	attrs := waBinary.Attrs{"id": env.id, "t": time.Now().Unix(), "from": reader.jid}
-	if env.chat.Server == types.GroupServer {
+	if sharesSenderKey(env.chat) {
 		attrs["from"] = env.chat
 		attrs["participant"] = reader.jid
 	}
@@ -311,7 +311,7 @@ func (s *Simulator) handleClientReceipt(c *conn, n *waBinary.Node) {
 	}
 	target := to
 	attrs := waBinary.Attrs{"id": id, "t": time.Now().Unix(), "from": c.user.jid}
-	if to.Server == types.GroupServer {
+	if sharesSenderKey(to) {
 		p, ok := n.Attrs["participant"].(types.JID)
 		if !ok {
 			return

@@ -71,7 +71,7 @@ func (l *sentLog) find(id types.MessageID) (sentMessage, bool) {
 // too. A message the phone no longer has is not sent again.
 func (s *Simulator) answerRetry(c *conn, n *waBinary.Node, id types.MessageID, to types.JID) {
 	from := to
-	if to.Server == types.GroupServer {
+	if sharesSenderKey(to) {
 		from, _ = n.Attrs["participant"].(types.JID)
 	}
 	s.mu.Lock()

@@ -42,6 +42,9 @@ type User struct {
 	addressing Addressing
 	// refusesGroupAdds: only an invitation brings the user into a group.
 	refusesGroupAdds bool
+	// statusAudience, when set, is the whitelist of the user's status
+	// privacy setting; nil: "my contacts", WhatsApp's default.
+	statusAudience []*User
 }
 
 // companion is a device linked to a user: a whatsmeow client.

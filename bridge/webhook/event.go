@@ -139,6 +139,18 @@ type upsertPayload struct {
 	ReplyID string `json:"reply_id,omitempty"`
 }
 
+// mediaPayloadOf is m as the events show it; nil when there is none.
+func mediaPayloadOf(m *bridge.Media) *mediaPayload {
+	if m == nil {
+		return nil
+	}
+	p := &mediaPayload{MimeType: m.MimeType, Size: m.Size, FileName: m.FileName, ID: m.ID, SHA256: m.SHA256, PTT: m.PTT}
+	if m.ID != "" {
+		p.URL = MediaURL(m.ID)
+	}
+	return p
+}
+
 // MediaURL is where GET /api/media/{id} serves an attachment, relative to
 // the bridge.
 func MediaURL(id string) string { return "/api/media/" + id }
@@ -147,6 +159,9 @@ func MediaURL(id string) string { return "/api/media/" + id }
 // revoke (in.Type) a message.reaction, message.edit or message.revoke
 // event, and for a vote on a poll a message.poll_vote event. The events of one chat keep their order.
 func MessageUpsert(in bridge.Incoming) Event {
+	if in.IsStatus() {
+		return StatusUpdate(in)
+	}
 	chat := in.Chat.String()
 	key := "chat:" + chat
 	switch in.Type {
@@ -159,12 +174,7 @@ func MessageUpsert(in bridge.Incoming) Event {
 		FromLID: optionalRecipient(in.FromLID), FromPhone: optionalRecipient(in.FromPhone), Quoted: in.Quoted,
 		ReplyID: in.ReplyID,
 	}
-	if m := in.Media; m != nil {
-		p.Media = &mediaPayload{MimeType: m.MimeType, Size: m.Size, FileName: m.FileName, ID: m.ID, SHA256: m.SHA256, PTT: m.PTT}
-		if m.ID != "" {
-			p.Media.URL = MediaURL(m.ID)
-		}
-	}
+	p.Media = mediaPayloadOf(in.Media)
 	for _, r := range in.Mentions {
 		p.Mentions = append(p.Mentions, r.String())
 	}

@@ -74,6 +74,9 @@ func (m *Manager) message(cli *whatsmeow.Client, e *events.Message) bool {
 		// buffer keeps the plaintext, and WhatsApp delivers it again.
 		return false
 	}
+	if e.Info.Chat == types.StatusBroadcastJID {
+		return m.statusUpdate(cli, e)
+	}
 	in, ok := incoming(m.bgCtx, cli, e)
 	if ok && in.Type == bridge.IncomingPollVote {
 		var err error

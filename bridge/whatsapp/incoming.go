@@ -17,10 +17,11 @@ import (
 // protocol messages other than edits and revokes (key shares, history
 // sync), messages whose only content is something else, such as the
 // SenderKeyDistributionMessage that precedes a sender's first group
-// message, and messages in chats the bridge cannot address (status
-// broadcasts, newsletters).
+// message, and messages in chats the bridge cannot address
+// (newsletters). A contact's status is no chat's message: statusUpdate
+// reads it.
 func incoming(ctx context.Context, cli *whatsmeow.Client, e *events.Message) (bridge.Incoming, bool) {
-	if e.Info.IsFromMe || e.Message == nil {
+	if e.Info.IsFromMe || e.Message == nil || e.Info.Chat == types.StatusBroadcastJID {
 		return bridge.Incoming{}, false
 	}
 	from, err := senderOf(ctx, cli, e.Info.Sender, e.Info.SenderAlt)

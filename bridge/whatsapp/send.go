@@ -69,7 +69,7 @@ func (m *Manager) Send(ctx context.Context, out bridge.Outgoing) error {
 	}
 	ctx, cancel := context.WithTimeoutCause(ctx, m.sendTimeout(), errSendTimeout)
 	defer cancel()
-	extra := whatsmeow.SendRequestExtra{ID: out.ID}
+	extra := whatsmeow.SendRequestExtra{ID: out.ID, StatusRecipients: statusRecipients(out.Status)}
 	if out.Type == bridge.TypeButtons {
 		extra.AdditionalNodes = &[]waBinary.Node{bizNode(time.Now())}
 	}
@@ -152,6 +152,8 @@ func (m *Manager) content(ctx context.Context, cli *whatsmeow.Client, out bridge
 		return pollMessage(cli, out)
 	case kind.Part == bridge.PartButtons:
 		return buttonsMessage(out)
+	case out.Status != nil:
+		return statusText(out), nil
 	default:
 		return &waE2E.Message{Conversation: proto.String(out.Text)}, nil
 	}

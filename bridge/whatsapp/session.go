@@ -95,6 +95,9 @@ type Options struct {
 	// Groups hears the changes WhatsApp reports of the account's groups;
 	// nil: they are acknowledged and dropped.
 	Groups GroupEvents
+	// StatusUpdates passes contacts' status updates on to Events.Incoming
+	// (STATUS_UPDATES); false: they are acknowledged and dropped.
+	StatusUpdates bool
 }
 
 // Manager owns the whatsmeow client of one account.

@@ -149,20 +149,21 @@ type running struct {
 
 // start opens the bridge's databases and runs a Manager wired to sim, as the
 // bridge process does; stop (also at cleanup) ends it like SIGTERM.
-func start(t testing.TB, sim *wasim.Simulator, f bridgeFiles) *running {
+func start(t testing.TB, sim *wasim.Simulator, f bridgeFiles, with ...func(*Options)) *running {
 	t.Helper()
-	r := startWith(t, &Server{HTTPClient: sim.HTTPClient(), RootKey: sim.RootPublicKey()}, f)
+	r := startWith(t, &Server{HTTPClient: sim.HTTPClient(), RootKey: sim.RootPublicKey()}, f, with...)
 	r.settle = func() { wasimtest.Settle(t, sim) }
 	return r
 }
 
-// startWith is start with the client pointed at server.
-func startWith(t testing.TB, server *Server, f bridgeFiles) *running {
+// startWith is start with the client pointed at server; with changes the
+// options before New.
+func startWith(t testing.TB, server *Server, f bridgeFiles, with ...func(*Options)) *running {
 	t.Helper()
 	db := testutil.OpenBridgeDBAt(t, filepath.Join(f.dir, "bridge.db"))
 	ctx, cancel := context.WithCancel(context.Background())
 	events := &fakeEvents{}
-	m, err := New(ctx, Options{
+	opts := Options{
 		CredentialsDir:    filepath.Join(f.dir, "credentials"),
 		MasterKey:         f.key,
 		DB:                db,
@@ -171,7 +172,11 @@ func startWith(t testing.TB, server *Server, f bridgeFiles) *running {
 		Events:            events,
 		Groups:            events,
 		Server:            server,
-	})
+	}
+	for _, w := range with {
+		w(&opts)
+	}
+	m, err := New(ctx, opts)
 	if err != nil {
 		cancel()
 		t.Fatal(err)

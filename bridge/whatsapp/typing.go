@@ -17,7 +17,7 @@ import (
 // send at once.
 func (m *Manager) showTyping(ctx context.Context, cli *whatsmeow.Client, to types.JID, out bridge.Outgoing) error {
 	d := m.opts.TypingDelay.For(out.Text)
-	if out.Type != bridge.TypeText || d == 0 {
+	if out.Type != bridge.TypeText || d == 0 || out.Status != nil { // no one watches a status being typed
 		return nil
 	}
 	if err := cli.SendChatPresence(ctx, to, types.ChatPresenceComposing, ""); err != nil {

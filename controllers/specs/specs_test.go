@@ -86,6 +86,7 @@ func TestStatefulSetGolden(t *testing.T) {
 			mb.Spec.MessageRetention = &metav1.Duration{Duration: 60 * 24 * time.Hour}
 			mb.Spec.MediaRetention = &metav1.Duration{Duration: 30 * time.Minute}
 			mb.Spec.TrustedProxies = []string{"10.244.0.0/16", "fd00::/8"}
+			mb.Spec.StatusUpdates = true
 			mb.Spec.DeletionPolicy = msgbridgev1alpha1.DeletionPolicyDelete
 			mb.Spec.NodeSelector = map[string]string{"pool": "bridges"}
 			mb.Spec.Tolerations = []corev1.Toleration{{Key: "dedicated", Operator: corev1.TolerationOpEqual, Value: "bridges", Effect: corev1.TaintEffectNoSchedule}}

@@ -231,12 +231,22 @@ func accountEnv(mb *msgbridgev1alpha1.MessagingBridge, plain func(name, value st
 		{contract.EnvMessageRetention, durationOrEmpty(mb.Spec.MessageRetention)},
 		{contract.EnvMediaRetention, durationOrEmpty(mb.Spec.MediaRetention)},
 		{contract.EnvTrustedProxies, strings.Join(mb.Spec.TrustedProxies, ",")},
+		{contract.EnvStatusUpdates, onOrEmpty(mb.Spec.StatusUpdates)},
 	} {
 		if s.value != "" {
 			out = append(out, plain(s.env, s.value))
 		}
 	}
 	return out
+}
+
+// onOrEmpty is a switch as the bridge reads it: on, or left out for its
+// default, off.
+func onOrEmpty(on bool) string {
+	if on {
+		return "on"
+	}
+	return ""
 }
 
 func durationOrEmpty(d *metav1.Duration) string {

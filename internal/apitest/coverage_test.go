@@ -105,7 +105,7 @@ func TestOperationsListsEveryEndpoint(t *testing.T) {
 		"DELETE /api/groups/{jid}/invite-link", "POST /api/groups/{jid}/leave",
 		"POST webhook message.status", "POST webhook message.upsert", "POST webhook session.status",
 		"POST webhook message.reaction", "POST webhook message.edit", "POST webhook message.revoke",
-		"POST webhook message.poll_vote",
+		"POST webhook message.poll_vote", "POST webhook status.update",
 		"POST webhook group.participants", "POST webhook group.update",
 	}
 	if !slices.Equal(got, want) {

@@ -10,15 +10,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	waBinary "go.mau.fi/whatsmeow/binary"
 	"go.mau.fi/whatsmeow/types"
 )
 
-func (cli *Client) getBroadcastListParticipants(ctx context.Context, jid types.JID) ([]types.JID, error) {
+func (cli *Client) getBroadcastListParticipants(ctx context.Context, jid types.JID, statusRecipients []types.JID) ([]types.JID, error) {
 	var list []types.JID
 	var err error
-	if jid == types.StatusBroadcastJID {
+	if jid == types.StatusBroadcastJID && len(statusRecipients) > 0 {
+		list = slices.Clone(statusRecipients)
+	} else if jid == types.StatusBroadcastJID {
 		list, err = cli.getStatusBroadcastRecipients(ctx)
 	} else {
 		return nil, ErrBroadcastListUnsupported

@@ -156,6 +156,9 @@ type SendRequestExtra struct {
 	Meta *types.MsgMetaInfo
 	// use this only if you know what you are doing
 	AdditionalNodes *[]waBinary.Node
+	// When sending to types.StatusBroadcastJID, the users to send the status to (non-AD JIDs) instead of
+	// those the status privacy setting and the contact list name. Your own JID is added as usual.
+	StatusRecipients []types.JID
 }
 
 // SendMessage sends the given message.
@@ -313,7 +316,7 @@ func (cli *Client) SendMessage(ctx context.Context, to types.JID, message *waE2E
 				extraParams.addressingMode = types.AddressingModePN
 			}
 		} else {
-			groupParticipants, err = cli.getBroadcastListParticipants(ctx, to)
+			groupParticipants, err = cli.getBroadcastListParticipants(ctx, to, req.StatusRecipients)
 			if err != nil {
 				err = fmt.Errorf("failed to get broadcast list members: %w", err)
 				return

@@ -252,7 +252,7 @@ func newMessaging(ctx context.Context, a *app) error {
 		Quotes:      quotes{a.messages, a.inbox},
 		Polls:       a.messages,
 		TypingDelay: a.settings.TypingDelay, RestrictionBackoff: a.settings.RestrictionBackoff,
-		PresenceInterval: a.settings.PresenceInterval,
+		PresenceInterval: a.settings.PresenceInterval, StatusUpdates: a.settings.StatusUpdates,
 	})
 	if err != nil {
 		return err

@@ -113,7 +113,7 @@ test: lint envtest $(E2E_BINARIES) $(CONTROLLER_GEN) $(HELM) ## Run every test: 
 # the previous release beside it: hack/perf-baseline.sh REF AcceptedSends).
 .PHONY: bench-send
 bench-send: ## Benchmark POST /send accepted while unlinked, next to a bare handler.
-	go test -count=1 -run=NONE -bench='^BenchmarkAcceptedSends$$' -benchtime=2000x ./bridge/cmd/bridge
+	go test -count=1 -run=NONE -bench='^BenchmarkAcceptedSends$$' -benchtime=2000x ./test/process
 
 # The chart's alerts in Prometheus' own scrape loop and rule engine. Built with
 # -tags prometheus only: Prometheus' config package brings the cloud SDKs.
@@ -124,7 +124,7 @@ test-alerts: envtest $(HELM) ## Run the chart's alerts through a real Prometheus
 
 .PHONY: screenshots
 screenshots: ## Retake the dashboard screenshots of the README (needs Debian's chromium; the disk-full one root, for a tmpfs).
-	DASHBOARD_SCREENSHOTS="$(CURDIR)/bridge/httpapi/dashboard/screenshots" go test -count=1 -run 'TestDashboardInBrowser|TestDashboardPagesInBrowser|TestDashboardDiskFullBanner' ./bridge/cmd/bridge
+	DASHBOARD_SCREENSHOTS="$(CURDIR)/bridge/httpapi/dashboard/screenshots" go test -count=1 -run 'TestDashboardInBrowser|TestDashboardPagesInBrowser|TestDashboardDiskFullBanner' ./test/process
 
 ##@ Build
 

@@ -2,7 +2,7 @@
 // for their base URL, against the bridge's Cloud API door: every message
 // type to a simulated contact, a read mark, media up and down, templates,
 // and the bridge's Cloud webhooks parsed (signature included) by each
-// library's own webhook code. TestCloudSDKs (bridge/cmd/bridge) runs it
+// library's own webhook code. TestCloudSDKs (test/process) runs it
 // and checks on the simulator that every message arrived.
 import { readFileSync } from "node:fs";
 import { WhatsAppAPI } from "whatsapp-api-js";

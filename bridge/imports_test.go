@@ -203,3 +203,35 @@ func wasimOnly(f *ast.File) bool {
 	}
 	return false
 }
+
+// processTier are the imports that make a test part of the process tier:
+// it runs a program (the bridge binary, a generated client), starts the
+// WhatsApp simulator or drives a browser.
+var processTier = []string{"os/exec", module + "bridge/wasim", "github.com/chromedp/chromedp"}
+
+// TestWiringTestsAreUnitTests: the tests of the wiring (cmd/bridge) stay
+// unit tests, so its test binary stays small and make test-unit quick; a
+// test that needs the bridge as a process goes to test/process, which
+// builds the binary once for all of them.
+func TestWiringTestsAreUnitTests(t *testing.T) {
+	files, err := filepath.Glob("cmd/bridge/*_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	for _, file := range files {
+		f, err := parser.ParseFile(fset, file, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range f.Imports {
+			imp, err := strconv.Unquote(s.Path.Value)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if under(imp, processTier) {
+				t.Errorf("bridge/%s imports %s: a process, simulator or browser test; move it to test/process (git mv, package process)", file, imp)
+			}
+		}
+	}
+}

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # hack/perf-baseline.sh REF BENCH [go test flags...]: runs the bridge's
-# benchmark BENCH (bridge/cmd/bridge) with a baseline in the same run: the
+# benchmark BENCH (test/process) with a baseline in the same run: the
 # bridge built from REF (a commit, tag or branch; the previous release) in a
 # throwaway worktree, both builds (production and -tags wasim). The machine
 # is shared: compare the figures within one run, not across runs.
@@ -31,4 +31,4 @@ ldflags="-X github.com/msgbridge/msgbridge/contract.Version=baseline"
 (cd "$worktree" && go build -tags wasim -ldflags "$ldflags" -o "$tmp/bridge-wasim" ./bridge/cmd/bridge)
 
 BASELINE_BRIDGE_BIN="$tmp/bridge" BASELINE_SIM_BRIDGE_BIN="$tmp/bridge-wasim" \
-  go test -count=1 -run=NONE -bench="$bench" "$@" ./bridge/cmd/bridge
+  go test -count=1 -run=NONE -bench="$bench" "$@" ./test/process

@@ -1,6 +1,6 @@
 // The Go client generated from the bridge's API description, as a team
 // would make one: oapi-codegen, pinned here as a tool. The test in
-// bridge/cmd/bridge (TestGeneratedClients) generates the client into a
+// test/process (TestGeneratedClients) generates the client into a
 // temporary copy of this module, compiles it with main.go and runs it
 // against a bridge. A module of its own, so the bridge's never needs the
 // generator's dependencies.

@@ -4,7 +4,7 @@
 // builder; the kinds the bridge does not send refused with Cloud's error),
 // a read mark, media up and down, templates, and the bridge's Cloud
 // webhooks (a tap on a button among them) parsed, signature included, by
-// each library's own webhook code. TestCloudSDKs (bridge/cmd/bridge) runs it
+// each library's own webhook code. TestCloudSDKs (test/process) runs it
 // and checks on the simulator that every message arrived.
 import { readFileSync } from "node:fs";
 import { WhatsAppAPI } from "whatsapp-api-js";

@@ -12,11 +12,13 @@ import (
 	"github.com/msgbridge/msgbridge/internal/testutil"
 )
 
+// loadSettings is a valid set of settings (credentials long enough) over
+// dataDir and the key.
 func loadSettings(t *testing.T, dataDir, keyHex string) *settings.Settings {
 	t.Helper()
 	env := map[string]string{
 		"LISTEN_ADDR": "127.0.0.1:0", "DATA_DIR": dataDir, "ENCRYPTION_KEY": keyHex,
-		"API_KEY": testAPIKey, "ADMIN_TOKEN": testAdminToken,
+		"API_KEY": "api-key-0123456789abcdef", "ADMIN_TOKEN": "admin-token-0123456789abcdef",
 	}
 	s, err := settings.Load(nil, func(k string) (string, bool) { v, ok := env[k]; return v, ok }, io.Discard)
 	if err != nil {

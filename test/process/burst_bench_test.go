@@ -1,0 +1,101 @@
+package process
+
+import (
+	"bufio"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.mau.fi/whatsmeow/types"
+
+	"github.com/msgbridge/msgbridge/bridge/wasim"
+)
+
+// BenchmarkIncomingBurst: b.N texts from 4 contacts of the simulator at
+// once (each contact's in a row) to a bridge process, through its whole
+// incoming path to a loopback webhook receiver. It reports the rate at
+// which they reached the webhook ("msg/s"), the peak of the bridge's
+// goroutines while they came in (go_goroutines on /metrics, polled), and
+// the out-of-order pairs: messages that reached the webhook after a later
+// one of the same chat (must be 0), and the session.status events that said
+// disconnected (a keepalive unanswered while the burst came in). With hack/perf-baseline.sh the bridge of
+// another commit runs the same burst in the same run.
+//
+//	go test -run=NONE -bench=IncomingBurst -benchtime=5000x ./test/process
+//	hack/perf-baseline.sh main IncomingBurst -benchtime=5000x
+func BenchmarkIncomingBurst(b *testing.B) {
+	skipProcessTest(b)
+	for _, c := range candidates(simBridgeBin, envBaselineSimBin) {
+		b.Run(c.name, func(b *testing.B) {
+			sim := wasim.Start(b)
+			dataDir := linkedDataDirOf(b, sim, c.bin)
+			hooks := newArrivals(b)
+			p := startBridge(b, c.bin, append(simEnv(sim, dataDir),
+				"WEBHOOK_URL="+hooks.srv.URL, "WEBHOOK_SECRET="+testWebhookSecret))
+			waitConnected(b, p)
+			to := types.NewJID(testAccount, types.DefaultUserServer)
+			contacts := make([]*wasim.User, incomingContacts)
+			for i := range contacts {
+				contacts[i] = sim.Contact(fmt.Sprintf("49151000020%02d", i), "Contact")
+				hooks.wait(b, []string{sendB(b, contacts[i], to, "warm-up")}) // sessions set up
+			}
+			peak := watchGoroutines(b, "http://"+p.addr+"/metrics")
+			b.ResetTimer()
+			ids := throughput(b, hooks, contacts, to)
+			b.StopTimer()
+			b.ReportMetric(float64(peak()), "peak-goroutines")
+			b.ReportMetric(float64(hooks.outOfOrder(ids)), "out-of-order")
+			hooks.mu.Lock()
+			b.ReportMetric(float64(hooks.drops), "disconnects")
+			hooks.mu.Unlock()
+		})
+	}
+}
+
+// watchGoroutines polls the bridge's goroutine count until the benchmark
+// ends; the returned function stops the polling and gives the peak.
+func watchGoroutines(b *testing.B, metricsURL string) func() int {
+	b.Helper()
+	stop, done := make(chan struct{}), make(chan int, 1)
+	go func() {
+		peak := 0
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			peak = max(peak, goroutinesOf(metricsURL))
+			select {
+			case <-stop:
+				done <- peak
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	var once sync.Once
+	var peak int
+	return func() int {
+		once.Do(func() { close(stop); peak = <-done })
+		return peak
+	}
+}
+
+// goroutinesOf reads go_goroutines from a /metrics page; 0 when it cannot.
+func goroutinesOf(url string) int {
+	resp, err := http.Get(url) //nolint:gosec,noctx // the bridge under test, on loopback
+	if err != nil {
+		return 0
+	}
+	defer func() { _ = resp.Body.Close() }()
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "go_goroutines "); ok {
+			n, _ := strconv.ParseFloat(v, 64)
+			return int(n)
+		}
+	}
+	return 0
+}

@@ -1,0 +1,203 @@
+package process
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The figures of issue 33 next to a baseline in the same run: a bridge
+// built from another commit (hack/perf-baseline.sh builds it and sets
+// these). Without them, each benchmark measures this tree alone.
+const (
+	envBaselineBin    = "BASELINE_BRIDGE_BIN"
+	envBaselineSimBin = "BASELINE_SIM_BRIDGE_BIN"
+	// envPeerWuzapiBin is wuzapi (github.com/asternic/wuzapi, the leanest
+	// peer gateway on whatsmeow), built from its source with the same
+	// flags as ours; its start-up is measured beside ours when given.
+	envPeerWuzapiBin = "PEER_WUZAPI_BIN"
+)
+
+// candidate is one bridge binary a benchmark measures.
+type candidate struct{ name, bin string }
+
+// candidates is this tree's binary, then the baseline's when given.
+func candidates(bin, baselineEnv string) []candidate {
+	cs := []candidate{{"this", bin}}
+	if base := os.Getenv(baselineEnv); base != "" {
+		cs = append(cs, candidate{"baseline", base})
+	}
+	return cs
+}
+
+// BenchmarkStartupToFirstAnswer: from exec to the first HTTP answer of
+// GET /health, a bridge restarting on a DATA_DIR it made before (unlinked),
+// the median of b.N starts, interleaved with the baseline's starts.
+//
+//	go test -run=NONE -bench=StartupToFirstAnswer -benchtime=15x ./test/process
+//	hack/perf-baseline.sh main StartupToFirstAnswer -benchtime=15x
+func BenchmarkStartupToFirstAnswer(b *testing.B) {
+	skipProcessTest(b)
+	cs := candidates(bridgeBin, envBaselineBin)
+	dirs := make([]string, len(cs))
+	times := make([][]time.Duration, len(cs))
+	for i, c := range cs {
+		dirs[i] = b.TempDir()
+		startToFirstAnswer(b, c.bin, dirs[i]) // creates the databases
+	}
+	peer, peerDir := os.Getenv(envPeerWuzapiBin), ""
+	if peer != "" {
+		peerDir = wuzapiDir(b, peer)
+		startWuzapiToFirstAnswer(b, peerDir) // creates its databases
+	}
+	var peerTimes []time.Duration
+	b.ResetTimer()
+	for range b.N {
+		for i, c := range cs {
+			times[i] = append(times[i], startToFirstAnswer(b, c.bin, dirs[i]))
+		}
+		if peer != "" {
+			peerTimes = append(peerTimes, startWuzapiToFirstAnswer(b, peerDir))
+		}
+	}
+	b.StopTimer()
+	for i, c := range cs {
+		b.ReportMetric(float64(median(times[i]).Microseconds())/1000, "ms-median-"+c.name)
+	}
+	if len(cs) == 2 {
+		b.ReportMetric(float64(median(times[1]))/float64(median(times[0])), "x-faster")
+	}
+	if peer != "" {
+		b.ReportMetric(float64(median(peerTimes).Microseconds())/1000, "ms-median-wuzapi")
+		b.ReportMetric(float64(median(peerTimes))/float64(median(times[0])), "x-faster-than-wuzapi")
+	}
+	b.ReportMetric(0, "ns/op")
+}
+
+// wuzapiDir is a directory holding a copy of wuzapi's binary: wuzapi keeps
+// its databases beside its executable.
+func wuzapiDir(b *testing.B, bin string) string {
+	b.Helper()
+	dir := b.TempDir()
+	exe, err := os.ReadFile(bin)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(dir+"/wuzapi", exe, 0o700); err != nil { //nolint:gosec // an executable
+		b.Fatal(err)
+	}
+	return dir
+}
+
+// startWuzapiToFirstAnswer starts wuzapi as its README does and returns
+// the time until GET /session/status answered anything (401 without a
+// user's token: its router, database and users are up).
+func startWuzapiToFirstAnswer(b *testing.B, dir string) time.Duration {
+	b.Helper()
+	addr := freeAddr(b)
+	_, port, _ := net.SplitHostPort(addr)
+	cmd := exec.Command(dir+"/wuzapi", "-address", "127.0.0.1", "-port", port, "-admintoken", "peer-admin-token")
+	cmd.Dir = dir
+	return timeToFirstAnswer(b, cmd, "http://"+addr+"/session/status")
+}
+
+// startToFirstAnswer starts bin on dataDir and returns the time until
+// GET /health answered anything; the process is killed after.
+func startToFirstAnswer(b *testing.B, bin, dataDir string) time.Duration {
+	b.Helper()
+	addr := freeAddr(b)
+	cmd := exec.Command(bin)
+	cmd.Env = append(validEnv(dataDir), "LISTEN_ADDR="+addr)
+	return timeToFirstAnswer(b, cmd, "http://"+addr+"/health")
+}
+
+// timeToFirstAnswer starts cmd and returns the time until url answered
+// anything; the process is killed after.
+func timeToFirstAnswer(b *testing.B, cmd *exec.Cmd, url string) time.Duration {
+	b.Helper()
+	hc := &http.Client{Timeout: time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() {
+		_ = cmd.Process.Signal(syscall.SIGKILL)
+		_ = cmd.Wait()
+	}()
+	for time.Since(start) < 30*time.Second {
+		resp, err := hc.Get(url) //nolint:noctx // a benchmark's poll
+		if err == nil {
+			_ = resp.Body.Close()
+			return time.Since(start)
+		}
+		time.Sleep(200 * time.Microsecond)
+	}
+	b.Fatalf("%s never answered", cmd.Path)
+	return 0
+}
+
+// freeAddr is a loopback address with a port free a moment ago.
+func freeAddr(b *testing.B) string {
+	b.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() { _ = ln.Close() }()
+	return ln.Addr().String()
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// smapsRollup is a process's resident memory split as the kernel counts it
+// (/proc/<pid>/smaps_rollup), in KiB: anonymous pages (heap, stacks,
+// SQLite's memory) and file-backed ones (mostly the executable's own text
+// and data).
+type smapsRollup struct{ rss, anon, file int }
+
+func readSmapsRollup(b *testing.B, pid int) smapsRollup {
+	b.Helper()
+	raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/smaps_rollup")
+	if err != nil {
+		b.Fatal(err)
+	}
+	fields := map[string]int{}
+	for _, line := range strings.Split(string(raw), "\n") {
+		name, rest, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		if kb, err := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB"))); err == nil {
+			fields[name] = kb
+		}
+	}
+	r := smapsRollup{rss: fields["Rss"], anon: fields["Anonymous"]}
+	r.file = r.rss - r.anon
+	return r
+}
+
+func (r smapsRollup) add(o smapsRollup) smapsRollup {
+	return smapsRollup{r.rss + o.rss, r.anon + o.anon, r.file + o.file}
+}
+
+// report adds the three figures in MiB, averaged over n, named with suffix.
+func (r smapsRollup) report(b *testing.B, n int, suffix string) {
+	for _, f := range []struct {
+		name string
+		kb   int
+	}{{"rss", r.rss}, {"anon", r.anon}, {"file", r.file}} {
+		b.ReportMetric(float64(f.kb)/1024/float64(n), fmt.Sprintf("MiB-%s-%s", f.name, suffix))
+	}
+}

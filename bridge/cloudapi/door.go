@@ -20,6 +20,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -70,7 +71,10 @@ type Config struct {
 // Door is the Cloud API door's handler.
 type Door struct {
 	cfg Config
-	mux *mux.Router
+	// mux is made by the first Graph request: a bridge that never gets
+	// one never compiles its routes' patterns, and a start pays for
+	// nothing of it before its first answer.
+	mux func() *mux.Router
 }
 
 // versionPattern is Graph's version segment: v<major>.<minor>.
@@ -85,12 +89,13 @@ func New(cfg Config) *Door {
 	if cfg.Account == nil {
 		cfg.Account = func() string { return "" }
 	}
-	d := &Door{cfg: cfg, mux: mux.NewRouter()}
-	d.routes()
+	d := &Door{cfg: cfg}
+	d.mux = sync.OnceValue(d.routes)
 	return d
 }
 
-func (d *Door) routes() {
+func (d *Door) routes() *mux.Router {
+	r := mux.NewRouter()
 	v := "/{version:" + versionPattern + "}"
 	for _, route := range []struct {
 		path, method string
@@ -106,14 +111,15 @@ func (d *Door) routes() {
 		{v + "/{id}", http.MethodGet, d.getObject},
 		{v + "/{id}", http.MethodDelete, d.deleteMedia},
 	} {
-		d.mux.Handle(route.path, d.handle(route.h)).Methods(route.method)
+		r.Handle(route.path, d.handle(route.h)).Methods(route.method)
 	}
-	d.mux.NotFoundHandler = d.handle(func(http.ResponseWriter, *http.Request) error { return errUnknownPath })
-	d.mux.MethodNotAllowedHandler = d.handle(func(http.ResponseWriter, *http.Request) error { return errUnknownPath })
+	r.NotFoundHandler = d.handle(func(http.ResponseWriter, *http.Request) error { return errUnknownPath })
+	r.MethodNotAllowedHandler = d.handle(func(http.ResponseWriter, *http.Request) error { return errUnknownPath })
+	return r
 }
 
 // ServeHTTP serves a Graph request.
-func (d *Door) ServeHTTP(w http.ResponseWriter, r *http.Request) { d.mux.ServeHTTP(w, r) }
+func (d *Door) ServeHTTP(w http.ResponseWriter, r *http.Request) { d.mux().ServeHTTP(w, r) }
 
 type handlerFunc func(w http.ResponseWriter, r *http.Request) error
 

@@ -39,7 +39,7 @@ func (d *Door) createTemplate(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	switch {
-	case !templateName.MatchString(t.Name):
+	case !validTemplateName(t.Name):
 		return invalidParam("invalid_template_name", "name is 1-512 lowercase letters, digits and underscores")
 	case t.Language == "" || len(t.Language) > 16:
 		return invalidParam("invalid_template_language", "language is a language code, e.g. en_US")
@@ -65,7 +65,7 @@ func (d *Door) deleteTemplate(w http.ResponseWriter, r *http.Request) error {
 		return errNoTemplates
 	}
 	name := r.URL.Query().Get("name")
-	if !templateName.MatchString(name) {
+	if !validTemplateName(name) {
 		return invalidParam("invalid_template_name", "name is 1-512 lowercase letters, digits and underscores")
 	}
 	found, err := d.cfg.Templates.Delete(r.Context(), name)

@@ -44,8 +44,19 @@ type tplComponent struct {
 	Example json.RawMessage `json:"example,omitempty"`
 }
 
-// templateName is Graph's rule for template names.
-var templateName = regexp.MustCompile(`^[a-z0-9_]{1,512}$`)
+// maxTemplateName is the longest template name Graph takes.
+const maxTemplateName = 512
+
+// templateNameChars are the characters of a template name. The length is
+// checked apart: a pattern counting to 512 compiles to 512 copies of its
+// class, which every start paid for at initialisation (360 KB, 1 ms).
+var templateNameChars = regexp.MustCompile(`^[a-z0-9_]+$`)
+
+// validTemplateName is Graph's rule for template names: 1-512 lower-case
+// letters, digits and underscores.
+func validTemplateName(name string) bool {
+	return len(name) <= maxTemplateName && templateNameChars.MatchString(name)
+}
 
 // Add stores t (its id is made here); a name and language taken already is
 // Graph's duplicate error.

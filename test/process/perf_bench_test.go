@@ -40,7 +40,8 @@ func candidates(bin, baselineEnv string) []candidate {
 
 // BenchmarkStartupToFirstAnswer: from exec to the first HTTP answer of
 // GET /health, a bridge restarting on a DATA_DIR it made before (unlinked),
-// the median of b.N starts, interleaved with the baseline's starts.
+// the median of b.N starts, interleaved with the baseline's starts; and the
+// CPU time each process used until that answer (ms-cpu-median-*).
 //
 //	go test -run=NONE -bench=StartupToFirstAnswer -benchtime=15x ./test/process
 //	hack/perf-baseline.sh main StartupToFirstAnswer -benchtime=15x
@@ -48,7 +49,7 @@ func BenchmarkStartupToFirstAnswer(b *testing.B) {
 	skipProcessTest(b)
 	cs := candidates(bridgeBin, envBaselineBin)
 	dirs := make([]string, len(cs))
-	times := make([][]time.Duration, len(cs))
+	times := make([][]firstAnswer, len(cs))
 	for i, c := range cs {
 		dirs[i] = b.TempDir()
 		startToFirstAnswer(b, c.bin, dirs[i]) // creates the databases
@@ -58,7 +59,7 @@ func BenchmarkStartupToFirstAnswer(b *testing.B) {
 		peerDir = wuzapiDir(b, peer)
 		startWuzapiToFirstAnswer(b, peerDir) // creates its databases
 	}
-	var peerTimes []time.Duration
+	var peerTimes []firstAnswer
 	b.ResetTimer()
 	for range b.N {
 		for i, c := range cs {
@@ -70,14 +71,16 @@ func BenchmarkStartupToFirstAnswer(b *testing.B) {
 	}
 	b.StopTimer()
 	for i, c := range cs {
-		b.ReportMetric(float64(median(times[i]).Microseconds())/1000, "ms-median-"+c.name)
+		b.ReportMetric(ms(median(walls(times[i]))), "ms-median-"+c.name)
+		b.ReportMetric(ms(median(cpus(times[i]))), "ms-cpu-median-"+c.name)
 	}
 	if len(cs) == 2 {
-		b.ReportMetric(float64(median(times[1]))/float64(median(times[0])), "x-faster")
+		b.ReportMetric(float64(median(walls(times[1])))/float64(median(walls(times[0]))), "x-faster")
 	}
 	if peer != "" {
-		b.ReportMetric(float64(median(peerTimes).Microseconds())/1000, "ms-median-wuzapi")
-		b.ReportMetric(float64(median(peerTimes))/float64(median(times[0])), "x-faster-than-wuzapi")
+		b.ReportMetric(ms(median(walls(peerTimes))), "ms-median-wuzapi")
+		b.ReportMetric(ms(median(cpus(peerTimes))), "ms-cpu-median-wuzapi")
+		b.ReportMetric(float64(median(walls(peerTimes)))/float64(median(walls(times[0]))), "x-faster-than-wuzapi")
 	}
 	b.ReportMetric(0, "ns/op")
 }
@@ -100,7 +103,7 @@ func wuzapiDir(b *testing.B, bin string) string {
 // startWuzapiToFirstAnswer starts wuzapi as its README does and returns
 // the time until GET /session/status answered anything (401 without a
 // user's token: its router, database and users are up).
-func startWuzapiToFirstAnswer(b *testing.B, dir string) time.Duration {
+func startWuzapiToFirstAnswer(b *testing.B, dir string) firstAnswer {
 	b.Helper()
 	addr := freeAddr(b)
 	_, port, _ := net.SplitHostPort(addr)
@@ -111,7 +114,7 @@ func startWuzapiToFirstAnswer(b *testing.B, dir string) time.Duration {
 
 // startToFirstAnswer starts bin on dataDir and returns the time until
 // GET /health answered anything; the process is killed after.
-func startToFirstAnswer(b *testing.B, bin, dataDir string) time.Duration {
+func startToFirstAnswer(b *testing.B, bin, dataDir string) firstAnswer {
 	b.Helper()
 	addr := freeAddr(b)
 	cmd := exec.Command(bin)
@@ -119,9 +122,53 @@ func startToFirstAnswer(b *testing.B, bin, dataDir string) time.Duration {
 	return timeToFirstAnswer(b, cmd, "http://"+addr+"/health")
 }
 
+// firstAnswer is one start: the time from exec to the first answer, and the
+// CPU time the process had used by then (all its threads), which a loaded
+// machine lengthens far less than the wall time.
+type firstAnswer struct{ wall, cpu time.Duration }
+
+func walls(as []firstAnswer) []time.Duration {
+	return project(as, func(a firstAnswer) time.Duration { return a.wall })
+}
+func cpus(as []firstAnswer) []time.Duration {
+	return project(as, func(a firstAnswer) time.Duration { return a.cpu })
+}
+
+func project(as []firstAnswer, f func(firstAnswer) time.Duration) []time.Duration {
+	ds := make([]time.Duration, len(as))
+	for i, a := range as {
+		ds[i] = f(a)
+	}
+	return ds
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// processCPU is the CPU time pid's threads have used, from each one's
+// /proc/<pid>/task/<tid>/schedstat (nanoseconds on the CPU first).
+func processCPU(b *testing.B, pid int) time.Duration {
+	b.Helper()
+	tasks, err := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/task")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var total time.Duration
+	for _, t := range tasks {
+		raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/task/" + t.Name() + "/schedstat")
+		if err != nil {
+			continue // the thread ended meanwhile
+		}
+		if f := strings.Fields(string(raw)); len(f) > 0 {
+			n, _ := strconv.ParseInt(f[0], 10, 64)
+			total += time.Duration(n)
+		}
+	}
+	return total
+}
+
 // timeToFirstAnswer starts cmd and returns the time until url answered
-// anything; the process is killed after.
-func timeToFirstAnswer(b *testing.B, cmd *exec.Cmd, url string) time.Duration {
+// anything and the CPU time used by then; the process is killed after.
+func timeToFirstAnswer(b *testing.B, cmd *exec.Cmd, url string) firstAnswer {
 	b.Helper()
 	hc := &http.Client{Timeout: time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
 	start := time.Now()
@@ -135,13 +182,14 @@ func timeToFirstAnswer(b *testing.B, cmd *exec.Cmd, url string) time.Duration {
 	for time.Since(start) < 30*time.Second {
 		resp, err := hc.Get(url) //nolint:noctx // a benchmark's poll
 		if err == nil {
+			wall := time.Since(start)
 			_ = resp.Body.Close()
-			return time.Since(start)
+			return firstAnswer{wall, processCPU(b, cmd.Process.Pid)}
 		}
 		time.Sleep(200 * time.Microsecond)
 	}
 	b.Fatalf("%s never answered", cmd.Path)
-	return 0
+	return firstAnswer{}
 }
 
 // freeAddr is a loopback address with a port free a moment ago.

@@ -367,10 +367,11 @@ func newHTTPServer(_ context.Context, a *app) error {
 		CloudAPI:       cloudDoor(a),
 		CloudAPIPaths:  cloudapi.PathPrefix,
 	}
+	apiDeps := deps
 	dash := dashboard.New(dashboard.Options{
 		Session: a.session, AdminToken: s.AdminToken, TOTPKey: []byte(s.TOTPSecret.Reveal()),
 		Audit: recorder, Guard: creds, Log: a.log.WithName("dashboard"),
-		API: httpapi.DashboardAPI(deps), Traffic: a.traffic,
+		API: httpapi.Lazy(func() http.Handler { return httpapi.DashboardAPI(apiDeps) }), Traffic: a.traffic,
 	})
 	deps.Dashboard = dash
 	a.server = &http.Server{

@@ -14,7 +14,7 @@ import (
 
 // loadSettings is a valid set of settings (credentials long enough) over
 // dataDir and the key.
-func loadSettings(t *testing.T, dataDir, keyHex string) *settings.Settings {
+func loadSettings(t testing.TB, dataDir, keyHex string) *settings.Settings {
 	t.Helper()
 	env := map[string]string{
 		"LISTEN_ADDR": "127.0.0.1:0", "DATA_DIR": dataDir, "ENCRYPTION_KEY": keyHex,

@@ -53,6 +53,9 @@ func (a *app) run(ctx context.Context) error {
 	partsCtx, stopParts := context.WithCancel(ctx)
 	defer stopParts()
 	done := make(chan error, len(parts)+1)
+	// The server first: the parts' first rounds must not delay the first
+	// answer.
+	go func() { done <- fmt.Errorf("http server: %w", a.server.Serve(a.listener)) }()
 	for _, p := range parts {
 		go func() {
 			if err := p.run(partsCtx); err != nil {
@@ -64,7 +67,6 @@ func (a *app) run(ctx context.Context) error {
 	}
 	a.log.Info("bridge listening", "addr", a.listener.Addr().String(), "version", contract.BuildVersion(),
 		"dataDir", a.dir.Root(), "session", a.session.Status().State)
-	go func() { done <- fmt.Errorf("http server: %w", a.server.Serve(a.listener)) }()
 
 	var failure error
 	select {

@@ -61,9 +61,12 @@ type Options struct {
 
 // Dashboard is the /dashboard/ handler.
 type Dashboard struct {
-	opts     Options
-	traffic  Traffic
-	router   *mux.Router
+	opts    Options
+	traffic Traffic
+	// router is made by the first request: most starts never see a
+	// browser, and each start pays for its routes' patterns before its
+	// first answer.
+	router   func() *mux.Router
 	sessions *sessions
 	totp     *totpVerifier
 	codes    *guard.Failures // by action
@@ -97,19 +100,18 @@ func New(opts Options) *Dashboard {
 	d := &Dashboard{
 		opts:     opts,
 		traffic:  traffic,
-		router:   httpapi.NewMux(opts.Log),
 		sessions: &sessions{now: opts.Now, m: map[string]*webSession{}},
 		totp:     newTOTPVerifier(opts.TOTPKey),
 		codes:    guard.NewFailures(maxCodeFailures, codeLockout, opts.Now),
 		done:     make(chan struct{}),
 		wake:     make(chan struct{}),
 	}
-	d.routes()
+	d.router = sync.OnceValue(d.routes)
 	return d
 }
 
-func (d *Dashboard) routes() {
-	r := d.router
+func (d *Dashboard) routes() *mux.Router {
+	r := httpapi.NewMux(d.opts.Log)
 	get, post := []string{http.MethodGet, http.MethodHead}, http.MethodPost
 	r.Handle("/dashboard/", d.handle(d.page)).Methods(get...)
 	r.PathPrefix("/dashboard/static/").Handler(d.static()).Methods(get...)
@@ -123,6 +125,7 @@ func (d *Dashboard) routes() {
 	r.Handle("/dashboard/chat-code", d.handle(d.form(d.sendChatCode))).Methods(post)
 	r.Handle("/dashboard/logout", d.handle(d.form(d.logout))).Methods(post)
 	r.PathPrefix(httpapi.DashboardAPIPrefix + "/").Handler(d.api())
+	return r
 }
 
 // handle answers h's errors as the API does.
@@ -135,7 +138,7 @@ func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("Cache-Control", "no-store")
-	d.router.ServeHTTP(w, r)
+	d.router().ServeHTTP(w, r)
 }
 
 // Close ends the open event streams; call it when the server shuts down.

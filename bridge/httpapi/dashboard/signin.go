@@ -31,7 +31,7 @@ func (d *Dashboard) signIn(w http.ResponseWriter, r *http.Request) error {
 	case bridge.ErrorKind(err) == bridge.KindRateLimited: // Retry-After is set
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.WriteHeader(http.StatusTooManyRequests)
-		_ = pages.ExecuteTemplate(w, "signin.html", map[string]any{"Error": "Too many failed sign-ins; wait a minute."})
+		_ = pages().ExecuteTemplate(w, "signin.html", map[string]any{"Error": "Too many failed sign-ins; wait a minute."})
 		return nil
 	case err != nil:
 		// A wrong token is answered with the sign-in page again, not an

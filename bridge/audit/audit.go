@@ -118,10 +118,10 @@ var migrations = []string{
 	)`,
 }
 
-// Log is the set of weekly audit databases in one directory. It is safe for
+// Trail is the set of weekly audit databases in one directory. It is safe for
 // concurrent use; calls are serialized, which is plenty for a few admin
 // actions a day and keeps the week switch simple.
-type Log struct {
+type Trail struct {
 	dir       string
 	masterKey []byte
 	now       func() time.Time
@@ -133,7 +133,7 @@ type Log struct {
 
 // Open returns the audit log kept in dir (datadir's AuditDir), encrypted with
 // keys derived from masterKey. Nothing is opened until the first call.
-func Open(dir string, masterKey []byte, now func() time.Time) (*Log, error) {
+func Open(dir string, masterKey []byte, now func() time.Time) (*Trail, error) {
 	if len(masterKey) != sqlite.MasterKeyLen {
 		return nil, fmt.Errorf("audit: master key must be %d bytes", sqlite.MasterKeyLen)
 	}
@@ -144,14 +144,14 @@ func Open(dir string, masterKey []byte, now func() time.Time) (*Log, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil { //nolint:gosec // see above
 		return nil, fmt.Errorf("audit: %w", err)
 	}
-	return &Log{dir: dir, masterKey: append([]byte(nil), masterKey...), now: now}, nil
+	return &Trail{dir: dir, masterKey: append([]byte(nil), masterKey...), now: now}, nil
 }
 
-func (l *Log) path(w Week) string { return filepath.Join(l.dir, w.String()+".db") }
+func (l *Trail) path(w Week) string { return filepath.Join(l.dir, w.String()+".db") }
 
 // Record stores e in the current week's database, stamped with the clock's
 // time (e.ID and e.Time are ignored), and returns its ID.
-func (l *Log) Record(ctx context.Context, e Entry) (string, error) {
+func (l *Trail) Record(ctx context.Context, e Entry) (string, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	at := l.now().UTC()
@@ -173,7 +173,7 @@ func (l *Log) Record(ctx context.Context, e Entry) (string, error) {
 
 // List returns the records of week, oldest first; none (and no file
 // created) for a week without a database.
-func (l *Log) List(ctx context.Context, week Week) ([]Entry, error) {
+func (l *Trail) List(ctx context.Context, week Week) ([]Entry, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var entries []Entry
@@ -208,7 +208,7 @@ func (l *Log) List(ctx context.Context, week Week) ([]Entry, error) {
 
 // Delete removes record id from week's database; ErrNotFound when the week
 // has no such record (or no database), whatever id is.
-func (l *Log) Delete(ctx context.Context, week Week, id string) error {
+func (l *Trail) Delete(ctx context.Context, week Week, id string) error {
 	row, ok := rowID(id)
 	if !ok {
 		return ErrNotFound
@@ -238,7 +238,7 @@ func (l *Log) Delete(ctx context.Context, week Week, id string) error {
 
 // currentLocked returns the database of at's week, closing the previous
 // week's when the week has turned.
-func (l *Log) currentLocked(ctx context.Context, at time.Time) (*sql.DB, error) {
+func (l *Trail) currentLocked(ctx context.Context, at time.Time) (*sql.DB, error) {
 	week := WeekOf(at)
 	if l.db != nil && week == l.current {
 		return l.db, nil
@@ -257,7 +257,7 @@ func (l *Log) currentLocked(ctx context.Context, at time.Time) (*sql.DB, error) 
 // withWeekLocked runs fn on week's database: the open one for the current
 // week, otherwise one opened for fn alone. A week without a file gives
 // os.ErrNotExist and creates nothing.
-func (l *Log) withWeekLocked(ctx context.Context, week Week, fn func(*sql.DB) error) error {
+func (l *Trail) withWeekLocked(ctx context.Context, week Week, fn func(*sql.DB) error) error {
 	if l.db != nil && week == l.current {
 		return fn(l.db)
 	}
@@ -272,7 +272,7 @@ func (l *Log) withWeekLocked(ctx context.Context, week Week, fn func(*sql.DB) er
 	return fn(db)
 }
 
-func (l *Log) openLocked(ctx context.Context, week Week) (*sql.DB, error) {
+func (l *Trail) openLocked(ctx context.Context, week Week) (*sql.DB, error) {
 	db, err := sqlite.Open(ctx, l.path(week), l.masterKey, purpose)
 	if err != nil {
 		return nil, fmt.Errorf("audit: %w", err)
@@ -285,7 +285,7 @@ func (l *Log) openLocked(ctx context.Context, week Week) (*sql.DB, error) {
 }
 
 // Close closes the current week's database.
-func (l *Log) Close() error {
+func (l *Trail) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.db == nil {

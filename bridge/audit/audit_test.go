@@ -24,7 +24,7 @@ var (
 	w48       = Week{2026, 48}
 )
 
-func openLog(t *testing.T) (*Log, *clocktesting.FakeClock, string) {
+func openLog(t *testing.T) (*Trail, *clocktesting.FakeClock, string) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "audit")
 	c := clocktesting.NewFakeClock(saturday)
@@ -36,7 +36,7 @@ func openLog(t *testing.T) (*Log, *clocktesting.FakeClock, string) {
 	return l, c, dir
 }
 
-func record(t *testing.T, l *Log, action Action) string {
+func record(t *testing.T, l *Trail, action Action) string {
 	t.Helper()
 	id, err := l.Record(context.Background(), Entry{Action: action, Outcome: OutcomeSuccess, Client: "10.0.0.7", Detail: "d"})
 	if err != nil {
@@ -45,7 +45,7 @@ func record(t *testing.T, l *Log, action Action) string {
 	return id
 }
 
-func ids(t *testing.T, l *Log, w Week) []string {
+func ids(t *testing.T, l *Trail, w Week) []string {
 	t.Helper()
 	entries, err := l.List(context.Background(), w)
 	if err != nil {

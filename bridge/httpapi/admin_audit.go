@@ -35,7 +35,7 @@ func (s *server) listAudit(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	entries, err := s.Audit.Log.List(r.Context(), week)
+	entries, err := s.Audit.Trail.List(r.Context(), week)
 	if err != nil {
 		return bridge.Internal(bridge.CodeInternalError, "audit list failed; see the bridge's log", err)
 	}
@@ -62,7 +62,7 @@ func (s *server) deleteAudit(w http.ResponseWriter, r *http.Request) error {
 		return s.Audit.RecordResult(r, audit.ActionAuditDelete, "", err)
 	}
 	id := mux.Vars(r)["id"]
-	err = s.Audit.Log.Delete(r.Context(), week, id)
+	err = s.Audit.Trail.Delete(r.Context(), week, id)
 	switch {
 	case errors.Is(err, audit.ErrNotFound):
 		err = bridge.Errorf(bridge.KindNotFound, bridge.CodeAuditRecordNotFound, "no audit record %s in %s", quoteID(id), week)

@@ -32,7 +32,7 @@ type subsEnv struct {
 	outbox *webhook.Outbox
 	inbox  *inbox.Inbox
 	batch  *sqlite.Batcher
-	audit  *audit.Log
+	audit  *audit.Trail
 }
 
 func newSubsEnv(t *testing.T) *subsEnv {
@@ -48,7 +48,7 @@ func newSubsEnv(t *testing.T) *subsEnv {
 	e := &subsEnv{outbox: o, batch: b, audit: openAuditLog(t, time.Now)}
 	e.inbox = inbox.New(inbox.Options{DB: db, Batcher: b, Webhooks: o, Retention: time.Hour})
 	e.srv = newTestServer(t, Deps{Subscriptions: o, Events: o, Inbox: e.inbox, Messages: &fakeMessages{},
-		Audit: AuditRecorder{Log: e.audit, Logger: logr.Discard()}})
+		Audit: AuditRecorder{Trail: e.audit, Logger: logr.Discard()}})
 	return e
 }
 

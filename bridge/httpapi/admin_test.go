@@ -34,7 +34,7 @@ type env struct {
 	log       logr.Logger
 	files     *logging.Files
 	logsDir   string
-	audit     *audit.Log
+	audit     *audit.Trail
 	analytics *fakeAnalytics
 	webhooks  *fakeDeadLetters
 }
@@ -52,7 +52,7 @@ func newEnv(t *testing.T) *env {
 	t.Cleanup(func() { _ = e.files.Close() })
 	e.audit = openAuditLog(t, e.clock.Now)
 	e.srv = newTestServer(t, Deps{
-		Now: e.clock.Now, Audit: AuditRecorder{Log: e.audit, Logger: e.log}, LogFiles: e.files,
+		Now: e.clock.Now, Audit: AuditRecorder{Trail: e.audit, Logger: e.log}, LogFiles: e.files,
 		Analytics: e.analytics, Webhooks: e.webhooks, Log: e.log,
 	})
 	return e
@@ -156,7 +156,7 @@ func TestAuditDeleteUnknownIDIs404(t *testing.T) {
 // record either, and the detail shows it quoted.
 func TestAuditDeletePathLikeIDs(t *testing.T) {
 	e := newEnv(t)
-	s := &server{Deps: Deps{Now: e.clock.Now, Audit: AuditRecorder{Log: e.audit, Logger: e.log}}}
+	s := &server{Deps: Deps{Now: e.clock.Now, Audit: AuditRecorder{Trail: e.audit, Logger: e.log}}}
 	for _, id := range []string{"..", "1/2", "../1", "1%2F2", ".", "a\nb"} {
 		r := httptest.NewRequest(http.MethodDelete, "/api/admin/audit/x?week=2026-W47", nil)
 		r = mux.SetURLVars(r, map[string]string{"id": id})

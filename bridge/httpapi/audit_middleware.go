@@ -10,8 +10,8 @@ import (
 	"github.com/msgbridge/msgbridge/bridge/guard"
 )
 
-// AuditLog is the weekly audit log (*audit.Log). Record IDs are opaque.
-type AuditLog interface {
+// AuditTrail is the weekly audit trail (*audit.Trail). Record IDs are opaque.
+type AuditTrail interface {
 	Record(ctx context.Context, e audit.Entry) (string, error)
 	List(ctx context.Context, week audit.Week) ([]audit.Entry, error)
 	// Delete removes record id of week; audit.ErrNotFound when week holds
@@ -47,7 +47,7 @@ func OutcomeOfError(err error) audit.Outcome {
 // client has its answer, and a broken audit disk must not hide that the
 // action took place from the operator, who sees the log line.
 type AuditRecorder struct {
-	Log    AuditLog
+	Trail  AuditTrail
 	Logger logr.Logger
 }
 
@@ -56,12 +56,12 @@ type AuditRecorder struct {
 func (rec AuditRecorder) Record(r *http.Request, action audit.Action, outcome audit.Outcome, detail string) {
 	// The action is done whether or not the client is still connected: the
 	// record must not be lost to a cancelled request context.
-	if rec.Log == nil {
+	if rec.Trail == nil {
 		return // no audit log (tests of other parts)
 	}
 	ctx := context.WithoutCancel(r.Context())
 	e := audit.Entry{Action: action, Outcome: outcome, Client: guard.ClientAddress(r), Detail: detail}
-	if _, err := rec.Log.Record(ctx, e); err != nil {
+	if _, err := rec.Trail.Record(ctx, e); err != nil {
 		rec.Logger.Error(err, "audit record lost", "action", string(action), "outcome", string(outcome), "client", e.Client)
 	}
 }

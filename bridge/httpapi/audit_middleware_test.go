@@ -14,7 +14,7 @@ import (
 
 func TestRecorderMiddleware(t *testing.T) {
 	l := openAuditLog(t, func() time.Time { return saturday })
-	rec := AuditRecorder{Log: l, Logger: logr.Discard()}
+	rec := AuditRecorder{Trail: l, Logger: logr.Discard()}
 	mux := http.NewServeMux()
 	mux.Handle("/ok", rec.Middleware(audit.ActionLogout, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = w.Write([]byte("{}"))

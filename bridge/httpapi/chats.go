@@ -10,7 +10,7 @@ import (
 	"github.com/msgbridge/msgbridge/bridge"
 )
 
-// Chats is what the chat endpoints need of the session (*whatsapp.Manager).
+// Chats is what the chat endpoints need of the session (*whatsapp.Session).
 // Both fail with bridge.ErrNotLinked while no session is connected.
 type Chats interface {
 	// MarkRead marks chat read up to message id, which sender sent (zero:

@@ -169,7 +169,7 @@ func (f *fakeDeadLetters) Redeliver(_ context.Context, id int64) error {
 }
 
 // openAuditLog opens a real audit log in a temporary directory.
-func openAuditLog(t *testing.T, now func() time.Time) *audit.Log {
+func openAuditLog(t *testing.T, now func() time.Time) *audit.Trail {
 	t.Helper()
 	l, err := audit.Open(filepath.Join(t.TempDir(), "audit"), masterKey, now)
 	if err != nil {
@@ -195,8 +195,8 @@ func newUnstartedTestServer(t *testing.T, d Deps) *httptest.Server {
 	if d.Session == nil {
 		d.Session = &fakes.Session{Link: bridge.SessionStatus{State: "disconnected"}}
 	}
-	if d.Audit.Log == nil {
-		d.Audit = AuditRecorder{Log: openAuditLog(t, d.Now), Logger: logr.Discard()}
+	if d.Audit.Trail == nil {
+		d.Audit = AuditRecorder{Trail: openAuditLog(t, d.Now), Logger: logr.Discard()}
 	}
 	if d.Guard == nil {
 		// The matrices present many wrong credentials from one address;

@@ -21,7 +21,7 @@ import (
 	"github.com/msgbridge/msgbridge/bridge/sendqueue"
 )
 
-// GroupAdmin administers groups through the session (*whatsapp.Manager).
+// GroupAdmin administers groups through the session (*whatsapp.Session).
 // Every method but CachedGroupInfo is one query to WhatsApp, answered at
 // once.
 type GroupAdmin interface {

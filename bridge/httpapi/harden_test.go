@@ -151,7 +151,7 @@ func TestCredentialLimit(t *testing.T) {
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
 	log := openAuditLog(t, clock)
-	rec := AuditRecorder{Log: log, Logger: logr.Discard()}
+	rec := AuditRecorder{Trail: log, Logger: logr.Discard()}
 	srv := newTestServer(t, Deps{Now: clock, Audit: rec, Guard: guard.NewCredentials(rec, clock), Messages: &fakeMessages{}})
 	for i := range guard.MaxFailures {
 		if status, raw := call(t, http.MethodGet, srv.URL+"/api/admin/state", nil, "X-Admin-Token: wrong"); status != 401 {
@@ -211,7 +211,7 @@ func TestCredentialLimit(t *testing.T) {
 func TestTrustedProxies(t *testing.T) {
 	clock := func() time.Time { return time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC) }
 	log := openAuditLog(t, clock)
-	rec := AuditRecorder{Log: log, Logger: logr.Discard()}
+	rec := AuditRecorder{Trail: log, Logger: logr.Discard()}
 	srv := newTestServer(t, Deps{Now: clock, Audit: rec, Guard: guard.NewCredentials(rec, clock), Messages: &fakeMessages{},
 		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}})
 	stranger, client := "X-Forwarded-For: 203.0.113.66", "X-Forwarded-For: 198.51.100.7"

@@ -33,7 +33,7 @@ type historyEnv struct {
 	batcher *sqlite.Batcher
 	inbox   *inbox.Inbox
 	clock   *clocktesting.FakeClock
-	audit   *audit.Log
+	audit   *audit.Trail
 }
 
 func newHistoryEnv(t *testing.T, webhookURL string) *historyEnv {
@@ -46,7 +46,7 @@ func newHistoryEnv(t *testing.T, webhookURL string) *historyEnv {
 	e.inbox = inbox.New(inbox.Options{DB: db, Batcher: b, Webhooks: outbox, Retention: time.Hour, Now: e.clock.Now})
 	e.audit = openAuditLog(t, e.clock.Now)
 	e.srv = newTestServer(t, Deps{Now: e.clock.Now, Inbox: e.inbox, Messages: &fakeMessages{},
-		Audit: AuditRecorder{Log: e.audit, Logger: logr.Discard()}})
+		Audit: AuditRecorder{Trail: e.audit, Logger: logr.Discard()}})
 	return e
 }
 

@@ -75,7 +75,7 @@ func newJSONEnvSpool(t *testing.T, spoolMax int64) *jsonEnv {
 	writer := sqlite.NewBatcher(db)
 	t.Cleanup(writer.Close)
 	e := &jsonEnv{spool: t.TempDir(), sender: &recordingSender{}}
-	log := sendqueue.NewLog(sendqueue.LogOptions{DB: db, Batcher: writer, Log: logr.Discard()})
+	log := sendqueue.NewMessageLog(sendqueue.MessageLogOptions{DB: db, Batcher: writer, Log: logr.Discard()})
 	e.queue = sendqueue.New(sendqueue.Options{Log: log, Sender: e.sender, Schedule: []time.Duration{time.Hour}})
 	uploads := spool.NewUploads(spool.UploadOptions{DB: db, Batcher: writer, Dir: e.spool, Log: logr.Discard()})
 	srv := newTestServer(t, Deps{Messages: e.queue, Uploads: uploads,

@@ -102,7 +102,7 @@ func TestSessionActionsAudited(t *testing.T) {
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	log := openAuditLog(t, func() time.Time { return now })
 	sess := &fakes.Session{QRCode: "2@abc", Err: bridge.ErrLinked}
-	srv := newTestServer(t, Deps{Session: sess, Now: func() time.Time { return now }, Audit: AuditRecorder{Log: log}})
+	srv := newTestServer(t, Deps{Session: sess, Now: func() time.Time { return now }, Audit: AuditRecorder{Trail: log}})
 	call(t, "GET", srv.URL+"/session/qr", nil, adminHeader)
 	sess.Err = nil
 	call(t, "POST", srv.URL+"/session/logout", nil, adminHeader)

@@ -21,7 +21,7 @@ import (
 )
 
 // Source fetches an attachment from WhatsApp into dst, streaming: the
-// session (whatsapp.Manager.Download) through the wiring. It answers
+// session (whatsapp.Session.Download) through the wiring. It answers
 // bridge.ErrNotLinked without a session, a *bridge.Error of KindUpstream or
 // KindInvalid when the file can never be fetched (gone, does not verify),
 // and any other error for a failure worth retrying.

@@ -41,7 +41,7 @@ func TestCountersFollowTheQueue(t *testing.T) {
 	writer := sqlite.NewBatcher(db)
 	t.Cleanup(writer.Close)
 	m, sess := New(), &session{}
-	msgLog := sendqueue.NewLog(sendqueue.LogOptions{DB: db, Batcher: writer, Observer: m, Log: logr.Discard()})
+	msgLog := sendqueue.NewMessageLog(sendqueue.MessageLogOptions{DB: db, Batcher: writer, Observer: m, Log: logr.Discard()})
 	q := sendqueue.New(sendqueue.Options{Log: msgLog, Sender: sess, Schedule: []time.Duration{10 * time.Millisecond}})
 
 	req := sendqueue.Request{Recipient: bridge.PhoneRecipient("4915112345678"), Items: []sendqueue.Item{

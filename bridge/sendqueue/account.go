@@ -8,7 +8,7 @@ import (
 	"github.com/msgbridge/msgbridge/contract"
 )
 
-// Accounts names the linked account (whatsapp.Manager): a message belongs
+// Accounts names the linked account (whatsapp.Session): a message belongs
 // to the account linked when it was accepted, or, when none was, to the
 // first one linked after; it is never sent from another.
 type Accounts interface {
@@ -53,7 +53,7 @@ const (
 // its; when none is linked any more (logout, or WhatsApp removed the
 // device), the waiting messages of the account that went become Failed
 // with reason logged_out, and their message.status events commit with it.
-func (l *Log) SessionChanged(ctx context.Context, tx *sql.Tx, s bridge.SessionStatus) error {
+func (l *MessageLog) SessionChanged(ctx context.Context, tx *sql.Tx, s bridge.SessionStatus) error {
 	if s.Account != "" {
 		_, err := l.stmts.Exec(ctx, tx, adoptMessages, s.Account)
 		return err

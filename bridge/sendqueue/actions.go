@@ -111,7 +111,7 @@ func errMessageNotFound() error {
 // Revoked reports whether a revoke of the message with WhatsApp id
 // whatsappID is in the log and did not fail: an edit or another revoke of
 // it could only waste a send.
-func (l *Log) Revoked(ctx context.Context, whatsappID string) (bool, error) {
+func (l *MessageLog) Revoked(ctx context.Context, whatsappID string) (bool, error) {
 	var found bool
 	err := l.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM messages WHERE type = ? AND target_id = ? AND status != ?)`,
 		bridge.TypeRevoke, whatsappID, bridge.StatusFailed).Scan(&found)
@@ -124,7 +124,7 @@ func (l *Log) Revoked(ctx context.Context, whatsappID string) (bool, error) {
 // FindMessage returns the message of the log with id as its log id or its
 // WhatsApp id (actions name their target either way); a bridge.Error of
 // KindNotFound (message_not_found) when there is none.
-func (l *Log) FindMessage(ctx context.Context, id string) (bridge.Message, error) {
+func (l *MessageLog) FindMessage(ctx context.Context, id string) (bridge.Message, error) {
 	m, err := scanRow(l.db.QueryRowContext(ctx, `SELECT `+messageColumns+` FROM messages WHERE id = ?
 		UNION ALL SELECT `+messageColumns+` FROM messages WHERE whatsapp_id = ? LIMIT 1`, id, id))
 	switch {

@@ -49,7 +49,7 @@ func (a *fakeAccounts) set(account string) {
 func TestNotOnWhatsAppFailsAtOnce(t *testing.T) {
 	f := newFixture(t, time.Hour)
 	checker := &fakeChecker{onWhatsApp: map[string]bool{}}
-	f.open(func(_ *LogOptions, o *Options) { o.Checker = checker })
+	f.open(func(_ *MessageLogOptions, o *Options) { o.Checker = checker })
 	m := f.submit(textRequest("hi")).Messages[0]
 	if m.Status != bridge.StatusFailed || m.LastError != bridge.FailNotOnWhatsApp || m.RetryCount != 0 ||
 		m.FailReason() != bridge.FailNotOnWhatsApp {
@@ -131,7 +131,7 @@ func TestRevokedKnowsTheRevoke(t *testing.T) {
 func TestEditPastTheWindowFails(t *testing.T) {
 	f := newFixture(t, time.Hour)
 	now := time.Now()
-	f.open(func(l *LogOptions, _ *Options) { l.Now = func() time.Time { return now } })
+	f.open(func(l *MessageLogOptions, _ *Options) { l.Now = func() time.Time { return now } })
 	text := f.submit(textRequest("hi")).Messages[0]
 	now = now.Add(bridge.EditWindow + time.Second)
 	m := f.submit(Request{Recipient: alice, Items: []Item{{Type: bridge.TypeEdit, Text: "late",
@@ -148,7 +148,7 @@ func TestEditPastTheWindowFails(t *testing.T) {
 func TestLogoutFailsTheAccountsMessages(t *testing.T) {
 	f := newFixture(t, time.Hour)
 	accounts := &fakeAccounts{account: "4915100000001"}
-	f.open(func(_ *LogOptions, o *Options) { o.Accounts = accounts })
+	f.open(func(_ *MessageLogOptions, o *Options) { o.Accounts = accounts })
 	f.sender.setReady(false)
 	pending := f.submit(textRequest("waits")).Messages[0]
 

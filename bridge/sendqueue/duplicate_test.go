@@ -20,7 +20,7 @@ func TestWorkerSkipsWhatARequestSentMeanwhile(t *testing.T) {
 	var mu sync.Mutex
 	clock := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
 	advance := func(d time.Duration) { mu.Lock(); clock = clock.Add(d); mu.Unlock() }
-	f.open(func(l *LogOptions, _ *Options) {
+	f.open(func(l *MessageLogOptions, _ *Options) {
 		l.Now = func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
 	})
 	bob, carol := bridge.PhoneRecipient("4915187654321"), bridge.PhoneRecipient("4915187654322")

@@ -137,16 +137,16 @@ type fixture struct {
 	db     *sql.DB
 	writer *sqlite.Batcher
 	// The options of the log and the queue, kept across reopenings.
-	logOpts   LogOptions
+	logOpts   MessageLogOptions
 	queueOpts Options
-	log       *Log
+	log       *MessageLog
 	q         *Queue
 }
 
 func newFixture(t *testing.T, schedule ...time.Duration) *fixture {
 	t.Helper()
 	f := &fixture{t: t, path: filepath.Join(t.TempDir(), "bridge.db"), sender: &fakeSender{ready: true}, events: &txEvents{}}
-	f.logOpts = LogOptions{Events: f.events, Log: logr.Discard()}
+	f.logOpts = MessageLogOptions{Events: f.events, Log: logr.Discard()}
 	f.queueOpts = Options{Sender: f.sender, Schedule: schedule}
 	f.open(nil)
 	return f
@@ -155,14 +155,14 @@ func newFixture(t *testing.T, schedule ...time.Duration) *fixture {
 // open opens bridge.db, a log and a queue on it, as the bridge builds them:
 // the log first, then the queue on it. adjust may change the options, for
 // this and every later reopening.
-func (f *fixture) open(adjust func(*LogOptions, *Options)) {
+func (f *fixture) open(adjust func(*MessageLogOptions, *Options)) {
 	f.t.Helper()
 	f.db, f.writer = f.openDB()
 	if adjust != nil {
 		adjust(&f.logOpts, &f.queueOpts)
 	}
 	f.logOpts.DB, f.logOpts.Batcher = f.db, f.writer
-	f.log = NewLog(f.logOpts)
+	f.log = NewMessageLog(f.logOpts)
 	f.queueOpts.Log = f.log
 	f.q = New(f.queueOpts)
 }

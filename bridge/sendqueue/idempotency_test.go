@@ -100,7 +100,7 @@ func TestIdempotencyWindow(t *testing.T) {
 	)
 	f := newFixture(t)
 	f.close()
-	f.open(func(o *LogOptions, _ *Options) {
+	f.open(func(o *MessageLogOptions, _ *Options) {
 		o.Now = func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
 	})
 	req := textRequest("hello")

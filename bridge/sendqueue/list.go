@@ -22,7 +22,7 @@ type Filter struct {
 // the page's last message, so pages stay stable while messages arrive. A
 // cursor List did not return is a bridge.Error of KindInvalid
 // (invalid_cursor), never the first page.
-func (l *Log) List(ctx context.Context, f Filter) ([]bridge.Message, string, error) {
+func (l *MessageLog) List(ctx context.Context, f Filter) ([]bridge.Message, string, error) {
 	query, args, err := listQuery(f)
 	if err != nil {
 		return nil, "", err

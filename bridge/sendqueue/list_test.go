@@ -98,7 +98,7 @@ func BenchmarkListChat(b *testing.B) {
 	writer := sqlite.NewBatcher(db)
 	b.Cleanup(writer.Close)
 	fillLog(b, db, 100_000, 500)
-	l := NewLog(LogOptions{DB: db, Batcher: writer, Log: logr.Discard()})
+	l := NewMessageLog(MessageLogOptions{DB: db, Batcher: writer, Log: logr.Discard()})
 	list := func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			page, _, err := l.List(context.Background(), Filter{Chat: bridge.PhoneRecipient(fmt.Sprintf("49151%08d", i%500)), Limit: 50})

@@ -30,8 +30,8 @@ type Observer interface {
 	SendAttempt(ok bool, d time.Duration)
 }
 
-// LogOptions configures a Log.
-type LogOptions struct {
+// MessageLogOptions configures a MessageLog.
+type MessageLogOptions struct {
 	DB       *sql.DB
 	Batcher  *sqlite.Batcher // the one writer of DB
 	Events   Events          // nil: none
@@ -42,10 +42,10 @@ type LogOptions struct {
 	Log logr.Logger
 }
 
-// Log is the message log: it reads messages and applies WhatsApp's
-// receipts. It needs no Sender, so the session can be built with a Log as
+// MessageLog is the message log: it reads messages and applies WhatsApp's
+// receipts. It needs no Sender, so the session can be built with a MessageLog as
 // its receipts target before the Queue that sends through the session.
-type Log struct {
+type MessageLog struct {
 	db       *sql.DB
 	batcher  *sqlite.Batcher
 	events   Events
@@ -64,9 +64,9 @@ type noObserver struct{}
 func (noObserver) MessageStatus(bridge.Status)     {}
 func (noObserver) SendAttempt(bool, time.Duration) {}
 
-// NewLog returns the message log on opts.DB.
-func NewLog(opts LogOptions) *Log {
-	l := &Log{
+// NewMessageLog returns the message log on opts.DB.
+func NewMessageLog(opts MessageLogOptions) *MessageLog {
+	l := &MessageLog{
 		db: opts.DB, batcher: opts.Batcher, events: opts.Events, observer: opts.Observer,
 		now: opts.Now, logger: opts.Log, stmts: sqlite.NewStatements(opts.DB),
 	}
@@ -126,7 +126,7 @@ func readFailed(err error) error {
 
 // Get returns one message of the log; a bridge.Error of KindNotFound
 // (not_found) when there is none with id.
-func (l *Log) Get(ctx context.Context, id string) (bridge.Message, error) {
+func (l *MessageLog) Get(ctx context.Context, id string) (bridge.Message, error) {
 	m, err := scanRow(l.db.QueryRowContext(ctx, `SELECT `+messageColumns+` FROM messages WHERE id = ?`, id))
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
@@ -137,11 +137,11 @@ func (l *Log) Get(ctx context.Context, id string) (bridge.Message, error) {
 	return m.Message, nil
 }
 
-func (l *Log) requestMessages(ctx context.Context, requestID string) ([]row, error) {
+func (l *MessageLog) requestMessages(ctx context.Context, requestID string) ([]row, error) {
 	return l.query(ctx, `SELECT `+messageColumns+` FROM messages WHERE request_id = ? ORDER BY position`, requestID)
 }
 
-func (l *Log) query(ctx context.Context, query string, args ...any) ([]row, error) {
+func (l *MessageLog) query(ctx context.Context, query string, args ...any) ([]row, error) {
 	rows, err := l.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
@@ -160,7 +160,7 @@ func (l *Log) query(ctx context.Context, query string, args ...any) ([]row, erro
 
 // Depth is the number of messages waiting for an attempt, read from the
 // partial index of due messages (cheap enough for every metrics scrape).
-func (l *Log) Depth(ctx context.Context) (int, error) {
+func (l *MessageLog) Depth(ctx context.Context) (int, error) {
 	var n int
 	err := l.db.QueryRowContext(ctx, `SELECT count(*) FROM messages WHERE next_attempt_at IS NOT NULL`).Scan(&n)
 	return n, err

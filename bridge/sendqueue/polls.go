@@ -11,7 +11,7 @@ import (
 // Poll finds a poll the bridge sent by its WhatsApp id: its question and
 // options, which name the options a vote chose. false when the log has no
 // poll with that id.
-func (l *Log) Poll(ctx context.Context, whatsappID string) (bridge.Poll, bool, error) {
+func (l *MessageLog) Poll(ctx context.Context, whatsappID string) (bridge.Poll, bool, error) {
 	var raw string
 	err := l.db.QueryRowContext(ctx, `SELECT details FROM messages WHERE whatsapp_id = ? AND type = ?`,
 		whatsappID, bridge.TypePoll).Scan(&raw)

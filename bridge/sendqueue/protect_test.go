@@ -87,7 +87,7 @@ func TestPacedAttempts(t *testing.T) {
 	const n = 6
 	interval := 100 * time.Millisecond
 	f := newFixture(t, time.Hour)
-	f.reopen(func(_ *LogOptions, o *Options) { o.Rate = bridge.SendRate{N: 10, Per: time.Second} })
+	f.reopen(func(_ *MessageLogOptions, o *Options) { o.Rate = bridge.SendRate{N: 10, Per: time.Second} })
 	f.run()
 	texts := make([]string, n)
 	for i := range texts {
@@ -216,7 +216,7 @@ func TestRestrictionHoldsWithoutSpendingRetries(t *testing.T) {
 func TestSessionRestrictionHolds(t *testing.T) {
 	sender := &restrictedSender{fakeSender: &fakeSender{ready: true}}
 	f := newFixture(t, time.Hour)
-	f.reopen(func(_ *LogOptions, o *Options) { o.Sender = sender })
+	f.reopen(func(_ *MessageLogOptions, o *Options) { o.Sender = sender })
 	sender.until = time.Now().Add(1500 * time.Millisecond)
 	res := f.submit(textRequest("wait"))
 	if res.Messages[0].Attempts != 0 || len(sender.calls()) != 0 {
@@ -258,7 +258,7 @@ func (f *fixture) acceptedOrder() []string {
 }
 
 // reopen closes the fixture's queue and opens it again with adjusted options.
-func (f *fixture) reopen(adjust func(*LogOptions, *Options)) {
+func (f *fixture) reopen(adjust func(*MessageLogOptions, *Options)) {
 	f.t.Helper()
 	f.close()
 	f.open(adjust)
@@ -346,7 +346,7 @@ func TestRequestAnswersWhenItsFirstItemWaitsForARetry(t *testing.T) {
 func TestEarlyLiftReleasesTheQueue(t *testing.T) {
 	sender := &restrictedSender{fakeSender: &fakeSender{ready: true}}
 	f := newFixture(t, time.Hour)
-	f.reopen(func(_ *LogOptions, o *Options) { o.Sender = sender })
+	f.reopen(func(_ *MessageLogOptions, o *Options) { o.Sender = sender })
 	sender.until = time.Now().Add(time.Hour)
 	sender.results = []error{&bridge.RestrictedError{Code: bridge.RestrictionReachout, Until: sender.until, Err: errors.New("server returned error 463")}}
 	refused := f.submit(textRequest("refused"))

@@ -30,7 +30,7 @@ type Sender interface {
 type Options struct {
 	// Log is the message log the queue stores into; required. Its clock,
 	// logger, Events and Observer are the queue's too.
-	Log    *Log
+	Log    *MessageLog
 	Sender Sender
 	// Schedule holds the delays of the retries after the immediate attempt.
 	Schedule []time.Duration
@@ -50,7 +50,7 @@ type Options struct {
 // Queue is the durable send queue on a message log. It embeds the Log, so
 // a Queue also reads messages and applies receipts.
 type Queue struct {
-	*Log
+	*MessageLog
 	opts Options
 	wake *durable.Signal
 
@@ -79,7 +79,7 @@ func New(opts Options) *Queue {
 	if opts.AttemptTimeout == 0 {
 		opts.AttemptTimeout = 2 * time.Minute
 	}
-	return &Queue{Log: opts.Log, opts: opts, wake: durable.NewSignal(), sending: map[string]bool{},
+	return &Queue{MessageLog: opts.Log, opts: opts, wake: durable.NewSignal(), sending: map[string]bool{},
 		pace: newPacer(opts.Rate)}
 }
 

@@ -12,7 +12,7 @@ import (
 // reply that quotes it: its sender is the linked account (the zero
 // Recipient) and its text is its body or caption. false when the log has no
 // such message in that chat (it may be one the bridge received).
-func (l *Log) Quoted(ctx context.Context, chat bridge.Recipient, whatsappID string) (bridge.Quoted, bool, error) {
+func (l *MessageLog) Quoted(ctx context.Context, chat bridge.Recipient, whatsappID string) (bridge.Quoted, bool, error) {
 	var body string
 	err := l.db.QueryRowContext(ctx, `SELECT body FROM messages WHERE whatsapp_id = ? AND recipient = ?`,
 		whatsappID, chat.JID()).Scan(&body)

@@ -11,7 +11,7 @@ import (
 )
 
 // Receipt applies WhatsApp's receipt (see AdvanceStatus).
-func (l *Log) Receipt(ctx context.Context, r bridge.Receipt) error {
+func (l *MessageLog) Receipt(ctx context.Context, r bridge.Receipt) error {
 	_, err := l.AdvanceStatus(ctx, r.WhatsAppIDs, r.Status)
 	return err
 }
@@ -19,7 +19,7 @@ func (l *Log) Receipt(ctx context.Context, r bridge.Receipt) error {
 // AdvanceStatus applies a receipt: the messages with these WhatsApp IDs move
 // to status if that is forward (a late Delivered after Read is dropped, and
 // a receipt never fails a message). It returns the messages that changed.
-func (l *Log) AdvanceStatus(ctx context.Context, whatsappIDs []string, status bridge.Status) ([]bridge.Message, error) {
+func (l *MessageLog) AdvanceStatus(ctx context.Context, whatsappIDs []string, status bridge.Status) ([]bridge.Message, error) {
 	var changed []bridge.Message
 	now := l.now()
 	err := l.batcher.Do(ctx, func(tx *sql.Tx) error {
@@ -51,7 +51,7 @@ const (
 
 // advance moves the message with WhatsApp ID wid to status in tx, if that
 // is forward, and reports whether it moved.
-func (l *Log) advance(ctx context.Context, tx *sql.Tx, wid string, status bridge.Status, now time.Time) (bridge.Message, bool, error) {
+func (l *MessageLog) advance(ctx context.Context, tx *sql.Tx, wid string, status bridge.Status, now time.Time) (bridge.Message, bool, error) {
 	m, err := scanRow(l.stmts.QueryRow(ctx, tx, selectByWhatsAppID, wid))
 	if errors.Is(err, sql.ErrNoRows) {
 		return bridge.Message{}, false, nil // not one of ours (sent from the phone)
@@ -84,7 +84,7 @@ func (l *Log) advance(ctx context.Context, tx *sql.Tx, wid string, status bridge
 // news that a message arrived) and by the queue (attempt outcomes).
 
 // countOutcome adds a final outcome (Sent or Failed) to the day's rollup.
-func (l *Log) countOutcome(ctx context.Context, tx *sql.Tx, status bridge.Status, now time.Time) error {
+func (l *MessageLog) countOutcome(ctx context.Context, tx *sql.Tx, status bridge.Status, now time.Time) error {
 	if status != bridge.StatusSent && status != bridge.StatusFailed {
 		return nil
 	}
@@ -92,7 +92,7 @@ func (l *Log) countOutcome(ctx context.Context, tx *sql.Tx, status bridge.Status
 }
 
 // countDelivery adds one to the day's success or failed count.
-func (l *Log) countDelivery(ctx context.Context, tx *sql.Tx, day string, success bool) error {
+func (l *MessageLog) countDelivery(ctx context.Context, tx *sql.Tx, day string, success bool) error {
 	query := `INSERT INTO delivery_daily (day, failed) VALUES (?, 1) ON CONFLICT (day) DO UPDATE SET failed = failed + 1`
 	if success {
 		query = `INSERT INTO delivery_daily (day, success) VALUES (?, 1) ON CONFLICT (day) DO UPDATE SET success = success + 1`

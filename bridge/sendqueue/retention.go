@@ -19,13 +19,13 @@ const sweepFinished = `DELETE FROM messages WHERE rowid IN (SELECT rowid FROM me
 // SweepFinished deletes the finished messages whose last change is older
 // than retention (MESSAGE_RETENTION) and gives their space back; it returns
 // how many.
-func (l *Log) SweepFinished(ctx context.Context, retention time.Duration) (int64, error) {
+func (l *MessageLog) SweepFinished(ctx context.Context, retention time.Duration) (int64, error) {
 	return durable.DeleteChunked(ctx, l.batcher, sweepChunk, sweepFinished, l.now().Add(-retention).UnixMilli())
 }
 
 // RunRetention sweeps finished messages at start and then every tenth of
 // retention until ctx ends.
-func (l *Log) RunRetention(ctx context.Context, retention time.Duration) error {
+func (l *MessageLog) RunRetention(ctx context.Context, retention time.Duration) error {
 	durable.Sweeps(ctx, durable.ClockOf(l.now), retention, l.logger, "finished messages", func(ctx context.Context) (int64, error) {
 		return l.SweepFinished(ctx, retention)
 	})

@@ -23,7 +23,7 @@ import (
 func clockFixture(t testing.TB, f *fixture) func(time.Duration) {
 	var mu sync.Mutex
 	clock := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
-	f.open(func(l *LogOptions, _ *Options) {
+	f.open(func(l *MessageLogOptions, _ *Options) {
 		l.Now = func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
 	})
 	return func(d time.Duration) { mu.Lock(); clock = clock.Add(d); mu.Unlock() }
@@ -81,7 +81,7 @@ func BenchmarkMessageLogSize(b *testing.B) {
 	now := time.Now()
 	var mu sync.Mutex
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	q := New(Options{Log: NewLog(LogOptions{DB: db, Batcher: writer, Log: logr.Discard(), Now: clock}), Sender: &fakeSender{ready: true}})
+	q := New(Options{Log: NewMessageLog(MessageLogOptions{DB: db, Batcher: writer, Log: logr.Discard(), Now: clock}), Sender: &fakeSender{ready: true}})
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	b.ResetTimer()

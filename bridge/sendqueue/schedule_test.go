@@ -38,7 +38,7 @@ func TestScheduledAt(t *testing.T) {
 // it; the message sent at once gets none.
 func TestSubmitPlaces(t *testing.T) {
 	f := newFixture(t, time.Hour)
-	f.reopen(func(_ *LogOptions, o *Options) { o.Rate = bridge.SendRate{N: 1, Per: time.Minute} })
+	f.reopen(func(_ *MessageLogOptions, o *Options) { o.Rate = bridge.SendRate{N: 1, Per: time.Minute} })
 	before := time.Now()
 	res := f.submit(textRequest("one", "two", "three"))
 	if res.Messages[0].Status != bridge.StatusSent || res.Places[0] != (Place{}) {
@@ -70,7 +70,7 @@ func TestSubmitPlaces(t *testing.T) {
 // answers maxCountedAhead+1 instead of scanning all of it on every answer.
 func TestPlacesAreCountedUpToABound(t *testing.T) {
 	f := newFixture(t, time.Hour)
-	f.reopen(func(_ *LogOptions, o *Options) { o.Rate = bridge.SendRate{N: 1, Per: time.Hour} })
+	f.reopen(func(_ *MessageLogOptions, o *Options) { o.Rate = bridge.SendRate{N: 1, Per: time.Hour} })
 	texts := make([]string, maxCountedAhead+3)
 	for i := range texts {
 		texts[i] = "queued"

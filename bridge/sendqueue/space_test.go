@@ -26,7 +26,7 @@ func TestSubmitRefusedWhileTheDiskIsLow(t *testing.T) {
 	disk := &lowDisk{}
 	disk.low.Store(true)
 	f := newFixture(t)
-	f.open(func(_ *LogOptions, o *Options) { o.Space = disk })
+	f.open(func(_ *MessageLogOptions, o *Options) { o.Space = disk })
 	_, err := f.q.Submit(t.Context(), textRequest("refused"))
 	wantError(t, err, bridge.KindInsufficientStorage, "insufficient_storage")
 	if n := f.count(`SELECT count(*) FROM messages`); n != 0 || len(f.sender.calls()) != 0 {
@@ -55,7 +55,7 @@ func (d *countingDisk) CheckSpace() error {
 func TestWorkerHoldsWhileTheDiskIsLow(t *testing.T) {
 	disk := &countingDisk{}
 	f := newFixture(t, time.Millisecond)
-	f.open(func(_ *LogOptions, o *Options) { o.Space = disk })
+	f.open(func(_ *MessageLogOptions, o *Options) { o.Space = disk })
 	f.sender.results = []error{errors.New("down")}
 	m := f.submit(textRequest("held")).Messages[0]
 	disk.low.Store(true)

@@ -14,7 +14,7 @@ import (
 
 // Account is the linked account's number, empty while none is linked: the
 // account the send queue binds a message to.
-func (m *Manager) Account() string {
+func (m *Session) Account() string {
 	if !m.linked.Load() {
 		return ""
 	}
@@ -48,7 +48,7 @@ func buildAction(cli *whatsmeow.Client, out bridge.Outgoing) (*waE2E.Message, er
 }
 
 // readyClient is the client when the session can act now.
-func (m *Manager) readyClient() (*whatsmeow.Client, error) {
+func (m *Session) readyClient() (*whatsmeow.Client, error) {
 	if !m.Ready() {
 		return nil, bridge.ErrNotLinked
 	}
@@ -58,7 +58,7 @@ func (m *Manager) readyClient() (*whatsmeow.Client, error) {
 // MarkRead sends a read receipt for message id in chat, which marks the
 // chat read up to it on the sender's phone; sender is who sent it (the
 // chat itself for a 1:1 chat; required in a group).
-func (m *Manager) MarkRead(ctx context.Context, chat, sender bridge.Recipient, id string) error {
+func (m *Session) MarkRead(ctx context.Context, chat, sender bridge.Recipient, id string) error {
 	cli, err := m.readyClient()
 	if err != nil {
 		return err
@@ -88,7 +88,7 @@ func (m *Manager) MarkRead(ctx context.Context, chat, sender bridge.Recipient, i
 // shows are not sent, and a change within PresenceInterval of the last one
 // is sent at the interval's end (only the latest, if it still changes
 // anything).
-func (m *Manager) SetPresence(ctx context.Context, chat bridge.Recipient, p bridge.ChatPresence) error {
+func (m *Session) SetPresence(ctx context.Context, chat bridge.Recipient, p bridge.ChatPresence) error {
 	if _, err := m.readyClient(); err != nil {
 		return err
 	}

@@ -118,7 +118,7 @@ func TestContactBookAsksOnceForABurst(t *testing.T) {
 	ctx := waitCtx(t)
 	batcher := sqlite.NewBatcher(r.db)
 	t.Cleanup(batcher.Close)
-	book := NewContactBook(r.Manager, r.db, batcher, unpacedChecks, 1000)
+	book := NewContactBook(r.Session, r.db, batcher, unpacedChecks, 1000)
 	const stranger = "4915199999999"
 
 	var wg sync.WaitGroup
@@ -141,7 +141,7 @@ func TestContactBookAsksOnceForABurst(t *testing.T) {
 	if err != nil || !c.OnWhatsApp || c.JID != alice.JID().String() {
 		t.Errorf("alice: %+v %v", c, err)
 	}
-	restarted := NewContactBook(r.Manager, r.db, batcher, unpacedChecks, 1000)
+	restarted := NewContactBook(r.Session, r.db, batcher, unpacedChecks, 1000)
 	if c, err := restarted.Contact(ctx, stranger); err != nil || c.OnWhatsApp {
 		t.Errorf("after a restart: %+v %v", c, err)
 	}
@@ -168,20 +168,20 @@ func BenchmarkContactCheck(b *testing.B) {
 		}
 	})
 	b.Run("cold", func(b *testing.B) {
-		book := NewContactBook(r.Manager, r.db, batcher, unpacedChecks, 1000)
+		book := NewContactBook(r.Session, r.db, batcher, unpacedChecks, 1000)
 		for i := 0; b.Loop(); i++ {
 			if _, err := book.Contact(ctx, number(1_000_000+i)); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
-	warm := NewContactBook(r.Manager, r.db, batcher, unpacedChecks, 1000)
+	warm := NewContactBook(r.Session, r.db, batcher, unpacedChecks, 1000)
 	if _, err := warm.Contact(ctx, alice.Number()); err != nil {
 		b.Fatal(err)
 	}
 	b.Run("warm-db", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := NewContactBook(r.Manager, r.db, batcher, unpacedChecks, 1000).Contact(ctx, alice.Number()); err != nil {
+			if _, err := NewContactBook(r.Session, r.db, batcher, unpacedChecks, 1000).Contact(ctx, alice.Number()); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -212,7 +212,7 @@ func TestContactChecksWithinBudget(t *testing.T) {
 	t.Cleanup(cancel)
 	batcher := sqlite.NewBatcher(r.db)
 	t.Cleanup(batcher.Close)
-	book := NewContactBook(r.Manager, r.db, batcher, bridge.SendRate{N: 60, Per: time.Minute}, 5)
+	book := NewContactBook(r.Session, r.db, batcher, bridge.SendRate{N: 60, Per: time.Minute}, 5)
 	flood, spread := 300, time.Duration(0)
 	if n, err := fmt.Sscan(os.Getenv("FLOOD_NUMBERS"), &flood); n != 1 || err != nil {
 		flood = 300
@@ -227,14 +227,14 @@ func TestContactChecksWithinBudget(t *testing.T) {
 		t.Errorf("%d queries reached WhatsApp in %s, the budget allows %d", queries, elapsed, limit)
 	}
 	if spread > 0 { // the baseline of the figure: the same flood, unpaced
-		unpaced := NewContactBook(r.Manager, r.db, batcher, unpacedChecks, 1000)
+		unpaced := NewContactBook(r.Session, r.db, batcher, unpacedChecks, 1000)
 		_, _, queries, elapsed := checkFlood(t, ctx, sim, unpaced, "4919", flood, spread)
 		t.Logf("baseline, unpaced: %d queries reached the simulator in %s", queries, elapsed.Round(time.Millisecond))
 	}
 
 	// The queue waits for the next token; checks that come meanwhile join
 	// its query (a book whose one token the first check takes).
-	book = NewContactBook(r.Manager, r.db, batcher, bridge.SendRate{N: 60, Per: time.Minute}, 1)
+	book = NewContactBook(r.Session, r.db, batcher, bridge.SendRate{N: 60, Per: time.Minute}, 1)
 	if _, err := book.Contact(ctx, "4918999999999"); err != nil {
 		t.Fatal(err)
 	}

@@ -119,7 +119,7 @@ func (c *chatPace) unmark(chat types.JID, id string) {
 
 // sendPresence sends p into chat on the current client, best effort: a
 // state that waited for its turn has no caller to report to.
-func (m *Manager) sendPresence(ctx context.Context, jid types.JID, p bridge.ChatPresence) error {
+func (m *Session) sendPresence(ctx context.Context, jid types.JID, p bridge.ChatPresence) error {
 	cli, err := m.readyClient()
 	if err != nil {
 		return err

@@ -42,7 +42,7 @@ const (
 // retry hint, while the send queue waits for the next token, and numbers
 // asked meanwhile join the waiting query.
 type ContactBook struct {
-	m       *Manager
+	m       *Session
 	db      *sql.DB
 	batcher *sqlite.Batcher
 	now     func() time.Time
@@ -58,7 +58,7 @@ type ContactBook struct {
 // NewContactBook returns the contact book that asks through m within a
 // budget of rate (burst at once) and caches in db (bridge.db, written
 // through batcher).
-func NewContactBook(m *Manager, db *sql.DB, batcher *sqlite.Batcher, rate bridge.SendRate, burst int) *ContactBook {
+func NewContactBook(m *Session, db *sql.DB, batcher *sqlite.Batcher, rate bridge.SendRate, burst int) *ContactBook {
 	return &ContactBook{m: m, db: db, batcher: batcher, now: m.opts.Now, budget: bridge.NewBudget(rate, burst),
 		mem: map[string]bridge.Contact{}, at: map[string]time.Time{}}
 }
@@ -259,7 +259,7 @@ func (b *ContactBook) store(ctx context.Context, c bridge.Contact, now time.Time
 // contact query (whatsmeow's IsOnWhatsApp); the LID comes from what the
 // session learned of the account, when it did. A number WhatsApp did not
 // answer about fails the whole query.
-func (m *Manager) lookUp(ctx context.Context, numbers []string) (map[string]bridge.Contact, error) {
+func (m *Session) lookUp(ctx context.Context, numbers []string) (map[string]bridge.Contact, error) {
 	cli, err := m.readyClient()
 	if err != nil {
 		return nil, err

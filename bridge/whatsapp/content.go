@@ -83,7 +83,7 @@ func pollMessage(cli *whatsmeow.Client, out bridge.Outgoing) (*waE2E.Message, er
 
 // contextInfo is the reply and mentions of out, as WhatsApp clients send
 // them; nil when it has neither.
-func (m *Manager) contextInfo(ctx context.Context, cli *whatsmeow.Client, out bridge.Outgoing) (*waE2E.ContextInfo, error) {
+func (m *Session) contextInfo(ctx context.Context, cli *whatsmeow.Client, out bridge.Outgoing) (*waE2E.ContextInfo, error) {
 	if out.ReplyTo == "" && len(out.Mentions) == 0 {
 		return nil, nil
 	}

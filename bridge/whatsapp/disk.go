@@ -10,7 +10,7 @@ import "github.com/msgbridge/msgbridge/contract"
 // only way the pinned whatsmeow allows: nothing is read from the socket of
 // a disconnected client, and WhatsApp keeps what it could not deliver for
 // the next login.
-func (m *Manager) SetDiskLow(low bool) {
+func (m *Session) SetDiskLow(low bool) {
 	m.opMu.Lock()
 	defer m.opMu.Unlock()
 	if m.diskLow.Swap(low) == low {
@@ -29,7 +29,7 @@ func (m *Manager) SetDiskLow(low bool) {
 // stopIfDiskLow ends a login that raced the disk guard (a reconnect that
 // whatsmeow had already begun); it runs on its own goroutine, since an event
 // handler must not wait for an operation that waits for whatsmeow.
-func (m *Manager) stopIfDiskLow() {
+func (m *Session) stopIfDiskLow() {
 	m.opMu.Lock()
 	defer m.opMu.Unlock()
 	if m.diskLow.Load() {

@@ -33,7 +33,7 @@ type File interface {
 // dst, checking its MAC and SHA-256; it streams, never holding the file in
 // memory. It needs a logged-in session (the media servers want its
 // credentials).
-func (m *Manager) Download(ctx context.Context, source []byte, dst File) error {
+func (m *Session) Download(ctx context.Context, source []byte, dst File) error {
 	var msg waE2E.Message
 	if err := proto.Unmarshal(source, &msg); err != nil {
 		return bridge.Invalid(bridge.CodeInvalidMediaSource, "the stored media source does not decode: %v", err)

@@ -18,7 +18,7 @@ type GroupEvents interface {
 
 // groupEvent passes a group notification on, one change at a time; false
 // (no ack) when one could not be stored.
-func (m *Manager) groupEvent(raw any) bool {
+func (m *Session) groupEvent(raw any) bool {
 	m.groups.forget() // names, sizes or membership changed
 	if m.opts.Groups == nil {
 		return true

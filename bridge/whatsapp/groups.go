@@ -55,7 +55,7 @@ func groupError(err error) error {
 
 // groupCall runs f with the ready client and the group's JID. The group's
 // info read before is forgotten: f may change it.
-func (m *Manager) groupCall(group bridge.Recipient, f func(*whatsmeow.Client, types.JID) error) error {
+func (m *Session) groupCall(group bridge.Recipient, f func(*whatsmeow.Client, types.JID) error) error {
 	cli, err := m.readyClient()
 	if err != nil {
 		return err
@@ -70,7 +70,7 @@ func (m *Manager) groupCall(group bridge.Recipient, f func(*whatsmeow.Client, ty
 
 // GroupInfo reads a group the account is in, with its members, from
 // WhatsApp; CachedGroupInfo serves the answer for a while.
-func (m *Manager) GroupInfo(ctx context.Context, group bridge.Recipient) (bridge.GroupInfo, error) {
+func (m *Session) GroupInfo(ctx context.Context, group bridge.Recipient) (bridge.GroupInfo, error) {
 	var info bridge.GroupInfo
 	err := m.groupCall(group, func(cli *whatsmeow.Client, jid types.JID) error {
 		g, err := cli.GetGroupInfo(ctx, jid)
@@ -89,7 +89,7 @@ func (m *Manager) GroupInfo(ctx context.Context, group bridge.Recipient) (bridge
 // less than groupsCacheFor ago and neither WhatsApp told of a change to
 // the account's groups since nor the account acted on this one: a client
 // that reads a group again and again asks WhatsApp once.
-func (m *Manager) CachedGroupInfo(group bridge.Recipient) (bridge.GroupInfo, bool) {
+func (m *Session) CachedGroupInfo(group bridge.Recipient) (bridge.GroupInfo, bool) {
 	if !m.Ready() {
 		return bridge.GroupInfo{}, false
 	}
@@ -98,7 +98,7 @@ func (m *Manager) CachedGroupInfo(group bridge.Recipient) (bridge.GroupInfo, boo
 
 // CreateGroup creates a group the account owns, with subject and
 // participants; those WhatsApp would not add are in the results.
-func (m *Manager) CreateGroup(ctx context.Context, subject string, participants []bridge.Recipient) (bridge.GroupInfo, []bridge.MemberResult, error) {
+func (m *Session) CreateGroup(ctx context.Context, subject string, participants []bridge.Recipient) (bridge.GroupInfo, []bridge.MemberResult, error) {
 	cli, err := m.readyClient()
 	if err != nil {
 		return bridge.GroupInfo{}, nil, err
@@ -126,14 +126,14 @@ func (m *Manager) CreateGroup(ctx context.Context, subject string, participants 
 }
 
 // SetGroupSubject renames a group.
-func (m *Manager) SetGroupSubject(ctx context.Context, group bridge.Recipient, subject string) error {
+func (m *Session) SetGroupSubject(ctx context.Context, group bridge.Recipient, subject string) error {
 	return m.groupCall(group, func(cli *whatsmeow.Client, jid types.JID) error {
 		return cli.SetGroupName(ctx, jid, subject)
 	})
 }
 
 // SetGroupDescription sets a group's description; "" removes it.
-func (m *Manager) SetGroupDescription(ctx context.Context, group bridge.Recipient, description string) error {
+func (m *Session) SetGroupDescription(ctx context.Context, group bridge.Recipient, description string) error {
 	return m.groupCall(group, func(cli *whatsmeow.Client, jid types.JID) error {
 		// SetGroupTopic names the previous description (read from the group),
 		// which WhatsApp needs to tell a change from a race of two.
@@ -143,7 +143,7 @@ func (m *Manager) SetGroupDescription(ctx context.Context, group bridge.Recipien
 
 // SetGroupPhoto sets a group's photo (a JPEG); nil removes it. It returns
 // the photo's id ("" when removed).
-func (m *Manager) SetGroupPhoto(ctx context.Context, group bridge.Recipient, jpeg []byte) (string, error) {
+func (m *Session) SetGroupPhoto(ctx context.Context, group bridge.Recipient, jpeg []byte) (string, error) {
 	var id string
 	err := m.groupCall(group, func(cli *whatsmeow.Client, jid types.JID) error {
 		got, err := cli.SetGroupPhoto(ctx, jid, jpeg)
@@ -157,7 +157,7 @@ func (m *Manager) SetGroupPhoto(ctx context.Context, group bridge.Recipient, jpe
 
 // ChangeMembers adds, removes, promotes or demotes participants: a result
 // for each.
-func (m *Manager) ChangeMembers(ctx context.Context, group bridge.Recipient, action bridge.MemberAction, participants []bridge.Recipient) ([]bridge.MemberResult, error) {
+func (m *Session) ChangeMembers(ctx context.Context, group bridge.Recipient, action bridge.MemberAction, participants []bridge.Recipient) ([]bridge.MemberResult, error) {
 	jids, err := participantJIDs(participants)
 	if err != nil {
 		return nil, err
@@ -173,7 +173,7 @@ func (m *Manager) ChangeMembers(ctx context.Context, group bridge.Recipient, act
 
 // InviteLink reads a group's invite link; reset revokes it and returns its
 // replacement.
-func (m *Manager) InviteLink(ctx context.Context, group bridge.Recipient, reset bool) (string, error) {
+func (m *Session) InviteLink(ctx context.Context, group bridge.Recipient, reset bool) (string, error) {
 	var link string
 	err := m.groupCall(group, func(cli *whatsmeow.Client, jid types.JID) error {
 		var err error
@@ -184,7 +184,7 @@ func (m *Manager) InviteLink(ctx context.Context, group bridge.Recipient, reset 
 }
 
 // JoinGroup joins the group of an invite code and returns it.
-func (m *Manager) JoinGroup(ctx context.Context, code string) (bridge.Recipient, error) {
+func (m *Session) JoinGroup(ctx context.Context, code string) (bridge.Recipient, error) {
 	cli, err := m.readyClient()
 	if err != nil {
 		return bridge.Recipient{}, err
@@ -198,7 +198,7 @@ func (m *Manager) JoinGroup(ctx context.Context, code string) (bridge.Recipient,
 }
 
 // LeaveGroup leaves a group.
-func (m *Manager) LeaveGroup(ctx context.Context, group bridge.Recipient) error {
+func (m *Session) LeaveGroup(ctx context.Context, group bridge.Recipient) error {
 	err := m.groupCall(group, func(cli *whatsmeow.Client, jid types.JID) error {
 		return cli.LeaveGroup(ctx, jid)
 	})

@@ -8,14 +8,14 @@ import (
 	"github.com/msgbridge/msgbridge/bridge"
 )
 
-// Manager is the session the rest of the bridge uses.
-var _ bridge.Session = (*Manager)(nil)
+// Session is the session port the rest of the bridge uses.
+var _ bridge.Session = (*Session)(nil)
 
 // handleEvent receives every whatsmeow event of client cli. It returns
 // false to refuse the ack of the message or receipt it carries: WhatsApp
 // then delivers it again (whatsmeow acks only after its handlers return,
 // see SynchronousAck).
-func (m *Manager) handleEvent(cli *whatsmeow.Client, raw any) bool {
+func (m *Session) handleEvent(cli *whatsmeow.Client, raw any) bool {
 	if cli != m.client.Load() {
 		return true // a replaced client's last events (after logout) say nothing now
 	}
@@ -68,7 +68,7 @@ func (m *Manager) handleEvent(cli *whatsmeow.Client, raw any) bool {
 
 // message passes an incoming message on; false (no ack) when it could not
 // be stored, so that WhatsApp redelivers it.
-func (m *Manager) message(cli *whatsmeow.Client, e *events.Message) bool {
+func (m *Session) message(cli *whatsmeow.Client, e *events.Message) bool {
 	if m.diskLow.Load() {
 		// Decrypted before the disconnect took effect: whatsmeow's event
 		// buffer keeps the plaintext, and WhatsApp delivers it again.
@@ -94,7 +94,7 @@ func (m *Manager) message(cli *whatsmeow.Client, e *events.Message) bool {
 
 // receipt passes delivered and read receipts of our own messages on; false
 // (no ack) when they could not be applied.
-func (m *Manager) receipt(e *events.Receipt) bool {
+func (m *Session) receipt(e *events.Receipt) bool {
 	if e.IsFromMe {
 		return true // our other devices reading; not the recipient
 	}

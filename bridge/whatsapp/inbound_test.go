@@ -79,7 +79,7 @@ func TestIncomingStoreFailureIsRedeliveredOnce(t *testing.T) {
 		t.Fatalf("the redelivered message was not acked: %v", err)
 	}
 	sim.Phone(account).DropConnections() // and once more: nothing is delivered twice
-	waitState(t, r.Manager, "reconnected", func(s bridge.SessionStatus) bool { return s.Connected() })
+	waitState(t, r.Session, "reconnected", func(s bridge.SessionStatus) bool { return s.Connected() })
 	time.Sleep(500 * time.Millisecond)
 	got := r.events.received()
 	if len(got[id]) != 1 || got[id][0].Text != "kept" || len(got[next]) != 1 {

@@ -88,7 +88,7 @@ func TestLearntLIDPairsSurviveARestart(t *testing.T) {
 	r.stop()
 
 	r2 := start(t, sim, f)
-	waitState(t, r2.Manager, "reconnected", func(s bridge.SessionStatus) bool { return s.Connected() })
+	waitState(t, r2.Session, "reconnected", func(s bridge.SessionStatus) bool { return s.Connected() })
 	alice.SetAddressing(wasim.AddressLIDHidden)
 	second, err := alice.SendText(ctx, sim.Phone(account).JID(), "hidden now")
 	if err != nil {

@@ -28,13 +28,13 @@ type linkAttempt struct {
 	seq    uint64        // numbers the attempts of this process from 1
 	ready  chan struct{} // closed at the first QR code
 	done   chan struct{} // closed when the attempt ends
-	latest string        // guarded by Manager.mu
+	latest string        // guarded by Session.mu
 	// latestAt is when latest arrived, for observers that measure how soon
-	// a rotation reaches the screen; guarded by Manager.mu.
+	// a rotation reaches the screen; guarded by Session.mu.
 	latestAt time.Time
-	err      error // why it ended without a link; guarded by Manager.mu
+	err      error // why it ended without a link; guarded by Session.mu
 	// dropped: the socket closed while the attempt ran, so it ends for the
-	// connection's sake, not the codes'; guarded by Manager.mu.
+	// connection's sake, not the codes'; guarded by Session.mu.
 	dropped bool
 }
 
@@ -49,7 +49,7 @@ func errUnreachable(cause error) error {
 
 // QR returns the latest QR string of the running link attempt, starting one
 // when none runs. It is bridge.ErrLinked when an account is linked.
-func (m *Manager) QR(ctx context.Context) (string, error) {
+func (m *Session) QR(ctx context.Context) (string, error) {
 	link, err := m.ensureLink(ctx)
 	if err != nil {
 		return "", err
@@ -64,7 +64,7 @@ func (m *Manager) QR(ctx context.Context) (string, error) {
 
 // PairingCode asks WhatsApp for the 8-character code that links the account
 // of phone (digits with country code) when entered on that phone.
-func (m *Manager) PairingCode(ctx context.Context, phone string) (string, error) {
+func (m *Session) PairingCode(ctx context.Context, phone string) (string, error) {
 	if _, err := m.ensureLink(ctx); err != nil {
 		return "", err
 	}
@@ -77,7 +77,7 @@ func (m *Manager) PairingCode(ctx context.Context, phone string) (string, error)
 
 // ensureLink returns the running link attempt, or starts one, once its first
 // QR code has arrived.
-func (m *Manager) ensureLink(ctx context.Context) (*linkAttempt, error) {
+func (m *Session) ensureLink(ctx context.Context) (*linkAttempt, error) {
 	link, err := m.startLink()
 	if err != nil {
 		return nil, err
@@ -96,7 +96,7 @@ func (m *Manager) ensureLink(ctx context.Context) (*linkAttempt, error) {
 	}
 }
 
-func (m *Manager) startLink() (*linkAttempt, error) {
+func (m *Session) startLink() (*linkAttempt, error) {
 	m.opMu.Lock()
 	defer m.opMu.Unlock()
 	if m.linked.Load() {
@@ -131,7 +131,7 @@ func (m *Manager) startLink() (*linkAttempt, error) {
 }
 
 // followLink tracks the QR channel until the attempt ends.
-func (m *Manager) followLink(link *linkAttempt, codes <-chan whatsmeow.QRChannelItem) {
+func (m *Session) followLink(link *linkAttempt, codes <-chan whatsmeow.QRChannelItem) {
 	for item := range codes {
 		switch {
 		case item.Event == whatsmeow.QRChannelEventCode:
@@ -165,7 +165,7 @@ func (m *Manager) followLink(link *linkAttempt, codes <-chan whatsmeow.QRChannel
 // sends when the socket closes: a failed connect (WhatsApp unreachable; the
 // background reconnect of an unlinked client gives up at once) or a broken
 // one. Those are network failures, not expired codes.
-func (m *Manager) linkTimedOut(link *linkAttempt) {
+func (m *Session) linkTimedOut(link *linkAttempt) {
 	m.mu.Lock()
 	dropped := link.dropped
 	m.mu.Unlock()
@@ -179,7 +179,7 @@ func (m *Manager) linkTimedOut(link *linkAttempt) {
 // linkDropped records that the socket closed under the running link
 // attempt. whatsmeow gives the Disconnected event to this package's handler
 // before the QR channel's, which was registered later.
-func (m *Manager) linkDropped() {
+func (m *Session) linkDropped() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.link != nil {
@@ -189,7 +189,7 @@ func (m *Manager) linkDropped() {
 
 // finishLink ends link once; reason tells the state policy why (it ignores
 // the end when the link succeeded).
-func (m *Manager) finishLink(link *linkAttempt, err error, reason bridge.Reason) {
+func (m *Session) finishLink(link *linkAttempt, err error, reason bridge.Reason) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	select {
@@ -209,7 +209,7 @@ func (m *Manager) finishLink(link *linkAttempt, err error, reason bridge.Reason)
 }
 
 // endLink abandons the running attempt, if any (logout, reset).
-func (m *Manager) endLink() {
+func (m *Session) endLink() {
 	m.mu.Lock()
 	link := m.link
 	m.mu.Unlock()

@@ -31,7 +31,7 @@ func TestQRWithWhatsAppUnreachable(t *testing.T) {
 	if took > 5*time.Second {
 		t.Errorf("QR took %v to fail", took)
 	}
-	waitState(t, r.Manager, "unpaired for the network", isState(contract.StateUnpaired, contract.ReasonNetwork))
+	waitState(t, r.Session, "unpaired for the network", isState(contract.StateUnpaired, contract.ReasonNetwork))
 	if cur := r.CurrentQR(); cur.Code != "" {
 		t.Errorf("a QR code without a connection: %+v", cur)
 	}

@@ -21,7 +21,7 @@ type PollSource interface {
 // options it chose. false (acked and dropped) for a vote on a poll the
 // bridge did not send, or one that does not decrypt; an error when the
 // log could not be read, so that WhatsApp delivers the vote again.
-func (m *Manager) readVote(cli *whatsmeow.Client, e *events.Message, in *bridge.Incoming) (bool, error) {
+func (m *Session) readVote(cli *whatsmeow.Client, e *events.Message, in *bridge.Incoming) (bool, error) {
 	if m.opts.Polls == nil {
 		return false, nil
 	}

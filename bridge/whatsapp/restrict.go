@@ -119,7 +119,7 @@ func (r *restrictions) announced(active bool, until time.Time) {
 // restrictIfRefused turns a send error that is WhatsApp's restriction into
 // a bridge.RestrictedError (so the queue holds without spending the
 // message's retries) and shows the restriction in the session's status.
-func (m *Manager) restrictIfRefused(err error) error {
+func (m *Session) restrictIfRefused(err error) error {
 	code := restrictionCode(err)
 	if code == "" {
 		return err
@@ -131,7 +131,7 @@ func (m *Manager) restrictIfRefused(err error) error {
 
 // restrictUntil shows sending as restricted until the given time (zero: no
 // longer restricted) and clears it when that time comes.
-func (m *Manager) restrictUntil(until time.Time) {
+func (m *Session) restrictUntil(until time.Time) {
 	m.apply(restricted{until: until})
 	if !until.IsZero() {
 		m.endRestrictionAt(until)
@@ -140,13 +140,13 @@ func (m *Manager) restrictUntil(until time.Time) {
 
 // endRestrictionAt clears the restriction that ends at until when that time
 // comes (unless a later one replaced it meanwhile).
-func (m *Manager) endRestrictionAt(until time.Time) {
+func (m *Session) endRestrictionAt(until time.Time) {
 	time.AfterFunc(time.Until(until), func() { m.apply(restrictionEnded{at: until}) })
 }
 
 // RestrictedUntil is when WhatsApp's restriction of sending ends; zero when
 // sending is not restricted now. The send queue holds until then.
-func (m *Manager) RestrictedUntil() time.Time {
+func (m *Session) RestrictedUntil() time.Time {
 	until := m.Status().RestrictedUntil
 	if !until.After(m.opts.Now()) {
 		return time.Time{}
@@ -194,7 +194,7 @@ func parseReachoutFrame(frame string) (active bool, until time.Time, ok bool) {
 
 // noticeFrame is frameTap's consumer: the reach-out notification restricts
 // or frees sending.
-func (m *Manager) noticeFrame(frame string) {
+func (m *Session) noticeFrame(frame string) {
 	active, until, ok := parseReachoutFrame(frame)
 	if !ok {
 		return

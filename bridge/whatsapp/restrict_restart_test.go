@@ -32,7 +32,7 @@ func TestRestrictionSurvivesRestart(t *testing.T) {
 	if got := r2.RestrictedUntil(); !got.Equal(until.Truncate(time.Millisecond)) {
 		t.Fatalf("after the restart restricted until %v, want %v", got, until)
 	}
-	s := waitState(t, r2.Manager, "reconnected, restricted", isState(contract.StateConnected, contract.ReasonRestricted))
+	s := waitState(t, r2.Session, "reconnected, restricted", isState(contract.StateConnected, contract.ReasonRestricted))
 	if !s.RestrictedUntil.Equal(until.Truncate(time.Millisecond)) {
 		t.Errorf("status %+v", s)
 	}

@@ -31,14 +31,14 @@ var errSendTimeout = bridge.Errorf(bridge.KindTimeout, bridge.CodeWhatsAppTimeou
 
 // NewMessageID returns a fresh WhatsApp message ID in the form WhatsApp Web
 // uses.
-func (m *Manager) NewMessageID() string {
+func (m *Session) NewMessageID() string {
 	return m.client.Load().GenerateMessageID()
 }
 
 // Ready reports whether Send can send now: logged in, and connected by the
 // state machine's account, which a failed keepalive leaves at once (a send
 // on a ghost connection would wait for an ack that never comes).
-func (m *Manager) Ready() bool {
+func (m *Session) Ready() bool {
 	return m.client.Load().IsLoggedIn() && m.Status().Connected()
 }
 
@@ -49,7 +49,7 @@ func (m *Manager) Ready() bool {
 // heartbeat intervals (at least 2 s; whatsmeow's own limit is 75 s). The upload of an
 // attachment goes to the media servers over HTTP and is not timed here,
 // since a large file on a slow network takes long; the caller bounds it.
-func (m *Manager) Send(ctx context.Context, out bridge.Outgoing) error {
+func (m *Session) Send(ctx context.Context, out bridge.Outgoing) error {
 	if !m.Ready() {
 		return bridge.ErrNotLinked
 	}
@@ -82,13 +82,13 @@ func (m *Manager) Send(ctx context.Context, out bridge.Outgoing) error {
 
 // sendTimeout is how long a send waits for WhatsApp: two heartbeat
 // intervals, in which the keepalive notices a dead link anyway.
-func (m *Manager) sendTimeout() time.Duration {
+func (m *Session) sendTimeout() time.Duration {
 	return max(2*m.opts.HeartbeatInterval, minSendTimeout)
 }
 
 // whileConnected returns ctx, cancelled with errLinkDown as soon as the
 // status leaves connected (a keepalive timeout, a dropped socket, a logout).
-func (m *Manager) whileConnected(ctx context.Context) (context.Context, context.CancelFunc) {
+func (m *Session) whileConnected(ctx context.Context) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	changes, unsubscribe := m.Subscribe() // before the first look: no change is missed
 	go func() {
@@ -118,7 +118,7 @@ func sendFailed(ctx context.Context, err error) error {
 
 // buildMessage is the whatsmeow message of out: its type's content, then
 // the reply and mentions around it.
-func (m *Manager) buildMessage(ctx context.Context, cli *whatsmeow.Client, out bridge.Outgoing) (*waE2E.Message, error) {
+func (m *Session) buildMessage(ctx context.Context, cli *whatsmeow.Client, out bridge.Outgoing) (*waE2E.Message, error) {
 	msg, err := m.content(ctx, cli, out)
 	if err != nil {
 		return nil, err
@@ -132,7 +132,7 @@ func (m *Manager) buildMessage(ctx context.Context, cli *whatsmeow.Client, out b
 
 // content builds the message of out's type: one small builder per type.
 // Types that act on an earlier message add their case here.
-func (m *Manager) content(ctx context.Context, cli *whatsmeow.Client, out bridge.Outgoing) (*waE2E.Message, error) {
+func (m *Session) content(ctx context.Context, cli *whatsmeow.Client, out bridge.Outgoing) (*waE2E.Message, error) {
 	kind, ok := out.Type.Kind()
 	switch {
 	case !ok:
@@ -163,7 +163,7 @@ func (m *Manager) content(ctx context.Context, cli *whatsmeow.Client, out bridge
 // upload encrypts and uploads the file at path, streaming it: whatsmeow
 // needs a scratch file for the ciphertext, which goes next to the spooled
 // plaintext (DATA_DIR/spool) because a pod's root filesystem is read-only.
-func (m *Manager) upload(ctx context.Context, cli *whatsmeow.Client, path string, kind whatsmeow.MediaType) (whatsmeow.UploadResponse, error) {
+func (m *Session) upload(ctx context.Context, cli *whatsmeow.Client, path string, kind whatsmeow.MediaType) (whatsmeow.UploadResponse, error) {
 	f, err := os.Open(path) //nolint:gosec // a spool path the bridge created
 	if err != nil {
 		return whatsmeow.UploadResponse{}, fmt.Errorf("open attachment: %w", err)

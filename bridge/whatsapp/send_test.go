@@ -45,7 +45,7 @@ func TestNumberCheckNeverWaitsOnADeadLink(t *testing.T) {
 			linkByQR(t, sim, r)
 			batcher := sqlite.NewBatcher(r.db)
 			t.Cleanup(batcher.Close)
-			checks := NewContactBook(r.Manager, r.db, batcher, rate, 1).QueueChecks()
+			checks := NewContactBook(r.Session, r.db, batcher, rate, 1).QueueChecks()
 			attempt := func(number string) error {
 				if _, err := checks.Contact(context.Background(), number); err != nil {
 					return err

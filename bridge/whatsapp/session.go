@@ -49,14 +49,14 @@ type Events interface {
 	Reconnected()
 }
 
-// Options configures a Manager.
+// Options configures a Session.
 type Options struct {
 	// CredentialsDir holds session.db; logout empties it.
 	CredentialsDir string
 	// MasterKey is the decoded ENCRYPTION_KEY.
 	MasterKey []byte
 	// CredentialsDB, when set, is CredentialsDir's session.db already open
-	// (OpenExistingCredentials); the Manager then owns it. Nil: New opens
+	// (OpenExistingCredentials); the Session then owns it. Nil: New opens
 	// (or creates) it.
 	CredentialsDB *sql.DB
 	// DB is bridge.db, where the state and the heartbeat are kept.
@@ -100,8 +100,8 @@ type Options struct {
 	StatusUpdates bool
 }
 
-// Manager owns the whatsmeow client of one account.
-type Manager struct {
+// Session owns the whatsmeow client of one account.
+type Session struct {
 	opts     Options
 	states   stateStore
 	restrict restrictions // WhatsApp's restrictions of sending
@@ -154,7 +154,7 @@ type Manager struct {
 // New opens the credentials (a wrong ENCRYPTION_KEY stops here, before any
 // write) and sets the start-up state: connecting when credentials exist,
 // unpaired otherwise, never connected.
-func New(ctx context.Context, opts Options) (*Manager, error) {
+func New(ctx context.Context, opts Options) (*Session, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -164,7 +164,7 @@ func New(ctx context.Context, opts Options) (*Manager, error) {
 	if opts.RestrictionBackoff == 0 {
 		opts.RestrictionBackoff = time.Minute
 	}
-	m := &Manager{
+	m := &Session{
 		opts: opts, states: stateStore{db: opts.DB, batcher: opts.Batcher, events: opts.Events},
 		log: opts.Log, bgCtx: context.WithoutCancel(ctx), restrict: restrictions{first: opts.RestrictionBackoff},
 		pace: newChatPace(opts.PresenceInterval, opts.Now), acks: newAcks(),
@@ -204,7 +204,7 @@ func New(ctx context.Context, opts Options) (*Manager, error) {
 
 // openStartCredentials opens session.db for New, or takes the handle
 // start-up opened already.
-func (m *Manager) openStartCredentials(ctx context.Context) (*credentials, error) {
+func (m *Session) openStartCredentials(ctx context.Context) (*credentials, error) {
 	path := m.opts.CredentialsDir + "/session.db"
 	if m.opts.CredentialsDB != nil {
 		return credentialsOn(ctx, m.opts.CredentialsDB, path, m.waLog.Sub("store"))
@@ -212,7 +212,7 @@ func (m *Manager) openStartCredentials(ctx context.Context) (*credentials, error
 	return openCredentials(ctx, path, m.opts.MasterKey, m.waLog.Sub("store"))
 }
 
-func (m *Manager) newClient(creds *credentials) *whatsmeow.Client {
+func (m *Session) newClient(creds *credentials) *whatsmeow.Client {
 	cli := whatsmeow.NewClient(creds.device, m.waLog.Sub("client"))
 	cli.EnableAutoReconnect = true
 	// Acks only after the event handlers return, and none when one fails: an
@@ -248,7 +248,7 @@ func (m *Manager) newClient(creds *credentials) *whatsmeow.Client {
 
 // Run connects when credentials exist and records heartbeats until ctx ends;
 // then it disconnects and closes the credentials.
-func (m *Manager) Run(ctx context.Context) error {
+func (m *Session) Run(ctx context.Context) error {
 	go m.acks.run(ctx, func(id types.MessageID, err error) {
 		m.log.Error(err, "store incoming message; WhatsApp will deliver it again", "whatsapp_id", id)
 	}, func(err error) {
@@ -277,7 +277,7 @@ func (m *Manager) Run(ctx context.Context) error {
 }
 
 // connect opens the socket with stored credentials; opMu is held.
-func (m *Manager) connect() {
+func (m *Session) connect() {
 	m.apply(connectStarted{})
 	if err := m.client.Load().ConnectContext(m.bgCtx); err != nil {
 		m.log.Error(err, "connect with stored credentials")
@@ -290,14 +290,14 @@ func (m *Manager) connect() {
 // leave the moment whatsmeow notices, so a ghost connection's heartbeat stops
 // advancing. (whatsmeow's own IsConnected is not safe to call while the
 // server closes the socket: it reads the connection without its lock.)
-func (m *Manager) beat() {
+func (m *Session) beat() {
 	if m.client.Load().IsLoggedIn() {
 		m.apply(heartbeat{})
 	}
 }
 
 // Status is the session's current status.
-func (m *Manager) Status() bridge.SessionStatus {
+func (m *Session) Status() bridge.SessionStatus {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.status
@@ -305,13 +305,13 @@ func (m *Manager) Status() bridge.SessionStatus {
 
 // apply runs ev through the state policy and stores the result when it
 // changed.
-func (m *Manager) apply(ev event) {
+func (m *Session) apply(ev event) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.applyLocked(ev)
 }
 
-func (m *Manager) applyLocked(ev event) {
+func (m *Session) applyLocked(ev event) {
 	now := m.opts.Now()
 	next, changed := transition(m.status, ev, now)
 	if !changed {
@@ -332,7 +332,7 @@ func (m *Manager) applyLocked(ev event) {
 }
 
 // reset replaces a logged-out client by a fresh, unlinked one.
-func (m *Manager) reset(old *whatsmeow.Client) {
+func (m *Session) reset(old *whatsmeow.Client) {
 	m.opMu.Lock()
 	defer m.opMu.Unlock()
 	if old != m.client.Load() {
@@ -345,7 +345,7 @@ func (m *Manager) reset(old *whatsmeow.Client) {
 
 // replaceClientLocked disconnects the client, wipes the credentials directory
 // and opens an empty store with a new client; opMu is held.
-func (m *Manager) replaceClientLocked() error {
+func (m *Session) replaceClientLocked() error {
 	m.client.Load().Disconnect()
 	m.endLink()
 	if err := m.creds.close(); err != nil {
@@ -367,7 +367,7 @@ func (m *Manager) replaceClientLocked() error {
 // Logout unlinks the account: it tells WhatsApp when reachable, then always
 // deletes the local credentials, so an unreachable network never leaves an
 // account linked on disk.
-func (m *Manager) Logout(ctx context.Context) error {
+func (m *Session) Logout(ctx context.Context) error {
 	m.opMu.Lock()
 	defer m.opMu.Unlock()
 	if cli := m.client.Load(); m.linked.Load() && m.Status().Connected() {
@@ -387,7 +387,7 @@ func (m *Manager) Logout(ctx context.Context) error {
 }
 
 // Groups lists the account's joined groups.
-func (m *Manager) Groups(ctx context.Context) ([]bridge.Group, error) {
+func (m *Session) Groups(ctx context.Context) ([]bridge.Group, error) {
 	cli := m.client.Load()
 	if !cli.IsLoggedIn() {
 		return nil, bridge.ErrNotLinked

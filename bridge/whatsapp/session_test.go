@@ -63,7 +63,7 @@ func (f bridgeFiles) credentials(t *testing.T) *credentials {
 	return c
 }
 
-// fakeEvents records what a Manager reports; Incoming and Receipt fail
+// fakeEvents records what a Session reports; Incoming and Receipt fail
 // with incomingErr and receiptErr when set.
 type fakeEvents struct {
 	mu          sync.Mutex
@@ -138,16 +138,16 @@ func (f *fakeEvents) Reconnected() {
 	f.reconnects++
 }
 
-// running is a Manager whose Run goroutine the test controls.
+// running is a Session whose Run goroutine the test controls.
 type running struct {
-	*Manager
+	*Session
 	db     *sql.DB
 	events *fakeEvents
 	stop   func()
 	settle func() // before stop disconnects, when set
 }
 
-// start opens the bridge's databases and runs a Manager wired to sim, as the
+// start opens the bridge's databases and runs a Session wired to sim, as the
 // bridge process does; stop (also at cleanup) ends it like SIGTERM.
 func start(t testing.TB, sim *wasim.Simulator, f bridgeFiles, with ...func(*Options)) *running {
 	t.Helper()
@@ -184,7 +184,7 @@ func startWith(t testing.TB, server *Server, f bridgeFiles, with ...func(*Option
 	done := make(chan error, 1)
 	go func() { done <- m.Run(ctx) }()
 	stopped := false
-	r := &running{Manager: m, db: db, events: events}
+	r := &running{Session: m, db: db, events: events}
 	r.stop = func() {
 		if stopped {
 			return
@@ -204,7 +204,7 @@ func startWith(t testing.TB, server *Server, f bridgeFiles, with ...func(*Option
 }
 
 // waitState waits until the status satisfies ok, or fails the test.
-func waitState(t testing.TB, m *Manager, what string, ok func(bridge.SessionStatus) bool) bridge.SessionStatus {
+func waitState(t testing.TB, m *Session, what string, ok func(bridge.SessionStatus) bool) bridge.SessionStatus {
 	t.Helper()
 	return testutil.Poll(t, 20*time.Second, func() (bridge.SessionStatus, bool) {
 		s := m.Status()
@@ -230,7 +230,7 @@ func linkByQR(t testing.TB, sim *wasim.Simulator, r *running) {
 	if _, err := sim.Phone(account).ScanQR(ctx, qr); err != nil {
 		t.Fatal(err)
 	}
-	s := waitState(t, r.Manager, "connected", isState(contract.StateConnected, contract.ReasonNone))
+	s := waitState(t, r.Session, "connected", isState(contract.StateConnected, contract.ReasonNone))
 	if s.Account != account || s.ConnectedSince.IsZero() || s.LastHeartbeat.IsZero() {
 		t.Errorf("after linking: %+v", s)
 	}
@@ -258,7 +258,7 @@ func TestLinkByQRAndRestartReconnects(t *testing.T) {
 	if s := r2.Status(); s.State != contract.StateConnecting || s.Account != account {
 		t.Fatalf("after restart, before connecting: %+v", s)
 	}
-	waitState(t, r2.Manager, "reconnected", isState(contract.StateConnected, contract.ReasonNone))
+	waitState(t, r2.Session, "reconnected", isState(contract.StateConnected, contract.ReasonNone))
 }
 
 func TestLinkByPairingCode(t *testing.T) {
@@ -274,7 +274,7 @@ func TestLinkByPairingCode(t *testing.T) {
 	if _, err := sim.Phone(account).EnterCode(context.Background(), code); err != nil {
 		t.Fatal(err)
 	}
-	s := waitState(t, r.Manager, "connected", isState(contract.StateConnected, contract.ReasonNone))
+	s := waitState(t, r.Session, "connected", isState(contract.StateConnected, contract.ReasonNone))
 	if s.Account != account {
 		t.Errorf("account %q", s.Account)
 	}
@@ -290,11 +290,11 @@ func TestKeepAliveSilenceStopsTheHeartbeat(t *testing.T) {
 	linkByQR(t, sim, r)
 	// Let a few heartbeats pass to prove they advance while alive.
 	first := r.Status().LastHeartbeat
-	waitState(t, r.Manager, "a heartbeat", func(s bridge.SessionStatus) bool { return s.LastHeartbeat.After(first) })
+	waitState(t, r.Session, "a heartbeat", func(s bridge.SessionStatus) bool { return s.LastHeartbeat.After(first) })
 
 	silenced := time.Now()
 	sim.Phone(account).StopAnswering()
-	s := waitState(t, r.Manager, "keepalive timeout", isState(contract.StateDisconnected, contract.ReasonKeepAliveTimeout))
+	s := waitState(t, r.Session, "keepalive timeout", isState(contract.StateDisconnected, contract.ReasonKeepAliveTimeout))
 	if s.LastHeartbeat.Sub(silenced) >= 3*testHeartbeat {
 		t.Errorf("heartbeat %v still advanced 3 intervals after the silence began at %v", s.LastHeartbeat, silenced)
 	}
@@ -310,7 +310,7 @@ func TestKeepAliveSilenceStopsTheHeartbeat(t *testing.T) {
 	}
 
 	sim.Phone(account).ResumeAnswering()
-	waitState(t, r.Manager, "restored", isState(contract.StateConnected, contract.ReasonNone))
+	waitState(t, r.Session, "restored", isState(contract.StateConnected, contract.ReasonNone))
 }
 
 func TestStreamReplacedStopsReconnecting(t *testing.T) {
@@ -319,7 +319,7 @@ func TestStreamReplacedStopsReconnecting(t *testing.T) {
 	r := start(t, sim, newBridgeFiles(t))
 	linkByQR(t, sim, r)
 	sim.Phone(account).ReplaceStream()
-	waitState(t, r.Manager, "stream replaced", isState(contract.StateDisconnected, contract.ReasonStreamReplaced))
+	waitState(t, r.Session, "stream replaced", isState(contract.StateDisconnected, contract.ReasonStreamReplaced))
 	// whatsmeow would reconnect within 2 s of a network loss; it must not.
 	time.Sleep(3 * time.Second)
 	if s := r.Status(); s.State != contract.StateDisconnected || s.Reason != contract.ReasonStreamReplaced {
@@ -336,7 +336,7 @@ func TestDroppedSocketReconnects(t *testing.T) {
 	linkByQR(t, sim, r)
 	since := r.Status().ConnectedSince
 	sim.Phone(account).DropConnections()
-	waitState(t, r.Manager, "reconnected", func(s bridge.SessionStatus) bool { return s.Connected() && s.ConnectedSince.After(since) })
+	waitState(t, r.Session, "reconnected", func(s bridge.SessionStatus) bool { return s.Connected() && s.ConnectedSince.After(since) })
 }
 
 func TestRemoteLogoutWipesCredentials(t *testing.T) {
@@ -345,7 +345,7 @@ func TestRemoteLogoutWipesCredentials(t *testing.T) {
 	r := start(t, sim, f)
 	linkByQR(t, sim, r)
 	sim.Phone(account).LogOutDevices()
-	s := waitState(t, r.Manager, "logged out", isState(contract.StateLoggedOut, contract.ReasonLoggedOut))
+	s := waitState(t, r.Session, "logged out", isState(contract.StateLoggedOut, contract.ReasonLoggedOut))
 	if s.Account != "" {
 		t.Errorf("account kept after logout: %+v", s)
 	}
@@ -366,7 +366,7 @@ func TestLogoutWipesCredentialsEvenOffline(t *testing.T) {
 				if err := sim.Close(); err != nil {
 					t.Fatal(err)
 				}
-				waitState(t, r.Manager, "disconnected", func(s bridge.SessionStatus) bool { return s.State != contract.StateConnected })
+				waitState(t, r.Session, "disconnected", func(s bridge.SessionStatus) bool { return s.State != contract.StateConnected })
 			}
 			if err := r.Logout(context.Background()); err != nil {
 				t.Fatal(err)

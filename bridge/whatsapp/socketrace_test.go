@@ -57,7 +57,7 @@ func TestLinkDroppedMidReceipt(t *testing.T) {
 		}
 		r.events.unhold() // a redelivery is stored at once
 		orders[round%len(orders)](release)
-		waitState(t, r.Manager, "reconnected", func(s bridge.SessionStatus) bool { return s.Connected() })
+		waitState(t, r.Session, "reconnected", func(s bridge.SessionStatus) bool { return s.Connected() })
 		if _, err := alice.WaitTick(ctx, id, ""); err != nil {
 			t.Fatalf("round %d: the message was never acked: %v", round, err)
 		}

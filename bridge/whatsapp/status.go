@@ -46,7 +46,7 @@ func statusText(out bridge.Outgoing) *waE2E.Message {
 // image or video (the sender key that precedes a status, a reaction to
 // one), it is acked and dropped: the sender key is in session.db already,
 // and a status is never a message of the sender's chat.
-func (m *Manager) statusUpdate(cli *whatsmeow.Client, e *events.Message) bool {
+func (m *Session) statusUpdate(cli *whatsmeow.Client, e *events.Message) bool {
 	if !m.opts.StatusUpdates || e.Info.IsFromMe || e.Message == nil {
 		return true
 	}

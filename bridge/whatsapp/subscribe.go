@@ -7,15 +7,15 @@ import "github.com/msgbridge/msgbridge/bridge"
 // the subscription. A slow reader sees one pending signal for any number of
 // changes (bridge.Changes), so it must re-read Status and CurrentQR on each.
 // This keeps whatsmeow's event goroutine from ever waiting for a dashboard.
-func (m *Manager) Subscribe() (<-chan struct{}, func()) { return m.changes.Subscribe() }
+func (m *Session) Subscribe() (<-chan struct{}, func()) { return m.changes.Subscribe() }
 
 // notify signals every subscriber without blocking.
-func (m *Manager) notify() { m.changes.Notify() }
+func (m *Session) notify() { m.changes.Notify() }
 
 // CurrentQR is the running link attempt's latest QR code. Unlike QR it
 // never starts an attempt, so an observer can show the code without causing
 // one.
-func (m *Manager) CurrentQR() bridge.LinkQR {
+func (m *Session) CurrentQR() bridge.LinkQR {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.link == nil {

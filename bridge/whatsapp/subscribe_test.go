@@ -14,7 +14,7 @@ import (
 
 // liveStatus formats m's status when a failure message is built, not when
 // the wait began.
-type liveStatus struct{ m *Manager }
+type liveStatus struct{ m *Session }
 
 func (s liveStatus) String() string { return fmt.Sprintf("%+v", s.m.Status()) }
 
@@ -33,7 +33,7 @@ func TestSubscribeSignalsQRAndStatusChanges(t *testing.T) {
 	// ok is checked after each one).
 	signalled := func(what string, ok func() bool) {
 		t.Helper()
-		testutil.Receive(t, 20*time.Second, changes, func(struct{}) bool { return ok() }, "no signal for %s; status %s", what, liveStatus{r.Manager})
+		testutil.Receive(t, 20*time.Second, changes, func(struct{}) bool { return ok() }, "no signal for %s; status %s", what, liveStatus{r.Session})
 	}
 	qr, err := r.QR(context.Background())
 	if err != nil {

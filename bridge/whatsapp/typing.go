@@ -15,7 +15,7 @@ import (
 // out's text, then "paused", before a text is sent: a person types before
 // a message arrives, a machine does not. Other types and an off delay
 // send at once.
-func (m *Manager) showTyping(ctx context.Context, cli *whatsmeow.Client, to types.JID, out bridge.Outgoing) error {
+func (m *Session) showTyping(ctx context.Context, cli *whatsmeow.Client, to types.JID, out bridge.Outgoing) error {
 	d := m.opts.TypingDelay.For(out.Text)
 	if out.Type != bridge.TypeText || d == 0 || out.Status != nil { // no one watches a status being typed
 		return nil

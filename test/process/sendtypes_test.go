@@ -31,7 +31,7 @@ import (
 )
 
 // receiptsOnly is the session's Events port with receipts into the log.
-type receiptsOnly struct{ log *sendqueue.Log }
+type receiptsOnly struct{ log *sendqueue.MessageLog }
 
 func (receiptsOnly) StateChanged(context.Context, *sql.Tx, bridge.SessionStatus) error { return nil }
 func (receiptsOnly) Incoming(context.Context, bridge.Incoming) <-chan error {
@@ -80,7 +80,7 @@ func startInProcess(t *testing.T, sim *wasim.Simulator) *inProcess {
 	writer := sqlite.NewBatcher(db)
 	t.Cleanup(writer.Close)
 	ctx, cancel := context.WithCancel(context.Background())
-	log := sendqueue.NewLog(sendqueue.LogOptions{DB: db, Batcher: writer, Log: logr.Discard()})
+	log := sendqueue.NewMessageLog(sendqueue.MessageLogOptions{DB: db, Batcher: writer, Log: logr.Discard()})
 	session, err := whatsapp.New(ctx, whatsapp.Options{
 		CredentialsDir: filepath.Join(dir, "credentials"), SpoolDir: p.spool, MasterKey: testutil.TestKey(),
 		DB: db, Batcher: writer, HeartbeatInterval: time.Second, Log: logr.Discard(), Events: receiptsOnly{log},
@@ -105,7 +105,7 @@ func startInProcess(t *testing.T, sim *wasim.Simulator) *inProcess {
 	srv := httptest.NewServer(httpapi.NewRouter(httpapi.Deps{
 		Session: session, AdminToken: testAdminToken, Messages: queue, Uploads: p.uploads,
 		Send:  httpapi.SendConfig{APIKey: testAPIKey, SpoolDir: p.spool, MaxFileSize: 1 << 20},
-		Audit: httpapi.AuditRecorder{Log: auditLog, Logger: logr.Discard()}, Log: logr.Discard(),
+		Audit: httpapi.AuditRecorder{Trail: auditLog, Logger: logr.Discard()}, Log: logr.Discard(),
 	}))
 	t.Cleanup(srv.Close)
 	p.url = srv.URL

@@ -51,15 +51,15 @@ type app struct {
 	sessionDB *sql.DB
 	db        *sql.DB
 	writer    *sqlite.Batcher
-	audit     *audit.Log
+	audit     *audit.Trail
 	metrics   *metrics.Metrics
 	// traffic tells the dashboard's event streams that messages changed.
 	traffic  *bridge.Changes
 	webhooks *webhook.Outbox
 	inbox    *inbox.Inbox
 	media    *media.Store
-	messages *sendqueue.Log
-	session  *whatsapp.Manager
+	messages *sendqueue.MessageLog
+	session  *whatsapp.Session
 	contacts *whatsapp.ContactBook
 	queue    *sendqueue.Queue
 	// downloads fetches incoming attachments into DATA_DIR/media.
@@ -231,7 +231,7 @@ func (a *app) account() string {
 // receipts into it, and the queue that sends through the session; then the
 // metrics' gauges, which read all three.
 func newMessaging(ctx context.Context, a *app) error {
-	a.messages = sendqueue.NewLog(sendqueue.LogOptions{
+	a.messages = sendqueue.NewMessageLog(sendqueue.MessageLogOptions{
 		DB: a.db, Batcher: a.writer, Events: statusEvents{a.webhooks}, Observer: trafficObserver{a.metrics, a.traffic},
 		Log: a.log.WithName("sendqueue"),
 	})
@@ -327,7 +327,7 @@ func cloudDoor(a *app) func(http.Handler) http.Handler {
 
 func newHTTPServer(_ context.Context, a *app) error {
 	s := a.settings
-	recorder := httpapi.AuditRecorder{Log: a.audit, Logger: a.log.WithName("audit")}
+	recorder := httpapi.AuditRecorder{Trail: a.audit, Logger: a.log.WithName("audit")}
 	// One limit on failed credentials per address for the API and the
 	// dashboard's sign-in together.
 	creds := guard.NewCredentials(recorder, time.Now)

@@ -23,7 +23,7 @@ import (
 type sessionEvents struct {
 	incoming.Receiver
 	webhooks *webhook.Outbox
-	receipts *sendqueue.Log
+	receipts *sendqueue.MessageLog
 	metrics  *metrics.Metrics
 }
 
@@ -75,7 +75,7 @@ func (o trafficObserver) WebhookDeadLetter(subscription string) {
 
 // mediaSource is where the media downloader fetches attachments: the
 // WhatsApp session.
-type mediaSource struct{ session *whatsapp.Manager }
+type mediaSource struct{ session *whatsapp.Session }
 
 var _ media.Source = mediaSource{}
 
@@ -94,7 +94,7 @@ func (e statusEvents) StatusChanged(ctx context.Context, tx *sql.Tx, m bridge.Me
 }
 
 // gauges are the metrics read at each scrape from the parts that know them.
-func gauges(ctx context.Context, messages *sendqueue.Log, webhooks *webhook.Outbox, session bridge.Session) metrics.Sources {
+func gauges(ctx context.Context, messages *sendqueue.MessageLog, webhooks *webhook.Outbox, session bridge.Session) metrics.Sources {
 	return metrics.Sources{
 		SendQueueDepth:    depth(ctx, messages.Depth),
 		WebhookQueueDepth: depth(ctx, webhooks.Pending),
@@ -173,6 +173,6 @@ func (a *app) eachConnect(ctx context.Context, connected func()) error {
 // polls are the polls the bridge sent (the log) with their votes (the
 // inbox), for GET /api/messages/{id}.
 type polls struct {
-	*sendqueue.Log
+	*sendqueue.MessageLog
 	*inbox.Inbox
 }

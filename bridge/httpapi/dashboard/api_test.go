@@ -92,7 +92,7 @@ func apiDashboard(t *testing.T) (*browser, *fakeDeadLetters, *bridge.Changes) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = l.Close() })
-	rec := httpapi.AuditRecorder{Log: l, Logger: logr.Discard()}
+	rec := httpapi.AuditRecorder{Trail: l, Logger: logr.Discard()}
 	sess, dead, traffic := &fakes.Session{}, &fakeDeadLetters{}, &bridge.Changes{}
 	deps := httpapi.Deps{Session: sess, Messages: fakeLog{}, Webhooks: dead, LogFiles: &fakeLogFiles{},
 		Media: fakeMedia{}, Audit: rec, Log: logr.Discard()}

@@ -41,7 +41,7 @@ func newDashboard(t *testing.T, sess *fakes.Session) *browser {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = l.Close() })
-	d := New(Options{Session: sess, AdminToken: adminToken, Audit: httpapi.AuditRecorder{Log: l, Logger: logr.Discard()}, Log: logr.Discard()})
+	d := New(Options{Session: sess, AdminToken: adminToken, Audit: httpapi.AuditRecorder{Trail: l, Logger: logr.Discard()}, Log: logr.Discard()})
 	srv := httptest.NewServer(httpapi.NewRouter(httpapi.Deps{Session: sess, Dashboard: d, Log: logr.Discard()}))
 	t.Cleanup(srv.Close)
 	t.Cleanup(d.Close)

@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/coder/websocket"
 
@@ -14,6 +13,7 @@ import (
 
 	"github.com/msgbridge/msgbridge/bridge/wasim"
 	"github.com/msgbridge/msgbridge/bridge/wasim/wasimtest"
+	"github.com/msgbridge/msgbridge/internal/testutil"
 )
 
 // Close ends every connection, including a logged-in client and a socket
@@ -49,12 +49,9 @@ func TestCloseLeavesNoGoroutines(t *testing.T) {
 	// Close has waited for every handler's Done; a handler may still be on
 	// its way out of its last line, so look until none is left (a leaked
 	// one stays until the deadline).
-	deadline := time.Now().Add(wasimtest.WaitTimeout)
-	for left := simulatorGoroutines(); len(left) > 0; left = simulatorGoroutines() {
-		if time.Now().After(deadline) {
-			t.Fatalf("goroutines left after Close:\n%s", strings.Join(left, "\n\n"))
-		}
-		time.Sleep(time.Millisecond)
+	var left []string
+	if !testutil.Wait(wasimtest.WaitTimeout, func() bool { left = simulatorGoroutines(); return len(left) == 0 }) {
+		t.Fatalf("goroutines left after Close:\n%s", strings.Join(left, "\n\n"))
 	}
 	// The listener is gone.
 	if c, err := net.Dial("tcp", sim.Addr()); err == nil {

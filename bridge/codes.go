@@ -124,6 +124,7 @@ const (
 	CodeReadFailed               = "read_failed"
 	CodeReplayFailed             = "replay_failed"
 	CodeSpoolFailed              = "spool_failed"
+	CodeStartFailed              = "start_failed"
 	CodeStoreFailed              = "store_failed"
 	CodeSubscriptionExists       = "subscription_exists"
 	CodeSubscriptionManaged      = "subscription_managed"
@@ -292,6 +293,7 @@ var Codes = []CodeInfo{
 	{CodeReadFailed, KindInternal, "a store could not be read; see the bridge's log"},
 	{CodeReplayFailed, KindInternal, "the incoming history could not be replayed"},
 	{CodeSpoolFailed, KindInternal, "the attachment could not be stored"},
+	{CodeStartFailed, KindUnavailable, "the bridge failed to start and is stopping; its log says why"},
 	{CodeStoreFailed, KindInternal, "the request could not be stored; nothing will be sent"},
 	{CodeSubscriptionExists, KindConflict, "a subscription of this id exists; PUT replaces it"},
 	{CodeSubscriptionManaged, KindConflict, "the subscription default is WEBHOOK_URL and WEBHOOK_SECRET: change the settings"},

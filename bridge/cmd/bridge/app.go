@@ -66,8 +66,14 @@ type app struct {
 	downloads *media.Downloader
 	uploads   *spool.Uploads
 	// disk watches DATA_DIR's free space (DISK_RESERVE).
-	disk   *diskguard.Guard
-	server *http.Server
+	disk *diskguard.Guard
+	// server serves from the moment the bridge listens: starting answers
+	// /health and holds the other requests until the last step hands it
+	// the router; served is Serve's result.
+	server   *http.Server
+	started  time.Time
+	starting *httpapi.Starting
+	served   chan error
 
 	// closers undo build's steps, last first.
 	closers []func()
@@ -77,7 +83,8 @@ type app struct {
 type buildStep func(ctx context.Context, a *app) error
 
 // build makes every part of the bridge. The listener comes first: a busy or
-// unusable LISTEN_ADDR is refused before anything on disk is touched. On an
+// unusable LISTEN_ADDR is refused before anything on disk is touched, and the
+// server answers /health while the later steps open the databases. On an
 // error, what was made is closed again.
 func build(ctx context.Context, s *settings.Settings, stdout io.Writer) (*app, error) {
 	a := &app{settings: s, key: []byte(s.EncryptionKey.Reveal())}
@@ -108,14 +115,33 @@ func (a *app) onClose(f func()) { a.closers = append(a.closers, f) }
 // so main exits as for a bad setting.
 var errListen = errors.New("cannot listen")
 
+// listen takes LISTEN_ADDR and starts serving it at once: the first answer
+// (a probe's /health) waits for nothing on disk, and a request that needs
+// the stores waits in starting until newHTTPServer hands over the router.
 func listen(ctx context.Context, a *app) error {
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", a.settings.ListenAddr)
 	if err != nil {
 		return fmt.Errorf("%w: setting %s=%q: %w", errListen, contract.EnvListenAddr, a.settings.ListenAddr, err)
 	}
-	a.listener = ln
-	a.onClose(func() { _ = ln.Close() })
+	// net/http's own 400, 431 and 501 answers in the error shape too.
+	a.listener = httpapi.JSONErrorListener(ln)
+	a.started = time.Now()
+	a.starting = httpapi.NewStarting(a.started)
+	a.server = &http.Server{
+		Handler: a.starting,
+		// Bodies are bounded by httpapi's limits (time between reads, a
+		// whole-body deadline, concurrent uploads); headers here.
+		ReadHeaderTimeout: 10 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		IdleTimeout:       2 * time.Minute,
+	}
+	a.served = make(chan error, 1)
+	go func() { a.served <- a.server.Serve(a.listener) }()
+	a.onClose(func() {
+		a.starting.Failed() // a start that got no further answers 503
+		_ = a.server.Close()
+	})
 	return nil
 }
 
@@ -337,7 +363,7 @@ func newHTTPServer(_ context.Context, a *app) error {
 	}
 	a.log.Info("spool bounded", "dir", a.dir.SpoolDir(), "maxBytes", spoolMax)
 	deps := httpapi.Deps{
-		Started:    time.Now(),
+		Started:    a.started,
 		Session:    a.session,
 		AdminToken: s.AdminToken,
 		Messages:   a.queue,
@@ -374,19 +400,10 @@ func newHTTPServer(_ context.Context, a *app) error {
 		API: httpapi.Lazy(func() http.Handler { return httpapi.DashboardAPI(apiDeps) }), Traffic: a.traffic,
 	})
 	deps.Dashboard = dash
-	a.server = &http.Server{
-		Handler: httpapi.NewRouter(deps),
-		// Bodies are bounded by httpapi's limits (time between reads, a
-		// whole-body deadline, concurrent uploads); headers here.
-		ReadHeaderTimeout: 10 * time.Second,
-		MaxHeaderBytes:    64 << 10,
-		IdleTimeout:       2 * time.Minute,
-	}
-	// net/http's own 400, 431 and 501 answers in the error shape too.
-	a.listener = httpapi.JSONErrorListener(a.listener)
 	// Shutdown waits for handlers without cancelling them; the dashboard's
 	// event streams would hold it for the whole grace period.
 	a.server.RegisterOnShutdown(dash.Close)
+	a.starting.Ready(httpapi.NewRouter(deps))
 	return nil
 }
 

@@ -53,9 +53,8 @@ func (a *app) run(ctx context.Context) error {
 	partsCtx, stopParts := context.WithCancel(ctx)
 	defer stopParts()
 	done := make(chan error, len(parts)+1)
-	// The server first: the parts' first rounds must not delay the first
-	// answer.
-	go func() { done <- fmt.Errorf("http server: %w", a.server.Serve(a.listener)) }()
+	// The server has served since build listened.
+	go func() { done <- fmt.Errorf("http server: %w", <-a.served) }()
 	for _, p := range parts {
 		go func() {
 			if err := p.run(partsCtx); err != nil {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Rebuilds third_party/whatsmeow: the pinned whatsmeow from the Go module
-# cache with the patch third_party/whatsmeow.patch applied (see
+# cache with the patch third_party/whatsmeow.patch applied and its protocol
+# buffer files made to register at first use (hack/lazyproto; see
 # third_party/PATCH.md). Run it after changing the pinned version in go.mod's
 # require line; TestWhatsmeowCopyIsThePatchedModule (generated_test.go)
 # fails when the copy and the module plus patch differ.
@@ -24,6 +25,9 @@ trap 'rm -rf "$work"' EXIT
   ! -name '.editorconfig' ! -name '.gitignore' -print0 | tar --null -T - -cf -) | tar -C "$work" -xf -
 chmod -R u+w "$work"
 (cd "$work" && git apply -p1 "$repo/third_party/whatsmeow.patch")
+# Fix 5: the protocol buffer files register at their first use, not at
+# start-up (third_party/PATCH.md).
+(cd "$repo" && go run ./hack/lazyproto "$work/proto")
 rm -rf "$out"
 mkdir -p "$(dirname "$out")"
 mv "$work" "$out"

@@ -69,10 +69,12 @@ func (x Placeholder_Type) String() string {
 }
 
 func (Placeholder_Type) Descriptor() protoreflect.EnumDescriptor {
+	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	return file_instamadilloAddMessage_InstamadilloAddMessage_proto_enumTypes[0].Descriptor()
 }
 
 func (Placeholder_Type) Type() protoreflect.EnumType {
+	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	return &file_instamadilloAddMessage_InstamadilloAddMessage_proto_enumTypes[0]
 }
 
@@ -92,6 +94,7 @@ func (x *Placeholder_Type) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use Placeholder_Type.Descriptor instead.
 func (Placeholder_Type) EnumDescriptor() ([]byte, []int) {
+	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	return file_instamadilloAddMessage_InstamadilloAddMessage_proto_rawDescGZIP(), []int{10, 0}
 }
 
@@ -104,6 +107,7 @@ type AddMessagePayload struct {
 }
 
 func (x *AddMessagePayload) Reset() {
+	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	*x = AddMessagePayload{}
 	mi := &file_instamadilloAddMessage_InstamadilloAddMessage_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -117,6 +121,7 @@ func (x *AddMessagePayload) String() string {
 func (*AddMessagePayload) ProtoMessage() {}
 
 func (x *AddMessagePayload) ProtoReflect() protoreflect.Message {
+	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	mi := &file_instamadilloAddMessage_InstamadilloAddMessage_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -130,6 +135,7 @@ func (x *AddMessagePayload) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddMessagePayload.ProtoReflect.Descriptor instead.
 func (*AddMessagePayload) Descriptor() ([]byte, []int) {
+	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	return file_instamadilloAddMessage_InstamadilloAddMessage_proto_rawDescGZIP(), []int{0}
 }
 
@@ -166,6 +172,7 @@ type AddMessageContent struct {
 }
 
 func (x *AddMessageContent) Reset() {
+	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	*x = AddMessageContent{}
 	mi := &file_instamadilloAddMessage_InstamadilloAddMessage_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -179,6 +186,7 @@ func (x *AddMessageContent) String() string {
 func (*AddMessageContent) ProtoMessage() {}
 
 func (x *AddMessageContent) ProtoReflect() protoreflect.Message {
+	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	mi := &file_instamadilloAddMessage_InstamadilloAddMessage_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -192,6 +200,7 @@ func (x *AddMessageContent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddMessageContent.ProtoReflect.Descriptor instead.
 func (*AddMessageContent) Descriptor() ([]byte, []int) {
+	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	return file_instamadilloAddMessage_InstamadilloAddMessage_proto_rawDescGZIP(), []int{1}
 }
 
@@ -353,6 +362,7 @@ type AddMessageMetadata struct {
 }
 
 func (x *AddMessageMetadata) Reset() {
+	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	*x = AddMessageMetadata{}
 	mi := &file_instamadilloAddMessage_InstamadilloAddMessage_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -366,6 +376,7 @@ func (x *AddMessageMetadata) String() string {
 func (*AddMessageMetadata) ProtoMessage() {}
 
 func (x *AddMessageMetadata) ProtoReflect() protoreflect.Message {
+	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	mi := &file_instamadilloAddMessage_InstamadilloAddMessage_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -379,6 +390,7 @@ func (x *AddMessageMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddMessageMetadata.ProtoReflect.Descriptor instead.
 func (*AddMessageMetadata) Descriptor() ([]byte, []int) {
+	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	return file_instamadilloAddMessage_InstamadilloAddMessage_proto_rawDescGZIP(), []int{2}
 }
 
@@ -428,6 +440,7 @@ type RepliedToMessage struct {
 }
 
 func (x *RepliedToMessage) Reset() {
+	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	*x = RepliedToMessage{}
 	mi := &file_instamadilloAddMessage_InstamadilloAddMessage_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -441,6 +454,7 @@ func (x *RepliedToMessage) String() string {
 func (*RepliedToMessage) ProtoMessage() {}
 
 func (x *RepliedToMessage) ProtoReflect() protoreflect.Message {
+	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	mi := &file_instamadilloAddMessage_InstamadilloAddMessage_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -454,6 +468,7 @@ func (x *RepliedToMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RepliedToMessage.ProtoReflect.Descriptor instead.
 func (*RepliedToMessage) Descriptor() ([]byte, []int) {
+	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	return file_instamadilloAddMessage_InstamadilloAddMessage_proto_rawDescGZIP(), []int{3}
 }
 
@@ -494,6 +509,7 @@ type OpenMessageMicroSecondTimestamp struct {
 }
 
 func (x *OpenMessageMicroSecondTimestamp) Reset() {
+	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	*x = OpenMessageMicroSecondTimestamp{}
 	mi := &file_instamadilloAddMessage_InstamadilloAddMessage_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -507,6 +523,7 @@ func (x *OpenMessageMicroSecondTimestamp) String() string {
 func (*OpenMessageMicroSecondTimestamp) ProtoMessage() {}
 
 func (x *OpenMessageMicroSecondTimestamp) ProtoReflect() protoreflect.Message {
+	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	mi := &file_instamadilloAddMessage_InstamadilloAddMessage_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -520,6 +537,7 @@ func (x *OpenMessageMicroSecondTimestamp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpenMessageMicroSecondTimestamp.ProtoReflect.Descriptor instead.
 func (*OpenMessageMicroSecondTimestamp) Descriptor() ([]byte, []int) {
+	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	return file_instamadilloAddMessage_InstamadilloAddMessage_proto_rawDescGZIP(), []int{4}
 }
 
@@ -546,6 +564,7 @@ type PrivateReplyInfo struct {
 }
 
 func (x *PrivateReplyInfo) Reset() {
+	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	*x = PrivateReplyInfo{}
 	mi := &file_instamadilloAddMessage_InstamadilloAddMessage_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -559,6 +578,7 @@ func (x *PrivateReplyInfo) String() string {
 func (*PrivateReplyInfo) ProtoMessage() {}
 
 func (x *PrivateReplyInfo) ProtoReflect() protoreflect.Message {
+	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	mi := &file_instamadilloAddMessage_InstamadilloAddMessage_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -572,6 +592,7 @@ func (x *PrivateReplyInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrivateReplyInfo.ProtoReflect.Descriptor instead.
 func (*PrivateReplyInfo) Descriptor() ([]byte, []int) {
+	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	return file_instamadilloAddMessage_InstamadilloAddMessage_proto_rawDescGZIP(), []int{5}
 }
 
@@ -597,6 +618,7 @@ type ForwardingParams struct {
 }
 
 func (x *ForwardingParams) Reset() {
+	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	*x = ForwardingParams{}
 	mi := &file_instamadilloAddMessage_InstamadilloAddMessage_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -610,6 +632,7 @@ func (x *ForwardingParams) String() string {
 func (*ForwardingParams) ProtoMessage() {}
 
 func (x *ForwardingParams) ProtoReflect() protoreflect.Message {
+	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	mi := &file_instamadilloAddMessage_InstamadilloAddMessage_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -623,6 +646,7 @@ func (x *ForwardingParams) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ForwardingParams.ProtoReflect.Descriptor instead.
 func (*ForwardingParams) Descriptor() ([]byte, []int) {
+	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	return file_instamadilloAddMessage_InstamadilloAddMessage_proto_rawDescGZIP(), []int{6}
 }
 
@@ -641,6 +665,7 @@ type EphemeralityParams struct {
 }
 
 func (x *EphemeralityParams) Reset() {
+	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	*x = EphemeralityParams{}
 	mi := &file_instamadilloAddMessage_InstamadilloAddMessage_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -654,6 +679,7 @@ func (x *EphemeralityParams) String() string {
 func (*EphemeralityParams) ProtoMessage() {}
 
 func (x *EphemeralityParams) ProtoReflect() protoreflect.Message {
+	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	mi := &file_instamadilloAddMessage_InstamadilloAddMessage_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -667,6 +693,7 @@ func (x *EphemeralityParams) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EphemeralityParams.ProtoReflect.Descriptor instead.
 func (*EphemeralityParams) Descriptor() ([]byte, []int) {
+	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	return file_instamadilloAddMessage_InstamadilloAddMessage_proto_rawDescGZIP(), []int{7}
 }
 
@@ -684,6 +711,7 @@ type Like struct {
 }
 
 func (x *Like) Reset() {
+	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	*x = Like{}
 	mi := &file_instamadilloAddMessage_InstamadilloAddMessage_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -697,6 +725,7 @@ func (x *Like) String() string {
 func (*Like) ProtoMessage() {}
 
 func (x *Like) ProtoReflect() protoreflect.Message {
+	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	mi := &file_instamadilloAddMessage_InstamadilloAddMessage_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -710,6 +739,7 @@ func (x *Like) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Like.ProtoReflect.Descriptor instead.
 func (*Like) Descriptor() ([]byte, []int) {
+	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	return file_instamadilloAddMessage_InstamadilloAddMessage_proto_rawDescGZIP(), []int{8}
 }
 
@@ -724,6 +754,7 @@ type ReceiverFetchXma struct {
 }
 
 func (x *ReceiverFetchXma) Reset() {
+	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	*x = ReceiverFetchXma{}
 	mi := &file_instamadilloAddMessage_InstamadilloAddMessage_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -737,6 +768,7 @@ func (x *ReceiverFetchXma) String() string {
 func (*ReceiverFetchXma) ProtoMessage() {}
 
 func (x *ReceiverFetchXma) ProtoReflect() protoreflect.Message {
+	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	mi := &file_instamadilloAddMessage_InstamadilloAddMessage_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -750,6 +782,7 @@ func (x *ReceiverFetchXma) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReceiverFetchXma.ProtoReflect.Descriptor instead.
 func (*ReceiverFetchXma) Descriptor() ([]byte, []int) {
+	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	return file_instamadilloAddMessage_InstamadilloAddMessage_proto_rawDescGZIP(), []int{9}
 }
 
@@ -789,6 +822,7 @@ type Placeholder struct {
 }
 
 func (x *Placeholder) Reset() {
+	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	*x = Placeholder{}
 	mi := &file_instamadilloAddMessage_InstamadilloAddMessage_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -802,6 +836,7 @@ func (x *Placeholder) String() string {
 func (*Placeholder) ProtoMessage() {}
 
 func (x *Placeholder) ProtoReflect() protoreflect.Message {
+	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	mi := &file_instamadilloAddMessage_InstamadilloAddMessage_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -815,6 +850,7 @@ func (x *Placeholder) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Placeholder.ProtoReflect.Descriptor instead.
 func (*Placeholder) Descriptor() ([]byte, []int) {
+	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	return file_instamadilloAddMessage_InstamadilloAddMessage_proto_rawDescGZIP(), []int{10}
 }
 
@@ -896,8 +932,8 @@ func file_instamadilloAddMessage_InstamadilloAddMessage_proto_rawDescGZIP() []by
 	return file_instamadilloAddMessage_InstamadilloAddMessage_proto_rawDescData
 }
 
-var file_instamadilloAddMessage_InstamadilloAddMessage_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_instamadilloAddMessage_InstamadilloAddMessage_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
+var file_instamadilloAddMessage_InstamadilloAddMessage_proto_enumTypes []protoimpl.EnumInfo
+var file_instamadilloAddMessage_InstamadilloAddMessage_proto_msgTypes []protoimpl.MessageInfo
 var file_instamadilloAddMessage_InstamadilloAddMessage_proto_goTypes = []any{
 	(Placeholder_Type)(0),                                 // 0: InstamadilloAddMessage.Placeholder.Type
 	(*AddMessagePayload)(nil),                             // 1: InstamadilloAddMessage.AddMessagePayload
@@ -946,8 +982,27 @@ var file_instamadilloAddMessage_InstamadilloAddMessage_proto_depIdxs = []int32{
 	0,  // [0:19] is the sub-list for field type_name
 }
 
-func init() { file_instamadilloAddMessage_InstamadilloAddMessage_proto_init() }
+// file_instamadilloAddMessage_InstamadilloAddMessage_proto_init registers the file once, at its first use (msgbridge's hack/lazyproto).
 func file_instamadilloAddMessage_InstamadilloAddMessage_proto_init() {
+	file_instamadilloAddMessage_InstamadilloAddMessage_proto_once.Do(file_instamadilloAddMessage_InstamadilloAddMessage_proto_register)
+}
+
+var file_instamadilloAddMessage_InstamadilloAddMessage_proto_once sync.Once
+
+// XXX_RegisterProtoFiles registers this package's files; the packages
+// that import it call it before registering their own.
+func XXX_RegisterProtoFiles() { file_instamadilloAddMessage_InstamadilloAddMessage_proto_init() }
+
+func file_instamadilloAddMessage_InstamadilloAddMessage_proto_register() {
+	instamadilloCoreTypeActionLog.XXX_RegisterProtoFiles()
+	instamadilloCoreTypeAdminMessage.XXX_RegisterProtoFiles()
+	instamadilloCoreTypeCollection.XXX_RegisterProtoFiles()
+	instamadilloCoreTypeLink.XXX_RegisterProtoFiles()
+	instamadilloCoreTypeMedia.XXX_RegisterProtoFiles()
+	instamadilloCoreTypeText.XXX_RegisterProtoFiles()
+	instamadilloXmaContentRef.XXX_RegisterProtoFiles()
+	file_instamadilloAddMessage_InstamadilloAddMessage_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
+	file_instamadilloAddMessage_InstamadilloAddMessage_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
 	if File_instamadilloAddMessage_InstamadilloAddMessage_proto != nil {
 		return
 	}

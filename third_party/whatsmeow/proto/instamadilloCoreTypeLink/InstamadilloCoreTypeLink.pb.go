@@ -33,6 +33,7 @@ type Link struct {
 }
 
 func (x *Link) Reset() {
+	file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_init()
 	*x = Link{}
 	mi := &file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -46,6 +47,7 @@ func (x *Link) String() string {
 func (*Link) ProtoMessage() {}
 
 func (x *Link) ProtoReflect() protoreflect.Message {
+	file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_init()
 	mi := &file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -59,6 +61,7 @@ func (x *Link) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Link.ProtoReflect.Descriptor instead.
 func (*Link) Descriptor() ([]byte, []int) {
+	file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_init()
 	return file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_rawDescGZIP(), []int{0}
 }
 
@@ -91,6 +94,7 @@ type LinkContext struct {
 }
 
 func (x *LinkContext) Reset() {
+	file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_init()
 	*x = LinkContext{}
 	mi := &file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -104,6 +108,7 @@ func (x *LinkContext) String() string {
 func (*LinkContext) ProtoMessage() {}
 
 func (x *LinkContext) ProtoReflect() protoreflect.Message {
+	file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_init()
 	mi := &file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -117,6 +122,7 @@ func (x *LinkContext) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LinkContext.ProtoReflect.Descriptor instead.
 func (*LinkContext) Descriptor() ([]byte, []int) {
+	file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_init()
 	return file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_rawDescGZIP(), []int{1}
 }
 
@@ -186,6 +192,7 @@ type ImageUrl struct {
 }
 
 func (x *ImageUrl) Reset() {
+	file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_init()
 	*x = ImageUrl{}
 	mi := &file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -199,6 +206,7 @@ func (x *ImageUrl) String() string {
 func (*ImageUrl) ProtoMessage() {}
 
 func (x *ImageUrl) ProtoReflect() protoreflect.Message {
+	file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_init()
 	mi := &file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -212,6 +220,7 @@ func (x *ImageUrl) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImageUrl.ProtoReflect.Descriptor instead.
 func (*ImageUrl) Descriptor() ([]byte, []int) {
+	file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_init()
 	return file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_rawDescGZIP(), []int{2}
 }
 
@@ -270,7 +279,7 @@ func file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_rawDescGZIP() 
 	return file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_rawDescData
 }
 
-var file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
+var file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_msgTypes []protoimpl.MessageInfo
 var file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_goTypes = []any{
 	(*Link)(nil),        // 0: InstamadilloCoreTypeLink.Link
 	(*LinkContext)(nil), // 1: InstamadilloCoreTypeLink.LinkContext
@@ -288,8 +297,20 @@ var file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_depIdxs = []int
 	0, // [0:3] is the sub-list for field type_name
 }
 
-func init() { file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_init() }
+// file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_init registers the file once, at its first use (msgbridge's hack/lazyproto).
 func file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_init() {
+	file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_once.Do(file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_register)
+}
+
+var file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_once sync.Once
+
+// XXX_RegisterProtoFiles registers this package's files; the packages
+// that import it call it before registering their own.
+func XXX_RegisterProtoFiles() { file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_init() }
+
+func file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_register() {
+	instamadilloCoreTypeMedia.XXX_RegisterProtoFiles()
+	file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
 	if File_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto != nil {
 		return
 	}

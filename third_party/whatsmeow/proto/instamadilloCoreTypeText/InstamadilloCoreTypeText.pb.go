@@ -66,10 +66,12 @@ func (x Text_FormatStyle) String() string {
 }
 
 func (Text_FormatStyle) Descriptor() protoreflect.EnumDescriptor {
+	file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_init()
 	return file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_enumTypes[0].Descriptor()
 }
 
 func (Text_FormatStyle) Type() protoreflect.EnumType {
+	file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_init()
 	return &file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_enumTypes[0]
 }
 
@@ -89,6 +91,7 @@ func (x *Text_FormatStyle) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use Text_FormatStyle.Descriptor instead.
 func (Text_FormatStyle) EnumDescriptor() ([]byte, []int) {
+	file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_init()
 	return file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_rawDescGZIP(), []int{0, 0}
 }
 
@@ -105,6 +108,7 @@ type Text struct {
 }
 
 func (x *Text) Reset() {
+	file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_init()
 	*x = Text{}
 	mi := &file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -118,6 +122,7 @@ func (x *Text) String() string {
 func (*Text) ProtoMessage() {}
 
 func (x *Text) ProtoReflect() protoreflect.Message {
+	file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_init()
 	mi := &file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -131,6 +136,7 @@ func (x *Text) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Text.ProtoReflect.Descriptor instead.
 func (*Text) Descriptor() ([]byte, []int) {
+	file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_init()
 	return file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_rawDescGZIP(), []int{0}
 }
 
@@ -185,6 +191,7 @@ type PowerUpsData struct {
 }
 
 func (x *PowerUpsData) Reset() {
+	file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_init()
 	*x = PowerUpsData{}
 	mi := &file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -198,6 +205,7 @@ func (x *PowerUpsData) String() string {
 func (*PowerUpsData) ProtoMessage() {}
 
 func (x *PowerUpsData) ProtoReflect() protoreflect.Message {
+	file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_init()
 	mi := &file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -211,6 +219,7 @@ func (x *PowerUpsData) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PowerUpsData.ProtoReflect.Descriptor instead.
 func (*PowerUpsData) Descriptor() ([]byte, []int) {
+	file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_init()
 	return file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_rawDescGZIP(), []int{1}
 }
 
@@ -240,6 +249,7 @@ type CommandRangeData struct {
 }
 
 func (x *CommandRangeData) Reset() {
+	file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_init()
 	*x = CommandRangeData{}
 	mi := &file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -253,6 +263,7 @@ func (x *CommandRangeData) String() string {
 func (*CommandRangeData) ProtoMessage() {}
 
 func (x *CommandRangeData) ProtoReflect() protoreflect.Message {
+	file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_init()
 	mi := &file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -266,6 +277,7 @@ func (x *CommandRangeData) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommandRangeData.ProtoReflect.Descriptor instead.
 func (*CommandRangeData) Descriptor() ([]byte, []int) {
+	file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_init()
 	return file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_rawDescGZIP(), []int{2}
 }
 
@@ -314,6 +326,7 @@ type FormattedText struct {
 }
 
 func (x *FormattedText) Reset() {
+	file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_init()
 	*x = FormattedText{}
 	mi := &file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -327,6 +340,7 @@ func (x *FormattedText) String() string {
 func (*FormattedText) ProtoMessage() {}
 
 func (x *FormattedText) ProtoReflect() protoreflect.Message {
+	file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_init()
 	mi := &file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -340,6 +354,7 @@ func (x *FormattedText) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FormattedText.ProtoReflect.Descriptor instead.
 func (*FormattedText) Descriptor() ([]byte, []int) {
+	file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_init()
 	return file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_rawDescGZIP(), []int{3}
 }
 
@@ -373,6 +388,7 @@ type AnimatedEmojiCharacterRange struct {
 }
 
 func (x *AnimatedEmojiCharacterRange) Reset() {
+	file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_init()
 	*x = AnimatedEmojiCharacterRange{}
 	mi := &file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -386,6 +402,7 @@ func (x *AnimatedEmojiCharacterRange) String() string {
 func (*AnimatedEmojiCharacterRange) ProtoMessage() {}
 
 func (x *AnimatedEmojiCharacterRange) ProtoReflect() protoreflect.Message {
+	file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_init()
 	mi := &file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -399,6 +416,7 @@ func (x *AnimatedEmojiCharacterRange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AnimatedEmojiCharacterRange.ProtoReflect.Descriptor instead.
 func (*AnimatedEmojiCharacterRange) Descriptor() ([]byte, []int) {
+	file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_init()
 	return file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_rawDescGZIP(), []int{4}
 }
 
@@ -464,8 +482,8 @@ func file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_rawDescGZIP() 
 	return file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_rawDescData
 }
 
-var file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+var file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_enumTypes []protoimpl.EnumInfo
+var file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_msgTypes []protoimpl.MessageInfo
 var file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_goTypes = []any{
 	(Text_FormatStyle)(0),               // 0: InstamadilloCoreTypeText.Text.FormatStyle
 	(*Text)(nil),                        // 1: InstamadilloCoreTypeText.Text
@@ -488,8 +506,21 @@ var file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_depIdxs = []int
 	0, // [0:5] is the sub-list for field type_name
 }
 
-func init() { file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_init() }
+// file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_init registers the file once, at its first use (msgbridge's hack/lazyproto).
 func file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_init() {
+	file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_once.Do(file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_register)
+}
+
+var file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_once sync.Once
+
+// XXX_RegisterProtoFiles registers this package's files; the packages
+// that import it call it before registering their own.
+func XXX_RegisterProtoFiles() { file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_init() }
+
+func file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_register() {
+	instamadilloCoreTypeMedia.XXX_RegisterProtoFiles()
+	file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
+	file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
 	if File_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto != nil {
 		return
 	}

@@ -36,6 +36,7 @@ type SupplementMessagePayload struct {
 }
 
 func (x *SupplementMessagePayload) Reset() {
+	file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_init()
 	*x = SupplementMessagePayload{}
 	mi := &file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -49,6 +50,7 @@ func (x *SupplementMessagePayload) String() string {
 func (*SupplementMessagePayload) ProtoMessage() {}
 
 func (x *SupplementMessagePayload) ProtoReflect() protoreflect.Message {
+	file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_init()
 	mi := &file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -62,6 +64,7 @@ func (x *SupplementMessagePayload) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SupplementMessagePayload.ProtoReflect.Descriptor instead.
 func (*SupplementMessagePayload) Descriptor() ([]byte, []int) {
+	file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_init()
 	return file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_rawDescGZIP(), []int{0}
 }
 
@@ -116,6 +119,7 @@ type SupplementMessageContent struct {
 }
 
 func (x *SupplementMessageContent) Reset() {
+	file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_init()
 	*x = SupplementMessageContent{}
 	mi := &file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -129,6 +133,7 @@ func (x *SupplementMessageContent) String() string {
 func (*SupplementMessageContent) ProtoMessage() {}
 
 func (x *SupplementMessageContent) ProtoReflect() protoreflect.Message {
+	file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_init()
 	mi := &file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -142,6 +147,7 @@ func (x *SupplementMessageContent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SupplementMessageContent.ProtoReflect.Descriptor instead.
 func (*SupplementMessageContent) Descriptor() ([]byte, []int) {
+	file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_init()
 	return file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_rawDescGZIP(), []int{1}
 }
 
@@ -258,6 +264,7 @@ type MediaReaction struct {
 }
 
 func (x *MediaReaction) Reset() {
+	file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_init()
 	*x = MediaReaction{}
 	mi := &file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -271,6 +278,7 @@ func (x *MediaReaction) String() string {
 func (*MediaReaction) ProtoMessage() {}
 
 func (x *MediaReaction) ProtoReflect() protoreflect.Message {
+	file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_init()
 	mi := &file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -284,6 +292,7 @@ func (x *MediaReaction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MediaReaction.ProtoReflect.Descriptor instead.
 func (*MediaReaction) Descriptor() ([]byte, []int) {
+	file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_init()
 	return file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_rawDescGZIP(), []int{2}
 }
 
@@ -313,6 +322,7 @@ type Reaction struct {
 }
 
 func (x *Reaction) Reset() {
+	file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_init()
 	*x = Reaction{}
 	mi := &file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -326,6 +336,7 @@ func (x *Reaction) String() string {
 func (*Reaction) ProtoMessage() {}
 
 func (x *Reaction) ProtoReflect() protoreflect.Message {
+	file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_init()
 	mi := &file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -339,6 +350,7 @@ func (x *Reaction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Reaction.ProtoReflect.Descriptor instead.
 func (*Reaction) Descriptor() ([]byte, []int) {
+	file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_init()
 	return file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_rawDescGZIP(), []int{3}
 }
 
@@ -389,6 +401,7 @@ type ContentView struct {
 }
 
 func (x *ContentView) Reset() {
+	file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_init()
 	*x = ContentView{}
 	mi := &file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -402,6 +415,7 @@ func (x *ContentView) String() string {
 func (*ContentView) ProtoMessage() {}
 
 func (x *ContentView) ProtoReflect() protoreflect.Message {
+	file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_init()
 	mi := &file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -415,6 +429,7 @@ func (x *ContentView) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ContentView.ProtoReflect.Descriptor instead.
 func (*ContentView) Descriptor() ([]byte, []int) {
+	file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_init()
 	return file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_rawDescGZIP(), []int{4}
 }
 
@@ -462,6 +477,7 @@ type EditText struct {
 }
 
 func (x *EditText) Reset() {
+	file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_init()
 	*x = EditText{}
 	mi := &file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -475,6 +491,7 @@ func (x *EditText) String() string {
 func (*EditText) ProtoMessage() {}
 
 func (x *EditText) ProtoReflect() protoreflect.Message {
+	file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_init()
 	mi := &file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -488,6 +505,7 @@ func (x *EditText) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EditText.ProtoReflect.Descriptor instead.
 func (*EditText) Descriptor() ([]byte, []int) {
+	file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_init()
 	return file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_rawDescGZIP(), []int{5}
 }
 
@@ -513,6 +531,7 @@ type OriginalTransportPayload struct {
 }
 
 func (x *OriginalTransportPayload) Reset() {
+	file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_init()
 	*x = OriginalTransportPayload{}
 	mi := &file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -526,6 +545,7 @@ func (x *OriginalTransportPayload) String() string {
 func (*OriginalTransportPayload) ProtoMessage() {}
 
 func (x *OriginalTransportPayload) ProtoReflect() protoreflect.Message {
+	file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_init()
 	mi := &file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -539,6 +559,7 @@ func (x *OriginalTransportPayload) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OriginalTransportPayload.ProtoReflect.Descriptor instead.
 func (*OriginalTransportPayload) Descriptor() ([]byte, []int) {
+	file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_init()
 	return file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_rawDescGZIP(), []int{6}
 }
 
@@ -558,6 +579,7 @@ type MediaInterventions struct {
 }
 
 func (x *MediaInterventions) Reset() {
+	file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_init()
 	*x = MediaInterventions{}
 	mi := &file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -571,6 +593,7 @@ func (x *MediaInterventions) String() string {
 func (*MediaInterventions) ProtoMessage() {}
 
 func (x *MediaInterventions) ProtoReflect() protoreflect.Message {
+	file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_init()
 	mi := &file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -584,6 +607,7 @@ func (x *MediaInterventions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MediaInterventions.ProtoReflect.Descriptor instead.
 func (*MediaInterventions) Descriptor() ([]byte, []int) {
+	file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_init()
 	return file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_rawDescGZIP(), []int{7}
 }
 
@@ -658,7 +682,7 @@ func file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_rawD
 	return file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_rawDescData
 }
 
-var file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
+var file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_msgTypes []protoimpl.MessageInfo
 var file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_goTypes = []any{
 	(*SupplementMessagePayload)(nil),                      // 0: InstamadilloSupplementMessage.SupplementMessagePayload
 	(*SupplementMessageContent)(nil),                      // 1: InstamadilloSupplementMessage.SupplementMessageContent
@@ -687,8 +711,22 @@ var file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_depId
 	0, // [0:9] is the sub-list for field type_name
 }
 
-func init() { file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_init() }
+// file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_init registers the file once, at its first use (msgbridge's hack/lazyproto).
 func file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_init() {
+	file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_once.Do(file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_register)
+}
+
+var file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_once sync.Once
+
+// XXX_RegisterProtoFiles registers this package's files; the packages
+// that import it call it before registering their own.
+func XXX_RegisterProtoFiles() {
+	file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_init()
+}
+
+func file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_register() {
+	instamadilloCoreTypeMedia.XXX_RegisterProtoFiles()
+	file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
 	if File_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto != nil {
 		return
 	}

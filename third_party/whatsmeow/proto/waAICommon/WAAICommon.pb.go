@@ -165,10 +165,12 @@ func (x BotMetricsEntryPoint) String() string {
 }
 
 func (BotMetricsEntryPoint) Descriptor() protoreflect.EnumDescriptor {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_enumTypes[0].Descriptor()
 }
 
 func (BotMetricsEntryPoint) Type() protoreflect.EnumType {
+	file_waAICommon_WAAICommon_proto_init()
 	return &file_waAICommon_WAAICommon_proto_enumTypes[0]
 }
 
@@ -188,6 +190,7 @@ func (x *BotMetricsEntryPoint) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use BotMetricsEntryPoint.Descriptor instead.
 func (BotMetricsEntryPoint) EnumDescriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{0}
 }
 
@@ -230,10 +233,12 @@ func (x BotMetricsThreadEntryPoint) String() string {
 }
 
 func (BotMetricsThreadEntryPoint) Descriptor() protoreflect.EnumDescriptor {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_enumTypes[1].Descriptor()
 }
 
 func (BotMetricsThreadEntryPoint) Type() protoreflect.EnumType {
+	file_waAICommon_WAAICommon_proto_init()
 	return &file_waAICommon_WAAICommon_proto_enumTypes[1]
 }
 
@@ -253,6 +258,7 @@ func (x *BotMetricsThreadEntryPoint) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use BotMetricsThreadEntryPoint.Descriptor instead.
 func (BotMetricsThreadEntryPoint) EnumDescriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{1}
 }
 
@@ -301,10 +307,12 @@ func (x BotSessionSource) String() string {
 }
 
 func (BotSessionSource) Descriptor() protoreflect.EnumDescriptor {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_enumTypes[2].Descriptor()
 }
 
 func (BotSessionSource) Type() protoreflect.EnumType {
+	file_waAICommon_WAAICommon_proto_init()
 	return &file_waAICommon_WAAICommon_proto_enumTypes[2]
 }
 
@@ -324,6 +332,7 @@ func (x *BotSessionSource) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use BotSessionSource.Descriptor instead.
 func (BotSessionSource) EnumDescriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{2}
 }
 
@@ -357,10 +366,12 @@ func (x AIRichResponseMessageType) String() string {
 }
 
 func (AIRichResponseMessageType) Descriptor() protoreflect.EnumDescriptor {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_enumTypes[3].Descriptor()
 }
 
 func (AIRichResponseMessageType) Type() protoreflect.EnumType {
+	file_waAICommon_WAAICommon_proto_init()
 	return &file_waAICommon_WAAICommon_proto_enumTypes[3]
 }
 
@@ -380,6 +391,7 @@ func (x *AIRichResponseMessageType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use AIRichResponseMessageType.Descriptor instead.
 func (AIRichResponseMessageType) EnumDescriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{3}
 }
 
@@ -437,10 +449,12 @@ func (x AIRichResponseSubMessageType) String() string {
 }
 
 func (AIRichResponseSubMessageType) Descriptor() protoreflect.EnumDescriptor {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_enumTypes[4].Descriptor()
 }
 
 func (AIRichResponseSubMessageType) Type() protoreflect.EnumType {
+	file_waAICommon_WAAICommon_proto_init()
 	return &file_waAICommon_WAAICommon_proto_enumTypes[4]
 }
 
@@ -460,6 +474,7 @@ func (x *AIRichResponseSubMessageType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use AIRichResponseSubMessageType.Descriptor instead.
 func (AIRichResponseSubMessageType) EnumDescriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{4}
 }
 
@@ -493,10 +508,12 @@ func (x SessionTransparencyType) String() string {
 }
 
 func (SessionTransparencyType) Descriptor() protoreflect.EnumDescriptor {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_enumTypes[5].Descriptor()
 }
 
 func (SessionTransparencyType) Type() protoreflect.EnumType {
+	file_waAICommon_WAAICommon_proto_init()
 	return &file_waAICommon_WAAICommon_proto_enumTypes[5]
 }
 
@@ -516,6 +533,7 @@ func (x *SessionTransparencyType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use SessionTransparencyType.Descriptor instead.
 func (SessionTransparencyType) EnumDescriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{5}
 }
 
@@ -552,10 +570,12 @@ func (x BotPluginMetadata_PluginType) String() string {
 }
 
 func (BotPluginMetadata_PluginType) Descriptor() protoreflect.EnumDescriptor {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_enumTypes[6].Descriptor()
 }
 
 func (BotPluginMetadata_PluginType) Type() protoreflect.EnumType {
+	file_waAICommon_WAAICommon_proto_init()
 	return &file_waAICommon_WAAICommon_proto_enumTypes[6]
 }
 
@@ -575,6 +595,7 @@ func (x *BotPluginMetadata_PluginType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use BotPluginMetadata_PluginType.Descriptor instead.
 func (BotPluginMetadata_PluginType) EnumDescriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{0, 0}
 }
 
@@ -614,10 +635,12 @@ func (x BotPluginMetadata_SearchProvider) String() string {
 }
 
 func (BotPluginMetadata_SearchProvider) Descriptor() protoreflect.EnumDescriptor {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_enumTypes[7].Descriptor()
 }
 
 func (BotPluginMetadata_SearchProvider) Type() protoreflect.EnumType {
+	file_waAICommon_WAAICommon_proto_init()
 	return &file_waAICommon_WAAICommon_proto_enumTypes[7]
 }
 
@@ -637,6 +660,7 @@ func (x *BotPluginMetadata_SearchProvider) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use BotPluginMetadata_SearchProvider.Descriptor instead.
 func (BotPluginMetadata_SearchProvider) EnumDescriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{0, 1}
 }
 
@@ -667,10 +691,12 @@ func (x BotLinkedAccount_BotLinkedAccountType) String() string {
 }
 
 func (BotLinkedAccount_BotLinkedAccountType) Descriptor() protoreflect.EnumDescriptor {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_enumTypes[8].Descriptor()
 }
 
 func (BotLinkedAccount_BotLinkedAccountType) Type() protoreflect.EnumType {
+	file_waAICommon_WAAICommon_proto_init()
 	return &file_waAICommon_WAAICommon_proto_enumTypes[8]
 }
 
@@ -690,6 +716,7 @@ func (x *BotLinkedAccount_BotLinkedAccountType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use BotLinkedAccount_BotLinkedAccountType.Descriptor instead.
 func (BotLinkedAccount_BotLinkedAccountType) EnumDescriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{1, 0}
 }
 
@@ -723,10 +750,12 @@ func (x BotSignatureVerificationUseCaseProof_BotSignatureUseCase) String() strin
 }
 
 func (BotSignatureVerificationUseCaseProof_BotSignatureUseCase) Descriptor() protoreflect.EnumDescriptor {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_enumTypes[9].Descriptor()
 }
 
 func (BotSignatureVerificationUseCaseProof_BotSignatureUseCase) Type() protoreflect.EnumType {
+	file_waAICommon_WAAICommon_proto_init()
 	return &file_waAICommon_WAAICommon_proto_enumTypes[9]
 }
 
@@ -746,6 +775,7 @@ func (x *BotSignatureVerificationUseCaseProof_BotSignatureUseCase) UnmarshalJSON
 
 // Deprecated: Use BotSignatureVerificationUseCaseProof_BotSignatureUseCase.Descriptor instead.
 func (BotSignatureVerificationUseCaseProof_BotSignatureUseCase) EnumDescriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{2, 0}
 }
 
@@ -782,10 +812,12 @@ func (x BotPromotionMessageMetadata_BotPromotionType) String() string {
 }
 
 func (BotPromotionMessageMetadata_BotPromotionType) Descriptor() protoreflect.EnumDescriptor {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_enumTypes[10].Descriptor()
 }
 
 func (BotPromotionMessageMetadata_BotPromotionType) Type() protoreflect.EnumType {
+	file_waAICommon_WAAICommon_proto_init()
 	return &file_waAICommon_WAAICommon_proto_enumTypes[10]
 }
 
@@ -805,6 +837,7 @@ func (x *BotPromotionMessageMetadata_BotPromotionType) UnmarshalJSON(b []byte) e
 
 // Deprecated: Use BotPromotionMessageMetadata_BotPromotionType.Descriptor instead.
 func (BotPromotionMessageMetadata_BotPromotionType) EnumDescriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{3, 0}
 }
 
@@ -841,10 +874,12 @@ func (x BotMediaMetadata_OrientationType) String() string {
 }
 
 func (BotMediaMetadata_OrientationType) Descriptor() protoreflect.EnumDescriptor {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_enumTypes[11].Descriptor()
 }
 
 func (BotMediaMetadata_OrientationType) Type() protoreflect.EnumType {
+	file_waAICommon_WAAICommon_proto_init()
 	return &file_waAICommon_WAAICommon_proto_enumTypes[11]
 }
 
@@ -864,6 +899,7 @@ func (x *BotMediaMetadata_OrientationType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use BotMediaMetadata_OrientationType.Descriptor instead.
 func (BotMediaMetadata_OrientationType) EnumDescriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{4, 0}
 }
 
@@ -906,10 +942,12 @@ func (x BotReminderMetadata_ReminderFrequency) String() string {
 }
 
 func (BotReminderMetadata_ReminderFrequency) Descriptor() protoreflect.EnumDescriptor {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_enumTypes[12].Descriptor()
 }
 
 func (BotReminderMetadata_ReminderFrequency) Type() protoreflect.EnumType {
+	file_waAICommon_WAAICommon_proto_init()
 	return &file_waAICommon_WAAICommon_proto_enumTypes[12]
 }
 
@@ -929,6 +967,7 @@ func (x *BotReminderMetadata_ReminderFrequency) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use BotReminderMetadata_ReminderFrequency.Descriptor instead.
 func (BotReminderMetadata_ReminderFrequency) EnumDescriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{5, 0}
 }
 
@@ -968,10 +1007,12 @@ func (x BotReminderMetadata_ReminderAction) String() string {
 }
 
 func (BotReminderMetadata_ReminderAction) Descriptor() protoreflect.EnumDescriptor {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_enumTypes[13].Descriptor()
 }
 
 func (BotReminderMetadata_ReminderAction) Type() protoreflect.EnumType {
+	file_waAICommon_WAAICommon_proto_init()
 	return &file_waAICommon_WAAICommon_proto_enumTypes[13]
 }
 
@@ -991,6 +1032,7 @@ func (x *BotReminderMetadata_ReminderAction) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use BotReminderMetadata_ReminderAction.Descriptor instead.
 func (BotReminderMetadata_ReminderAction) EnumDescriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{5, 1}
 }
 
@@ -1027,10 +1069,12 @@ func (x BotModelMetadata_PremiumModelStatus) String() string {
 }
 
 func (BotModelMetadata_PremiumModelStatus) Descriptor() protoreflect.EnumDescriptor {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_enumTypes[14].Descriptor()
 }
 
 func (BotModelMetadata_PremiumModelStatus) Type() protoreflect.EnumType {
+	file_waAICommon_WAAICommon_proto_init()
 	return &file_waAICommon_WAAICommon_proto_enumTypes[14]
 }
 
@@ -1050,6 +1094,7 @@ func (x *BotModelMetadata_PremiumModelStatus) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use BotModelMetadata_PremiumModelStatus.Descriptor instead.
 func (BotModelMetadata_PremiumModelStatus) EnumDescriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{6, 0}
 }
 
@@ -1086,10 +1131,12 @@ func (x BotModelMetadata_ModelType) String() string {
 }
 
 func (BotModelMetadata_ModelType) Descriptor() protoreflect.EnumDescriptor {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_enumTypes[15].Descriptor()
 }
 
 func (BotModelMetadata_ModelType) Type() protoreflect.EnumType {
+	file_waAICommon_WAAICommon_proto_init()
 	return &file_waAICommon_WAAICommon_proto_enumTypes[15]
 }
 
@@ -1109,6 +1156,7 @@ func (x *BotModelMetadata_ModelType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use BotModelMetadata_ModelType.Descriptor instead.
 func (BotModelMetadata_ModelType) EnumDescriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{6, 1}
 }
 
@@ -1148,10 +1196,12 @@ func (x BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotSearchSourceProv
 }
 
 func (BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotSearchSourceProvider) Descriptor() protoreflect.EnumDescriptor {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_enumTypes[16].Descriptor()
 }
 
 func (BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotSearchSourceProvider) Type() protoreflect.EnumType {
+	file_waAICommon_WAAICommon_proto_init()
 	return &file_waAICommon_WAAICommon_proto_enumTypes[16]
 }
 
@@ -1171,6 +1221,7 @@ func (x *BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotSearchSourcePro
 
 // Deprecated: Use BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotSearchSourceProvider.Descriptor instead.
 func (BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotSearchSourceProvider) EnumDescriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{7, 0, 0}
 }
 
@@ -1210,10 +1261,12 @@ func (x BotProgressIndicatorMetadata_BotPlanningStepMetadata_PlanningStepStatus)
 }
 
 func (BotProgressIndicatorMetadata_BotPlanningStepMetadata_PlanningStepStatus) Descriptor() protoreflect.EnumDescriptor {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_enumTypes[17].Descriptor()
 }
 
 func (BotProgressIndicatorMetadata_BotPlanningStepMetadata_PlanningStepStatus) Type() protoreflect.EnumType {
+	file_waAICommon_WAAICommon_proto_init()
 	return &file_waAICommon_WAAICommon_proto_enumTypes[17]
 }
 
@@ -1233,6 +1286,7 @@ func (x *BotProgressIndicatorMetadata_BotPlanningStepMetadata_PlanningStepStatus
 
 // Deprecated: Use BotProgressIndicatorMetadata_BotPlanningStepMetadata_PlanningStepStatus.Descriptor instead.
 func (BotProgressIndicatorMetadata_BotPlanningStepMetadata_PlanningStepStatus) EnumDescriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{7, 0, 1}
 }
 
@@ -1272,10 +1326,12 @@ func (x BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotPlanningSearchSo
 }
 
 func (BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotPlanningSearchSourcesMetadata_BotPlanningSearchSourceProvider) Descriptor() protoreflect.EnumDescriptor {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_enumTypes[18].Descriptor()
 }
 
 func (BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotPlanningSearchSourcesMetadata_BotPlanningSearchSourceProvider) Type() protoreflect.EnumType {
+	file_waAICommon_WAAICommon_proto_init()
 	return &file_waAICommon_WAAICommon_proto_enumTypes[18]
 }
 
@@ -1295,6 +1351,7 @@ func (x *BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotPlanningSearchS
 
 // Deprecated: Use BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotPlanningSearchSourcesMetadata_BotPlanningSearchSourceProvider.Descriptor instead.
 func (BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotPlanningSearchSourcesMetadata_BotPlanningSearchSourceProvider) EnumDescriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{7, 0, 0, 0}
 }
 
@@ -1472,10 +1529,12 @@ func (x BotCapabilityMetadata_BotCapabilityType) String() string {
 }
 
 func (BotCapabilityMetadata_BotCapabilityType) Descriptor() protoreflect.EnumDescriptor {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_enumTypes[19].Descriptor()
 }
 
 func (BotCapabilityMetadata_BotCapabilityType) Type() protoreflect.EnumType {
+	file_waAICommon_WAAICommon_proto_init()
 	return &file_waAICommon_WAAICommon_proto_enumTypes[19]
 }
 
@@ -1495,6 +1554,7 @@ func (x *BotCapabilityMetadata_BotCapabilityType) UnmarshalJSON(b []byte) error 
 
 // Deprecated: Use BotCapabilityMetadata_BotCapabilityType.Descriptor instead.
 func (BotCapabilityMetadata_BotCapabilityType) EnumDescriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{8, 0}
 }
 
@@ -1528,10 +1588,12 @@ func (x BotModeSelectionMetadata_BotUserSelectionMode) String() string {
 }
 
 func (BotModeSelectionMetadata_BotUserSelectionMode) Descriptor() protoreflect.EnumDescriptor {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_enumTypes[20].Descriptor()
 }
 
 func (BotModeSelectionMetadata_BotUserSelectionMode) Type() protoreflect.EnumType {
+	file_waAICommon_WAAICommon_proto_init()
 	return &file_waAICommon_WAAICommon_proto_enumTypes[20]
 }
 
@@ -1551,6 +1613,7 @@ func (x *BotModeSelectionMetadata_BotUserSelectionMode) UnmarshalJSON(b []byte) 
 
 // Deprecated: Use BotModeSelectionMetadata_BotUserSelectionMode.Descriptor instead.
 func (BotModeSelectionMetadata_BotUserSelectionMode) EnumDescriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{9, 0}
 }
 
@@ -1584,10 +1647,12 @@ func (x BotQuotaMetadata_BotFeatureQuotaMetadata_BotFeatureType) String() string
 }
 
 func (BotQuotaMetadata_BotFeatureQuotaMetadata_BotFeatureType) Descriptor() protoreflect.EnumDescriptor {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_enumTypes[21].Descriptor()
 }
 
 func (BotQuotaMetadata_BotFeatureQuotaMetadata_BotFeatureType) Type() protoreflect.EnumType {
+	file_waAICommon_WAAICommon_proto_init()
 	return &file_waAICommon_WAAICommon_proto_enumTypes[21]
 }
 
@@ -1607,6 +1672,7 @@ func (x *BotQuotaMetadata_BotFeatureQuotaMetadata_BotFeatureType) UnmarshalJSON(
 
 // Deprecated: Use BotQuotaMetadata_BotFeatureQuotaMetadata_BotFeatureType.Descriptor instead.
 func (BotQuotaMetadata_BotFeatureQuotaMetadata_BotFeatureType) EnumDescriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{10, 0, 0}
 }
 
@@ -1649,10 +1715,12 @@ func (x BotImagineMetadata_ImagineType) String() string {
 }
 
 func (BotImagineMetadata_ImagineType) Descriptor() protoreflect.EnumDescriptor {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_enumTypes[22].Descriptor()
 }
 
 func (BotImagineMetadata_ImagineType) Type() protoreflect.EnumType {
+	file_waAICommon_WAAICommon_proto_init()
 	return &file_waAICommon_WAAICommon_proto_enumTypes[22]
 }
 
@@ -1672,6 +1740,7 @@ func (x *BotImagineMetadata_ImagineType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use BotImagineMetadata_ImagineType.Descriptor instead.
 func (BotImagineMetadata_ImagineType) EnumDescriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{11, 0}
 }
 
@@ -1705,10 +1774,12 @@ func (x BotAgeCollectionMetadata_AgeCollectionType) String() string {
 }
 
 func (BotAgeCollectionMetadata_AgeCollectionType) Descriptor() protoreflect.EnumDescriptor {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_enumTypes[23].Descriptor()
 }
 
 func (BotAgeCollectionMetadata_AgeCollectionType) Type() protoreflect.EnumType {
+	file_waAICommon_WAAICommon_proto_init()
 	return &file_waAICommon_WAAICommon_proto_enumTypes[23]
 }
 
@@ -1728,6 +1799,7 @@ func (x *BotAgeCollectionMetadata_AgeCollectionType) UnmarshalJSON(b []byte) err
 
 // Deprecated: Use BotAgeCollectionMetadata_AgeCollectionType.Descriptor instead.
 func (BotAgeCollectionMetadata_AgeCollectionType) EnumDescriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{12, 0}
 }
 
@@ -1770,10 +1842,12 @@ func (x BotSourcesMetadata_BotSourceItem_SourceProvider) String() string {
 }
 
 func (BotSourcesMetadata_BotSourceItem_SourceProvider) Descriptor() protoreflect.EnumDescriptor {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_enumTypes[24].Descriptor()
 }
 
 func (BotSourcesMetadata_BotSourceItem_SourceProvider) Type() protoreflect.EnumType {
+	file_waAICommon_WAAICommon_proto_init()
 	return &file_waAICommon_WAAICommon_proto_enumTypes[24]
 }
 
@@ -1793,6 +1867,7 @@ func (x *BotSourcesMetadata_BotSourceItem_SourceProvider) UnmarshalJSON(b []byte
 
 // Deprecated: Use BotSourcesMetadata_BotSourceItem_SourceProvider.Descriptor instead.
 func (BotSourcesMetadata_BotSourceItem_SourceProvider) EnumDescriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{13, 0, 0}
 }
 
@@ -1823,10 +1898,12 @@ func (x BotMessageOrigin_BotMessageOriginType) String() string {
 }
 
 func (BotMessageOrigin_BotMessageOriginType) Descriptor() protoreflect.EnumDescriptor {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_enumTypes[25].Descriptor()
 }
 
 func (BotMessageOrigin_BotMessageOriginType) Type() protoreflect.EnumType {
+	file_waAICommon_WAAICommon_proto_init()
 	return &file_waAICommon_WAAICommon_proto_enumTypes[25]
 }
 
@@ -1846,6 +1923,7 @@ func (x *BotMessageOrigin_BotMessageOriginType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use BotMessageOrigin_BotMessageOriginType.Descriptor instead.
 func (BotMessageOrigin_BotMessageOriginType) EnumDescriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{14, 0}
 }
 
@@ -1882,10 +1960,12 @@ func (x AIThreadInfo_AIThreadClientInfo_AIThreadType) String() string {
 }
 
 func (AIThreadInfo_AIThreadClientInfo_AIThreadType) Descriptor() protoreflect.EnumDescriptor {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_enumTypes[26].Descriptor()
 }
 
 func (AIThreadInfo_AIThreadClientInfo_AIThreadType) Type() protoreflect.EnumType {
+	file_waAICommon_WAAICommon_proto_init()
 	return &file_waAICommon_WAAICommon_proto_enumTypes[26]
 }
 
@@ -1905,6 +1985,7 @@ func (x *AIThreadInfo_AIThreadClientInfo_AIThreadType) UnmarshalJSON(b []byte) e
 
 // Deprecated: Use AIThreadInfo_AIThreadClientInfo_AIThreadType.Descriptor instead.
 func (AIThreadInfo_AIThreadClientInfo_AIThreadType) EnumDescriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{15, 0, 0}
 }
 
@@ -1938,10 +2019,12 @@ func (x BotFeedbackMessage_ReportKind) String() string {
 }
 
 func (BotFeedbackMessage_ReportKind) Descriptor() protoreflect.EnumDescriptor {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_enumTypes[27].Descriptor()
 }
 
 func (BotFeedbackMessage_ReportKind) Type() protoreflect.EnumType {
+	file_waAICommon_WAAICommon_proto_init()
 	return &file_waAICommon_WAAICommon_proto_enumTypes[27]
 }
 
@@ -1961,6 +2044,7 @@ func (x *BotFeedbackMessage_ReportKind) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use BotFeedbackMessage_ReportKind.Descriptor instead.
 func (BotFeedbackMessage_ReportKind) EnumDescriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{16, 0}
 }
 
@@ -1991,10 +2075,12 @@ func (x BotFeedbackMessage_BotFeedbackKindMultiplePositive) String() string {
 }
 
 func (BotFeedbackMessage_BotFeedbackKindMultiplePositive) Descriptor() protoreflect.EnumDescriptor {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_enumTypes[28].Descriptor()
 }
 
 func (BotFeedbackMessage_BotFeedbackKindMultiplePositive) Type() protoreflect.EnumType {
+	file_waAICommon_WAAICommon_proto_init()
 	return &file_waAICommon_WAAICommon_proto_enumTypes[28]
 }
 
@@ -2014,6 +2100,7 @@ func (x *BotFeedbackMessage_BotFeedbackKindMultiplePositive) UnmarshalJSON(b []b
 
 // Deprecated: Use BotFeedbackMessage_BotFeedbackKindMultiplePositive.Descriptor instead.
 func (BotFeedbackMessage_BotFeedbackKindMultiplePositive) EnumDescriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{16, 1}
 }
 
@@ -2068,10 +2155,12 @@ func (x BotFeedbackMessage_BotFeedbackKindMultipleNegative) String() string {
 }
 
 func (BotFeedbackMessage_BotFeedbackKindMultipleNegative) Descriptor() protoreflect.EnumDescriptor {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_enumTypes[29].Descriptor()
 }
 
 func (BotFeedbackMessage_BotFeedbackKindMultipleNegative) Type() protoreflect.EnumType {
+	file_waAICommon_WAAICommon_proto_init()
 	return &file_waAICommon_WAAICommon_proto_enumTypes[29]
 }
 
@@ -2091,6 +2180,7 @@ func (x *BotFeedbackMessage_BotFeedbackKindMultipleNegative) UnmarshalJSON(b []b
 
 // Deprecated: Use BotFeedbackMessage_BotFeedbackKindMultipleNegative.Descriptor instead.
 func (BotFeedbackMessage_BotFeedbackKindMultipleNegative) EnumDescriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{16, 2}
 }
 
@@ -2163,10 +2253,12 @@ func (x BotFeedbackMessage_BotFeedbackKind) String() string {
 }
 
 func (BotFeedbackMessage_BotFeedbackKind) Descriptor() protoreflect.EnumDescriptor {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_enumTypes[30].Descriptor()
 }
 
 func (BotFeedbackMessage_BotFeedbackKind) Type() protoreflect.EnumType {
+	file_waAICommon_WAAICommon_proto_init()
 	return &file_waAICommon_WAAICommon_proto_enumTypes[30]
 }
 
@@ -2186,6 +2278,7 @@ func (x *BotFeedbackMessage_BotFeedbackKind) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use BotFeedbackMessage_BotFeedbackKind.Descriptor instead.
 func (BotFeedbackMessage_BotFeedbackKind) EnumDescriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{16, 3}
 }
 
@@ -2222,10 +2315,12 @@ func (x AIRichResponseInlineImageMetadata_AIRichResponseImageAlignment) String()
 }
 
 func (AIRichResponseInlineImageMetadata_AIRichResponseImageAlignment) Descriptor() protoreflect.EnumDescriptor {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_enumTypes[31].Descriptor()
 }
 
 func (AIRichResponseInlineImageMetadata_AIRichResponseImageAlignment) Type() protoreflect.EnumType {
+	file_waAICommon_WAAICommon_proto_init()
 	return &file_waAICommon_WAAICommon_proto_enumTypes[31]
 }
 
@@ -2245,6 +2340,7 @@ func (x *AIRichResponseInlineImageMetadata_AIRichResponseImageAlignment) Unmarsh
 
 // Deprecated: Use AIRichResponseInlineImageMetadata_AIRichResponseImageAlignment.Descriptor instead.
 func (AIRichResponseInlineImageMetadata_AIRichResponseImageAlignment) EnumDescriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{17, 0}
 }
 
@@ -2290,10 +2386,12 @@ func (x AIRichResponseCodeMetadata_AIRichResponseCodeHighlightType) String() str
 }
 
 func (AIRichResponseCodeMetadata_AIRichResponseCodeHighlightType) Descriptor() protoreflect.EnumDescriptor {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_enumTypes[32].Descriptor()
 }
 
 func (AIRichResponseCodeMetadata_AIRichResponseCodeHighlightType) Type() protoreflect.EnumType {
+	file_waAICommon_WAAICommon_proto_init()
 	return &file_waAICommon_WAAICommon_proto_enumTypes[32]
 }
 
@@ -2313,6 +2411,7 @@ func (x *AIRichResponseCodeMetadata_AIRichResponseCodeHighlightType) UnmarshalJS
 
 // Deprecated: Use AIRichResponseCodeMetadata_AIRichResponseCodeHighlightType.Descriptor instead.
 func (AIRichResponseCodeMetadata_AIRichResponseCodeHighlightType) EnumDescriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{18, 0}
 }
 
@@ -2349,10 +2448,12 @@ func (x AIRichResponseDynamicMetadata_AIRichResponseDynamicMetadataType) String(
 }
 
 func (AIRichResponseDynamicMetadata_AIRichResponseDynamicMetadataType) Descriptor() protoreflect.EnumDescriptor {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_enumTypes[33].Descriptor()
 }
 
 func (AIRichResponseDynamicMetadata_AIRichResponseDynamicMetadataType) Type() protoreflect.EnumType {
+	file_waAICommon_WAAICommon_proto_init()
 	return &file_waAICommon_WAAICommon_proto_enumTypes[33]
 }
 
@@ -2372,6 +2473,7 @@ func (x *AIRichResponseDynamicMetadata_AIRichResponseDynamicMetadataType) Unmars
 
 // Deprecated: Use AIRichResponseDynamicMetadata_AIRichResponseDynamicMetadataType.Descriptor instead.
 func (AIRichResponseDynamicMetadata_AIRichResponseDynamicMetadataType) EnumDescriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{19, 0}
 }
 
@@ -2405,10 +2507,12 @@ func (x AIRichResponseContentItemsMetadata_ContentType) String() string {
 }
 
 func (AIRichResponseContentItemsMetadata_ContentType) Descriptor() protoreflect.EnumDescriptor {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_enumTypes[34].Descriptor()
 }
 
 func (AIRichResponseContentItemsMetadata_ContentType) Type() protoreflect.EnumType {
+	file_waAICommon_WAAICommon_proto_init()
 	return &file_waAICommon_WAAICommon_proto_enumTypes[34]
 }
 
@@ -2428,6 +2532,7 @@ func (x *AIRichResponseContentItemsMetadata_ContentType) UnmarshalJSON(b []byte)
 
 // Deprecated: Use AIRichResponseContentItemsMetadata_ContentType.Descriptor instead.
 func (AIRichResponseContentItemsMetadata_ContentType) EnumDescriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{20, 0}
 }
 
@@ -2461,10 +2566,12 @@ func (x BotDocumentMessageMetadata_DocumentPluginType) String() string {
 }
 
 func (BotDocumentMessageMetadata_DocumentPluginType) Descriptor() protoreflect.EnumDescriptor {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_enumTypes[35].Descriptor()
 }
 
 func (BotDocumentMessageMetadata_DocumentPluginType) Type() protoreflect.EnumType {
+	file_waAICommon_WAAICommon_proto_init()
 	return &file_waAICommon_WAAICommon_proto_enumTypes[35]
 }
 
@@ -2484,6 +2591,7 @@ func (x *BotDocumentMessageMetadata_DocumentPluginType) UnmarshalJSON(b []byte) 
 
 // Deprecated: Use BotDocumentMessageMetadata_DocumentPluginType.Descriptor instead.
 func (BotDocumentMessageMetadata_DocumentPluginType) EnumDescriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{21, 0}
 }
 
@@ -2523,10 +2631,12 @@ func (x AIHomeState_AIHomeOption_AIHomeActionType) String() string {
 }
 
 func (AIHomeState_AIHomeOption_AIHomeActionType) Descriptor() protoreflect.EnumDescriptor {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_enumTypes[36].Descriptor()
 }
 
 func (AIHomeState_AIHomeOption_AIHomeActionType) Type() protoreflect.EnumType {
+	file_waAICommon_WAAICommon_proto_init()
 	return &file_waAICommon_WAAICommon_proto_enumTypes[36]
 }
 
@@ -2546,6 +2656,7 @@ func (x *AIHomeState_AIHomeOption_AIHomeActionType) UnmarshalJSON(b []byte) erro
 
 // Deprecated: Use AIHomeState_AIHomeOption_AIHomeActionType.Descriptor instead.
 func (AIHomeState_AIHomeOption_AIHomeActionType) EnumDescriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{22, 0, 0}
 }
 
@@ -2568,6 +2679,7 @@ type BotPluginMetadata struct {
 }
 
 func (x *BotPluginMetadata) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = BotPluginMetadata{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2581,6 +2693,7 @@ func (x *BotPluginMetadata) String() string {
 func (*BotPluginMetadata) ProtoMessage() {}
 
 func (x *BotPluginMetadata) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2594,6 +2707,7 @@ func (x *BotPluginMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotPluginMetadata.ProtoReflect.Descriptor instead.
 func (*BotPluginMetadata) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{0}
 }
 
@@ -2689,6 +2803,7 @@ type BotLinkedAccount struct {
 }
 
 func (x *BotLinkedAccount) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = BotLinkedAccount{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2702,6 +2817,7 @@ func (x *BotLinkedAccount) String() string {
 func (*BotLinkedAccount) ProtoMessage() {}
 
 func (x *BotLinkedAccount) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2715,6 +2831,7 @@ func (x *BotLinkedAccount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotLinkedAccount.ProtoReflect.Descriptor instead.
 func (*BotLinkedAccount) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{1}
 }
 
@@ -2736,6 +2853,7 @@ type BotSignatureVerificationUseCaseProof struct {
 }
 
 func (x *BotSignatureVerificationUseCaseProof) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = BotSignatureVerificationUseCaseProof{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2749,6 +2867,7 @@ func (x *BotSignatureVerificationUseCaseProof) String() string {
 func (*BotSignatureVerificationUseCaseProof) ProtoMessage() {}
 
 func (x *BotSignatureVerificationUseCaseProof) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2762,6 +2881,7 @@ func (x *BotSignatureVerificationUseCaseProof) ProtoReflect() protoreflect.Messa
 
 // Deprecated: Use BotSignatureVerificationUseCaseProof.ProtoReflect.Descriptor instead.
 func (*BotSignatureVerificationUseCaseProof) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{2}
 }
 
@@ -2802,6 +2922,7 @@ type BotPromotionMessageMetadata struct {
 }
 
 func (x *BotPromotionMessageMetadata) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = BotPromotionMessageMetadata{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2815,6 +2936,7 @@ func (x *BotPromotionMessageMetadata) String() string {
 func (*BotPromotionMessageMetadata) ProtoMessage() {}
 
 func (x *BotPromotionMessageMetadata) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2828,6 +2950,7 @@ func (x *BotPromotionMessageMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotPromotionMessageMetadata.ProtoReflect.Descriptor instead.
 func (*BotPromotionMessageMetadata) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{3}
 }
 
@@ -2859,6 +2982,7 @@ type BotMediaMetadata struct {
 }
 
 func (x *BotMediaMetadata) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = BotMediaMetadata{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2872,6 +2996,7 @@ func (x *BotMediaMetadata) String() string {
 func (*BotMediaMetadata) ProtoMessage() {}
 
 func (x *BotMediaMetadata) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2885,6 +3010,7 @@ func (x *BotMediaMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotMediaMetadata.ProtoReflect.Descriptor instead.
 func (*BotMediaMetadata) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{4}
 }
 
@@ -2949,6 +3075,7 @@ type BotReminderMetadata struct {
 }
 
 func (x *BotReminderMetadata) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = BotReminderMetadata{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2962,6 +3089,7 @@ func (x *BotReminderMetadata) String() string {
 func (*BotReminderMetadata) ProtoMessage() {}
 
 func (x *BotReminderMetadata) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2975,6 +3103,7 @@ func (x *BotReminderMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotReminderMetadata.ProtoReflect.Descriptor instead.
 func (*BotReminderMetadata) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{5}
 }
 
@@ -3023,6 +3152,7 @@ type BotModelMetadata struct {
 }
 
 func (x *BotModelMetadata) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = BotModelMetadata{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3036,6 +3166,7 @@ func (x *BotModelMetadata) String() string {
 func (*BotModelMetadata) ProtoMessage() {}
 
 func (x *BotModelMetadata) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3049,6 +3180,7 @@ func (x *BotModelMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotModelMetadata.ProtoReflect.Descriptor instead.
 func (*BotModelMetadata) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{6}
 }
 
@@ -3082,6 +3214,7 @@ type BotProgressIndicatorMetadata struct {
 }
 
 func (x *BotProgressIndicatorMetadata) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = BotProgressIndicatorMetadata{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3095,6 +3228,7 @@ func (x *BotProgressIndicatorMetadata) String() string {
 func (*BotProgressIndicatorMetadata) ProtoMessage() {}
 
 func (x *BotProgressIndicatorMetadata) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3108,6 +3242,7 @@ func (x *BotProgressIndicatorMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotProgressIndicatorMetadata.ProtoReflect.Descriptor instead.
 func (*BotProgressIndicatorMetadata) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{7}
 }
 
@@ -3133,6 +3268,7 @@ type BotCapabilityMetadata struct {
 }
 
 func (x *BotCapabilityMetadata) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = BotCapabilityMetadata{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3146,6 +3282,7 @@ func (x *BotCapabilityMetadata) String() string {
 func (*BotCapabilityMetadata) ProtoMessage() {}
 
 func (x *BotCapabilityMetadata) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3159,6 +3296,7 @@ func (x *BotCapabilityMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotCapabilityMetadata.ProtoReflect.Descriptor instead.
 func (*BotCapabilityMetadata) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{8}
 }
 
@@ -3177,6 +3315,7 @@ type BotModeSelectionMetadata struct {
 }
 
 func (x *BotModeSelectionMetadata) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = BotModeSelectionMetadata{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3190,6 +3329,7 @@ func (x *BotModeSelectionMetadata) String() string {
 func (*BotModeSelectionMetadata) ProtoMessage() {}
 
 func (x *BotModeSelectionMetadata) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3203,6 +3343,7 @@ func (x *BotModeSelectionMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotModeSelectionMetadata.ProtoReflect.Descriptor instead.
 func (*BotModeSelectionMetadata) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{9}
 }
 
@@ -3221,6 +3362,7 @@ type BotQuotaMetadata struct {
 }
 
 func (x *BotQuotaMetadata) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = BotQuotaMetadata{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3234,6 +3376,7 @@ func (x *BotQuotaMetadata) String() string {
 func (*BotQuotaMetadata) ProtoMessage() {}
 
 func (x *BotQuotaMetadata) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3247,6 +3390,7 @@ func (x *BotQuotaMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotQuotaMetadata.ProtoReflect.Descriptor instead.
 func (*BotQuotaMetadata) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{10}
 }
 
@@ -3265,6 +3409,7 @@ type BotImagineMetadata struct {
 }
 
 func (x *BotImagineMetadata) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = BotImagineMetadata{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3278,6 +3423,7 @@ func (x *BotImagineMetadata) String() string {
 func (*BotImagineMetadata) ProtoMessage() {}
 
 func (x *BotImagineMetadata) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3291,6 +3437,7 @@ func (x *BotImagineMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotImagineMetadata.ProtoReflect.Descriptor instead.
 func (*BotImagineMetadata) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{11}
 }
 
@@ -3311,6 +3458,7 @@ type BotAgeCollectionMetadata struct {
 }
 
 func (x *BotAgeCollectionMetadata) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = BotAgeCollectionMetadata{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3324,6 +3472,7 @@ func (x *BotAgeCollectionMetadata) String() string {
 func (*BotAgeCollectionMetadata) ProtoMessage() {}
 
 func (x *BotAgeCollectionMetadata) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3337,6 +3486,7 @@ func (x *BotAgeCollectionMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotAgeCollectionMetadata.ProtoReflect.Descriptor instead.
 func (*BotAgeCollectionMetadata) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{12}
 }
 
@@ -3369,6 +3519,7 @@ type BotSourcesMetadata struct {
 }
 
 func (x *BotSourcesMetadata) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = BotSourcesMetadata{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3382,6 +3533,7 @@ func (x *BotSourcesMetadata) String() string {
 func (*BotSourcesMetadata) ProtoMessage() {}
 
 func (x *BotSourcesMetadata) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3395,6 +3547,7 @@ func (x *BotSourcesMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotSourcesMetadata.ProtoReflect.Descriptor instead.
 func (*BotSourcesMetadata) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{13}
 }
 
@@ -3413,6 +3566,7 @@ type BotMessageOrigin struct {
 }
 
 func (x *BotMessageOrigin) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = BotMessageOrigin{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3426,6 +3580,7 @@ func (x *BotMessageOrigin) String() string {
 func (*BotMessageOrigin) ProtoMessage() {}
 
 func (x *BotMessageOrigin) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3439,6 +3594,7 @@ func (x *BotMessageOrigin) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotMessageOrigin.ProtoReflect.Descriptor instead.
 func (*BotMessageOrigin) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{14}
 }
 
@@ -3458,6 +3614,7 @@ type AIThreadInfo struct {
 }
 
 func (x *AIThreadInfo) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = AIThreadInfo{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3471,6 +3628,7 @@ func (x *AIThreadInfo) String() string {
 func (*AIThreadInfo) ProtoMessage() {}
 
 func (x *AIThreadInfo) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3484,6 +3642,7 @@ func (x *AIThreadInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AIThreadInfo.ProtoReflect.Descriptor instead.
 func (*AIThreadInfo) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{15}
 }
 
@@ -3515,6 +3674,7 @@ type BotFeedbackMessage struct {
 }
 
 func (x *BotFeedbackMessage) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = BotFeedbackMessage{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3528,6 +3688,7 @@ func (x *BotFeedbackMessage) String() string {
 func (*BotFeedbackMessage) ProtoMessage() {}
 
 func (x *BotFeedbackMessage) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3541,6 +3702,7 @@ func (x *BotFeedbackMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotFeedbackMessage.ProtoReflect.Descriptor instead.
 func (*BotFeedbackMessage) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{16}
 }
 
@@ -3604,6 +3766,7 @@ type AIRichResponseInlineImageMetadata struct {
 }
 
 func (x *AIRichResponseInlineImageMetadata) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = AIRichResponseInlineImageMetadata{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3617,6 +3780,7 @@ func (x *AIRichResponseInlineImageMetadata) String() string {
 func (*AIRichResponseInlineImageMetadata) ProtoMessage() {}
 
 func (x *AIRichResponseInlineImageMetadata) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3630,6 +3794,7 @@ func (x *AIRichResponseInlineImageMetadata) ProtoReflect() protoreflect.Message 
 
 // Deprecated: Use AIRichResponseInlineImageMetadata.ProtoReflect.Descriptor instead.
 func (*AIRichResponseInlineImageMetadata) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{17}
 }
 
@@ -3670,6 +3835,7 @@ type AIRichResponseCodeMetadata struct {
 }
 
 func (x *AIRichResponseCodeMetadata) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = AIRichResponseCodeMetadata{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3683,6 +3849,7 @@ func (x *AIRichResponseCodeMetadata) String() string {
 func (*AIRichResponseCodeMetadata) ProtoMessage() {}
 
 func (x *AIRichResponseCodeMetadata) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3696,6 +3863,7 @@ func (x *AIRichResponseCodeMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AIRichResponseCodeMetadata.ProtoReflect.Descriptor instead.
 func (*AIRichResponseCodeMetadata) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{18}
 }
 
@@ -3724,6 +3892,7 @@ type AIRichResponseDynamicMetadata struct {
 }
 
 func (x *AIRichResponseDynamicMetadata) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = AIRichResponseDynamicMetadata{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3737,6 +3906,7 @@ func (x *AIRichResponseDynamicMetadata) String() string {
 func (*AIRichResponseDynamicMetadata) ProtoMessage() {}
 
 func (x *AIRichResponseDynamicMetadata) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3750,6 +3920,7 @@ func (x *AIRichResponseDynamicMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AIRichResponseDynamicMetadata.ProtoReflect.Descriptor instead.
 func (*AIRichResponseDynamicMetadata) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{19}
 }
 
@@ -3790,6 +3961,7 @@ type AIRichResponseContentItemsMetadata struct {
 }
 
 func (x *AIRichResponseContentItemsMetadata) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = AIRichResponseContentItemsMetadata{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3803,6 +3975,7 @@ func (x *AIRichResponseContentItemsMetadata) String() string {
 func (*AIRichResponseContentItemsMetadata) ProtoMessage() {}
 
 func (x *AIRichResponseContentItemsMetadata) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3816,6 +3989,7 @@ func (x *AIRichResponseContentItemsMetadata) ProtoReflect() protoreflect.Message
 
 // Deprecated: Use AIRichResponseContentItemsMetadata.ProtoReflect.Descriptor instead.
 func (*AIRichResponseContentItemsMetadata) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{20}
 }
 
@@ -3841,6 +4015,7 @@ type BotDocumentMessageMetadata struct {
 }
 
 func (x *BotDocumentMessageMetadata) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = BotDocumentMessageMetadata{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3854,6 +4029,7 @@ func (x *BotDocumentMessageMetadata) String() string {
 func (*BotDocumentMessageMetadata) ProtoMessage() {}
 
 func (x *BotDocumentMessageMetadata) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3867,6 +4043,7 @@ func (x *BotDocumentMessageMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotDocumentMessageMetadata.ProtoReflect.Descriptor instead.
 func (*BotDocumentMessageMetadata) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{21}
 }
 
@@ -3887,6 +4064,7 @@ type AIHomeState struct {
 }
 
 func (x *AIHomeState) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = AIHomeState{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3900,6 +4078,7 @@ func (x *AIHomeState) String() string {
 func (*AIHomeState) ProtoMessage() {}
 
 func (x *AIHomeState) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3913,6 +4092,7 @@ func (x *AIHomeState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AIHomeState.ProtoReflect.Descriptor instead.
 func (*AIHomeState) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{22}
 }
 
@@ -3949,6 +4129,7 @@ type BotAvatarMetadata struct {
 }
 
 func (x *BotAvatarMetadata) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = BotAvatarMetadata{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3962,6 +4143,7 @@ func (x *BotAvatarMetadata) String() string {
 func (*BotAvatarMetadata) ProtoMessage() {}
 
 func (x *BotAvatarMetadata) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3975,6 +4157,7 @@ func (x *BotAvatarMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotAvatarMetadata.ProtoReflect.Descriptor instead.
 func (*BotAvatarMetadata) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{23}
 }
 
@@ -4024,6 +4207,7 @@ type BotSuggestedPromptMetadata struct {
 }
 
 func (x *BotSuggestedPromptMetadata) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = BotSuggestedPromptMetadata{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4037,6 +4221,7 @@ func (x *BotSuggestedPromptMetadata) String() string {
 func (*BotSuggestedPromptMetadata) ProtoMessage() {}
 
 func (x *BotSuggestedPromptMetadata) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4050,6 +4235,7 @@ func (x *BotSuggestedPromptMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotSuggestedPromptMetadata.ProtoReflect.Descriptor instead.
 func (*BotSuggestedPromptMetadata) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{24}
 }
 
@@ -4089,6 +4275,7 @@ type BotPromptSuggestions struct {
 }
 
 func (x *BotPromptSuggestions) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = BotPromptSuggestions{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4102,6 +4289,7 @@ func (x *BotPromptSuggestions) String() string {
 func (*BotPromptSuggestions) ProtoMessage() {}
 
 func (x *BotPromptSuggestions) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4115,6 +4303,7 @@ func (x *BotPromptSuggestions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotPromptSuggestions.ProtoReflect.Descriptor instead.
 func (*BotPromptSuggestions) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{25}
 }
 
@@ -4134,6 +4323,7 @@ type BotPromptSuggestion struct {
 }
 
 func (x *BotPromptSuggestion) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = BotPromptSuggestion{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4147,6 +4337,7 @@ func (x *BotPromptSuggestion) String() string {
 func (*BotPromptSuggestion) ProtoMessage() {}
 
 func (x *BotPromptSuggestion) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4160,6 +4351,7 @@ func (x *BotPromptSuggestion) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotPromptSuggestion.ProtoReflect.Descriptor instead.
 func (*BotPromptSuggestion) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{26}
 }
 
@@ -4187,6 +4379,7 @@ type BotLinkedAccountsMetadata struct {
 }
 
 func (x *BotLinkedAccountsMetadata) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = BotLinkedAccountsMetadata{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4200,6 +4393,7 @@ func (x *BotLinkedAccountsMetadata) String() string {
 func (*BotLinkedAccountsMetadata) ProtoMessage() {}
 
 func (x *BotLinkedAccountsMetadata) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4213,6 +4407,7 @@ func (x *BotLinkedAccountsMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotLinkedAccountsMetadata.ProtoReflect.Descriptor instead.
 func (*BotLinkedAccountsMetadata) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{27}
 }
 
@@ -4247,6 +4442,7 @@ type BotMemoryMetadata struct {
 }
 
 func (x *BotMemoryMetadata) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = BotMemoryMetadata{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4260,6 +4456,7 @@ func (x *BotMemoryMetadata) String() string {
 func (*BotMemoryMetadata) ProtoMessage() {}
 
 func (x *BotMemoryMetadata) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4273,6 +4470,7 @@ func (x *BotMemoryMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotMemoryMetadata.ProtoReflect.Descriptor instead.
 func (*BotMemoryMetadata) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{28}
 }
 
@@ -4306,6 +4504,7 @@ type BotMemoryFact struct {
 }
 
 func (x *BotMemoryFact) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = BotMemoryFact{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4319,6 +4518,7 @@ func (x *BotMemoryFact) String() string {
 func (*BotMemoryFact) ProtoMessage() {}
 
 func (x *BotMemoryFact) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4332,6 +4532,7 @@ func (x *BotMemoryFact) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotMemoryFact.ProtoReflect.Descriptor instead.
 func (*BotMemoryFact) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{29}
 }
 
@@ -4357,6 +4558,7 @@ type BotSignatureVerificationMetadata struct {
 }
 
 func (x *BotSignatureVerificationMetadata) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = BotSignatureVerificationMetadata{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4370,6 +4572,7 @@ func (x *BotSignatureVerificationMetadata) String() string {
 func (*BotSignatureVerificationMetadata) ProtoMessage() {}
 
 func (x *BotSignatureVerificationMetadata) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4383,6 +4586,7 @@ func (x *BotSignatureVerificationMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotSignatureVerificationMetadata.ProtoReflect.Descriptor instead.
 func (*BotSignatureVerificationMetadata) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{30}
 }
 
@@ -4401,6 +4605,7 @@ type BotRenderingMetadata struct {
 }
 
 func (x *BotRenderingMetadata) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = BotRenderingMetadata{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4414,6 +4619,7 @@ func (x *BotRenderingMetadata) String() string {
 func (*BotRenderingMetadata) ProtoMessage() {}
 
 func (x *BotRenderingMetadata) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4427,6 +4633,7 @@ func (x *BotRenderingMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotRenderingMetadata.ProtoReflect.Descriptor instead.
 func (*BotRenderingMetadata) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{31}
 }
 
@@ -4447,6 +4654,7 @@ type BotMetricsMetadata struct {
 }
 
 func (x *BotMetricsMetadata) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = BotMetricsMetadata{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4460,6 +4668,7 @@ func (x *BotMetricsMetadata) String() string {
 func (*BotMetricsMetadata) ProtoMessage() {}
 
 func (x *BotMetricsMetadata) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4473,6 +4682,7 @@ func (x *BotMetricsMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotMetricsMetadata.ProtoReflect.Descriptor instead.
 func (*BotMetricsMetadata) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{32}
 }
 
@@ -4506,6 +4716,7 @@ type BotSessionMetadata struct {
 }
 
 func (x *BotSessionMetadata) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = BotSessionMetadata{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4519,6 +4730,7 @@ func (x *BotSessionMetadata) String() string {
 func (*BotSessionMetadata) ProtoMessage() {}
 
 func (x *BotSessionMetadata) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4532,6 +4744,7 @@ func (x *BotSessionMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotSessionMetadata.ProtoReflect.Descriptor instead.
 func (*BotSessionMetadata) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{33}
 }
 
@@ -4557,6 +4770,7 @@ type BotMemuMetadata struct {
 }
 
 func (x *BotMemuMetadata) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = BotMemuMetadata{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4570,6 +4784,7 @@ func (x *BotMemuMetadata) String() string {
 func (*BotMemuMetadata) ProtoMessage() {}
 
 func (x *BotMemuMetadata) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4583,6 +4798,7 @@ func (x *BotMemuMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotMemuMetadata.ProtoReflect.Descriptor instead.
 func (*BotMemuMetadata) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{34}
 }
 
@@ -4618,6 +4834,7 @@ type InThreadSurveyMetadata struct {
 }
 
 func (x *InThreadSurveyMetadata) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = InThreadSurveyMetadata{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4631,6 +4848,7 @@ func (x *InThreadSurveyMetadata) String() string {
 func (*InThreadSurveyMetadata) ProtoMessage() {}
 
 func (x *InThreadSurveyMetadata) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4644,6 +4862,7 @@ func (x *InThreadSurveyMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InThreadSurveyMetadata.ProtoReflect.Descriptor instead.
 func (*InThreadSurveyMetadata) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{35}
 }
 
@@ -4781,6 +5000,7 @@ type BotMessageOriginMetadata struct {
 }
 
 func (x *BotMessageOriginMetadata) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = BotMessageOriginMetadata{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4794,6 +5014,7 @@ func (x *BotMessageOriginMetadata) String() string {
 func (*BotMessageOriginMetadata) ProtoMessage() {}
 
 func (x *BotMessageOriginMetadata) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4807,6 +5028,7 @@ func (x *BotMessageOriginMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotMessageOriginMetadata.ProtoReflect.Descriptor instead.
 func (*BotMessageOriginMetadata) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{36}
 }
 
@@ -4826,6 +5048,7 @@ type BotUnifiedResponseMutation struct {
 }
 
 func (x *BotUnifiedResponseMutation) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = BotUnifiedResponseMutation{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4839,6 +5062,7 @@ func (x *BotUnifiedResponseMutation) String() string {
 func (*BotUnifiedResponseMutation) ProtoMessage() {}
 
 func (x *BotUnifiedResponseMutation) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4852,6 +5076,7 @@ func (x *BotUnifiedResponseMutation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotUnifiedResponseMutation.ProtoReflect.Descriptor instead.
 func (*BotUnifiedResponseMutation) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{37}
 }
 
@@ -4911,6 +5136,7 @@ type BotMetadata struct {
 }
 
 func (x *BotMetadata) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = BotMetadata{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4924,6 +5150,7 @@ func (x *BotMetadata) String() string {
 func (*BotMetadata) ProtoMessage() {}
 
 func (x *BotMetadata) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4937,6 +5164,7 @@ func (x *BotMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotMetadata.ProtoReflect.Descriptor instead.
 func (*BotMetadata) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{38}
 }
 
@@ -5195,6 +5423,7 @@ type ForwardedAIBotMessageInfo struct {
 }
 
 func (x *ForwardedAIBotMessageInfo) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = ForwardedAIBotMessageInfo{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5208,6 +5437,7 @@ func (x *ForwardedAIBotMessageInfo) String() string {
 func (*ForwardedAIBotMessageInfo) ProtoMessage() {}
 
 func (x *ForwardedAIBotMessageInfo) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5221,6 +5451,7 @@ func (x *ForwardedAIBotMessageInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ForwardedAIBotMessageInfo.ProtoReflect.Descriptor instead.
 func (*ForwardedAIBotMessageInfo) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{39}
 }
 
@@ -5254,6 +5485,7 @@ type BotMessageSharingInfo struct {
 }
 
 func (x *BotMessageSharingInfo) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = BotMessageSharingInfo{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5267,6 +5499,7 @@ func (x *BotMessageSharingInfo) String() string {
 func (*BotMessageSharingInfo) ProtoMessage() {}
 
 func (x *BotMessageSharingInfo) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5280,6 +5513,7 @@ func (x *BotMessageSharingInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotMessageSharingInfo.ProtoReflect.Descriptor instead.
 func (*BotMessageSharingInfo) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{40}
 }
 
@@ -5307,6 +5541,7 @@ type AIRichResponseImageURL struct {
 }
 
 func (x *AIRichResponseImageURL) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = AIRichResponseImageURL{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5320,6 +5555,7 @@ func (x *AIRichResponseImageURL) String() string {
 func (*AIRichResponseImageURL) ProtoMessage() {}
 
 func (x *AIRichResponseImageURL) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5333,6 +5569,7 @@ func (x *AIRichResponseImageURL) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AIRichResponseImageURL.ProtoReflect.Descriptor instead.
 func (*AIRichResponseImageURL) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{41}
 }
 
@@ -5366,6 +5603,7 @@ type AIRichResponseGridImageMetadata struct {
 }
 
 func (x *AIRichResponseGridImageMetadata) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = AIRichResponseGridImageMetadata{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5379,6 +5617,7 @@ func (x *AIRichResponseGridImageMetadata) String() string {
 func (*AIRichResponseGridImageMetadata) ProtoMessage() {}
 
 func (x *AIRichResponseGridImageMetadata) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5392,6 +5631,7 @@ func (x *AIRichResponseGridImageMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AIRichResponseGridImageMetadata.ProtoReflect.Descriptor instead.
 func (*AIRichResponseGridImageMetadata) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{42}
 }
 
@@ -5418,6 +5658,7 @@ type AIRichResponseTableMetadata struct {
 }
 
 func (x *AIRichResponseTableMetadata) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = AIRichResponseTableMetadata{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5431,6 +5672,7 @@ func (x *AIRichResponseTableMetadata) String() string {
 func (*AIRichResponseTableMetadata) ProtoMessage() {}
 
 func (x *AIRichResponseTableMetadata) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5444,6 +5686,7 @@ func (x *AIRichResponseTableMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AIRichResponseTableMetadata.ProtoReflect.Descriptor instead.
 func (*AIRichResponseTableMetadata) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{43}
 }
 
@@ -5469,6 +5712,7 @@ type AIRichResponseUnifiedResponse struct {
 }
 
 func (x *AIRichResponseUnifiedResponse) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = AIRichResponseUnifiedResponse{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5482,6 +5726,7 @@ func (x *AIRichResponseUnifiedResponse) String() string {
 func (*AIRichResponseUnifiedResponse) ProtoMessage() {}
 
 func (x *AIRichResponseUnifiedResponse) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5495,6 +5740,7 @@ func (x *AIRichResponseUnifiedResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AIRichResponseUnifiedResponse.ProtoReflect.Descriptor instead.
 func (*AIRichResponseUnifiedResponse) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{44}
 }
 
@@ -5514,6 +5760,7 @@ type AIRichResponseLatexMetadata struct {
 }
 
 func (x *AIRichResponseLatexMetadata) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = AIRichResponseLatexMetadata{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5527,6 +5774,7 @@ func (x *AIRichResponseLatexMetadata) String() string {
 func (*AIRichResponseLatexMetadata) ProtoMessage() {}
 
 func (x *AIRichResponseLatexMetadata) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5540,6 +5788,7 @@ func (x *AIRichResponseLatexMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AIRichResponseLatexMetadata.ProtoReflect.Descriptor instead.
 func (*AIRichResponseLatexMetadata) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{45}
 }
 
@@ -5570,6 +5819,7 @@ type AIRichResponseMapMetadata struct {
 }
 
 func (x *AIRichResponseMapMetadata) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = AIRichResponseMapMetadata{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5583,6 +5833,7 @@ func (x *AIRichResponseMapMetadata) String() string {
 func (*AIRichResponseMapMetadata) ProtoMessage() {}
 
 func (x *AIRichResponseMapMetadata) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5596,6 +5847,7 @@ func (x *AIRichResponseMapMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AIRichResponseMapMetadata.ProtoReflect.Descriptor instead.
 func (*AIRichResponseMapMetadata) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{46}
 }
 
@@ -5658,6 +5910,7 @@ type AIRichResponseSubMessage struct {
 }
 
 func (x *AIRichResponseSubMessage) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = AIRichResponseSubMessage{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5671,6 +5924,7 @@ func (x *AIRichResponseSubMessage) String() string {
 func (*AIRichResponseSubMessage) ProtoMessage() {}
 
 func (x *AIRichResponseSubMessage) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5684,6 +5938,7 @@ func (x *AIRichResponseSubMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AIRichResponseSubMessage.ProtoReflect.Descriptor instead.
 func (*AIRichResponseSubMessage) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{47}
 }
 
@@ -5766,6 +6021,7 @@ type AIRegenerateMetadata struct {
 }
 
 func (x *AIRegenerateMetadata) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = AIRegenerateMetadata{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5779,6 +6035,7 @@ func (x *AIRegenerateMetadata) String() string {
 func (*AIRegenerateMetadata) ProtoMessage() {}
 
 func (x *AIRegenerateMetadata) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5792,6 +6049,7 @@ func (x *AIRegenerateMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AIRegenerateMetadata.ProtoReflect.Descriptor instead.
 func (*AIRegenerateMetadata) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{48}
 }
 
@@ -5819,6 +6077,7 @@ type SessionTransparencyMetadata struct {
 }
 
 func (x *SessionTransparencyMetadata) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = SessionTransparencyMetadata{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5832,6 +6091,7 @@ func (x *SessionTransparencyMetadata) String() string {
 func (*SessionTransparencyMetadata) ProtoMessage() {}
 
 func (x *SessionTransparencyMetadata) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5845,6 +6105,7 @@ func (x *SessionTransparencyMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionTransparencyMetadata.ProtoReflect.Descriptor instead.
 func (*SessionTransparencyMetadata) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{49}
 }
 
@@ -5883,6 +6144,7 @@ type BotProgressIndicatorMetadata_BotPlanningStepMetadata struct {
 }
 
 func (x *BotProgressIndicatorMetadata_BotPlanningStepMetadata) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = BotProgressIndicatorMetadata_BotPlanningStepMetadata{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5896,6 +6158,7 @@ func (x *BotProgressIndicatorMetadata_BotPlanningStepMetadata) String() string {
 func (*BotProgressIndicatorMetadata_BotPlanningStepMetadata) ProtoMessage() {}
 
 func (x *BotProgressIndicatorMetadata_BotPlanningStepMetadata) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5909,6 +6172,7 @@ func (x *BotProgressIndicatorMetadata_BotPlanningStepMetadata) ProtoReflect() pr
 
 // Deprecated: Use BotProgressIndicatorMetadata_BotPlanningStepMetadata.ProtoReflect.Descriptor instead.
 func (*BotProgressIndicatorMetadata_BotPlanningStepMetadata) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{7, 0}
 }
 
@@ -5971,6 +6235,7 @@ type BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotPlanningSearchSourc
 }
 
 func (x *BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotPlanningSearchSourcesMetadata) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotPlanningSearchSourcesMetadata{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5985,6 +6250,7 @@ func (*BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotPlanningSearchSou
 }
 
 func (x *BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotPlanningSearchSourcesMetadata) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5998,6 +6264,7 @@ func (x *BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotPlanningSearchS
 
 // Deprecated: Use BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotPlanningSearchSourcesMetadata.ProtoReflect.Descriptor instead.
 func (*BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotPlanningSearchSourcesMetadata) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{7, 0, 0}
 }
 
@@ -6032,6 +6299,7 @@ type BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotPlanningStepSection
 }
 
 func (x *BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotPlanningStepSectionMetadata) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotPlanningStepSectionMetadata{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6046,6 +6314,7 @@ func (*BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotPlanningStepSecti
 }
 
 func (x *BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotPlanningStepSectionMetadata) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6059,6 +6328,7 @@ func (x *BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotPlanningStepSec
 
 // Deprecated: Use BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotPlanningStepSectionMetadata.ProtoReflect.Descriptor instead.
 func (*BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotPlanningStepSectionMetadata) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{7, 0, 1}
 }
 
@@ -6094,6 +6364,7 @@ type BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotPlanningSearchSourc
 }
 
 func (x *BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotPlanningSearchSourceMetadata) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotPlanningSearchSourceMetadata{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6108,6 +6379,7 @@ func (*BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotPlanningSearchSou
 }
 
 func (x *BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotPlanningSearchSourceMetadata) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6121,6 +6393,7 @@ func (x *BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotPlanningSearchS
 
 // Deprecated: Use BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotPlanningSearchSourceMetadata.ProtoReflect.Descriptor instead.
 func (*BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotPlanningSearchSourceMetadata) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{7, 0, 2}
 }
 
@@ -6162,6 +6435,7 @@ type BotQuotaMetadata_BotFeatureQuotaMetadata struct {
 }
 
 func (x *BotQuotaMetadata_BotFeatureQuotaMetadata) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = BotQuotaMetadata_BotFeatureQuotaMetadata{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6175,6 +6449,7 @@ func (x *BotQuotaMetadata_BotFeatureQuotaMetadata) String() string {
 func (*BotQuotaMetadata_BotFeatureQuotaMetadata) ProtoMessage() {}
 
 func (x *BotQuotaMetadata_BotFeatureQuotaMetadata) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6188,6 +6463,7 @@ func (x *BotQuotaMetadata_BotFeatureQuotaMetadata) ProtoReflect() protoreflect.M
 
 // Deprecated: Use BotQuotaMetadata_BotFeatureQuotaMetadata.ProtoReflect.Descriptor instead.
 func (*BotQuotaMetadata_BotFeatureQuotaMetadata) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{10, 0}
 }
 
@@ -6226,6 +6502,7 @@ type BotSourcesMetadata_BotSourceItem struct {
 }
 
 func (x *BotSourcesMetadata_BotSourceItem) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = BotSourcesMetadata_BotSourceItem{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6239,6 +6516,7 @@ func (x *BotSourcesMetadata_BotSourceItem) String() string {
 func (*BotSourcesMetadata_BotSourceItem) ProtoMessage() {}
 
 func (x *BotSourcesMetadata_BotSourceItem) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6252,6 +6530,7 @@ func (x *BotSourcesMetadata_BotSourceItem) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotSourcesMetadata_BotSourceItem.ProtoReflect.Descriptor instead.
 func (*BotSourcesMetadata_BotSourceItem) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{13, 0}
 }
 
@@ -6312,6 +6591,7 @@ type AIThreadInfo_AIThreadClientInfo struct {
 }
 
 func (x *AIThreadInfo_AIThreadClientInfo) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = AIThreadInfo_AIThreadClientInfo{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6325,6 +6605,7 @@ func (x *AIThreadInfo_AIThreadClientInfo) String() string {
 func (*AIThreadInfo_AIThreadClientInfo) ProtoMessage() {}
 
 func (x *AIThreadInfo_AIThreadClientInfo) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6338,6 +6619,7 @@ func (x *AIThreadInfo_AIThreadClientInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AIThreadInfo_AIThreadClientInfo.ProtoReflect.Descriptor instead.
 func (*AIThreadInfo_AIThreadClientInfo) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{15, 0}
 }
 
@@ -6356,6 +6638,7 @@ type AIThreadInfo_AIThreadServerInfo struct {
 }
 
 func (x *AIThreadInfo_AIThreadServerInfo) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = AIThreadInfo_AIThreadServerInfo{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6369,6 +6652,7 @@ func (x *AIThreadInfo_AIThreadServerInfo) String() string {
 func (*AIThreadInfo_AIThreadServerInfo) ProtoMessage() {}
 
 func (x *AIThreadInfo_AIThreadServerInfo) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6382,6 +6666,7 @@ func (x *AIThreadInfo_AIThreadServerInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AIThreadInfo_AIThreadServerInfo.ProtoReflect.Descriptor instead.
 func (*AIThreadInfo_AIThreadServerInfo) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{15, 1}
 }
 
@@ -6408,6 +6693,7 @@ type BotFeedbackMessage_SideBySideSurveyMetadata struct {
 }
 
 func (x *BotFeedbackMessage_SideBySideSurveyMetadata) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = BotFeedbackMessage_SideBySideSurveyMetadata{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6421,6 +6707,7 @@ func (x *BotFeedbackMessage_SideBySideSurveyMetadata) String() string {
 func (*BotFeedbackMessage_SideBySideSurveyMetadata) ProtoMessage() {}
 
 func (x *BotFeedbackMessage_SideBySideSurveyMetadata) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6434,6 +6721,7 @@ func (x *BotFeedbackMessage_SideBySideSurveyMetadata) ProtoReflect() protoreflec
 
 // Deprecated: Use BotFeedbackMessage_SideBySideSurveyMetadata.ProtoReflect.Descriptor instead.
 func (*BotFeedbackMessage_SideBySideSurveyMetadata) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{16, 0}
 }
 
@@ -6516,6 +6804,7 @@ type BotFeedbackMessage_SideBySideSurveyMetadata_SidebySideSurveyMetaAiAnalytics
 }
 
 func (x *BotFeedbackMessage_SideBySideSurveyMetadata_SidebySideSurveyMetaAiAnalyticsData) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = BotFeedbackMessage_SideBySideSurveyMetadata_SidebySideSurveyMetaAiAnalyticsData{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6530,6 +6819,7 @@ func (*BotFeedbackMessage_SideBySideSurveyMetadata_SidebySideSurveyMetaAiAnalyti
 }
 
 func (x *BotFeedbackMessage_SideBySideSurveyMetadata_SidebySideSurveyMetaAiAnalyticsData) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6543,6 +6833,7 @@ func (x *BotFeedbackMessage_SideBySideSurveyMetadata_SidebySideSurveyMetaAiAnaly
 
 // Deprecated: Use BotFeedbackMessage_SideBySideSurveyMetadata_SidebySideSurveyMetaAiAnalyticsData.ProtoReflect.Descriptor instead.
 func (*BotFeedbackMessage_SideBySideSurveyMetadata_SidebySideSurveyMetaAiAnalyticsData) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{16, 0, 0}
 }
 
@@ -6619,6 +6910,7 @@ type BotFeedbackMessage_SideBySideSurveyMetadata_SideBySideSurveyAnalyticsData s
 }
 
 func (x *BotFeedbackMessage_SideBySideSurveyMetadata_SideBySideSurveyAnalyticsData) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = BotFeedbackMessage_SideBySideSurveyMetadata_SideBySideSurveyAnalyticsData{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6632,6 +6924,7 @@ func (x *BotFeedbackMessage_SideBySideSurveyMetadata_SideBySideSurveyAnalyticsDa
 func (*BotFeedbackMessage_SideBySideSurveyMetadata_SideBySideSurveyAnalyticsData) ProtoMessage() {}
 
 func (x *BotFeedbackMessage_SideBySideSurveyMetadata_SideBySideSurveyAnalyticsData) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6645,6 +6938,7 @@ func (x *BotFeedbackMessage_SideBySideSurveyMetadata_SideBySideSurveyAnalyticsDa
 
 // Deprecated: Use BotFeedbackMessage_SideBySideSurveyMetadata_SideBySideSurveyAnalyticsData.ProtoReflect.Descriptor instead.
 func (*BotFeedbackMessage_SideBySideSurveyMetadata_SideBySideSurveyAnalyticsData) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{16, 0, 1}
 }
 
@@ -6677,6 +6971,7 @@ type BotFeedbackMessage_SideBySideSurveyMetadata_SidebySideSurveyMetaAiAnalytics
 }
 
 func (x *BotFeedbackMessage_SideBySideSurveyMetadata_SidebySideSurveyMetaAiAnalyticsData_SideBySideSurveyAbandonEventData) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = BotFeedbackMessage_SideBySideSurveyMetadata_SidebySideSurveyMetaAiAnalyticsData_SideBySideSurveyAbandonEventData{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6691,6 +6986,7 @@ func (*BotFeedbackMessage_SideBySideSurveyMetadata_SidebySideSurveyMetaAiAnalyti
 }
 
 func (x *BotFeedbackMessage_SideBySideSurveyMetadata_SidebySideSurveyMetaAiAnalyticsData_SideBySideSurveyAbandonEventData) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6704,6 +7000,7 @@ func (x *BotFeedbackMessage_SideBySideSurveyMetadata_SidebySideSurveyMetaAiAnaly
 
 // Deprecated: Use BotFeedbackMessage_SideBySideSurveyMetadata_SidebySideSurveyMetaAiAnalyticsData_SideBySideSurveyAbandonEventData.ProtoReflect.Descriptor instead.
 func (*BotFeedbackMessage_SideBySideSurveyMetadata_SidebySideSurveyMetaAiAnalyticsData_SideBySideSurveyAbandonEventData) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{16, 0, 0, 0}
 }
 
@@ -6723,6 +7020,7 @@ type BotFeedbackMessage_SideBySideSurveyMetadata_SidebySideSurveyMetaAiAnalytics
 }
 
 func (x *BotFeedbackMessage_SideBySideSurveyMetadata_SidebySideSurveyMetaAiAnalyticsData_SideBySideSurveyResponseEventData) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = BotFeedbackMessage_SideBySideSurveyMetadata_SidebySideSurveyMetaAiAnalyticsData_SideBySideSurveyResponseEventData{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6737,6 +7035,7 @@ func (*BotFeedbackMessage_SideBySideSurveyMetadata_SidebySideSurveyMetaAiAnalyti
 }
 
 func (x *BotFeedbackMessage_SideBySideSurveyMetadata_SidebySideSurveyMetaAiAnalyticsData_SideBySideSurveyResponseEventData) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6750,6 +7049,7 @@ func (x *BotFeedbackMessage_SideBySideSurveyMetadata_SidebySideSurveyMetaAiAnaly
 
 // Deprecated: Use BotFeedbackMessage_SideBySideSurveyMetadata_SidebySideSurveyMetaAiAnalyticsData_SideBySideSurveyResponseEventData.ProtoReflect.Descriptor instead.
 func (*BotFeedbackMessage_SideBySideSurveyMetadata_SidebySideSurveyMetaAiAnalyticsData_SideBySideSurveyResponseEventData) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{16, 0, 0, 1}
 }
 
@@ -6774,6 +7074,7 @@ type BotFeedbackMessage_SideBySideSurveyMetadata_SidebySideSurveyMetaAiAnalytics
 }
 
 func (x *BotFeedbackMessage_SideBySideSurveyMetadata_SidebySideSurveyMetaAiAnalyticsData_SideBySideSurveyCardImpressionEventData) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = BotFeedbackMessage_SideBySideSurveyMetadata_SidebySideSurveyMetaAiAnalyticsData_SideBySideSurveyCardImpressionEventData{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6788,6 +7089,7 @@ func (*BotFeedbackMessage_SideBySideSurveyMetadata_SidebySideSurveyMetaAiAnalyti
 }
 
 func (x *BotFeedbackMessage_SideBySideSurveyMetadata_SidebySideSurveyMetaAiAnalyticsData_SideBySideSurveyCardImpressionEventData) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6801,6 +7103,7 @@ func (x *BotFeedbackMessage_SideBySideSurveyMetadata_SidebySideSurveyMetaAiAnaly
 
 // Deprecated: Use BotFeedbackMessage_SideBySideSurveyMetadata_SidebySideSurveyMetaAiAnalyticsData_SideBySideSurveyCardImpressionEventData.ProtoReflect.Descriptor instead.
 func (*BotFeedbackMessage_SideBySideSurveyMetadata_SidebySideSurveyMetaAiAnalyticsData_SideBySideSurveyCardImpressionEventData) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{16, 0, 0, 2}
 }
 
@@ -6813,6 +7116,7 @@ type BotFeedbackMessage_SideBySideSurveyMetadata_SidebySideSurveyMetaAiAnalytics
 }
 
 func (x *BotFeedbackMessage_SideBySideSurveyMetadata_SidebySideSurveyMetaAiAnalyticsData_SideBySideSurveyCTAClickEventData) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = BotFeedbackMessage_SideBySideSurveyMetadata_SidebySideSurveyMetaAiAnalyticsData_SideBySideSurveyCTAClickEventData{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6827,6 +7131,7 @@ func (*BotFeedbackMessage_SideBySideSurveyMetadata_SidebySideSurveyMetaAiAnalyti
 }
 
 func (x *BotFeedbackMessage_SideBySideSurveyMetadata_SidebySideSurveyMetaAiAnalyticsData_SideBySideSurveyCTAClickEventData) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6840,6 +7145,7 @@ func (x *BotFeedbackMessage_SideBySideSurveyMetadata_SidebySideSurveyMetaAiAnaly
 
 // Deprecated: Use BotFeedbackMessage_SideBySideSurveyMetadata_SidebySideSurveyMetaAiAnalyticsData_SideBySideSurveyCTAClickEventData.ProtoReflect.Descriptor instead.
 func (*BotFeedbackMessage_SideBySideSurveyMetadata_SidebySideSurveyMetaAiAnalyticsData_SideBySideSurveyCTAClickEventData) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{16, 0, 0, 3}
 }
 
@@ -6865,6 +7171,7 @@ type BotFeedbackMessage_SideBySideSurveyMetadata_SidebySideSurveyMetaAiAnalytics
 }
 
 func (x *BotFeedbackMessage_SideBySideSurveyMetadata_SidebySideSurveyMetaAiAnalyticsData_SideBySideSurveyCTAImpressionEventData) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = BotFeedbackMessage_SideBySideSurveyMetadata_SidebySideSurveyMetaAiAnalyticsData_SideBySideSurveyCTAImpressionEventData{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[65]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6879,6 +7186,7 @@ func (*BotFeedbackMessage_SideBySideSurveyMetadata_SidebySideSurveyMetaAiAnalyti
 }
 
 func (x *BotFeedbackMessage_SideBySideSurveyMetadata_SidebySideSurveyMetaAiAnalyticsData_SideBySideSurveyCTAImpressionEventData) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[65]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6892,6 +7200,7 @@ func (x *BotFeedbackMessage_SideBySideSurveyMetadata_SidebySideSurveyMetaAiAnaly
 
 // Deprecated: Use BotFeedbackMessage_SideBySideSurveyMetadata_SidebySideSurveyMetaAiAnalyticsData_SideBySideSurveyCTAImpressionEventData.ProtoReflect.Descriptor instead.
 func (*BotFeedbackMessage_SideBySideSurveyMetadata_SidebySideSurveyMetaAiAnalyticsData_SideBySideSurveyCTAImpressionEventData) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{16, 0, 0, 4}
 }
 
@@ -6911,6 +7220,7 @@ type AIRichResponseCodeMetadata_AIRichResponseCodeBlock struct {
 }
 
 func (x *AIRichResponseCodeMetadata_AIRichResponseCodeBlock) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = AIRichResponseCodeMetadata_AIRichResponseCodeBlock{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[66]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6924,6 +7234,7 @@ func (x *AIRichResponseCodeMetadata_AIRichResponseCodeBlock) String() string {
 func (*AIRichResponseCodeMetadata_AIRichResponseCodeBlock) ProtoMessage() {}
 
 func (x *AIRichResponseCodeMetadata_AIRichResponseCodeBlock) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[66]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6937,6 +7248,7 @@ func (x *AIRichResponseCodeMetadata_AIRichResponseCodeBlock) ProtoReflect() prot
 
 // Deprecated: Use AIRichResponseCodeMetadata_AIRichResponseCodeBlock.ProtoReflect.Descriptor instead.
 func (*AIRichResponseCodeMetadata_AIRichResponseCodeBlock) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{18, 0}
 }
 
@@ -6965,6 +7277,7 @@ type AIRichResponseContentItemsMetadata_AIRichResponseContentItemMetadata struct
 }
 
 func (x *AIRichResponseContentItemsMetadata_AIRichResponseContentItemMetadata) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = AIRichResponseContentItemsMetadata_AIRichResponseContentItemMetadata{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[67]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6978,6 +7291,7 @@ func (x *AIRichResponseContentItemsMetadata_AIRichResponseContentItemMetadata) S
 func (*AIRichResponseContentItemsMetadata_AIRichResponseContentItemMetadata) ProtoMessage() {}
 
 func (x *AIRichResponseContentItemsMetadata_AIRichResponseContentItemMetadata) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[67]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6991,6 +7305,7 @@ func (x *AIRichResponseContentItemsMetadata_AIRichResponseContentItemMetadata) P
 
 // Deprecated: Use AIRichResponseContentItemsMetadata_AIRichResponseContentItemMetadata.ProtoReflect.Descriptor instead.
 func (*AIRichResponseContentItemsMetadata_AIRichResponseContentItemMetadata) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{20, 0}
 }
 
@@ -7032,6 +7347,7 @@ type AIRichResponseContentItemsMetadata_AIRichResponseReelItem struct {
 }
 
 func (x *AIRichResponseContentItemsMetadata_AIRichResponseReelItem) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = AIRichResponseContentItemsMetadata_AIRichResponseReelItem{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[68]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -7045,6 +7361,7 @@ func (x *AIRichResponseContentItemsMetadata_AIRichResponseReelItem) String() str
 func (*AIRichResponseContentItemsMetadata_AIRichResponseReelItem) ProtoMessage() {}
 
 func (x *AIRichResponseContentItemsMetadata_AIRichResponseReelItem) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[68]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -7058,6 +7375,7 @@ func (x *AIRichResponseContentItemsMetadata_AIRichResponseReelItem) ProtoReflect
 
 // Deprecated: Use AIRichResponseContentItemsMetadata_AIRichResponseReelItem.ProtoReflect.Descriptor instead.
 func (*AIRichResponseContentItemsMetadata_AIRichResponseReelItem) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{20, 1}
 }
 
@@ -7103,6 +7421,7 @@ type AIHomeState_AIHomeOption struct {
 }
 
 func (x *AIHomeState_AIHomeOption) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = AIHomeState_AIHomeOption{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[69]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -7116,6 +7435,7 @@ func (x *AIHomeState_AIHomeOption) String() string {
 func (*AIHomeState_AIHomeOption) ProtoMessage() {}
 
 func (x *AIHomeState_AIHomeOption) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[69]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -7129,6 +7449,7 @@ func (x *AIHomeState_AIHomeOption) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AIHomeState_AIHomeOption.ProtoReflect.Descriptor instead.
 func (*AIHomeState_AIHomeOption) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{22, 0}
 }
 
@@ -7190,6 +7511,7 @@ type BotRenderingMetadata_Keyword struct {
 }
 
 func (x *BotRenderingMetadata_Keyword) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = BotRenderingMetadata_Keyword{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[70]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -7203,6 +7525,7 @@ func (x *BotRenderingMetadata_Keyword) String() string {
 func (*BotRenderingMetadata_Keyword) ProtoMessage() {}
 
 func (x *BotRenderingMetadata_Keyword) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[70]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -7216,6 +7539,7 @@ func (x *BotRenderingMetadata_Keyword) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotRenderingMetadata_Keyword.ProtoReflect.Descriptor instead.
 func (*BotRenderingMetadata_Keyword) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{31, 0}
 }
 
@@ -7242,6 +7566,7 @@ type InThreadSurveyMetadata_InThreadSurveyPrivacyStatementPart struct {
 }
 
 func (x *InThreadSurveyMetadata_InThreadSurveyPrivacyStatementPart) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = InThreadSurveyMetadata_InThreadSurveyPrivacyStatementPart{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[71]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -7255,6 +7580,7 @@ func (x *InThreadSurveyMetadata_InThreadSurveyPrivacyStatementPart) String() str
 func (*InThreadSurveyMetadata_InThreadSurveyPrivacyStatementPart) ProtoMessage() {}
 
 func (x *InThreadSurveyMetadata_InThreadSurveyPrivacyStatementPart) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[71]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -7268,6 +7594,7 @@ func (x *InThreadSurveyMetadata_InThreadSurveyPrivacyStatementPart) ProtoReflect
 
 // Deprecated: Use InThreadSurveyMetadata_InThreadSurveyPrivacyStatementPart.ProtoReflect.Descriptor instead.
 func (*InThreadSurveyMetadata_InThreadSurveyPrivacyStatementPart) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{35, 0}
 }
 
@@ -7295,6 +7622,7 @@ type InThreadSurveyMetadata_InThreadSurveyOption struct {
 }
 
 func (x *InThreadSurveyMetadata_InThreadSurveyOption) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = InThreadSurveyMetadata_InThreadSurveyOption{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[72]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -7308,6 +7636,7 @@ func (x *InThreadSurveyMetadata_InThreadSurveyOption) String() string {
 func (*InThreadSurveyMetadata_InThreadSurveyOption) ProtoMessage() {}
 
 func (x *InThreadSurveyMetadata_InThreadSurveyOption) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[72]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -7321,6 +7650,7 @@ func (x *InThreadSurveyMetadata_InThreadSurveyOption) ProtoReflect() protoreflec
 
 // Deprecated: Use InThreadSurveyMetadata_InThreadSurveyOption.ProtoReflect.Descriptor instead.
 func (*InThreadSurveyMetadata_InThreadSurveyOption) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{35, 1}
 }
 
@@ -7355,6 +7685,7 @@ type InThreadSurveyMetadata_InThreadSurveyQuestion struct {
 }
 
 func (x *InThreadSurveyMetadata_InThreadSurveyQuestion) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = InThreadSurveyMetadata_InThreadSurveyQuestion{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[73]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -7368,6 +7699,7 @@ func (x *InThreadSurveyMetadata_InThreadSurveyQuestion) String() string {
 func (*InThreadSurveyMetadata_InThreadSurveyQuestion) ProtoMessage() {}
 
 func (x *InThreadSurveyMetadata_InThreadSurveyQuestion) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[73]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -7381,6 +7713,7 @@ func (x *InThreadSurveyMetadata_InThreadSurveyQuestion) ProtoReflect() protorefl
 
 // Deprecated: Use InThreadSurveyMetadata_InThreadSurveyQuestion.ProtoReflect.Descriptor instead.
 func (*InThreadSurveyMetadata_InThreadSurveyQuestion) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{35, 2}
 }
 
@@ -7415,6 +7748,7 @@ type BotUnifiedResponseMutation_MediaDetailsMetadata struct {
 }
 
 func (x *BotUnifiedResponseMutation_MediaDetailsMetadata) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = BotUnifiedResponseMutation_MediaDetailsMetadata{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[74]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -7428,6 +7762,7 @@ func (x *BotUnifiedResponseMutation_MediaDetailsMetadata) String() string {
 func (*BotUnifiedResponseMutation_MediaDetailsMetadata) ProtoMessage() {}
 
 func (x *BotUnifiedResponseMutation_MediaDetailsMetadata) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[74]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -7441,6 +7776,7 @@ func (x *BotUnifiedResponseMutation_MediaDetailsMetadata) ProtoReflect() protore
 
 // Deprecated: Use BotUnifiedResponseMutation_MediaDetailsMetadata.ProtoReflect.Descriptor instead.
 func (*BotUnifiedResponseMutation_MediaDetailsMetadata) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{37, 0}
 }
 
@@ -7474,6 +7810,7 @@ type BotUnifiedResponseMutation_SideBySideMetadata struct {
 }
 
 func (x *BotUnifiedResponseMutation_SideBySideMetadata) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = BotUnifiedResponseMutation_SideBySideMetadata{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[75]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -7487,6 +7824,7 @@ func (x *BotUnifiedResponseMutation_SideBySideMetadata) String() string {
 func (*BotUnifiedResponseMutation_SideBySideMetadata) ProtoMessage() {}
 
 func (x *BotUnifiedResponseMutation_SideBySideMetadata) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[75]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -7500,6 +7838,7 @@ func (x *BotUnifiedResponseMutation_SideBySideMetadata) ProtoReflect() protorefl
 
 // Deprecated: Use BotUnifiedResponseMutation_SideBySideMetadata.ProtoReflect.Descriptor instead.
 func (*BotUnifiedResponseMutation_SideBySideMetadata) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{37, 1}
 }
 
@@ -7526,6 +7865,7 @@ type AIRichResponseTableMetadata_AIRichResponseTableRow struct {
 }
 
 func (x *AIRichResponseTableMetadata_AIRichResponseTableRow) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = AIRichResponseTableMetadata_AIRichResponseTableRow{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[76]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -7539,6 +7879,7 @@ func (x *AIRichResponseTableMetadata_AIRichResponseTableRow) String() string {
 func (*AIRichResponseTableMetadata_AIRichResponseTableRow) ProtoMessage() {}
 
 func (x *AIRichResponseTableMetadata_AIRichResponseTableRow) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[76]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -7552,6 +7893,7 @@ func (x *AIRichResponseTableMetadata_AIRichResponseTableRow) ProtoReflect() prot
 
 // Deprecated: Use AIRichResponseTableMetadata_AIRichResponseTableRow.ProtoReflect.Descriptor instead.
 func (*AIRichResponseTableMetadata_AIRichResponseTableRow) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{43, 0}
 }
 
@@ -7585,6 +7927,7 @@ type AIRichResponseLatexMetadata_AIRichResponseLatexExpression struct {
 }
 
 func (x *AIRichResponseLatexMetadata_AIRichResponseLatexExpression) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = AIRichResponseLatexMetadata_AIRichResponseLatexExpression{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[77]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -7598,6 +7941,7 @@ func (x *AIRichResponseLatexMetadata_AIRichResponseLatexExpression) String() str
 func (*AIRichResponseLatexMetadata_AIRichResponseLatexExpression) ProtoMessage() {}
 
 func (x *AIRichResponseLatexMetadata_AIRichResponseLatexExpression) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[77]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -7611,6 +7955,7 @@ func (x *AIRichResponseLatexMetadata_AIRichResponseLatexExpression) ProtoReflect
 
 // Deprecated: Use AIRichResponseLatexMetadata_AIRichResponseLatexExpression.ProtoReflect.Descriptor instead.
 func (*AIRichResponseLatexMetadata_AIRichResponseLatexExpression) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{45, 0}
 }
 
@@ -7689,6 +8034,7 @@ type AIRichResponseMapMetadata_AIRichResponseMapAnnotation struct {
 }
 
 func (x *AIRichResponseMapMetadata_AIRichResponseMapAnnotation) Reset() {
+	file_waAICommon_WAAICommon_proto_init()
 	*x = AIRichResponseMapMetadata_AIRichResponseMapAnnotation{}
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[78]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -7702,6 +8048,7 @@ func (x *AIRichResponseMapMetadata_AIRichResponseMapAnnotation) String() string 
 func (*AIRichResponseMapMetadata_AIRichResponseMapAnnotation) ProtoMessage() {}
 
 func (x *AIRichResponseMapMetadata_AIRichResponseMapAnnotation) ProtoReflect() protoreflect.Message {
+	file_waAICommon_WAAICommon_proto_init()
 	mi := &file_waAICommon_WAAICommon_proto_msgTypes[78]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -7715,6 +8062,7 @@ func (x *AIRichResponseMapMetadata_AIRichResponseMapAnnotation) ProtoReflect() p
 
 // Deprecated: Use AIRichResponseMapMetadata_AIRichResponseMapAnnotation.ProtoReflect.Descriptor instead.
 func (*AIRichResponseMapMetadata_AIRichResponseMapAnnotation) Descriptor() ([]byte, []int) {
+	file_waAICommon_WAAICommon_proto_init()
 	return file_waAICommon_WAAICommon_proto_rawDescGZIP(), []int{46, 0}
 }
 
@@ -8479,8 +8827,8 @@ func file_waAICommon_WAAICommon_proto_rawDescGZIP() []byte {
 	return file_waAICommon_WAAICommon_proto_rawDescData
 }
 
-var file_waAICommon_WAAICommon_proto_enumTypes = make([]protoimpl.EnumInfo, 37)
-var file_waAICommon_WAAICommon_proto_msgTypes = make([]protoimpl.MessageInfo, 79)
+var file_waAICommon_WAAICommon_proto_enumTypes []protoimpl.EnumInfo
+var file_waAICommon_WAAICommon_proto_msgTypes []protoimpl.MessageInfo
 var file_waAICommon_WAAICommon_proto_goTypes = []any{
 	(BotMetricsEntryPoint)(0),                                                         // 0: WAAICommon.BotMetricsEntryPoint
 	(BotMetricsThreadEntryPoint)(0),                                                   // 1: WAAICommon.BotMetricsThreadEntryPoint
@@ -8727,8 +9075,21 @@ var file_waAICommon_WAAICommon_proto_depIdxs = []int32{
 	0,   // [0:119] is the sub-list for field type_name
 }
 
-func init() { file_waAICommon_WAAICommon_proto_init() }
+// file_waAICommon_WAAICommon_proto_init registers the file once, at its first use (msgbridge's hack/lazyproto).
 func file_waAICommon_WAAICommon_proto_init() {
+	file_waAICommon_WAAICommon_proto_once.Do(file_waAICommon_WAAICommon_proto_register)
+}
+
+var file_waAICommon_WAAICommon_proto_once sync.Once
+
+// XXX_RegisterProtoFiles registers this package's files; the packages
+// that import it call it before registering their own.
+func XXX_RegisterProtoFiles() { file_waAICommon_WAAICommon_proto_init() }
+
+func file_waAICommon_WAAICommon_proto_register() {
+	waCommon.XXX_RegisterProtoFiles()
+	file_waAICommon_WAAICommon_proto_enumTypes = make([]protoimpl.EnumInfo, 37)
+	file_waAICommon_WAAICommon_proto_msgTypes = make([]protoimpl.MessageInfo, 79)
 	if File_waAICommon_WAAICommon_proto != nil {
 		return
 	}

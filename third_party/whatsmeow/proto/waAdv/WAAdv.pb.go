@@ -52,10 +52,12 @@ func (x ADVEncryptionType) String() string {
 }
 
 func (ADVEncryptionType) Descriptor() protoreflect.EnumDescriptor {
+	file_waAdv_WAAdv_proto_init()
 	return file_waAdv_WAAdv_proto_enumTypes[0].Descriptor()
 }
 
 func (ADVEncryptionType) Type() protoreflect.EnumType {
+	file_waAdv_WAAdv_proto_init()
 	return &file_waAdv_WAAdv_proto_enumTypes[0]
 }
 
@@ -75,6 +77,7 @@ func (x *ADVEncryptionType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use ADVEncryptionType.Descriptor instead.
 func (ADVEncryptionType) EnumDescriptor() ([]byte, []int) {
+	file_waAdv_WAAdv_proto_init()
 	return file_waAdv_WAAdv_proto_rawDescGZIP(), []int{0}
 }
 
@@ -90,6 +93,7 @@ type ADVKeyIndexList struct {
 }
 
 func (x *ADVKeyIndexList) Reset() {
+	file_waAdv_WAAdv_proto_init()
 	*x = ADVKeyIndexList{}
 	mi := &file_waAdv_WAAdv_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -103,6 +107,7 @@ func (x *ADVKeyIndexList) String() string {
 func (*ADVKeyIndexList) ProtoMessage() {}
 
 func (x *ADVKeyIndexList) ProtoReflect() protoreflect.Message {
+	file_waAdv_WAAdv_proto_init()
 	mi := &file_waAdv_WAAdv_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -116,6 +121,7 @@ func (x *ADVKeyIndexList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ADVKeyIndexList.ProtoReflect.Descriptor instead.
 func (*ADVKeyIndexList) Descriptor() ([]byte, []int) {
+	file_waAdv_WAAdv_proto_init()
 	return file_waAdv_WAAdv_proto_rawDescGZIP(), []int{0}
 }
 
@@ -164,6 +170,7 @@ type ADVSignedKeyIndexList struct {
 }
 
 func (x *ADVSignedKeyIndexList) Reset() {
+	file_waAdv_WAAdv_proto_init()
 	*x = ADVSignedKeyIndexList{}
 	mi := &file_waAdv_WAAdv_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -177,6 +184,7 @@ func (x *ADVSignedKeyIndexList) String() string {
 func (*ADVSignedKeyIndexList) ProtoMessage() {}
 
 func (x *ADVSignedKeyIndexList) ProtoReflect() protoreflect.Message {
+	file_waAdv_WAAdv_proto_init()
 	mi := &file_waAdv_WAAdv_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -190,6 +198,7 @@ func (x *ADVSignedKeyIndexList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ADVSignedKeyIndexList.ProtoReflect.Descriptor instead.
 func (*ADVSignedKeyIndexList) Descriptor() ([]byte, []int) {
+	file_waAdv_WAAdv_proto_init()
 	return file_waAdv_WAAdv_proto_rawDescGZIP(), []int{1}
 }
 
@@ -226,6 +235,7 @@ type ADVDeviceIdentity struct {
 }
 
 func (x *ADVDeviceIdentity) Reset() {
+	file_waAdv_WAAdv_proto_init()
 	*x = ADVDeviceIdentity{}
 	mi := &file_waAdv_WAAdv_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -239,6 +249,7 @@ func (x *ADVDeviceIdentity) String() string {
 func (*ADVDeviceIdentity) ProtoMessage() {}
 
 func (x *ADVDeviceIdentity) ProtoReflect() protoreflect.Message {
+	file_waAdv_WAAdv_proto_init()
 	mi := &file_waAdv_WAAdv_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -252,6 +263,7 @@ func (x *ADVDeviceIdentity) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ADVDeviceIdentity.ProtoReflect.Descriptor instead.
 func (*ADVDeviceIdentity) Descriptor() ([]byte, []int) {
+	file_waAdv_WAAdv_proto_init()
 	return file_waAdv_WAAdv_proto_rawDescGZIP(), []int{2}
 }
 
@@ -301,6 +313,7 @@ type ADVSignedDeviceIdentity struct {
 }
 
 func (x *ADVSignedDeviceIdentity) Reset() {
+	file_waAdv_WAAdv_proto_init()
 	*x = ADVSignedDeviceIdentity{}
 	mi := &file_waAdv_WAAdv_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -314,6 +327,7 @@ func (x *ADVSignedDeviceIdentity) String() string {
 func (*ADVSignedDeviceIdentity) ProtoMessage() {}
 
 func (x *ADVSignedDeviceIdentity) ProtoReflect() protoreflect.Message {
+	file_waAdv_WAAdv_proto_init()
 	mi := &file_waAdv_WAAdv_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -327,6 +341,7 @@ func (x *ADVSignedDeviceIdentity) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ADVSignedDeviceIdentity.ProtoReflect.Descriptor instead.
 func (*ADVSignedDeviceIdentity) Descriptor() ([]byte, []int) {
+	file_waAdv_WAAdv_proto_init()
 	return file_waAdv_WAAdv_proto_rawDescGZIP(), []int{3}
 }
 
@@ -368,6 +383,7 @@ type ADVSignedDeviceIdentityHMAC struct {
 }
 
 func (x *ADVSignedDeviceIdentityHMAC) Reset() {
+	file_waAdv_WAAdv_proto_init()
 	*x = ADVSignedDeviceIdentityHMAC{}
 	mi := &file_waAdv_WAAdv_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -381,6 +397,7 @@ func (x *ADVSignedDeviceIdentityHMAC) String() string {
 func (*ADVSignedDeviceIdentityHMAC) ProtoMessage() {}
 
 func (x *ADVSignedDeviceIdentityHMAC) ProtoReflect() protoreflect.Message {
+	file_waAdv_WAAdv_proto_init()
 	mi := &file_waAdv_WAAdv_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -394,6 +411,7 @@ func (x *ADVSignedDeviceIdentityHMAC) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ADVSignedDeviceIdentityHMAC.ProtoReflect.Descriptor instead.
 func (*ADVSignedDeviceIdentityHMAC) Descriptor() ([]byte, []int) {
+	file_waAdv_WAAdv_proto_init()
 	return file_waAdv_WAAdv_proto_rawDescGZIP(), []int{4}
 }
 
@@ -467,8 +485,8 @@ func file_waAdv_WAAdv_proto_rawDescGZIP() []byte {
 	return file_waAdv_WAAdv_proto_rawDescData
 }
 
-var file_waAdv_WAAdv_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_waAdv_WAAdv_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+var file_waAdv_WAAdv_proto_enumTypes []protoimpl.EnumInfo
+var file_waAdv_WAAdv_proto_msgTypes []protoimpl.MessageInfo
 var file_waAdv_WAAdv_proto_goTypes = []any{
 	(ADVEncryptionType)(0),              // 0: WAAdv.ADVEncryptionType
 	(*ADVKeyIndexList)(nil),             // 1: WAAdv.ADVKeyIndexList
@@ -489,8 +507,18 @@ var file_waAdv_WAAdv_proto_depIdxs = []int32{
 	0, // [0:4] is the sub-list for field type_name
 }
 
-func init() { file_waAdv_WAAdv_proto_init() }
-func file_waAdv_WAAdv_proto_init() {
+// file_waAdv_WAAdv_proto_init registers the file once, at its first use (msgbridge's hack/lazyproto).
+func file_waAdv_WAAdv_proto_init() { file_waAdv_WAAdv_proto_once.Do(file_waAdv_WAAdv_proto_register) }
+
+var file_waAdv_WAAdv_proto_once sync.Once
+
+// XXX_RegisterProtoFiles registers this package's files; the packages
+// that import it call it before registering their own.
+func XXX_RegisterProtoFiles() { file_waAdv_WAAdv_proto_init() }
+
+func file_waAdv_WAAdv_proto_register() {
+	file_waAdv_WAAdv_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
+	file_waAdv_WAAdv_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
 	if File_waAdv_WAAdv_proto != nil {
 		return
 	}

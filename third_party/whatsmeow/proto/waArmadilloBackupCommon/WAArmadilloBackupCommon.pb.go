@@ -31,6 +31,7 @@ type Subprotocol struct {
 }
 
 func (x *Subprotocol) Reset() {
+	file_waArmadilloBackupCommon_WAArmadilloBackupCommon_proto_init()
 	*x = Subprotocol{}
 	mi := &file_waArmadilloBackupCommon_WAArmadilloBackupCommon_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -44,6 +45,7 @@ func (x *Subprotocol) String() string {
 func (*Subprotocol) ProtoMessage() {}
 
 func (x *Subprotocol) ProtoReflect() protoreflect.Message {
+	file_waArmadilloBackupCommon_WAArmadilloBackupCommon_proto_init()
 	mi := &file_waArmadilloBackupCommon_WAArmadilloBackupCommon_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -57,6 +59,7 @@ func (x *Subprotocol) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Subprotocol.ProtoReflect.Descriptor instead.
 func (*Subprotocol) Descriptor() ([]byte, []int) {
+	file_waArmadilloBackupCommon_WAArmadilloBackupCommon_proto_init()
 	return file_waArmadilloBackupCommon_WAArmadilloBackupCommon_proto_rawDescGZIP(), []int{0}
 }
 
@@ -95,7 +98,7 @@ func file_waArmadilloBackupCommon_WAArmadilloBackupCommon_proto_rawDescGZIP() []
 	return file_waArmadilloBackupCommon_WAArmadilloBackupCommon_proto_rawDescData
 }
 
-var file_waArmadilloBackupCommon_WAArmadilloBackupCommon_proto_msgTypes = make([]protoimpl.MessageInfo, 1)
+var file_waArmadilloBackupCommon_WAArmadilloBackupCommon_proto_msgTypes []protoimpl.MessageInfo
 var file_waArmadilloBackupCommon_WAArmadilloBackupCommon_proto_goTypes = []any{
 	(*Subprotocol)(nil), // 0: WAArmadilloBackupCommon.Subprotocol
 }
@@ -107,8 +110,19 @@ var file_waArmadilloBackupCommon_WAArmadilloBackupCommon_proto_depIdxs = []int32
 	0, // [0:0] is the sub-list for field type_name
 }
 
-func init() { file_waArmadilloBackupCommon_WAArmadilloBackupCommon_proto_init() }
+// file_waArmadilloBackupCommon_WAArmadilloBackupCommon_proto_init registers the file once, at its first use (msgbridge's hack/lazyproto).
 func file_waArmadilloBackupCommon_WAArmadilloBackupCommon_proto_init() {
+	file_waArmadilloBackupCommon_WAArmadilloBackupCommon_proto_once.Do(file_waArmadilloBackupCommon_WAArmadilloBackupCommon_proto_register)
+}
+
+var file_waArmadilloBackupCommon_WAArmadilloBackupCommon_proto_once sync.Once
+
+// XXX_RegisterProtoFiles registers this package's files; the packages
+// that import it call it before registering their own.
+func XXX_RegisterProtoFiles() { file_waArmadilloBackupCommon_WAArmadilloBackupCommon_proto_init() }
+
+func file_waArmadilloBackupCommon_WAArmadilloBackupCommon_proto_register() {
+	file_waArmadilloBackupCommon_WAArmadilloBackupCommon_proto_msgTypes = make([]protoimpl.MessageInfo, 1)
 	if File_waArmadilloBackupCommon_WAArmadilloBackupCommon_proto != nil {
 		return
 	}

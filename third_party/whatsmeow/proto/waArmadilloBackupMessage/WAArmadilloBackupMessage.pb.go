@@ -39,6 +39,7 @@ type BackupMessage struct {
 }
 
 func (x *BackupMessage) Reset() {
+	file_waArmadilloBackupMessage_WAArmadilloBackupMessage_proto_init()
 	*x = BackupMessage{}
 	mi := &file_waArmadilloBackupMessage_WAArmadilloBackupMessage_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -52,6 +53,7 @@ func (x *BackupMessage) String() string {
 func (*BackupMessage) ProtoMessage() {}
 
 func (x *BackupMessage) ProtoReflect() protoreflect.Message {
+	file_waArmadilloBackupMessage_WAArmadilloBackupMessage_proto_init()
 	mi := &file_waArmadilloBackupMessage_WAArmadilloBackupMessage_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -65,6 +67,7 @@ func (x *BackupMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BackupMessage.ProtoReflect.Descriptor instead.
 func (*BackupMessage) Descriptor() ([]byte, []int) {
+	file_waArmadilloBackupMessage_WAArmadilloBackupMessage_proto_init()
 	return file_waArmadilloBackupMessage_WAArmadilloBackupMessage_proto_rawDescGZIP(), []int{0}
 }
 
@@ -161,6 +164,7 @@ type BackupMessage_Metadata struct {
 }
 
 func (x *BackupMessage_Metadata) Reset() {
+	file_waArmadilloBackupMessage_WAArmadilloBackupMessage_proto_init()
 	*x = BackupMessage_Metadata{}
 	mi := &file_waArmadilloBackupMessage_WAArmadilloBackupMessage_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -174,6 +178,7 @@ func (x *BackupMessage_Metadata) String() string {
 func (*BackupMessage_Metadata) ProtoMessage() {}
 
 func (x *BackupMessage_Metadata) ProtoReflect() protoreflect.Message {
+	file_waArmadilloBackupMessage_WAArmadilloBackupMessage_proto_init()
 	mi := &file_waArmadilloBackupMessage_WAArmadilloBackupMessage_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -187,6 +192,7 @@ func (x *BackupMessage_Metadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BackupMessage_Metadata.ProtoReflect.Descriptor instead.
 func (*BackupMessage_Metadata) Descriptor() ([]byte, []int) {
+	file_waArmadilloBackupMessage_WAArmadilloBackupMessage_proto_init()
 	return file_waArmadilloBackupMessage_WAArmadilloBackupMessage_proto_rawDescGZIP(), []int{0, 0}
 }
 
@@ -255,6 +261,7 @@ type BackupMessage_Metadata_FrankingMetadata struct {
 }
 
 func (x *BackupMessage_Metadata_FrankingMetadata) Reset() {
+	file_waArmadilloBackupMessage_WAArmadilloBackupMessage_proto_init()
 	*x = BackupMessage_Metadata_FrankingMetadata{}
 	mi := &file_waArmadilloBackupMessage_WAArmadilloBackupMessage_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -268,6 +275,7 @@ func (x *BackupMessage_Metadata_FrankingMetadata) String() string {
 func (*BackupMessage_Metadata_FrankingMetadata) ProtoMessage() {}
 
 func (x *BackupMessage_Metadata_FrankingMetadata) ProtoReflect() protoreflect.Message {
+	file_waArmadilloBackupMessage_WAArmadilloBackupMessage_proto_init()
 	mi := &file_waArmadilloBackupMessage_WAArmadilloBackupMessage_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -281,6 +289,7 @@ func (x *BackupMessage_Metadata_FrankingMetadata) ProtoReflect() protoreflect.Me
 
 // Deprecated: Use BackupMessage_Metadata_FrankingMetadata.ProtoReflect.Descriptor instead.
 func (*BackupMessage_Metadata_FrankingMetadata) Descriptor() ([]byte, []int) {
+	file_waArmadilloBackupMessage_WAArmadilloBackupMessage_proto_init()
 	return file_waArmadilloBackupMessage_WAArmadilloBackupMessage_proto_rawDescGZIP(), []int{0, 0, 0}
 }
 
@@ -335,7 +344,7 @@ func file_waArmadilloBackupMessage_WAArmadilloBackupMessage_proto_rawDescGZIP() 
 	return file_waArmadilloBackupMessage_WAArmadilloBackupMessage_proto_rawDescData
 }
 
-var file_waArmadilloBackupMessage_WAArmadilloBackupMessage_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
+var file_waArmadilloBackupMessage_WAArmadilloBackupMessage_proto_msgTypes []protoimpl.MessageInfo
 var file_waArmadilloBackupMessage_WAArmadilloBackupMessage_proto_goTypes = []any{
 	(*BackupMessage)(nil),                           // 0: WAArmadilloBackupMessage.BackupMessage
 	(*BackupMessage_Metadata)(nil),                  // 1: WAArmadilloBackupMessage.BackupMessage.Metadata
@@ -355,8 +364,20 @@ var file_waArmadilloBackupMessage_WAArmadilloBackupMessage_proto_depIdxs = []int
 	0, // [0:5] is the sub-list for field type_name
 }
 
-func init() { file_waArmadilloBackupMessage_WAArmadilloBackupMessage_proto_init() }
+// file_waArmadilloBackupMessage_WAArmadilloBackupMessage_proto_init registers the file once, at its first use (msgbridge's hack/lazyproto).
 func file_waArmadilloBackupMessage_WAArmadilloBackupMessage_proto_init() {
+	file_waArmadilloBackupMessage_WAArmadilloBackupMessage_proto_once.Do(file_waArmadilloBackupMessage_WAArmadilloBackupMessage_proto_register)
+}
+
+var file_waArmadilloBackupMessage_WAArmadilloBackupMessage_proto_once sync.Once
+
+// XXX_RegisterProtoFiles registers this package's files; the packages
+// that import it call it before registering their own.
+func XXX_RegisterProtoFiles() { file_waArmadilloBackupMessage_WAArmadilloBackupMessage_proto_init() }
+
+func file_waArmadilloBackupMessage_WAArmadilloBackupMessage_proto_register() {
+	waArmadilloBackupCommon.XXX_RegisterProtoFiles()
+	file_waArmadilloBackupMessage_WAArmadilloBackupMessage_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
 	if File_waArmadilloBackupMessage_WAArmadilloBackupMessage_proto != nil {
 		return
 	}

@@ -55,10 +55,12 @@ func (x MiTransportAdminMessage_LimitSharingChanged_SharingType) String() string
 }
 
 func (MiTransportAdminMessage_LimitSharingChanged_SharingType) Descriptor() protoreflect.EnumDescriptor {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	return file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_enumTypes[0].Descriptor()
 }
 
 func (MiTransportAdminMessage_LimitSharingChanged_SharingType) Type() protoreflect.EnumType {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	return &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_enumTypes[0]
 }
 
@@ -78,6 +80,7 @@ func (x *MiTransportAdminMessage_LimitSharingChanged_SharingType) UnmarshalJSON(
 
 // Deprecated: Use MiTransportAdminMessage_LimitSharingChanged_SharingType.Descriptor instead.
 func (MiTransportAdminMessage_LimitSharingChanged_SharingType) EnumDescriptor() ([]byte, []int) {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	return file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_rawDescGZIP(), []int{0, 0, 0}
 }
 
@@ -114,10 +117,12 @@ func (x MiTransportAdminMessage_GroupImageChanged_Action) String() string {
 }
 
 func (MiTransportAdminMessage_GroupImageChanged_Action) Descriptor() protoreflect.EnumDescriptor {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	return file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_enumTypes[1].Descriptor()
 }
 
 func (MiTransportAdminMessage_GroupImageChanged_Action) Type() protoreflect.EnumType {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	return &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_enumTypes[1]
 }
 
@@ -137,6 +142,7 @@ func (x *MiTransportAdminMessage_GroupImageChanged_Action) UnmarshalJSON(b []byt
 
 // Deprecated: Use MiTransportAdminMessage_GroupImageChanged_Action.Descriptor instead.
 func (MiTransportAdminMessage_GroupImageChanged_Action) EnumDescriptor() ([]byte, []int) {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	return file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_rawDescGZIP(), []int{0, 1, 0}
 }
 
@@ -173,10 +179,12 @@ func (x MiTransportAdminMessage_MessagePinned_Action) String() string {
 }
 
 func (MiTransportAdminMessage_MessagePinned_Action) Descriptor() protoreflect.EnumDescriptor {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	return file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_enumTypes[2].Descriptor()
 }
 
 func (MiTransportAdminMessage_MessagePinned_Action) Type() protoreflect.EnumType {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	return &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_enumTypes[2]
 }
 
@@ -196,6 +204,7 @@ func (x *MiTransportAdminMessage_MessagePinned_Action) UnmarshalJSON(b []byte) e
 
 // Deprecated: Use MiTransportAdminMessage_MessagePinned_Action.Descriptor instead.
 func (MiTransportAdminMessage_MessagePinned_Action) EnumDescriptor() ([]byte, []int) {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	return file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_rawDescGZIP(), []int{0, 2, 0}
 }
 
@@ -232,10 +241,12 @@ func (x MiTransportAdminMessage_GroupMembershipAddModeChanged_Mode) String() str
 }
 
 func (MiTransportAdminMessage_GroupMembershipAddModeChanged_Mode) Descriptor() protoreflect.EnumDescriptor {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	return file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_enumTypes[3].Descriptor()
 }
 
 func (MiTransportAdminMessage_GroupMembershipAddModeChanged_Mode) Type() protoreflect.EnumType {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	return &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_enumTypes[3]
 }
 
@@ -255,6 +266,7 @@ func (x *MiTransportAdminMessage_GroupMembershipAddModeChanged_Mode) UnmarshalJS
 
 // Deprecated: Use MiTransportAdminMessage_GroupMembershipAddModeChanged_Mode.Descriptor instead.
 func (MiTransportAdminMessage_GroupMembershipAddModeChanged_Mode) EnumDescriptor() ([]byte, []int) {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	return file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_rawDescGZIP(), []int{0, 3, 0}
 }
 
@@ -291,10 +303,12 @@ func (x MiTransportAdminMessage_GroupAdminChanged_Action) String() string {
 }
 
 func (MiTransportAdminMessage_GroupAdminChanged_Action) Descriptor() protoreflect.EnumDescriptor {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	return file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_enumTypes[4].Descriptor()
 }
 
 func (MiTransportAdminMessage_GroupAdminChanged_Action) Type() protoreflect.EnumType {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	return &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_enumTypes[4]
 }
 
@@ -314,6 +328,7 @@ func (x *MiTransportAdminMessage_GroupAdminChanged_Action) UnmarshalJSON(b []byt
 
 // Deprecated: Use MiTransportAdminMessage_GroupAdminChanged_Action.Descriptor instead.
 func (MiTransportAdminMessage_GroupAdminChanged_Action) EnumDescriptor() ([]byte, []int) {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	return file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_rawDescGZIP(), []int{0, 4, 0}
 }
 
@@ -350,10 +365,12 @@ func (x MiTransportAdminMessage_GroupParticipantChanged_Action) String() string 
 }
 
 func (MiTransportAdminMessage_GroupParticipantChanged_Action) Descriptor() protoreflect.EnumDescriptor {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	return file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_enumTypes[5].Descriptor()
 }
 
 func (MiTransportAdminMessage_GroupParticipantChanged_Action) Type() protoreflect.EnumType {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	return &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_enumTypes[5]
 }
 
@@ -373,6 +390,7 @@ func (x *MiTransportAdminMessage_GroupParticipantChanged_Action) UnmarshalJSON(b
 
 // Deprecated: Use MiTransportAdminMessage_GroupParticipantChanged_Action.Descriptor instead.
 func (MiTransportAdminMessage_GroupParticipantChanged_Action) EnumDescriptor() ([]byte, []int) {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	return file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_rawDescGZIP(), []int{0, 5, 0}
 }
 
@@ -421,6 +439,7 @@ type MiTransportAdminMessage struct {
 }
 
 func (x *MiTransportAdminMessage) Reset() {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	*x = MiTransportAdminMessage{}
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -434,6 +453,7 @@ func (x *MiTransportAdminMessage) String() string {
 func (*MiTransportAdminMessage) ProtoMessage() {}
 
 func (x *MiTransportAdminMessage) ProtoReflect() protoreflect.Message {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -447,6 +467,7 @@ func (x *MiTransportAdminMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MiTransportAdminMessage.ProtoReflect.Descriptor instead.
 func (*MiTransportAdminMessage) Descriptor() ([]byte, []int) {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	return file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_rawDescGZIP(), []int{0}
 }
 
@@ -983,6 +1004,7 @@ type MiTransportAdminMessage_LimitSharingChanged struct {
 }
 
 func (x *MiTransportAdminMessage_LimitSharingChanged) Reset() {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	*x = MiTransportAdminMessage_LimitSharingChanged{}
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -996,6 +1018,7 @@ func (x *MiTransportAdminMessage_LimitSharingChanged) String() string {
 func (*MiTransportAdminMessage_LimitSharingChanged) ProtoMessage() {}
 
 func (x *MiTransportAdminMessage_LimitSharingChanged) ProtoReflect() protoreflect.Message {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1009,6 +1032,7 @@ func (x *MiTransportAdminMessage_LimitSharingChanged) ProtoReflect() protoreflec
 
 // Deprecated: Use MiTransportAdminMessage_LimitSharingChanged.ProtoReflect.Descriptor instead.
 func (*MiTransportAdminMessage_LimitSharingChanged) Descriptor() ([]byte, []int) {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	return file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_rawDescGZIP(), []int{0, 0}
 }
 
@@ -1027,6 +1051,7 @@ type MiTransportAdminMessage_GroupImageChanged struct {
 }
 
 func (x *MiTransportAdminMessage_GroupImageChanged) Reset() {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	*x = MiTransportAdminMessage_GroupImageChanged{}
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1040,6 +1065,7 @@ func (x *MiTransportAdminMessage_GroupImageChanged) String() string {
 func (*MiTransportAdminMessage_GroupImageChanged) ProtoMessage() {}
 
 func (x *MiTransportAdminMessage_GroupImageChanged) ProtoReflect() protoreflect.Message {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1053,6 +1079,7 @@ func (x *MiTransportAdminMessage_GroupImageChanged) ProtoReflect() protoreflect.
 
 // Deprecated: Use MiTransportAdminMessage_GroupImageChanged.ProtoReflect.Descriptor instead.
 func (*MiTransportAdminMessage_GroupImageChanged) Descriptor() ([]byte, []int) {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	return file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_rawDescGZIP(), []int{0, 1}
 }
 
@@ -1071,6 +1098,7 @@ type MiTransportAdminMessage_MessagePinned struct {
 }
 
 func (x *MiTransportAdminMessage_MessagePinned) Reset() {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	*x = MiTransportAdminMessage_MessagePinned{}
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1084,6 +1112,7 @@ func (x *MiTransportAdminMessage_MessagePinned) String() string {
 func (*MiTransportAdminMessage_MessagePinned) ProtoMessage() {}
 
 func (x *MiTransportAdminMessage_MessagePinned) ProtoReflect() protoreflect.Message {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1097,6 +1126,7 @@ func (x *MiTransportAdminMessage_MessagePinned) ProtoReflect() protoreflect.Mess
 
 // Deprecated: Use MiTransportAdminMessage_MessagePinned.ProtoReflect.Descriptor instead.
 func (*MiTransportAdminMessage_MessagePinned) Descriptor() ([]byte, []int) {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	return file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_rawDescGZIP(), []int{0, 2}
 }
 
@@ -1115,6 +1145,7 @@ type MiTransportAdminMessage_GroupMembershipAddModeChanged struct {
 }
 
 func (x *MiTransportAdminMessage_GroupMembershipAddModeChanged) Reset() {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	*x = MiTransportAdminMessage_GroupMembershipAddModeChanged{}
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1128,6 +1159,7 @@ func (x *MiTransportAdminMessage_GroupMembershipAddModeChanged) String() string 
 func (*MiTransportAdminMessage_GroupMembershipAddModeChanged) ProtoMessage() {}
 
 func (x *MiTransportAdminMessage_GroupMembershipAddModeChanged) ProtoReflect() protoreflect.Message {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1141,6 +1173,7 @@ func (x *MiTransportAdminMessage_GroupMembershipAddModeChanged) ProtoReflect() p
 
 // Deprecated: Use MiTransportAdminMessage_GroupMembershipAddModeChanged.ProtoReflect.Descriptor instead.
 func (*MiTransportAdminMessage_GroupMembershipAddModeChanged) Descriptor() ([]byte, []int) {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	return file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_rawDescGZIP(), []int{0, 3}
 }
 
@@ -1160,6 +1193,7 @@ type MiTransportAdminMessage_GroupAdminChanged struct {
 }
 
 func (x *MiTransportAdminMessage_GroupAdminChanged) Reset() {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	*x = MiTransportAdminMessage_GroupAdminChanged{}
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1173,6 +1207,7 @@ func (x *MiTransportAdminMessage_GroupAdminChanged) String() string {
 func (*MiTransportAdminMessage_GroupAdminChanged) ProtoMessage() {}
 
 func (x *MiTransportAdminMessage_GroupAdminChanged) ProtoReflect() protoreflect.Message {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1186,6 +1221,7 @@ func (x *MiTransportAdminMessage_GroupAdminChanged) ProtoReflect() protoreflect.
 
 // Deprecated: Use MiTransportAdminMessage_GroupAdminChanged.ProtoReflect.Descriptor instead.
 func (*MiTransportAdminMessage_GroupAdminChanged) Descriptor() ([]byte, []int) {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	return file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_rawDescGZIP(), []int{0, 4}
 }
 
@@ -1212,6 +1248,7 @@ type MiTransportAdminMessage_GroupParticipantChanged struct {
 }
 
 func (x *MiTransportAdminMessage_GroupParticipantChanged) Reset() {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	*x = MiTransportAdminMessage_GroupParticipantChanged{}
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1225,6 +1262,7 @@ func (x *MiTransportAdminMessage_GroupParticipantChanged) String() string {
 func (*MiTransportAdminMessage_GroupParticipantChanged) ProtoMessage() {}
 
 func (x *MiTransportAdminMessage_GroupParticipantChanged) ProtoReflect() protoreflect.Message {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1238,6 +1276,7 @@ func (x *MiTransportAdminMessage_GroupParticipantChanged) ProtoReflect() protore
 
 // Deprecated: Use MiTransportAdminMessage_GroupParticipantChanged.ProtoReflect.Descriptor instead.
 func (*MiTransportAdminMessage_GroupParticipantChanged) Descriptor() ([]byte, []int) {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	return file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_rawDescGZIP(), []int{0, 5}
 }
 
@@ -1263,6 +1302,7 @@ type MiTransportAdminMessage_XmatGenAITaskAdd struct {
 }
 
 func (x *MiTransportAdminMessage_XmatGenAITaskAdd) Reset() {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	*x = MiTransportAdminMessage_XmatGenAITaskAdd{}
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1276,6 +1316,7 @@ func (x *MiTransportAdminMessage_XmatGenAITaskAdd) String() string {
 func (*MiTransportAdminMessage_XmatGenAITaskAdd) ProtoMessage() {}
 
 func (x *MiTransportAdminMessage_XmatGenAITaskAdd) ProtoReflect() protoreflect.Message {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1289,6 +1330,7 @@ func (x *MiTransportAdminMessage_XmatGenAITaskAdd) ProtoReflect() protoreflect.M
 
 // Deprecated: Use MiTransportAdminMessage_XmatGenAITaskAdd.ProtoReflect.Descriptor instead.
 func (*MiTransportAdminMessage_XmatGenAITaskAdd) Descriptor() ([]byte, []int) {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	return file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_rawDescGZIP(), []int{0, 6}
 }
 
@@ -1307,6 +1349,7 @@ type MiTransportAdminMessage_XmatUnpinMessageV2 struct {
 }
 
 func (x *MiTransportAdminMessage_XmatUnpinMessageV2) Reset() {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	*x = MiTransportAdminMessage_XmatUnpinMessageV2{}
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1320,6 +1363,7 @@ func (x *MiTransportAdminMessage_XmatUnpinMessageV2) String() string {
 func (*MiTransportAdminMessage_XmatUnpinMessageV2) ProtoMessage() {}
 
 func (x *MiTransportAdminMessage_XmatUnpinMessageV2) ProtoReflect() protoreflect.Message {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1333,6 +1377,7 @@ func (x *MiTransportAdminMessage_XmatUnpinMessageV2) ProtoReflect() protoreflect
 
 // Deprecated: Use MiTransportAdminMessage_XmatUnpinMessageV2.ProtoReflect.Descriptor instead.
 func (*MiTransportAdminMessage_XmatUnpinMessageV2) Descriptor() ([]byte, []int) {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	return file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_rawDescGZIP(), []int{0, 7}
 }
 
@@ -1351,6 +1396,7 @@ type MiTransportAdminMessage_XmatPinMessageV2 struct {
 }
 
 func (x *MiTransportAdminMessage_XmatPinMessageV2) Reset() {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	*x = MiTransportAdminMessage_XmatPinMessageV2{}
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1364,6 +1410,7 @@ func (x *MiTransportAdminMessage_XmatPinMessageV2) String() string {
 func (*MiTransportAdminMessage_XmatPinMessageV2) ProtoMessage() {}
 
 func (x *MiTransportAdminMessage_XmatPinMessageV2) ProtoReflect() protoreflect.Message {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1377,6 +1424,7 @@ func (x *MiTransportAdminMessage_XmatPinMessageV2) ProtoReflect() protoreflect.M
 
 // Deprecated: Use MiTransportAdminMessage_XmatPinMessageV2.ProtoReflect.Descriptor instead.
 func (*MiTransportAdminMessage_XmatPinMessageV2) Descriptor() ([]byte, []int) {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	return file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_rawDescGZIP(), []int{0, 8}
 }
 
@@ -1399,6 +1447,7 @@ type MiTransportAdminMessage_XmatUpdatePayments struct {
 }
 
 func (x *MiTransportAdminMessage_XmatUpdatePayments) Reset() {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	*x = MiTransportAdminMessage_XmatUpdatePayments{}
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1412,6 +1461,7 @@ func (x *MiTransportAdminMessage_XmatUpdatePayments) String() string {
 func (*MiTransportAdminMessage_XmatUpdatePayments) ProtoMessage() {}
 
 func (x *MiTransportAdminMessage_XmatUpdatePayments) ProtoReflect() protoreflect.Message {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1425,6 +1475,7 @@ func (x *MiTransportAdminMessage_XmatUpdatePayments) ProtoReflect() protoreflect
 
 // Deprecated: Use MiTransportAdminMessage_XmatUpdatePayments.ProtoReflect.Descriptor instead.
 func (*MiTransportAdminMessage_XmatUpdatePayments) Descriptor() ([]byte, []int) {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	return file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_rawDescGZIP(), []int{0, 9}
 }
 
@@ -1472,6 +1523,7 @@ type MiTransportAdminMessage_XmatThreadQuickReaction struct {
 }
 
 func (x *MiTransportAdminMessage_XmatThreadQuickReaction) Reset() {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	*x = MiTransportAdminMessage_XmatThreadQuickReaction{}
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1485,6 +1537,7 @@ func (x *MiTransportAdminMessage_XmatThreadQuickReaction) String() string {
 func (*MiTransportAdminMessage_XmatThreadQuickReaction) ProtoMessage() {}
 
 func (x *MiTransportAdminMessage_XmatThreadQuickReaction) ProtoReflect() protoreflect.Message {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1498,6 +1551,7 @@ func (x *MiTransportAdminMessage_XmatThreadQuickReaction) ProtoReflect() protore
 
 // Deprecated: Use MiTransportAdminMessage_XmatThreadQuickReaction.ProtoReflect.Descriptor instead.
 func (*MiTransportAdminMessage_XmatThreadQuickReaction) Descriptor() ([]byte, []int) {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	return file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_rawDescGZIP(), []int{0, 10}
 }
 
@@ -1524,6 +1578,7 @@ type MiTransportAdminMessage_XmatThreadNickname struct {
 }
 
 func (x *MiTransportAdminMessage_XmatThreadNickname) Reset() {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	*x = MiTransportAdminMessage_XmatThreadNickname{}
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1537,6 +1592,7 @@ func (x *MiTransportAdminMessage_XmatThreadNickname) String() string {
 func (*MiTransportAdminMessage_XmatThreadNickname) ProtoMessage() {}
 
 func (x *MiTransportAdminMessage_XmatThreadNickname) ProtoReflect() protoreflect.Message {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1550,6 +1606,7 @@ func (x *MiTransportAdminMessage_XmatThreadNickname) ProtoReflect() protoreflect
 
 // Deprecated: Use MiTransportAdminMessage_XmatThreadNickname.ProtoReflect.Descriptor instead.
 func (*MiTransportAdminMessage_XmatThreadNickname) Descriptor() ([]byte, []int) {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	return file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_rawDescGZIP(), []int{0, 11}
 }
 
@@ -1575,6 +1632,7 @@ type MiTransportAdminMessage_XmatThreadIcon struct {
 }
 
 func (x *MiTransportAdminMessage_XmatThreadIcon) Reset() {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	*x = MiTransportAdminMessage_XmatThreadIcon{}
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1588,6 +1646,7 @@ func (x *MiTransportAdminMessage_XmatThreadIcon) String() string {
 func (*MiTransportAdminMessage_XmatThreadIcon) ProtoMessage() {}
 
 func (x *MiTransportAdminMessage_XmatThreadIcon) ProtoReflect() protoreflect.Message {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1601,6 +1660,7 @@ func (x *MiTransportAdminMessage_XmatThreadIcon) ProtoReflect() protoreflect.Mes
 
 // Deprecated: Use MiTransportAdminMessage_XmatThreadIcon.ProtoReflect.Descriptor instead.
 func (*MiTransportAdminMessage_XmatThreadIcon) Descriptor() ([]byte, []int) {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	return file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_rawDescGZIP(), []int{0, 12}
 }
 
@@ -1626,6 +1686,7 @@ type MiTransportAdminMessage_XmatThemeColor struct {
 }
 
 func (x *MiTransportAdminMessage_XmatThemeColor) Reset() {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	*x = MiTransportAdminMessage_XmatThemeColor{}
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1639,6 +1700,7 @@ func (x *MiTransportAdminMessage_XmatThemeColor) String() string {
 func (*MiTransportAdminMessage_XmatThemeColor) ProtoMessage() {}
 
 func (x *MiTransportAdminMessage_XmatThemeColor) ProtoReflect() protoreflect.Message {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1652,6 +1714,7 @@ func (x *MiTransportAdminMessage_XmatThemeColor) ProtoReflect() protoreflect.Mes
 
 // Deprecated: Use MiTransportAdminMessage_XmatThemeColor.ProtoReflect.Descriptor instead.
 func (*MiTransportAdminMessage_XmatThemeColor) Descriptor() ([]byte, []int) {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	return file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_rawDescGZIP(), []int{0, 13}
 }
 
@@ -1719,6 +1782,7 @@ type MiTransportAdminMessage_XmatMessengerSharedAlbum struct {
 }
 
 func (x *MiTransportAdminMessage_XmatMessengerSharedAlbum) Reset() {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	*x = MiTransportAdminMessage_XmatMessengerSharedAlbum{}
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1732,6 +1796,7 @@ func (x *MiTransportAdminMessage_XmatMessengerSharedAlbum) String() string {
 func (*MiTransportAdminMessage_XmatMessengerSharedAlbum) ProtoMessage() {}
 
 func (x *MiTransportAdminMessage_XmatMessengerSharedAlbum) ProtoReflect() protoreflect.Message {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1745,6 +1810,7 @@ func (x *MiTransportAdminMessage_XmatMessengerSharedAlbum) ProtoReflect() protor
 
 // Deprecated: Use MiTransportAdminMessage_XmatMessengerSharedAlbum.ProtoReflect.Descriptor instead.
 func (*MiTransportAdminMessage_XmatMessengerSharedAlbum) Descriptor() ([]byte, []int) {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	return file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_rawDescGZIP(), []int{0, 14}
 }
 
@@ -1765,6 +1831,7 @@ type MiTransportAdminMessage_XmatMessengerSharedAlbumRename struct {
 }
 
 func (x *MiTransportAdminMessage_XmatMessengerSharedAlbumRename) Reset() {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	*x = MiTransportAdminMessage_XmatMessengerSharedAlbumRename{}
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1778,6 +1845,7 @@ func (x *MiTransportAdminMessage_XmatMessengerSharedAlbumRename) String() string
 func (*MiTransportAdminMessage_XmatMessengerSharedAlbumRename) ProtoMessage() {}
 
 func (x *MiTransportAdminMessage_XmatMessengerSharedAlbumRename) ProtoReflect() protoreflect.Message {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1791,6 +1859,7 @@ func (x *MiTransportAdminMessage_XmatMessengerSharedAlbumRename) ProtoReflect() 
 
 // Deprecated: Use MiTransportAdminMessage_XmatMessengerSharedAlbumRename.ProtoReflect.Descriptor instead.
 func (*MiTransportAdminMessage_XmatMessengerSharedAlbumRename) Descriptor() ([]byte, []int) {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	return file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_rawDescGZIP(), []int{0, 15}
 }
 
@@ -1824,6 +1893,7 @@ type MiTransportAdminMessage_XmatMessengerSharedAlbumDeletion struct {
 }
 
 func (x *MiTransportAdminMessage_XmatMessengerSharedAlbumDeletion) Reset() {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	*x = MiTransportAdminMessage_XmatMessengerSharedAlbumDeletion{}
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1837,6 +1907,7 @@ func (x *MiTransportAdminMessage_XmatMessengerSharedAlbumDeletion) String() stri
 func (*MiTransportAdminMessage_XmatMessengerSharedAlbumDeletion) ProtoMessage() {}
 
 func (x *MiTransportAdminMessage_XmatMessengerSharedAlbumDeletion) ProtoReflect() protoreflect.Message {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1850,6 +1921,7 @@ func (x *MiTransportAdminMessage_XmatMessengerSharedAlbumDeletion) ProtoReflect(
 
 // Deprecated: Use MiTransportAdminMessage_XmatMessengerSharedAlbumDeletion.ProtoReflect.Descriptor instead.
 func (*MiTransportAdminMessage_XmatMessengerSharedAlbumDeletion) Descriptor() ([]byte, []int) {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	return file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_rawDescGZIP(), []int{0, 16}
 }
 
@@ -1878,6 +1950,7 @@ type MiTransportAdminMessage_XmatMessengerSharedAlbumContentRemoval struct {
 }
 
 func (x *MiTransportAdminMessage_XmatMessengerSharedAlbumContentRemoval) Reset() {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	*x = MiTransportAdminMessage_XmatMessengerSharedAlbumContentRemoval{}
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1891,6 +1964,7 @@ func (x *MiTransportAdminMessage_XmatMessengerSharedAlbumContentRemoval) String(
 func (*MiTransportAdminMessage_XmatMessengerSharedAlbumContentRemoval) ProtoMessage() {}
 
 func (x *MiTransportAdminMessage_XmatMessengerSharedAlbumContentRemoval) ProtoReflect() protoreflect.Message {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1904,6 +1978,7 @@ func (x *MiTransportAdminMessage_XmatMessengerSharedAlbumContentRemoval) ProtoRe
 
 // Deprecated: Use MiTransportAdminMessage_XmatMessengerSharedAlbumContentRemoval.ProtoReflect.Descriptor instead.
 func (*MiTransportAdminMessage_XmatMessengerSharedAlbumContentRemoval) Descriptor() ([]byte, []int) {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	return file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_rawDescGZIP(), []int{0, 17}
 }
 
@@ -1946,6 +2021,7 @@ type MiTransportAdminMessage_XmatMessengerSharedAlbumAddition struct {
 }
 
 func (x *MiTransportAdminMessage_XmatMessengerSharedAlbumAddition) Reset() {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	*x = MiTransportAdminMessage_XmatMessengerSharedAlbumAddition{}
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1959,6 +2035,7 @@ func (x *MiTransportAdminMessage_XmatMessengerSharedAlbumAddition) String() stri
 func (*MiTransportAdminMessage_XmatMessengerSharedAlbumAddition) ProtoMessage() {}
 
 func (x *MiTransportAdminMessage_XmatMessengerSharedAlbumAddition) ProtoReflect() protoreflect.Message {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1972,6 +2049,7 @@ func (x *MiTransportAdminMessage_XmatMessengerSharedAlbumAddition) ProtoReflect(
 
 // Deprecated: Use MiTransportAdminMessage_XmatMessengerSharedAlbumAddition.ProtoReflect.Descriptor instead.
 func (*MiTransportAdminMessage_XmatMessengerSharedAlbumAddition) Descriptor() ([]byte, []int) {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	return file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_rawDescGZIP(), []int{0, 18}
 }
 
@@ -2012,6 +2090,7 @@ type MiTransportAdminMessage_XmatMessengerQRCodeScanned struct {
 }
 
 func (x *MiTransportAdminMessage_XmatMessengerQRCodeScanned) Reset() {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	*x = MiTransportAdminMessage_XmatMessengerQRCodeScanned{}
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2025,6 +2104,7 @@ func (x *MiTransportAdminMessage_XmatMessengerQRCodeScanned) String() string {
 func (*MiTransportAdminMessage_XmatMessengerQRCodeScanned) ProtoMessage() {}
 
 func (x *MiTransportAdminMessage_XmatMessengerQRCodeScanned) ProtoReflect() protoreflect.Message {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2038,6 +2118,7 @@ func (x *MiTransportAdminMessage_XmatMessengerQRCodeScanned) ProtoReflect() prot
 
 // Deprecated: Use MiTransportAdminMessage_XmatMessengerQRCodeScanned.ProtoReflect.Descriptor instead.
 func (*MiTransportAdminMessage_XmatMessengerQRCodeScanned) Descriptor() ([]byte, []int) {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	return file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_rawDescGZIP(), []int{0, 19}
 }
 
@@ -2065,6 +2146,7 @@ type MiTransportAdminMessage_XmatMessagingLimitSharing struct {
 }
 
 func (x *MiTransportAdminMessage_XmatMessagingLimitSharing) Reset() {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	*x = MiTransportAdminMessage_XmatMessagingLimitSharing{}
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2078,6 +2160,7 @@ func (x *MiTransportAdminMessage_XmatMessagingLimitSharing) String() string {
 func (*MiTransportAdminMessage_XmatMessagingLimitSharing) ProtoMessage() {}
 
 func (x *MiTransportAdminMessage_XmatMessagingLimitSharing) ProtoReflect() protoreflect.Message {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2091,6 +2174,7 @@ func (x *MiTransportAdminMessage_XmatMessagingLimitSharing) ProtoReflect() proto
 
 // Deprecated: Use MiTransportAdminMessage_XmatMessagingLimitSharing.ProtoReflect.Descriptor instead.
 func (*MiTransportAdminMessage_XmatMessagingLimitSharing) Descriptor() ([]byte, []int) {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	return file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_rawDescGZIP(), []int{0, 20}
 }
 
@@ -2128,6 +2212,7 @@ type MiTransportAdminMessage_XmatMagicWords struct {
 }
 
 func (x *MiTransportAdminMessage_XmatMagicWords) Reset() {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	*x = MiTransportAdminMessage_XmatMagicWords{}
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2141,6 +2226,7 @@ func (x *MiTransportAdminMessage_XmatMagicWords) String() string {
 func (*MiTransportAdminMessage_XmatMagicWords) ProtoMessage() {}
 
 func (x *MiTransportAdminMessage_XmatMagicWords) ProtoReflect() protoreflect.Message {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2154,6 +2240,7 @@ func (x *MiTransportAdminMessage_XmatMagicWords) ProtoReflect() protoreflect.Mes
 
 // Deprecated: Use MiTransportAdminMessage_XmatMagicWords.ProtoReflect.Descriptor instead.
 func (*MiTransportAdminMessage_XmatMagicWords) Descriptor() ([]byte, []int) {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	return file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_rawDescGZIP(), []int{0, 21}
 }
 
@@ -2223,6 +2310,7 @@ type MiTransportAdminMessage_XmatLinkCTA struct {
 }
 
 func (x *MiTransportAdminMessage_XmatLinkCTA) Reset() {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	*x = MiTransportAdminMessage_XmatLinkCTA{}
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2236,6 +2324,7 @@ func (x *MiTransportAdminMessage_XmatLinkCTA) String() string {
 func (*MiTransportAdminMessage_XmatLinkCTA) ProtoMessage() {}
 
 func (x *MiTransportAdminMessage_XmatLinkCTA) ProtoReflect() protoreflect.Message {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2249,6 +2338,7 @@ func (x *MiTransportAdminMessage_XmatLinkCTA) ProtoReflect() protoreflect.Messag
 
 // Deprecated: Use MiTransportAdminMessage_XmatLinkCTA.ProtoReflect.Descriptor instead.
 func (*MiTransportAdminMessage_XmatLinkCTA) Descriptor() ([]byte, []int) {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	return file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_rawDescGZIP(), []int{0, 22}
 }
 
@@ -2381,6 +2471,7 @@ type MiTransportAdminMessage_XmatInstantGameEncryptedDynamicCustomUpdate struct 
 }
 
 func (x *MiTransportAdminMessage_XmatInstantGameEncryptedDynamicCustomUpdate) Reset() {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	*x = MiTransportAdminMessage_XmatInstantGameEncryptedDynamicCustomUpdate{}
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2394,6 +2485,7 @@ func (x *MiTransportAdminMessage_XmatInstantGameEncryptedDynamicCustomUpdate) St
 func (*MiTransportAdminMessage_XmatInstantGameEncryptedDynamicCustomUpdate) ProtoMessage() {}
 
 func (x *MiTransportAdminMessage_XmatInstantGameEncryptedDynamicCustomUpdate) ProtoReflect() protoreflect.Message {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2407,6 +2499,7 @@ func (x *MiTransportAdminMessage_XmatInstantGameEncryptedDynamicCustomUpdate) Pr
 
 // Deprecated: Use MiTransportAdminMessage_XmatInstantGameEncryptedDynamicCustomUpdate.ProtoReflect.Descriptor instead.
 func (*MiTransportAdminMessage_XmatInstantGameEncryptedDynamicCustomUpdate) Descriptor() ([]byte, []int) {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	return file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_rawDescGZIP(), []int{0, 23}
 }
 
@@ -2441,6 +2534,7 @@ type MiTransportAdminMessage_XmatFriendRequestConfirmedEncrypted struct {
 }
 
 func (x *MiTransportAdminMessage_XmatFriendRequestConfirmedEncrypted) Reset() {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	*x = MiTransportAdminMessage_XmatFriendRequestConfirmedEncrypted{}
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2454,6 +2548,7 @@ func (x *MiTransportAdminMessage_XmatFriendRequestConfirmedEncrypted) String() s
 func (*MiTransportAdminMessage_XmatFriendRequestConfirmedEncrypted) ProtoMessage() {}
 
 func (x *MiTransportAdminMessage_XmatFriendRequestConfirmedEncrypted) ProtoReflect() protoreflect.Message {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2467,6 +2562,7 @@ func (x *MiTransportAdminMessage_XmatFriendRequestConfirmedEncrypted) ProtoRefle
 
 // Deprecated: Use MiTransportAdminMessage_XmatFriendRequestConfirmedEncrypted.ProtoReflect.Descriptor instead.
 func (*MiTransportAdminMessage_XmatFriendRequestConfirmedEncrypted) Descriptor() ([]byte, []int) {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	return file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_rawDescGZIP(), []int{0, 24}
 }
 
@@ -2503,6 +2599,7 @@ type MiTransportAdminMessage_XmatDisappearingSetting struct {
 }
 
 func (x *MiTransportAdminMessage_XmatDisappearingSetting) Reset() {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	*x = MiTransportAdminMessage_XmatDisappearingSetting{}
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2516,6 +2613,7 @@ func (x *MiTransportAdminMessage_XmatDisappearingSetting) String() string {
 func (*MiTransportAdminMessage_XmatDisappearingSetting) ProtoMessage() {}
 
 func (x *MiTransportAdminMessage_XmatDisappearingSetting) ProtoReflect() protoreflect.Message {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2529,6 +2627,7 @@ func (x *MiTransportAdminMessage_XmatDisappearingSetting) ProtoReflect() protore
 
 // Deprecated: Use MiTransportAdminMessage_XmatDisappearingSetting.ProtoReflect.Descriptor instead.
 func (*MiTransportAdminMessage_XmatDisappearingSetting) Descriptor() ([]byte, []int) {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	return file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_rawDescGZIP(), []int{0, 25}
 }
 
@@ -2576,6 +2675,7 @@ type MiTransportAdminMessage_DisappearingSettingChanged struct {
 }
 
 func (x *MiTransportAdminMessage_DisappearingSettingChanged) Reset() {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	*x = MiTransportAdminMessage_DisappearingSettingChanged{}
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2589,6 +2689,7 @@ func (x *MiTransportAdminMessage_DisappearingSettingChanged) String() string {
 func (*MiTransportAdminMessage_DisappearingSettingChanged) ProtoMessage() {}
 
 func (x *MiTransportAdminMessage_DisappearingSettingChanged) ProtoReflect() protoreflect.Message {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2602,6 +2703,7 @@ func (x *MiTransportAdminMessage_DisappearingSettingChanged) ProtoReflect() prot
 
 // Deprecated: Use MiTransportAdminMessage_DisappearingSettingChanged.ProtoReflect.Descriptor instead.
 func (*MiTransportAdminMessage_DisappearingSettingChanged) Descriptor() ([]byte, []int) {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	return file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_rawDescGZIP(), []int{0, 26}
 }
 
@@ -2627,6 +2729,7 @@ type MiTransportAdminMessage_IconChanged struct {
 }
 
 func (x *MiTransportAdminMessage_IconChanged) Reset() {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	*x = MiTransportAdminMessage_IconChanged{}
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2640,6 +2743,7 @@ func (x *MiTransportAdminMessage_IconChanged) String() string {
 func (*MiTransportAdminMessage_IconChanged) ProtoMessage() {}
 
 func (x *MiTransportAdminMessage_IconChanged) ProtoReflect() protoreflect.Message {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2653,6 +2757,7 @@ func (x *MiTransportAdminMessage_IconChanged) ProtoReflect() protoreflect.Messag
 
 // Deprecated: Use MiTransportAdminMessage_IconChanged.ProtoReflect.Descriptor instead.
 func (*MiTransportAdminMessage_IconChanged) Descriptor() ([]byte, []int) {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	return file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_rawDescGZIP(), []int{0, 27}
 }
 
@@ -2674,6 +2779,7 @@ type MiTransportAdminMessage_LinkCta struct {
 }
 
 func (x *MiTransportAdminMessage_LinkCta) Reset() {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	*x = MiTransportAdminMessage_LinkCta{}
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2687,6 +2793,7 @@ func (x *MiTransportAdminMessage_LinkCta) String() string {
 func (*MiTransportAdminMessage_LinkCta) ProtoMessage() {}
 
 func (x *MiTransportAdminMessage_LinkCta) ProtoReflect() protoreflect.Message {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2700,6 +2807,7 @@ func (x *MiTransportAdminMessage_LinkCta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MiTransportAdminMessage_LinkCta.ProtoReflect.Descriptor instead.
 func (*MiTransportAdminMessage_LinkCta) Descriptor() ([]byte, []int) {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	return file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_rawDescGZIP(), []int{0, 28}
 }
 
@@ -2737,6 +2845,7 @@ type MiTransportAdminMessage_QuickReactionChanged struct {
 }
 
 func (x *MiTransportAdminMessage_QuickReactionChanged) Reset() {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	*x = MiTransportAdminMessage_QuickReactionChanged{}
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2750,6 +2859,7 @@ func (x *MiTransportAdminMessage_QuickReactionChanged) String() string {
 func (*MiTransportAdminMessage_QuickReactionChanged) ProtoMessage() {}
 
 func (x *MiTransportAdminMessage_QuickReactionChanged) ProtoReflect() protoreflect.Message {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2763,6 +2873,7 @@ func (x *MiTransportAdminMessage_QuickReactionChanged) ProtoReflect() protorefle
 
 // Deprecated: Use MiTransportAdminMessage_QuickReactionChanged.ProtoReflect.Descriptor instead.
 func (*MiTransportAdminMessage_QuickReactionChanged) Descriptor() ([]byte, []int) {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	return file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_rawDescGZIP(), []int{0, 29}
 }
 
@@ -2781,6 +2892,7 @@ type MiTransportAdminMessage_GroupNameChanged struct {
 }
 
 func (x *MiTransportAdminMessage_GroupNameChanged) Reset() {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	*x = MiTransportAdminMessage_GroupNameChanged{}
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2794,6 +2906,7 @@ func (x *MiTransportAdminMessage_GroupNameChanged) String() string {
 func (*MiTransportAdminMessage_GroupNameChanged) ProtoMessage() {}
 
 func (x *MiTransportAdminMessage_GroupNameChanged) ProtoReflect() protoreflect.Message {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2807,6 +2920,7 @@ func (x *MiTransportAdminMessage_GroupNameChanged) ProtoReflect() protoreflect.M
 
 // Deprecated: Use MiTransportAdminMessage_GroupNameChanged.ProtoReflect.Descriptor instead.
 func (*MiTransportAdminMessage_GroupNameChanged) Descriptor() ([]byte, []int) {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	return file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_rawDescGZIP(), []int{0, 30}
 }
 
@@ -2826,6 +2940,7 @@ type MiTransportAdminMessage_NicknameChanged struct {
 }
 
 func (x *MiTransportAdminMessage_NicknameChanged) Reset() {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	*x = MiTransportAdminMessage_NicknameChanged{}
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2839,6 +2954,7 @@ func (x *MiTransportAdminMessage_NicknameChanged) String() string {
 func (*MiTransportAdminMessage_NicknameChanged) ProtoMessage() {}
 
 func (x *MiTransportAdminMessage_NicknameChanged) ProtoReflect() protoreflect.Message {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2852,6 +2968,7 @@ func (x *MiTransportAdminMessage_NicknameChanged) ProtoReflect() protoreflect.Me
 
 // Deprecated: Use MiTransportAdminMessage_NicknameChanged.ProtoReflect.Descriptor instead.
 func (*MiTransportAdminMessage_NicknameChanged) Descriptor() ([]byte, []int) {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	return file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_rawDescGZIP(), []int{0, 31}
 }
 
@@ -2879,6 +2996,7 @@ type MiTransportAdminMessage_ChatThemeChanged struct {
 }
 
 func (x *MiTransportAdminMessage_ChatThemeChanged) Reset() {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	*x = MiTransportAdminMessage_ChatThemeChanged{}
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2892,6 +3010,7 @@ func (x *MiTransportAdminMessage_ChatThemeChanged) String() string {
 func (*MiTransportAdminMessage_ChatThemeChanged) ProtoMessage() {}
 
 func (x *MiTransportAdminMessage_ChatThemeChanged) ProtoReflect() protoreflect.Message {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2905,6 +3024,7 @@ func (x *MiTransportAdminMessage_ChatThemeChanged) ProtoReflect() protoreflect.M
 
 // Deprecated: Use MiTransportAdminMessage_ChatThemeChanged.ProtoReflect.Descriptor instead.
 func (*MiTransportAdminMessage_ChatThemeChanged) Descriptor() ([]byte, []int) {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	return file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_rawDescGZIP(), []int{0, 32}
 }
 
@@ -2938,6 +3058,7 @@ type MiTransportAdminMessage_XmatMessengerSharedAlbumContentRemoval_RemovedConte
 }
 
 func (x *MiTransportAdminMessage_XmatMessengerSharedAlbumContentRemoval_RemovedContentTuple) Reset() {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	*x = MiTransportAdminMessage_XmatMessengerSharedAlbumContentRemoval_RemovedContentTuple{}
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2952,6 +3073,7 @@ func (*MiTransportAdminMessage_XmatMessengerSharedAlbumContentRemoval_RemovedCon
 }
 
 func (x *MiTransportAdminMessage_XmatMessengerSharedAlbumContentRemoval_RemovedContentTuple) ProtoReflect() protoreflect.Message {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2965,6 +3087,7 @@ func (x *MiTransportAdminMessage_XmatMessengerSharedAlbumContentRemoval_RemovedC
 
 // Deprecated: Use MiTransportAdminMessage_XmatMessengerSharedAlbumContentRemoval_RemovedContentTuple.ProtoReflect.Descriptor instead.
 func (*MiTransportAdminMessage_XmatMessengerSharedAlbumContentRemoval_RemovedContentTuple) Descriptor() ([]byte, []int) {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	return file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_rawDescGZIP(), []int{0, 17, 0}
 }
 
@@ -2990,6 +3113,7 @@ type MiTransportAdminMessage_LinkCta_UkOsaAdminText struct {
 }
 
 func (x *MiTransportAdminMessage_LinkCta_UkOsaAdminText) Reset() {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	*x = MiTransportAdminMessage_LinkCta_UkOsaAdminText{}
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3003,6 +3127,7 @@ func (x *MiTransportAdminMessage_LinkCta_UkOsaAdminText) String() string {
 func (*MiTransportAdminMessage_LinkCta_UkOsaAdminText) ProtoMessage() {}
 
 func (x *MiTransportAdminMessage_LinkCta_UkOsaAdminText) ProtoReflect() protoreflect.Message {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	mi := &file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3016,6 +3141,7 @@ func (x *MiTransportAdminMessage_LinkCta_UkOsaAdminText) ProtoReflect() protoref
 
 // Deprecated: Use MiTransportAdminMessage_LinkCta_UkOsaAdminText.ProtoReflect.Descriptor instead.
 func (*MiTransportAdminMessage_LinkCta_UkOsaAdminText) Descriptor() ([]byte, []int) {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
 	return file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_rawDescGZIP(), []int{0, 28, 0}
 }
 
@@ -3266,8 +3392,8 @@ func file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_
 	return file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_rawDescData
 }
 
-var file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_enumTypes = make([]protoimpl.EnumInfo, 6)
-var file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
+var file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_enumTypes []protoimpl.EnumInfo
+var file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes []protoimpl.MessageInfo
 var file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_goTypes = []any{
 	(MiTransportAdminMessage_LimitSharingChanged_SharingType)(0),                               // 0: WAArmadilloMiTransportAdminMessage.MiTransportAdminMessage.LimitSharingChanged.SharingType
 	(MiTransportAdminMessage_GroupImageChanged_Action)(0),                                      // 1: WAArmadilloMiTransportAdminMessage.MiTransportAdminMessage.GroupImageChanged.Action
@@ -3361,8 +3487,22 @@ var file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_p
 	0,  // [0:41] is the sub-list for field type_name
 }
 
-func init() { file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init() }
+// file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init registers the file once, at its first use (msgbridge's hack/lazyproto).
 func file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init() {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_once.Do(file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_register)
+}
+
+var file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_once sync.Once
+
+// XXX_RegisterProtoFiles registers this package's files; the packages
+// that import it call it before registering their own.
+func XXX_RegisterProtoFiles() {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_init()
+}
+
+func file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_register() {
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_enumTypes = make([]protoimpl.EnumInfo, 6)
+	file_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
 	if File_waArmadilloMiTransportAdminMessage_WAArmadilloMiTransportAdminMessage_proto != nil {
 		return
 	}

@@ -57,10 +57,12 @@ func (x ExtendedContentMessage_XmaDataclassType) String() string {
 }
 
 func (ExtendedContentMessage_XmaDataclassType) Descriptor() protoreflect.EnumDescriptor {
+	file_waArmadilloXMA_WAArmadilloXMA_proto_init()
 	return file_waArmadilloXMA_WAArmadilloXMA_proto_enumTypes[0].Descriptor()
 }
 
 func (ExtendedContentMessage_XmaDataclassType) Type() protoreflect.EnumType {
+	file_waArmadilloXMA_WAArmadilloXMA_proto_init()
 	return &file_waArmadilloXMA_WAArmadilloXMA_proto_enumTypes[0]
 }
 
@@ -80,6 +82,7 @@ func (x *ExtendedContentMessage_XmaDataclassType) UnmarshalJSON(b []byte) error 
 
 // Deprecated: Use ExtendedContentMessage_XmaDataclassType.Descriptor instead.
 func (ExtendedContentMessage_XmaDataclassType) EnumDescriptor() ([]byte, []int) {
+	file_waArmadilloXMA_WAArmadilloXMA_proto_init()
 	return file_waArmadilloXMA_WAArmadilloXMA_proto_rawDescGZIP(), []int{0, 0}
 }
 
@@ -137,10 +140,12 @@ func (x ExtendedContentMessage_OverlayIconGlyph) String() string {
 }
 
 func (ExtendedContentMessage_OverlayIconGlyph) Descriptor() protoreflect.EnumDescriptor {
+	file_waArmadilloXMA_WAArmadilloXMA_proto_init()
 	return file_waArmadilloXMA_WAArmadilloXMA_proto_enumTypes[1].Descriptor()
 }
 
 func (ExtendedContentMessage_OverlayIconGlyph) Type() protoreflect.EnumType {
+	file_waArmadilloXMA_WAArmadilloXMA_proto_init()
 	return &file_waArmadilloXMA_WAArmadilloXMA_proto_enumTypes[1]
 }
 
@@ -160,6 +165,7 @@ func (x *ExtendedContentMessage_OverlayIconGlyph) UnmarshalJSON(b []byte) error 
 
 // Deprecated: Use ExtendedContentMessage_OverlayIconGlyph.Descriptor instead.
 func (ExtendedContentMessage_OverlayIconGlyph) EnumDescriptor() ([]byte, []int) {
+	file_waArmadilloXMA_WAArmadilloXMA_proto_init()
 	return file_waArmadilloXMA_WAArmadilloXMA_proto_rawDescGZIP(), []int{0, 1}
 }
 
@@ -190,10 +196,12 @@ func (x ExtendedContentMessage_CtaButtonType) String() string {
 }
 
 func (ExtendedContentMessage_CtaButtonType) Descriptor() protoreflect.EnumDescriptor {
+	file_waArmadilloXMA_WAArmadilloXMA_proto_init()
 	return file_waArmadilloXMA_WAArmadilloXMA_proto_enumTypes[2].Descriptor()
 }
 
 func (ExtendedContentMessage_CtaButtonType) Type() protoreflect.EnumType {
+	file_waArmadilloXMA_WAArmadilloXMA_proto_init()
 	return &file_waArmadilloXMA_WAArmadilloXMA_proto_enumTypes[2]
 }
 
@@ -213,6 +221,7 @@ func (x *ExtendedContentMessage_CtaButtonType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use ExtendedContentMessage_CtaButtonType.Descriptor instead.
 func (ExtendedContentMessage_CtaButtonType) EnumDescriptor() ([]byte, []int) {
+	file_waArmadilloXMA_WAArmadilloXMA_proto_init()
 	return file_waArmadilloXMA_WAArmadilloXMA_proto_rawDescGZIP(), []int{0, 2}
 }
 
@@ -258,10 +267,12 @@ func (x ExtendedContentMessage_XmaLayoutType) String() string {
 }
 
 func (ExtendedContentMessage_XmaLayoutType) Descriptor() protoreflect.EnumDescriptor {
+	file_waArmadilloXMA_WAArmadilloXMA_proto_init()
 	return file_waArmadilloXMA_WAArmadilloXMA_proto_enumTypes[3].Descriptor()
 }
 
 func (ExtendedContentMessage_XmaLayoutType) Type() protoreflect.EnumType {
+	file_waArmadilloXMA_WAArmadilloXMA_proto_init()
 	return &file_waArmadilloXMA_WAArmadilloXMA_proto_enumTypes[3]
 }
 
@@ -281,6 +292,7 @@ func (x *ExtendedContentMessage_XmaLayoutType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use ExtendedContentMessage_XmaLayoutType.Descriptor instead.
 func (ExtendedContentMessage_XmaLayoutType) EnumDescriptor() ([]byte, []int) {
+	file_waArmadilloXMA_WAArmadilloXMA_proto_init()
 	return file_waArmadilloXMA_WAArmadilloXMA_proto_rawDescGZIP(), []int{0, 3}
 }
 
@@ -542,10 +554,12 @@ func (x ExtendedContentMessage_ExtendedContentType) String() string {
 }
 
 func (ExtendedContentMessage_ExtendedContentType) Descriptor() protoreflect.EnumDescriptor {
+	file_waArmadilloXMA_WAArmadilloXMA_proto_init()
 	return file_waArmadilloXMA_WAArmadilloXMA_proto_enumTypes[4].Descriptor()
 }
 
 func (ExtendedContentMessage_ExtendedContentType) Type() protoreflect.EnumType {
+	file_waArmadilloXMA_WAArmadilloXMA_proto_init()
 	return &file_waArmadilloXMA_WAArmadilloXMA_proto_enumTypes[4]
 }
 
@@ -565,6 +579,7 @@ func (x *ExtendedContentMessage_ExtendedContentType) UnmarshalJSON(b []byte) err
 
 // Deprecated: Use ExtendedContentMessage_ExtendedContentType.Descriptor instead.
 func (ExtendedContentMessage_ExtendedContentType) EnumDescriptor() ([]byte, []int) {
+	file_waArmadilloXMA_WAArmadilloXMA_proto_init()
 	return file_waArmadilloXMA_WAArmadilloXMA_proto_rawDescGZIP(), []int{0, 4}
 }
 
@@ -603,6 +618,7 @@ type ExtendedContentMessage struct {
 }
 
 func (x *ExtendedContentMessage) Reset() {
+	file_waArmadilloXMA_WAArmadilloXMA_proto_init()
 	*x = ExtendedContentMessage{}
 	mi := &file_waArmadilloXMA_WAArmadilloXMA_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -616,6 +632,7 @@ func (x *ExtendedContentMessage) String() string {
 func (*ExtendedContentMessage) ProtoMessage() {}
 
 func (x *ExtendedContentMessage) ProtoReflect() protoreflect.Message {
+	file_waArmadilloXMA_WAArmadilloXMA_proto_init()
 	mi := &file_waArmadilloXMA_WAArmadilloXMA_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -629,6 +646,7 @@ func (x *ExtendedContentMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExtendedContentMessage.ProtoReflect.Descriptor instead.
 func (*ExtendedContentMessage) Descriptor() ([]byte, []int) {
+	file_waArmadilloXMA_WAArmadilloXMA_proto_init()
 	return file_waArmadilloXMA_WAArmadilloXMA_proto_rawDescGZIP(), []int{0}
 }
 
@@ -841,6 +859,7 @@ type ExtendedContentMessage_CTA struct {
 }
 
 func (x *ExtendedContentMessage_CTA) Reset() {
+	file_waArmadilloXMA_WAArmadilloXMA_proto_init()
 	*x = ExtendedContentMessage_CTA{}
 	mi := &file_waArmadilloXMA_WAArmadilloXMA_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -854,6 +873,7 @@ func (x *ExtendedContentMessage_CTA) String() string {
 func (*ExtendedContentMessage_CTA) ProtoMessage() {}
 
 func (x *ExtendedContentMessage_CTA) ProtoReflect() protoreflect.Message {
+	file_waArmadilloXMA_WAArmadilloXMA_proto_init()
 	mi := &file_waArmadilloXMA_WAArmadilloXMA_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -867,6 +887,7 @@ func (x *ExtendedContentMessage_CTA) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExtendedContentMessage_CTA.ProtoReflect.Descriptor instead.
 func (*ExtendedContentMessage_CTA) Descriptor() ([]byte, []int) {
+	file_waArmadilloXMA_WAArmadilloXMA_proto_init()
 	return file_waArmadilloXMA_WAArmadilloXMA_proto_rawDescGZIP(), []int{0, 0}
 }
 
@@ -1081,8 +1102,8 @@ func file_waArmadilloXMA_WAArmadilloXMA_proto_rawDescGZIP() []byte {
 	return file_waArmadilloXMA_WAArmadilloXMA_proto_rawDescData
 }
 
-var file_waArmadilloXMA_WAArmadilloXMA_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_waArmadilloXMA_WAArmadilloXMA_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
+var file_waArmadilloXMA_WAArmadilloXMA_proto_enumTypes []protoimpl.EnumInfo
+var file_waArmadilloXMA_WAArmadilloXMA_proto_msgTypes []protoimpl.MessageInfo
 var file_waArmadilloXMA_WAArmadilloXMA_proto_goTypes = []any{
 	(ExtendedContentMessage_XmaDataclassType)(0),    // 0: WAArmadilloXMA.ExtendedContentMessage.XmaDataclassType
 	(ExtendedContentMessage_OverlayIconGlyph)(0),    // 1: WAArmadilloXMA.ExtendedContentMessage.OverlayIconGlyph
@@ -1115,8 +1136,21 @@ var file_waArmadilloXMA_WAArmadilloXMA_proto_depIdxs = []int32{
 	0,  // [0:12] is the sub-list for field type_name
 }
 
-func init() { file_waArmadilloXMA_WAArmadilloXMA_proto_init() }
+// file_waArmadilloXMA_WAArmadilloXMA_proto_init registers the file once, at its first use (msgbridge's hack/lazyproto).
 func file_waArmadilloXMA_WAArmadilloXMA_proto_init() {
+	file_waArmadilloXMA_WAArmadilloXMA_proto_once.Do(file_waArmadilloXMA_WAArmadilloXMA_proto_register)
+}
+
+var file_waArmadilloXMA_WAArmadilloXMA_proto_once sync.Once
+
+// XXX_RegisterProtoFiles registers this package's files; the packages
+// that import it call it before registering their own.
+func XXX_RegisterProtoFiles() { file_waArmadilloXMA_WAArmadilloXMA_proto_init() }
+
+func file_waArmadilloXMA_WAArmadilloXMA_proto_register() {
+	waCommon.XXX_RegisterProtoFiles()
+	file_waArmadilloXMA_WAArmadilloXMA_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
+	file_waArmadilloXMA_WAArmadilloXMA_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
 	if File_waArmadilloXMA_WAArmadilloXMA_proto != nil {
 		return
 	}

@@ -55,10 +55,12 @@ func (x FutureProofBehavior) String() string {
 }
 
 func (FutureProofBehavior) Descriptor() protoreflect.EnumDescriptor {
+	file_waCommon_WACommon_proto_init()
 	return file_waCommon_WACommon_proto_enumTypes[0].Descriptor()
 }
 
 func (FutureProofBehavior) Type() protoreflect.EnumType {
+	file_waCommon_WACommon_proto_init()
 	return &file_waCommon_WACommon_proto_enumTypes[0]
 }
 
@@ -78,6 +80,7 @@ func (x *FutureProofBehavior) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use FutureProofBehavior.Descriptor instead.
 func (FutureProofBehavior) EnumDescriptor() ([]byte, []int) {
+	file_waCommon_WACommon_proto_init()
 	return file_waCommon_WACommon_proto_rawDescGZIP(), []int{0}
 }
 
@@ -117,10 +120,12 @@ func (x Command_CommandType) String() string {
 }
 
 func (Command_CommandType) Descriptor() protoreflect.EnumDescriptor {
+	file_waCommon_WACommon_proto_init()
 	return file_waCommon_WACommon_proto_enumTypes[1].Descriptor()
 }
 
 func (Command_CommandType) Type() protoreflect.EnumType {
+	file_waCommon_WACommon_proto_init()
 	return &file_waCommon_WACommon_proto_enumTypes[1]
 }
 
@@ -140,6 +145,7 @@ func (x *Command_CommandType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use Command_CommandType.Descriptor instead.
 func (Command_CommandType) EnumDescriptor() ([]byte, []int) {
+	file_waCommon_WACommon_proto_init()
 	return file_waCommon_WACommon_proto_rawDescGZIP(), []int{1, 0}
 }
 
@@ -170,10 +176,12 @@ func (x Mention_MentionType) String() string {
 }
 
 func (Mention_MentionType) Descriptor() protoreflect.EnumDescriptor {
+	file_waCommon_WACommon_proto_init()
 	return file_waCommon_WACommon_proto_enumTypes[2].Descriptor()
 }
 
 func (Mention_MentionType) Type() protoreflect.EnumType {
+	file_waCommon_WACommon_proto_init()
 	return &file_waCommon_WACommon_proto_enumTypes[2]
 }
 
@@ -193,6 +201,7 @@ func (x *Mention_MentionType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use Mention_MentionType.Descriptor instead.
 func (Mention_MentionType) EnumDescriptor() ([]byte, []int) {
+	file_waCommon_WACommon_proto_init()
 	return file_waCommon_WACommon_proto_rawDescGZIP(), []int{2, 0}
 }
 
@@ -232,10 +241,12 @@ func (x LimitSharing_Trigger) String() string {
 }
 
 func (LimitSharing_Trigger) Descriptor() protoreflect.EnumDescriptor {
+	file_waCommon_WACommon_proto_init()
 	return file_waCommon_WACommon_proto_enumTypes[3].Descriptor()
 }
 
 func (LimitSharing_Trigger) Type() protoreflect.EnumType {
+	file_waCommon_WACommon_proto_init()
 	return &file_waCommon_WACommon_proto_enumTypes[3]
 }
 
@@ -255,6 +266,7 @@ func (x *LimitSharing_Trigger) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use LimitSharing_Trigger.Descriptor instead.
 func (LimitSharing_Trigger) EnumDescriptor() ([]byte, []int) {
+	file_waCommon_WACommon_proto_init()
 	return file_waCommon_WACommon_proto_rawDescGZIP(), []int{5, 0}
 }
 
@@ -269,6 +281,7 @@ type MessageKey struct {
 }
 
 func (x *MessageKey) Reset() {
+	file_waCommon_WACommon_proto_init()
 	*x = MessageKey{}
 	mi := &file_waCommon_WACommon_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -282,6 +295,7 @@ func (x *MessageKey) String() string {
 func (*MessageKey) ProtoMessage() {}
 
 func (x *MessageKey) ProtoReflect() protoreflect.Message {
+	file_waCommon_WACommon_proto_init()
 	mi := &file_waCommon_WACommon_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -295,6 +309,7 @@ func (x *MessageKey) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MessageKey.ProtoReflect.Descriptor instead.
 func (*MessageKey) Descriptor() ([]byte, []int) {
+	file_waCommon_WACommon_proto_init()
 	return file_waCommon_WACommon_proto_rawDescGZIP(), []int{0}
 }
 
@@ -337,6 +352,7 @@ type Command struct {
 }
 
 func (x *Command) Reset() {
+	file_waCommon_WACommon_proto_init()
 	*x = Command{}
 	mi := &file_waCommon_WACommon_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -350,6 +366,7 @@ func (x *Command) String() string {
 func (*Command) ProtoMessage() {}
 
 func (x *Command) ProtoReflect() protoreflect.Message {
+	file_waCommon_WACommon_proto_init()
 	mi := &file_waCommon_WACommon_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -363,6 +380,7 @@ func (x *Command) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Command.ProtoReflect.Descriptor instead.
 func (*Command) Descriptor() ([]byte, []int) {
+	file_waCommon_WACommon_proto_init()
 	return file_waCommon_WACommon_proto_rawDescGZIP(), []int{1}
 }
 
@@ -405,6 +423,7 @@ type Mention struct {
 }
 
 func (x *Mention) Reset() {
+	file_waCommon_WACommon_proto_init()
 	*x = Mention{}
 	mi := &file_waCommon_WACommon_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -418,6 +437,7 @@ func (x *Mention) String() string {
 func (*Mention) ProtoMessage() {}
 
 func (x *Mention) ProtoReflect() protoreflect.Message {
+	file_waCommon_WACommon_proto_init()
 	mi := &file_waCommon_WACommon_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -431,6 +451,7 @@ func (x *Mention) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Mention.ProtoReflect.Descriptor instead.
 func (*Mention) Descriptor() ([]byte, []int) {
+	file_waCommon_WACommon_proto_init()
 	return file_waCommon_WACommon_proto_rawDescGZIP(), []int{2}
 }
 
@@ -473,6 +494,7 @@ type MessageText struct {
 }
 
 func (x *MessageText) Reset() {
+	file_waCommon_WACommon_proto_init()
 	*x = MessageText{}
 	mi := &file_waCommon_WACommon_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -486,6 +508,7 @@ func (x *MessageText) String() string {
 func (*MessageText) ProtoMessage() {}
 
 func (x *MessageText) ProtoReflect() protoreflect.Message {
+	file_waCommon_WACommon_proto_init()
 	mi := &file_waCommon_WACommon_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -499,6 +522,7 @@ func (x *MessageText) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MessageText.ProtoReflect.Descriptor instead.
 func (*MessageText) Descriptor() ([]byte, []int) {
+	file_waCommon_WACommon_proto_init()
 	return file_waCommon_WACommon_proto_rawDescGZIP(), []int{3}
 }
 
@@ -539,6 +563,7 @@ type SubProtocol struct {
 }
 
 func (x *SubProtocol) Reset() {
+	file_waCommon_WACommon_proto_init()
 	*x = SubProtocol{}
 	mi := &file_waCommon_WACommon_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -552,6 +577,7 @@ func (x *SubProtocol) String() string {
 func (*SubProtocol) ProtoMessage() {}
 
 func (x *SubProtocol) ProtoReflect() protoreflect.Message {
+	file_waCommon_WACommon_proto_init()
 	mi := &file_waCommon_WACommon_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -565,6 +591,7 @@ func (x *SubProtocol) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubProtocol.ProtoReflect.Descriptor instead.
 func (*SubProtocol) Descriptor() ([]byte, []int) {
+	file_waCommon_WACommon_proto_init()
 	return file_waCommon_WACommon_proto_rawDescGZIP(), []int{4}
 }
 
@@ -593,6 +620,7 @@ type LimitSharing struct {
 }
 
 func (x *LimitSharing) Reset() {
+	file_waCommon_WACommon_proto_init()
 	*x = LimitSharing{}
 	mi := &file_waCommon_WACommon_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -606,6 +634,7 @@ func (x *LimitSharing) String() string {
 func (*LimitSharing) ProtoMessage() {}
 
 func (x *LimitSharing) ProtoReflect() protoreflect.Message {
+	file_waCommon_WACommon_proto_init()
 	mi := &file_waCommon_WACommon_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -619,6 +648,7 @@ func (x *LimitSharing) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LimitSharing.ProtoReflect.Descriptor instead.
 func (*LimitSharing) Descriptor() ([]byte, []int) {
+	file_waCommon_WACommon_proto_init()
 	return file_waCommon_WACommon_proto_rawDescGZIP(), []int{5}
 }
 
@@ -716,8 +746,8 @@ func file_waCommon_WACommon_proto_rawDescGZIP() []byte {
 	return file_waCommon_WACommon_proto_rawDescData
 }
 
-var file_waCommon_WACommon_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_waCommon_WACommon_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
+var file_waCommon_WACommon_proto_enumTypes []protoimpl.EnumInfo
+var file_waCommon_WACommon_proto_msgTypes []protoimpl.MessageInfo
 var file_waCommon_WACommon_proto_goTypes = []any{
 	(FutureProofBehavior)(0),  // 0: WACommon.FutureProofBehavior
 	(Command_CommandType)(0),  // 1: WACommon.Command.CommandType
@@ -743,8 +773,20 @@ var file_waCommon_WACommon_proto_depIdxs = []int32{
 	0, // [0:5] is the sub-list for field type_name
 }
 
-func init() { file_waCommon_WACommon_proto_init() }
+// file_waCommon_WACommon_proto_init registers the file once, at its first use (msgbridge's hack/lazyproto).
 func file_waCommon_WACommon_proto_init() {
+	file_waCommon_WACommon_proto_once.Do(file_waCommon_WACommon_proto_register)
+}
+
+var file_waCommon_WACommon_proto_once sync.Once
+
+// XXX_RegisterProtoFiles registers this package's files; the packages
+// that import it call it before registering their own.
+func XXX_RegisterProtoFiles() { file_waCommon_WACommon_proto_init() }
+
+func file_waCommon_WACommon_proto_register() {
+	file_waCommon_WACommon_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
+	file_waCommon_WACommon_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
 	if File_waCommon_WACommon_proto != nil {
 		return
 	}

@@ -121,10 +121,12 @@ func (x DeviceProps_PlatformType) String() string {
 }
 
 func (DeviceProps_PlatformType) Descriptor() protoreflect.EnumDescriptor {
+	file_waCompanionReg_WACompanionReg_proto_init()
 	return file_waCompanionReg_WACompanionReg_proto_enumTypes[0].Descriptor()
 }
 
 func (DeviceProps_PlatformType) Type() protoreflect.EnumType {
+	file_waCompanionReg_WACompanionReg_proto_init()
 	return &file_waCompanionReg_WACompanionReg_proto_enumTypes[0]
 }
 
@@ -144,6 +146,7 @@ func (x *DeviceProps_PlatformType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use DeviceProps_PlatformType.Descriptor instead.
 func (DeviceProps_PlatformType) EnumDescriptor() ([]byte, []int) {
+	file_waCompanionReg_WACompanionReg_proto_init()
 	return file_waCompanionReg_WACompanionReg_proto_rawDescGZIP(), []int{0, 0}
 }
 
@@ -159,6 +162,7 @@ type DeviceProps struct {
 }
 
 func (x *DeviceProps) Reset() {
+	file_waCompanionReg_WACompanionReg_proto_init()
 	*x = DeviceProps{}
 	mi := &file_waCompanionReg_WACompanionReg_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -172,6 +176,7 @@ func (x *DeviceProps) String() string {
 func (*DeviceProps) ProtoMessage() {}
 
 func (x *DeviceProps) ProtoReflect() protoreflect.Message {
+	file_waCompanionReg_WACompanionReg_proto_init()
 	mi := &file_waCompanionReg_WACompanionReg_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -185,6 +190,7 @@ func (x *DeviceProps) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeviceProps.ProtoReflect.Descriptor instead.
 func (*DeviceProps) Descriptor() ([]byte, []int) {
+	file_waCompanionReg_WACompanionReg_proto_init()
 	return file_waCompanionReg_WACompanionReg_proto_rawDescGZIP(), []int{0}
 }
 
@@ -233,6 +239,7 @@ type CompanionEphemeralIdentity struct {
 }
 
 func (x *CompanionEphemeralIdentity) Reset() {
+	file_waCompanionReg_WACompanionReg_proto_init()
 	*x = CompanionEphemeralIdentity{}
 	mi := &file_waCompanionReg_WACompanionReg_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -246,6 +253,7 @@ func (x *CompanionEphemeralIdentity) String() string {
 func (*CompanionEphemeralIdentity) ProtoMessage() {}
 
 func (x *CompanionEphemeralIdentity) ProtoReflect() protoreflect.Message {
+	file_waCompanionReg_WACompanionReg_proto_init()
 	mi := &file_waCompanionReg_WACompanionReg_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -259,6 +267,7 @@ func (x *CompanionEphemeralIdentity) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompanionEphemeralIdentity.ProtoReflect.Descriptor instead.
 func (*CompanionEphemeralIdentity) Descriptor() ([]byte, []int) {
+	file_waCompanionReg_WACompanionReg_proto_init()
 	return file_waCompanionReg_WACompanionReg_proto_rawDescGZIP(), []int{1}
 }
 
@@ -291,6 +300,7 @@ type CompanionCommitment struct {
 }
 
 func (x *CompanionCommitment) Reset() {
+	file_waCompanionReg_WACompanionReg_proto_init()
 	*x = CompanionCommitment{}
 	mi := &file_waCompanionReg_WACompanionReg_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -304,6 +314,7 @@ func (x *CompanionCommitment) String() string {
 func (*CompanionCommitment) ProtoMessage() {}
 
 func (x *CompanionCommitment) ProtoReflect() protoreflect.Message {
+	file_waCompanionReg_WACompanionReg_proto_init()
 	mi := &file_waCompanionReg_WACompanionReg_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -317,6 +328,7 @@ func (x *CompanionCommitment) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompanionCommitment.ProtoReflect.Descriptor instead.
 func (*CompanionCommitment) Descriptor() ([]byte, []int) {
+	file_waCompanionReg_WACompanionReg_proto_init()
 	return file_waCompanionReg_WACompanionReg_proto_rawDescGZIP(), []int{2}
 }
 
@@ -336,6 +348,7 @@ type ProloguePayload struct {
 }
 
 func (x *ProloguePayload) Reset() {
+	file_waCompanionReg_WACompanionReg_proto_init()
 	*x = ProloguePayload{}
 	mi := &file_waCompanionReg_WACompanionReg_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -349,6 +362,7 @@ func (x *ProloguePayload) String() string {
 func (*ProloguePayload) ProtoMessage() {}
 
 func (x *ProloguePayload) ProtoReflect() protoreflect.Message {
+	file_waCompanionReg_WACompanionReg_proto_init()
 	mi := &file_waCompanionReg_WACompanionReg_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -362,6 +376,7 @@ func (x *ProloguePayload) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProloguePayload.ProtoReflect.Descriptor instead.
 func (*ProloguePayload) Descriptor() ([]byte, []int) {
+	file_waCompanionReg_WACompanionReg_proto_init()
 	return file_waCompanionReg_WACompanionReg_proto_rawDescGZIP(), []int{3}
 }
 
@@ -388,6 +403,7 @@ type PrimaryEphemeralIdentity struct {
 }
 
 func (x *PrimaryEphemeralIdentity) Reset() {
+	file_waCompanionReg_WACompanionReg_proto_init()
 	*x = PrimaryEphemeralIdentity{}
 	mi := &file_waCompanionReg_WACompanionReg_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -401,6 +417,7 @@ func (x *PrimaryEphemeralIdentity) String() string {
 func (*PrimaryEphemeralIdentity) ProtoMessage() {}
 
 func (x *PrimaryEphemeralIdentity) ProtoReflect() protoreflect.Message {
+	file_waCompanionReg_WACompanionReg_proto_init()
 	mi := &file_waCompanionReg_WACompanionReg_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -414,6 +431,7 @@ func (x *PrimaryEphemeralIdentity) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrimaryEphemeralIdentity.ProtoReflect.Descriptor instead.
 func (*PrimaryEphemeralIdentity) Descriptor() ([]byte, []int) {
+	file_waCompanionReg_WACompanionReg_proto_init()
 	return file_waCompanionReg_WACompanionReg_proto_rawDescGZIP(), []int{4}
 }
 
@@ -441,6 +459,7 @@ type PairingRequest struct {
 }
 
 func (x *PairingRequest) Reset() {
+	file_waCompanionReg_WACompanionReg_proto_init()
 	*x = PairingRequest{}
 	mi := &file_waCompanionReg_WACompanionReg_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -454,6 +473,7 @@ func (x *PairingRequest) String() string {
 func (*PairingRequest) ProtoMessage() {}
 
 func (x *PairingRequest) ProtoReflect() protoreflect.Message {
+	file_waCompanionReg_WACompanionReg_proto_init()
 	mi := &file_waCompanionReg_WACompanionReg_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -467,6 +487,7 @@ func (x *PairingRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PairingRequest.ProtoReflect.Descriptor instead.
 func (*PairingRequest) Descriptor() ([]byte, []int) {
+	file_waCompanionReg_WACompanionReg_proto_init()
 	return file_waCompanionReg_WACompanionReg_proto_rawDescGZIP(), []int{5}
 }
 
@@ -500,6 +521,7 @@ type EncryptedPairingRequest struct {
 }
 
 func (x *EncryptedPairingRequest) Reset() {
+	file_waCompanionReg_WACompanionReg_proto_init()
 	*x = EncryptedPairingRequest{}
 	mi := &file_waCompanionReg_WACompanionReg_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -513,6 +535,7 @@ func (x *EncryptedPairingRequest) String() string {
 func (*EncryptedPairingRequest) ProtoMessage() {}
 
 func (x *EncryptedPairingRequest) ProtoReflect() protoreflect.Message {
+	file_waCompanionReg_WACompanionReg_proto_init()
 	mi := &file_waCompanionReg_WACompanionReg_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -526,6 +549,7 @@ func (x *EncryptedPairingRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EncryptedPairingRequest.ProtoReflect.Descriptor instead.
 func (*EncryptedPairingRequest) Descriptor() ([]byte, []int) {
+	file_waCompanionReg_WACompanionReg_proto_init()
 	return file_waCompanionReg_WACompanionReg_proto_rawDescGZIP(), []int{6}
 }
 
@@ -553,6 +577,7 @@ type ClientPairingProps struct {
 }
 
 func (x *ClientPairingProps) Reset() {
+	file_waCompanionReg_WACompanionReg_proto_init()
 	*x = ClientPairingProps{}
 	mi := &file_waCompanionReg_WACompanionReg_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -566,6 +591,7 @@ func (x *ClientPairingProps) String() string {
 func (*ClientPairingProps) ProtoMessage() {}
 
 func (x *ClientPairingProps) ProtoReflect() protoreflect.Message {
+	file_waCompanionReg_WACompanionReg_proto_init()
 	mi := &file_waCompanionReg_WACompanionReg_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -579,6 +605,7 @@ func (x *ClientPairingProps) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClientPairingProps.ProtoReflect.Descriptor instead.
 func (*ClientPairingProps) Descriptor() ([]byte, []int) {
+	file_waCompanionReg_WACompanionReg_proto_init()
 	return file_waCompanionReg_WACompanionReg_proto_rawDescGZIP(), []int{7}
 }
 
@@ -629,6 +656,7 @@ type DeviceProps_HistorySyncConfig struct {
 }
 
 func (x *DeviceProps_HistorySyncConfig) Reset() {
+	file_waCompanionReg_WACompanionReg_proto_init()
 	*x = DeviceProps_HistorySyncConfig{}
 	mi := &file_waCompanionReg_WACompanionReg_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -642,6 +670,7 @@ func (x *DeviceProps_HistorySyncConfig) String() string {
 func (*DeviceProps_HistorySyncConfig) ProtoMessage() {}
 
 func (x *DeviceProps_HistorySyncConfig) ProtoReflect() protoreflect.Message {
+	file_waCompanionReg_WACompanionReg_proto_init()
 	mi := &file_waCompanionReg_WACompanionReg_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -655,6 +684,7 @@ func (x *DeviceProps_HistorySyncConfig) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeviceProps_HistorySyncConfig.ProtoReflect.Descriptor instead.
 func (*DeviceProps_HistorySyncConfig) Descriptor() ([]byte, []int) {
+	file_waCompanionReg_WACompanionReg_proto_init()
 	return file_waCompanionReg_WACompanionReg_proto_rawDescGZIP(), []int{0, 0}
 }
 
@@ -803,6 +833,7 @@ type DeviceProps_AppVersion struct {
 }
 
 func (x *DeviceProps_AppVersion) Reset() {
+	file_waCompanionReg_WACompanionReg_proto_init()
 	*x = DeviceProps_AppVersion{}
 	mi := &file_waCompanionReg_WACompanionReg_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -816,6 +847,7 @@ func (x *DeviceProps_AppVersion) String() string {
 func (*DeviceProps_AppVersion) ProtoMessage() {}
 
 func (x *DeviceProps_AppVersion) ProtoReflect() protoreflect.Message {
+	file_waCompanionReg_WACompanionReg_proto_init()
 	mi := &file_waCompanionReg_WACompanionReg_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -829,6 +861,7 @@ func (x *DeviceProps_AppVersion) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeviceProps_AppVersion.ProtoReflect.Descriptor instead.
 func (*DeviceProps_AppVersion) Descriptor() ([]byte, []int) {
+	file_waCompanionReg_WACompanionReg_proto_init()
 	return file_waCompanionReg_WACompanionReg_proto_rawDescGZIP(), []int{0, 1}
 }
 
@@ -978,8 +1011,8 @@ func file_waCompanionReg_WACompanionReg_proto_rawDescGZIP() []byte {
 	return file_waCompanionReg_WACompanionReg_proto_rawDescData
 }
 
-var file_waCompanionReg_WACompanionReg_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_waCompanionReg_WACompanionReg_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
+var file_waCompanionReg_WACompanionReg_proto_enumTypes []protoimpl.EnumInfo
+var file_waCompanionReg_WACompanionReg_proto_msgTypes []protoimpl.MessageInfo
 var file_waCompanionReg_WACompanionReg_proto_goTypes = []any{
 	(DeviceProps_PlatformType)(0),         // 0: WACompanionReg.DeviceProps.PlatformType
 	(*DeviceProps)(nil),                   // 1: WACompanionReg.DeviceProps
@@ -1006,8 +1039,20 @@ var file_waCompanionReg_WACompanionReg_proto_depIdxs = []int32{
 	0,  // [0:5] is the sub-list for field type_name
 }
 
-func init() { file_waCompanionReg_WACompanionReg_proto_init() }
+// file_waCompanionReg_WACompanionReg_proto_init registers the file once, at its first use (msgbridge's hack/lazyproto).
 func file_waCompanionReg_WACompanionReg_proto_init() {
+	file_waCompanionReg_WACompanionReg_proto_once.Do(file_waCompanionReg_WACompanionReg_proto_register)
+}
+
+var file_waCompanionReg_WACompanionReg_proto_once sync.Once
+
+// XXX_RegisterProtoFiles registers this package's files; the packages
+// that import it call it before registering their own.
+func XXX_RegisterProtoFiles() { file_waCompanionReg_WACompanionReg_proto_init() }
+
+func file_waCompanionReg_WACompanionReg_proto_register() {
+	file_waCompanionReg_WACompanionReg_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
+	file_waCompanionReg_WACompanionReg_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
 	if File_waCompanionReg_WACompanionReg_proto != nil {
 		return
 	}

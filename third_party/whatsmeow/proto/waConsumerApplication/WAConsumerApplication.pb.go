@@ -57,10 +57,12 @@ func (x ConsumerApplication_Metadata_SpecialTextSize) String() string {
 }
 
 func (ConsumerApplication_Metadata_SpecialTextSize) Descriptor() protoreflect.EnumDescriptor {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_enumTypes[0].Descriptor()
 }
 
 func (ConsumerApplication_Metadata_SpecialTextSize) Type() protoreflect.EnumType {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return &file_waConsumerApplication_WAConsumerApplication_proto_enumTypes[0]
 }
 
@@ -80,6 +82,7 @@ func (x *ConsumerApplication_Metadata_SpecialTextSize) UnmarshalJSON(b []byte) e
 
 // Deprecated: Use ConsumerApplication_Metadata_SpecialTextSize.Descriptor instead.
 func (ConsumerApplication_Metadata_SpecialTextSize) EnumDescriptor() ([]byte, []int) {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 2, 0}
 }
 
@@ -125,10 +128,12 @@ func (x ConsumerApplication_StatusTextMesage_FontType) String() string {
 }
 
 func (ConsumerApplication_StatusTextMesage_FontType) Descriptor() protoreflect.EnumDescriptor {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_enumTypes[1].Descriptor()
 }
 
 func (ConsumerApplication_StatusTextMesage_FontType) Type() protoreflect.EnumType {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return &file_waConsumerApplication_WAConsumerApplication_proto_enumTypes[1]
 }
 
@@ -148,6 +153,7 @@ func (x *ConsumerApplication_StatusTextMesage_FontType) UnmarshalJSON(b []byte) 
 
 // Deprecated: Use ConsumerApplication_StatusTextMesage_FontType.Descriptor instead.
 func (ConsumerApplication_StatusTextMesage_FontType) EnumDescriptor() ([]byte, []int) {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 20, 0}
 }
 
@@ -181,10 +187,12 @@ func (x ConsumerApplication_ExtendedTextMessage_PreviewType) String() string {
 }
 
 func (ConsumerApplication_ExtendedTextMessage_PreviewType) Descriptor() protoreflect.EnumDescriptor {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_enumTypes[2].Descriptor()
 }
 
 func (ConsumerApplication_ExtendedTextMessage_PreviewType) Type() protoreflect.EnumType {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return &file_waConsumerApplication_WAConsumerApplication_proto_enumTypes[2]
 }
 
@@ -204,6 +212,7 @@ func (x *ConsumerApplication_ExtendedTextMessage_PreviewType) UnmarshalJSON(b []
 
 // Deprecated: Use ConsumerApplication_ExtendedTextMessage_PreviewType.Descriptor instead.
 func (ConsumerApplication_ExtendedTextMessage_PreviewType) EnumDescriptor() ([]byte, []int) {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 21, 0}
 }
 
@@ -216,6 +225,7 @@ type ConsumerApplication struct {
 }
 
 func (x *ConsumerApplication) Reset() {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -229,6 +239,7 @@ func (x *ConsumerApplication) String() string {
 func (*ConsumerApplication) ProtoMessage() {}
 
 func (x *ConsumerApplication) ProtoReflect() protoreflect.Message {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -242,6 +253,7 @@ func (x *ConsumerApplication) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConsumerApplication.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication) Descriptor() ([]byte, []int) {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0}
 }
 
@@ -273,6 +285,7 @@ type ConsumerApplication_Payload struct {
 }
 
 func (x *ConsumerApplication_Payload) Reset() {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_Payload{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -286,6 +299,7 @@ func (x *ConsumerApplication_Payload) String() string {
 func (*ConsumerApplication_Payload) ProtoMessage() {}
 
 func (x *ConsumerApplication_Payload) ProtoReflect() protoreflect.Message {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -299,6 +313,7 @@ func (x *ConsumerApplication_Payload) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConsumerApplication_Payload.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_Payload) Descriptor() ([]byte, []int) {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 0}
 }
 
@@ -381,6 +396,7 @@ type ConsumerApplication_SubProtocolPayload struct {
 }
 
 func (x *ConsumerApplication_SubProtocolPayload) Reset() {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_SubProtocolPayload{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -394,6 +410,7 @@ func (x *ConsumerApplication_SubProtocolPayload) String() string {
 func (*ConsumerApplication_SubProtocolPayload) ProtoMessage() {}
 
 func (x *ConsumerApplication_SubProtocolPayload) ProtoReflect() protoreflect.Message {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -407,6 +424,7 @@ func (x *ConsumerApplication_SubProtocolPayload) ProtoReflect() protoreflect.Mes
 
 // Deprecated: Use ConsumerApplication_SubProtocolPayload.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_SubProtocolPayload) Descriptor() ([]byte, []int) {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 1}
 }
 
@@ -425,6 +443,7 @@ type ConsumerApplication_Metadata struct {
 }
 
 func (x *ConsumerApplication_Metadata) Reset() {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_Metadata{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -438,6 +457,7 @@ func (x *ConsumerApplication_Metadata) String() string {
 func (*ConsumerApplication_Metadata) ProtoMessage() {}
 
 func (x *ConsumerApplication_Metadata) ProtoReflect() protoreflect.Message {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -451,6 +471,7 @@ func (x *ConsumerApplication_Metadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConsumerApplication_Metadata.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_Metadata) Descriptor() ([]byte, []int) {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 2}
 }
 
@@ -468,6 +489,7 @@ type ConsumerApplication_Signal struct {
 }
 
 func (x *ConsumerApplication_Signal) Reset() {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_Signal{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -481,6 +503,7 @@ func (x *ConsumerApplication_Signal) String() string {
 func (*ConsumerApplication_Signal) ProtoMessage() {}
 
 func (x *ConsumerApplication_Signal) ProtoReflect() protoreflect.Message {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -494,6 +517,7 @@ func (x *ConsumerApplication_Signal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConsumerApplication_Signal.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_Signal) Descriptor() ([]byte, []int) {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 3}
 }
 
@@ -508,6 +532,7 @@ type ConsumerApplication_ApplicationData struct {
 }
 
 func (x *ConsumerApplication_ApplicationData) Reset() {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_ApplicationData{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -521,6 +546,7 @@ func (x *ConsumerApplication_ApplicationData) String() string {
 func (*ConsumerApplication_ApplicationData) ProtoMessage() {}
 
 func (x *ConsumerApplication_ApplicationData) ProtoReflect() protoreflect.Message {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -534,6 +560,7 @@ func (x *ConsumerApplication_ApplicationData) ProtoReflect() protoreflect.Messag
 
 // Deprecated: Use ConsumerApplication_ApplicationData.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_ApplicationData) Descriptor() ([]byte, []int) {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 4}
 }
 
@@ -592,6 +619,7 @@ type ConsumerApplication_Content struct {
 }
 
 func (x *ConsumerApplication_Content) Reset() {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_Content{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -605,6 +633,7 @@ func (x *ConsumerApplication_Content) String() string {
 func (*ConsumerApplication_Content) ProtoMessage() {}
 
 func (x *ConsumerApplication_Content) ProtoReflect() protoreflect.Message {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -618,6 +647,7 @@ func (x *ConsumerApplication_Content) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConsumerApplication_Content.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_Content) Descriptor() ([]byte, []int) {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 5}
 }
 
@@ -912,6 +942,7 @@ type ConsumerApplication_EditMessage struct {
 }
 
 func (x *ConsumerApplication_EditMessage) Reset() {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_EditMessage{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -925,6 +956,7 @@ func (x *ConsumerApplication_EditMessage) String() string {
 func (*ConsumerApplication_EditMessage) ProtoMessage() {}
 
 func (x *ConsumerApplication_EditMessage) ProtoReflect() protoreflect.Message {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -938,6 +970,7 @@ func (x *ConsumerApplication_EditMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConsumerApplication_EditMessage.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_EditMessage) Descriptor() ([]byte, []int) {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 6}
 }
 
@@ -970,6 +1003,7 @@ type ConsumerApplication_PollAddOptionMessage struct {
 }
 
 func (x *ConsumerApplication_PollAddOptionMessage) Reset() {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_PollAddOptionMessage{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -983,6 +1017,7 @@ func (x *ConsumerApplication_PollAddOptionMessage) String() string {
 func (*ConsumerApplication_PollAddOptionMessage) ProtoMessage() {}
 
 func (x *ConsumerApplication_PollAddOptionMessage) ProtoReflect() protoreflect.Message {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -996,6 +1031,7 @@ func (x *ConsumerApplication_PollAddOptionMessage) ProtoReflect() protoreflect.M
 
 // Deprecated: Use ConsumerApplication_PollAddOptionMessage.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_PollAddOptionMessage) Descriptor() ([]byte, []int) {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 7}
 }
 
@@ -1015,6 +1051,7 @@ type ConsumerApplication_PollVoteMessage struct {
 }
 
 func (x *ConsumerApplication_PollVoteMessage) Reset() {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_PollVoteMessage{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1028,6 +1065,7 @@ func (x *ConsumerApplication_PollVoteMessage) String() string {
 func (*ConsumerApplication_PollVoteMessage) ProtoMessage() {}
 
 func (x *ConsumerApplication_PollVoteMessage) ProtoReflect() protoreflect.Message {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1041,6 +1079,7 @@ func (x *ConsumerApplication_PollVoteMessage) ProtoReflect() protoreflect.Messag
 
 // Deprecated: Use ConsumerApplication_PollVoteMessage.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_PollVoteMessage) Descriptor() ([]byte, []int) {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 8}
 }
 
@@ -1067,6 +1106,7 @@ type ConsumerApplication_PollEncValue struct {
 }
 
 func (x *ConsumerApplication_PollEncValue) Reset() {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_PollEncValue{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1080,6 +1120,7 @@ func (x *ConsumerApplication_PollEncValue) String() string {
 func (*ConsumerApplication_PollEncValue) ProtoMessage() {}
 
 func (x *ConsumerApplication_PollEncValue) ProtoReflect() protoreflect.Message {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1093,6 +1134,7 @@ func (x *ConsumerApplication_PollEncValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConsumerApplication_PollEncValue.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_PollEncValue) Descriptor() ([]byte, []int) {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 9}
 }
 
@@ -1120,6 +1162,7 @@ type ConsumerApplication_PollUpdateMessage struct {
 }
 
 func (x *ConsumerApplication_PollUpdateMessage) Reset() {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_PollUpdateMessage{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1133,6 +1176,7 @@ func (x *ConsumerApplication_PollUpdateMessage) String() string {
 func (*ConsumerApplication_PollUpdateMessage) ProtoMessage() {}
 
 func (x *ConsumerApplication_PollUpdateMessage) ProtoReflect() protoreflect.Message {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1146,6 +1190,7 @@ func (x *ConsumerApplication_PollUpdateMessage) ProtoReflect() protoreflect.Mess
 
 // Deprecated: Use ConsumerApplication_PollUpdateMessage.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_PollUpdateMessage) Descriptor() ([]byte, []int) {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 10}
 }
 
@@ -1181,6 +1226,7 @@ type ConsumerApplication_PollCreationMessage struct {
 }
 
 func (x *ConsumerApplication_PollCreationMessage) Reset() {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_PollCreationMessage{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1194,6 +1240,7 @@ func (x *ConsumerApplication_PollCreationMessage) String() string {
 func (*ConsumerApplication_PollCreationMessage) ProtoMessage() {}
 
 func (x *ConsumerApplication_PollCreationMessage) ProtoReflect() protoreflect.Message {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1207,6 +1254,7 @@ func (x *ConsumerApplication_PollCreationMessage) ProtoReflect() protoreflect.Me
 
 // Deprecated: Use ConsumerApplication_PollCreationMessage.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_PollCreationMessage) Descriptor() ([]byte, []int) {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 11}
 }
 
@@ -1246,6 +1294,7 @@ type ConsumerApplication_Option struct {
 }
 
 func (x *ConsumerApplication_Option) Reset() {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_Option{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1259,6 +1308,7 @@ func (x *ConsumerApplication_Option) String() string {
 func (*ConsumerApplication_Option) ProtoMessage() {}
 
 func (x *ConsumerApplication_Option) ProtoReflect() protoreflect.Message {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1272,6 +1322,7 @@ func (x *ConsumerApplication_Option) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConsumerApplication_Option.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_Option) Descriptor() ([]byte, []int) {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 12}
 }
 
@@ -1295,6 +1346,7 @@ type ConsumerApplication_ReactionMessage struct {
 }
 
 func (x *ConsumerApplication_ReactionMessage) Reset() {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_ReactionMessage{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1308,6 +1360,7 @@ func (x *ConsumerApplication_ReactionMessage) String() string {
 func (*ConsumerApplication_ReactionMessage) ProtoMessage() {}
 
 func (x *ConsumerApplication_ReactionMessage) ProtoReflect() protoreflect.Message {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1321,6 +1374,7 @@ func (x *ConsumerApplication_ReactionMessage) ProtoReflect() protoreflect.Messag
 
 // Deprecated: Use ConsumerApplication_ReactionMessage.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_ReactionMessage) Descriptor() ([]byte, []int) {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 13}
 }
 
@@ -1374,6 +1428,7 @@ type ConsumerApplication_RevokeMessage struct {
 }
 
 func (x *ConsumerApplication_RevokeMessage) Reset() {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_RevokeMessage{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1387,6 +1442,7 @@ func (x *ConsumerApplication_RevokeMessage) String() string {
 func (*ConsumerApplication_RevokeMessage) ProtoMessage() {}
 
 func (x *ConsumerApplication_RevokeMessage) ProtoReflect() protoreflect.Message {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1400,6 +1456,7 @@ func (x *ConsumerApplication_RevokeMessage) ProtoReflect() protoreflect.Message 
 
 // Deprecated: Use ConsumerApplication_RevokeMessage.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_RevokeMessage) Descriptor() ([]byte, []int) {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 14}
 }
 
@@ -1422,6 +1479,7 @@ type ConsumerApplication_ViewOnceMessage struct {
 }
 
 func (x *ConsumerApplication_ViewOnceMessage) Reset() {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_ViewOnceMessage{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1435,6 +1493,7 @@ func (x *ConsumerApplication_ViewOnceMessage) String() string {
 func (*ConsumerApplication_ViewOnceMessage) ProtoMessage() {}
 
 func (x *ConsumerApplication_ViewOnceMessage) ProtoReflect() protoreflect.Message {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1448,6 +1507,7 @@ func (x *ConsumerApplication_ViewOnceMessage) ProtoReflect() protoreflect.Messag
 
 // Deprecated: Use ConsumerApplication_ViewOnceMessage.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_ViewOnceMessage) Descriptor() ([]byte, []int) {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 15}
 }
 
@@ -1507,6 +1567,7 @@ type ConsumerApplication_GroupInviteMessage struct {
 }
 
 func (x *ConsumerApplication_GroupInviteMessage) Reset() {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_GroupInviteMessage{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1520,6 +1581,7 @@ func (x *ConsumerApplication_GroupInviteMessage) String() string {
 func (*ConsumerApplication_GroupInviteMessage) ProtoMessage() {}
 
 func (x *ConsumerApplication_GroupInviteMessage) ProtoReflect() protoreflect.Message {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1533,6 +1595,7 @@ func (x *ConsumerApplication_GroupInviteMessage) ProtoReflect() protoreflect.Mes
 
 // Deprecated: Use ConsumerApplication_GroupInviteMessage.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_GroupInviteMessage) Descriptor() ([]byte, []int) {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 16}
 }
 
@@ -1592,6 +1655,7 @@ type ConsumerApplication_LiveLocationMessage struct {
 }
 
 func (x *ConsumerApplication_LiveLocationMessage) Reset() {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_LiveLocationMessage{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1605,6 +1669,7 @@ func (x *ConsumerApplication_LiveLocationMessage) String() string {
 func (*ConsumerApplication_LiveLocationMessage) ProtoMessage() {}
 
 func (x *ConsumerApplication_LiveLocationMessage) ProtoReflect() protoreflect.Message {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1618,6 +1683,7 @@ func (x *ConsumerApplication_LiveLocationMessage) ProtoReflect() protoreflect.Me
 
 // Deprecated: Use ConsumerApplication_LiveLocationMessage.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_LiveLocationMessage) Descriptor() ([]byte, []int) {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 17}
 }
 
@@ -1679,6 +1745,7 @@ type ConsumerApplication_ContactsArrayMessage struct {
 }
 
 func (x *ConsumerApplication_ContactsArrayMessage) Reset() {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_ContactsArrayMessage{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1692,6 +1759,7 @@ func (x *ConsumerApplication_ContactsArrayMessage) String() string {
 func (*ConsumerApplication_ContactsArrayMessage) ProtoMessage() {}
 
 func (x *ConsumerApplication_ContactsArrayMessage) ProtoReflect() protoreflect.Message {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1705,6 +1773,7 @@ func (x *ConsumerApplication_ContactsArrayMessage) ProtoReflect() protoreflect.M
 
 // Deprecated: Use ConsumerApplication_ContactsArrayMessage.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_ContactsArrayMessage) Descriptor() ([]byte, []int) {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 18}
 }
 
@@ -1730,6 +1799,7 @@ type ConsumerApplication_ContactMessage struct {
 }
 
 func (x *ConsumerApplication_ContactMessage) Reset() {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_ContactMessage{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1743,6 +1813,7 @@ func (x *ConsumerApplication_ContactMessage) String() string {
 func (*ConsumerApplication_ContactMessage) ProtoMessage() {}
 
 func (x *ConsumerApplication_ContactMessage) ProtoReflect() protoreflect.Message {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1756,6 +1827,7 @@ func (x *ConsumerApplication_ContactMessage) ProtoReflect() protoreflect.Message
 
 // Deprecated: Use ConsumerApplication_ContactMessage.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_ContactMessage) Descriptor() ([]byte, []int) {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 19}
 }
 
@@ -1777,6 +1849,7 @@ type ConsumerApplication_StatusTextMesage struct {
 }
 
 func (x *ConsumerApplication_StatusTextMesage) Reset() {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_StatusTextMesage{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1790,6 +1863,7 @@ func (x *ConsumerApplication_StatusTextMesage) String() string {
 func (*ConsumerApplication_StatusTextMesage) ProtoMessage() {}
 
 func (x *ConsumerApplication_StatusTextMesage) ProtoReflect() protoreflect.Message {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1803,6 +1877,7 @@ func (x *ConsumerApplication_StatusTextMesage) ProtoReflect() protoreflect.Messa
 
 // Deprecated: Use ConsumerApplication_StatusTextMesage.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_StatusTextMesage) Descriptor() ([]byte, []int) {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 20}
 }
 
@@ -1848,6 +1923,7 @@ type ConsumerApplication_ExtendedTextMessage struct {
 }
 
 func (x *ConsumerApplication_ExtendedTextMessage) Reset() {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_ExtendedTextMessage{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1861,6 +1937,7 @@ func (x *ConsumerApplication_ExtendedTextMessage) String() string {
 func (*ConsumerApplication_ExtendedTextMessage) ProtoMessage() {}
 
 func (x *ConsumerApplication_ExtendedTextMessage) ProtoReflect() protoreflect.Message {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1874,6 +1951,7 @@ func (x *ConsumerApplication_ExtendedTextMessage) ProtoReflect() protoreflect.Me
 
 // Deprecated: Use ConsumerApplication_ExtendedTextMessage.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_ExtendedTextMessage) Descriptor() ([]byte, []int) {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 21}
 }
 
@@ -1935,6 +2013,7 @@ type ConsumerApplication_LocationMessage struct {
 }
 
 func (x *ConsumerApplication_LocationMessage) Reset() {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_LocationMessage{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1948,6 +2027,7 @@ func (x *ConsumerApplication_LocationMessage) String() string {
 func (*ConsumerApplication_LocationMessage) ProtoMessage() {}
 
 func (x *ConsumerApplication_LocationMessage) ProtoReflect() protoreflect.Message {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1961,6 +2041,7 @@ func (x *ConsumerApplication_LocationMessage) ProtoReflect() protoreflect.Messag
 
 // Deprecated: Use ConsumerApplication_LocationMessage.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_LocationMessage) Descriptor() ([]byte, []int) {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 22}
 }
 
@@ -1986,6 +2067,7 @@ type ConsumerApplication_StickerMessage struct {
 }
 
 func (x *ConsumerApplication_StickerMessage) Reset() {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_StickerMessage{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1999,6 +2081,7 @@ func (x *ConsumerApplication_StickerMessage) String() string {
 func (*ConsumerApplication_StickerMessage) ProtoMessage() {}
 
 func (x *ConsumerApplication_StickerMessage) ProtoReflect() protoreflect.Message {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2012,6 +2095,7 @@ func (x *ConsumerApplication_StickerMessage) ProtoReflect() protoreflect.Message
 
 // Deprecated: Use ConsumerApplication_StickerMessage.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_StickerMessage) Descriptor() ([]byte, []int) {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 23}
 }
 
@@ -2031,6 +2115,7 @@ type ConsumerApplication_DocumentMessage struct {
 }
 
 func (x *ConsumerApplication_DocumentMessage) Reset() {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_DocumentMessage{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2044,6 +2129,7 @@ func (x *ConsumerApplication_DocumentMessage) String() string {
 func (*ConsumerApplication_DocumentMessage) ProtoMessage() {}
 
 func (x *ConsumerApplication_DocumentMessage) ProtoReflect() protoreflect.Message {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2057,6 +2143,7 @@ func (x *ConsumerApplication_DocumentMessage) ProtoReflect() protoreflect.Messag
 
 // Deprecated: Use ConsumerApplication_DocumentMessage.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_DocumentMessage) Descriptor() ([]byte, []int) {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 24}
 }
 
@@ -2083,6 +2170,7 @@ type ConsumerApplication_VideoMessage struct {
 }
 
 func (x *ConsumerApplication_VideoMessage) Reset() {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_VideoMessage{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2096,6 +2184,7 @@ func (x *ConsumerApplication_VideoMessage) String() string {
 func (*ConsumerApplication_VideoMessage) ProtoMessage() {}
 
 func (x *ConsumerApplication_VideoMessage) ProtoReflect() protoreflect.Message {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2109,6 +2198,7 @@ func (x *ConsumerApplication_VideoMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConsumerApplication_VideoMessage.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_VideoMessage) Descriptor() ([]byte, []int) {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 25}
 }
 
@@ -2135,6 +2225,7 @@ type ConsumerApplication_AudioMessage struct {
 }
 
 func (x *ConsumerApplication_AudioMessage) Reset() {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_AudioMessage{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2148,6 +2239,7 @@ func (x *ConsumerApplication_AudioMessage) String() string {
 func (*ConsumerApplication_AudioMessage) ProtoMessage() {}
 
 func (x *ConsumerApplication_AudioMessage) ProtoReflect() protoreflect.Message {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2161,6 +2253,7 @@ func (x *ConsumerApplication_AudioMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConsumerApplication_AudioMessage.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_AudioMessage) Descriptor() ([]byte, []int) {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 26}
 }
 
@@ -2187,6 +2280,7 @@ type ConsumerApplication_ImageMessage struct {
 }
 
 func (x *ConsumerApplication_ImageMessage) Reset() {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_ImageMessage{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2200,6 +2294,7 @@ func (x *ConsumerApplication_ImageMessage) String() string {
 func (*ConsumerApplication_ImageMessage) ProtoMessage() {}
 
 func (x *ConsumerApplication_ImageMessage) ProtoReflect() protoreflect.Message {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2213,6 +2308,7 @@ func (x *ConsumerApplication_ImageMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConsumerApplication_ImageMessage.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_ImageMessage) Descriptor() ([]byte, []int) {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 27}
 }
 
@@ -2242,6 +2338,7 @@ type ConsumerApplication_InteractiveAnnotation struct {
 }
 
 func (x *ConsumerApplication_InteractiveAnnotation) Reset() {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_InteractiveAnnotation{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2255,6 +2352,7 @@ func (x *ConsumerApplication_InteractiveAnnotation) String() string {
 func (*ConsumerApplication_InteractiveAnnotation) ProtoMessage() {}
 
 func (x *ConsumerApplication_InteractiveAnnotation) ProtoReflect() protoreflect.Message {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2268,6 +2366,7 @@ func (x *ConsumerApplication_InteractiveAnnotation) ProtoReflect() protoreflect.
 
 // Deprecated: Use ConsumerApplication_InteractiveAnnotation.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_InteractiveAnnotation) Descriptor() ([]byte, []int) {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 28}
 }
 
@@ -2314,6 +2413,7 @@ type ConsumerApplication_Point struct {
 }
 
 func (x *ConsumerApplication_Point) Reset() {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_Point{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2327,6 +2427,7 @@ func (x *ConsumerApplication_Point) String() string {
 func (*ConsumerApplication_Point) ProtoMessage() {}
 
 func (x *ConsumerApplication_Point) ProtoReflect() protoreflect.Message {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2340,6 +2441,7 @@ func (x *ConsumerApplication_Point) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConsumerApplication_Point.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_Point) Descriptor() ([]byte, []int) {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 29}
 }
 
@@ -2367,6 +2469,7 @@ type ConsumerApplication_Location struct {
 }
 
 func (x *ConsumerApplication_Location) Reset() {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_Location{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2380,6 +2483,7 @@ func (x *ConsumerApplication_Location) String() string {
 func (*ConsumerApplication_Location) ProtoMessage() {}
 
 func (x *ConsumerApplication_Location) ProtoReflect() protoreflect.Message {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2393,6 +2497,7 @@ func (x *ConsumerApplication_Location) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConsumerApplication_Location.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_Location) Descriptor() ([]byte, []int) {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 30}
 }
 
@@ -2425,6 +2530,7 @@ type ConsumerApplication_MediaPayload struct {
 }
 
 func (x *ConsumerApplication_MediaPayload) Reset() {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_MediaPayload{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2438,6 +2544,7 @@ func (x *ConsumerApplication_MediaPayload) String() string {
 func (*ConsumerApplication_MediaPayload) ProtoMessage() {}
 
 func (x *ConsumerApplication_MediaPayload) ProtoReflect() protoreflect.Message {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2451,6 +2558,7 @@ func (x *ConsumerApplication_MediaPayload) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConsumerApplication_MediaPayload.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_MediaPayload) Descriptor() ([]byte, []int) {
+	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 31}
 }
 
@@ -2644,8 +2752,8 @@ func file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP() []byte
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescData
 }
 
-var file_waConsumerApplication_WAConsumerApplication_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_waConsumerApplication_WAConsumerApplication_proto_msgTypes = make([]protoimpl.MessageInfo, 33)
+var file_waConsumerApplication_WAConsumerApplication_proto_enumTypes []protoimpl.EnumInfo
+var file_waConsumerApplication_WAConsumerApplication_proto_msgTypes []protoimpl.MessageInfo
 var file_waConsumerApplication_WAConsumerApplication_proto_goTypes = []any{
 	(ConsumerApplication_Metadata_SpecialTextSize)(0),        // 0: WAConsumerApplication.ConsumerApplication.Metadata.SpecialTextSize
 	(ConsumerApplication_StatusTextMesage_FontType)(0),       // 1: WAConsumerApplication.ConsumerApplication.StatusTextMesage.FontType
@@ -2755,8 +2863,21 @@ var file_waConsumerApplication_WAConsumerApplication_proto_depIdxs = []int32{
 	0,  // [0:59] is the sub-list for field type_name
 }
 
-func init() { file_waConsumerApplication_WAConsumerApplication_proto_init() }
+// file_waConsumerApplication_WAConsumerApplication_proto_init registers the file once, at its first use (msgbridge's hack/lazyproto).
 func file_waConsumerApplication_WAConsumerApplication_proto_init() {
+	file_waConsumerApplication_WAConsumerApplication_proto_once.Do(file_waConsumerApplication_WAConsumerApplication_proto_register)
+}
+
+var file_waConsumerApplication_WAConsumerApplication_proto_once sync.Once
+
+// XXX_RegisterProtoFiles registers this package's files; the packages
+// that import it call it before registering their own.
+func XXX_RegisterProtoFiles() { file_waConsumerApplication_WAConsumerApplication_proto_init() }
+
+func file_waConsumerApplication_WAConsumerApplication_proto_register() {
+	waCommon.XXX_RegisterProtoFiles()
+	file_waConsumerApplication_WAConsumerApplication_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
+	file_waConsumerApplication_WAConsumerApplication_proto_msgTypes = make([]protoimpl.MessageInfo, 33)
 	if File_waConsumerApplication_WAConsumerApplication_proto != nil {
 		return
 	}

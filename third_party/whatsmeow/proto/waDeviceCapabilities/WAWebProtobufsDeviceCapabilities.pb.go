@@ -55,10 +55,12 @@ func (x DeviceCapabilities_MemberNameTagPrimarySupport) String() string {
 }
 
 func (DeviceCapabilities_MemberNameTagPrimarySupport) Descriptor() protoreflect.EnumDescriptor {
+	file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_init()
 	return file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_enumTypes[0].Descriptor()
 }
 
 func (DeviceCapabilities_MemberNameTagPrimarySupport) Type() protoreflect.EnumType {
+	file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_init()
 	return &file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_enumTypes[0]
 }
 
@@ -78,6 +80,7 @@ func (x *DeviceCapabilities_MemberNameTagPrimarySupport) UnmarshalJSON(b []byte)
 
 // Deprecated: Use DeviceCapabilities_MemberNameTagPrimarySupport.Descriptor instead.
 func (DeviceCapabilities_MemberNameTagPrimarySupport) EnumDescriptor() ([]byte, []int) {
+	file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_init()
 	return file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_rawDescGZIP(), []int{0, 0}
 }
 
@@ -114,10 +117,12 @@ func (x DeviceCapabilities_ChatLockSupportLevel) String() string {
 }
 
 func (DeviceCapabilities_ChatLockSupportLevel) Descriptor() protoreflect.EnumDescriptor {
+	file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_init()
 	return file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_enumTypes[1].Descriptor()
 }
 
 func (DeviceCapabilities_ChatLockSupportLevel) Type() protoreflect.EnumType {
+	file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_init()
 	return &file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_enumTypes[1]
 }
 
@@ -137,6 +142,7 @@ func (x *DeviceCapabilities_ChatLockSupportLevel) UnmarshalJSON(b []byte) error 
 
 // Deprecated: Use DeviceCapabilities_ChatLockSupportLevel.Descriptor instead.
 func (DeviceCapabilities_ChatLockSupportLevel) EnumDescriptor() ([]byte, []int) {
+	file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_init()
 	return file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_rawDescGZIP(), []int{0, 1}
 }
 
@@ -173,10 +179,12 @@ func (x DeviceCapabilities_AiThread_SupportLevel) String() string {
 }
 
 func (DeviceCapabilities_AiThread_SupportLevel) Descriptor() protoreflect.EnumDescriptor {
+	file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_init()
 	return file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_enumTypes[2].Descriptor()
 }
 
 func (DeviceCapabilities_AiThread_SupportLevel) Type() protoreflect.EnumType {
+	file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_init()
 	return &file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_enumTypes[2]
 }
 
@@ -196,6 +204,7 @@ func (x *DeviceCapabilities_AiThread_SupportLevel) UnmarshalJSON(b []byte) error
 
 // Deprecated: Use DeviceCapabilities_AiThread_SupportLevel.Descriptor instead.
 func (DeviceCapabilities_AiThread_SupportLevel) EnumDescriptor() ([]byte, []int) {
+	file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_init()
 	return file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_rawDescGZIP(), []int{0, 0, 0}
 }
 
@@ -212,6 +221,7 @@ type DeviceCapabilities struct {
 }
 
 func (x *DeviceCapabilities) Reset() {
+	file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_init()
 	*x = DeviceCapabilities{}
 	mi := &file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -225,6 +235,7 @@ func (x *DeviceCapabilities) String() string {
 func (*DeviceCapabilities) ProtoMessage() {}
 
 func (x *DeviceCapabilities) ProtoReflect() protoreflect.Message {
+	file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_init()
 	mi := &file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -238,6 +249,7 @@ func (x *DeviceCapabilities) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeviceCapabilities.ProtoReflect.Descriptor instead.
 func (*DeviceCapabilities) Descriptor() ([]byte, []int) {
+	file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_init()
 	return file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_rawDescGZIP(), []int{0}
 }
 
@@ -291,6 +303,7 @@ type DeviceCapabilities_AiThread struct {
 }
 
 func (x *DeviceCapabilities_AiThread) Reset() {
+	file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_init()
 	*x = DeviceCapabilities_AiThread{}
 	mi := &file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -304,6 +317,7 @@ func (x *DeviceCapabilities_AiThread) String() string {
 func (*DeviceCapabilities_AiThread) ProtoMessage() {}
 
 func (x *DeviceCapabilities_AiThread) ProtoReflect() protoreflect.Message {
+	file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_init()
 	mi := &file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -317,6 +331,7 @@ func (x *DeviceCapabilities_AiThread) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeviceCapabilities_AiThread.ProtoReflect.Descriptor instead.
 func (*DeviceCapabilities_AiThread) Descriptor() ([]byte, []int) {
+	file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_init()
 	return file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_rawDescGZIP(), []int{0, 0}
 }
 
@@ -335,6 +350,7 @@ type DeviceCapabilities_UserHasAvatar struct {
 }
 
 func (x *DeviceCapabilities_UserHasAvatar) Reset() {
+	file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_init()
 	*x = DeviceCapabilities_UserHasAvatar{}
 	mi := &file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -348,6 +364,7 @@ func (x *DeviceCapabilities_UserHasAvatar) String() string {
 func (*DeviceCapabilities_UserHasAvatar) ProtoMessage() {}
 
 func (x *DeviceCapabilities_UserHasAvatar) ProtoReflect() protoreflect.Message {
+	file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_init()
 	mi := &file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -361,6 +378,7 @@ func (x *DeviceCapabilities_UserHasAvatar) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeviceCapabilities_UserHasAvatar.ProtoReflect.Descriptor instead.
 func (*DeviceCapabilities_UserHasAvatar) Descriptor() ([]byte, []int) {
+	file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_init()
 	return file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_rawDescGZIP(), []int{0, 1}
 }
 
@@ -379,6 +397,7 @@ type DeviceCapabilities_BusinessBroadcast struct {
 }
 
 func (x *DeviceCapabilities_BusinessBroadcast) Reset() {
+	file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_init()
 	*x = DeviceCapabilities_BusinessBroadcast{}
 	mi := &file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -392,6 +411,7 @@ func (x *DeviceCapabilities_BusinessBroadcast) String() string {
 func (*DeviceCapabilities_BusinessBroadcast) ProtoMessage() {}
 
 func (x *DeviceCapabilities_BusinessBroadcast) ProtoReflect() protoreflect.Message {
+	file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_init()
 	mi := &file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -405,6 +425,7 @@ func (x *DeviceCapabilities_BusinessBroadcast) ProtoReflect() protoreflect.Messa
 
 // Deprecated: Use DeviceCapabilities_BusinessBroadcast.ProtoReflect.Descriptor instead.
 func (*DeviceCapabilities_BusinessBroadcast) Descriptor() ([]byte, []int) {
+	file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_init()
 	return file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_rawDescGZIP(), []int{0, 2}
 }
 
@@ -423,6 +444,7 @@ type DeviceCapabilities_LIDMigration struct {
 }
 
 func (x *DeviceCapabilities_LIDMigration) Reset() {
+	file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_init()
 	*x = DeviceCapabilities_LIDMigration{}
 	mi := &file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -436,6 +458,7 @@ func (x *DeviceCapabilities_LIDMigration) String() string {
 func (*DeviceCapabilities_LIDMigration) ProtoMessage() {}
 
 func (x *DeviceCapabilities_LIDMigration) ProtoReflect() protoreflect.Message {
+	file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_init()
 	mi := &file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -449,6 +472,7 @@ func (x *DeviceCapabilities_LIDMigration) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeviceCapabilities_LIDMigration.ProtoReflect.Descriptor instead.
 func (*DeviceCapabilities_LIDMigration) Descriptor() ([]byte, []int) {
+	file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_init()
 	return file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_rawDescGZIP(), []int{0, 3}
 }
 
@@ -504,8 +528,8 @@ func file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_rawDescGZI
 	return file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_rawDescData
 }
 
-var file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+var file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_enumTypes []protoimpl.EnumInfo
+var file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_msgTypes []protoimpl.MessageInfo
 var file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_goTypes = []any{
 	(DeviceCapabilities_MemberNameTagPrimarySupport)(0), // 0: WAWebProtobufsDeviceCapabilities.DeviceCapabilities.MemberNameTagPrimarySupport
 	(DeviceCapabilities_ChatLockSupportLevel)(0),        // 1: WAWebProtobufsDeviceCapabilities.DeviceCapabilities.ChatLockSupportLevel
@@ -531,8 +555,22 @@ var file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_depIdxs = [
 	0, // [0:7] is the sub-list for field type_name
 }
 
-func init() { file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_init() }
+// file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_init registers the file once, at its first use (msgbridge's hack/lazyproto).
 func file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_init() {
+	file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_once.Do(file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_register)
+}
+
+var file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_once sync.Once
+
+// XXX_RegisterProtoFiles registers this package's files; the packages
+// that import it call it before registering their own.
+func XXX_RegisterProtoFiles() {
+	file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_init()
+}
+
+func file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_register() {
+	file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
+	file_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
 	if File_waDeviceCapabilities_WAWebProtobufsDeviceCapabilities_proto != nil {
 		return
 	}

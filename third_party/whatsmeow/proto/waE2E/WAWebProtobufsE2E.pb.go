@@ -59,10 +59,12 @@ func (x PollType) String() string {
 }
 
 func (PollType) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[0].Descriptor()
 }
 
 func (PollType) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[0]
 }
 
@@ -82,6 +84,7 @@ func (x *PollType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use PollType.Descriptor instead.
 func (PollType) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{0}
 }
 
@@ -118,10 +121,12 @@ func (x PollContentType) String() string {
 }
 
 func (PollContentType) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[1].Descriptor()
 }
 
 func (PollContentType) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[1]
 }
 
@@ -141,6 +146,7 @@ func (x *PollContentType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use PollContentType.Descriptor instead.
 func (PollContentType) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{1}
 }
 
@@ -204,10 +210,12 @@ func (x PeerDataOperationRequestType) String() string {
 }
 
 func (PeerDataOperationRequestType) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[2].Descriptor()
 }
 
 func (PeerDataOperationRequestType) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[2]
 }
 
@@ -227,6 +235,7 @@ func (x *PeerDataOperationRequestType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use PeerDataOperationRequestType.Descriptor instead.
 func (PeerDataOperationRequestType) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{2}
 }
 
@@ -281,10 +290,12 @@ func (x HistorySyncType) String() string {
 }
 
 func (HistorySyncType) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[3].Descriptor()
 }
 
 func (HistorySyncType) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[3]
 }
 
@@ -304,6 +315,7 @@ func (x *HistorySyncType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use HistorySyncType.Descriptor instead.
 func (HistorySyncType) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{3}
 }
 
@@ -346,10 +358,12 @@ func (x MediaKeyDomain) String() string {
 }
 
 func (MediaKeyDomain) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[4].Descriptor()
 }
 
 func (MediaKeyDomain) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[4]
 }
 
@@ -369,6 +383,7 @@ func (x *MediaKeyDomain) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use MediaKeyDomain.Descriptor instead.
 func (MediaKeyDomain) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{4}
 }
 
@@ -402,10 +417,12 @@ func (x WebLinkRenderConfig) String() string {
 }
 
 func (WebLinkRenderConfig) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[5].Descriptor()
 }
 
 func (WebLinkRenderConfig) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[5]
 }
 
@@ -425,6 +442,7 @@ func (x *WebLinkRenderConfig) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use WebLinkRenderConfig.Descriptor instead.
 func (WebLinkRenderConfig) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{5}
 }
 
@@ -461,10 +479,12 @@ func (x KeepType) String() string {
 }
 
 func (KeepType) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[6].Descriptor()
 }
 
 func (KeepType) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[6]
 }
 
@@ -484,6 +504,7 @@ func (x *KeepType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use KeepType.Descriptor instead.
 func (KeepType) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{6}
 }
 
@@ -520,10 +541,12 @@ func (x StickerPackMessage_StickerPackOrigin) String() string {
 }
 
 func (StickerPackMessage_StickerPackOrigin) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[7].Descriptor()
 }
 
 func (StickerPackMessage_StickerPackOrigin) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[7]
 }
 
@@ -543,6 +566,7 @@ func (x *StickerPackMessage_StickerPackOrigin) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use StickerPackMessage_StickerPackOrigin.Descriptor instead.
 func (StickerPackMessage_StickerPackOrigin) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{0, 0}
 }
 
@@ -573,10 +597,12 @@ func (x PlaceholderMessage_PlaceholderType) String() string {
 }
 
 func (PlaceholderMessage_PlaceholderType) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[8].Descriptor()
 }
 
 func (PlaceholderMessage_PlaceholderType) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[8]
 }
 
@@ -596,6 +622,7 @@ func (x *PlaceholderMessage_PlaceholderType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use PlaceholderMessage_PlaceholderType.Descriptor instead.
 func (PlaceholderMessage_PlaceholderType) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{1, 0}
 }
 
@@ -632,10 +659,12 @@ func (x BCallMessage_MediaType) String() string {
 }
 
 func (BCallMessage_MediaType) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[9].Descriptor()
 }
 
 func (BCallMessage_MediaType) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[9]
 }
 
@@ -655,6 +684,7 @@ func (x *BCallMessage_MediaType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use BCallMessage_MediaType.Descriptor instead.
 func (BCallMessage_MediaType) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{2, 0}
 }
 
@@ -706,10 +736,12 @@ func (x CallLogMessage_CallOutcome) String() string {
 }
 
 func (CallLogMessage_CallOutcome) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[10].Descriptor()
 }
 
 func (CallLogMessage_CallOutcome) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[10]
 }
 
@@ -729,6 +761,7 @@ func (x *CallLogMessage_CallOutcome) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use CallLogMessage_CallOutcome.Descriptor instead.
 func (CallLogMessage_CallOutcome) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{3, 0}
 }
 
@@ -765,10 +798,12 @@ func (x CallLogMessage_CallType) String() string {
 }
 
 func (CallLogMessage_CallType) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[11].Descriptor()
 }
 
 func (CallLogMessage_CallType) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[11]
 }
 
@@ -788,6 +823,7 @@ func (x *CallLogMessage_CallType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use CallLogMessage_CallType.Descriptor instead.
 func (CallLogMessage_CallType) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{3, 1}
 }
 
@@ -821,10 +857,12 @@ func (x ScheduledCallEditMessage_EditType) String() string {
 }
 
 func (ScheduledCallEditMessage_EditType) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[12].Descriptor()
 }
 
 func (ScheduledCallEditMessage_EditType) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[12]
 }
 
@@ -844,6 +882,7 @@ func (x *ScheduledCallEditMessage_EditType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use ScheduledCallEditMessage_EditType.Descriptor instead.
 func (ScheduledCallEditMessage_EditType) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{4, 0}
 }
 
@@ -880,10 +919,12 @@ func (x ScheduledCallCreationMessage_CallType) String() string {
 }
 
 func (ScheduledCallCreationMessage_CallType) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[13].Descriptor()
 }
 
 func (ScheduledCallCreationMessage_CallType) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[13]
 }
 
@@ -903,6 +944,7 @@ func (x *ScheduledCallCreationMessage_CallType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use ScheduledCallCreationMessage_CallType.Descriptor instead.
 func (ScheduledCallCreationMessage_CallType) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{5, 0}
 }
 
@@ -942,10 +984,12 @@ func (x EventResponseMessage_EventResponseType) String() string {
 }
 
 func (EventResponseMessage_EventResponseType) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[14].Descriptor()
 }
 
 func (EventResponseMessage_EventResponseType) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[14]
 }
 
@@ -965,6 +1009,7 @@ func (x *EventResponseMessage_EventResponseType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use EventResponseMessage_EventResponseType.Descriptor instead.
 func (EventResponseMessage_EventResponseType) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{6, 0}
 }
 
@@ -1001,10 +1046,12 @@ func (x PinInChatMessage_Type) String() string {
 }
 
 func (PinInChatMessage_Type) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[15].Descriptor()
 }
 
 func (PinInChatMessage_Type) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[15]
 }
 
@@ -1024,6 +1071,7 @@ func (x *PinInChatMessage_Type) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use PinInChatMessage_Type.Descriptor instead.
 func (PinInChatMessage_Type) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{7, 0}
 }
 
@@ -1057,10 +1105,12 @@ func (x StatusStickerInteractionMessage_StatusStickerType) String() string {
 }
 
 func (StatusStickerInteractionMessage_StatusStickerType) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[16].Descriptor()
 }
 
 func (StatusStickerInteractionMessage_StatusStickerType) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[16]
 }
 
@@ -1080,6 +1130,7 @@ func (x *StatusStickerInteractionMessage_StatusStickerType) UnmarshalJSON(b []by
 
 // Deprecated: Use StatusStickerInteractionMessage_StatusStickerType.Descriptor instead.
 func (StatusStickerInteractionMessage_StatusStickerType) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{8, 0}
 }
 
@@ -1113,10 +1164,12 @@ func (x ButtonsResponseMessage_Type) String() string {
 }
 
 func (ButtonsResponseMessage_Type) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[17].Descriptor()
 }
 
 func (ButtonsResponseMessage_Type) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[17]
 }
 
@@ -1136,6 +1189,7 @@ func (x *ButtonsResponseMessage_Type) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use ButtonsResponseMessage_Type.Descriptor instead.
 func (ButtonsResponseMessage_Type) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{9, 0}
 }
 
@@ -1184,10 +1238,12 @@ func (x ButtonsMessage_HeaderType) String() string {
 }
 
 func (ButtonsMessage_HeaderType) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[18].Descriptor()
 }
 
 func (ButtonsMessage_HeaderType) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[18]
 }
 
@@ -1207,6 +1263,7 @@ func (x *ButtonsMessage_HeaderType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use ButtonsMessage_HeaderType.Descriptor instead.
 func (ButtonsMessage_HeaderType) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{10, 0}
 }
 
@@ -1243,10 +1300,12 @@ func (x ButtonsMessage_Button_Type) String() string {
 }
 
 func (ButtonsMessage_Button_Type) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[19].Descriptor()
 }
 
 func (ButtonsMessage_Button_Type) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[19]
 }
 
@@ -1266,6 +1325,7 @@ func (x *ButtonsMessage_Button_Type) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use ButtonsMessage_Button_Type.Descriptor instead.
 func (ButtonsMessage_Button_Type) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{10, 0, 0}
 }
 
@@ -1302,10 +1362,12 @@ func (x SecretEncryptedMessage_SecretEncType) String() string {
 }
 
 func (SecretEncryptedMessage_SecretEncType) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[20].Descriptor()
 }
 
 func (SecretEncryptedMessage_SecretEncType) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[20]
 }
 
@@ -1325,6 +1387,7 @@ func (x *SecretEncryptedMessage_SecretEncType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use SecretEncryptedMessage_SecretEncType.Descriptor instead.
 func (SecretEncryptedMessage_SecretEncType) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{11, 0}
 }
 
@@ -1358,10 +1421,12 @@ func (x GroupInviteMessage_GroupType) String() string {
 }
 
 func (GroupInviteMessage_GroupType) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[21].Descriptor()
 }
 
 func (GroupInviteMessage_GroupType) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[21]
 }
 
@@ -1381,6 +1446,7 @@ func (x *GroupInviteMessage_GroupType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use GroupInviteMessage_GroupType.Descriptor instead.
 func (GroupInviteMessage_GroupType) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{12, 0}
 }
 
@@ -1414,10 +1480,12 @@ func (x InteractiveResponseMessage_Body_Format) String() string {
 }
 
 func (InteractiveResponseMessage_Body_Format) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[22].Descriptor()
 }
 
 func (InteractiveResponseMessage_Body_Format) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[22]
 }
 
@@ -1437,6 +1505,7 @@ func (x *InteractiveResponseMessage_Body_Format) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use InteractiveResponseMessage_Body_Format.Descriptor instead.
 func (InteractiveResponseMessage_Body_Format) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{13, 0, 0}
 }
 
@@ -1473,10 +1542,12 @@ func (x InteractiveMessage_CarouselMessage_CarouselCardType) String() string {
 }
 
 func (InteractiveMessage_CarouselMessage_CarouselCardType) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[23].Descriptor()
 }
 
 func (InteractiveMessage_CarouselMessage_CarouselCardType) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[23]
 }
 
@@ -1496,6 +1567,7 @@ func (x *InteractiveMessage_CarouselMessage_CarouselCardType) UnmarshalJSON(b []
 
 // Deprecated: Use InteractiveMessage_CarouselMessage_CarouselCardType.Descriptor instead.
 func (InteractiveMessage_CarouselMessage_CarouselCardType) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{14, 0, 0}
 }
 
@@ -1535,10 +1607,12 @@ func (x InteractiveMessage_ShopMessage_Surface) String() string {
 }
 
 func (InteractiveMessage_ShopMessage_Surface) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[24].Descriptor()
 }
 
 func (InteractiveMessage_ShopMessage_Surface) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[24]
 }
 
@@ -1558,6 +1632,7 @@ func (x *InteractiveMessage_ShopMessage_Surface) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use InteractiveMessage_ShopMessage_Surface.Descriptor instead.
 func (InteractiveMessage_ShopMessage_Surface) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{14, 1, 0}
 }
 
@@ -1591,10 +1666,12 @@ func (x ListResponseMessage_ListType) String() string {
 }
 
 func (ListResponseMessage_ListType) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[25].Descriptor()
 }
 
 func (ListResponseMessage_ListType) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[25]
 }
 
@@ -1614,6 +1691,7 @@ func (x *ListResponseMessage_ListType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use ListResponseMessage_ListType.Descriptor instead.
 func (ListResponseMessage_ListType) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{15, 0}
 }
 
@@ -1650,10 +1728,12 @@ func (x ListMessage_ListType) String() string {
 }
 
 func (ListMessage_ListType) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[26].Descriptor()
 }
 
 func (ListMessage_ListType) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[26]
 }
 
@@ -1673,6 +1753,7 @@ func (x *ListMessage_ListType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use ListMessage_ListType.Descriptor instead.
 func (ListMessage_ListType) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{16, 0}
 }
 
@@ -1703,10 +1784,12 @@ func (x OrderMessage_OrderSurface) String() string {
 }
 
 func (OrderMessage_OrderSurface) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[27].Descriptor()
 }
 
 func (OrderMessage_OrderSurface) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[27]
 }
 
@@ -1726,6 +1809,7 @@ func (x *OrderMessage_OrderSurface) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use OrderMessage_OrderSurface.Descriptor instead.
 func (OrderMessage_OrderSurface) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{17, 0}
 }
 
@@ -1762,10 +1846,12 @@ func (x OrderMessage_OrderStatus) String() string {
 }
 
 func (OrderMessage_OrderStatus) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[28].Descriptor()
 }
 
 func (OrderMessage_OrderStatus) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[28]
 }
 
@@ -1785,6 +1871,7 @@ func (x *OrderMessage_OrderStatus) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use OrderMessage_OrderStatus.Descriptor instead.
 func (OrderMessage_OrderStatus) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{17, 1}
 }
 
@@ -1815,10 +1902,12 @@ func (x StatusQuotedMessage_StatusQuotedMessageType) String() string {
 }
 
 func (StatusQuotedMessage_StatusQuotedMessageType) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[29].Descriptor()
 }
 
 func (StatusQuotedMessage_StatusQuotedMessageType) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[29]
 }
 
@@ -1838,6 +1927,7 @@ func (x *StatusQuotedMessage_StatusQuotedMessageType) UnmarshalJSON(b []byte) er
 
 // Deprecated: Use StatusQuotedMessage_StatusQuotedMessageType.Descriptor instead.
 func (StatusQuotedMessage_StatusQuotedMessageType) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{18, 0}
 }
 
@@ -1877,10 +1967,12 @@ func (x PaymentInviteMessage_ServiceType) String() string {
 }
 
 func (PaymentInviteMessage_ServiceType) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[30].Descriptor()
 }
 
 func (PaymentInviteMessage_ServiceType) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[30]
 }
 
@@ -1900,6 +1992,7 @@ func (x *PaymentInviteMessage_ServiceType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use PaymentInviteMessage_ServiceType.Descriptor instead.
 func (PaymentInviteMessage_ServiceType) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{19, 0}
 }
 
@@ -1933,10 +2026,12 @@ func (x HighlyStructuredMessage_HSMLocalizableParameter_HSMDateTime_HSMDateTimeC
 }
 
 func (HighlyStructuredMessage_HSMLocalizableParameter_HSMDateTime_HSMDateTimeComponent_CalendarType) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[31].Descriptor()
 }
 
 func (HighlyStructuredMessage_HSMLocalizableParameter_HSMDateTime_HSMDateTimeComponent_CalendarType) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[31]
 }
 
@@ -1956,6 +2051,7 @@ func (x *HighlyStructuredMessage_HSMLocalizableParameter_HSMDateTime_HSMDateTime
 
 // Deprecated: Use HighlyStructuredMessage_HSMLocalizableParameter_HSMDateTime_HSMDateTimeComponent_CalendarType.Descriptor instead.
 func (HighlyStructuredMessage_HSMLocalizableParameter_HSMDateTime_HSMDateTimeComponent_CalendarType) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{20, 0, 0, 0, 0}
 }
 
@@ -2004,10 +2100,12 @@ func (x HighlyStructuredMessage_HSMLocalizableParameter_HSMDateTime_HSMDateTimeC
 }
 
 func (HighlyStructuredMessage_HSMLocalizableParameter_HSMDateTime_HSMDateTimeComponent_DayOfWeekType) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[32].Descriptor()
 }
 
 func (HighlyStructuredMessage_HSMLocalizableParameter_HSMDateTime_HSMDateTimeComponent_DayOfWeekType) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[32]
 }
 
@@ -2027,6 +2125,7 @@ func (x *HighlyStructuredMessage_HSMLocalizableParameter_HSMDateTime_HSMDateTime
 
 // Deprecated: Use HighlyStructuredMessage_HSMLocalizableParameter_HSMDateTime_HSMDateTimeComponent_DayOfWeekType.Descriptor instead.
 func (HighlyStructuredMessage_HSMLocalizableParameter_HSMDateTime_HSMDateTimeComponent_DayOfWeekType) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{20, 0, 0, 0, 1}
 }
 
@@ -2072,10 +2171,12 @@ func (x PeerDataOperationRequestResponseMessage_PeerDataOperationResult_HistoryS
 }
 
 func (PeerDataOperationRequestResponseMessage_PeerDataOperationResult_HistorySyncChunkRetryResponseCode) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[33].Descriptor()
 }
 
 func (PeerDataOperationRequestResponseMessage_PeerDataOperationResult_HistorySyncChunkRetryResponseCode) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[33]
 }
 
@@ -2095,6 +2196,7 @@ func (x *PeerDataOperationRequestResponseMessage_PeerDataOperationResult_History
 
 // Deprecated: Use PeerDataOperationRequestResponseMessage_PeerDataOperationResult_HistorySyncChunkRetryResponseCode.Descriptor instead.
 func (PeerDataOperationRequestResponseMessage_PeerDataOperationResult_HistorySyncChunkRetryResponseCode) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{21, 0, 0}
 }
 
@@ -2143,10 +2245,12 @@ func (x PeerDataOperationRequestResponseMessage_PeerDataOperationResult_FullHist
 }
 
 func (PeerDataOperationRequestResponseMessage_PeerDataOperationResult_FullHistorySyncOnDemandResponseCode) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[34].Descriptor()
 }
 
 func (PeerDataOperationRequestResponseMessage_PeerDataOperationResult_FullHistorySyncOnDemandResponseCode) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[34]
 }
 
@@ -2166,6 +2270,7 @@ func (x *PeerDataOperationRequestResponseMessage_PeerDataOperationResult_FullHis
 
 // Deprecated: Use PeerDataOperationRequestResponseMessage_PeerDataOperationResult_FullHistorySyncOnDemandResponseCode.Descriptor instead.
 func (PeerDataOperationRequestResponseMessage_PeerDataOperationResult_FullHistorySyncOnDemandResponseCode) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{21, 0, 1}
 }
 
@@ -2196,10 +2301,12 @@ func (x PeerDataOperationRequestMessage_GalaxyFlowAction_GalaxyFlowActionType) S
 }
 
 func (PeerDataOperationRequestMessage_GalaxyFlowAction_GalaxyFlowActionType) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[35].Descriptor()
 }
 
 func (PeerDataOperationRequestMessage_GalaxyFlowAction_GalaxyFlowActionType) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[35]
 }
 
@@ -2219,6 +2326,7 @@ func (x *PeerDataOperationRequestMessage_GalaxyFlowAction_GalaxyFlowActionType) 
 
 // Deprecated: Use PeerDataOperationRequestMessage_GalaxyFlowAction_GalaxyFlowActionType.Descriptor instead.
 func (PeerDataOperationRequestMessage_GalaxyFlowAction_GalaxyFlowActionType) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{22, 0, 0}
 }
 
@@ -2252,10 +2360,12 @@ func (x RequestWelcomeMessageMetadata_LocalChatState) String() string {
 }
 
 func (RequestWelcomeMessageMetadata_LocalChatState) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[36].Descriptor()
 }
 
 func (RequestWelcomeMessageMetadata_LocalChatState) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[36]
 }
 
@@ -2275,6 +2385,7 @@ func (x *RequestWelcomeMessageMetadata_LocalChatState) UnmarshalJSON(b []byte) e
 
 // Deprecated: Use RequestWelcomeMessageMetadata_LocalChatState.Descriptor instead.
 func (RequestWelcomeMessageMetadata_LocalChatState) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{23, 0}
 }
 
@@ -2380,10 +2491,12 @@ func (x ProtocolMessage_Type) String() string {
 }
 
 func (ProtocolMessage_Type) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[37].Descriptor()
 }
 
 func (ProtocolMessage_Type) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[37]
 }
 
@@ -2403,6 +2516,7 @@ func (x *ProtocolMessage_Type) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use ProtocolMessage_Type.Descriptor instead.
 func (ProtocolMessage_Type) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{24, 0}
 }
 
@@ -2439,10 +2553,12 @@ func (x CloudAPIThreadControlNotification_CloudAPIThreadControl) String() string
 }
 
 func (CloudAPIThreadControlNotification_CloudAPIThreadControl) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[38].Descriptor()
 }
 
 func (CloudAPIThreadControlNotification_CloudAPIThreadControl) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[38]
 }
 
@@ -2462,6 +2578,7 @@ func (x *CloudAPIThreadControlNotification_CloudAPIThreadControl) UnmarshalJSON(
 
 // Deprecated: Use CloudAPIThreadControlNotification_CloudAPIThreadControl.Descriptor instead.
 func (CloudAPIThreadControlNotification_CloudAPIThreadControl) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{25, 0}
 }
 
@@ -2495,10 +2612,12 @@ func (x VideoMessage_VideoSourceType) String() string {
 }
 
 func (VideoMessage_VideoSourceType) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[39].Descriptor()
 }
 
 func (VideoMessage_VideoSourceType) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[39]
 }
 
@@ -2518,6 +2637,7 @@ func (x *VideoMessage_VideoSourceType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use VideoMessage_VideoSourceType.Descriptor instead.
 func (VideoMessage_VideoSourceType) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{26, 0}
 }
 
@@ -2557,10 +2677,12 @@ func (x VideoMessage_Attribution) String() string {
 }
 
 func (VideoMessage_Attribution) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[40].Descriptor()
 }
 
 func (VideoMessage_Attribution) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[40]
 }
 
@@ -2580,6 +2702,7 @@ func (x *VideoMessage_Attribution) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use VideoMessage_Attribution.Descriptor instead.
 func (VideoMessage_Attribution) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{26, 1}
 }
 
@@ -2619,10 +2742,12 @@ func (x ExtendedTextMessage_InviteLinkGroupType) String() string {
 }
 
 func (ExtendedTextMessage_InviteLinkGroupType) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[41].Descriptor()
 }
 
 func (ExtendedTextMessage_InviteLinkGroupType) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[41]
 }
 
@@ -2642,6 +2767,7 @@ func (x *ExtendedTextMessage_InviteLinkGroupType) UnmarshalJSON(b []byte) error 
 
 // Deprecated: Use ExtendedTextMessage_InviteLinkGroupType.Descriptor instead.
 func (ExtendedTextMessage_InviteLinkGroupType) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{27, 0}
 }
 
@@ -2687,10 +2813,12 @@ func (x ExtendedTextMessage_PreviewType) String() string {
 }
 
 func (ExtendedTextMessage_PreviewType) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[42].Descriptor()
 }
 
 func (ExtendedTextMessage_PreviewType) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[42]
 }
 
@@ -2710,6 +2838,7 @@ func (x *ExtendedTextMessage_PreviewType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use ExtendedTextMessage_PreviewType.Descriptor instead.
 func (ExtendedTextMessage_PreviewType) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{27, 1}
 }
 
@@ -2761,10 +2890,12 @@ func (x ExtendedTextMessage_FontType) String() string {
 }
 
 func (ExtendedTextMessage_FontType) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[43].Descriptor()
 }
 
 func (ExtendedTextMessage_FontType) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[43]
 }
 
@@ -2784,6 +2915,7 @@ func (x *ExtendedTextMessage_FontType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use ExtendedTextMessage_FontType.Descriptor instead.
 func (ExtendedTextMessage_FontType) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{27, 2}
 }
 
@@ -2829,10 +2961,12 @@ func (x LinkPreviewMetadata_SocialMediaPostType) String() string {
 }
 
 func (LinkPreviewMetadata_SocialMediaPostType) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[44].Descriptor()
 }
 
 func (LinkPreviewMetadata_SocialMediaPostType) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[44]
 }
 
@@ -2852,6 +2986,7 @@ func (x *LinkPreviewMetadata_SocialMediaPostType) UnmarshalJSON(b []byte) error 
 
 // Deprecated: Use LinkPreviewMetadata_SocialMediaPostType.Descriptor instead.
 func (LinkPreviewMetadata_SocialMediaPostType) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{28, 0}
 }
 
@@ -2885,10 +3020,12 @@ func (x PaymentLinkMetadata_PaymentLinkHeader_PaymentLinkHeaderType) String() st
 }
 
 func (PaymentLinkMetadata_PaymentLinkHeader_PaymentLinkHeaderType) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[45].Descriptor()
 }
 
 func (PaymentLinkMetadata_PaymentLinkHeader_PaymentLinkHeaderType) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[45]
 }
 
@@ -2908,6 +3045,7 @@ func (x *PaymentLinkMetadata_PaymentLinkHeader_PaymentLinkHeaderType) UnmarshalJ
 
 // Deprecated: Use PaymentLinkMetadata_PaymentLinkHeader_PaymentLinkHeaderType.Descriptor instead.
 func (PaymentLinkMetadata_PaymentLinkHeader_PaymentLinkHeaderType) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{29, 0, 0}
 }
 
@@ -2947,10 +3085,12 @@ func (x StatusNotificationMessage_StatusNotificationType) String() string {
 }
 
 func (StatusNotificationMessage_StatusNotificationType) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[46].Descriptor()
 }
 
 func (StatusNotificationMessage_StatusNotificationType) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[46]
 }
 
@@ -2970,6 +3110,7 @@ func (x *StatusNotificationMessage_StatusNotificationType) UnmarshalJSON(b []byt
 
 // Deprecated: Use StatusNotificationMessage_StatusNotificationType.Descriptor instead.
 func (StatusNotificationMessage_StatusNotificationType) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{30, 0}
 }
 
@@ -3003,10 +3144,12 @@ func (x InvoiceMessage_AttachmentType) String() string {
 }
 
 func (InvoiceMessage_AttachmentType) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[47].Descriptor()
 }
 
 func (InvoiceMessage_AttachmentType) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[47]
 }
 
@@ -3026,6 +3169,7 @@ func (x *InvoiceMessage_AttachmentType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use InvoiceMessage_AttachmentType.Descriptor instead.
 func (InvoiceMessage_AttachmentType) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{31, 0}
 }
 
@@ -3065,10 +3209,12 @@ func (x ImageMessage_ImageSourceType) String() string {
 }
 
 func (ImageMessage_ImageSourceType) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[48].Descriptor()
 }
 
 func (ImageMessage_ImageSourceType) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[48]
 }
 
@@ -3088,6 +3234,7 @@ func (x *ImageMessage_ImageSourceType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use ImageMessage_ImageSourceType.Descriptor instead.
 func (ImageMessage_ImageSourceType) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{32, 0}
 }
 
@@ -3121,10 +3268,12 @@ func (x ContextInfo_QuotedType) String() string {
 }
 
 func (ContextInfo_QuotedType) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[49].Descriptor()
 }
 
 func (ContextInfo_QuotedType) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[49]
 }
 
@@ -3144,6 +3293,7 @@ func (x *ContextInfo_QuotedType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use ContextInfo_QuotedType.Descriptor instead.
 func (ContextInfo_QuotedType) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{33, 0}
 }
 
@@ -3189,10 +3339,12 @@ func (x ContextInfo_ForwardOrigin) String() string {
 }
 
 func (ContextInfo_ForwardOrigin) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[50].Descriptor()
 }
 
 func (ContextInfo_ForwardOrigin) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[50]
 }
 
@@ -3212,6 +3364,7 @@ func (x *ContextInfo_ForwardOrigin) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use ContextInfo_ForwardOrigin.Descriptor instead.
 func (ContextInfo_ForwardOrigin) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{33, 1}
 }
 
@@ -3257,10 +3410,12 @@ func (x ContextInfo_StatusSourceType) String() string {
 }
 
 func (ContextInfo_StatusSourceType) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[51].Descriptor()
 }
 
 func (ContextInfo_StatusSourceType) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[51]
 }
 
@@ -3280,6 +3435,7 @@ func (x *ContextInfo_StatusSourceType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use ContextInfo_StatusSourceType.Descriptor instead.
 func (ContextInfo_StatusSourceType) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{33, 2}
 }
 
@@ -3334,10 +3490,12 @@ func (x ContextInfo_PairedMediaType) String() string {
 }
 
 func (ContextInfo_PairedMediaType) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[52].Descriptor()
 }
 
 func (ContextInfo_PairedMediaType) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[52]
 }
 
@@ -3357,6 +3515,7 @@ func (x *ContextInfo_PairedMediaType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use ContextInfo_PairedMediaType.Descriptor instead.
 func (ContextInfo_PairedMediaType) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{33, 3}
 }
 
@@ -3399,10 +3558,12 @@ func (x ContextInfo_StatusAttributionType) String() string {
 }
 
 func (ContextInfo_StatusAttributionType) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[53].Descriptor()
 }
 
 func (ContextInfo_StatusAttributionType) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[53]
 }
 
@@ -3422,6 +3583,7 @@ func (x *ContextInfo_StatusAttributionType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use ContextInfo_StatusAttributionType.Descriptor instead.
 func (ContextInfo_StatusAttributionType) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{33, 4}
 }
 
@@ -3455,10 +3617,12 @@ func (x ContextInfo_StatusAudienceMetadata_AudienceType) String() string {
 }
 
 func (ContextInfo_StatusAudienceMetadata_AudienceType) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[54].Descriptor()
 }
 
 func (ContextInfo_StatusAudienceMetadata_AudienceType) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[54]
 }
 
@@ -3478,6 +3642,7 @@ func (x *ContextInfo_StatusAudienceMetadata_AudienceType) UnmarshalJSON(b []byte
 
 // Deprecated: Use ContextInfo_StatusAudienceMetadata_AudienceType.Descriptor instead.
 func (ContextInfo_StatusAudienceMetadata_AudienceType) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{33, 0, 0}
 }
 
@@ -3511,10 +3676,12 @@ func (x ContextInfo_DataSharingContext_DataSharingFlags) String() string {
 }
 
 func (ContextInfo_DataSharingContext_DataSharingFlags) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[55].Descriptor()
 }
 
 func (ContextInfo_DataSharingContext_DataSharingFlags) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[55]
 }
 
@@ -3534,6 +3701,7 @@ func (x *ContextInfo_DataSharingContext_DataSharingFlags) UnmarshalJSON(b []byte
 
 // Deprecated: Use ContextInfo_DataSharingContext_DataSharingFlags.Descriptor instead.
 func (ContextInfo_DataSharingContext_DataSharingFlags) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{33, 1, 0}
 }
 
@@ -3570,10 +3738,12 @@ func (x ContextInfo_ForwardedNewsletterMessageInfo_ContentType) String() string 
 }
 
 func (ContextInfo_ForwardedNewsletterMessageInfo_ContentType) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[56].Descriptor()
 }
 
 func (ContextInfo_ForwardedNewsletterMessageInfo_ContentType) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[56]
 }
 
@@ -3593,6 +3763,7 @@ func (x *ContextInfo_ForwardedNewsletterMessageInfo_ContentType) UnmarshalJSON(b
 
 // Deprecated: Use ContextInfo_ForwardedNewsletterMessageInfo_ContentType.Descriptor instead.
 func (ContextInfo_ForwardedNewsletterMessageInfo_ContentType) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{33, 2, 0}
 }
 
@@ -3626,10 +3797,12 @@ func (x ContextInfo_ExternalAdReplyInfo_AdType) String() string {
 }
 
 func (ContextInfo_ExternalAdReplyInfo_AdType) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[57].Descriptor()
 }
 
 func (ContextInfo_ExternalAdReplyInfo_AdType) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[57]
 }
 
@@ -3649,6 +3822,7 @@ func (x *ContextInfo_ExternalAdReplyInfo_AdType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use ContextInfo_ExternalAdReplyInfo_AdType.Descriptor instead.
 func (ContextInfo_ExternalAdReplyInfo_AdType) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{33, 3, 0}
 }
 
@@ -3685,10 +3859,12 @@ func (x ContextInfo_ExternalAdReplyInfo_MediaType) String() string {
 }
 
 func (ContextInfo_ExternalAdReplyInfo_MediaType) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[58].Descriptor()
 }
 
 func (ContextInfo_ExternalAdReplyInfo_MediaType) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[58]
 }
 
@@ -3708,6 +3884,7 @@ func (x *ContextInfo_ExternalAdReplyInfo_MediaType) UnmarshalJSON(b []byte) erro
 
 // Deprecated: Use ContextInfo_ExternalAdReplyInfo_MediaType.Descriptor instead.
 func (ContextInfo_ExternalAdReplyInfo_MediaType) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{33, 3, 1}
 }
 
@@ -3744,10 +3921,12 @@ func (x ContextInfo_AdReplyInfo_MediaType) String() string {
 }
 
 func (ContextInfo_AdReplyInfo_MediaType) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[59].Descriptor()
 }
 
 func (ContextInfo_AdReplyInfo_MediaType) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[59]
 }
 
@@ -3767,6 +3946,7 @@ func (x *ContextInfo_AdReplyInfo_MediaType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use ContextInfo_AdReplyInfo_MediaType.Descriptor instead.
 func (ContextInfo_AdReplyInfo_MediaType) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{33, 4, 0}
 }
 
@@ -3854,10 +4034,12 @@ func (x MessageAssociation_AssociationType) String() string {
 }
 
 func (MessageAssociation_AssociationType) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[60].Descriptor()
 }
 
 func (MessageAssociation_AssociationType) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[60]
 }
 
@@ -3877,6 +4059,7 @@ func (x *MessageAssociation_AssociationType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use MessageAssociation_AssociationType.Descriptor instead.
 func (MessageAssociation_AssociationType) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{34, 0}
 }
 
@@ -3913,10 +4096,12 @@ func (x ThreadID_ThreadType) String() string {
 }
 
 func (ThreadID_ThreadType) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[61].Descriptor()
 }
 
 func (ThreadID_ThreadType) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[61]
 }
 
@@ -3936,6 +4121,7 @@ func (x *ThreadID_ThreadType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use ThreadID_ThreadType.Descriptor instead.
 func (ThreadID_ThreadType) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{35, 0}
 }
 
@@ -3969,10 +4155,12 @@ func (x MessageContextInfo_MessageAddonExpiryType) String() string {
 }
 
 func (MessageContextInfo_MessageAddonExpiryType) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[62].Descriptor()
 }
 
 func (MessageContextInfo_MessageAddonExpiryType) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[62]
 }
 
@@ -3992,6 +4180,7 @@ func (x *MessageContextInfo_MessageAddonExpiryType) UnmarshalJSON(b []byte) erro
 
 // Deprecated: Use MessageContextInfo_MessageAddonExpiryType.Descriptor instead.
 func (MessageContextInfo_MessageAddonExpiryType) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{36, 0}
 }
 
@@ -4028,10 +4217,12 @@ func (x InteractiveAnnotation_StatusLinkType) String() string {
 }
 
 func (InteractiveAnnotation_StatusLinkType) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[63].Descriptor()
 }
 
 func (InteractiveAnnotation_StatusLinkType) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[63]
 }
 
@@ -4051,6 +4242,7 @@ func (x *InteractiveAnnotation_StatusLinkType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use InteractiveAnnotation_StatusLinkType.Descriptor instead.
 func (InteractiveAnnotation_StatusLinkType) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{37, 0}
 }
 
@@ -4087,10 +4279,12 @@ func (x HydratedTemplateButton_HydratedURLButton_WebviewPresentationType) String
 }
 
 func (HydratedTemplateButton_HydratedURLButton_WebviewPresentationType) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[64].Descriptor()
 }
 
 func (HydratedTemplateButton_HydratedURLButton_WebviewPresentationType) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[64]
 }
 
@@ -4110,6 +4304,7 @@ func (x *HydratedTemplateButton_HydratedURLButton_WebviewPresentationType) Unmar
 
 // Deprecated: Use HydratedTemplateButton_HydratedURLButton_WebviewPresentationType.Descriptor instead.
 func (HydratedTemplateButton_HydratedURLButton_WebviewPresentationType) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{38, 0, 0}
 }
 
@@ -4143,10 +4338,12 @@ func (x PaymentBackground_Type) String() string {
 }
 
 func (PaymentBackground_Type) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[65].Descriptor()
 }
 
 func (PaymentBackground_Type) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[65]
 }
 
@@ -4166,6 +4363,7 @@ func (x *PaymentBackground_Type) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use PaymentBackground_Type.Descriptor instead.
 func (PaymentBackground_Type) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{39, 0}
 }
 
@@ -4211,10 +4409,12 @@ func (x DisappearingMode_Trigger) String() string {
 }
 
 func (DisappearingMode_Trigger) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[66].Descriptor()
 }
 
 func (DisappearingMode_Trigger) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[66]
 }
 
@@ -4234,6 +4434,7 @@ func (x *DisappearingMode_Trigger) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use DisappearingMode_Trigger.Descriptor instead.
 func (DisappearingMode_Trigger) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{40, 0}
 }
 
@@ -4273,10 +4474,12 @@ func (x DisappearingMode_Initiator) String() string {
 }
 
 func (DisappearingMode_Initiator) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[67].Descriptor()
 }
 
 func (DisappearingMode_Initiator) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[67]
 }
 
@@ -4296,6 +4499,7 @@ func (x *DisappearingMode_Initiator) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use DisappearingMode_Initiator.Descriptor instead.
 func (DisappearingMode_Initiator) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{40, 1}
 }
 
@@ -4335,10 +4539,12 @@ func (x ProcessedVideo_VideoQuality) String() string {
 }
 
 func (ProcessedVideo_VideoQuality) Descriptor() protoreflect.EnumDescriptor {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_enumTypes[68].Descriptor()
 }
 
 func (ProcessedVideo_VideoQuality) Type() protoreflect.EnumType {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return &file_waE2E_WAWebProtobufsE2E_proto_enumTypes[68]
 }
 
@@ -4358,6 +4564,7 @@ func (x *ProcessedVideo_VideoQuality) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use ProcessedVideo_VideoQuality.Descriptor instead.
 func (ProcessedVideo_VideoQuality) EnumDescriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{41, 0}
 }
 
@@ -4390,6 +4597,7 @@ type StickerPackMessage struct {
 }
 
 func (x *StickerPackMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = StickerPackMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4403,6 +4611,7 @@ func (x *StickerPackMessage) String() string {
 func (*StickerPackMessage) ProtoMessage() {}
 
 func (x *StickerPackMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4416,6 +4625,7 @@ func (x *StickerPackMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StickerPackMessage.ProtoReflect.Descriptor instead.
 func (*StickerPackMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{0}
 }
 
@@ -4581,6 +4791,7 @@ type PlaceholderMessage struct {
 }
 
 func (x *PlaceholderMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = PlaceholderMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4594,6 +4805,7 @@ func (x *PlaceholderMessage) String() string {
 func (*PlaceholderMessage) ProtoMessage() {}
 
 func (x *PlaceholderMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4607,6 +4819,7 @@ func (x *PlaceholderMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlaceholderMessage.ProtoReflect.Descriptor instead.
 func (*PlaceholderMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{1}
 }
 
@@ -4628,6 +4841,7 @@ type BCallMessage struct {
 }
 
 func (x *BCallMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = BCallMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4641,6 +4855,7 @@ func (x *BCallMessage) String() string {
 func (*BCallMessage) ProtoMessage() {}
 
 func (x *BCallMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4654,6 +4869,7 @@ func (x *BCallMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BCallMessage.ProtoReflect.Descriptor instead.
 func (*BCallMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{2}
 }
 
@@ -4697,6 +4913,7 @@ type CallLogMessage struct {
 }
 
 func (x *CallLogMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = CallLogMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4710,6 +4927,7 @@ func (x *CallLogMessage) String() string {
 func (*CallLogMessage) ProtoMessage() {}
 
 func (x *CallLogMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4723,6 +4941,7 @@ func (x *CallLogMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallLogMessage.ProtoReflect.Descriptor instead.
 func (*CallLogMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{3}
 }
 
@@ -4770,6 +4989,7 @@ type ScheduledCallEditMessage struct {
 }
 
 func (x *ScheduledCallEditMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = ScheduledCallEditMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4783,6 +5003,7 @@ func (x *ScheduledCallEditMessage) String() string {
 func (*ScheduledCallEditMessage) ProtoMessage() {}
 
 func (x *ScheduledCallEditMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4796,6 +5017,7 @@ func (x *ScheduledCallEditMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScheduledCallEditMessage.ProtoReflect.Descriptor instead.
 func (*ScheduledCallEditMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{4}
 }
 
@@ -4823,6 +5045,7 @@ type ScheduledCallCreationMessage struct {
 }
 
 func (x *ScheduledCallCreationMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = ScheduledCallCreationMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4836,6 +5059,7 @@ func (x *ScheduledCallCreationMessage) String() string {
 func (*ScheduledCallCreationMessage) ProtoMessage() {}
 
 func (x *ScheduledCallCreationMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4849,6 +5073,7 @@ func (x *ScheduledCallCreationMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScheduledCallCreationMessage.ProtoReflect.Descriptor instead.
 func (*ScheduledCallCreationMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{5}
 }
 
@@ -4883,6 +5108,7 @@ type EventResponseMessage struct {
 }
 
 func (x *EventResponseMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = EventResponseMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4896,6 +5122,7 @@ func (x *EventResponseMessage) String() string {
 func (*EventResponseMessage) ProtoMessage() {}
 
 func (x *EventResponseMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4909,6 +5136,7 @@ func (x *EventResponseMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EventResponseMessage.ProtoReflect.Descriptor instead.
 func (*EventResponseMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{6}
 }
 
@@ -4943,6 +5171,7 @@ type PinInChatMessage struct {
 }
 
 func (x *PinInChatMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = PinInChatMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4956,6 +5185,7 @@ func (x *PinInChatMessage) String() string {
 func (*PinInChatMessage) ProtoMessage() {}
 
 func (x *PinInChatMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4969,6 +5199,7 @@ func (x *PinInChatMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PinInChatMessage.ProtoReflect.Descriptor instead.
 func (*PinInChatMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{7}
 }
 
@@ -5003,6 +5234,7 @@ type StatusStickerInteractionMessage struct {
 }
 
 func (x *StatusStickerInteractionMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = StatusStickerInteractionMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5016,6 +5248,7 @@ func (x *StatusStickerInteractionMessage) String() string {
 func (*StatusStickerInteractionMessage) ProtoMessage() {}
 
 func (x *StatusStickerInteractionMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5029,6 +5262,7 @@ func (x *StatusStickerInteractionMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusStickerInteractionMessage.ProtoReflect.Descriptor instead.
 func (*StatusStickerInteractionMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{8}
 }
 
@@ -5067,6 +5301,7 @@ type ButtonsResponseMessage struct {
 }
 
 func (x *ButtonsResponseMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = ButtonsResponseMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5080,6 +5315,7 @@ func (x *ButtonsResponseMessage) String() string {
 func (*ButtonsResponseMessage) ProtoMessage() {}
 
 func (x *ButtonsResponseMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5093,6 +5329,7 @@ func (x *ButtonsResponseMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ButtonsResponseMessage.ProtoReflect.Descriptor instead.
 func (*ButtonsResponseMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{9}
 }
 
@@ -5163,6 +5400,7 @@ type ButtonsMessage struct {
 }
 
 func (x *ButtonsMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = ButtonsMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5176,6 +5414,7 @@ func (x *ButtonsMessage) String() string {
 func (*ButtonsMessage) ProtoMessage() {}
 
 func (x *ButtonsMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5189,6 +5428,7 @@ func (x *ButtonsMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ButtonsMessage.ProtoReflect.Descriptor instead.
 func (*ButtonsMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{10}
 }
 
@@ -5324,6 +5564,7 @@ type SecretEncryptedMessage struct {
 }
 
 func (x *SecretEncryptedMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = SecretEncryptedMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5337,6 +5578,7 @@ func (x *SecretEncryptedMessage) String() string {
 func (*SecretEncryptedMessage) ProtoMessage() {}
 
 func (x *SecretEncryptedMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5350,6 +5592,7 @@ func (x *SecretEncryptedMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SecretEncryptedMessage.ProtoReflect.Descriptor instead.
 func (*SecretEncryptedMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{11}
 }
 
@@ -5396,6 +5639,7 @@ type GroupInviteMessage struct {
 }
 
 func (x *GroupInviteMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = GroupInviteMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5409,6 +5653,7 @@ func (x *GroupInviteMessage) String() string {
 func (*GroupInviteMessage) ProtoMessage() {}
 
 func (x *GroupInviteMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5422,6 +5667,7 @@ func (x *GroupInviteMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GroupInviteMessage.ProtoReflect.Descriptor instead.
 func (*GroupInviteMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{12}
 }
 
@@ -5494,6 +5740,7 @@ type InteractiveResponseMessage struct {
 }
 
 func (x *InteractiveResponseMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = InteractiveResponseMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5507,6 +5754,7 @@ func (x *InteractiveResponseMessage) String() string {
 func (*InteractiveResponseMessage) ProtoMessage() {}
 
 func (x *InteractiveResponseMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5520,6 +5768,7 @@ func (x *InteractiveResponseMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InteractiveResponseMessage.ProtoReflect.Descriptor instead.
 func (*InteractiveResponseMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{13}
 }
 
@@ -5583,6 +5832,7 @@ type InteractiveMessage struct {
 }
 
 func (x *InteractiveMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = InteractiveMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5596,6 +5846,7 @@ func (x *InteractiveMessage) String() string {
 func (*InteractiveMessage) ProtoMessage() {}
 
 func (x *InteractiveMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5609,6 +5860,7 @@ func (x *InteractiveMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InteractiveMessage.ProtoReflect.Descriptor instead.
 func (*InteractiveMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{14}
 }
 
@@ -5730,6 +5982,7 @@ type ListResponseMessage struct {
 }
 
 func (x *ListResponseMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = ListResponseMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5743,6 +5996,7 @@ func (x *ListResponseMessage) String() string {
 func (*ListResponseMessage) ProtoMessage() {}
 
 func (x *ListResponseMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5756,6 +6010,7 @@ func (x *ListResponseMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListResponseMessage.ProtoReflect.Descriptor instead.
 func (*ListResponseMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{15}
 }
 
@@ -5809,6 +6064,7 @@ type ListMessage struct {
 }
 
 func (x *ListMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = ListMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5822,6 +6078,7 @@ func (x *ListMessage) String() string {
 func (*ListMessage) ProtoMessage() {}
 
 func (x *ListMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5835,6 +6092,7 @@ func (x *ListMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMessage.ProtoReflect.Descriptor instead.
 func (*ListMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{16}
 }
 
@@ -5916,6 +6174,7 @@ type OrderMessage struct {
 }
 
 func (x *OrderMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = OrderMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5929,6 +6188,7 @@ func (x *OrderMessage) String() string {
 func (*OrderMessage) ProtoMessage() {}
 
 func (x *OrderMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5942,6 +6202,7 @@ func (x *OrderMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OrderMessage.ProtoReflect.Descriptor instead.
 func (*OrderMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{17}
 }
 
@@ -6061,6 +6322,7 @@ type StatusQuotedMessage struct {
 }
 
 func (x *StatusQuotedMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = StatusQuotedMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6074,6 +6336,7 @@ func (x *StatusQuotedMessage) String() string {
 func (*StatusQuotedMessage) ProtoMessage() {}
 
 func (x *StatusQuotedMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6087,6 +6350,7 @@ func (x *StatusQuotedMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusQuotedMessage.ProtoReflect.Descriptor instead.
 func (*StatusQuotedMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{18}
 }
 
@@ -6127,6 +6391,7 @@ type PaymentInviteMessage struct {
 }
 
 func (x *PaymentInviteMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = PaymentInviteMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6140,6 +6405,7 @@ func (x *PaymentInviteMessage) String() string {
 func (*PaymentInviteMessage) ProtoMessage() {}
 
 func (x *PaymentInviteMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6153,6 +6419,7 @@ func (x *PaymentInviteMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PaymentInviteMessage.ProtoReflect.Descriptor instead.
 func (*PaymentInviteMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{19}
 }
 
@@ -6186,6 +6453,7 @@ type HighlyStructuredMessage struct {
 }
 
 func (x *HighlyStructuredMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = HighlyStructuredMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6199,6 +6467,7 @@ func (x *HighlyStructuredMessage) String() string {
 func (*HighlyStructuredMessage) ProtoMessage() {}
 
 func (x *HighlyStructuredMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6212,6 +6481,7 @@ func (x *HighlyStructuredMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HighlyStructuredMessage.ProtoReflect.Descriptor instead.
 func (*HighlyStructuredMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{20}
 }
 
@@ -6288,6 +6558,7 @@ type PeerDataOperationRequestResponseMessage struct {
 }
 
 func (x *PeerDataOperationRequestResponseMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = PeerDataOperationRequestResponseMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6301,6 +6572,7 @@ func (x *PeerDataOperationRequestResponseMessage) String() string {
 func (*PeerDataOperationRequestResponseMessage) ProtoMessage() {}
 
 func (x *PeerDataOperationRequestResponseMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6314,6 +6586,7 @@ func (x *PeerDataOperationRequestResponseMessage) ProtoReflect() protoreflect.Me
 
 // Deprecated: Use PeerDataOperationRequestResponseMessage.ProtoReflect.Descriptor instead.
 func (*PeerDataOperationRequestResponseMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{21}
 }
 
@@ -6354,6 +6627,7 @@ type PeerDataOperationRequestMessage struct {
 }
 
 func (x *PeerDataOperationRequestMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = PeerDataOperationRequestMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6367,6 +6641,7 @@ func (x *PeerDataOperationRequestMessage) String() string {
 func (*PeerDataOperationRequestMessage) ProtoMessage() {}
 
 func (x *PeerDataOperationRequestMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6380,6 +6655,7 @@ func (x *PeerDataOperationRequestMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PeerDataOperationRequestMessage.ProtoReflect.Descriptor instead.
 func (*PeerDataOperationRequestMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{22}
 }
 
@@ -6454,6 +6730,7 @@ type RequestWelcomeMessageMetadata struct {
 }
 
 func (x *RequestWelcomeMessageMetadata) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = RequestWelcomeMessageMetadata{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6467,6 +6744,7 @@ func (x *RequestWelcomeMessageMetadata) String() string {
 func (*RequestWelcomeMessageMetadata) ProtoMessage() {}
 
 func (x *RequestWelcomeMessageMetadata) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6480,6 +6758,7 @@ func (x *RequestWelcomeMessageMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestWelcomeMessageMetadata.ProtoReflect.Descriptor instead.
 func (*RequestWelcomeMessageMetadata) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{23}
 }
 
@@ -6521,6 +6800,7 @@ type ProtocolMessage struct {
 }
 
 func (x *ProtocolMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = ProtocolMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6534,6 +6814,7 @@ func (x *ProtocolMessage) String() string {
 func (*ProtocolMessage) ProtoMessage() {}
 
 func (x *ProtocolMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6547,6 +6828,7 @@ func (x *ProtocolMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProtocolMessage.ProtoReflect.Descriptor instead.
 func (*ProtocolMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{24}
 }
 
@@ -6731,6 +7013,7 @@ type CloudAPIThreadControlNotification struct {
 }
 
 func (x *CloudAPIThreadControlNotification) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = CloudAPIThreadControlNotification{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6744,6 +7027,7 @@ func (x *CloudAPIThreadControlNotification) String() string {
 func (*CloudAPIThreadControlNotification) ProtoMessage() {}
 
 func (x *CloudAPIThreadControlNotification) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6757,6 +7041,7 @@ func (x *CloudAPIThreadControlNotification) ProtoReflect() protoreflect.Message 
 
 // Deprecated: Use CloudAPIThreadControlNotification.ProtoReflect.Descriptor instead.
 func (*CloudAPIThreadControlNotification) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{25}
 }
 
@@ -6840,6 +7125,7 @@ type VideoMessage struct {
 }
 
 func (x *VideoMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = VideoMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6853,6 +7139,7 @@ func (x *VideoMessage) String() string {
 func (*VideoMessage) ProtoMessage() {}
 
 func (x *VideoMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6866,6 +7153,7 @@ func (x *VideoMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VideoMessage.ProtoReflect.Descriptor instead.
 func (*VideoMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{26}
 }
 
@@ -7125,6 +7413,7 @@ type ExtendedTextMessage struct {
 }
 
 func (x *ExtendedTextMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = ExtendedTextMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -7138,6 +7427,7 @@ func (x *ExtendedTextMessage) String() string {
 func (*ExtendedTextMessage) ProtoMessage() {}
 
 func (x *ExtendedTextMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -7151,6 +7441,7 @@ func (x *ExtendedTextMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExtendedTextMessage.ProtoReflect.Descriptor instead.
 func (*ExtendedTextMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{27}
 }
 
@@ -7394,6 +7685,7 @@ type LinkPreviewMetadata struct {
 }
 
 func (x *LinkPreviewMetadata) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = LinkPreviewMetadata{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -7407,6 +7699,7 @@ func (x *LinkPreviewMetadata) String() string {
 func (*LinkPreviewMetadata) ProtoMessage() {}
 
 func (x *LinkPreviewMetadata) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -7420,6 +7713,7 @@ func (x *LinkPreviewMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LinkPreviewMetadata.ProtoReflect.Descriptor instead.
 func (*LinkPreviewMetadata) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{28}
 }
 
@@ -7496,6 +7790,7 @@ type PaymentLinkMetadata struct {
 }
 
 func (x *PaymentLinkMetadata) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = PaymentLinkMetadata{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -7509,6 +7804,7 @@ func (x *PaymentLinkMetadata) String() string {
 func (*PaymentLinkMetadata) ProtoMessage() {}
 
 func (x *PaymentLinkMetadata) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -7522,6 +7818,7 @@ func (x *PaymentLinkMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PaymentLinkMetadata.ProtoReflect.Descriptor instead.
 func (*PaymentLinkMetadata) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{29}
 }
 
@@ -7556,6 +7853,7 @@ type StatusNotificationMessage struct {
 }
 
 func (x *StatusNotificationMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = StatusNotificationMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -7569,6 +7867,7 @@ func (x *StatusNotificationMessage) String() string {
 func (*StatusNotificationMessage) ProtoMessage() {}
 
 func (x *StatusNotificationMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -7582,6 +7881,7 @@ func (x *StatusNotificationMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusNotificationMessage.ProtoReflect.Descriptor instead.
 func (*StatusNotificationMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{30}
 }
 
@@ -7623,6 +7923,7 @@ type InvoiceMessage struct {
 }
 
 func (x *InvoiceMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = InvoiceMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -7636,6 +7937,7 @@ func (x *InvoiceMessage) String() string {
 func (*InvoiceMessage) ProtoMessage() {}
 
 func (x *InvoiceMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -7649,6 +7951,7 @@ func (x *InvoiceMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InvoiceMessage.ProtoReflect.Descriptor instead.
 func (*InvoiceMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{31}
 }
 
@@ -7760,6 +8063,7 @@ type ImageMessage struct {
 }
 
 func (x *ImageMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = ImageMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -7773,6 +8077,7 @@ func (x *ImageMessage) String() string {
 func (*ImageMessage) ProtoMessage() {}
 
 func (x *ImageMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -7786,6 +8091,7 @@ func (x *ImageMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImageMessage.ProtoReflect.Descriptor instead.
 func (*ImageMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{32}
 }
 
@@ -8068,6 +8374,7 @@ type ContextInfo struct {
 }
 
 func (x *ContextInfo) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = ContextInfo{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -8081,6 +8388,7 @@ func (x *ContextInfo) String() string {
 func (*ContextInfo) ProtoMessage() {}
 
 func (x *ContextInfo) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -8094,6 +8402,7 @@ func (x *ContextInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ContextInfo.ProtoReflect.Descriptor instead.
 func (*ContextInfo) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{33}
 }
 
@@ -8492,6 +8801,7 @@ type MessageAssociation struct {
 }
 
 func (x *MessageAssociation) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = MessageAssociation{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -8505,6 +8815,7 @@ func (x *MessageAssociation) String() string {
 func (*MessageAssociation) ProtoMessage() {}
 
 func (x *MessageAssociation) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -8518,6 +8829,7 @@ func (x *MessageAssociation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MessageAssociation.ProtoReflect.Descriptor instead.
 func (*MessageAssociation) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{34}
 }
 
@@ -8551,6 +8863,7 @@ type ThreadID struct {
 }
 
 func (x *ThreadID) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = ThreadID{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -8564,6 +8877,7 @@ func (x *ThreadID) String() string {
 func (*ThreadID) ProtoMessage() {}
 
 func (x *ThreadID) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -8577,6 +8891,7 @@ func (x *ThreadID) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ThreadID.ProtoReflect.Descriptor instead.
 func (*ThreadID) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{35}
 }
 
@@ -8617,6 +8932,7 @@ type MessageContextInfo struct {
 }
 
 func (x *MessageContextInfo) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = MessageContextInfo{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -8630,6 +8946,7 @@ func (x *MessageContextInfo) String() string {
 func (*MessageContextInfo) ProtoMessage() {}
 
 func (x *MessageContextInfo) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -8643,6 +8960,7 @@ func (x *MessageContextInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MessageContextInfo.ProtoReflect.Descriptor instead.
 func (*MessageContextInfo) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{36}
 }
 
@@ -8776,6 +9094,7 @@ type InteractiveAnnotation struct {
 }
 
 func (x *InteractiveAnnotation) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = InteractiveAnnotation{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -8789,6 +9108,7 @@ func (x *InteractiveAnnotation) String() string {
 func (*InteractiveAnnotation) ProtoMessage() {}
 
 func (x *InteractiveAnnotation) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -8802,6 +9122,7 @@ func (x *InteractiveAnnotation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InteractiveAnnotation.ProtoReflect.Descriptor instead.
 func (*InteractiveAnnotation) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{37}
 }
 
@@ -8918,6 +9239,7 @@ type HydratedTemplateButton struct {
 }
 
 func (x *HydratedTemplateButton) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = HydratedTemplateButton{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -8931,6 +9253,7 @@ func (x *HydratedTemplateButton) String() string {
 func (*HydratedTemplateButton) ProtoMessage() {}
 
 func (x *HydratedTemplateButton) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -8944,6 +9267,7 @@ func (x *HydratedTemplateButton) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HydratedTemplateButton.ProtoReflect.Descriptor instead.
 func (*HydratedTemplateButton) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{38}
 }
 
@@ -9027,6 +9351,7 @@ type PaymentBackground struct {
 }
 
 func (x *PaymentBackground) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = PaymentBackground{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -9040,6 +9365,7 @@ func (x *PaymentBackground) String() string {
 func (*PaymentBackground) ProtoMessage() {}
 
 func (x *PaymentBackground) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -9053,6 +9379,7 @@ func (x *PaymentBackground) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PaymentBackground.ProtoReflect.Descriptor instead.
 func (*PaymentBackground) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{39}
 }
 
@@ -9137,6 +9464,7 @@ type DisappearingMode struct {
 }
 
 func (x *DisappearingMode) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = DisappearingMode{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -9150,6 +9478,7 @@ func (x *DisappearingMode) String() string {
 func (*DisappearingMode) ProtoMessage() {}
 
 func (x *DisappearingMode) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -9163,6 +9492,7 @@ func (x *DisappearingMode) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DisappearingMode.ProtoReflect.Descriptor instead.
 func (*DisappearingMode) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{40}
 }
 
@@ -9209,6 +9539,7 @@ type ProcessedVideo struct {
 }
 
 func (x *ProcessedVideo) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = ProcessedVideo{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -9222,6 +9553,7 @@ func (x *ProcessedVideo) String() string {
 func (*ProcessedVideo) ProtoMessage() {}
 
 func (x *ProcessedVideo) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -9235,6 +9567,7 @@ func (x *ProcessedVideo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProcessedVideo.ProtoReflect.Descriptor instead.
 func (*ProcessedVideo) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{41}
 }
 
@@ -9397,6 +9730,7 @@ type Message struct {
 }
 
 func (x *Message) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = Message{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -9410,6 +9744,7 @@ func (x *Message) String() string {
 func (*Message) ProtoMessage() {}
 
 func (x *Message) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -9423,6 +9758,7 @@ func (x *Message) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Message.ProtoReflect.Descriptor instead.
 func (*Message) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{42}
 }
 
@@ -10108,6 +10444,7 @@ type AlbumMessage struct {
 }
 
 func (x *AlbumMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = AlbumMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -10121,6 +10458,7 @@ func (x *AlbumMessage) String() string {
 func (*AlbumMessage) ProtoMessage() {}
 
 func (x *AlbumMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -10134,6 +10472,7 @@ func (x *AlbumMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AlbumMessage.ProtoReflect.Descriptor instead.
 func (*AlbumMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{43}
 }
 
@@ -10168,6 +10507,7 @@ type MessageHistoryMetadata struct {
 }
 
 func (x *MessageHistoryMetadata) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = MessageHistoryMetadata{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -10181,6 +10521,7 @@ func (x *MessageHistoryMetadata) String() string {
 func (*MessageHistoryMetadata) ProtoMessage() {}
 
 func (x *MessageHistoryMetadata) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -10194,6 +10535,7 @@ func (x *MessageHistoryMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MessageHistoryMetadata.ProtoReflect.Descriptor instead.
 func (*MessageHistoryMetadata) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{44}
 }
 
@@ -10227,6 +10569,7 @@ type MessageHistoryNotice struct {
 }
 
 func (x *MessageHistoryNotice) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = MessageHistoryNotice{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -10240,6 +10583,7 @@ func (x *MessageHistoryNotice) String() string {
 func (*MessageHistoryNotice) ProtoMessage() {}
 
 func (x *MessageHistoryNotice) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -10253,6 +10597,7 @@ func (x *MessageHistoryNotice) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MessageHistoryNotice.ProtoReflect.Descriptor instead.
 func (*MessageHistoryNotice) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{45}
 }
 
@@ -10285,6 +10630,7 @@ type MessageHistoryBundle struct {
 }
 
 func (x *MessageHistoryBundle) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = MessageHistoryBundle{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -10298,6 +10644,7 @@ func (x *MessageHistoryBundle) String() string {
 func (*MessageHistoryBundle) ProtoMessage() {}
 
 func (x *MessageHistoryBundle) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -10311,6 +10658,7 @@ func (x *MessageHistoryBundle) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MessageHistoryBundle.ProtoReflect.Descriptor instead.
 func (*MessageHistoryBundle) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{46}
 }
 
@@ -10380,6 +10728,7 @@ type EncEventResponseMessage struct {
 }
 
 func (x *EncEventResponseMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = EncEventResponseMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -10393,6 +10742,7 @@ func (x *EncEventResponseMessage) String() string {
 func (*EncEventResponseMessage) ProtoMessage() {}
 
 func (x *EncEventResponseMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -10406,6 +10756,7 @@ func (x *EncEventResponseMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EncEventResponseMessage.ProtoReflect.Descriptor instead.
 func (*EncEventResponseMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{47}
 }
 
@@ -10449,6 +10800,7 @@ type EventMessage struct {
 }
 
 func (x *EventMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = EventMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -10462,6 +10814,7 @@ func (x *EventMessage) String() string {
 func (*EventMessage) ProtoMessage() {}
 
 func (x *EventMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -10475,6 +10828,7 @@ func (x *EventMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EventMessage.ProtoReflect.Descriptor instead.
 func (*EventMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{48}
 }
 
@@ -10571,6 +10925,7 @@ type CommentMessage struct {
 }
 
 func (x *CommentMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = CommentMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -10584,6 +10939,7 @@ func (x *CommentMessage) String() string {
 func (*CommentMessage) ProtoMessage() {}
 
 func (x *CommentMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -10597,6 +10953,7 @@ func (x *CommentMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommentMessage.ProtoReflect.Descriptor instead.
 func (*CommentMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{49}
 }
 
@@ -10624,6 +10981,7 @@ type EncCommentMessage struct {
 }
 
 func (x *EncCommentMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = EncCommentMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -10637,6 +10995,7 @@ func (x *EncCommentMessage) String() string {
 func (*EncCommentMessage) ProtoMessage() {}
 
 func (x *EncCommentMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -10650,6 +11009,7 @@ func (x *EncCommentMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EncCommentMessage.ProtoReflect.Descriptor instead.
 func (*EncCommentMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{50}
 }
 
@@ -10684,6 +11044,7 @@ type EncReactionMessage struct {
 }
 
 func (x *EncReactionMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = EncReactionMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -10697,6 +11058,7 @@ func (x *EncReactionMessage) String() string {
 func (*EncReactionMessage) ProtoMessage() {}
 
 func (x *EncReactionMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -10710,6 +11072,7 @@ func (x *EncReactionMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EncReactionMessage.ProtoReflect.Descriptor instead.
 func (*EncReactionMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{51}
 }
 
@@ -10744,6 +11107,7 @@ type KeepInChatMessage struct {
 }
 
 func (x *KeepInChatMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = KeepInChatMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -10757,6 +11121,7 @@ func (x *KeepInChatMessage) String() string {
 func (*KeepInChatMessage) ProtoMessage() {}
 
 func (x *KeepInChatMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -10770,6 +11135,7 @@ func (x *KeepInChatMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KeepInChatMessage.ProtoReflect.Descriptor instead.
 func (*KeepInChatMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{52}
 }
 
@@ -10803,6 +11169,7 @@ type QuestionResponseMessage struct {
 }
 
 func (x *QuestionResponseMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = QuestionResponseMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -10816,6 +11183,7 @@ func (x *QuestionResponseMessage) String() string {
 func (*QuestionResponseMessage) ProtoMessage() {}
 
 func (x *QuestionResponseMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -10829,6 +11197,7 @@ func (x *QuestionResponseMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QuestionResponseMessage.ProtoReflect.Descriptor instead.
 func (*QuestionResponseMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{53}
 }
 
@@ -10855,6 +11224,7 @@ type StatusQuestionAnswerMessage struct {
 }
 
 func (x *StatusQuestionAnswerMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = StatusQuestionAnswerMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -10868,6 +11238,7 @@ func (x *StatusQuestionAnswerMessage) String() string {
 func (*StatusQuestionAnswerMessage) ProtoMessage() {}
 
 func (x *StatusQuestionAnswerMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -10881,6 +11252,7 @@ func (x *StatusQuestionAnswerMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusQuestionAnswerMessage.ProtoReflect.Descriptor instead.
 func (*StatusQuestionAnswerMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{54}
 }
 
@@ -10909,6 +11281,7 @@ type PollResultSnapshotMessage struct {
 }
 
 func (x *PollResultSnapshotMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = PollResultSnapshotMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -10922,6 +11295,7 @@ func (x *PollResultSnapshotMessage) String() string {
 func (*PollResultSnapshotMessage) ProtoMessage() {}
 
 func (x *PollResultSnapshotMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -10935,6 +11309,7 @@ func (x *PollResultSnapshotMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PollResultSnapshotMessage.ProtoReflect.Descriptor instead.
 func (*PollResultSnapshotMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{55}
 }
 
@@ -10974,6 +11349,7 @@ type PollVoteMessage struct {
 }
 
 func (x *PollVoteMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = PollVoteMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -10987,6 +11363,7 @@ func (x *PollVoteMessage) String() string {
 func (*PollVoteMessage) ProtoMessage() {}
 
 func (x *PollVoteMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -11000,6 +11377,7 @@ func (x *PollVoteMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PollVoteMessage.ProtoReflect.Descriptor instead.
 func (*PollVoteMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{56}
 }
 
@@ -11019,6 +11397,7 @@ type PollEncValue struct {
 }
 
 func (x *PollEncValue) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = PollEncValue{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -11032,6 +11411,7 @@ func (x *PollEncValue) String() string {
 func (*PollEncValue) ProtoMessage() {}
 
 func (x *PollEncValue) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -11045,6 +11425,7 @@ func (x *PollEncValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PollEncValue.ProtoReflect.Descriptor instead.
 func (*PollEncValue) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{57}
 }
 
@@ -11069,6 +11450,7 @@ type PollUpdateMessageMetadata struct {
 }
 
 func (x *PollUpdateMessageMetadata) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = PollUpdateMessageMetadata{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -11082,6 +11464,7 @@ func (x *PollUpdateMessageMetadata) String() string {
 func (*PollUpdateMessageMetadata) ProtoMessage() {}
 
 func (x *PollUpdateMessageMetadata) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -11095,6 +11478,7 @@ func (x *PollUpdateMessageMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PollUpdateMessageMetadata.ProtoReflect.Descriptor instead.
 func (*PollUpdateMessageMetadata) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{58}
 }
 
@@ -11109,6 +11493,7 @@ type PollUpdateMessage struct {
 }
 
 func (x *PollUpdateMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = PollUpdateMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -11122,6 +11507,7 @@ func (x *PollUpdateMessage) String() string {
 func (*PollUpdateMessage) ProtoMessage() {}
 
 func (x *PollUpdateMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -11135,6 +11521,7 @@ func (x *PollUpdateMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PollUpdateMessage.ProtoReflect.Descriptor instead.
 func (*PollUpdateMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{59}
 }
 
@@ -11181,6 +11568,7 @@ type PollCreationMessage struct {
 }
 
 func (x *PollCreationMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = PollCreationMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -11194,6 +11582,7 @@ func (x *PollCreationMessage) String() string {
 func (*PollCreationMessage) ProtoMessage() {}
 
 func (x *PollCreationMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -11207,6 +11596,7 @@ func (x *PollCreationMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PollCreationMessage.ProtoReflect.Descriptor instead.
 func (*PollCreationMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{60}
 }
 
@@ -11276,6 +11666,7 @@ type StickerSyncRMRMessage struct {
 }
 
 func (x *StickerSyncRMRMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = StickerSyncRMRMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -11289,6 +11680,7 @@ func (x *StickerSyncRMRMessage) String() string {
 func (*StickerSyncRMRMessage) ProtoMessage() {}
 
 func (x *StickerSyncRMRMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -11302,6 +11694,7 @@ func (x *StickerSyncRMRMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StickerSyncRMRMessage.ProtoReflect.Descriptor instead.
 func (*StickerSyncRMRMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{61}
 }
 
@@ -11337,6 +11730,7 @@ type ReactionMessage struct {
 }
 
 func (x *ReactionMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = ReactionMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -11350,6 +11744,7 @@ func (x *ReactionMessage) String() string {
 func (*ReactionMessage) ProtoMessage() {}
 
 func (x *ReactionMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -11363,6 +11758,7 @@ func (x *ReactionMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReactionMessage.ProtoReflect.Descriptor instead.
 func (*ReactionMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{62}
 }
 
@@ -11402,6 +11798,7 @@ type FutureProofMessage struct {
 }
 
 func (x *FutureProofMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = FutureProofMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -11415,6 +11812,7 @@ func (x *FutureProofMessage) String() string {
 func (*FutureProofMessage) ProtoMessage() {}
 
 func (x *FutureProofMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -11428,6 +11826,7 @@ func (x *FutureProofMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FutureProofMessage.ProtoReflect.Descriptor instead.
 func (*FutureProofMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{63}
 }
 
@@ -11448,6 +11847,7 @@ type DeviceSentMessage struct {
 }
 
 func (x *DeviceSentMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = DeviceSentMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -11461,6 +11861,7 @@ func (x *DeviceSentMessage) String() string {
 func (*DeviceSentMessage) ProtoMessage() {}
 
 func (x *DeviceSentMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -11474,6 +11875,7 @@ func (x *DeviceSentMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeviceSentMessage.ProtoReflect.Descriptor instead.
 func (*DeviceSentMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{64}
 }
 
@@ -11506,6 +11908,7 @@ type RequestPhoneNumberMessage struct {
 }
 
 func (x *RequestPhoneNumberMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = RequestPhoneNumberMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[65]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -11519,6 +11922,7 @@ func (x *RequestPhoneNumberMessage) String() string {
 func (*RequestPhoneNumberMessage) ProtoMessage() {}
 
 func (x *RequestPhoneNumberMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[65]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -11532,6 +11936,7 @@ func (x *RequestPhoneNumberMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestPhoneNumberMessage.ProtoReflect.Descriptor instead.
 func (*RequestPhoneNumberMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{65}
 }
 
@@ -11554,6 +11959,7 @@ type NewsletterFollowerInviteMessage struct {
 }
 
 func (x *NewsletterFollowerInviteMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = NewsletterFollowerInviteMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[66]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -11567,6 +11973,7 @@ func (x *NewsletterFollowerInviteMessage) String() string {
 func (*NewsletterFollowerInviteMessage) ProtoMessage() {}
 
 func (x *NewsletterFollowerInviteMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[66]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -11580,6 +11987,7 @@ func (x *NewsletterFollowerInviteMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NewsletterFollowerInviteMessage.ProtoReflect.Descriptor instead.
 func (*NewsletterFollowerInviteMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{66}
 }
 
@@ -11631,6 +12039,7 @@ type NewsletterAdminInviteMessage struct {
 }
 
 func (x *NewsletterAdminInviteMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = NewsletterAdminInviteMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[67]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -11644,6 +12053,7 @@ func (x *NewsletterAdminInviteMessage) String() string {
 func (*NewsletterAdminInviteMessage) ProtoMessage() {}
 
 func (x *NewsletterAdminInviteMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[67]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -11657,6 +12067,7 @@ func (x *NewsletterAdminInviteMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NewsletterAdminInviteMessage.ProtoReflect.Descriptor instead.
 func (*NewsletterAdminInviteMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{67}
 }
 
@@ -11715,6 +12126,7 @@ type ProductMessage struct {
 }
 
 func (x *ProductMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = ProductMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[68]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -11728,6 +12140,7 @@ func (x *ProductMessage) String() string {
 func (*ProductMessage) ProtoMessage() {}
 
 func (x *ProductMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[68]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -11741,6 +12154,7 @@ func (x *ProductMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProductMessage.ProtoReflect.Descriptor instead.
 func (*ProductMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{68}
 }
 
@@ -11798,6 +12212,7 @@ type TemplateButtonReplyMessage struct {
 }
 
 func (x *TemplateButtonReplyMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = TemplateButtonReplyMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[69]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -11811,6 +12226,7 @@ func (x *TemplateButtonReplyMessage) String() string {
 func (*TemplateButtonReplyMessage) ProtoMessage() {}
 
 func (x *TemplateButtonReplyMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[69]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -11824,6 +12240,7 @@ func (x *TemplateButtonReplyMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TemplateButtonReplyMessage.ProtoReflect.Descriptor instead.
 func (*TemplateButtonReplyMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{69}
 }
 
@@ -11878,6 +12295,7 @@ type TemplateMessage struct {
 }
 
 func (x *TemplateMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = TemplateMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[70]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -11891,6 +12309,7 @@ func (x *TemplateMessage) String() string {
 func (*TemplateMessage) ProtoMessage() {}
 
 func (x *TemplateMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[70]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -11904,6 +12323,7 @@ func (x *TemplateMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TemplateMessage.ProtoReflect.Descriptor instead.
 func (*TemplateMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{70}
 }
 
@@ -12012,6 +12432,7 @@ type StickerMessage struct {
 }
 
 func (x *StickerMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = StickerMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[71]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -12025,6 +12446,7 @@ func (x *StickerMessage) String() string {
 func (*StickerMessage) ProtoMessage() {}
 
 func (x *StickerMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[71]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -12038,6 +12460,7 @@ func (x *StickerMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StickerMessage.ProtoReflect.Descriptor instead.
 func (*StickerMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{71}
 }
 
@@ -12205,6 +12628,7 @@ type LiveLocationMessage struct {
 }
 
 func (x *LiveLocationMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = LiveLocationMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[72]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -12218,6 +12642,7 @@ func (x *LiveLocationMessage) String() string {
 func (*LiveLocationMessage) ProtoMessage() {}
 
 func (x *LiveLocationMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[72]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -12231,6 +12656,7 @@ func (x *LiveLocationMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LiveLocationMessage.ProtoReflect.Descriptor instead.
 func (*LiveLocationMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{72}
 }
 
@@ -12312,6 +12738,7 @@ type CancelPaymentRequestMessage struct {
 }
 
 func (x *CancelPaymentRequestMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = CancelPaymentRequestMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[73]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -12325,6 +12752,7 @@ func (x *CancelPaymentRequestMessage) String() string {
 func (*CancelPaymentRequestMessage) ProtoMessage() {}
 
 func (x *CancelPaymentRequestMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[73]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -12338,6 +12766,7 @@ func (x *CancelPaymentRequestMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelPaymentRequestMessage.ProtoReflect.Descriptor instead.
 func (*CancelPaymentRequestMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{73}
 }
 
@@ -12356,6 +12785,7 @@ type DeclinePaymentRequestMessage struct {
 }
 
 func (x *DeclinePaymentRequestMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = DeclinePaymentRequestMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[74]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -12369,6 +12799,7 @@ func (x *DeclinePaymentRequestMessage) String() string {
 func (*DeclinePaymentRequestMessage) ProtoMessage() {}
 
 func (x *DeclinePaymentRequestMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[74]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -12382,6 +12813,7 @@ func (x *DeclinePaymentRequestMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeclinePaymentRequestMessage.ProtoReflect.Descriptor instead.
 func (*DeclinePaymentRequestMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{74}
 }
 
@@ -12406,6 +12838,7 @@ type RequestPaymentMessage struct {
 }
 
 func (x *RequestPaymentMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = RequestPaymentMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[75]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -12419,6 +12852,7 @@ func (x *RequestPaymentMessage) String() string {
 func (*RequestPaymentMessage) ProtoMessage() {}
 
 func (x *RequestPaymentMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[75]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -12432,6 +12866,7 @@ func (x *RequestPaymentMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestPaymentMessage.ProtoReflect.Descriptor instead.
 func (*RequestPaymentMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{75}
 }
 
@@ -12495,6 +12930,7 @@ type SendPaymentMessage struct {
 }
 
 func (x *SendPaymentMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = SendPaymentMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[76]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -12508,6 +12944,7 @@ func (x *SendPaymentMessage) String() string {
 func (*SendPaymentMessage) ProtoMessage() {}
 
 func (x *SendPaymentMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[76]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -12521,6 +12958,7 @@ func (x *SendPaymentMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SendPaymentMessage.ProtoReflect.Descriptor instead.
 func (*SendPaymentMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{76}
 }
 
@@ -12562,6 +13000,7 @@ type ContactsArrayMessage struct {
 }
 
 func (x *ContactsArrayMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = ContactsArrayMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[77]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -12575,6 +13014,7 @@ func (x *ContactsArrayMessage) String() string {
 func (*ContactsArrayMessage) ProtoMessage() {}
 
 func (x *ContactsArrayMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[77]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -12588,6 +13028,7 @@ func (x *ContactsArrayMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ContactsArrayMessage.ProtoReflect.Descriptor instead.
 func (*ContactsArrayMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{77}
 }
 
@@ -12620,6 +13061,7 @@ type InitialSecurityNotificationSettingSync struct {
 }
 
 func (x *InitialSecurityNotificationSettingSync) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = InitialSecurityNotificationSettingSync{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[78]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -12633,6 +13075,7 @@ func (x *InitialSecurityNotificationSettingSync) String() string {
 func (*InitialSecurityNotificationSettingSync) ProtoMessage() {}
 
 func (x *InitialSecurityNotificationSettingSync) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[78]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -12646,6 +13089,7 @@ func (x *InitialSecurityNotificationSettingSync) ProtoReflect() protoreflect.Mes
 
 // Deprecated: Use InitialSecurityNotificationSettingSync.ProtoReflect.Descriptor instead.
 func (*InitialSecurityNotificationSettingSync) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{78}
 }
 
@@ -12664,6 +13108,7 @@ type FullHistorySyncOnDemandRequestMetadata struct {
 }
 
 func (x *FullHistorySyncOnDemandRequestMetadata) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = FullHistorySyncOnDemandRequestMetadata{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[79]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -12677,6 +13122,7 @@ func (x *FullHistorySyncOnDemandRequestMetadata) String() string {
 func (*FullHistorySyncOnDemandRequestMetadata) ProtoMessage() {}
 
 func (x *FullHistorySyncOnDemandRequestMetadata) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[79]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -12690,6 +13136,7 @@ func (x *FullHistorySyncOnDemandRequestMetadata) ProtoReflect() protoreflect.Mes
 
 // Deprecated: Use FullHistorySyncOnDemandRequestMetadata.ProtoReflect.Descriptor instead.
 func (*FullHistorySyncOnDemandRequestMetadata) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{79}
 }
 
@@ -12709,6 +13156,7 @@ type AppStateFatalExceptionNotification struct {
 }
 
 func (x *AppStateFatalExceptionNotification) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = AppStateFatalExceptionNotification{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[80]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -12722,6 +13170,7 @@ func (x *AppStateFatalExceptionNotification) String() string {
 func (*AppStateFatalExceptionNotification) ProtoMessage() {}
 
 func (x *AppStateFatalExceptionNotification) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[80]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -12735,6 +13184,7 @@ func (x *AppStateFatalExceptionNotification) ProtoReflect() protoreflect.Message
 
 // Deprecated: Use AppStateFatalExceptionNotification.ProtoReflect.Descriptor instead.
 func (*AppStateFatalExceptionNotification) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{80}
 }
 
@@ -12760,6 +13210,7 @@ type AppStateSyncKeyRequest struct {
 }
 
 func (x *AppStateSyncKeyRequest) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = AppStateSyncKeyRequest{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[81]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -12773,6 +13224,7 @@ func (x *AppStateSyncKeyRequest) String() string {
 func (*AppStateSyncKeyRequest) ProtoMessage() {}
 
 func (x *AppStateSyncKeyRequest) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[81]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -12786,6 +13238,7 @@ func (x *AppStateSyncKeyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AppStateSyncKeyRequest.ProtoReflect.Descriptor instead.
 func (*AppStateSyncKeyRequest) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{81}
 }
 
@@ -12804,6 +13257,7 @@ type AppStateSyncKeyShare struct {
 }
 
 func (x *AppStateSyncKeyShare) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = AppStateSyncKeyShare{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[82]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -12817,6 +13271,7 @@ func (x *AppStateSyncKeyShare) String() string {
 func (*AppStateSyncKeyShare) ProtoMessage() {}
 
 func (x *AppStateSyncKeyShare) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[82]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -12830,6 +13285,7 @@ func (x *AppStateSyncKeyShare) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AppStateSyncKeyShare.ProtoReflect.Descriptor instead.
 func (*AppStateSyncKeyShare) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{82}
 }
 
@@ -12850,6 +13306,7 @@ type AppStateSyncKeyData struct {
 }
 
 func (x *AppStateSyncKeyData) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = AppStateSyncKeyData{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[83]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -12863,6 +13320,7 @@ func (x *AppStateSyncKeyData) String() string {
 func (*AppStateSyncKeyData) ProtoMessage() {}
 
 func (x *AppStateSyncKeyData) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[83]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -12876,6 +13334,7 @@ func (x *AppStateSyncKeyData) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AppStateSyncKeyData.ProtoReflect.Descriptor instead.
 func (*AppStateSyncKeyData) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{83}
 }
 
@@ -12910,6 +13369,7 @@ type AppStateSyncKeyFingerprint struct {
 }
 
 func (x *AppStateSyncKeyFingerprint) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = AppStateSyncKeyFingerprint{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[84]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -12923,6 +13383,7 @@ func (x *AppStateSyncKeyFingerprint) String() string {
 func (*AppStateSyncKeyFingerprint) ProtoMessage() {}
 
 func (x *AppStateSyncKeyFingerprint) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[84]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -12936,6 +13397,7 @@ func (x *AppStateSyncKeyFingerprint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AppStateSyncKeyFingerprint.ProtoReflect.Descriptor instead.
 func (*AppStateSyncKeyFingerprint) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{84}
 }
 
@@ -12968,6 +13430,7 @@ type AppStateSyncKeyId struct {
 }
 
 func (x *AppStateSyncKeyId) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = AppStateSyncKeyId{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[85]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -12981,6 +13444,7 @@ func (x *AppStateSyncKeyId) String() string {
 func (*AppStateSyncKeyId) ProtoMessage() {}
 
 func (x *AppStateSyncKeyId) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[85]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -12994,6 +13458,7 @@ func (x *AppStateSyncKeyId) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AppStateSyncKeyId.ProtoReflect.Descriptor instead.
 func (*AppStateSyncKeyId) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{85}
 }
 
@@ -13013,6 +13478,7 @@ type AppStateSyncKey struct {
 }
 
 func (x *AppStateSyncKey) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = AppStateSyncKey{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[86]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -13026,6 +13492,7 @@ func (x *AppStateSyncKey) String() string {
 func (*AppStateSyncKey) ProtoMessage() {}
 
 func (x *AppStateSyncKey) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[86]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -13039,6 +13506,7 @@ func (x *AppStateSyncKey) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AppStateSyncKey.ProtoReflect.Descriptor instead.
 func (*AppStateSyncKey) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{86}
 }
 
@@ -13078,6 +13546,7 @@ type HistorySyncNotification struct {
 }
 
 func (x *HistorySyncNotification) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = HistorySyncNotification{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[87]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -13091,6 +13560,7 @@ func (x *HistorySyncNotification) String() string {
 func (*HistorySyncNotification) ProtoMessage() {}
 
 func (x *HistorySyncNotification) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[87]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -13104,6 +13574,7 @@ func (x *HistorySyncNotification) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HistorySyncNotification.ProtoReflect.Descriptor instead.
 func (*HistorySyncNotification) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{87}
 }
 
@@ -13220,6 +13691,7 @@ type HistorySyncMessageAccessStatus struct {
 }
 
 func (x *HistorySyncMessageAccessStatus) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = HistorySyncMessageAccessStatus{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[88]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -13233,6 +13705,7 @@ func (x *HistorySyncMessageAccessStatus) String() string {
 func (*HistorySyncMessageAccessStatus) ProtoMessage() {}
 
 func (x *HistorySyncMessageAccessStatus) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[88]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -13246,6 +13719,7 @@ func (x *HistorySyncMessageAccessStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HistorySyncMessageAccessStatus.ProtoReflect.Descriptor instead.
 func (*HistorySyncMessageAccessStatus) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{88}
 }
 
@@ -13265,6 +13739,7 @@ type Chat struct {
 }
 
 func (x *Chat) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = Chat{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[89]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -13278,6 +13753,7 @@ func (x *Chat) String() string {
 func (*Chat) ProtoMessage() {}
 
 func (x *Chat) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[89]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -13291,6 +13767,7 @@ func (x *Chat) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Chat.ProtoReflect.Descriptor instead.
 func (*Chat) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{89}
 }
 
@@ -13325,6 +13802,7 @@ type Call struct {
 }
 
 func (x *Call) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = Call{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[90]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -13338,6 +13816,7 @@ func (x *Call) String() string {
 func (*Call) ProtoMessage() {}
 
 func (x *Call) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[90]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -13351,6 +13830,7 @@ func (x *Call) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Call.ProtoReflect.Descriptor instead.
 func (*Call) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{90}
 }
 
@@ -13448,6 +13928,7 @@ type AudioMessage struct {
 }
 
 func (x *AudioMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = AudioMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[91]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -13461,6 +13942,7 @@ func (x *AudioMessage) String() string {
 func (*AudioMessage) ProtoMessage() {}
 
 func (x *AudioMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[91]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -13474,6 +13956,7 @@ func (x *AudioMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AudioMessage.ProtoReflect.Descriptor instead.
 func (*AudioMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{91}
 }
 
@@ -13625,6 +14108,7 @@ type DocumentMessage struct {
 }
 
 func (x *DocumentMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = DocumentMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[92]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -13638,6 +14122,7 @@ func (x *DocumentMessage) String() string {
 func (*DocumentMessage) ProtoMessage() {}
 
 func (x *DocumentMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[92]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -13651,6 +14136,7 @@ func (x *DocumentMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DocumentMessage.ProtoReflect.Descriptor instead.
 func (*DocumentMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{92}
 }
 
@@ -13816,6 +14302,7 @@ type URLMetadata struct {
 }
 
 func (x *URLMetadata) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = URLMetadata{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[93]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -13829,6 +14316,7 @@ func (x *URLMetadata) String() string {
 func (*URLMetadata) ProtoMessage() {}
 
 func (x *URLMetadata) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[93]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -13842,6 +14330,7 @@ func (x *URLMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use URLMetadata.ProtoReflect.Descriptor instead.
 func (*URLMetadata) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{93}
 }
 
@@ -13861,6 +14350,7 @@ type PaymentExtendedMetadata struct {
 }
 
 func (x *PaymentExtendedMetadata) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = PaymentExtendedMetadata{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[94]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -13874,6 +14364,7 @@ func (x *PaymentExtendedMetadata) String() string {
 func (*PaymentExtendedMetadata) ProtoMessage() {}
 
 func (x *PaymentExtendedMetadata) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[94]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -13887,6 +14378,7 @@ func (x *PaymentExtendedMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PaymentExtendedMetadata.ProtoReflect.Descriptor instead.
 func (*PaymentExtendedMetadata) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{94}
 }
 
@@ -13919,6 +14411,7 @@ type MMSThumbnailMetadata struct {
 }
 
 func (x *MMSThumbnailMetadata) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = MMSThumbnailMetadata{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[95]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -13932,6 +14425,7 @@ func (x *MMSThumbnailMetadata) String() string {
 func (*MMSThumbnailMetadata) ProtoMessage() {}
 
 func (x *MMSThumbnailMetadata) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[95]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -13945,6 +14439,7 @@ func (x *MMSThumbnailMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MMSThumbnailMetadata.ProtoReflect.Descriptor instead.
 func (*MMSThumbnailMetadata) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{95}
 }
 
@@ -14023,6 +14518,7 @@ type LocationMessage struct {
 }
 
 func (x *LocationMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = LocationMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[96]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -14036,6 +14532,7 @@ func (x *LocationMessage) String() string {
 func (*LocationMessage) ProtoMessage() {}
 
 func (x *LocationMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[96]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -14049,6 +14546,7 @@ func (x *LocationMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LocationMessage.ProtoReflect.Descriptor instead.
 func (*LocationMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{96}
 }
 
@@ -14146,6 +14644,7 @@ type ContactMessage struct {
 }
 
 func (x *ContactMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = ContactMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[97]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -14159,6 +14658,7 @@ func (x *ContactMessage) String() string {
 func (*ContactMessage) ProtoMessage() {}
 
 func (x *ContactMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[97]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -14172,6 +14672,7 @@ func (x *ContactMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ContactMessage.ProtoReflect.Descriptor instead.
 func (*ContactMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{97}
 }
 
@@ -14205,6 +14706,7 @@ type SenderKeyDistributionMessage struct {
 }
 
 func (x *SenderKeyDistributionMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = SenderKeyDistributionMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[98]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -14218,6 +14720,7 @@ func (x *SenderKeyDistributionMessage) String() string {
 func (*SenderKeyDistributionMessage) ProtoMessage() {}
 
 func (x *SenderKeyDistributionMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[98]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -14231,6 +14734,7 @@ func (x *SenderKeyDistributionMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SenderKeyDistributionMessage.ProtoReflect.Descriptor instead.
 func (*SenderKeyDistributionMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{98}
 }
 
@@ -14259,6 +14763,7 @@ type VideoEndCard struct {
 }
 
 func (x *VideoEndCard) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = VideoEndCard{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[99]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -14272,6 +14777,7 @@ func (x *VideoEndCard) String() string {
 func (*VideoEndCard) ProtoMessage() {}
 
 func (x *VideoEndCard) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[99]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -14285,6 +14791,7 @@ func (x *VideoEndCard) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VideoEndCard.ProtoReflect.Descriptor instead.
 func (*VideoEndCard) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{99}
 }
 
@@ -14331,6 +14838,7 @@ type DeviceListMetadata struct {
 }
 
 func (x *DeviceListMetadata) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = DeviceListMetadata{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[100]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -14344,6 +14852,7 @@ func (x *DeviceListMetadata) String() string {
 func (*DeviceListMetadata) ProtoMessage() {}
 
 func (x *DeviceListMetadata) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[100]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -14357,6 +14866,7 @@ func (x *DeviceListMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeviceListMetadata.ProtoReflect.Descriptor instead.
 func (*DeviceListMetadata) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{100}
 }
 
@@ -14425,6 +14935,7 @@ type EmbeddedMessage struct {
 }
 
 func (x *EmbeddedMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = EmbeddedMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[101]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -14438,6 +14949,7 @@ func (x *EmbeddedMessage) String() string {
 func (*EmbeddedMessage) ProtoMessage() {}
 
 func (x *EmbeddedMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[101]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -14451,6 +14963,7 @@ func (x *EmbeddedMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EmbeddedMessage.ProtoReflect.Descriptor instead.
 func (*EmbeddedMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{101}
 }
 
@@ -14489,6 +15002,7 @@ type EmbeddedMusic struct {
 }
 
 func (x *EmbeddedMusic) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = EmbeddedMusic{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[102]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -14502,6 +15016,7 @@ func (x *EmbeddedMusic) String() string {
 func (*EmbeddedMusic) ProtoMessage() {}
 
 func (x *EmbeddedMusic) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[102]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -14515,6 +15030,7 @@ func (x *EmbeddedMusic) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EmbeddedMusic.ProtoReflect.Descriptor instead.
 func (*EmbeddedMusic) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{102}
 }
 
@@ -14628,6 +15144,7 @@ type EmbeddedContent struct {
 }
 
 func (x *EmbeddedContent) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = EmbeddedContent{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[103]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -14641,6 +15158,7 @@ func (x *EmbeddedContent) String() string {
 func (*EmbeddedContent) ProtoMessage() {}
 
 func (x *EmbeddedContent) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[103]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -14654,6 +15172,7 @@ func (x *EmbeddedContent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EmbeddedContent.ProtoReflect.Descriptor instead.
 func (*EmbeddedContent) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{103}
 }
 
@@ -14707,6 +15226,7 @@ type TapLinkAction struct {
 }
 
 func (x *TapLinkAction) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = TapLinkAction{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[104]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -14720,6 +15240,7 @@ func (x *TapLinkAction) String() string {
 func (*TapLinkAction) ProtoMessage() {}
 
 func (x *TapLinkAction) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[104]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -14733,6 +15254,7 @@ func (x *TapLinkAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TapLinkAction.ProtoReflect.Descriptor instead.
 func (*TapLinkAction) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{104}
 }
 
@@ -14761,6 +15283,7 @@ type Point struct {
 }
 
 func (x *Point) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = Point{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[105]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -14774,6 +15297,7 @@ func (x *Point) String() string {
 func (*Point) ProtoMessage() {}
 
 func (x *Point) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[105]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -14787,6 +15311,7 @@ func (x *Point) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Point.ProtoReflect.Descriptor instead.
 func (*Point) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{105}
 }
 
@@ -14828,6 +15353,7 @@ type Location struct {
 }
 
 func (x *Location) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = Location{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[106]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -14841,6 +15367,7 @@ func (x *Location) String() string {
 func (*Location) ProtoMessage() {}
 
 func (x *Location) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[106]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -14854,6 +15381,7 @@ func (x *Location) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Location.ProtoReflect.Descriptor instead.
 func (*Location) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{106}
 }
 
@@ -14892,6 +15420,7 @@ type TemplateButton struct {
 }
 
 func (x *TemplateButton) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = TemplateButton{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[107]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -14905,6 +15434,7 @@ func (x *TemplateButton) String() string {
 func (*TemplateButton) ProtoMessage() {}
 
 func (x *TemplateButton) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[107]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -14918,6 +15448,7 @@ func (x *TemplateButton) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TemplateButton.ProtoReflect.Descriptor instead.
 func (*TemplateButton) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{107}
 }
 
@@ -14994,6 +15525,7 @@ type Money struct {
 }
 
 func (x *Money) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = Money{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[108]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -15007,6 +15539,7 @@ func (x *Money) String() string {
 func (*Money) ProtoMessage() {}
 
 func (x *Money) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[108]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -15020,6 +15553,7 @@ func (x *Money) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Money.ProtoReflect.Descriptor instead.
 func (*Money) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{108}
 }
 
@@ -15053,6 +15587,7 @@ type ActionLink struct {
 }
 
 func (x *ActionLink) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = ActionLink{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[109]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -15066,6 +15601,7 @@ func (x *ActionLink) String() string {
 func (*ActionLink) ProtoMessage() {}
 
 func (x *ActionLink) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[109]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -15079,6 +15615,7 @@ func (x *ActionLink) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ActionLink.ProtoReflect.Descriptor instead.
 func (*ActionLink) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{109}
 }
 
@@ -15105,6 +15642,7 @@ type GroupMention struct {
 }
 
 func (x *GroupMention) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = GroupMention{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[110]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -15118,6 +15656,7 @@ func (x *GroupMention) String() string {
 func (*GroupMention) ProtoMessage() {}
 
 func (x *GroupMention) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[110]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -15131,6 +15670,7 @@ func (x *GroupMention) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GroupMention.ProtoReflect.Descriptor instead.
 func (*GroupMention) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{110}
 }
 
@@ -15158,6 +15698,7 @@ type MessageSecretMessage struct {
 }
 
 func (x *MessageSecretMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = MessageSecretMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[111]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -15171,6 +15712,7 @@ func (x *MessageSecretMessage) String() string {
 func (*MessageSecretMessage) ProtoMessage() {}
 
 func (x *MessageSecretMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[111]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -15184,6 +15726,7 @@ func (x *MessageSecretMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MessageSecretMessage.ProtoReflect.Descriptor instead.
 func (*MessageSecretMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{111}
 }
 
@@ -15218,6 +15761,7 @@ type MediaNotifyMessage struct {
 }
 
 func (x *MediaNotifyMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = MediaNotifyMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[112]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -15231,6 +15775,7 @@ func (x *MediaNotifyMessage) String() string {
 func (*MediaNotifyMessage) ProtoMessage() {}
 
 func (x *MediaNotifyMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[112]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -15244,6 +15789,7 @@ func (x *MediaNotifyMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MediaNotifyMessage.ProtoReflect.Descriptor instead.
 func (*MediaNotifyMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{112}
 }
 
@@ -15276,6 +15822,7 @@ type LIDMigrationMappingSyncMessage struct {
 }
 
 func (x *LIDMigrationMappingSyncMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = LIDMigrationMappingSyncMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[113]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -15289,6 +15836,7 @@ func (x *LIDMigrationMappingSyncMessage) String() string {
 func (*LIDMigrationMappingSyncMessage) ProtoMessage() {}
 
 func (x *LIDMigrationMappingSyncMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[113]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -15302,6 +15850,7 @@ func (x *LIDMigrationMappingSyncMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LIDMigrationMappingSyncMessage.ProtoReflect.Descriptor instead.
 func (*LIDMigrationMappingSyncMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{113}
 }
 
@@ -15320,6 +15869,7 @@ type UrlTrackingMap struct {
 }
 
 func (x *UrlTrackingMap) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = UrlTrackingMap{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[114]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -15333,6 +15883,7 @@ func (x *UrlTrackingMap) String() string {
 func (*UrlTrackingMap) ProtoMessage() {}
 
 func (x *UrlTrackingMap) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[114]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -15346,6 +15897,7 @@ func (x *UrlTrackingMap) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UrlTrackingMap.ProtoReflect.Descriptor instead.
 func (*UrlTrackingMap) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{114}
 }
 
@@ -15365,6 +15917,7 @@ type MemberLabel struct {
 }
 
 func (x *MemberLabel) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = MemberLabel{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[115]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -15378,6 +15931,7 @@ func (x *MemberLabel) String() string {
 func (*MemberLabel) ProtoMessage() {}
 
 func (x *MemberLabel) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[115]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -15391,6 +15945,7 @@ func (x *MemberLabel) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MemberLabel.ProtoReflect.Descriptor instead.
 func (*MemberLabel) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{115}
 }
 
@@ -15419,6 +15974,7 @@ type AIRichResponseMessage struct {
 }
 
 func (x *AIRichResponseMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = AIRichResponseMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[116]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -15432,6 +15988,7 @@ func (x *AIRichResponseMessage) String() string {
 func (*AIRichResponseMessage) ProtoMessage() {}
 
 func (x *AIRichResponseMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[116]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -15445,6 +16002,7 @@ func (x *AIRichResponseMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AIRichResponseMessage.ProtoReflect.Descriptor instead.
 func (*AIRichResponseMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{116}
 }
 
@@ -15486,6 +16044,7 @@ type AIQueryFanout struct {
 }
 
 func (x *AIQueryFanout) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = AIQueryFanout{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[117]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -15499,6 +16058,7 @@ func (x *AIQueryFanout) String() string {
 func (*AIQueryFanout) ProtoMessage() {}
 
 func (x *AIQueryFanout) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[117]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -15512,6 +16072,7 @@ func (x *AIQueryFanout) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AIQueryFanout.ProtoReflect.Descriptor instead.
 func (*AIQueryFanout) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{117}
 }
 
@@ -15549,6 +16110,7 @@ type StickerPackMessage_Sticker struct {
 }
 
 func (x *StickerPackMessage_Sticker) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = StickerPackMessage_Sticker{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[118]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -15562,6 +16124,7 @@ func (x *StickerPackMessage_Sticker) String() string {
 func (*StickerPackMessage_Sticker) ProtoMessage() {}
 
 func (x *StickerPackMessage_Sticker) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[118]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -15575,6 +16138,7 @@ func (x *StickerPackMessage_Sticker) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StickerPackMessage_Sticker.ProtoReflect.Descriptor instead.
 func (*StickerPackMessage_Sticker) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{0, 0}
 }
 
@@ -15629,6 +16193,7 @@ type CallLogMessage_CallParticipant struct {
 }
 
 func (x *CallLogMessage_CallParticipant) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = CallLogMessage_CallParticipant{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[119]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -15642,6 +16207,7 @@ func (x *CallLogMessage_CallParticipant) String() string {
 func (*CallLogMessage_CallParticipant) ProtoMessage() {}
 
 func (x *CallLogMessage_CallParticipant) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[119]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -15655,6 +16221,7 @@ func (x *CallLogMessage_CallParticipant) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallLogMessage_CallParticipant.ProtoReflect.Descriptor instead.
 func (*CallLogMessage_CallParticipant) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{3, 0}
 }
 
@@ -15683,6 +16250,7 @@ type ButtonsMessage_Button struct {
 }
 
 func (x *ButtonsMessage_Button) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = ButtonsMessage_Button{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[120]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -15696,6 +16264,7 @@ func (x *ButtonsMessage_Button) String() string {
 func (*ButtonsMessage_Button) ProtoMessage() {}
 
 func (x *ButtonsMessage_Button) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[120]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -15709,6 +16278,7 @@ func (x *ButtonsMessage_Button) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ButtonsMessage_Button.ProtoReflect.Descriptor instead.
 func (*ButtonsMessage_Button) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{10, 0}
 }
 
@@ -15749,6 +16319,7 @@ type ButtonsMessage_Button_NativeFlowInfo struct {
 }
 
 func (x *ButtonsMessage_Button_NativeFlowInfo) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = ButtonsMessage_Button_NativeFlowInfo{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[121]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -15762,6 +16333,7 @@ func (x *ButtonsMessage_Button_NativeFlowInfo) String() string {
 func (*ButtonsMessage_Button_NativeFlowInfo) ProtoMessage() {}
 
 func (x *ButtonsMessage_Button_NativeFlowInfo) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[121]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -15775,6 +16347,7 @@ func (x *ButtonsMessage_Button_NativeFlowInfo) ProtoReflect() protoreflect.Messa
 
 // Deprecated: Use ButtonsMessage_Button_NativeFlowInfo.ProtoReflect.Descriptor instead.
 func (*ButtonsMessage_Button_NativeFlowInfo) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{10, 0, 0}
 }
 
@@ -15800,6 +16373,7 @@ type ButtonsMessage_Button_ButtonText struct {
 }
 
 func (x *ButtonsMessage_Button_ButtonText) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = ButtonsMessage_Button_ButtonText{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[122]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -15813,6 +16387,7 @@ func (x *ButtonsMessage_Button_ButtonText) String() string {
 func (*ButtonsMessage_Button_ButtonText) ProtoMessage() {}
 
 func (x *ButtonsMessage_Button_ButtonText) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[122]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -15826,6 +16401,7 @@ func (x *ButtonsMessage_Button_ButtonText) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ButtonsMessage_Button_ButtonText.ProtoReflect.Descriptor instead.
 func (*ButtonsMessage_Button_ButtonText) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{10, 0, 1}
 }
 
@@ -15845,6 +16421,7 @@ type InteractiveResponseMessage_Body struct {
 }
 
 func (x *InteractiveResponseMessage_Body) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = InteractiveResponseMessage_Body{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[123]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -15858,6 +16435,7 @@ func (x *InteractiveResponseMessage_Body) String() string {
 func (*InteractiveResponseMessage_Body) ProtoMessage() {}
 
 func (x *InteractiveResponseMessage_Body) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[123]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -15871,6 +16449,7 @@ func (x *InteractiveResponseMessage_Body) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InteractiveResponseMessage_Body.ProtoReflect.Descriptor instead.
 func (*InteractiveResponseMessage_Body) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{13, 0}
 }
 
@@ -15898,6 +16477,7 @@ type InteractiveResponseMessage_NativeFlowResponseMessage struct {
 }
 
 func (x *InteractiveResponseMessage_NativeFlowResponseMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = InteractiveResponseMessage_NativeFlowResponseMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[124]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -15911,6 +16491,7 @@ func (x *InteractiveResponseMessage_NativeFlowResponseMessage) String() string {
 func (*InteractiveResponseMessage_NativeFlowResponseMessage) ProtoMessage() {}
 
 func (x *InteractiveResponseMessage_NativeFlowResponseMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[124]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -15924,6 +16505,7 @@ func (x *InteractiveResponseMessage_NativeFlowResponseMessage) ProtoReflect() pr
 
 // Deprecated: Use InteractiveResponseMessage_NativeFlowResponseMessage.ProtoReflect.Descriptor instead.
 func (*InteractiveResponseMessage_NativeFlowResponseMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{13, 1}
 }
 
@@ -15958,6 +16540,7 @@ type InteractiveMessage_CarouselMessage struct {
 }
 
 func (x *InteractiveMessage_CarouselMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = InteractiveMessage_CarouselMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[125]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -15971,6 +16554,7 @@ func (x *InteractiveMessage_CarouselMessage) String() string {
 func (*InteractiveMessage_CarouselMessage) ProtoMessage() {}
 
 func (x *InteractiveMessage_CarouselMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[125]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -15984,6 +16568,7 @@ func (x *InteractiveMessage_CarouselMessage) ProtoReflect() protoreflect.Message
 
 // Deprecated: Use InteractiveMessage_CarouselMessage.ProtoReflect.Descriptor instead.
 func (*InteractiveMessage_CarouselMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{14, 0}
 }
 
@@ -16018,6 +16603,7 @@ type InteractiveMessage_ShopMessage struct {
 }
 
 func (x *InteractiveMessage_ShopMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = InteractiveMessage_ShopMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[126]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -16031,6 +16617,7 @@ func (x *InteractiveMessage_ShopMessage) String() string {
 func (*InteractiveMessage_ShopMessage) ProtoMessage() {}
 
 func (x *InteractiveMessage_ShopMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[126]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -16044,6 +16631,7 @@ func (x *InteractiveMessage_ShopMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InteractiveMessage_ShopMessage.ProtoReflect.Descriptor instead.
 func (*InteractiveMessage_ShopMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{14, 1}
 }
 
@@ -16078,6 +16666,7 @@ type InteractiveMessage_NativeFlowMessage struct {
 }
 
 func (x *InteractiveMessage_NativeFlowMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = InteractiveMessage_NativeFlowMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[127]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -16091,6 +16680,7 @@ func (x *InteractiveMessage_NativeFlowMessage) String() string {
 func (*InteractiveMessage_NativeFlowMessage) ProtoMessage() {}
 
 func (x *InteractiveMessage_NativeFlowMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[127]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -16104,6 +16694,7 @@ func (x *InteractiveMessage_NativeFlowMessage) ProtoReflect() protoreflect.Messa
 
 // Deprecated: Use InteractiveMessage_NativeFlowMessage.ProtoReflect.Descriptor instead.
 func (*InteractiveMessage_NativeFlowMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{14, 2}
 }
 
@@ -16138,6 +16729,7 @@ type InteractiveMessage_CollectionMessage struct {
 }
 
 func (x *InteractiveMessage_CollectionMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = InteractiveMessage_CollectionMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[128]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -16151,6 +16743,7 @@ func (x *InteractiveMessage_CollectionMessage) String() string {
 func (*InteractiveMessage_CollectionMessage) ProtoMessage() {}
 
 func (x *InteractiveMessage_CollectionMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[128]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -16164,6 +16757,7 @@ func (x *InteractiveMessage_CollectionMessage) ProtoReflect() protoreflect.Messa
 
 // Deprecated: Use InteractiveMessage_CollectionMessage.ProtoReflect.Descriptor instead.
 func (*InteractiveMessage_CollectionMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{14, 3}
 }
 
@@ -16201,6 +16795,7 @@ type InteractiveMessage_Footer struct {
 }
 
 func (x *InteractiveMessage_Footer) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = InteractiveMessage_Footer{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[129]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -16214,6 +16809,7 @@ func (x *InteractiveMessage_Footer) String() string {
 func (*InteractiveMessage_Footer) ProtoMessage() {}
 
 func (x *InteractiveMessage_Footer) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[129]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -16227,6 +16823,7 @@ func (x *InteractiveMessage_Footer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InteractiveMessage_Footer.ProtoReflect.Descriptor instead.
 func (*InteractiveMessage_Footer) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{14, 4}
 }
 
@@ -16278,6 +16875,7 @@ type InteractiveMessage_Body struct {
 }
 
 func (x *InteractiveMessage_Body) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = InteractiveMessage_Body{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[130]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -16291,6 +16889,7 @@ func (x *InteractiveMessage_Body) String() string {
 func (*InteractiveMessage_Body) ProtoMessage() {}
 
 func (x *InteractiveMessage_Body) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[130]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -16304,6 +16903,7 @@ func (x *InteractiveMessage_Body) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InteractiveMessage_Body.ProtoReflect.Descriptor instead.
 func (*InteractiveMessage_Body) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{14, 5}
 }
 
@@ -16333,6 +16933,7 @@ type InteractiveMessage_Header struct {
 }
 
 func (x *InteractiveMessage_Header) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = InteractiveMessage_Header{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[131]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -16346,6 +16947,7 @@ func (x *InteractiveMessage_Header) String() string {
 func (*InteractiveMessage_Header) ProtoMessage() {}
 
 func (x *InteractiveMessage_Header) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[131]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -16359,6 +16961,7 @@ func (x *InteractiveMessage_Header) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InteractiveMessage_Header.ProtoReflect.Descriptor instead.
 func (*InteractiveMessage_Header) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{14, 6}
 }
 
@@ -16493,6 +17096,7 @@ type InteractiveMessage_NativeFlowMessage_NativeFlowButton struct {
 }
 
 func (x *InteractiveMessage_NativeFlowMessage_NativeFlowButton) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = InteractiveMessage_NativeFlowMessage_NativeFlowButton{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[132]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -16506,6 +17110,7 @@ func (x *InteractiveMessage_NativeFlowMessage_NativeFlowButton) String() string 
 func (*InteractiveMessage_NativeFlowMessage_NativeFlowButton) ProtoMessage() {}
 
 func (x *InteractiveMessage_NativeFlowMessage_NativeFlowButton) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[132]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -16519,6 +17124,7 @@ func (x *InteractiveMessage_NativeFlowMessage_NativeFlowButton) ProtoReflect() p
 
 // Deprecated: Use InteractiveMessage_NativeFlowMessage_NativeFlowButton.ProtoReflect.Descriptor instead.
 func (*InteractiveMessage_NativeFlowMessage_NativeFlowButton) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{14, 2, 0}
 }
 
@@ -16544,6 +17150,7 @@ type ListResponseMessage_SingleSelectReply struct {
 }
 
 func (x *ListResponseMessage_SingleSelectReply) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = ListResponseMessage_SingleSelectReply{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[133]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -16557,6 +17164,7 @@ func (x *ListResponseMessage_SingleSelectReply) String() string {
 func (*ListResponseMessage_SingleSelectReply) ProtoMessage() {}
 
 func (x *ListResponseMessage_SingleSelectReply) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[133]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -16570,6 +17178,7 @@ func (x *ListResponseMessage_SingleSelectReply) ProtoReflect() protoreflect.Mess
 
 // Deprecated: Use ListResponseMessage_SingleSelectReply.ProtoReflect.Descriptor instead.
 func (*ListResponseMessage_SingleSelectReply) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{15, 0}
 }
 
@@ -16590,6 +17199,7 @@ type ListMessage_ProductListInfo struct {
 }
 
 func (x *ListMessage_ProductListInfo) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = ListMessage_ProductListInfo{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[134]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -16603,6 +17213,7 @@ func (x *ListMessage_ProductListInfo) String() string {
 func (*ListMessage_ProductListInfo) ProtoMessage() {}
 
 func (x *ListMessage_ProductListInfo) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[134]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -16616,6 +17227,7 @@ func (x *ListMessage_ProductListInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMessage_ProductListInfo.ProtoReflect.Descriptor instead.
 func (*ListMessage_ProductListInfo) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{16, 0}
 }
 
@@ -16649,6 +17261,7 @@ type ListMessage_ProductListHeaderImage struct {
 }
 
 func (x *ListMessage_ProductListHeaderImage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = ListMessage_ProductListHeaderImage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[135]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -16662,6 +17275,7 @@ func (x *ListMessage_ProductListHeaderImage) String() string {
 func (*ListMessage_ProductListHeaderImage) ProtoMessage() {}
 
 func (x *ListMessage_ProductListHeaderImage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[135]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -16675,6 +17289,7 @@ func (x *ListMessage_ProductListHeaderImage) ProtoReflect() protoreflect.Message
 
 // Deprecated: Use ListMessage_ProductListHeaderImage.ProtoReflect.Descriptor instead.
 func (*ListMessage_ProductListHeaderImage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{16, 1}
 }
 
@@ -16701,6 +17316,7 @@ type ListMessage_ProductSection struct {
 }
 
 func (x *ListMessage_ProductSection) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = ListMessage_ProductSection{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[136]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -16714,6 +17330,7 @@ func (x *ListMessage_ProductSection) String() string {
 func (*ListMessage_ProductSection) ProtoMessage() {}
 
 func (x *ListMessage_ProductSection) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[136]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -16727,6 +17344,7 @@ func (x *ListMessage_ProductSection) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMessage_ProductSection.ProtoReflect.Descriptor instead.
 func (*ListMessage_ProductSection) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{16, 2}
 }
 
@@ -16752,6 +17370,7 @@ type ListMessage_Product struct {
 }
 
 func (x *ListMessage_Product) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = ListMessage_Product{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[137]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -16765,6 +17384,7 @@ func (x *ListMessage_Product) String() string {
 func (*ListMessage_Product) ProtoMessage() {}
 
 func (x *ListMessage_Product) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[137]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -16778,6 +17398,7 @@ func (x *ListMessage_Product) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMessage_Product.ProtoReflect.Descriptor instead.
 func (*ListMessage_Product) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{16, 3}
 }
 
@@ -16797,6 +17418,7 @@ type ListMessage_Section struct {
 }
 
 func (x *ListMessage_Section) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = ListMessage_Section{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[138]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -16810,6 +17432,7 @@ func (x *ListMessage_Section) String() string {
 func (*ListMessage_Section) ProtoMessage() {}
 
 func (x *ListMessage_Section) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[138]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -16823,6 +17446,7 @@ func (x *ListMessage_Section) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMessage_Section.ProtoReflect.Descriptor instead.
 func (*ListMessage_Section) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{16, 4}
 }
 
@@ -16850,6 +17474,7 @@ type ListMessage_Row struct {
 }
 
 func (x *ListMessage_Row) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = ListMessage_Row{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[139]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -16863,6 +17488,7 @@ func (x *ListMessage_Row) String() string {
 func (*ListMessage_Row) ProtoMessage() {}
 
 func (x *ListMessage_Row) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[139]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -16876,6 +17502,7 @@ func (x *ListMessage_Row) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMessage_Row.ProtoReflect.Descriptor instead.
 func (*ListMessage_Row) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{16, 5}
 }
 
@@ -16913,6 +17540,7 @@ type HighlyStructuredMessage_HSMLocalizableParameter struct {
 }
 
 func (x *HighlyStructuredMessage_HSMLocalizableParameter) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = HighlyStructuredMessage_HSMLocalizableParameter{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[140]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -16926,6 +17554,7 @@ func (x *HighlyStructuredMessage_HSMLocalizableParameter) String() string {
 func (*HighlyStructuredMessage_HSMLocalizableParameter) ProtoMessage() {}
 
 func (x *HighlyStructuredMessage_HSMLocalizableParameter) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[140]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -16939,6 +17568,7 @@ func (x *HighlyStructuredMessage_HSMLocalizableParameter) ProtoReflect() protore
 
 // Deprecated: Use HighlyStructuredMessage_HSMLocalizableParameter.ProtoReflect.Descriptor instead.
 func (*HighlyStructuredMessage_HSMLocalizableParameter) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{20, 0}
 }
 
@@ -17004,6 +17634,7 @@ type HighlyStructuredMessage_HSMLocalizableParameter_HSMDateTime struct {
 }
 
 func (x *HighlyStructuredMessage_HSMLocalizableParameter_HSMDateTime) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = HighlyStructuredMessage_HSMLocalizableParameter_HSMDateTime{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[141]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -17017,6 +17648,7 @@ func (x *HighlyStructuredMessage_HSMLocalizableParameter_HSMDateTime) String() s
 func (*HighlyStructuredMessage_HSMLocalizableParameter_HSMDateTime) ProtoMessage() {}
 
 func (x *HighlyStructuredMessage_HSMLocalizableParameter_HSMDateTime) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[141]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -17030,6 +17662,7 @@ func (x *HighlyStructuredMessage_HSMLocalizableParameter_HSMDateTime) ProtoRefle
 
 // Deprecated: Use HighlyStructuredMessage_HSMLocalizableParameter_HSMDateTime.ProtoReflect.Descriptor instead.
 func (*HighlyStructuredMessage_HSMLocalizableParameter_HSMDateTime) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{20, 0, 0}
 }
 
@@ -17085,6 +17718,7 @@ type HighlyStructuredMessage_HSMLocalizableParameter_HSMCurrency struct {
 }
 
 func (x *HighlyStructuredMessage_HSMLocalizableParameter_HSMCurrency) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = HighlyStructuredMessage_HSMLocalizableParameter_HSMCurrency{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[142]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -17098,6 +17732,7 @@ func (x *HighlyStructuredMessage_HSMLocalizableParameter_HSMCurrency) String() s
 func (*HighlyStructuredMessage_HSMLocalizableParameter_HSMCurrency) ProtoMessage() {}
 
 func (x *HighlyStructuredMessage_HSMLocalizableParameter_HSMCurrency) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[142]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -17111,6 +17746,7 @@ func (x *HighlyStructuredMessage_HSMLocalizableParameter_HSMCurrency) ProtoRefle
 
 // Deprecated: Use HighlyStructuredMessage_HSMLocalizableParameter_HSMCurrency.ProtoReflect.Descriptor instead.
 func (*HighlyStructuredMessage_HSMLocalizableParameter_HSMCurrency) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{20, 0, 1}
 }
 
@@ -17142,6 +17778,7 @@ type HighlyStructuredMessage_HSMLocalizableParameter_HSMDateTime_HSMDateTimeComp
 }
 
 func (x *HighlyStructuredMessage_HSMLocalizableParameter_HSMDateTime_HSMDateTimeComponent) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = HighlyStructuredMessage_HSMLocalizableParameter_HSMDateTime_HSMDateTimeComponent{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[143]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -17156,6 +17793,7 @@ func (*HighlyStructuredMessage_HSMLocalizableParameter_HSMDateTime_HSMDateTimeCo
 }
 
 func (x *HighlyStructuredMessage_HSMLocalizableParameter_HSMDateTime_HSMDateTimeComponent) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[143]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -17169,6 +17807,7 @@ func (x *HighlyStructuredMessage_HSMLocalizableParameter_HSMDateTime_HSMDateTime
 
 // Deprecated: Use HighlyStructuredMessage_HSMLocalizableParameter_HSMDateTime_HSMDateTimeComponent.ProtoReflect.Descriptor instead.
 func (*HighlyStructuredMessage_HSMLocalizableParameter_HSMDateTime_HSMDateTimeComponent) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{20, 0, 0, 0}
 }
 
@@ -17229,6 +17868,7 @@ type HighlyStructuredMessage_HSMLocalizableParameter_HSMDateTime_HSMDateTimeUnix
 }
 
 func (x *HighlyStructuredMessage_HSMLocalizableParameter_HSMDateTime_HSMDateTimeUnixEpoch) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = HighlyStructuredMessage_HSMLocalizableParameter_HSMDateTime_HSMDateTimeUnixEpoch{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[144]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -17243,6 +17883,7 @@ func (*HighlyStructuredMessage_HSMLocalizableParameter_HSMDateTime_HSMDateTimeUn
 }
 
 func (x *HighlyStructuredMessage_HSMLocalizableParameter_HSMDateTime_HSMDateTimeUnixEpoch) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[144]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -17256,6 +17897,7 @@ func (x *HighlyStructuredMessage_HSMLocalizableParameter_HSMDateTime_HSMDateTime
 
 // Deprecated: Use HighlyStructuredMessage_HSMLocalizableParameter_HSMDateTime_HSMDateTimeUnixEpoch.ProtoReflect.Descriptor instead.
 func (*HighlyStructuredMessage_HSMLocalizableParameter_HSMDateTime_HSMDateTimeUnixEpoch) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{20, 0, 0, 1}
 }
 
@@ -17283,6 +17925,7 @@ type PeerDataOperationRequestResponseMessage_PeerDataOperationResult struct {
 }
 
 func (x *PeerDataOperationRequestResponseMessage_PeerDataOperationResult) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = PeerDataOperationRequestResponseMessage_PeerDataOperationResult{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[145]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -17296,6 +17939,7 @@ func (x *PeerDataOperationRequestResponseMessage_PeerDataOperationResult) String
 func (*PeerDataOperationRequestResponseMessage_PeerDataOperationResult) ProtoMessage() {}
 
 func (x *PeerDataOperationRequestResponseMessage_PeerDataOperationResult) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[145]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -17309,6 +17953,7 @@ func (x *PeerDataOperationRequestResponseMessage_PeerDataOperationResult) ProtoR
 
 // Deprecated: Use PeerDataOperationRequestResponseMessage_PeerDataOperationResult.ProtoReflect.Descriptor instead.
 func (*PeerDataOperationRequestResponseMessage_PeerDataOperationResult) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{21, 0}
 }
 
@@ -17394,6 +18039,7 @@ type PeerDataOperationRequestResponseMessage_PeerDataOperationResult_HistorySync
 }
 
 func (x *PeerDataOperationRequestResponseMessage_PeerDataOperationResult_HistorySyncChunkRetryResponse) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = PeerDataOperationRequestResponseMessage_PeerDataOperationResult_HistorySyncChunkRetryResponse{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[146]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -17408,6 +18054,7 @@ func (*PeerDataOperationRequestResponseMessage_PeerDataOperationResult_HistorySy
 }
 
 func (x *PeerDataOperationRequestResponseMessage_PeerDataOperationResult_HistorySyncChunkRetryResponse) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[146]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -17421,6 +18068,7 @@ func (x *PeerDataOperationRequestResponseMessage_PeerDataOperationResult_History
 
 // Deprecated: Use PeerDataOperationRequestResponseMessage_PeerDataOperationResult_HistorySyncChunkRetryResponse.ProtoReflect.Descriptor instead.
 func (*PeerDataOperationRequestResponseMessage_PeerDataOperationResult_HistorySyncChunkRetryResponse) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{21, 0, 0}
 }
 
@@ -17468,6 +18116,7 @@ type PeerDataOperationRequestResponseMessage_PeerDataOperationResult_SyncDSnapsh
 }
 
 func (x *PeerDataOperationRequestResponseMessage_PeerDataOperationResult_SyncDSnapshotFatalRecoveryResponse) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = PeerDataOperationRequestResponseMessage_PeerDataOperationResult_SyncDSnapshotFatalRecoveryResponse{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[147]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -17482,6 +18131,7 @@ func (*PeerDataOperationRequestResponseMessage_PeerDataOperationResult_SyncDSnap
 }
 
 func (x *PeerDataOperationRequestResponseMessage_PeerDataOperationResult_SyncDSnapshotFatalRecoveryResponse) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[147]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -17495,6 +18145,7 @@ func (x *PeerDataOperationRequestResponseMessage_PeerDataOperationResult_SyncDSn
 
 // Deprecated: Use PeerDataOperationRequestResponseMessage_PeerDataOperationResult_SyncDSnapshotFatalRecoveryResponse.ProtoReflect.Descriptor instead.
 func (*PeerDataOperationRequestResponseMessage_PeerDataOperationResult_SyncDSnapshotFatalRecoveryResponse) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{21, 0, 1}
 }
 
@@ -17522,6 +18173,7 @@ type PeerDataOperationRequestResponseMessage_PeerDataOperationResult_CompanionCa
 }
 
 func (x *PeerDataOperationRequestResponseMessage_PeerDataOperationResult_CompanionCanonicalUserNonceFetchResponse) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = PeerDataOperationRequestResponseMessage_PeerDataOperationResult_CompanionCanonicalUserNonceFetchResponse{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[148]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -17536,6 +18188,7 @@ func (*PeerDataOperationRequestResponseMessage_PeerDataOperationResult_Companion
 }
 
 func (x *PeerDataOperationRequestResponseMessage_PeerDataOperationResult_CompanionCanonicalUserNonceFetchResponse) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[148]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -17549,6 +18202,7 @@ func (x *PeerDataOperationRequestResponseMessage_PeerDataOperationResult_Compani
 
 // Deprecated: Use PeerDataOperationRequestResponseMessage_PeerDataOperationResult_CompanionCanonicalUserNonceFetchResponse.ProtoReflect.Descriptor instead.
 func (*PeerDataOperationRequestResponseMessage_PeerDataOperationResult_CompanionCanonicalUserNonceFetchResponse) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{21, 0, 2}
 }
 
@@ -17581,6 +18235,7 @@ type PeerDataOperationRequestResponseMessage_PeerDataOperationResult_CompanionMe
 }
 
 func (x *PeerDataOperationRequestResponseMessage_PeerDataOperationResult_CompanionMetaNonceFetchResponse) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = PeerDataOperationRequestResponseMessage_PeerDataOperationResult_CompanionMetaNonceFetchResponse{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[149]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -17595,6 +18250,7 @@ func (*PeerDataOperationRequestResponseMessage_PeerDataOperationResult_Companion
 }
 
 func (x *PeerDataOperationRequestResponseMessage_PeerDataOperationResult_CompanionMetaNonceFetchResponse) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[149]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -17608,6 +18264,7 @@ func (x *PeerDataOperationRequestResponseMessage_PeerDataOperationResult_Compani
 
 // Deprecated: Use PeerDataOperationRequestResponseMessage_PeerDataOperationResult_CompanionMetaNonceFetchResponse.ProtoReflect.Descriptor instead.
 func (*PeerDataOperationRequestResponseMessage_PeerDataOperationResult_CompanionMetaNonceFetchResponse) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{21, 0, 3}
 }
 
@@ -17627,6 +18284,7 @@ type PeerDataOperationRequestResponseMessage_PeerDataOperationResult_WaffleNonce
 }
 
 func (x *PeerDataOperationRequestResponseMessage_PeerDataOperationResult_WaffleNonceFetchResponse) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = PeerDataOperationRequestResponseMessage_PeerDataOperationResult_WaffleNonceFetchResponse{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[150]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -17641,6 +18299,7 @@ func (*PeerDataOperationRequestResponseMessage_PeerDataOperationResult_WaffleNon
 }
 
 func (x *PeerDataOperationRequestResponseMessage_PeerDataOperationResult_WaffleNonceFetchResponse) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[150]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -17654,6 +18313,7 @@ func (x *PeerDataOperationRequestResponseMessage_PeerDataOperationResult_WaffleN
 
 // Deprecated: Use PeerDataOperationRequestResponseMessage_PeerDataOperationResult_WaffleNonceFetchResponse.ProtoReflect.Descriptor instead.
 func (*PeerDataOperationRequestResponseMessage_PeerDataOperationResult_WaffleNonceFetchResponse) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{21, 0, 4}
 }
 
@@ -17680,6 +18340,7 @@ type PeerDataOperationRequestResponseMessage_PeerDataOperationResult_FullHistory
 }
 
 func (x *PeerDataOperationRequestResponseMessage_PeerDataOperationResult_FullHistorySyncOnDemandRequestResponse) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = PeerDataOperationRequestResponseMessage_PeerDataOperationResult_FullHistorySyncOnDemandRequestResponse{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[151]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -17694,6 +18355,7 @@ func (*PeerDataOperationRequestResponseMessage_PeerDataOperationResult_FullHisto
 }
 
 func (x *PeerDataOperationRequestResponseMessage_PeerDataOperationResult_FullHistorySyncOnDemandRequestResponse) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[151]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -17707,6 +18369,7 @@ func (x *PeerDataOperationRequestResponseMessage_PeerDataOperationResult_FullHis
 
 // Deprecated: Use PeerDataOperationRequestResponseMessage_PeerDataOperationResult_FullHistorySyncOnDemandRequestResponse.ProtoReflect.Descriptor instead.
 func (*PeerDataOperationRequestResponseMessage_PeerDataOperationResult_FullHistorySyncOnDemandRequestResponse) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{21, 0, 5}
 }
 
@@ -17732,6 +18395,7 @@ type PeerDataOperationRequestResponseMessage_PeerDataOperationResult_Placeholder
 }
 
 func (x *PeerDataOperationRequestResponseMessage_PeerDataOperationResult_PlaceholderMessageResendResponse) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = PeerDataOperationRequestResponseMessage_PeerDataOperationResult_PlaceholderMessageResendResponse{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[152]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -17746,6 +18410,7 @@ func (*PeerDataOperationRequestResponseMessage_PeerDataOperationResult_Placehold
 }
 
 func (x *PeerDataOperationRequestResponseMessage_PeerDataOperationResult_PlaceholderMessageResendResponse) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[152]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -17759,6 +18424,7 @@ func (x *PeerDataOperationRequestResponseMessage_PeerDataOperationResult_Placeho
 
 // Deprecated: Use PeerDataOperationRequestResponseMessage_PeerDataOperationResult_PlaceholderMessageResendResponse.ProtoReflect.Descriptor instead.
 func (*PeerDataOperationRequestResponseMessage_PeerDataOperationResult_PlaceholderMessageResendResponse) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{21, 0, 6}
 }
 
@@ -17784,6 +18450,7 @@ type PeerDataOperationRequestResponseMessage_PeerDataOperationResult_LinkPreview
 }
 
 func (x *PeerDataOperationRequestResponseMessage_PeerDataOperationResult_LinkPreviewResponse) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = PeerDataOperationRequestResponseMessage_PeerDataOperationResult_LinkPreviewResponse{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[153]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -17798,6 +18465,7 @@ func (*PeerDataOperationRequestResponseMessage_PeerDataOperationResult_LinkPrevi
 }
 
 func (x *PeerDataOperationRequestResponseMessage_PeerDataOperationResult_LinkPreviewResponse) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[153]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -17811,6 +18479,7 @@ func (x *PeerDataOperationRequestResponseMessage_PeerDataOperationResult_LinkPre
 
 // Deprecated: Use PeerDataOperationRequestResponseMessage_PeerDataOperationResult_LinkPreviewResponse.ProtoReflect.Descriptor instead.
 func (*PeerDataOperationRequestResponseMessage_PeerDataOperationResult_LinkPreviewResponse) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{21, 0, 7}
 }
 
@@ -17879,6 +18548,7 @@ type PeerDataOperationRequestResponseMessage_PeerDataOperationResult_LinkPreview
 }
 
 func (x *PeerDataOperationRequestResponseMessage_PeerDataOperationResult_LinkPreviewResponse_PaymentLinkPreviewMetadata) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = PeerDataOperationRequestResponseMessage_PeerDataOperationResult_LinkPreviewResponse_PaymentLinkPreviewMetadata{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[154]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -17893,6 +18563,7 @@ func (*PeerDataOperationRequestResponseMessage_PeerDataOperationResult_LinkPrevi
 }
 
 func (x *PeerDataOperationRequestResponseMessage_PeerDataOperationResult_LinkPreviewResponse_PaymentLinkPreviewMetadata) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[154]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -17906,6 +18577,7 @@ func (x *PeerDataOperationRequestResponseMessage_PeerDataOperationResult_LinkPre
 
 // Deprecated: Use PeerDataOperationRequestResponseMessage_PeerDataOperationResult_LinkPreviewResponse_PaymentLinkPreviewMetadata.ProtoReflect.Descriptor instead.
 func (*PeerDataOperationRequestResponseMessage_PeerDataOperationResult_LinkPreviewResponse_PaymentLinkPreviewMetadata) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{21, 0, 7, 0}
 }
 
@@ -17937,6 +18609,7 @@ type PeerDataOperationRequestResponseMessage_PeerDataOperationResult_LinkPreview
 }
 
 func (x *PeerDataOperationRequestResponseMessage_PeerDataOperationResult_LinkPreviewResponse_LinkPreviewHighQualityThumbnail) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = PeerDataOperationRequestResponseMessage_PeerDataOperationResult_LinkPreviewResponse_LinkPreviewHighQualityThumbnail{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[155]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -17951,6 +18624,7 @@ func (*PeerDataOperationRequestResponseMessage_PeerDataOperationResult_LinkPrevi
 }
 
 func (x *PeerDataOperationRequestResponseMessage_PeerDataOperationResult_LinkPreviewResponse_LinkPreviewHighQualityThumbnail) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[155]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -17964,6 +18638,7 @@ func (x *PeerDataOperationRequestResponseMessage_PeerDataOperationResult_LinkPre
 
 // Deprecated: Use PeerDataOperationRequestResponseMessage_PeerDataOperationResult_LinkPreviewResponse_LinkPreviewHighQualityThumbnail.ProtoReflect.Descriptor instead.
 func (*PeerDataOperationRequestResponseMessage_PeerDataOperationResult_LinkPreviewResponse_LinkPreviewHighQualityThumbnail) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{21, 0, 7, 1}
 }
 
@@ -18026,6 +18701,7 @@ type PeerDataOperationRequestMessage_GalaxyFlowAction struct {
 }
 
 func (x *PeerDataOperationRequestMessage_GalaxyFlowAction) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = PeerDataOperationRequestMessage_GalaxyFlowAction{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[156]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -18039,6 +18715,7 @@ func (x *PeerDataOperationRequestMessage_GalaxyFlowAction) String() string {
 func (*PeerDataOperationRequestMessage_GalaxyFlowAction) ProtoMessage() {}
 
 func (x *PeerDataOperationRequestMessage_GalaxyFlowAction) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[156]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -18052,6 +18729,7 @@ func (x *PeerDataOperationRequestMessage_GalaxyFlowAction) ProtoReflect() protor
 
 // Deprecated: Use PeerDataOperationRequestMessage_GalaxyFlowAction.ProtoReflect.Descriptor instead.
 func (*PeerDataOperationRequestMessage_GalaxyFlowAction) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{22, 0}
 }
 
@@ -18087,6 +18765,7 @@ type PeerDataOperationRequestMessage_HistorySyncChunkRetryRequest struct {
 }
 
 func (x *PeerDataOperationRequestMessage_HistorySyncChunkRetryRequest) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = PeerDataOperationRequestMessage_HistorySyncChunkRetryRequest{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[157]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -18100,6 +18779,7 @@ func (x *PeerDataOperationRequestMessage_HistorySyncChunkRetryRequest) String() 
 func (*PeerDataOperationRequestMessage_HistorySyncChunkRetryRequest) ProtoMessage() {}
 
 func (x *PeerDataOperationRequestMessage_HistorySyncChunkRetryRequest) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[157]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -18113,6 +18793,7 @@ func (x *PeerDataOperationRequestMessage_HistorySyncChunkRetryRequest) ProtoRefl
 
 // Deprecated: Use PeerDataOperationRequestMessage_HistorySyncChunkRetryRequest.ProtoReflect.Descriptor instead.
 func (*PeerDataOperationRequestMessage_HistorySyncChunkRetryRequest) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{22, 1}
 }
 
@@ -18153,6 +18834,7 @@ type PeerDataOperationRequestMessage_SyncDCollectionFatalRecoveryRequest struct 
 }
 
 func (x *PeerDataOperationRequestMessage_SyncDCollectionFatalRecoveryRequest) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = PeerDataOperationRequestMessage_SyncDCollectionFatalRecoveryRequest{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[158]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -18166,6 +18848,7 @@ func (x *PeerDataOperationRequestMessage_SyncDCollectionFatalRecoveryRequest) St
 func (*PeerDataOperationRequestMessage_SyncDCollectionFatalRecoveryRequest) ProtoMessage() {}
 
 func (x *PeerDataOperationRequestMessage_SyncDCollectionFatalRecoveryRequest) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[158]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -18179,6 +18862,7 @@ func (x *PeerDataOperationRequestMessage_SyncDCollectionFatalRecoveryRequest) Pr
 
 // Deprecated: Use PeerDataOperationRequestMessage_SyncDCollectionFatalRecoveryRequest.ProtoReflect.Descriptor instead.
 func (*PeerDataOperationRequestMessage_SyncDCollectionFatalRecoveryRequest) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{22, 2}
 }
 
@@ -18204,6 +18888,7 @@ type PeerDataOperationRequestMessage_PlaceholderMessageResendRequest struct {
 }
 
 func (x *PeerDataOperationRequestMessage_PlaceholderMessageResendRequest) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = PeerDataOperationRequestMessage_PlaceholderMessageResendRequest{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[159]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -18217,6 +18902,7 @@ func (x *PeerDataOperationRequestMessage_PlaceholderMessageResendRequest) String
 func (*PeerDataOperationRequestMessage_PlaceholderMessageResendRequest) ProtoMessage() {}
 
 func (x *PeerDataOperationRequestMessage_PlaceholderMessageResendRequest) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[159]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -18230,6 +18916,7 @@ func (x *PeerDataOperationRequestMessage_PlaceholderMessageResendRequest) ProtoR
 
 // Deprecated: Use PeerDataOperationRequestMessage_PlaceholderMessageResendRequest.ProtoReflect.Descriptor instead.
 func (*PeerDataOperationRequestMessage_PlaceholderMessageResendRequest) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{22, 3}
 }
 
@@ -18249,6 +18936,7 @@ type PeerDataOperationRequestMessage_FullHistorySyncOnDemandRequest struct {
 }
 
 func (x *PeerDataOperationRequestMessage_FullHistorySyncOnDemandRequest) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = PeerDataOperationRequestMessage_FullHistorySyncOnDemandRequest{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[160]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -18262,6 +18950,7 @@ func (x *PeerDataOperationRequestMessage_FullHistorySyncOnDemandRequest) String(
 func (*PeerDataOperationRequestMessage_FullHistorySyncOnDemandRequest) ProtoMessage() {}
 
 func (x *PeerDataOperationRequestMessage_FullHistorySyncOnDemandRequest) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[160]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -18275,6 +18964,7 @@ func (x *PeerDataOperationRequestMessage_FullHistorySyncOnDemandRequest) ProtoRe
 
 // Deprecated: Use PeerDataOperationRequestMessage_FullHistorySyncOnDemandRequest.ProtoReflect.Descriptor instead.
 func (*PeerDataOperationRequestMessage_FullHistorySyncOnDemandRequest) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{22, 4}
 }
 
@@ -18305,6 +18995,7 @@ type PeerDataOperationRequestMessage_HistorySyncOnDemandRequest struct {
 }
 
 func (x *PeerDataOperationRequestMessage_HistorySyncOnDemandRequest) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = PeerDataOperationRequestMessage_HistorySyncOnDemandRequest{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[161]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -18318,6 +19009,7 @@ func (x *PeerDataOperationRequestMessage_HistorySyncOnDemandRequest) String() st
 func (*PeerDataOperationRequestMessage_HistorySyncOnDemandRequest) ProtoMessage() {}
 
 func (x *PeerDataOperationRequestMessage_HistorySyncOnDemandRequest) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[161]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -18331,6 +19023,7 @@ func (x *PeerDataOperationRequestMessage_HistorySyncOnDemandRequest) ProtoReflec
 
 // Deprecated: Use PeerDataOperationRequestMessage_HistorySyncOnDemandRequest.ProtoReflect.Descriptor instead.
 func (*PeerDataOperationRequestMessage_HistorySyncOnDemandRequest) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{22, 5}
 }
 
@@ -18385,6 +19078,7 @@ type PeerDataOperationRequestMessage_RequestUrlPreview struct {
 }
 
 func (x *PeerDataOperationRequestMessage_RequestUrlPreview) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = PeerDataOperationRequestMessage_RequestUrlPreview{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[162]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -18398,6 +19092,7 @@ func (x *PeerDataOperationRequestMessage_RequestUrlPreview) String() string {
 func (*PeerDataOperationRequestMessage_RequestUrlPreview) ProtoMessage() {}
 
 func (x *PeerDataOperationRequestMessage_RequestUrlPreview) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[162]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -18411,6 +19106,7 @@ func (x *PeerDataOperationRequestMessage_RequestUrlPreview) ProtoReflect() proto
 
 // Deprecated: Use PeerDataOperationRequestMessage_RequestUrlPreview.ProtoReflect.Descriptor instead.
 func (*PeerDataOperationRequestMessage_RequestUrlPreview) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{22, 6}
 }
 
@@ -18436,6 +19132,7 @@ type PeerDataOperationRequestMessage_RequestStickerReupload struct {
 }
 
 func (x *PeerDataOperationRequestMessage_RequestStickerReupload) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = PeerDataOperationRequestMessage_RequestStickerReupload{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[163]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -18449,6 +19146,7 @@ func (x *PeerDataOperationRequestMessage_RequestStickerReupload) String() string
 func (*PeerDataOperationRequestMessage_RequestStickerReupload) ProtoMessage() {}
 
 func (x *PeerDataOperationRequestMessage_RequestStickerReupload) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[163]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -18462,6 +19160,7 @@ func (x *PeerDataOperationRequestMessage_RequestStickerReupload) ProtoReflect() 
 
 // Deprecated: Use PeerDataOperationRequestMessage_RequestStickerReupload.ProtoReflect.Descriptor instead.
 func (*PeerDataOperationRequestMessage_RequestStickerReupload) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{22, 7}
 }
 
@@ -18481,6 +19180,7 @@ type CloudAPIThreadControlNotification_CloudAPIThreadControlNotificationContent 
 }
 
 func (x *CloudAPIThreadControlNotification_CloudAPIThreadControlNotificationContent) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = CloudAPIThreadControlNotification_CloudAPIThreadControlNotificationContent{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[164]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -18494,6 +19194,7 @@ func (x *CloudAPIThreadControlNotification_CloudAPIThreadControlNotificationCont
 func (*CloudAPIThreadControlNotification_CloudAPIThreadControlNotificationContent) ProtoMessage() {}
 
 func (x *CloudAPIThreadControlNotification_CloudAPIThreadControlNotificationContent) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[164]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -18507,6 +19208,7 @@ func (x *CloudAPIThreadControlNotification_CloudAPIThreadControlNotificationCont
 
 // Deprecated: Use CloudAPIThreadControlNotification_CloudAPIThreadControlNotificationContent.ProtoReflect.Descriptor instead.
 func (*CloudAPIThreadControlNotification_CloudAPIThreadControlNotificationContent) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{25, 0}
 }
 
@@ -18532,6 +19234,7 @@ type PaymentLinkMetadata_PaymentLinkHeader struct {
 }
 
 func (x *PaymentLinkMetadata_PaymentLinkHeader) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = PaymentLinkMetadata_PaymentLinkHeader{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[165]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -18545,6 +19248,7 @@ func (x *PaymentLinkMetadata_PaymentLinkHeader) String() string {
 func (*PaymentLinkMetadata_PaymentLinkHeader) ProtoMessage() {}
 
 func (x *PaymentLinkMetadata_PaymentLinkHeader) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[165]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -18558,6 +19262,7 @@ func (x *PaymentLinkMetadata_PaymentLinkHeader) ProtoReflect() protoreflect.Mess
 
 // Deprecated: Use PaymentLinkMetadata_PaymentLinkHeader.ProtoReflect.Descriptor instead.
 func (*PaymentLinkMetadata_PaymentLinkHeader) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{29, 0}
 }
 
@@ -18576,6 +19281,7 @@ type PaymentLinkMetadata_PaymentLinkProvider struct {
 }
 
 func (x *PaymentLinkMetadata_PaymentLinkProvider) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = PaymentLinkMetadata_PaymentLinkProvider{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[166]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -18589,6 +19295,7 @@ func (x *PaymentLinkMetadata_PaymentLinkProvider) String() string {
 func (*PaymentLinkMetadata_PaymentLinkProvider) ProtoMessage() {}
 
 func (x *PaymentLinkMetadata_PaymentLinkProvider) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[166]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -18602,6 +19309,7 @@ func (x *PaymentLinkMetadata_PaymentLinkProvider) ProtoReflect() protoreflect.Me
 
 // Deprecated: Use PaymentLinkMetadata_PaymentLinkProvider.ProtoReflect.Descriptor instead.
 func (*PaymentLinkMetadata_PaymentLinkProvider) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{29, 1}
 }
 
@@ -18620,6 +19328,7 @@ type PaymentLinkMetadata_PaymentLinkButton struct {
 }
 
 func (x *PaymentLinkMetadata_PaymentLinkButton) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = PaymentLinkMetadata_PaymentLinkButton{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[167]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -18633,6 +19342,7 @@ func (x *PaymentLinkMetadata_PaymentLinkButton) String() string {
 func (*PaymentLinkMetadata_PaymentLinkButton) ProtoMessage() {}
 
 func (x *PaymentLinkMetadata_PaymentLinkButton) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[167]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -18646,6 +19356,7 @@ func (x *PaymentLinkMetadata_PaymentLinkButton) ProtoReflect() protoreflect.Mess
 
 // Deprecated: Use PaymentLinkMetadata_PaymentLinkButton.ProtoReflect.Descriptor instead.
 func (*PaymentLinkMetadata_PaymentLinkButton) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{29, 2}
 }
 
@@ -18664,6 +19375,7 @@ type ContextInfo_StatusAudienceMetadata struct {
 }
 
 func (x *ContextInfo_StatusAudienceMetadata) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = ContextInfo_StatusAudienceMetadata{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[168]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -18677,6 +19389,7 @@ func (x *ContextInfo_StatusAudienceMetadata) String() string {
 func (*ContextInfo_StatusAudienceMetadata) ProtoMessage() {}
 
 func (x *ContextInfo_StatusAudienceMetadata) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[168]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -18690,6 +19403,7 @@ func (x *ContextInfo_StatusAudienceMetadata) ProtoReflect() protoreflect.Message
 
 // Deprecated: Use ContextInfo_StatusAudienceMetadata.ProtoReflect.Descriptor instead.
 func (*ContextInfo_StatusAudienceMetadata) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{33, 0}
 }
 
@@ -18711,6 +19425,7 @@ type ContextInfo_DataSharingContext struct {
 }
 
 func (x *ContextInfo_DataSharingContext) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = ContextInfo_DataSharingContext{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[169]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -18724,6 +19439,7 @@ func (x *ContextInfo_DataSharingContext) String() string {
 func (*ContextInfo_DataSharingContext) ProtoMessage() {}
 
 func (x *ContextInfo_DataSharingContext) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[169]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -18737,6 +19453,7 @@ func (x *ContextInfo_DataSharingContext) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ContextInfo_DataSharingContext.ProtoReflect.Descriptor instead.
 func (*ContextInfo_DataSharingContext) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{33, 1}
 }
 
@@ -18781,6 +19498,7 @@ type ContextInfo_ForwardedNewsletterMessageInfo struct {
 }
 
 func (x *ContextInfo_ForwardedNewsletterMessageInfo) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = ContextInfo_ForwardedNewsletterMessageInfo{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[170]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -18794,6 +19512,7 @@ func (x *ContextInfo_ForwardedNewsletterMessageInfo) String() string {
 func (*ContextInfo_ForwardedNewsletterMessageInfo) ProtoMessage() {}
 
 func (x *ContextInfo_ForwardedNewsletterMessageInfo) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[170]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -18807,6 +19526,7 @@ func (x *ContextInfo_ForwardedNewsletterMessageInfo) ProtoReflect() protoreflect
 
 // Deprecated: Use ContextInfo_ForwardedNewsletterMessageInfo.ProtoReflect.Descriptor instead.
 func (*ContextInfo_ForwardedNewsletterMessageInfo) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{33, 2}
 }
 
@@ -18886,6 +19606,7 @@ type ContextInfo_ExternalAdReplyInfo struct {
 }
 
 func (x *ContextInfo_ExternalAdReplyInfo) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = ContextInfo_ExternalAdReplyInfo{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[171]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -18899,6 +19620,7 @@ func (x *ContextInfo_ExternalAdReplyInfo) String() string {
 func (*ContextInfo_ExternalAdReplyInfo) ProtoMessage() {}
 
 func (x *ContextInfo_ExternalAdReplyInfo) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[171]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -18912,6 +19634,7 @@ func (x *ContextInfo_ExternalAdReplyInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ContextInfo_ExternalAdReplyInfo.ProtoReflect.Descriptor instead.
 func (*ContextInfo_ExternalAdReplyInfo) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{33, 3}
 }
 
@@ -19115,6 +19838,7 @@ type ContextInfo_AdReplyInfo struct {
 }
 
 func (x *ContextInfo_AdReplyInfo) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = ContextInfo_AdReplyInfo{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[172]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -19128,6 +19852,7 @@ func (x *ContextInfo_AdReplyInfo) String() string {
 func (*ContextInfo_AdReplyInfo) ProtoMessage() {}
 
 func (x *ContextInfo_AdReplyInfo) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[172]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -19141,6 +19866,7 @@ func (x *ContextInfo_AdReplyInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ContextInfo_AdReplyInfo.ProtoReflect.Descriptor instead.
 func (*ContextInfo_AdReplyInfo) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{33, 4}
 }
 
@@ -19184,6 +19910,7 @@ type ContextInfo_FeatureEligibilities struct {
 }
 
 func (x *ContextInfo_FeatureEligibilities) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = ContextInfo_FeatureEligibilities{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[173]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -19197,6 +19924,7 @@ func (x *ContextInfo_FeatureEligibilities) String() string {
 func (*ContextInfo_FeatureEligibilities) ProtoMessage() {}
 
 func (x *ContextInfo_FeatureEligibilities) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[173]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -19210,6 +19938,7 @@ func (x *ContextInfo_FeatureEligibilities) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ContextInfo_FeatureEligibilities.ProtoReflect.Descriptor instead.
 func (*ContextInfo_FeatureEligibilities) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{33, 5}
 }
 
@@ -19258,6 +19987,7 @@ type ContextInfo_QuestionReplyQuotedMessage struct {
 }
 
 func (x *ContextInfo_QuestionReplyQuotedMessage) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = ContextInfo_QuestionReplyQuotedMessage{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[174]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -19271,6 +20001,7 @@ func (x *ContextInfo_QuestionReplyQuotedMessage) String() string {
 func (*ContextInfo_QuestionReplyQuotedMessage) ProtoMessage() {}
 
 func (x *ContextInfo_QuestionReplyQuotedMessage) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[174]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -19284,6 +20015,7 @@ func (x *ContextInfo_QuestionReplyQuotedMessage) ProtoReflect() protoreflect.Mes
 
 // Deprecated: Use ContextInfo_QuestionReplyQuotedMessage.ProtoReflect.Descriptor instead.
 func (*ContextInfo_QuestionReplyQuotedMessage) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{33, 6}
 }
 
@@ -19317,6 +20049,7 @@ type ContextInfo_UTMInfo struct {
 }
 
 func (x *ContextInfo_UTMInfo) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = ContextInfo_UTMInfo{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[175]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -19330,6 +20063,7 @@ func (x *ContextInfo_UTMInfo) String() string {
 func (*ContextInfo_UTMInfo) ProtoMessage() {}
 
 func (x *ContextInfo_UTMInfo) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[175]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -19343,6 +20077,7 @@ func (x *ContextInfo_UTMInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ContextInfo_UTMInfo.ProtoReflect.Descriptor instead.
 func (*ContextInfo_UTMInfo) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{33, 7}
 }
 
@@ -19368,6 +20103,7 @@ type ContextInfo_BusinessMessageForwardInfo struct {
 }
 
 func (x *ContextInfo_BusinessMessageForwardInfo) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = ContextInfo_BusinessMessageForwardInfo{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[176]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -19381,6 +20117,7 @@ func (x *ContextInfo_BusinessMessageForwardInfo) String() string {
 func (*ContextInfo_BusinessMessageForwardInfo) ProtoMessage() {}
 
 func (x *ContextInfo_BusinessMessageForwardInfo) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[176]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -19394,6 +20131,7 @@ func (x *ContextInfo_BusinessMessageForwardInfo) ProtoReflect() protoreflect.Mes
 
 // Deprecated: Use ContextInfo_BusinessMessageForwardInfo.ProtoReflect.Descriptor instead.
 func (*ContextInfo_BusinessMessageForwardInfo) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{33, 8}
 }
 
@@ -19416,6 +20154,7 @@ type ContextInfo_DataSharingContext_Parameters struct {
 }
 
 func (x *ContextInfo_DataSharingContext_Parameters) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = ContextInfo_DataSharingContext_Parameters{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[177]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -19429,6 +20168,7 @@ func (x *ContextInfo_DataSharingContext_Parameters) String() string {
 func (*ContextInfo_DataSharingContext_Parameters) ProtoMessage() {}
 
 func (x *ContextInfo_DataSharingContext_Parameters) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[177]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -19442,6 +20182,7 @@ func (x *ContextInfo_DataSharingContext_Parameters) ProtoReflect() protoreflect.
 
 // Deprecated: Use ContextInfo_DataSharingContext_Parameters.ProtoReflect.Descriptor instead.
 func (*ContextInfo_DataSharingContext_Parameters) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{33, 1, 0}
 }
 
@@ -19491,6 +20232,7 @@ type HydratedTemplateButton_HydratedURLButton struct {
 }
 
 func (x *HydratedTemplateButton_HydratedURLButton) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = HydratedTemplateButton_HydratedURLButton{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[178]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -19504,6 +20246,7 @@ func (x *HydratedTemplateButton_HydratedURLButton) String() string {
 func (*HydratedTemplateButton_HydratedURLButton) ProtoMessage() {}
 
 func (x *HydratedTemplateButton_HydratedURLButton) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[178]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -19517,6 +20260,7 @@ func (x *HydratedTemplateButton_HydratedURLButton) ProtoReflect() protoreflect.M
 
 // Deprecated: Use HydratedTemplateButton_HydratedURLButton.ProtoReflect.Descriptor instead.
 func (*HydratedTemplateButton_HydratedURLButton) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{38, 0}
 }
 
@@ -19557,6 +20301,7 @@ type HydratedTemplateButton_HydratedCallButton struct {
 }
 
 func (x *HydratedTemplateButton_HydratedCallButton) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = HydratedTemplateButton_HydratedCallButton{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[179]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -19570,6 +20315,7 @@ func (x *HydratedTemplateButton_HydratedCallButton) String() string {
 func (*HydratedTemplateButton_HydratedCallButton) ProtoMessage() {}
 
 func (x *HydratedTemplateButton_HydratedCallButton) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[179]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -19583,6 +20329,7 @@ func (x *HydratedTemplateButton_HydratedCallButton) ProtoReflect() protoreflect.
 
 // Deprecated: Use HydratedTemplateButton_HydratedCallButton.ProtoReflect.Descriptor instead.
 func (*HydratedTemplateButton_HydratedCallButton) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{38, 1}
 }
 
@@ -19609,6 +20356,7 @@ type HydratedTemplateButton_HydratedQuickReplyButton struct {
 }
 
 func (x *HydratedTemplateButton_HydratedQuickReplyButton) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = HydratedTemplateButton_HydratedQuickReplyButton{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[180]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -19622,6 +20370,7 @@ func (x *HydratedTemplateButton_HydratedQuickReplyButton) String() string {
 func (*HydratedTemplateButton_HydratedQuickReplyButton) ProtoMessage() {}
 
 func (x *HydratedTemplateButton_HydratedQuickReplyButton) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[180]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -19635,6 +20384,7 @@ func (x *HydratedTemplateButton_HydratedQuickReplyButton) ProtoReflect() protore
 
 // Deprecated: Use HydratedTemplateButton_HydratedQuickReplyButton.ProtoReflect.Descriptor instead.
 func (*HydratedTemplateButton_HydratedQuickReplyButton) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{38, 2}
 }
 
@@ -19664,6 +20414,7 @@ type PaymentBackground_MediaData struct {
 }
 
 func (x *PaymentBackground_MediaData) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = PaymentBackground_MediaData{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[181]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -19677,6 +20428,7 @@ func (x *PaymentBackground_MediaData) String() string {
 func (*PaymentBackground_MediaData) ProtoMessage() {}
 
 func (x *PaymentBackground_MediaData) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[181]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -19690,6 +20442,7 @@ func (x *PaymentBackground_MediaData) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PaymentBackground_MediaData.ProtoReflect.Descriptor instead.
 func (*PaymentBackground_MediaData) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{39, 0}
 }
 
@@ -19737,6 +20490,7 @@ type PollResultSnapshotMessage_PollVote struct {
 }
 
 func (x *PollResultSnapshotMessage_PollVote) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = PollResultSnapshotMessage_PollVote{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[182]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -19750,6 +20504,7 @@ func (x *PollResultSnapshotMessage_PollVote) String() string {
 func (*PollResultSnapshotMessage_PollVote) ProtoMessage() {}
 
 func (x *PollResultSnapshotMessage_PollVote) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[182]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -19763,6 +20518,7 @@ func (x *PollResultSnapshotMessage_PollVote) ProtoReflect() protoreflect.Message
 
 // Deprecated: Use PollResultSnapshotMessage_PollVote.ProtoReflect.Descriptor instead.
 func (*PollResultSnapshotMessage_PollVote) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{55, 0}
 }
 
@@ -19789,6 +20545,7 @@ type PollCreationMessage_Option struct {
 }
 
 func (x *PollCreationMessage_Option) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = PollCreationMessage_Option{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[183]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -19802,6 +20559,7 @@ func (x *PollCreationMessage_Option) String() string {
 func (*PollCreationMessage_Option) ProtoMessage() {}
 
 func (x *PollCreationMessage_Option) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[183]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -19815,6 +20573,7 @@ func (x *PollCreationMessage_Option) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PollCreationMessage_Option.ProtoReflect.Descriptor instead.
 func (*PollCreationMessage_Option) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{60, 0}
 }
 
@@ -19851,6 +20610,7 @@ type ProductMessage_ProductSnapshot struct {
 }
 
 func (x *ProductMessage_ProductSnapshot) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = ProductMessage_ProductSnapshot{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[184]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -19864,6 +20624,7 @@ func (x *ProductMessage_ProductSnapshot) String() string {
 func (*ProductMessage_ProductSnapshot) ProtoMessage() {}
 
 func (x *ProductMessage_ProductSnapshot) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[184]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -19877,6 +20638,7 @@ func (x *ProductMessage_ProductSnapshot) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProductMessage_ProductSnapshot.ProtoReflect.Descriptor instead.
 func (*ProductMessage_ProductSnapshot) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{68, 0}
 }
 
@@ -19974,6 +20736,7 @@ type ProductMessage_CatalogSnapshot struct {
 }
 
 func (x *ProductMessage_CatalogSnapshot) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = ProductMessage_CatalogSnapshot{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[185]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -19987,6 +20750,7 @@ func (x *ProductMessage_CatalogSnapshot) String() string {
 func (*ProductMessage_CatalogSnapshot) ProtoMessage() {}
 
 func (x *ProductMessage_CatalogSnapshot) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[185]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -20000,6 +20764,7 @@ func (x *ProductMessage_CatalogSnapshot) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProductMessage_CatalogSnapshot.ProtoReflect.Descriptor instead.
 func (*ProductMessage_CatalogSnapshot) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{68, 1}
 }
 
@@ -20044,6 +20809,7 @@ type TemplateMessage_HydratedFourRowTemplate struct {
 }
 
 func (x *TemplateMessage_HydratedFourRowTemplate) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = TemplateMessage_HydratedFourRowTemplate{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[186]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -20057,6 +20823,7 @@ func (x *TemplateMessage_HydratedFourRowTemplate) String() string {
 func (*TemplateMessage_HydratedFourRowTemplate) ProtoMessage() {}
 
 func (x *TemplateMessage_HydratedFourRowTemplate) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[186]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -20070,6 +20837,7 @@ func (x *TemplateMessage_HydratedFourRowTemplate) ProtoReflect() protoreflect.Me
 
 // Deprecated: Use TemplateMessage_HydratedFourRowTemplate.ProtoReflect.Descriptor instead.
 func (*TemplateMessage_HydratedFourRowTemplate) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{70, 0}
 }
 
@@ -20217,6 +20985,7 @@ type TemplateMessage_FourRowTemplate struct {
 }
 
 func (x *TemplateMessage_FourRowTemplate) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = TemplateMessage_FourRowTemplate{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[187]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -20230,6 +20999,7 @@ func (x *TemplateMessage_FourRowTemplate) String() string {
 func (*TemplateMessage_FourRowTemplate) ProtoMessage() {}
 
 func (x *TemplateMessage_FourRowTemplate) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[187]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -20243,6 +21013,7 @@ func (x *TemplateMessage_FourRowTemplate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TemplateMessage_FourRowTemplate.ProtoReflect.Descriptor instead.
 func (*TemplateMessage_FourRowTemplate) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{70, 1}
 }
 
@@ -20363,6 +21134,7 @@ type TemplateButton_CallButton struct {
 }
 
 func (x *TemplateButton_CallButton) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = TemplateButton_CallButton{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[188]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -20376,6 +21148,7 @@ func (x *TemplateButton_CallButton) String() string {
 func (*TemplateButton_CallButton) ProtoMessage() {}
 
 func (x *TemplateButton_CallButton) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[188]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -20389,6 +21162,7 @@ func (x *TemplateButton_CallButton) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TemplateButton_CallButton.ProtoReflect.Descriptor instead.
 func (*TemplateButton_CallButton) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{107, 0}
 }
 
@@ -20415,6 +21189,7 @@ type TemplateButton_URLButton struct {
 }
 
 func (x *TemplateButton_URLButton) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = TemplateButton_URLButton{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[189]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -20428,6 +21203,7 @@ func (x *TemplateButton_URLButton) String() string {
 func (*TemplateButton_URLButton) ProtoMessage() {}
 
 func (x *TemplateButton_URLButton) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[189]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -20441,6 +21217,7 @@ func (x *TemplateButton_URLButton) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TemplateButton_URLButton.ProtoReflect.Descriptor instead.
 func (*TemplateButton_URLButton) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{107, 1}
 }
 
@@ -20467,6 +21244,7 @@ type TemplateButton_QuickReplyButton struct {
 }
 
 func (x *TemplateButton_QuickReplyButton) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = TemplateButton_QuickReplyButton{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[190]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -20480,6 +21258,7 @@ func (x *TemplateButton_QuickReplyButton) String() string {
 func (*TemplateButton_QuickReplyButton) ProtoMessage() {}
 
 func (x *TemplateButton_QuickReplyButton) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[190]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -20493,6 +21272,7 @@ func (x *TemplateButton_QuickReplyButton) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TemplateButton_QuickReplyButton.ProtoReflect.Descriptor instead.
 func (*TemplateButton_QuickReplyButton) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{107, 2}
 }
 
@@ -20521,6 +21301,7 @@ type UrlTrackingMap_UrlTrackingMapElement struct {
 }
 
 func (x *UrlTrackingMap_UrlTrackingMapElement) Reset() {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	*x = UrlTrackingMap_UrlTrackingMapElement{}
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[191]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -20534,6 +21315,7 @@ func (x *UrlTrackingMap_UrlTrackingMapElement) String() string {
 func (*UrlTrackingMap_UrlTrackingMapElement) ProtoMessage() {}
 
 func (x *UrlTrackingMap_UrlTrackingMapElement) ProtoReflect() protoreflect.Message {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	mi := &file_waE2E_WAWebProtobufsE2E_proto_msgTypes[191]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -20547,6 +21329,7 @@ func (x *UrlTrackingMap_UrlTrackingMapElement) ProtoReflect() protoreflect.Messa
 
 // Deprecated: Use UrlTrackingMap_UrlTrackingMapElement.ProtoReflect.Descriptor instead.
 func (*UrlTrackingMap_UrlTrackingMapElement) Descriptor() ([]byte, []int) {
+	file_waE2E_WAWebProtobufsE2E_proto_init()
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP(), []int{114, 0}
 }
 
@@ -22502,8 +23285,8 @@ func file_waE2E_WAWebProtobufsE2E_proto_rawDescGZIP() []byte {
 	return file_waE2E_WAWebProtobufsE2E_proto_rawDescData
 }
 
-var file_waE2E_WAWebProtobufsE2E_proto_enumTypes = make([]protoimpl.EnumInfo, 69)
-var file_waE2E_WAWebProtobufsE2E_proto_msgTypes = make([]protoimpl.MessageInfo, 192)
+var file_waE2E_WAWebProtobufsE2E_proto_enumTypes []protoimpl.EnumInfo
+var file_waE2E_WAWebProtobufsE2E_proto_msgTypes []protoimpl.MessageInfo
 var file_waE2E_WAWebProtobufsE2E_proto_goTypes = []any{
 	(PollType)(0),                                            // 0: WAWebProtobufsE2E.PollType
 	(PollContentType)(0),                                     // 1: WAWebProtobufsE2E.PollContentType
@@ -23221,8 +24004,26 @@ var file_waE2E_WAWebProtobufsE2E_proto_depIdxs = []int32{
 	0,   // [0:433] is the sub-list for field type_name
 }
 
-func init() { file_waE2E_WAWebProtobufsE2E_proto_init() }
+// file_waE2E_WAWebProtobufsE2E_proto_init registers the file once, at its first use (msgbridge's hack/lazyproto).
 func file_waE2E_WAWebProtobufsE2E_proto_init() {
+	file_waE2E_WAWebProtobufsE2E_proto_once.Do(file_waE2E_WAWebProtobufsE2E_proto_register)
+}
+
+var file_waE2E_WAWebProtobufsE2E_proto_once sync.Once
+
+// XXX_RegisterProtoFiles registers this package's files; the packages
+// that import it call it before registering their own.
+func XXX_RegisterProtoFiles() { file_waE2E_WAWebProtobufsE2E_proto_init() }
+
+func file_waE2E_WAWebProtobufsE2E_proto_register() {
+	waAICommon.XXX_RegisterProtoFiles()
+	waAdv.XXX_RegisterProtoFiles()
+	waCommon.XXX_RegisterProtoFiles()
+	waCompanionReg.XXX_RegisterProtoFiles()
+	waMmsRetry.XXX_RegisterProtoFiles()
+	waStatusAttributions.XXX_RegisterProtoFiles()
+	file_waE2E_WAWebProtobufsE2E_proto_enumTypes = make([]protoimpl.EnumInfo, 69)
+	file_waE2E_WAWebProtobufsE2E_proto_msgTypes = make([]protoimpl.MessageInfo, 192)
 	if File_waE2E_WAWebProtobufsE2E_proto != nil {
 		return
 	}

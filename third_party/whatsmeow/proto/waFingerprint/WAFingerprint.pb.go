@@ -52,10 +52,12 @@ func (x HostedState) String() string {
 }
 
 func (HostedState) Descriptor() protoreflect.EnumDescriptor {
+	file_waFingerprint_WAFingerprint_proto_init()
 	return file_waFingerprint_WAFingerprint_proto_enumTypes[0].Descriptor()
 }
 
 func (HostedState) Type() protoreflect.EnumType {
+	file_waFingerprint_WAFingerprint_proto_init()
 	return &file_waFingerprint_WAFingerprint_proto_enumTypes[0]
 }
 
@@ -75,6 +77,7 @@ func (x *HostedState) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use HostedState.Descriptor instead.
 func (HostedState) EnumDescriptor() ([]byte, []int) {
+	file_waFingerprint_WAFingerprint_proto_init()
 	return file_waFingerprint_WAFingerprint_proto_rawDescGZIP(), []int{0}
 }
 
@@ -91,6 +94,7 @@ type FingerprintData struct {
 }
 
 func (x *FingerprintData) Reset() {
+	file_waFingerprint_WAFingerprint_proto_init()
 	*x = FingerprintData{}
 	mi := &file_waFingerprint_WAFingerprint_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -104,6 +108,7 @@ func (x *FingerprintData) String() string {
 func (*FingerprintData) ProtoMessage() {}
 
 func (x *FingerprintData) ProtoReflect() protoreflect.Message {
+	file_waFingerprint_WAFingerprint_proto_init()
 	mi := &file_waFingerprint_WAFingerprint_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -117,6 +122,7 @@ func (x *FingerprintData) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FingerprintData.ProtoReflect.Descriptor instead.
 func (*FingerprintData) Descriptor() ([]byte, []int) {
+	file_waFingerprint_WAFingerprint_proto_init()
 	return file_waFingerprint_WAFingerprint_proto_rawDescGZIP(), []int{0}
 }
 
@@ -172,6 +178,7 @@ type CombinedFingerprint struct {
 }
 
 func (x *CombinedFingerprint) Reset() {
+	file_waFingerprint_WAFingerprint_proto_init()
 	*x = CombinedFingerprint{}
 	mi := &file_waFingerprint_WAFingerprint_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -185,6 +192,7 @@ func (x *CombinedFingerprint) String() string {
 func (*CombinedFingerprint) ProtoMessage() {}
 
 func (x *CombinedFingerprint) ProtoReflect() protoreflect.Message {
+	file_waFingerprint_WAFingerprint_proto_init()
 	mi := &file_waFingerprint_WAFingerprint_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -198,6 +206,7 @@ func (x *CombinedFingerprint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CombinedFingerprint.ProtoReflect.Descriptor instead.
 func (*CombinedFingerprint) Descriptor() ([]byte, []int) {
+	file_waFingerprint_WAFingerprint_proto_init()
 	return file_waFingerprint_WAFingerprint_proto_rawDescGZIP(), []int{1}
 }
 
@@ -255,8 +264,8 @@ func file_waFingerprint_WAFingerprint_proto_rawDescGZIP() []byte {
 	return file_waFingerprint_WAFingerprint_proto_rawDescData
 }
 
-var file_waFingerprint_WAFingerprint_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_waFingerprint_WAFingerprint_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
+var file_waFingerprint_WAFingerprint_proto_enumTypes []protoimpl.EnumInfo
+var file_waFingerprint_WAFingerprint_proto_msgTypes []protoimpl.MessageInfo
 var file_waFingerprint_WAFingerprint_proto_goTypes = []any{
 	(HostedState)(0),            // 0: WAFingerprint.HostedState
 	(*FingerprintData)(nil),     // 1: WAFingerprint.FingerprintData
@@ -273,8 +282,20 @@ var file_waFingerprint_WAFingerprint_proto_depIdxs = []int32{
 	0, // [0:3] is the sub-list for field type_name
 }
 
-func init() { file_waFingerprint_WAFingerprint_proto_init() }
+// file_waFingerprint_WAFingerprint_proto_init registers the file once, at its first use (msgbridge's hack/lazyproto).
 func file_waFingerprint_WAFingerprint_proto_init() {
+	file_waFingerprint_WAFingerprint_proto_once.Do(file_waFingerprint_WAFingerprint_proto_register)
+}
+
+var file_waFingerprint_WAFingerprint_proto_once sync.Once
+
+// XXX_RegisterProtoFiles registers this package's files; the packages
+// that import it call it before registering their own.
+func XXX_RegisterProtoFiles() { file_waFingerprint_WAFingerprint_proto_init() }
+
+func file_waFingerprint_WAFingerprint_proto_register() {
+	file_waFingerprint_WAFingerprint_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
+	file_waFingerprint_WAFingerprint_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
 	if File_waFingerprint_WAFingerprint_proto != nil {
 		return
 	}

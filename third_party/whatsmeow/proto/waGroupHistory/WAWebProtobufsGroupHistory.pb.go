@@ -35,6 +35,7 @@ type GroupHistory struct {
 }
 
 func (x *GroupHistory) Reset() {
+	file_waGroupHistory_WAWebProtobufsGroupHistory_proto_init()
 	*x = GroupHistory{}
 	mi := &file_waGroupHistory_WAWebProtobufsGroupHistory_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -48,6 +49,7 @@ func (x *GroupHistory) String() string {
 func (*GroupHistory) ProtoMessage() {}
 
 func (x *GroupHistory) ProtoReflect() protoreflect.Message {
+	file_waGroupHistory_WAWebProtobufsGroupHistory_proto_init()
 	mi := &file_waGroupHistory_WAWebProtobufsGroupHistory_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -61,6 +63,7 @@ func (x *GroupHistory) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GroupHistory.ProtoReflect.Descriptor instead.
 func (*GroupHistory) Descriptor() ([]byte, []int) {
+	file_waGroupHistory_WAWebProtobufsGroupHistory_proto_init()
 	return file_waGroupHistory_WAWebProtobufsGroupHistory_proto_rawDescGZIP(), []int{0}
 }
 
@@ -95,6 +98,7 @@ type AssociatedMessageList struct {
 }
 
 func (x *AssociatedMessageList) Reset() {
+	file_waGroupHistory_WAWebProtobufsGroupHistory_proto_init()
 	*x = AssociatedMessageList{}
 	mi := &file_waGroupHistory_WAWebProtobufsGroupHistory_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -108,6 +112,7 @@ func (x *AssociatedMessageList) String() string {
 func (*AssociatedMessageList) ProtoMessage() {}
 
 func (x *AssociatedMessageList) ProtoReflect() protoreflect.Message {
+	file_waGroupHistory_WAWebProtobufsGroupHistory_proto_init()
 	mi := &file_waGroupHistory_WAWebProtobufsGroupHistory_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -121,6 +126,7 @@ func (x *AssociatedMessageList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AssociatedMessageList.ProtoReflect.Descriptor instead.
 func (*AssociatedMessageList) Descriptor() ([]byte, []int) {
+	file_waGroupHistory_WAWebProtobufsGroupHistory_proto_init()
 	return file_waGroupHistory_WAWebProtobufsGroupHistory_proto_rawDescGZIP(), []int{1}
 }
 
@@ -171,7 +177,7 @@ func file_waGroupHistory_WAWebProtobufsGroupHistory_proto_rawDescGZIP() []byte {
 	return file_waGroupHistory_WAWebProtobufsGroupHistory_proto_rawDescData
 }
 
-var file_waGroupHistory_WAWebProtobufsGroupHistory_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
+var file_waGroupHistory_WAWebProtobufsGroupHistory_proto_msgTypes []protoimpl.MessageInfo
 var file_waGroupHistory_WAWebProtobufsGroupHistory_proto_goTypes = []any{
 	(*GroupHistory)(nil),          // 0: WAWebProtobufsGroupHistory.GroupHistory
 	(*AssociatedMessageList)(nil), // 1: WAWebProtobufsGroupHistory.AssociatedMessageList
@@ -191,8 +197,21 @@ var file_waGroupHistory_WAWebProtobufsGroupHistory_proto_depIdxs = []int32{
 	0, // [0:5] is the sub-list for field type_name
 }
 
-func init() { file_waGroupHistory_WAWebProtobufsGroupHistory_proto_init() }
+// file_waGroupHistory_WAWebProtobufsGroupHistory_proto_init registers the file once, at its first use (msgbridge's hack/lazyproto).
 func file_waGroupHistory_WAWebProtobufsGroupHistory_proto_init() {
+	file_waGroupHistory_WAWebProtobufsGroupHistory_proto_once.Do(file_waGroupHistory_WAWebProtobufsGroupHistory_proto_register)
+}
+
+var file_waGroupHistory_WAWebProtobufsGroupHistory_proto_once sync.Once
+
+// XXX_RegisterProtoFiles registers this package's files; the packages
+// that import it call it before registering their own.
+func XXX_RegisterProtoFiles() { file_waGroupHistory_WAWebProtobufsGroupHistory_proto_init() }
+
+func file_waGroupHistory_WAWebProtobufsGroupHistory_proto_register() {
+	waCommon.XXX_RegisterProtoFiles()
+	waWeb.XXX_RegisterProtoFiles()
+	file_waGroupHistory_WAWebProtobufsGroupHistory_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
 	if File_waGroupHistory_WAWebProtobufsGroupHistory_proto != nil {
 		return
 	}

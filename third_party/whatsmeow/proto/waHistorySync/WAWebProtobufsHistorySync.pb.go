@@ -61,10 +61,12 @@ func (x MediaVisibility) String() string {
 }
 
 func (MediaVisibility) Descriptor() protoreflect.EnumDescriptor {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	return file_waHistorySync_WAWebProtobufsHistorySync_proto_enumTypes[0].Descriptor()
 }
 
 func (MediaVisibility) Type() protoreflect.EnumType {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	return &file_waHistorySync_WAWebProtobufsHistorySync_proto_enumTypes[0]
 }
 
@@ -84,6 +86,7 @@ func (x *MediaVisibility) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use MediaVisibility.Descriptor instead.
 func (MediaVisibility) EnumDescriptor() ([]byte, []int) {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	return file_waHistorySync_WAWebProtobufsHistorySync_proto_rawDescGZIP(), []int{0}
 }
 
@@ -120,10 +123,12 @@ func (x PrivacySystemMessage) String() string {
 }
 
 func (PrivacySystemMessage) Descriptor() protoreflect.EnumDescriptor {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	return file_waHistorySync_WAWebProtobufsHistorySync_proto_enumTypes[1].Descriptor()
 }
 
 func (PrivacySystemMessage) Type() protoreflect.EnumType {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	return &file_waHistorySync_WAWebProtobufsHistorySync_proto_enumTypes[1]
 }
 
@@ -143,6 +148,7 @@ func (x *PrivacySystemMessage) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use PrivacySystemMessage.Descriptor instead.
 func (PrivacySystemMessage) EnumDescriptor() ([]byte, []int) {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	return file_waHistorySync_WAWebProtobufsHistorySync_proto_rawDescGZIP(), []int{1}
 }
 
@@ -176,10 +182,12 @@ func (x HistorySync_BotAIWaitListState) String() string {
 }
 
 func (HistorySync_BotAIWaitListState) Descriptor() protoreflect.EnumDescriptor {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	return file_waHistorySync_WAWebProtobufsHistorySync_proto_enumTypes[2].Descriptor()
 }
 
 func (HistorySync_BotAIWaitListState) Type() protoreflect.EnumType {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	return &file_waHistorySync_WAWebProtobufsHistorySync_proto_enumTypes[2]
 }
 
@@ -199,6 +207,7 @@ func (x *HistorySync_BotAIWaitListState) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use HistorySync_BotAIWaitListState.Descriptor instead.
 func (HistorySync_BotAIWaitListState) EnumDescriptor() ([]byte, []int) {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	return file_waHistorySync_WAWebProtobufsHistorySync_proto_rawDescGZIP(), []int{0, 0}
 }
 
@@ -247,10 +256,12 @@ func (x HistorySync_HistorySyncType) String() string {
 }
 
 func (HistorySync_HistorySyncType) Descriptor() protoreflect.EnumDescriptor {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	return file_waHistorySync_WAWebProtobufsHistorySync_proto_enumTypes[3].Descriptor()
 }
 
 func (HistorySync_HistorySyncType) Type() protoreflect.EnumType {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	return &file_waHistorySync_WAWebProtobufsHistorySync_proto_enumTypes[3]
 }
 
@@ -270,6 +281,7 @@ func (x *HistorySync_HistorySyncType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use HistorySync_HistorySyncType.Descriptor instead.
 func (HistorySync_HistorySyncType) EnumDescriptor() ([]byte, []int) {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	return file_waHistorySync_WAWebProtobufsHistorySync_proto_rawDescGZIP(), []int{0, 1}
 }
 
@@ -309,10 +321,12 @@ func (x Conversation_EndOfHistoryTransferType) String() string {
 }
 
 func (Conversation_EndOfHistoryTransferType) Descriptor() protoreflect.EnumDescriptor {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	return file_waHistorySync_WAWebProtobufsHistorySync_proto_enumTypes[4].Descriptor()
 }
 
 func (Conversation_EndOfHistoryTransferType) Type() protoreflect.EnumType {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	return &file_waHistorySync_WAWebProtobufsHistorySync_proto_enumTypes[4]
 }
 
@@ -332,6 +346,7 @@ func (x *Conversation_EndOfHistoryTransferType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use Conversation_EndOfHistoryTransferType.Descriptor instead.
 func (Conversation_EndOfHistoryTransferType) EnumDescriptor() ([]byte, []int) {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	return file_waHistorySync_WAWebProtobufsHistorySync_proto_rawDescGZIP(), []int{1, 0}
 }
 
@@ -368,10 +383,12 @@ func (x GroupParticipant_Rank) String() string {
 }
 
 func (GroupParticipant_Rank) Descriptor() protoreflect.EnumDescriptor {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	return file_waHistorySync_WAWebProtobufsHistorySync_proto_enumTypes[5].Descriptor()
 }
 
 func (GroupParticipant_Rank) Type() protoreflect.EnumType {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	return &file_waHistorySync_WAWebProtobufsHistorySync_proto_enumTypes[5]
 }
 
@@ -391,6 +408,7 @@ func (x *GroupParticipant_Rank) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use GroupParticipant_Rank.Descriptor instead.
 func (GroupParticipant_Rank) EnumDescriptor() ([]byte, []int) {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	return file_waHistorySync_WAWebProtobufsHistorySync_proto_rawDescGZIP(), []int{2, 0}
 }
 
@@ -424,10 +442,12 @@ func (x PastParticipant_LeaveReason) String() string {
 }
 
 func (PastParticipant_LeaveReason) Descriptor() protoreflect.EnumDescriptor {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	return file_waHistorySync_WAWebProtobufsHistorySync_proto_enumTypes[6].Descriptor()
 }
 
 func (PastParticipant_LeaveReason) Type() protoreflect.EnumType {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	return &file_waHistorySync_WAWebProtobufsHistorySync_proto_enumTypes[6]
 }
 
@@ -447,6 +467,7 @@ func (x *PastParticipant_LeaveReason) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use PastParticipant_LeaveReason.Descriptor instead.
 func (PastParticipant_LeaveReason) EnumDescriptor() ([]byte, []int) {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	return file_waHistorySync_WAWebProtobufsHistorySync_proto_rawDescGZIP(), []int{3, 0}
 }
 
@@ -474,6 +495,7 @@ type HistorySync struct {
 }
 
 func (x *HistorySync) Reset() {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	*x = HistorySync{}
 	mi := &file_waHistorySync_WAWebProtobufsHistorySync_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -487,6 +509,7 @@ func (x *HistorySync) String() string {
 func (*HistorySync) ProtoMessage() {}
 
 func (x *HistorySync) ProtoReflect() protoreflect.Message {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	mi := &file_waHistorySync_WAWebProtobufsHistorySync_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -500,6 +523,7 @@ func (x *HistorySync) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HistorySync.ProtoReflect.Descriptor instead.
 func (*HistorySync) Descriptor() ([]byte, []int) {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	return file_waHistorySync_WAWebProtobufsHistorySync_proto_rawDescGZIP(), []int{0}
 }
 
@@ -683,6 +707,7 @@ type Conversation struct {
 }
 
 func (x *Conversation) Reset() {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	*x = Conversation{}
 	mi := &file_waHistorySync_WAWebProtobufsHistorySync_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -696,6 +721,7 @@ func (x *Conversation) String() string {
 func (*Conversation) ProtoMessage() {}
 
 func (x *Conversation) ProtoReflect() protoreflect.Message {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	mi := &file_waHistorySync_WAWebProtobufsHistorySync_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -709,6 +735,7 @@ func (x *Conversation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Conversation.ProtoReflect.Descriptor instead.
 func (*Conversation) Descriptor() ([]byte, []int) {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	return file_waHistorySync_WAWebProtobufsHistorySync_proto_rawDescGZIP(), []int{1}
 }
 
@@ -1100,6 +1127,7 @@ type GroupParticipant struct {
 }
 
 func (x *GroupParticipant) Reset() {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	*x = GroupParticipant{}
 	mi := &file_waHistorySync_WAWebProtobufsHistorySync_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1113,6 +1141,7 @@ func (x *GroupParticipant) String() string {
 func (*GroupParticipant) ProtoMessage() {}
 
 func (x *GroupParticipant) ProtoReflect() protoreflect.Message {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	mi := &file_waHistorySync_WAWebProtobufsHistorySync_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1126,6 +1155,7 @@ func (x *GroupParticipant) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GroupParticipant.ProtoReflect.Descriptor instead.
 func (*GroupParticipant) Descriptor() ([]byte, []int) {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	return file_waHistorySync_WAWebProtobufsHistorySync_proto_rawDescGZIP(), []int{2}
 }
 
@@ -1160,6 +1190,7 @@ type PastParticipant struct {
 }
 
 func (x *PastParticipant) Reset() {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	*x = PastParticipant{}
 	mi := &file_waHistorySync_WAWebProtobufsHistorySync_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1173,6 +1204,7 @@ func (x *PastParticipant) String() string {
 func (*PastParticipant) ProtoMessage() {}
 
 func (x *PastParticipant) ProtoReflect() protoreflect.Message {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	mi := &file_waHistorySync_WAWebProtobufsHistorySync_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1186,6 +1218,7 @@ func (x *PastParticipant) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PastParticipant.ProtoReflect.Descriptor instead.
 func (*PastParticipant) Descriptor() ([]byte, []int) {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	return file_waHistorySync_WAWebProtobufsHistorySync_proto_rawDescGZIP(), []int{3}
 }
 
@@ -1219,6 +1252,7 @@ type PhoneNumberToLIDMapping struct {
 }
 
 func (x *PhoneNumberToLIDMapping) Reset() {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	*x = PhoneNumberToLIDMapping{}
 	mi := &file_waHistorySync_WAWebProtobufsHistorySync_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1232,6 +1266,7 @@ func (x *PhoneNumberToLIDMapping) String() string {
 func (*PhoneNumberToLIDMapping) ProtoMessage() {}
 
 func (x *PhoneNumberToLIDMapping) ProtoReflect() protoreflect.Message {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	mi := &file_waHistorySync_WAWebProtobufsHistorySync_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1245,6 +1280,7 @@ func (x *PhoneNumberToLIDMapping) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PhoneNumberToLIDMapping.ProtoReflect.Descriptor instead.
 func (*PhoneNumberToLIDMapping) Descriptor() ([]byte, []int) {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	return file_waHistorySync_WAWebProtobufsHistorySync_proto_rawDescGZIP(), []int{4}
 }
 
@@ -1273,6 +1309,7 @@ type Account struct {
 }
 
 func (x *Account) Reset() {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	*x = Account{}
 	mi := &file_waHistorySync_WAWebProtobufsHistorySync_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1286,6 +1323,7 @@ func (x *Account) String() string {
 func (*Account) ProtoMessage() {}
 
 func (x *Account) ProtoReflect() protoreflect.Message {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	mi := &file_waHistorySync_WAWebProtobufsHistorySync_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1299,6 +1337,7 @@ func (x *Account) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Account.ProtoReflect.Descriptor instead.
 func (*Account) Descriptor() ([]byte, []int) {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	return file_waHistorySync_WAWebProtobufsHistorySync_proto_rawDescGZIP(), []int{5}
 }
 
@@ -1339,6 +1378,7 @@ type HistorySyncMsg struct {
 }
 
 func (x *HistorySyncMsg) Reset() {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	*x = HistorySyncMsg{}
 	mi := &file_waHistorySync_WAWebProtobufsHistorySync_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1352,6 +1392,7 @@ func (x *HistorySyncMsg) String() string {
 func (*HistorySyncMsg) ProtoMessage() {}
 
 func (x *HistorySyncMsg) ProtoReflect() protoreflect.Message {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	mi := &file_waHistorySync_WAWebProtobufsHistorySync_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1365,6 +1406,7 @@ func (x *HistorySyncMsg) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HistorySyncMsg.ProtoReflect.Descriptor instead.
 func (*HistorySyncMsg) Descriptor() ([]byte, []int) {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	return file_waHistorySync_WAWebProtobufsHistorySync_proto_rawDescGZIP(), []int{6}
 }
 
@@ -1391,6 +1433,7 @@ type Pushname struct {
 }
 
 func (x *Pushname) Reset() {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	*x = Pushname{}
 	mi := &file_waHistorySync_WAWebProtobufsHistorySync_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1404,6 +1447,7 @@ func (x *Pushname) String() string {
 func (*Pushname) ProtoMessage() {}
 
 func (x *Pushname) ProtoReflect() protoreflect.Message {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	mi := &file_waHistorySync_WAWebProtobufsHistorySync_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1417,6 +1461,7 @@ func (x *Pushname) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Pushname.ProtoReflect.Descriptor instead.
 func (*Pushname) Descriptor() ([]byte, []int) {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	return file_waHistorySync_WAWebProtobufsHistorySync_proto_rawDescGZIP(), []int{7}
 }
 
@@ -1443,6 +1488,7 @@ type WallpaperSettings struct {
 }
 
 func (x *WallpaperSettings) Reset() {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	*x = WallpaperSettings{}
 	mi := &file_waHistorySync_WAWebProtobufsHistorySync_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1456,6 +1502,7 @@ func (x *WallpaperSettings) String() string {
 func (*WallpaperSettings) ProtoMessage() {}
 
 func (x *WallpaperSettings) ProtoReflect() protoreflect.Message {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	mi := &file_waHistorySync_WAWebProtobufsHistorySync_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1469,6 +1516,7 @@ func (x *WallpaperSettings) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WallpaperSettings.ProtoReflect.Descriptor instead.
 func (*WallpaperSettings) Descriptor() ([]byte, []int) {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	return file_waHistorySync_WAWebProtobufsHistorySync_proto_rawDescGZIP(), []int{8}
 }
 
@@ -1513,6 +1561,7 @@ type GlobalSettings struct {
 }
 
 func (x *GlobalSettings) Reset() {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	*x = GlobalSettings{}
 	mi := &file_waHistorySync_WAWebProtobufsHistorySync_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1526,6 +1575,7 @@ func (x *GlobalSettings) String() string {
 func (*GlobalSettings) ProtoMessage() {}
 
 func (x *GlobalSettings) ProtoReflect() protoreflect.Message {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	mi := &file_waHistorySync_WAWebProtobufsHistorySync_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1539,6 +1589,7 @@ func (x *GlobalSettings) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GlobalSettings.ProtoReflect.Descriptor instead.
 func (*GlobalSettings) Descriptor() ([]byte, []int) {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	return file_waHistorySync_WAWebProtobufsHistorySync_proto_rawDescGZIP(), []int{9}
 }
 
@@ -1693,6 +1744,7 @@ type AutoDownloadSettings struct {
 }
 
 func (x *AutoDownloadSettings) Reset() {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	*x = AutoDownloadSettings{}
 	mi := &file_waHistorySync_WAWebProtobufsHistorySync_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1706,6 +1758,7 @@ func (x *AutoDownloadSettings) String() string {
 func (*AutoDownloadSettings) ProtoMessage() {}
 
 func (x *AutoDownloadSettings) ProtoReflect() protoreflect.Message {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	mi := &file_waHistorySync_WAWebProtobufsHistorySync_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1719,6 +1772,7 @@ func (x *AutoDownloadSettings) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AutoDownloadSettings.ProtoReflect.Descriptor instead.
 func (*AutoDownloadSettings) Descriptor() ([]byte, []int) {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	return file_waHistorySync_WAWebProtobufsHistorySync_proto_rawDescGZIP(), []int{10}
 }
 
@@ -1771,6 +1825,7 @@ type StickerMetadata struct {
 }
 
 func (x *StickerMetadata) Reset() {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	*x = StickerMetadata{}
 	mi := &file_waHistorySync_WAWebProtobufsHistorySync_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1784,6 +1839,7 @@ func (x *StickerMetadata) String() string {
 func (*StickerMetadata) ProtoMessage() {}
 
 func (x *StickerMetadata) ProtoReflect() protoreflect.Message {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	mi := &file_waHistorySync_WAWebProtobufsHistorySync_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1797,6 +1853,7 @@ func (x *StickerMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StickerMetadata.ProtoReflect.Descriptor instead.
 func (*StickerMetadata) Descriptor() ([]byte, []int) {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	return file_waHistorySync_WAWebProtobufsHistorySync_proto_rawDescGZIP(), []int{11}
 }
 
@@ -1907,6 +1964,7 @@ type PastParticipants struct {
 }
 
 func (x *PastParticipants) Reset() {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	*x = PastParticipants{}
 	mi := &file_waHistorySync_WAWebProtobufsHistorySync_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1920,6 +1978,7 @@ func (x *PastParticipants) String() string {
 func (*PastParticipants) ProtoMessage() {}
 
 func (x *PastParticipants) ProtoReflect() protoreflect.Message {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	mi := &file_waHistorySync_WAWebProtobufsHistorySync_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1933,6 +1992,7 @@ func (x *PastParticipants) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PastParticipants.ProtoReflect.Descriptor instead.
 func (*PastParticipants) Descriptor() ([]byte, []int) {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	return file_waHistorySync_WAWebProtobufsHistorySync_proto_rawDescGZIP(), []int{12}
 }
 
@@ -1959,6 +2019,7 @@ type AvatarUserSettings struct {
 }
 
 func (x *AvatarUserSettings) Reset() {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	*x = AvatarUserSettings{}
 	mi := &file_waHistorySync_WAWebProtobufsHistorySync_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1972,6 +2033,7 @@ func (x *AvatarUserSettings) String() string {
 func (*AvatarUserSettings) ProtoMessage() {}
 
 func (x *AvatarUserSettings) ProtoReflect() protoreflect.Message {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	mi := &file_waHistorySync_WAWebProtobufsHistorySync_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1985,6 +2047,7 @@ func (x *AvatarUserSettings) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AvatarUserSettings.ProtoReflect.Descriptor instead.
 func (*AvatarUserSettings) Descriptor() ([]byte, []int) {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	return file_waHistorySync_WAWebProtobufsHistorySync_proto_rawDescGZIP(), []int{13}
 }
 
@@ -2015,6 +2078,7 @@ type NotificationSettings struct {
 }
 
 func (x *NotificationSettings) Reset() {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	*x = NotificationSettings{}
 	mi := &file_waHistorySync_WAWebProtobufsHistorySync_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2028,6 +2092,7 @@ func (x *NotificationSettings) String() string {
 func (*NotificationSettings) ProtoMessage() {}
 
 func (x *NotificationSettings) ProtoReflect() protoreflect.Message {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	mi := &file_waHistorySync_WAWebProtobufsHistorySync_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2041,6 +2106,7 @@ func (x *NotificationSettings) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotificationSettings.ProtoReflect.Descriptor instead.
 func (*NotificationSettings) Descriptor() ([]byte, []int) {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_init()
 	return file_waHistorySync_WAWebProtobufsHistorySync_proto_rawDescGZIP(), []int{14}
 }
 
@@ -2310,8 +2376,8 @@ func file_waHistorySync_WAWebProtobufsHistorySync_proto_rawDescGZIP() []byte {
 	return file_waHistorySync_WAWebProtobufsHistorySync_proto_rawDescData
 }
 
-var file_waHistorySync_WAWebProtobufsHistorySync_proto_enumTypes = make([]protoimpl.EnumInfo, 7)
-var file_waHistorySync_WAWebProtobufsHistorySync_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
+var file_waHistorySync_WAWebProtobufsHistorySync_proto_enumTypes []protoimpl.EnumInfo
+var file_waHistorySync_WAWebProtobufsHistorySync_proto_msgTypes []protoimpl.MessageInfo
 var file_waHistorySync_WAWebProtobufsHistorySync_proto_goTypes = []any{
 	(MediaVisibility)(0),                        // 0: WAWebProtobufsHistorySync.MediaVisibility
 	(PrivacySystemMessage)(0),                   // 1: WAWebProtobufsHistorySync.PrivacySystemMessage
@@ -2384,8 +2450,25 @@ var file_waHistorySync_WAWebProtobufsHistorySync_proto_depIdxs = []int32{
 	0,  // [0:34] is the sub-list for field type_name
 }
 
-func init() { file_waHistorySync_WAWebProtobufsHistorySync_proto_init() }
+// file_waHistorySync_WAWebProtobufsHistorySync_proto_init registers the file once, at its first use (msgbridge's hack/lazyproto).
 func file_waHistorySync_WAWebProtobufsHistorySync_proto_init() {
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_once.Do(file_waHistorySync_WAWebProtobufsHistorySync_proto_register)
+}
+
+var file_waHistorySync_WAWebProtobufsHistorySync_proto_once sync.Once
+
+// XXX_RegisterProtoFiles registers this package's files; the packages
+// that import it call it before registering their own.
+func XXX_RegisterProtoFiles() { file_waHistorySync_WAWebProtobufsHistorySync_proto_init() }
+
+func file_waHistorySync_WAWebProtobufsHistorySync_proto_register() {
+	waChatLockSettings.XXX_RegisterProtoFiles()
+	waCommon.XXX_RegisterProtoFiles()
+	waE2E.XXX_RegisterProtoFiles()
+	waSyncAction.XXX_RegisterProtoFiles()
+	waWeb.XXX_RegisterProtoFiles()
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_enumTypes = make([]protoimpl.EnumInfo, 7)
+	file_waHistorySync_WAWebProtobufsHistorySync_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
 	if File_waHistorySync_WAWebProtobufsHistorySync_proto != nil {
 		return
 	}

@@ -31,6 +31,7 @@ type MultiDevice struct {
 }
 
 func (x *MultiDevice) Reset() {
+	file_waMultiDevice_WAMultiDevice_proto_init()
 	*x = MultiDevice{}
 	mi := &file_waMultiDevice_WAMultiDevice_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -44,6 +45,7 @@ func (x *MultiDevice) String() string {
 func (*MultiDevice) ProtoMessage() {}
 
 func (x *MultiDevice) ProtoReflect() protoreflect.Message {
+	file_waMultiDevice_WAMultiDevice_proto_init()
 	mi := &file_waMultiDevice_WAMultiDevice_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -57,6 +59,7 @@ func (x *MultiDevice) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MultiDevice.ProtoReflect.Descriptor instead.
 func (*MultiDevice) Descriptor() ([]byte, []int) {
+	file_waMultiDevice_WAMultiDevice_proto_init()
 	return file_waMultiDevice_WAMultiDevice_proto_rawDescGZIP(), []int{0}
 }
 
@@ -81,6 +84,7 @@ type MultiDevice_Metadata struct {
 }
 
 func (x *MultiDevice_Metadata) Reset() {
+	file_waMultiDevice_WAMultiDevice_proto_init()
 	*x = MultiDevice_Metadata{}
 	mi := &file_waMultiDevice_WAMultiDevice_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -94,6 +98,7 @@ func (x *MultiDevice_Metadata) String() string {
 func (*MultiDevice_Metadata) ProtoMessage() {}
 
 func (x *MultiDevice_Metadata) ProtoReflect() protoreflect.Message {
+	file_waMultiDevice_WAMultiDevice_proto_init()
 	mi := &file_waMultiDevice_WAMultiDevice_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -107,6 +112,7 @@ func (x *MultiDevice_Metadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MultiDevice_Metadata.ProtoReflect.Descriptor instead.
 func (*MultiDevice_Metadata) Descriptor() ([]byte, []int) {
+	file_waMultiDevice_WAMultiDevice_proto_init()
 	return file_waMultiDevice_WAMultiDevice_proto_rawDescGZIP(), []int{0, 0}
 }
 
@@ -122,6 +128,7 @@ type MultiDevice_Payload struct {
 }
 
 func (x *MultiDevice_Payload) Reset() {
+	file_waMultiDevice_WAMultiDevice_proto_init()
 	*x = MultiDevice_Payload{}
 	mi := &file_waMultiDevice_WAMultiDevice_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -135,6 +142,7 @@ func (x *MultiDevice_Payload) String() string {
 func (*MultiDevice_Payload) ProtoMessage() {}
 
 func (x *MultiDevice_Payload) ProtoReflect() protoreflect.Message {
+	file_waMultiDevice_WAMultiDevice_proto_init()
 	mi := &file_waMultiDevice_WAMultiDevice_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -148,6 +156,7 @@ func (x *MultiDevice_Payload) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MultiDevice_Payload.ProtoReflect.Descriptor instead.
 func (*MultiDevice_Payload) Descriptor() ([]byte, []int) {
+	file_waMultiDevice_WAMultiDevice_proto_init()
 	return file_waMultiDevice_WAMultiDevice_proto_rawDescGZIP(), []int{0, 1}
 }
 
@@ -204,6 +213,7 @@ type MultiDevice_ApplicationData struct {
 }
 
 func (x *MultiDevice_ApplicationData) Reset() {
+	file_waMultiDevice_WAMultiDevice_proto_init()
 	*x = MultiDevice_ApplicationData{}
 	mi := &file_waMultiDevice_WAMultiDevice_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -217,6 +227,7 @@ func (x *MultiDevice_ApplicationData) String() string {
 func (*MultiDevice_ApplicationData) ProtoMessage() {}
 
 func (x *MultiDevice_ApplicationData) ProtoReflect() protoreflect.Message {
+	file_waMultiDevice_WAMultiDevice_proto_init()
 	mi := &file_waMultiDevice_WAMultiDevice_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -230,6 +241,7 @@ func (x *MultiDevice_ApplicationData) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MultiDevice_ApplicationData.ProtoReflect.Descriptor instead.
 func (*MultiDevice_ApplicationData) Descriptor() ([]byte, []int) {
+	file_waMultiDevice_WAMultiDevice_proto_init()
 	return file_waMultiDevice_WAMultiDevice_proto_rawDescGZIP(), []int{0, 2}
 }
 
@@ -283,6 +295,7 @@ type MultiDevice_Signal struct {
 }
 
 func (x *MultiDevice_Signal) Reset() {
+	file_waMultiDevice_WAMultiDevice_proto_init()
 	*x = MultiDevice_Signal{}
 	mi := &file_waMultiDevice_WAMultiDevice_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -296,6 +309,7 @@ func (x *MultiDevice_Signal) String() string {
 func (*MultiDevice_Signal) ProtoMessage() {}
 
 func (x *MultiDevice_Signal) ProtoReflect() protoreflect.Message {
+	file_waMultiDevice_WAMultiDevice_proto_init()
 	mi := &file_waMultiDevice_WAMultiDevice_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -309,6 +323,7 @@ func (x *MultiDevice_Signal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MultiDevice_Signal.ProtoReflect.Descriptor instead.
 func (*MultiDevice_Signal) Descriptor() ([]byte, []int) {
+	file_waMultiDevice_WAMultiDevice_proto_init()
 	return file_waMultiDevice_WAMultiDevice_proto_rawDescGZIP(), []int{0, 3}
 }
 
@@ -320,6 +335,7 @@ type MultiDevice_ApplicationData_AppStateSyncKeyRequestMessage struct {
 }
 
 func (x *MultiDevice_ApplicationData_AppStateSyncKeyRequestMessage) Reset() {
+	file_waMultiDevice_WAMultiDevice_proto_init()
 	*x = MultiDevice_ApplicationData_AppStateSyncKeyRequestMessage{}
 	mi := &file_waMultiDevice_WAMultiDevice_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -333,6 +349,7 @@ func (x *MultiDevice_ApplicationData_AppStateSyncKeyRequestMessage) String() str
 func (*MultiDevice_ApplicationData_AppStateSyncKeyRequestMessage) ProtoMessage() {}
 
 func (x *MultiDevice_ApplicationData_AppStateSyncKeyRequestMessage) ProtoReflect() protoreflect.Message {
+	file_waMultiDevice_WAMultiDevice_proto_init()
 	mi := &file_waMultiDevice_WAMultiDevice_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -346,6 +363,7 @@ func (x *MultiDevice_ApplicationData_AppStateSyncKeyRequestMessage) ProtoReflect
 
 // Deprecated: Use MultiDevice_ApplicationData_AppStateSyncKeyRequestMessage.ProtoReflect.Descriptor instead.
 func (*MultiDevice_ApplicationData_AppStateSyncKeyRequestMessage) Descriptor() ([]byte, []int) {
+	file_waMultiDevice_WAMultiDevice_proto_init()
 	return file_waMultiDevice_WAMultiDevice_proto_rawDescGZIP(), []int{0, 2, 0}
 }
 
@@ -364,6 +382,7 @@ type MultiDevice_ApplicationData_AppStateSyncKeyShareMessage struct {
 }
 
 func (x *MultiDevice_ApplicationData_AppStateSyncKeyShareMessage) Reset() {
+	file_waMultiDevice_WAMultiDevice_proto_init()
 	*x = MultiDevice_ApplicationData_AppStateSyncKeyShareMessage{}
 	mi := &file_waMultiDevice_WAMultiDevice_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -377,6 +396,7 @@ func (x *MultiDevice_ApplicationData_AppStateSyncKeyShareMessage) String() strin
 func (*MultiDevice_ApplicationData_AppStateSyncKeyShareMessage) ProtoMessage() {}
 
 func (x *MultiDevice_ApplicationData_AppStateSyncKeyShareMessage) ProtoReflect() protoreflect.Message {
+	file_waMultiDevice_WAMultiDevice_proto_init()
 	mi := &file_waMultiDevice_WAMultiDevice_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -390,6 +410,7 @@ func (x *MultiDevice_ApplicationData_AppStateSyncKeyShareMessage) ProtoReflect()
 
 // Deprecated: Use MultiDevice_ApplicationData_AppStateSyncKeyShareMessage.ProtoReflect.Descriptor instead.
 func (*MultiDevice_ApplicationData_AppStateSyncKeyShareMessage) Descriptor() ([]byte, []int) {
+	file_waMultiDevice_WAMultiDevice_proto_init()
 	return file_waMultiDevice_WAMultiDevice_proto_rawDescGZIP(), []int{0, 2, 1}
 }
 
@@ -409,6 +430,7 @@ type MultiDevice_ApplicationData_AppStateSyncKey struct {
 }
 
 func (x *MultiDevice_ApplicationData_AppStateSyncKey) Reset() {
+	file_waMultiDevice_WAMultiDevice_proto_init()
 	*x = MultiDevice_ApplicationData_AppStateSyncKey{}
 	mi := &file_waMultiDevice_WAMultiDevice_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -422,6 +444,7 @@ func (x *MultiDevice_ApplicationData_AppStateSyncKey) String() string {
 func (*MultiDevice_ApplicationData_AppStateSyncKey) ProtoMessage() {}
 
 func (x *MultiDevice_ApplicationData_AppStateSyncKey) ProtoReflect() protoreflect.Message {
+	file_waMultiDevice_WAMultiDevice_proto_init()
 	mi := &file_waMultiDevice_WAMultiDevice_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -435,6 +458,7 @@ func (x *MultiDevice_ApplicationData_AppStateSyncKey) ProtoReflect() protoreflec
 
 // Deprecated: Use MultiDevice_ApplicationData_AppStateSyncKey.ProtoReflect.Descriptor instead.
 func (*MultiDevice_ApplicationData_AppStateSyncKey) Descriptor() ([]byte, []int) {
+	file_waMultiDevice_WAMultiDevice_proto_init()
 	return file_waMultiDevice_WAMultiDevice_proto_rawDescGZIP(), []int{0, 2, 2}
 }
 
@@ -460,6 +484,7 @@ type MultiDevice_ApplicationData_AppStateSyncKeyId struct {
 }
 
 func (x *MultiDevice_ApplicationData_AppStateSyncKeyId) Reset() {
+	file_waMultiDevice_WAMultiDevice_proto_init()
 	*x = MultiDevice_ApplicationData_AppStateSyncKeyId{}
 	mi := &file_waMultiDevice_WAMultiDevice_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -473,6 +498,7 @@ func (x *MultiDevice_ApplicationData_AppStateSyncKeyId) String() string {
 func (*MultiDevice_ApplicationData_AppStateSyncKeyId) ProtoMessage() {}
 
 func (x *MultiDevice_ApplicationData_AppStateSyncKeyId) ProtoReflect() protoreflect.Message {
+	file_waMultiDevice_WAMultiDevice_proto_init()
 	mi := &file_waMultiDevice_WAMultiDevice_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -486,6 +512,7 @@ func (x *MultiDevice_ApplicationData_AppStateSyncKeyId) ProtoReflect() protorefl
 
 // Deprecated: Use MultiDevice_ApplicationData_AppStateSyncKeyId.ProtoReflect.Descriptor instead.
 func (*MultiDevice_ApplicationData_AppStateSyncKeyId) Descriptor() ([]byte, []int) {
+	file_waMultiDevice_WAMultiDevice_proto_init()
 	return file_waMultiDevice_WAMultiDevice_proto_rawDescGZIP(), []int{0, 2, 3}
 }
 
@@ -506,6 +533,7 @@ type MultiDevice_ApplicationData_AppStateSyncKey_AppStateSyncKeyData struct {
 }
 
 func (x *MultiDevice_ApplicationData_AppStateSyncKey_AppStateSyncKeyData) Reset() {
+	file_waMultiDevice_WAMultiDevice_proto_init()
 	*x = MultiDevice_ApplicationData_AppStateSyncKey_AppStateSyncKeyData{}
 	mi := &file_waMultiDevice_WAMultiDevice_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -519,6 +547,7 @@ func (x *MultiDevice_ApplicationData_AppStateSyncKey_AppStateSyncKeyData) String
 func (*MultiDevice_ApplicationData_AppStateSyncKey_AppStateSyncKeyData) ProtoMessage() {}
 
 func (x *MultiDevice_ApplicationData_AppStateSyncKey_AppStateSyncKeyData) ProtoReflect() protoreflect.Message {
+	file_waMultiDevice_WAMultiDevice_proto_init()
 	mi := &file_waMultiDevice_WAMultiDevice_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -532,6 +561,7 @@ func (x *MultiDevice_ApplicationData_AppStateSyncKey_AppStateSyncKeyData) ProtoR
 
 // Deprecated: Use MultiDevice_ApplicationData_AppStateSyncKey_AppStateSyncKeyData.ProtoReflect.Descriptor instead.
 func (*MultiDevice_ApplicationData_AppStateSyncKey_AppStateSyncKeyData) Descriptor() ([]byte, []int) {
+	file_waMultiDevice_WAMultiDevice_proto_init()
 	return file_waMultiDevice_WAMultiDevice_proto_rawDescGZIP(), []int{0, 2, 2, 0}
 }
 
@@ -566,6 +596,7 @@ type MultiDevice_ApplicationData_AppStateSyncKey_AppStateSyncKeyData_AppStateSyn
 }
 
 func (x *MultiDevice_ApplicationData_AppStateSyncKey_AppStateSyncKeyData_AppStateSyncKeyFingerprint) Reset() {
+	file_waMultiDevice_WAMultiDevice_proto_init()
 	*x = MultiDevice_ApplicationData_AppStateSyncKey_AppStateSyncKeyData_AppStateSyncKeyFingerprint{}
 	mi := &file_waMultiDevice_WAMultiDevice_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -580,6 +611,7 @@ func (*MultiDevice_ApplicationData_AppStateSyncKey_AppStateSyncKeyData_AppStateS
 }
 
 func (x *MultiDevice_ApplicationData_AppStateSyncKey_AppStateSyncKeyData_AppStateSyncKeyFingerprint) ProtoReflect() protoreflect.Message {
+	file_waMultiDevice_WAMultiDevice_proto_init()
 	mi := &file_waMultiDevice_WAMultiDevice_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -593,6 +625,7 @@ func (x *MultiDevice_ApplicationData_AppStateSyncKey_AppStateSyncKeyData_AppStat
 
 // Deprecated: Use MultiDevice_ApplicationData_AppStateSyncKey_AppStateSyncKeyData_AppStateSyncKeyFingerprint.ProtoReflect.Descriptor instead.
 func (*MultiDevice_ApplicationData_AppStateSyncKey_AppStateSyncKeyData_AppStateSyncKeyFingerprint) Descriptor() ([]byte, []int) {
+	file_waMultiDevice_WAMultiDevice_proto_init()
 	return file_waMultiDevice_WAMultiDevice_proto_rawDescGZIP(), []int{0, 2, 2, 0, 0}
 }
 
@@ -666,7 +699,7 @@ func file_waMultiDevice_WAMultiDevice_proto_rawDescGZIP() []byte {
 	return file_waMultiDevice_WAMultiDevice_proto_rawDescData
 }
 
-var file_waMultiDevice_WAMultiDevice_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
+var file_waMultiDevice_WAMultiDevice_proto_msgTypes []protoimpl.MessageInfo
 var file_waMultiDevice_WAMultiDevice_proto_goTypes = []any{
 	(*MultiDevice)(nil),                                                                                // 0: WAMultiDevice.MultiDevice
 	(*MultiDevice_Metadata)(nil),                                                                       // 1: WAMultiDevice.MultiDevice.Metadata
@@ -699,8 +732,19 @@ var file_waMultiDevice_WAMultiDevice_proto_depIdxs = []int32{
 	0,  // [0:11] is the sub-list for field type_name
 }
 
-func init() { file_waMultiDevice_WAMultiDevice_proto_init() }
+// file_waMultiDevice_WAMultiDevice_proto_init registers the file once, at its first use (msgbridge's hack/lazyproto).
 func file_waMultiDevice_WAMultiDevice_proto_init() {
+	file_waMultiDevice_WAMultiDevice_proto_once.Do(file_waMultiDevice_WAMultiDevice_proto_register)
+}
+
+var file_waMultiDevice_WAMultiDevice_proto_once sync.Once
+
+// XXX_RegisterProtoFiles registers this package's files; the packages
+// that import it call it before registering their own.
+func XXX_RegisterProtoFiles() { file_waMultiDevice_WAMultiDevice_proto_init() }
+
+func file_waMultiDevice_WAMultiDevice_proto_register() {
+	file_waMultiDevice_WAMultiDevice_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
 	if File_waMultiDevice_WAMultiDevice_proto != nil {
 		return
 	}

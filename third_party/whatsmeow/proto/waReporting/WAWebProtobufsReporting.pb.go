@@ -33,6 +33,7 @@ type Reportable struct {
 }
 
 func (x *Reportable) Reset() {
+	file_waReporting_WAWebProtobufsReporting_proto_init()
 	*x = Reportable{}
 	mi := &file_waReporting_WAWebProtobufsReporting_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -46,6 +47,7 @@ func (x *Reportable) String() string {
 func (*Reportable) ProtoMessage() {}
 
 func (x *Reportable) ProtoReflect() protoreflect.Message {
+	file_waReporting_WAWebProtobufsReporting_proto_init()
 	mi := &file_waReporting_WAWebProtobufsReporting_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -59,6 +61,7 @@ func (x *Reportable) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Reportable.ProtoReflect.Descriptor instead.
 func (*Reportable) Descriptor() ([]byte, []int) {
+	file_waReporting_WAWebProtobufsReporting_proto_init()
 	return file_waReporting_WAWebProtobufsReporting_proto_rawDescGZIP(), []int{0}
 }
 
@@ -99,6 +102,7 @@ type Config struct {
 }
 
 func (x *Config) Reset() {
+	file_waReporting_WAWebProtobufsReporting_proto_init()
 	*x = Config{}
 	mi := &file_waReporting_WAWebProtobufsReporting_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -112,6 +116,7 @@ func (x *Config) String() string {
 func (*Config) ProtoMessage() {}
 
 func (x *Config) ProtoReflect() protoreflect.Message {
+	file_waReporting_WAWebProtobufsReporting_proto_init()
 	mi := &file_waReporting_WAWebProtobufsReporting_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -125,6 +130,7 @@ func (x *Config) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Config.ProtoReflect.Descriptor instead.
 func (*Config) Descriptor() ([]byte, []int) {
+	file_waReporting_WAWebProtobufsReporting_proto_init()
 	return file_waReporting_WAWebProtobufsReporting_proto_rawDescGZIP(), []int{1}
 }
 
@@ -154,6 +160,7 @@ type Field struct {
 }
 
 func (x *Field) Reset() {
+	file_waReporting_WAWebProtobufsReporting_proto_init()
 	*x = Field{}
 	mi := &file_waReporting_WAWebProtobufsReporting_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -167,6 +174,7 @@ func (x *Field) String() string {
 func (*Field) ProtoMessage() {}
 
 func (x *Field) ProtoReflect() protoreflect.Message {
+	file_waReporting_WAWebProtobufsReporting_proto_init()
 	mi := &file_waReporting_WAWebProtobufsReporting_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -180,6 +188,7 @@ func (x *Field) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Field.ProtoReflect.Descriptor instead.
 func (*Field) Descriptor() ([]byte, []int) {
+	file_waReporting_WAWebProtobufsReporting_proto_init()
 	return file_waReporting_WAWebProtobufsReporting_proto_rawDescGZIP(), []int{2}
 }
 
@@ -266,7 +275,7 @@ func file_waReporting_WAWebProtobufsReporting_proto_rawDescGZIP() []byte {
 	return file_waReporting_WAWebProtobufsReporting_proto_rawDescData
 }
 
-var file_waReporting_WAWebProtobufsReporting_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+var file_waReporting_WAWebProtobufsReporting_proto_msgTypes []protoimpl.MessageInfo
 var file_waReporting_WAWebProtobufsReporting_proto_goTypes = []any{
 	(*Reportable)(nil), // 0: WAWebProtobufsReporting.Reportable
 	(*Config)(nil),     // 1: WAWebProtobufsReporting.Config
@@ -286,8 +295,19 @@ var file_waReporting_WAWebProtobufsReporting_proto_depIdxs = []int32{
 	0, // [0:4] is the sub-list for field type_name
 }
 
-func init() { file_waReporting_WAWebProtobufsReporting_proto_init() }
+// file_waReporting_WAWebProtobufsReporting_proto_init registers the file once, at its first use (msgbridge's hack/lazyproto).
 func file_waReporting_WAWebProtobufsReporting_proto_init() {
+	file_waReporting_WAWebProtobufsReporting_proto_once.Do(file_waReporting_WAWebProtobufsReporting_proto_register)
+}
+
+var file_waReporting_WAWebProtobufsReporting_proto_once sync.Once
+
+// XXX_RegisterProtoFiles registers this package's files; the packages
+// that import it call it before registering their own.
+func XXX_RegisterProtoFiles() { file_waReporting_WAWebProtobufsReporting_proto_init() }
+
+func file_waReporting_WAWebProtobufsReporting_proto_register() {
+	file_waReporting_WAWebProtobufsReporting_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
 	if File_waReporting_WAWebProtobufsReporting_proto != nil {
 		return
 	}

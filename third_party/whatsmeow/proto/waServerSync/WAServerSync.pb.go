@@ -52,10 +52,12 @@ func (x SyncdMutation_SyncdOperation) String() string {
 }
 
 func (SyncdMutation_SyncdOperation) Descriptor() protoreflect.EnumDescriptor {
+	file_waServerSync_WAServerSync_proto_init()
 	return file_waServerSync_WAServerSync_proto_enumTypes[0].Descriptor()
 }
 
 func (SyncdMutation_SyncdOperation) Type() protoreflect.EnumType {
+	file_waServerSync_WAServerSync_proto_init()
 	return &file_waServerSync_WAServerSync_proto_enumTypes[0]
 }
 
@@ -75,6 +77,7 @@ func (x *SyncdMutation_SyncdOperation) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use SyncdMutation_SyncdOperation.Descriptor instead.
 func (SyncdMutation_SyncdOperation) EnumDescriptor() ([]byte, []int) {
+	file_waServerSync_WAServerSync_proto_init()
 	return file_waServerSync_WAServerSync_proto_rawDescGZIP(), []int{0, 0}
 }
 
@@ -87,6 +90,7 @@ type SyncdMutation struct {
 }
 
 func (x *SyncdMutation) Reset() {
+	file_waServerSync_WAServerSync_proto_init()
 	*x = SyncdMutation{}
 	mi := &file_waServerSync_WAServerSync_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -100,6 +104,7 @@ func (x *SyncdMutation) String() string {
 func (*SyncdMutation) ProtoMessage() {}
 
 func (x *SyncdMutation) ProtoReflect() protoreflect.Message {
+	file_waServerSync_WAServerSync_proto_init()
 	mi := &file_waServerSync_WAServerSync_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -113,6 +118,7 @@ func (x *SyncdMutation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SyncdMutation.ProtoReflect.Descriptor instead.
 func (*SyncdMutation) Descriptor() ([]byte, []int) {
+	file_waServerSync_WAServerSync_proto_init()
 	return file_waServerSync_WAServerSync_proto_rawDescGZIP(), []int{0}
 }
 
@@ -138,6 +144,7 @@ type SyncdVersion struct {
 }
 
 func (x *SyncdVersion) Reset() {
+	file_waServerSync_WAServerSync_proto_init()
 	*x = SyncdVersion{}
 	mi := &file_waServerSync_WAServerSync_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -151,6 +158,7 @@ func (x *SyncdVersion) String() string {
 func (*SyncdVersion) ProtoMessage() {}
 
 func (x *SyncdVersion) ProtoReflect() protoreflect.Message {
+	file_waServerSync_WAServerSync_proto_init()
 	mi := &file_waServerSync_WAServerSync_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -164,6 +172,7 @@ func (x *SyncdVersion) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SyncdVersion.ProtoReflect.Descriptor instead.
 func (*SyncdVersion) Descriptor() ([]byte, []int) {
+	file_waServerSync_WAServerSync_proto_init()
 	return file_waServerSync_WAServerSync_proto_rawDescGZIP(), []int{1}
 }
 
@@ -183,6 +192,7 @@ type ExitCode struct {
 }
 
 func (x *ExitCode) Reset() {
+	file_waServerSync_WAServerSync_proto_init()
 	*x = ExitCode{}
 	mi := &file_waServerSync_WAServerSync_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -196,6 +206,7 @@ func (x *ExitCode) String() string {
 func (*ExitCode) ProtoMessage() {}
 
 func (x *ExitCode) ProtoReflect() protoreflect.Message {
+	file_waServerSync_WAServerSync_proto_init()
 	mi := &file_waServerSync_WAServerSync_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -209,6 +220,7 @@ func (x *ExitCode) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExitCode.ProtoReflect.Descriptor instead.
 func (*ExitCode) Descriptor() ([]byte, []int) {
+	file_waServerSync_WAServerSync_proto_init()
 	return file_waServerSync_WAServerSync_proto_rawDescGZIP(), []int{2}
 }
 
@@ -234,6 +246,7 @@ type SyncdIndex struct {
 }
 
 func (x *SyncdIndex) Reset() {
+	file_waServerSync_WAServerSync_proto_init()
 	*x = SyncdIndex{}
 	mi := &file_waServerSync_WAServerSync_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -247,6 +260,7 @@ func (x *SyncdIndex) String() string {
 func (*SyncdIndex) ProtoMessage() {}
 
 func (x *SyncdIndex) ProtoReflect() protoreflect.Message {
+	file_waServerSync_WAServerSync_proto_init()
 	mi := &file_waServerSync_WAServerSync_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -260,6 +274,7 @@ func (x *SyncdIndex) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SyncdIndex.ProtoReflect.Descriptor instead.
 func (*SyncdIndex) Descriptor() ([]byte, []int) {
+	file_waServerSync_WAServerSync_proto_init()
 	return file_waServerSync_WAServerSync_proto_rawDescGZIP(), []int{3}
 }
 
@@ -278,6 +293,7 @@ type SyncdValue struct {
 }
 
 func (x *SyncdValue) Reset() {
+	file_waServerSync_WAServerSync_proto_init()
 	*x = SyncdValue{}
 	mi := &file_waServerSync_WAServerSync_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -291,6 +307,7 @@ func (x *SyncdValue) String() string {
 func (*SyncdValue) ProtoMessage() {}
 
 func (x *SyncdValue) ProtoReflect() protoreflect.Message {
+	file_waServerSync_WAServerSync_proto_init()
 	mi := &file_waServerSync_WAServerSync_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -304,6 +321,7 @@ func (x *SyncdValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SyncdValue.ProtoReflect.Descriptor instead.
 func (*SyncdValue) Descriptor() ([]byte, []int) {
+	file_waServerSync_WAServerSync_proto_init()
 	return file_waServerSync_WAServerSync_proto_rawDescGZIP(), []int{4}
 }
 
@@ -322,6 +340,7 @@ type KeyId struct {
 }
 
 func (x *KeyId) Reset() {
+	file_waServerSync_WAServerSync_proto_init()
 	*x = KeyId{}
 	mi := &file_waServerSync_WAServerSync_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -335,6 +354,7 @@ func (x *KeyId) String() string {
 func (*KeyId) ProtoMessage() {}
 
 func (x *KeyId) ProtoReflect() protoreflect.Message {
+	file_waServerSync_WAServerSync_proto_init()
 	mi := &file_waServerSync_WAServerSync_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -348,6 +368,7 @@ func (x *KeyId) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KeyId.ProtoReflect.Descriptor instead.
 func (*KeyId) Descriptor() ([]byte, []int) {
+	file_waServerSync_WAServerSync_proto_init()
 	return file_waServerSync_WAServerSync_proto_rawDescGZIP(), []int{5}
 }
 
@@ -368,6 +389,7 @@ type SyncdRecord struct {
 }
 
 func (x *SyncdRecord) Reset() {
+	file_waServerSync_WAServerSync_proto_init()
 	*x = SyncdRecord{}
 	mi := &file_waServerSync_WAServerSync_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -381,6 +403,7 @@ func (x *SyncdRecord) String() string {
 func (*SyncdRecord) ProtoMessage() {}
 
 func (x *SyncdRecord) ProtoReflect() protoreflect.Message {
+	file_waServerSync_WAServerSync_proto_init()
 	mi := &file_waServerSync_WAServerSync_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -394,6 +417,7 @@ func (x *SyncdRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SyncdRecord.ProtoReflect.Descriptor instead.
 func (*SyncdRecord) Descriptor() ([]byte, []int) {
+	file_waServerSync_WAServerSync_proto_init()
 	return file_waServerSync_WAServerSync_proto_rawDescGZIP(), []int{6}
 }
 
@@ -431,6 +455,7 @@ type ExternalBlobReference struct {
 }
 
 func (x *ExternalBlobReference) Reset() {
+	file_waServerSync_WAServerSync_proto_init()
 	*x = ExternalBlobReference{}
 	mi := &file_waServerSync_WAServerSync_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -444,6 +469,7 @@ func (x *ExternalBlobReference) String() string {
 func (*ExternalBlobReference) ProtoMessage() {}
 
 func (x *ExternalBlobReference) ProtoReflect() protoreflect.Message {
+	file_waServerSync_WAServerSync_proto_init()
 	mi := &file_waServerSync_WAServerSync_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -457,6 +483,7 @@ func (x *ExternalBlobReference) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExternalBlobReference.ProtoReflect.Descriptor instead.
 func (*ExternalBlobReference) Descriptor() ([]byte, []int) {
+	file_waServerSync_WAServerSync_proto_init()
 	return file_waServerSync_WAServerSync_proto_rawDescGZIP(), []int{7}
 }
 
@@ -513,6 +540,7 @@ type SyncdSnapshot struct {
 }
 
 func (x *SyncdSnapshot) Reset() {
+	file_waServerSync_WAServerSync_proto_init()
 	*x = SyncdSnapshot{}
 	mi := &file_waServerSync_WAServerSync_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -526,6 +554,7 @@ func (x *SyncdSnapshot) String() string {
 func (*SyncdSnapshot) ProtoMessage() {}
 
 func (x *SyncdSnapshot) ProtoReflect() protoreflect.Message {
+	file_waServerSync_WAServerSync_proto_init()
 	mi := &file_waServerSync_WAServerSync_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -539,6 +568,7 @@ func (x *SyncdSnapshot) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SyncdSnapshot.ProtoReflect.Descriptor instead.
 func (*SyncdSnapshot) Descriptor() ([]byte, []int) {
+	file_waServerSync_WAServerSync_proto_init()
 	return file_waServerSync_WAServerSync_proto_rawDescGZIP(), []int{8}
 }
 
@@ -578,6 +608,7 @@ type SyncdMutations struct {
 }
 
 func (x *SyncdMutations) Reset() {
+	file_waServerSync_WAServerSync_proto_init()
 	*x = SyncdMutations{}
 	mi := &file_waServerSync_WAServerSync_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -591,6 +622,7 @@ func (x *SyncdMutations) String() string {
 func (*SyncdMutations) ProtoMessage() {}
 
 func (x *SyncdMutations) ProtoReflect() protoreflect.Message {
+	file_waServerSync_WAServerSync_proto_init()
 	mi := &file_waServerSync_WAServerSync_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -604,6 +636,7 @@ func (x *SyncdMutations) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SyncdMutations.ProtoReflect.Descriptor instead.
 func (*SyncdMutations) Descriptor() ([]byte, []int) {
+	file_waServerSync_WAServerSync_proto_init()
 	return file_waServerSync_WAServerSync_proto_rawDescGZIP(), []int{9}
 }
 
@@ -630,6 +663,7 @@ type SyncdPatch struct {
 }
 
 func (x *SyncdPatch) Reset() {
+	file_waServerSync_WAServerSync_proto_init()
 	*x = SyncdPatch{}
 	mi := &file_waServerSync_WAServerSync_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -643,6 +677,7 @@ func (x *SyncdPatch) String() string {
 func (*SyncdPatch) ProtoMessage() {}
 
 func (x *SyncdPatch) ProtoReflect() protoreflect.Message {
+	file_waServerSync_WAServerSync_proto_init()
 	mi := &file_waServerSync_WAServerSync_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -656,6 +691,7 @@ func (x *SyncdPatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SyncdPatch.ProtoReflect.Descriptor instead.
 func (*SyncdPatch) Descriptor() ([]byte, []int) {
+	file_waServerSync_WAServerSync_proto_init()
 	return file_waServerSync_WAServerSync_proto_rawDescGZIP(), []int{10}
 }
 
@@ -793,8 +829,8 @@ func file_waServerSync_WAServerSync_proto_rawDescGZIP() []byte {
 	return file_waServerSync_WAServerSync_proto_rawDescData
 }
 
-var file_waServerSync_WAServerSync_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_waServerSync_WAServerSync_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
+var file_waServerSync_WAServerSync_proto_enumTypes []protoimpl.EnumInfo
+var file_waServerSync_WAServerSync_proto_msgTypes []protoimpl.MessageInfo
 var file_waServerSync_WAServerSync_proto_goTypes = []any{
 	(SyncdMutation_SyncdOperation)(0), // 0: WAServerSync.SyncdMutation.SyncdOperation
 	(*SyncdMutation)(nil),             // 1: WAServerSync.SyncdMutation
@@ -831,8 +867,20 @@ var file_waServerSync_WAServerSync_proto_depIdxs = []int32{
 	0,  // [0:14] is the sub-list for field type_name
 }
 
-func init() { file_waServerSync_WAServerSync_proto_init() }
+// file_waServerSync_WAServerSync_proto_init registers the file once, at its first use (msgbridge's hack/lazyproto).
 func file_waServerSync_WAServerSync_proto_init() {
+	file_waServerSync_WAServerSync_proto_once.Do(file_waServerSync_WAServerSync_proto_register)
+}
+
+var file_waServerSync_WAServerSync_proto_once sync.Once
+
+// XXX_RegisterProtoFiles registers this package's files; the packages
+// that import it call it before registering their own.
+func XXX_RegisterProtoFiles() { file_waServerSync_WAServerSync_proto_init() }
+
+func file_waServerSync_WAServerSync_proto_register() {
+	file_waServerSync_WAServerSync_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
+	file_waServerSync_WAServerSync_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
 	if File_waServerSync_WAServerSync_proto != nil {
 		return
 	}

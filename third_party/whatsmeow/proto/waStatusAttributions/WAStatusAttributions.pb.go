@@ -73,10 +73,12 @@ func (x StatusAttribution_Type) String() string {
 }
 
 func (StatusAttribution_Type) Descriptor() protoreflect.EnumDescriptor {
+	file_waStatusAttributions_WAStatusAttributions_proto_init()
 	return file_waStatusAttributions_WAStatusAttributions_proto_enumTypes[0].Descriptor()
 }
 
 func (StatusAttribution_Type) Type() protoreflect.EnumType {
+	file_waStatusAttributions_WAStatusAttributions_proto_init()
 	return &file_waStatusAttributions_WAStatusAttributions_proto_enumTypes[0]
 }
 
@@ -96,6 +98,7 @@ func (x *StatusAttribution_Type) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use StatusAttribution_Type.Descriptor instead.
 func (StatusAttribution_Type) EnumDescriptor() ([]byte, []int) {
+	file_waStatusAttributions_WAStatusAttributions_proto_init()
 	return file_waStatusAttributions_WAStatusAttributions_proto_rawDescGZIP(), []int{0, 0}
 }
 
@@ -129,10 +132,12 @@ func (x StatusAttribution_AiCreatedAttribution_Source) String() string {
 }
 
 func (StatusAttribution_AiCreatedAttribution_Source) Descriptor() protoreflect.EnumDescriptor {
+	file_waStatusAttributions_WAStatusAttributions_proto_init()
 	return file_waStatusAttributions_WAStatusAttributions_proto_enumTypes[1].Descriptor()
 }
 
 func (StatusAttribution_AiCreatedAttribution_Source) Type() protoreflect.EnumType {
+	file_waStatusAttributions_WAStatusAttributions_proto_init()
 	return &file_waStatusAttributions_WAStatusAttributions_proto_enumTypes[1]
 }
 
@@ -152,6 +157,7 @@ func (x *StatusAttribution_AiCreatedAttribution_Source) UnmarshalJSON(b []byte) 
 
 // Deprecated: Use StatusAttribution_AiCreatedAttribution_Source.Descriptor instead.
 func (StatusAttribution_AiCreatedAttribution_Source) EnumDescriptor() ([]byte, []int) {
+	file_waStatusAttributions_WAStatusAttributions_proto_init()
 	return file_waStatusAttributions_WAStatusAttributions_proto_rawDescGZIP(), []int{0, 0, 0}
 }
 
@@ -191,10 +197,12 @@ func (x StatusAttribution_RLAttribution_Source) String() string {
 }
 
 func (StatusAttribution_RLAttribution_Source) Descriptor() protoreflect.EnumDescriptor {
+	file_waStatusAttributions_WAStatusAttributions_proto_init()
 	return file_waStatusAttributions_WAStatusAttributions_proto_enumTypes[2].Descriptor()
 }
 
 func (StatusAttribution_RLAttribution_Source) Type() protoreflect.EnumType {
+	file_waStatusAttributions_WAStatusAttributions_proto_init()
 	return &file_waStatusAttributions_WAStatusAttributions_proto_enumTypes[2]
 }
 
@@ -214,6 +222,7 @@ func (x *StatusAttribution_RLAttribution_Source) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use StatusAttribution_RLAttribution_Source.Descriptor instead.
 func (StatusAttribution_RLAttribution_Source) EnumDescriptor() ([]byte, []int) {
+	file_waStatusAttributions_WAStatusAttributions_proto_init()
 	return file_waStatusAttributions_WAStatusAttributions_proto_rawDescGZIP(), []int{0, 1, 0}
 }
 
@@ -274,10 +283,12 @@ func (x StatusAttribution_ExternalShare_Source) String() string {
 }
 
 func (StatusAttribution_ExternalShare_Source) Descriptor() protoreflect.EnumDescriptor {
+	file_waStatusAttributions_WAStatusAttributions_proto_init()
 	return file_waStatusAttributions_WAStatusAttributions_proto_enumTypes[3].Descriptor()
 }
 
 func (StatusAttribution_ExternalShare_Source) Type() protoreflect.EnumType {
+	file_waStatusAttributions_WAStatusAttributions_proto_init()
 	return &file_waStatusAttributions_WAStatusAttributions_proto_enumTypes[3]
 }
 
@@ -297,6 +308,7 @@ func (x *StatusAttribution_ExternalShare_Source) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use StatusAttribution_ExternalShare_Source.Descriptor instead.
 func (StatusAttribution_ExternalShare_Source) EnumDescriptor() ([]byte, []int) {
+	file_waStatusAttributions_WAStatusAttributions_proto_init()
 	return file_waStatusAttributions_WAStatusAttributions_proto_rawDescGZIP(), []int{0, 2, 0}
 }
 
@@ -339,10 +351,12 @@ func (x StatusAttribution_StatusReshare_Source) String() string {
 }
 
 func (StatusAttribution_StatusReshare_Source) Descriptor() protoreflect.EnumDescriptor {
+	file_waStatusAttributions_WAStatusAttributions_proto_init()
 	return file_waStatusAttributions_WAStatusAttributions_proto_enumTypes[4].Descriptor()
 }
 
 func (StatusAttribution_StatusReshare_Source) Type() protoreflect.EnumType {
+	file_waStatusAttributions_WAStatusAttributions_proto_init()
 	return &file_waStatusAttributions_WAStatusAttributions_proto_enumTypes[4]
 }
 
@@ -362,6 +376,7 @@ func (x *StatusAttribution_StatusReshare_Source) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use StatusAttribution_StatusReshare_Source.Descriptor instead.
 func (StatusAttribution_StatusReshare_Source) EnumDescriptor() ([]byte, []int) {
+	file_waStatusAttributions_WAStatusAttributions_proto_init()
 	return file_waStatusAttributions_WAStatusAttributions_proto_rawDescGZIP(), []int{0, 3, 0}
 }
 
@@ -383,6 +398,7 @@ type StatusAttribution struct {
 }
 
 func (x *StatusAttribution) Reset() {
+	file_waStatusAttributions_WAStatusAttributions_proto_init()
 	*x = StatusAttribution{}
 	mi := &file_waStatusAttributions_WAStatusAttributions_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -396,6 +412,7 @@ func (x *StatusAttribution) String() string {
 func (*StatusAttribution) ProtoMessage() {}
 
 func (x *StatusAttribution) ProtoReflect() protoreflect.Message {
+	file_waStatusAttributions_WAStatusAttributions_proto_init()
 	mi := &file_waStatusAttributions_WAStatusAttributions_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -409,6 +426,7 @@ func (x *StatusAttribution) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusAttribution.ProtoReflect.Descriptor instead.
 func (*StatusAttribution) Descriptor() ([]byte, []int) {
+	file_waStatusAttributions_WAStatusAttributions_proto_init()
 	return file_waStatusAttributions_WAStatusAttributions_proto_rawDescGZIP(), []int{0}
 }
 
@@ -535,6 +553,7 @@ type StatusAttribution_AiCreatedAttribution struct {
 }
 
 func (x *StatusAttribution_AiCreatedAttribution) Reset() {
+	file_waStatusAttributions_WAStatusAttributions_proto_init()
 	*x = StatusAttribution_AiCreatedAttribution{}
 	mi := &file_waStatusAttributions_WAStatusAttributions_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -548,6 +567,7 @@ func (x *StatusAttribution_AiCreatedAttribution) String() string {
 func (*StatusAttribution_AiCreatedAttribution) ProtoMessage() {}
 
 func (x *StatusAttribution_AiCreatedAttribution) ProtoReflect() protoreflect.Message {
+	file_waStatusAttributions_WAStatusAttributions_proto_init()
 	mi := &file_waStatusAttributions_WAStatusAttributions_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -561,6 +581,7 @@ func (x *StatusAttribution_AiCreatedAttribution) ProtoReflect() protoreflect.Mes
 
 // Deprecated: Use StatusAttribution_AiCreatedAttribution.ProtoReflect.Descriptor instead.
 func (*StatusAttribution_AiCreatedAttribution) Descriptor() ([]byte, []int) {
+	file_waStatusAttributions_WAStatusAttributions_proto_init()
 	return file_waStatusAttributions_WAStatusAttributions_proto_rawDescGZIP(), []int{0, 0}
 }
 
@@ -579,6 +600,7 @@ type StatusAttribution_RLAttribution struct {
 }
 
 func (x *StatusAttribution_RLAttribution) Reset() {
+	file_waStatusAttributions_WAStatusAttributions_proto_init()
 	*x = StatusAttribution_RLAttribution{}
 	mi := &file_waStatusAttributions_WAStatusAttributions_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -592,6 +614,7 @@ func (x *StatusAttribution_RLAttribution) String() string {
 func (*StatusAttribution_RLAttribution) ProtoMessage() {}
 
 func (x *StatusAttribution_RLAttribution) ProtoReflect() protoreflect.Message {
+	file_waStatusAttributions_WAStatusAttributions_proto_init()
 	mi := &file_waStatusAttributions_WAStatusAttributions_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -605,6 +628,7 @@ func (x *StatusAttribution_RLAttribution) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusAttribution_RLAttribution.ProtoReflect.Descriptor instead.
 func (*StatusAttribution_RLAttribution) Descriptor() ([]byte, []int) {
+	file_waStatusAttributions_WAStatusAttributions_proto_init()
 	return file_waStatusAttributions_WAStatusAttributions_proto_rawDescGZIP(), []int{0, 1}
 }
 
@@ -626,6 +650,7 @@ type StatusAttribution_ExternalShare struct {
 }
 
 func (x *StatusAttribution_ExternalShare) Reset() {
+	file_waStatusAttributions_WAStatusAttributions_proto_init()
 	*x = StatusAttribution_ExternalShare{}
 	mi := &file_waStatusAttributions_WAStatusAttributions_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -639,6 +664,7 @@ func (x *StatusAttribution_ExternalShare) String() string {
 func (*StatusAttribution_ExternalShare) ProtoMessage() {}
 
 func (x *StatusAttribution_ExternalShare) ProtoReflect() protoreflect.Message {
+	file_waStatusAttributions_WAStatusAttributions_proto_init()
 	mi := &file_waStatusAttributions_WAStatusAttributions_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -652,6 +678,7 @@ func (x *StatusAttribution_ExternalShare) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusAttribution_ExternalShare.ProtoReflect.Descriptor instead.
 func (*StatusAttribution_ExternalShare) Descriptor() ([]byte, []int) {
+	file_waStatusAttributions_WAStatusAttributions_proto_init()
 	return file_waStatusAttributions_WAStatusAttributions_proto_rawDescGZIP(), []int{0, 2}
 }
 
@@ -692,6 +719,7 @@ type StatusAttribution_StatusReshare struct {
 }
 
 func (x *StatusAttribution_StatusReshare) Reset() {
+	file_waStatusAttributions_WAStatusAttributions_proto_init()
 	*x = StatusAttribution_StatusReshare{}
 	mi := &file_waStatusAttributions_WAStatusAttributions_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -705,6 +733,7 @@ func (x *StatusAttribution_StatusReshare) String() string {
 func (*StatusAttribution_StatusReshare) ProtoMessage() {}
 
 func (x *StatusAttribution_StatusReshare) ProtoReflect() protoreflect.Message {
+	file_waStatusAttributions_WAStatusAttributions_proto_init()
 	mi := &file_waStatusAttributions_WAStatusAttributions_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -718,6 +747,7 @@ func (x *StatusAttribution_StatusReshare) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusAttribution_StatusReshare.ProtoReflect.Descriptor instead.
 func (*StatusAttribution_StatusReshare) Descriptor() ([]byte, []int) {
+	file_waStatusAttributions_WAStatusAttributions_proto_init()
 	return file_waStatusAttributions_WAStatusAttributions_proto_rawDescGZIP(), []int{0, 3}
 }
 
@@ -743,6 +773,7 @@ type StatusAttribution_GroupStatus struct {
 }
 
 func (x *StatusAttribution_GroupStatus) Reset() {
+	file_waStatusAttributions_WAStatusAttributions_proto_init()
 	*x = StatusAttribution_GroupStatus{}
 	mi := &file_waStatusAttributions_WAStatusAttributions_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -756,6 +787,7 @@ func (x *StatusAttribution_GroupStatus) String() string {
 func (*StatusAttribution_GroupStatus) ProtoMessage() {}
 
 func (x *StatusAttribution_GroupStatus) ProtoReflect() protoreflect.Message {
+	file_waStatusAttributions_WAStatusAttributions_proto_init()
 	mi := &file_waStatusAttributions_WAStatusAttributions_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -769,6 +801,7 @@ func (x *StatusAttribution_GroupStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusAttribution_GroupStatus.ProtoReflect.Descriptor instead.
 func (*StatusAttribution_GroupStatus) Descriptor() ([]byte, []int) {
+	file_waStatusAttributions_WAStatusAttributions_proto_init()
 	return file_waStatusAttributions_WAStatusAttributions_proto_rawDescGZIP(), []int{0, 4}
 }
 
@@ -792,6 +825,7 @@ type StatusAttribution_Music struct {
 }
 
 func (x *StatusAttribution_Music) Reset() {
+	file_waStatusAttributions_WAStatusAttributions_proto_init()
 	*x = StatusAttribution_Music{}
 	mi := &file_waStatusAttributions_WAStatusAttributions_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -805,6 +839,7 @@ func (x *StatusAttribution_Music) String() string {
 func (*StatusAttribution_Music) ProtoMessage() {}
 
 func (x *StatusAttribution_Music) ProtoReflect() protoreflect.Message {
+	file_waStatusAttributions_WAStatusAttributions_proto_init()
 	mi := &file_waStatusAttributions_WAStatusAttributions_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -818,6 +853,7 @@ func (x *StatusAttribution_Music) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusAttribution_Music.ProtoReflect.Descriptor instead.
 func (*StatusAttribution_Music) Descriptor() ([]byte, []int) {
+	file_waStatusAttributions_WAStatusAttributions_proto_init()
 	return file_waStatusAttributions_WAStatusAttributions_proto_rawDescGZIP(), []int{0, 5}
 }
 
@@ -874,6 +910,7 @@ type StatusAttribution_StatusReshare_Metadata struct {
 }
 
 func (x *StatusAttribution_StatusReshare_Metadata) Reset() {
+	file_waStatusAttributions_WAStatusAttributions_proto_init()
 	*x = StatusAttribution_StatusReshare_Metadata{}
 	mi := &file_waStatusAttributions_WAStatusAttributions_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -887,6 +924,7 @@ func (x *StatusAttribution_StatusReshare_Metadata) String() string {
 func (*StatusAttribution_StatusReshare_Metadata) ProtoMessage() {}
 
 func (x *StatusAttribution_StatusReshare_Metadata) ProtoReflect() protoreflect.Message {
+	file_waStatusAttributions_WAStatusAttributions_proto_init()
 	mi := &file_waStatusAttributions_WAStatusAttributions_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -900,6 +938,7 @@ func (x *StatusAttribution_StatusReshare_Metadata) ProtoReflect() protoreflect.M
 
 // Deprecated: Use StatusAttribution_StatusReshare_Metadata.ProtoReflect.Descriptor instead.
 func (*StatusAttribution_StatusReshare_Metadata) Descriptor() ([]byte, []int) {
+	file_waStatusAttributions_WAStatusAttributions_proto_init()
 	return file_waStatusAttributions_WAStatusAttributions_proto_rawDescGZIP(), []int{0, 3, 0}
 }
 
@@ -1029,8 +1068,8 @@ func file_waStatusAttributions_WAStatusAttributions_proto_rawDescGZIP() []byte {
 	return file_waStatusAttributions_WAStatusAttributions_proto_rawDescData
 }
 
-var file_waStatusAttributions_WAStatusAttributions_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_waStatusAttributions_WAStatusAttributions_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
+var file_waStatusAttributions_WAStatusAttributions_proto_enumTypes []protoimpl.EnumInfo
+var file_waStatusAttributions_WAStatusAttributions_proto_msgTypes []protoimpl.MessageInfo
 var file_waStatusAttributions_WAStatusAttributions_proto_goTypes = []any{
 	(StatusAttribution_Type)(0),                        // 0: WAStatusAttributions.StatusAttribution.Type
 	(StatusAttribution_AiCreatedAttribution_Source)(0), // 1: WAStatusAttributions.StatusAttribution.AiCreatedAttribution.Source
@@ -1066,8 +1105,20 @@ var file_waStatusAttributions_WAStatusAttributions_proto_depIdxs = []int32{
 	0,  // [0:12] is the sub-list for field type_name
 }
 
-func init() { file_waStatusAttributions_WAStatusAttributions_proto_init() }
+// file_waStatusAttributions_WAStatusAttributions_proto_init registers the file once, at its first use (msgbridge's hack/lazyproto).
 func file_waStatusAttributions_WAStatusAttributions_proto_init() {
+	file_waStatusAttributions_WAStatusAttributions_proto_once.Do(file_waStatusAttributions_WAStatusAttributions_proto_register)
+}
+
+var file_waStatusAttributions_WAStatusAttributions_proto_once sync.Once
+
+// XXX_RegisterProtoFiles registers this package's files; the packages
+// that import it call it before registering their own.
+func XXX_RegisterProtoFiles() { file_waStatusAttributions_WAStatusAttributions_proto_init() }
+
+func file_waStatusAttributions_WAStatusAttributions_proto_register() {
+	file_waStatusAttributions_WAStatusAttributions_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
+	file_waStatusAttributions_WAStatusAttributions_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
 	if File_waStatusAttributions_WAStatusAttributions_proto != nil {
 		return
 	}

@@ -68,10 +68,12 @@ func (x CollectionName) String() string {
 }
 
 func (CollectionName) Descriptor() protoreflect.EnumDescriptor {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_enumTypes[0].Descriptor()
 }
 
 func (CollectionName) Type() protoreflect.EnumType {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return &file_waSyncAction_WAWebProtobufSyncAction_proto_enumTypes[0]
 }
 
@@ -91,6 +93,7 @@ func (x *CollectionName) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use CollectionName.Descriptor instead.
 func (CollectionName) EnumDescriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{0}
 }
 
@@ -343,10 +346,12 @@ func (x MutationProps) String() string {
 }
 
 func (MutationProps) Descriptor() protoreflect.EnumDescriptor {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_enumTypes[1].Descriptor()
 }
 
 func (MutationProps) Type() protoreflect.EnumType {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return &file_waSyncAction_WAWebProtobufSyncAction_proto_enumTypes[1]
 }
 
@@ -366,6 +371,7 @@ func (x *MutationProps) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use MutationProps.Descriptor instead.
 func (MutationProps) EnumDescriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{1}
 }
 
@@ -402,10 +408,12 @@ func (x CallLogRecord_CallType) String() string {
 }
 
 func (CallLogRecord_CallType) Descriptor() protoreflect.EnumDescriptor {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_enumTypes[2].Descriptor()
 }
 
 func (CallLogRecord_CallType) Type() protoreflect.EnumType {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return &file_waSyncAction_WAWebProtobufSyncAction_proto_enumTypes[2]
 }
 
@@ -425,6 +433,7 @@ func (x *CallLogRecord_CallType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use CallLogRecord_CallType.Descriptor instead.
 func (CallLogRecord_CallType) EnumDescriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{0, 0}
 }
 
@@ -464,10 +473,12 @@ func (x CallLogRecord_SilenceReason) String() string {
 }
 
 func (CallLogRecord_SilenceReason) Descriptor() protoreflect.EnumDescriptor {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_enumTypes[3].Descriptor()
 }
 
 func (CallLogRecord_SilenceReason) Type() protoreflect.EnumType {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return &file_waSyncAction_WAWebProtobufSyncAction_proto_enumTypes[3]
 }
 
@@ -487,6 +498,7 @@ func (x *CallLogRecord_SilenceReason) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use CallLogRecord_SilenceReason.Descriptor instead.
 func (CallLogRecord_SilenceReason) EnumDescriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{0, 1}
 }
 
@@ -547,10 +559,12 @@ func (x CallLogRecord_CallResult) String() string {
 }
 
 func (CallLogRecord_CallResult) Descriptor() protoreflect.EnumDescriptor {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_enumTypes[4].Descriptor()
 }
 
 func (CallLogRecord_CallResult) Type() protoreflect.EnumType {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return &file_waSyncAction_WAWebProtobufSyncAction_proto_enumTypes[4]
 }
 
@@ -570,6 +584,7 @@ func (x *CallLogRecord_CallResult) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use CallLogRecord_CallResult.Descriptor instead.
 func (CallLogRecord_CallResult) EnumDescriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{0, 2}
 }
 
@@ -609,10 +624,12 @@ func (x SettingsSyncAction_DisplayMode) String() string {
 }
 
 func (SettingsSyncAction_DisplayMode) Descriptor() protoreflect.EnumDescriptor {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_enumTypes[5].Descriptor()
 }
 
 func (SettingsSyncAction_DisplayMode) Type() protoreflect.EnumType {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return &file_waSyncAction_WAWebProtobufSyncAction_proto_enumTypes[5]
 }
 
@@ -632,6 +649,7 @@ func (x *SettingsSyncAction_DisplayMode) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use SettingsSyncAction_DisplayMode.Descriptor instead.
 func (SettingsSyncAction_DisplayMode) EnumDescriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{1, 0}
 }
 
@@ -731,10 +749,12 @@ func (x SettingsSyncAction_SettingKey) String() string {
 }
 
 func (SettingsSyncAction_SettingKey) Descriptor() protoreflect.EnumDescriptor {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_enumTypes[6].Descriptor()
 }
 
 func (SettingsSyncAction_SettingKey) Type() protoreflect.EnumType {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return &file_waSyncAction_WAWebProtobufSyncAction_proto_enumTypes[6]
 }
 
@@ -754,6 +774,7 @@ func (x *SettingsSyncAction_SettingKey) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use SettingsSyncAction_SettingKey.Descriptor instead.
 func (SettingsSyncAction_SettingKey) EnumDescriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{1, 1}
 }
 
@@ -796,10 +817,12 @@ func (x SettingsSyncAction_SettingPlatform) String() string {
 }
 
 func (SettingsSyncAction_SettingPlatform) Descriptor() protoreflect.EnumDescriptor {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_enumTypes[7].Descriptor()
 }
 
 func (SettingsSyncAction_SettingPlatform) Type() protoreflect.EnumType {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return &file_waSyncAction_WAWebProtobufSyncAction_proto_enumTypes[7]
 }
 
@@ -819,6 +842,7 @@ func (x *SettingsSyncAction_SettingPlatform) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use SettingsSyncAction_SettingPlatform.Descriptor instead.
 func (SettingsSyncAction_SettingPlatform) EnumDescriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{1, 2}
 }
 
@@ -849,10 +873,12 @@ func (x InteractiveMessageAction_InteractiveMessageActionMode) String() string {
 }
 
 func (InteractiveMessageAction_InteractiveMessageActionMode) Descriptor() protoreflect.EnumDescriptor {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_enumTypes[8].Descriptor()
 }
 
 func (InteractiveMessageAction_InteractiveMessageActionMode) Type() protoreflect.EnumType {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return &file_waSyncAction_WAWebProtobufSyncAction_proto_enumTypes[8]
 }
 
@@ -872,6 +898,7 @@ func (x *InteractiveMessageAction_InteractiveMessageActionMode) UnmarshalJSON(b 
 
 // Deprecated: Use InteractiveMessageAction_InteractiveMessageActionMode.Descriptor instead.
 func (InteractiveMessageAction_InteractiveMessageActionMode) EnumDescriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{2, 0}
 }
 
@@ -908,10 +935,12 @@ func (x PrivateProcessingSettingAction_PrivateProcessingStatus) String() string 
 }
 
 func (PrivateProcessingSettingAction_PrivateProcessingStatus) Descriptor() protoreflect.EnumDescriptor {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_enumTypes[9].Descriptor()
 }
 
 func (PrivateProcessingSettingAction_PrivateProcessingStatus) Type() protoreflect.EnumType {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return &file_waSyncAction_WAWebProtobufSyncAction_proto_enumTypes[9]
 }
 
@@ -931,6 +960,7 @@ func (x *PrivateProcessingSettingAction_PrivateProcessingStatus) UnmarshalJSON(b
 
 // Deprecated: Use PrivateProcessingSettingAction_PrivateProcessingStatus.Descriptor instead.
 func (PrivateProcessingSettingAction_PrivateProcessingStatus) EnumDescriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{3, 0}
 }
 
@@ -967,10 +997,12 @@ func (x AvatarUpdatedAction_AvatarEventType) String() string {
 }
 
 func (AvatarUpdatedAction_AvatarEventType) Descriptor() protoreflect.EnumDescriptor {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_enumTypes[10].Descriptor()
 }
 
 func (AvatarUpdatedAction_AvatarEventType) Type() protoreflect.EnumType {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return &file_waSyncAction_WAWebProtobufSyncAction_proto_enumTypes[10]
 }
 
@@ -990,6 +1022,7 @@ func (x *AvatarUpdatedAction_AvatarEventType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use AvatarUpdatedAction_AvatarEventType.Descriptor instead.
 func (AvatarUpdatedAction_AvatarEventType) EnumDescriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{4, 0}
 }
 
@@ -1026,10 +1059,12 @@ func (x MaibaAIFeaturesControlAction_MaibaAIFeatureStatus) String() string {
 }
 
 func (MaibaAIFeaturesControlAction_MaibaAIFeatureStatus) Descriptor() protoreflect.EnumDescriptor {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_enumTypes[11].Descriptor()
 }
 
 func (MaibaAIFeaturesControlAction_MaibaAIFeatureStatus) Type() protoreflect.EnumType {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return &file_waSyncAction_WAWebProtobufSyncAction_proto_enumTypes[11]
 }
 
@@ -1049,6 +1084,7 @@ func (x *MaibaAIFeaturesControlAction_MaibaAIFeatureStatus) UnmarshalJSON(b []by
 
 // Deprecated: Use MaibaAIFeaturesControlAction_MaibaAIFeatureStatus.Descriptor instead.
 func (MaibaAIFeaturesControlAction_MaibaAIFeatureStatus) EnumDescriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{5, 0}
 }
 
@@ -1079,10 +1115,12 @@ func (x PaymentTosAction_PaymentNotice) String() string {
 }
 
 func (PaymentTosAction_PaymentNotice) Descriptor() protoreflect.EnumDescriptor {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_enumTypes[12].Descriptor()
 }
 
 func (PaymentTosAction_PaymentNotice) Type() protoreflect.EnumType {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return &file_waSyncAction_WAWebProtobufSyncAction_proto_enumTypes[12]
 }
 
@@ -1102,6 +1140,7 @@ func (x *PaymentTosAction_PaymentNotice) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use PaymentTosAction_PaymentNotice.Descriptor instead.
 func (PaymentTosAction_PaymentNotice) EnumDescriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{6, 0}
 }
 
@@ -1141,10 +1180,12 @@ func (x NotificationActivitySettingAction_NotificationActivitySetting) String() 
 }
 
 func (NotificationActivitySettingAction_NotificationActivitySetting) Descriptor() protoreflect.EnumDescriptor {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_enumTypes[13].Descriptor()
 }
 
 func (NotificationActivitySettingAction_NotificationActivitySetting) Type() protoreflect.EnumType {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return &file_waSyncAction_WAWebProtobufSyncAction_proto_enumTypes[13]
 }
 
@@ -1164,6 +1205,7 @@ func (x *NotificationActivitySettingAction_NotificationActivitySetting) Unmarsha
 
 // Deprecated: Use NotificationActivitySettingAction_NotificationActivitySetting.Descriptor instead.
 func (NotificationActivitySettingAction_NotificationActivitySetting) EnumDescriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{7, 0}
 }
 
@@ -1200,10 +1242,12 @@ func (x WaffleAccountLinkStateAction_AccountLinkState) String() string {
 }
 
 func (WaffleAccountLinkStateAction_AccountLinkState) Descriptor() protoreflect.EnumDescriptor {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_enumTypes[14].Descriptor()
 }
 
 func (WaffleAccountLinkStateAction_AccountLinkState) Type() protoreflect.EnumType {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return &file_waSyncAction_WAWebProtobufSyncAction_proto_enumTypes[14]
 }
 
@@ -1223,6 +1267,7 @@ func (x *WaffleAccountLinkStateAction_AccountLinkState) UnmarshalJSON(b []byte) 
 
 // Deprecated: Use WaffleAccountLinkStateAction_AccountLinkState.Descriptor instead.
 func (WaffleAccountLinkStateAction_AccountLinkState) EnumDescriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{8, 0}
 }
 
@@ -1256,10 +1301,12 @@ func (x MerchantPaymentPartnerAction_Status) String() string {
 }
 
 func (MerchantPaymentPartnerAction_Status) Descriptor() protoreflect.EnumDescriptor {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_enumTypes[15].Descriptor()
 }
 
 func (MerchantPaymentPartnerAction_Status) Type() protoreflect.EnumType {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return &file_waSyncAction_WAWebProtobufSyncAction_proto_enumTypes[15]
 }
 
@@ -1279,6 +1326,7 @@ func (x *MerchantPaymentPartnerAction_Status) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use MerchantPaymentPartnerAction_Status.Descriptor instead.
 func (MerchantPaymentPartnerAction_Status) EnumDescriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{9, 0}
 }
 
@@ -1312,10 +1360,12 @@ func (x NoteEditAction_NoteType) String() string {
 }
 
 func (NoteEditAction_NoteType) Descriptor() protoreflect.EnumDescriptor {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_enumTypes[16].Descriptor()
 }
 
 func (NoteEditAction_NoteType) Type() protoreflect.EnumType {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return &file_waSyncAction_WAWebProtobufSyncAction_proto_enumTypes[16]
 }
 
@@ -1335,6 +1385,7 @@ func (x *NoteEditAction_NoteType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use NoteEditAction_NoteType.Descriptor instead.
 func (NoteEditAction_NoteType) EnumDescriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{10, 0}
 }
 
@@ -1374,10 +1425,12 @@ func (x StatusPrivacyAction_StatusDistributionMode) String() string {
 }
 
 func (StatusPrivacyAction_StatusDistributionMode) Descriptor() protoreflect.EnumDescriptor {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_enumTypes[17].Descriptor()
 }
 
 func (StatusPrivacyAction_StatusDistributionMode) Type() protoreflect.EnumType {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return &file_waSyncAction_WAWebProtobufSyncAction_proto_enumTypes[17]
 }
 
@@ -1397,6 +1450,7 @@ func (x *StatusPrivacyAction_StatusDistributionMode) UnmarshalJSON(b []byte) err
 
 // Deprecated: Use StatusPrivacyAction_StatusDistributionMode.Descriptor instead.
 func (StatusPrivacyAction_StatusDistributionMode) EnumDescriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{11, 0}
 }
 
@@ -1427,10 +1481,12 @@ func (x MarketingMessageAction_MarketingMessagePrototypeType) String() string {
 }
 
 func (MarketingMessageAction_MarketingMessagePrototypeType) Descriptor() protoreflect.EnumDescriptor {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_enumTypes[18].Descriptor()
 }
 
 func (MarketingMessageAction_MarketingMessagePrototypeType) Type() protoreflect.EnumType {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return &file_waSyncAction_WAWebProtobufSyncAction_proto_enumTypes[18]
 }
 
@@ -1450,6 +1506,7 @@ func (x *MarketingMessageAction_MarketingMessagePrototypeType) UnmarshalJSON(b [
 
 // Deprecated: Use MarketingMessageAction_MarketingMessagePrototypeType.Descriptor instead.
 func (MarketingMessageAction_MarketingMessagePrototypeType) EnumDescriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{12, 0}
 }
 
@@ -1483,10 +1540,12 @@ func (x UsernameChatStartModeAction_ChatStartMode) String() string {
 }
 
 func (UsernameChatStartModeAction_ChatStartMode) Descriptor() protoreflect.EnumDescriptor {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_enumTypes[19].Descriptor()
 }
 
 func (UsernameChatStartModeAction_ChatStartMode) Type() protoreflect.EnumType {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return &file_waSyncAction_WAWebProtobufSyncAction_proto_enumTypes[19]
 }
 
@@ -1506,6 +1565,7 @@ func (x *UsernameChatStartModeAction_ChatStartMode) UnmarshalJSON(b []byte) erro
 
 // Deprecated: Use UsernameChatStartModeAction_ChatStartMode.Descriptor instead.
 func (UsernameChatStartModeAction_ChatStartMode) EnumDescriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{13, 0}
 }
 
@@ -1563,10 +1623,12 @@ func (x LabelEditAction_ListType) String() string {
 }
 
 func (LabelEditAction_ListType) Descriptor() protoreflect.EnumDescriptor {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_enumTypes[20].Descriptor()
 }
 
 func (LabelEditAction_ListType) Type() protoreflect.EnumType {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return &file_waSyncAction_WAWebProtobufSyncAction_proto_enumTypes[20]
 }
 
@@ -1586,6 +1648,7 @@ func (x *LabelEditAction_ListType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use LabelEditAction_ListType.Descriptor instead.
 func (LabelEditAction_ListType) EnumDescriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{14, 0}
 }
 
@@ -1649,10 +1712,12 @@ func (x PatchDebugData_Platform) String() string {
 }
 
 func (PatchDebugData_Platform) Descriptor() protoreflect.EnumDescriptor {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_enumTypes[21].Descriptor()
 }
 
 func (PatchDebugData_Platform) Type() protoreflect.EnumType {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return &file_waSyncAction_WAWebProtobufSyncAction_proto_enumTypes[21]
 }
 
@@ -1672,6 +1737,7 @@ func (x *PatchDebugData_Platform) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use PatchDebugData_Platform.Descriptor instead.
 func (PatchDebugData_Platform) EnumDescriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{15, 0}
 }
 
@@ -1697,6 +1763,7 @@ type CallLogRecord struct {
 }
 
 func (x *CallLogRecord) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = CallLogRecord{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1710,6 +1777,7 @@ func (x *CallLogRecord) String() string {
 func (*CallLogRecord) ProtoMessage() {}
 
 func (x *CallLogRecord) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1723,6 +1791,7 @@ func (x *CallLogRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallLogRecord.ProtoReflect.Descriptor instead.
 func (*CallLogRecord) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{0}
 }
 
@@ -1861,6 +1930,7 @@ type SettingsSyncAction struct {
 }
 
 func (x *SettingsSyncAction) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = SettingsSyncAction{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1874,6 +1944,7 @@ func (x *SettingsSyncAction) String() string {
 func (*SettingsSyncAction) ProtoMessage() {}
 
 func (x *SettingsSyncAction) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1887,6 +1958,7 @@ func (x *SettingsSyncAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SettingsSyncAction.ProtoReflect.Descriptor instead.
 func (*SettingsSyncAction) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{1}
 }
 
@@ -2059,6 +2131,7 @@ type InteractiveMessageAction struct {
 }
 
 func (x *InteractiveMessageAction) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = InteractiveMessageAction{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2072,6 +2145,7 @@ func (x *InteractiveMessageAction) String() string {
 func (*InteractiveMessageAction) ProtoMessage() {}
 
 func (x *InteractiveMessageAction) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2085,6 +2159,7 @@ func (x *InteractiveMessageAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InteractiveMessageAction.ProtoReflect.Descriptor instead.
 func (*InteractiveMessageAction) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{2}
 }
 
@@ -2103,6 +2178,7 @@ type PrivateProcessingSettingAction struct {
 }
 
 func (x *PrivateProcessingSettingAction) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = PrivateProcessingSettingAction{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2116,6 +2192,7 @@ func (x *PrivateProcessingSettingAction) String() string {
 func (*PrivateProcessingSettingAction) ProtoMessage() {}
 
 func (x *PrivateProcessingSettingAction) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2129,6 +2206,7 @@ func (x *PrivateProcessingSettingAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrivateProcessingSettingAction.ProtoReflect.Descriptor instead.
 func (*PrivateProcessingSettingAction) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{3}
 }
 
@@ -2148,6 +2226,7 @@ type AvatarUpdatedAction struct {
 }
 
 func (x *AvatarUpdatedAction) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = AvatarUpdatedAction{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2161,6 +2240,7 @@ func (x *AvatarUpdatedAction) String() string {
 func (*AvatarUpdatedAction) ProtoMessage() {}
 
 func (x *AvatarUpdatedAction) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2174,6 +2254,7 @@ func (x *AvatarUpdatedAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AvatarUpdatedAction.ProtoReflect.Descriptor instead.
 func (*AvatarUpdatedAction) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{4}
 }
 
@@ -2199,6 +2280,7 @@ type MaibaAIFeaturesControlAction struct {
 }
 
 func (x *MaibaAIFeaturesControlAction) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = MaibaAIFeaturesControlAction{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2212,6 +2294,7 @@ func (x *MaibaAIFeaturesControlAction) String() string {
 func (*MaibaAIFeaturesControlAction) ProtoMessage() {}
 
 func (x *MaibaAIFeaturesControlAction) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2225,6 +2308,7 @@ func (x *MaibaAIFeaturesControlAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MaibaAIFeaturesControlAction.ProtoReflect.Descriptor instead.
 func (*MaibaAIFeaturesControlAction) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{5}
 }
 
@@ -2244,6 +2328,7 @@ type PaymentTosAction struct {
 }
 
 func (x *PaymentTosAction) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = PaymentTosAction{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2257,6 +2342,7 @@ func (x *PaymentTosAction) String() string {
 func (*PaymentTosAction) ProtoMessage() {}
 
 func (x *PaymentTosAction) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2270,6 +2356,7 @@ func (x *PaymentTosAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PaymentTosAction.ProtoReflect.Descriptor instead.
 func (*PaymentTosAction) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{6}
 }
 
@@ -2295,6 +2382,7 @@ type NotificationActivitySettingAction struct {
 }
 
 func (x *NotificationActivitySettingAction) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = NotificationActivitySettingAction{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2308,6 +2396,7 @@ func (x *NotificationActivitySettingAction) String() string {
 func (*NotificationActivitySettingAction) ProtoMessage() {}
 
 func (x *NotificationActivitySettingAction) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2321,6 +2410,7 @@ func (x *NotificationActivitySettingAction) ProtoReflect() protoreflect.Message 
 
 // Deprecated: Use NotificationActivitySettingAction.ProtoReflect.Descriptor instead.
 func (*NotificationActivitySettingAction) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{7}
 }
 
@@ -2339,6 +2429,7 @@ type WaffleAccountLinkStateAction struct {
 }
 
 func (x *WaffleAccountLinkStateAction) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = WaffleAccountLinkStateAction{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2352,6 +2443,7 @@ func (x *WaffleAccountLinkStateAction) String() string {
 func (*WaffleAccountLinkStateAction) ProtoMessage() {}
 
 func (x *WaffleAccountLinkStateAction) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2365,6 +2457,7 @@ func (x *WaffleAccountLinkStateAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WaffleAccountLinkStateAction.ProtoReflect.Descriptor instead.
 func (*WaffleAccountLinkStateAction) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{8}
 }
 
@@ -2386,6 +2479,7 @@ type MerchantPaymentPartnerAction struct {
 }
 
 func (x *MerchantPaymentPartnerAction) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = MerchantPaymentPartnerAction{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2399,6 +2493,7 @@ func (x *MerchantPaymentPartnerAction) String() string {
 func (*MerchantPaymentPartnerAction) ProtoMessage() {}
 
 func (x *MerchantPaymentPartnerAction) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2412,6 +2507,7 @@ func (x *MerchantPaymentPartnerAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MerchantPaymentPartnerAction.ProtoReflect.Descriptor instead.
 func (*MerchantPaymentPartnerAction) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{9}
 }
 
@@ -2455,6 +2551,7 @@ type NoteEditAction struct {
 }
 
 func (x *NoteEditAction) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = NoteEditAction{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2468,6 +2565,7 @@ func (x *NoteEditAction) String() string {
 func (*NoteEditAction) ProtoMessage() {}
 
 func (x *NoteEditAction) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2481,6 +2579,7 @@ func (x *NoteEditAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NoteEditAction.ProtoReflect.Descriptor instead.
 func (*NoteEditAction) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{10}
 }
 
@@ -2528,6 +2627,7 @@ type StatusPrivacyAction struct {
 }
 
 func (x *StatusPrivacyAction) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = StatusPrivacyAction{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2541,6 +2641,7 @@ func (x *StatusPrivacyAction) String() string {
 func (*StatusPrivacyAction) ProtoMessage() {}
 
 func (x *StatusPrivacyAction) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2554,6 +2655,7 @@ func (x *StatusPrivacyAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusPrivacyAction.ProtoReflect.Descriptor instead.
 func (*StatusPrivacyAction) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{11}
 }
 
@@ -2585,6 +2687,7 @@ type MarketingMessageAction struct {
 }
 
 func (x *MarketingMessageAction) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = MarketingMessageAction{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2598,6 +2701,7 @@ func (x *MarketingMessageAction) String() string {
 func (*MarketingMessageAction) ProtoMessage() {}
 
 func (x *MarketingMessageAction) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2611,6 +2715,7 @@ func (x *MarketingMessageAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MarketingMessageAction.ProtoReflect.Descriptor instead.
 func (*MarketingMessageAction) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{12}
 }
 
@@ -2671,6 +2776,7 @@ type UsernameChatStartModeAction struct {
 }
 
 func (x *UsernameChatStartModeAction) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = UsernameChatStartModeAction{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2684,6 +2790,7 @@ func (x *UsernameChatStartModeAction) String() string {
 func (*UsernameChatStartModeAction) ProtoMessage() {}
 
 func (x *UsernameChatStartModeAction) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2697,6 +2804,7 @@ func (x *UsernameChatStartModeAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UsernameChatStartModeAction.ProtoReflect.Descriptor instead.
 func (*UsernameChatStartModeAction) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{13}
 }
 
@@ -2723,6 +2831,7 @@ type LabelEditAction struct {
 }
 
 func (x *LabelEditAction) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = LabelEditAction{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2736,6 +2845,7 @@ func (x *LabelEditAction) String() string {
 func (*LabelEditAction) ProtoMessage() {}
 
 func (x *LabelEditAction) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2749,6 +2859,7 @@ func (x *LabelEditAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LabelEditAction.ProtoReflect.Descriptor instead.
 func (*LabelEditAction) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{14}
 }
 
@@ -2833,6 +2944,7 @@ type PatchDebugData struct {
 }
 
 func (x *PatchDebugData) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = PatchDebugData{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2846,6 +2958,7 @@ func (x *PatchDebugData) String() string {
 func (*PatchDebugData) ProtoMessage() {}
 
 func (x *PatchDebugData) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2859,6 +2972,7 @@ func (x *PatchDebugData) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PatchDebugData.ProtoReflect.Descriptor instead.
 func (*PatchDebugData) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{15}
 }
 
@@ -2948,6 +3062,7 @@ type RecentEmojiWeight struct {
 }
 
 func (x *RecentEmojiWeight) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = RecentEmojiWeight{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2961,6 +3076,7 @@ func (x *RecentEmojiWeight) String() string {
 func (*RecentEmojiWeight) ProtoMessage() {}
 
 func (x *RecentEmojiWeight) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2974,6 +3090,7 @@ func (x *RecentEmojiWeight) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecentEmojiWeight.ProtoReflect.Descriptor instead.
 func (*RecentEmojiWeight) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{16}
 }
 
@@ -3067,6 +3184,7 @@ type SyncActionValue struct {
 }
 
 func (x *SyncActionValue) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = SyncActionValue{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3080,6 +3198,7 @@ func (x *SyncActionValue) String() string {
 func (*SyncActionValue) ProtoMessage() {}
 
 func (x *SyncActionValue) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3093,6 +3212,7 @@ func (x *SyncActionValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SyncActionValue.ProtoReflect.Descriptor instead.
 func (*SyncActionValue) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{17}
 }
 
@@ -3587,6 +3707,7 @@ type AiThreadRenameAction struct {
 }
 
 func (x *AiThreadRenameAction) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = AiThreadRenameAction{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3600,6 +3721,7 @@ func (x *AiThreadRenameAction) String() string {
 func (*AiThreadRenameAction) ProtoMessage() {}
 
 func (x *AiThreadRenameAction) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3613,6 +3735,7 @@ func (x *AiThreadRenameAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AiThreadRenameAction.ProtoReflect.Descriptor instead.
 func (*AiThreadRenameAction) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{18}
 }
 
@@ -3631,6 +3754,7 @@ type StatusPostOptInNotificationPreferencesAction struct {
 }
 
 func (x *StatusPostOptInNotificationPreferencesAction) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = StatusPostOptInNotificationPreferencesAction{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3644,6 +3768,7 @@ func (x *StatusPostOptInNotificationPreferencesAction) String() string {
 func (*StatusPostOptInNotificationPreferencesAction) ProtoMessage() {}
 
 func (x *StatusPostOptInNotificationPreferencesAction) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3657,6 +3782,7 @@ func (x *StatusPostOptInNotificationPreferencesAction) ProtoReflect() protorefle
 
 // Deprecated: Use StatusPostOptInNotificationPreferencesAction.ProtoReflect.Descriptor instead.
 func (*StatusPostOptInNotificationPreferencesAction) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{19}
 }
 
@@ -3676,6 +3802,7 @@ type BroadcastListParticipant struct {
 }
 
 func (x *BroadcastListParticipant) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = BroadcastListParticipant{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3689,6 +3816,7 @@ func (x *BroadcastListParticipant) String() string {
 func (*BroadcastListParticipant) ProtoMessage() {}
 
 func (x *BroadcastListParticipant) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3702,6 +3830,7 @@ func (x *BroadcastListParticipant) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BroadcastListParticipant.ProtoReflect.Descriptor instead.
 func (*BroadcastListParticipant) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{20}
 }
 
@@ -3729,6 +3858,7 @@ type BusinessBroadcastListAction struct {
 }
 
 func (x *BusinessBroadcastListAction) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = BusinessBroadcastListAction{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3742,6 +3872,7 @@ func (x *BusinessBroadcastListAction) String() string {
 func (*BusinessBroadcastListAction) ProtoMessage() {}
 
 func (x *BusinessBroadcastListAction) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3755,6 +3886,7 @@ func (x *BusinessBroadcastListAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BusinessBroadcastListAction.ProtoReflect.Descriptor instead.
 func (*BusinessBroadcastListAction) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{21}
 }
 
@@ -3787,6 +3919,7 @@ type BusinessBroadcastAssociationAction struct {
 }
 
 func (x *BusinessBroadcastAssociationAction) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = BusinessBroadcastAssociationAction{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3800,6 +3933,7 @@ func (x *BusinessBroadcastAssociationAction) String() string {
 func (*BusinessBroadcastAssociationAction) ProtoMessage() {}
 
 func (x *BusinessBroadcastAssociationAction) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3813,6 +3947,7 @@ func (x *BusinessBroadcastAssociationAction) ProtoReflect() protoreflect.Message
 
 // Deprecated: Use BusinessBroadcastAssociationAction.ProtoReflect.Descriptor instead.
 func (*BusinessBroadcastAssociationAction) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{22}
 }
 
@@ -3831,6 +3966,7 @@ type CtwaPerCustomerDataSharingAction struct {
 }
 
 func (x *CtwaPerCustomerDataSharingAction) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = CtwaPerCustomerDataSharingAction{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3844,6 +3980,7 @@ func (x *CtwaPerCustomerDataSharingAction) String() string {
 func (*CtwaPerCustomerDataSharingAction) ProtoMessage() {}
 
 func (x *CtwaPerCustomerDataSharingAction) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3857,6 +3994,7 @@ func (x *CtwaPerCustomerDataSharingAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CtwaPerCustomerDataSharingAction.ProtoReflect.Descriptor instead.
 func (*CtwaPerCustomerDataSharingAction) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{23}
 }
 
@@ -3877,6 +4015,7 @@ type LidContactAction struct {
 }
 
 func (x *LidContactAction) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = LidContactAction{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3890,6 +4029,7 @@ func (x *LidContactAction) String() string {
 func (*LidContactAction) ProtoMessage() {}
 
 func (x *LidContactAction) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3903,6 +4043,7 @@ func (x *LidContactAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LidContactAction.ProtoReflect.Descriptor instead.
 func (*LidContactAction) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{24}
 }
 
@@ -3935,6 +4076,7 @@ type FavoritesAction struct {
 }
 
 func (x *FavoritesAction) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = FavoritesAction{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3948,6 +4090,7 @@ func (x *FavoritesAction) String() string {
 func (*FavoritesAction) ProtoMessage() {}
 
 func (x *FavoritesAction) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3961,6 +4104,7 @@ func (x *FavoritesAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FavoritesAction.ProtoReflect.Descriptor instead.
 func (*FavoritesAction) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{25}
 }
 
@@ -3979,6 +4123,7 @@ type PrivacySettingChannelsPersonalisedRecommendationAction struct {
 }
 
 func (x *PrivacySettingChannelsPersonalisedRecommendationAction) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = PrivacySettingChannelsPersonalisedRecommendationAction{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3992,6 +4137,7 @@ func (x *PrivacySettingChannelsPersonalisedRecommendationAction) String() string
 func (*PrivacySettingChannelsPersonalisedRecommendationAction) ProtoMessage() {}
 
 func (x *PrivacySettingChannelsPersonalisedRecommendationAction) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4005,6 +4151,7 @@ func (x *PrivacySettingChannelsPersonalisedRecommendationAction) ProtoReflect() 
 
 // Deprecated: Use PrivacySettingChannelsPersonalisedRecommendationAction.ProtoReflect.Descriptor instead.
 func (*PrivacySettingChannelsPersonalisedRecommendationAction) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{26}
 }
 
@@ -4023,6 +4170,7 @@ type PrivacySettingDisableLinkPreviewsAction struct {
 }
 
 func (x *PrivacySettingDisableLinkPreviewsAction) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = PrivacySettingDisableLinkPreviewsAction{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4036,6 +4184,7 @@ func (x *PrivacySettingDisableLinkPreviewsAction) String() string {
 func (*PrivacySettingDisableLinkPreviewsAction) ProtoMessage() {}
 
 func (x *PrivacySettingDisableLinkPreviewsAction) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4049,6 +4198,7 @@ func (x *PrivacySettingDisableLinkPreviewsAction) ProtoReflect() protoreflect.Me
 
 // Deprecated: Use PrivacySettingDisableLinkPreviewsAction.ProtoReflect.Descriptor instead.
 func (*PrivacySettingDisableLinkPreviewsAction) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{27}
 }
 
@@ -4067,6 +4217,7 @@ type WamoUserIdentifierAction struct {
 }
 
 func (x *WamoUserIdentifierAction) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = WamoUserIdentifierAction{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4080,6 +4231,7 @@ func (x *WamoUserIdentifierAction) String() string {
 func (*WamoUserIdentifierAction) ProtoMessage() {}
 
 func (x *WamoUserIdentifierAction) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4093,6 +4245,7 @@ func (x *WamoUserIdentifierAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WamoUserIdentifierAction.ProtoReflect.Descriptor instead.
 func (*WamoUserIdentifierAction) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{28}
 }
 
@@ -4111,6 +4264,7 @@ type LockChatAction struct {
 }
 
 func (x *LockChatAction) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = LockChatAction{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4124,6 +4278,7 @@ func (x *LockChatAction) String() string {
 func (*LockChatAction) ProtoMessage() {}
 
 func (x *LockChatAction) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4137,6 +4292,7 @@ func (x *LockChatAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LockChatAction.ProtoReflect.Descriptor instead.
 func (*LockChatAction) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{29}
 }
 
@@ -4155,6 +4311,7 @@ type CustomPaymentMethodsAction struct {
 }
 
 func (x *CustomPaymentMethodsAction) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = CustomPaymentMethodsAction{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4168,6 +4325,7 @@ func (x *CustomPaymentMethodsAction) String() string {
 func (*CustomPaymentMethodsAction) ProtoMessage() {}
 
 func (x *CustomPaymentMethodsAction) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4181,6 +4339,7 @@ func (x *CustomPaymentMethodsAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CustomPaymentMethodsAction.ProtoReflect.Descriptor instead.
 func (*CustomPaymentMethodsAction) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{30}
 }
 
@@ -4202,6 +4361,7 @@ type CustomPaymentMethod struct {
 }
 
 func (x *CustomPaymentMethod) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = CustomPaymentMethod{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4215,6 +4375,7 @@ func (x *CustomPaymentMethod) String() string {
 func (*CustomPaymentMethod) ProtoMessage() {}
 
 func (x *CustomPaymentMethod) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4228,6 +4389,7 @@ func (x *CustomPaymentMethod) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CustomPaymentMethod.ProtoReflect.Descriptor instead.
 func (*CustomPaymentMethod) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{31}
 }
 
@@ -4268,6 +4430,7 @@ type CustomPaymentMethodMetadata struct {
 }
 
 func (x *CustomPaymentMethodMetadata) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = CustomPaymentMethodMetadata{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4281,6 +4444,7 @@ func (x *CustomPaymentMethodMetadata) String() string {
 func (*CustomPaymentMethodMetadata) ProtoMessage() {}
 
 func (x *CustomPaymentMethodMetadata) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4294,6 +4458,7 @@ func (x *CustomPaymentMethodMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CustomPaymentMethodMetadata.ProtoReflect.Descriptor instead.
 func (*CustomPaymentMethodMetadata) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{32}
 }
 
@@ -4319,6 +4484,7 @@ type PaymentInfoAction struct {
 }
 
 func (x *PaymentInfoAction) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = PaymentInfoAction{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4332,6 +4498,7 @@ func (x *PaymentInfoAction) String() string {
 func (*PaymentInfoAction) ProtoMessage() {}
 
 func (x *PaymentInfoAction) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4345,6 +4512,7 @@ func (x *PaymentInfoAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PaymentInfoAction.ProtoReflect.Descriptor instead.
 func (*PaymentInfoAction) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{33}
 }
 
@@ -4363,6 +4531,7 @@ type LabelReorderingAction struct {
 }
 
 func (x *LabelReorderingAction) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = LabelReorderingAction{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4376,6 +4545,7 @@ func (x *LabelReorderingAction) String() string {
 func (*LabelReorderingAction) ProtoMessage() {}
 
 func (x *LabelReorderingAction) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4389,6 +4559,7 @@ func (x *LabelReorderingAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LabelReorderingAction.ProtoReflect.Descriptor instead.
 func (*LabelReorderingAction) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{34}
 }
 
@@ -4408,6 +4579,7 @@ type DeleteIndividualCallLogAction struct {
 }
 
 func (x *DeleteIndividualCallLogAction) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = DeleteIndividualCallLogAction{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4421,6 +4593,7 @@ func (x *DeleteIndividualCallLogAction) String() string {
 func (*DeleteIndividualCallLogAction) ProtoMessage() {}
 
 func (x *DeleteIndividualCallLogAction) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4434,6 +4607,7 @@ func (x *DeleteIndividualCallLogAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteIndividualCallLogAction.ProtoReflect.Descriptor instead.
 func (*DeleteIndividualCallLogAction) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{35}
 }
 
@@ -4459,6 +4633,7 @@ type BotWelcomeRequestAction struct {
 }
 
 func (x *BotWelcomeRequestAction) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = BotWelcomeRequestAction{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4472,6 +4647,7 @@ func (x *BotWelcomeRequestAction) String() string {
 func (*BotWelcomeRequestAction) ProtoMessage() {}
 
 func (x *BotWelcomeRequestAction) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4485,6 +4661,7 @@ func (x *BotWelcomeRequestAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotWelcomeRequestAction.ProtoReflect.Descriptor instead.
 func (*BotWelcomeRequestAction) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{36}
 }
 
@@ -4503,6 +4680,7 @@ type NewsletterSavedInterestsAction struct {
 }
 
 func (x *NewsletterSavedInterestsAction) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = NewsletterSavedInterestsAction{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4516,6 +4694,7 @@ func (x *NewsletterSavedInterestsAction) String() string {
 func (*NewsletterSavedInterestsAction) ProtoMessage() {}
 
 func (x *NewsletterSavedInterestsAction) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4529,6 +4708,7 @@ func (x *NewsletterSavedInterestsAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NewsletterSavedInterestsAction.ProtoReflect.Descriptor instead.
 func (*NewsletterSavedInterestsAction) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{37}
 }
 
@@ -4547,6 +4727,7 @@ type MusicUserIdAction struct {
 }
 
 func (x *MusicUserIdAction) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = MusicUserIdAction{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4560,6 +4741,7 @@ func (x *MusicUserIdAction) String() string {
 func (*MusicUserIdAction) ProtoMessage() {}
 
 func (x *MusicUserIdAction) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4573,6 +4755,7 @@ func (x *MusicUserIdAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MusicUserIdAction.ProtoReflect.Descriptor instead.
 func (*MusicUserIdAction) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{38}
 }
 
@@ -4591,6 +4774,7 @@ type UGCBot struct {
 }
 
 func (x *UGCBot) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = UGCBot{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4604,6 +4788,7 @@ func (x *UGCBot) String() string {
 func (*UGCBot) ProtoMessage() {}
 
 func (x *UGCBot) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4617,6 +4802,7 @@ func (x *UGCBot) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UGCBot.ProtoReflect.Descriptor instead.
 func (*UGCBot) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{39}
 }
 
@@ -4635,6 +4821,7 @@ type CallLogAction struct {
 }
 
 func (x *CallLogAction) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = CallLogAction{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4648,6 +4835,7 @@ func (x *CallLogAction) String() string {
 func (*CallLogAction) ProtoMessage() {}
 
 func (x *CallLogAction) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4661,6 +4849,7 @@ func (x *CallLogAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallLogAction.ProtoReflect.Descriptor instead.
 func (*CallLogAction) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{40}
 }
 
@@ -4679,6 +4868,7 @@ type PrivacySettingRelayAllCalls struct {
 }
 
 func (x *PrivacySettingRelayAllCalls) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = PrivacySettingRelayAllCalls{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4692,6 +4882,7 @@ func (x *PrivacySettingRelayAllCalls) String() string {
 func (*PrivacySettingRelayAllCalls) ProtoMessage() {}
 
 func (x *PrivacySettingRelayAllCalls) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4705,6 +4896,7 @@ func (x *PrivacySettingRelayAllCalls) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrivacySettingRelayAllCalls.ProtoReflect.Descriptor instead.
 func (*PrivacySettingRelayAllCalls) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{41}
 }
 
@@ -4723,6 +4915,7 @@ type DetectedOutcomesStatusAction struct {
 }
 
 func (x *DetectedOutcomesStatusAction) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = DetectedOutcomesStatusAction{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4736,6 +4929,7 @@ func (x *DetectedOutcomesStatusAction) String() string {
 func (*DetectedOutcomesStatusAction) ProtoMessage() {}
 
 func (x *DetectedOutcomesStatusAction) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4749,6 +4943,7 @@ func (x *DetectedOutcomesStatusAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DetectedOutcomesStatusAction.ProtoReflect.Descriptor instead.
 func (*DetectedOutcomesStatusAction) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{42}
 }
 
@@ -4767,6 +4962,7 @@ type ExternalWebBetaAction struct {
 }
 
 func (x *ExternalWebBetaAction) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = ExternalWebBetaAction{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4780,6 +4976,7 @@ func (x *ExternalWebBetaAction) String() string {
 func (*ExternalWebBetaAction) ProtoMessage() {}
 
 func (x *ExternalWebBetaAction) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4793,6 +4990,7 @@ func (x *ExternalWebBetaAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExternalWebBetaAction.ProtoReflect.Descriptor instead.
 func (*ExternalWebBetaAction) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{43}
 }
 
@@ -4811,6 +5009,7 @@ type MarketingMessageBroadcastAction struct {
 }
 
 func (x *MarketingMessageBroadcastAction) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = MarketingMessageBroadcastAction{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4824,6 +5023,7 @@ func (x *MarketingMessageBroadcastAction) String() string {
 func (*MarketingMessageBroadcastAction) ProtoMessage() {}
 
 func (x *MarketingMessageBroadcastAction) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4837,6 +5037,7 @@ func (x *MarketingMessageBroadcastAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MarketingMessageBroadcastAction.ProtoReflect.Descriptor instead.
 func (*MarketingMessageBroadcastAction) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{44}
 }
 
@@ -4855,6 +5056,7 @@ type PnForLidChatAction struct {
 }
 
 func (x *PnForLidChatAction) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = PnForLidChatAction{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4868,6 +5070,7 @@ func (x *PnForLidChatAction) String() string {
 func (*PnForLidChatAction) ProtoMessage() {}
 
 func (x *PnForLidChatAction) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4881,6 +5084,7 @@ func (x *PnForLidChatAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PnForLidChatAction.ProtoReflect.Descriptor instead.
 func (*PnForLidChatAction) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{45}
 }
 
@@ -4899,6 +5103,7 @@ type ChatAssignmentOpenedStatusAction struct {
 }
 
 func (x *ChatAssignmentOpenedStatusAction) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = ChatAssignmentOpenedStatusAction{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4912,6 +5117,7 @@ func (x *ChatAssignmentOpenedStatusAction) String() string {
 func (*ChatAssignmentOpenedStatusAction) ProtoMessage() {}
 
 func (x *ChatAssignmentOpenedStatusAction) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4925,6 +5131,7 @@ func (x *ChatAssignmentOpenedStatusAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChatAssignmentOpenedStatusAction.ProtoReflect.Descriptor instead.
 func (*ChatAssignmentOpenedStatusAction) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{46}
 }
 
@@ -4943,6 +5150,7 @@ type ChatAssignmentAction struct {
 }
 
 func (x *ChatAssignmentAction) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = ChatAssignmentAction{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4956,6 +5164,7 @@ func (x *ChatAssignmentAction) String() string {
 func (*ChatAssignmentAction) ProtoMessage() {}
 
 func (x *ChatAssignmentAction) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4969,6 +5178,7 @@ func (x *ChatAssignmentAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChatAssignmentAction.ProtoReflect.Descriptor instead.
 func (*ChatAssignmentAction) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{47}
 }
 
@@ -4999,6 +5209,7 @@ type StickerAction struct {
 }
 
 func (x *StickerAction) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = StickerAction{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5012,6 +5223,7 @@ func (x *StickerAction) String() string {
 func (*StickerAction) ProtoMessage() {}
 
 func (x *StickerAction) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5025,6 +5237,7 @@ func (x *StickerAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StickerAction.ProtoReflect.Descriptor instead.
 func (*StickerAction) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{48}
 }
 
@@ -5127,6 +5340,7 @@ type RemoveRecentStickerAction struct {
 }
 
 func (x *RemoveRecentStickerAction) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = RemoveRecentStickerAction{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5140,6 +5354,7 @@ func (x *RemoveRecentStickerAction) String() string {
 func (*RemoveRecentStickerAction) ProtoMessage() {}
 
 func (x *RemoveRecentStickerAction) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5153,6 +5368,7 @@ func (x *RemoveRecentStickerAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveRecentStickerAction.ProtoReflect.Descriptor instead.
 func (*RemoveRecentStickerAction) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{49}
 }
 
@@ -5171,6 +5387,7 @@ type PrimaryVersionAction struct {
 }
 
 func (x *PrimaryVersionAction) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = PrimaryVersionAction{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5184,6 +5401,7 @@ func (x *PrimaryVersionAction) String() string {
 func (*PrimaryVersionAction) ProtoMessage() {}
 
 func (x *PrimaryVersionAction) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5197,6 +5415,7 @@ func (x *PrimaryVersionAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrimaryVersionAction.ProtoReflect.Descriptor instead.
 func (*PrimaryVersionAction) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{50}
 }
 
@@ -5215,6 +5434,7 @@ type NuxAction struct {
 }
 
 func (x *NuxAction) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = NuxAction{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5228,6 +5448,7 @@ func (x *NuxAction) String() string {
 func (*NuxAction) ProtoMessage() {}
 
 func (x *NuxAction) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5241,6 +5462,7 @@ func (x *NuxAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NuxAction.ProtoReflect.Descriptor instead.
 func (*NuxAction) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{51}
 }
 
@@ -5259,6 +5481,7 @@ type TimeFormatAction struct {
 }
 
 func (x *TimeFormatAction) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = TimeFormatAction{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5272,6 +5495,7 @@ func (x *TimeFormatAction) String() string {
 func (*TimeFormatAction) ProtoMessage() {}
 
 func (x *TimeFormatAction) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5285,6 +5509,7 @@ func (x *TimeFormatAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TimeFormatAction.ProtoReflect.Descriptor instead.
 func (*TimeFormatAction) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{52}
 }
 
@@ -5303,6 +5528,7 @@ type UserStatusMuteAction struct {
 }
 
 func (x *UserStatusMuteAction) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = UserStatusMuteAction{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5316,6 +5542,7 @@ func (x *UserStatusMuteAction) String() string {
 func (*UserStatusMuteAction) ProtoMessage() {}
 
 func (x *UserStatusMuteAction) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5329,6 +5556,7 @@ func (x *UserStatusMuteAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UserStatusMuteAction.ProtoReflect.Descriptor instead.
 func (*UserStatusMuteAction) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{53}
 }
 
@@ -5349,6 +5577,7 @@ type SubscriptionAction struct {
 }
 
 func (x *SubscriptionAction) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = SubscriptionAction{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5362,6 +5591,7 @@ func (x *SubscriptionAction) String() string {
 func (*SubscriptionAction) ProtoMessage() {}
 
 func (x *SubscriptionAction) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5375,6 +5605,7 @@ func (x *SubscriptionAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubscriptionAction.ProtoReflect.Descriptor instead.
 func (*SubscriptionAction) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{54}
 }
 
@@ -5409,6 +5640,7 @@ type AgentAction struct {
 }
 
 func (x *AgentAction) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = AgentAction{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5422,6 +5654,7 @@ func (x *AgentAction) String() string {
 func (*AgentAction) ProtoMessage() {}
 
 func (x *AgentAction) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5435,6 +5668,7 @@ func (x *AgentAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentAction.ProtoReflect.Descriptor instead.
 func (*AgentAction) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{55}
 }
 
@@ -5467,6 +5701,7 @@ type AndroidUnsupportedActions struct {
 }
 
 func (x *AndroidUnsupportedActions) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = AndroidUnsupportedActions{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5480,6 +5715,7 @@ func (x *AndroidUnsupportedActions) String() string {
 func (*AndroidUnsupportedActions) ProtoMessage() {}
 
 func (x *AndroidUnsupportedActions) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5493,6 +5729,7 @@ func (x *AndroidUnsupportedActions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AndroidUnsupportedActions.ProtoReflect.Descriptor instead.
 func (*AndroidUnsupportedActions) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{56}
 }
 
@@ -5511,6 +5748,7 @@ type PrimaryFeature struct {
 }
 
 func (x *PrimaryFeature) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = PrimaryFeature{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5524,6 +5762,7 @@ func (x *PrimaryFeature) String() string {
 func (*PrimaryFeature) ProtoMessage() {}
 
 func (x *PrimaryFeature) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5537,6 +5776,7 @@ func (x *PrimaryFeature) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrimaryFeature.ProtoReflect.Descriptor instead.
 func (*PrimaryFeature) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{57}
 }
 
@@ -5555,6 +5795,7 @@ type KeyExpiration struct {
 }
 
 func (x *KeyExpiration) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = KeyExpiration{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5568,6 +5809,7 @@ func (x *KeyExpiration) String() string {
 func (*KeyExpiration) ProtoMessage() {}
 
 func (x *KeyExpiration) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5581,6 +5823,7 @@ func (x *KeyExpiration) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KeyExpiration.ProtoReflect.Descriptor instead.
 func (*KeyExpiration) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{58}
 }
 
@@ -5600,6 +5843,7 @@ type SyncActionMessage struct {
 }
 
 func (x *SyncActionMessage) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = SyncActionMessage{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5613,6 +5857,7 @@ func (x *SyncActionMessage) String() string {
 func (*SyncActionMessage) ProtoMessage() {}
 
 func (x *SyncActionMessage) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5626,6 +5871,7 @@ func (x *SyncActionMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SyncActionMessage.ProtoReflect.Descriptor instead.
 func (*SyncActionMessage) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{59}
 }
 
@@ -5653,6 +5899,7 @@ type SyncActionMessageRange struct {
 }
 
 func (x *SyncActionMessageRange) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = SyncActionMessageRange{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5666,6 +5913,7 @@ func (x *SyncActionMessageRange) String() string {
 func (*SyncActionMessageRange) ProtoMessage() {}
 
 func (x *SyncActionMessageRange) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5679,6 +5927,7 @@ func (x *SyncActionMessageRange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SyncActionMessageRange.ProtoReflect.Descriptor instead.
 func (*SyncActionMessageRange) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{60}
 }
 
@@ -5711,6 +5960,7 @@ type UnarchiveChatsSetting struct {
 }
 
 func (x *UnarchiveChatsSetting) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = UnarchiveChatsSetting{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5724,6 +5974,7 @@ func (x *UnarchiveChatsSetting) String() string {
 func (*UnarchiveChatsSetting) ProtoMessage() {}
 
 func (x *UnarchiveChatsSetting) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5737,6 +5988,7 @@ func (x *UnarchiveChatsSetting) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnarchiveChatsSetting.ProtoReflect.Descriptor instead.
 func (*UnarchiveChatsSetting) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{61}
 }
 
@@ -5755,6 +6007,7 @@ type DeleteChatAction struct {
 }
 
 func (x *DeleteChatAction) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = DeleteChatAction{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5768,6 +6021,7 @@ func (x *DeleteChatAction) String() string {
 func (*DeleteChatAction) ProtoMessage() {}
 
 func (x *DeleteChatAction) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5781,6 +6035,7 @@ func (x *DeleteChatAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteChatAction.ProtoReflect.Descriptor instead.
 func (*DeleteChatAction) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{62}
 }
 
@@ -5799,6 +6054,7 @@ type ClearChatAction struct {
 }
 
 func (x *ClearChatAction) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = ClearChatAction{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5812,6 +6068,7 @@ func (x *ClearChatAction) String() string {
 func (*ClearChatAction) ProtoMessage() {}
 
 func (x *ClearChatAction) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5825,6 +6082,7 @@ func (x *ClearChatAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClearChatAction.ProtoReflect.Descriptor instead.
 func (*ClearChatAction) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{63}
 }
 
@@ -5844,6 +6102,7 @@ type MarkChatAsReadAction struct {
 }
 
 func (x *MarkChatAsReadAction) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = MarkChatAsReadAction{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5857,6 +6116,7 @@ func (x *MarkChatAsReadAction) String() string {
 func (*MarkChatAsReadAction) ProtoMessage() {}
 
 func (x *MarkChatAsReadAction) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5870,6 +6130,7 @@ func (x *MarkChatAsReadAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MarkChatAsReadAction.ProtoReflect.Descriptor instead.
 func (*MarkChatAsReadAction) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{64}
 }
 
@@ -5896,6 +6157,7 @@ type DeleteMessageForMeAction struct {
 }
 
 func (x *DeleteMessageForMeAction) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = DeleteMessageForMeAction{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[65]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5909,6 +6171,7 @@ func (x *DeleteMessageForMeAction) String() string {
 func (*DeleteMessageForMeAction) ProtoMessage() {}
 
 func (x *DeleteMessageForMeAction) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[65]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5922,6 +6185,7 @@ func (x *DeleteMessageForMeAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteMessageForMeAction.ProtoReflect.Descriptor instead.
 func (*DeleteMessageForMeAction) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{65}
 }
 
@@ -5948,6 +6212,7 @@ type ArchiveChatAction struct {
 }
 
 func (x *ArchiveChatAction) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = ArchiveChatAction{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[66]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5961,6 +6226,7 @@ func (x *ArchiveChatAction) String() string {
 func (*ArchiveChatAction) ProtoMessage() {}
 
 func (x *ArchiveChatAction) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[66]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -5974,6 +6240,7 @@ func (x *ArchiveChatAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ArchiveChatAction.ProtoReflect.Descriptor instead.
 func (*ArchiveChatAction) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{66}
 }
 
@@ -5999,6 +6266,7 @@ type RecentEmojiWeightsAction struct {
 }
 
 func (x *RecentEmojiWeightsAction) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = RecentEmojiWeightsAction{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[67]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6012,6 +6280,7 @@ func (x *RecentEmojiWeightsAction) String() string {
 func (*RecentEmojiWeightsAction) ProtoMessage() {}
 
 func (x *RecentEmojiWeightsAction) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[67]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6025,6 +6294,7 @@ func (x *RecentEmojiWeightsAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecentEmojiWeightsAction.ProtoReflect.Descriptor instead.
 func (*RecentEmojiWeightsAction) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{67}
 }
 
@@ -6043,6 +6313,7 @@ type LabelAssociationAction struct {
 }
 
 func (x *LabelAssociationAction) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = LabelAssociationAction{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[68]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6056,6 +6327,7 @@ func (x *LabelAssociationAction) String() string {
 func (*LabelAssociationAction) ProtoMessage() {}
 
 func (x *LabelAssociationAction) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[68]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6069,6 +6341,7 @@ func (x *LabelAssociationAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LabelAssociationAction.ProtoReflect.Descriptor instead.
 func (*LabelAssociationAction) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{68}
 }
 
@@ -6091,6 +6364,7 @@ type QuickReplyAction struct {
 }
 
 func (x *QuickReplyAction) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = QuickReplyAction{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[69]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6104,6 +6378,7 @@ func (x *QuickReplyAction) String() string {
 func (*QuickReplyAction) ProtoMessage() {}
 
 func (x *QuickReplyAction) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[69]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6117,6 +6392,7 @@ func (x *QuickReplyAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QuickReplyAction.ProtoReflect.Descriptor instead.
 func (*QuickReplyAction) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{69}
 }
 
@@ -6163,6 +6439,7 @@ type LocaleSetting struct {
 }
 
 func (x *LocaleSetting) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = LocaleSetting{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[70]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6176,6 +6453,7 @@ func (x *LocaleSetting) String() string {
 func (*LocaleSetting) ProtoMessage() {}
 
 func (x *LocaleSetting) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[70]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6189,6 +6467,7 @@ func (x *LocaleSetting) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LocaleSetting.ProtoReflect.Descriptor instead.
 func (*LocaleSetting) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{70}
 }
 
@@ -6207,6 +6486,7 @@ type PushNameSetting struct {
 }
 
 func (x *PushNameSetting) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = PushNameSetting{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[71]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6220,6 +6500,7 @@ func (x *PushNameSetting) String() string {
 func (*PushNameSetting) ProtoMessage() {}
 
 func (x *PushNameSetting) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[71]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6233,6 +6514,7 @@ func (x *PushNameSetting) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PushNameSetting.ProtoReflect.Descriptor instead.
 func (*PushNameSetting) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{71}
 }
 
@@ -6251,6 +6533,7 @@ type PinAction struct {
 }
 
 func (x *PinAction) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = PinAction{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[72]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6264,6 +6547,7 @@ func (x *PinAction) String() string {
 func (*PinAction) ProtoMessage() {}
 
 func (x *PinAction) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[72]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6277,6 +6561,7 @@ func (x *PinAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PinAction.ProtoReflect.Descriptor instead.
 func (*PinAction) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{72}
 }
 
@@ -6297,6 +6582,7 @@ type MuteAction struct {
 }
 
 func (x *MuteAction) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = MuteAction{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[73]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6310,6 +6596,7 @@ func (x *MuteAction) String() string {
 func (*MuteAction) ProtoMessage() {}
 
 func (x *MuteAction) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[73]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6323,6 +6610,7 @@ func (x *MuteAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MuteAction.ProtoReflect.Descriptor instead.
 func (*MuteAction) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{73}
 }
 
@@ -6360,6 +6648,7 @@ type ContactAction struct {
 }
 
 func (x *ContactAction) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = ContactAction{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[74]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6373,6 +6662,7 @@ func (x *ContactAction) String() string {
 func (*ContactAction) ProtoMessage() {}
 
 func (x *ContactAction) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[74]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6386,6 +6676,7 @@ func (x *ContactAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ContactAction.ProtoReflect.Descriptor instead.
 func (*ContactAction) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{74}
 }
 
@@ -6439,6 +6730,7 @@ type StarAction struct {
 }
 
 func (x *StarAction) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = StarAction{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[75]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6452,6 +6744,7 @@ func (x *StarAction) String() string {
 func (*StarAction) ProtoMessage() {}
 
 func (x *StarAction) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[75]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6465,6 +6758,7 @@ func (x *StarAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StarAction.ProtoReflect.Descriptor instead.
 func (*StarAction) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{75}
 }
 
@@ -6486,6 +6780,7 @@ type SyncActionData struct {
 }
 
 func (x *SyncActionData) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = SyncActionData{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[76]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6499,6 +6794,7 @@ func (x *SyncActionData) String() string {
 func (*SyncActionData) ProtoMessage() {}
 
 func (x *SyncActionData) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[76]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6512,6 +6808,7 @@ func (x *SyncActionData) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SyncActionData.ProtoReflect.Descriptor instead.
 func (*SyncActionData) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{76}
 }
 
@@ -6552,6 +6849,7 @@ type CallLogRecord_ParticipantInfo struct {
 }
 
 func (x *CallLogRecord_ParticipantInfo) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = CallLogRecord_ParticipantInfo{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[77]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6565,6 +6863,7 @@ func (x *CallLogRecord_ParticipantInfo) String() string {
 func (*CallLogRecord_ParticipantInfo) ProtoMessage() {}
 
 func (x *CallLogRecord_ParticipantInfo) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[77]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6578,6 +6877,7 @@ func (x *CallLogRecord_ParticipantInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallLogRecord_ParticipantInfo.ProtoReflect.Descriptor instead.
 func (*CallLogRecord_ParticipantInfo) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{0, 0}
 }
 
@@ -6603,6 +6903,7 @@ type FavoritesAction_Favorite struct {
 }
 
 func (x *FavoritesAction_Favorite) Reset() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	*x = FavoritesAction_Favorite{}
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[78]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6616,6 +6917,7 @@ func (x *FavoritesAction_Favorite) String() string {
 func (*FavoritesAction_Favorite) ProtoMessage() {}
 
 func (x *FavoritesAction_Favorite) ProtoReflect() protoreflect.Message {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	mi := &file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes[78]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -6629,6 +6931,7 @@ func (x *FavoritesAction_Favorite) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FavoritesAction_Favorite.ProtoReflect.Descriptor instead.
 func (*FavoritesAction_Favorite) Descriptor() ([]byte, []int) {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_init()
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP(), []int{25, 0}
 }
 
@@ -7268,8 +7571,8 @@ func file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescGZIP() []byte {
 	return file_waSyncAction_WAWebProtobufSyncAction_proto_rawDescData
 }
 
-var file_waSyncAction_WAWebProtobufSyncAction_proto_enumTypes = make([]protoimpl.EnumInfo, 22)
-var file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes = make([]protoimpl.MessageInfo, 79)
+var file_waSyncAction_WAWebProtobufSyncAction_proto_enumTypes []protoimpl.EnumInfo
+var file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes []protoimpl.MessageInfo
 var file_waSyncAction_WAWebProtobufSyncAction_proto_goTypes = []any{
 	(CollectionName)(0),                                                // 0: WAWebProtobufSyncAction.CollectionName
 	(MutationProps)(0),                                                 // 1: WAWebProtobufSyncAction.MutationProps
@@ -7487,8 +7790,23 @@ var file_waSyncAction_WAWebProtobufSyncAction_proto_depIdxs = []int32{
 	0,   // [0:103] is the sub-list for field type_name
 }
 
-func init() { file_waSyncAction_WAWebProtobufSyncAction_proto_init() }
+// file_waSyncAction_WAWebProtobufSyncAction_proto_init registers the file once, at its first use (msgbridge's hack/lazyproto).
 func file_waSyncAction_WAWebProtobufSyncAction_proto_init() {
+	file_waSyncAction_WAWebProtobufSyncAction_proto_once.Do(file_waSyncAction_WAWebProtobufSyncAction_proto_register)
+}
+
+var file_waSyncAction_WAWebProtobufSyncAction_proto_once sync.Once
+
+// XXX_RegisterProtoFiles registers this package's files; the packages
+// that import it call it before registering their own.
+func XXX_RegisterProtoFiles() { file_waSyncAction_WAWebProtobufSyncAction_proto_init() }
+
+func file_waSyncAction_WAWebProtobufSyncAction_proto_register() {
+	waChatLockSettings.XXX_RegisterProtoFiles()
+	waCommon.XXX_RegisterProtoFiles()
+	waDeviceCapabilities.XXX_RegisterProtoFiles()
+	file_waSyncAction_WAWebProtobufSyncAction_proto_enumTypes = make([]protoimpl.EnumInfo, 22)
+	file_waSyncAction_WAWebProtobufSyncAction_proto_msgTypes = make([]protoimpl.MessageInfo, 79)
 	if File_waSyncAction_WAWebProtobufSyncAction_proto != nil {
 		return
 	}

@@ -52,10 +52,12 @@ func (x ClientPayload_TrafficAnonymization) String() string {
 }
 
 func (ClientPayload_TrafficAnonymization) Descriptor() protoreflect.EnumDescriptor {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	return file_waWa6_WAWebProtobufsWa6_proto_enumTypes[0].Descriptor()
 }
 
 func (ClientPayload_TrafficAnonymization) Type() protoreflect.EnumType {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	return &file_waWa6_WAWebProtobufsWa6_proto_enumTypes[0]
 }
 
@@ -75,6 +77,7 @@ func (x *ClientPayload_TrafficAnonymization) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use ClientPayload_TrafficAnonymization.Descriptor instead.
 func (ClientPayload_TrafficAnonymization) EnumDescriptor() ([]byte, []int) {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	return file_waWa6_WAWebProtobufsWa6_proto_rawDescGZIP(), []int{0, 0}
 }
 
@@ -108,10 +111,12 @@ func (x ClientPayload_AccountType) String() string {
 }
 
 func (ClientPayload_AccountType) Descriptor() protoreflect.EnumDescriptor {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	return file_waWa6_WAWebProtobufsWa6_proto_enumTypes[1].Descriptor()
 }
 
 func (ClientPayload_AccountType) Type() protoreflect.EnumType {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	return &file_waWa6_WAWebProtobufsWa6_proto_enumTypes[1]
 }
 
@@ -131,6 +136,7 @@ func (x *ClientPayload_AccountType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use ClientPayload_AccountType.Descriptor instead.
 func (ClientPayload_AccountType) EnumDescriptor() ([]byte, []int) {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	return file_waWa6_WAWebProtobufsWa6_proto_rawDescGZIP(), []int{0, 1}
 }
 
@@ -173,10 +179,12 @@ func (x ClientPayload_Product) String() string {
 }
 
 func (ClientPayload_Product) Descriptor() protoreflect.EnumDescriptor {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	return file_waWa6_WAWebProtobufsWa6_proto_enumTypes[2].Descriptor()
 }
 
 func (ClientPayload_Product) Type() protoreflect.EnumType {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	return &file_waWa6_WAWebProtobufsWa6_proto_enumTypes[2]
 }
 
@@ -196,6 +204,7 @@ func (x *ClientPayload_Product) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use ClientPayload_Product.Descriptor instead.
 func (ClientPayload_Product) EnumDescriptor() ([]byte, []int) {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	return file_waWa6_WAWebProtobufsWa6_proto_rawDescGZIP(), []int{0, 2}
 }
 
@@ -268,10 +277,12 @@ func (x ClientPayload_ConnectType) String() string {
 }
 
 func (ClientPayload_ConnectType) Descriptor() protoreflect.EnumDescriptor {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	return file_waWa6_WAWebProtobufsWa6_proto_enumTypes[3].Descriptor()
 }
 
 func (ClientPayload_ConnectType) Type() protoreflect.EnumType {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	return &file_waWa6_WAWebProtobufsWa6_proto_enumTypes[3]
 }
 
@@ -291,6 +302,7 @@ func (x *ClientPayload_ConnectType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use ClientPayload_ConnectType.Descriptor instead.
 func (ClientPayload_ConnectType) EnumDescriptor() ([]byte, []int) {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	return file_waWa6_WAWebProtobufsWa6_proto_rawDescGZIP(), []int{0, 3}
 }
 
@@ -339,10 +351,12 @@ func (x ClientPayload_ConnectReason) String() string {
 }
 
 func (ClientPayload_ConnectReason) Descriptor() protoreflect.EnumDescriptor {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	return file_waWa6_WAWebProtobufsWa6_proto_enumTypes[4].Descriptor()
 }
 
 func (ClientPayload_ConnectReason) Type() protoreflect.EnumType {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	return &file_waWa6_WAWebProtobufsWa6_proto_enumTypes[4]
 }
 
@@ -362,6 +376,7 @@ func (x *ClientPayload_ConnectReason) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use ClientPayload_ConnectReason.Descriptor instead.
 func (ClientPayload_ConnectReason) EnumDescriptor() ([]byte, []int) {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	return file_waWa6_WAWebProtobufsWa6_proto_rawDescGZIP(), []int{0, 4}
 }
 
@@ -398,10 +413,12 @@ func (x ClientPayload_IOSAppExtension) String() string {
 }
 
 func (ClientPayload_IOSAppExtension) Descriptor() protoreflect.EnumDescriptor {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	return file_waWa6_WAWebProtobufsWa6_proto_enumTypes[5].Descriptor()
 }
 
 func (ClientPayload_IOSAppExtension) Type() protoreflect.EnumType {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	return &file_waWa6_WAWebProtobufsWa6_proto_enumTypes[5]
 }
 
@@ -421,6 +438,7 @@ func (x *ClientPayload_IOSAppExtension) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use ClientPayload_IOSAppExtension.Descriptor instead.
 func (ClientPayload_IOSAppExtension) EnumDescriptor() ([]byte, []int) {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	return file_waWa6_WAWebProtobufsWa6_proto_rawDescGZIP(), []int{0, 5}
 }
 
@@ -472,10 +490,12 @@ func (x ClientPayload_DNSSource_DNSResolutionMethod) String() string {
 }
 
 func (ClientPayload_DNSSource_DNSResolutionMethod) Descriptor() protoreflect.EnumDescriptor {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	return file_waWa6_WAWebProtobufsWa6_proto_enumTypes[6].Descriptor()
 }
 
 func (ClientPayload_DNSSource_DNSResolutionMethod) Type() protoreflect.EnumType {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	return &file_waWa6_WAWebProtobufsWa6_proto_enumTypes[6]
 }
 
@@ -495,6 +515,7 @@ func (x *ClientPayload_DNSSource_DNSResolutionMethod) UnmarshalJSON(b []byte) er
 
 // Deprecated: Use ClientPayload_DNSSource_DNSResolutionMethod.Descriptor instead.
 func (ClientPayload_DNSSource_DNSResolutionMethod) EnumDescriptor() ([]byte, []int) {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	return file_waWa6_WAWebProtobufsWa6_proto_rawDescGZIP(), []int{0, 0, 0}
 }
 
@@ -540,10 +561,12 @@ func (x ClientPayload_WebInfo_WebSubPlatform) String() string {
 }
 
 func (ClientPayload_WebInfo_WebSubPlatform) Descriptor() protoreflect.EnumDescriptor {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	return file_waWa6_WAWebProtobufsWa6_proto_enumTypes[7].Descriptor()
 }
 
 func (ClientPayload_WebInfo_WebSubPlatform) Type() protoreflect.EnumType {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	return &file_waWa6_WAWebProtobufsWa6_proto_enumTypes[7]
 }
 
@@ -563,6 +586,7 @@ func (x *ClientPayload_WebInfo_WebSubPlatform) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use ClientPayload_WebInfo_WebSubPlatform.Descriptor instead.
 func (ClientPayload_WebInfo_WebSubPlatform) EnumDescriptor() ([]byte, []int) {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	return file_waWa6_WAWebProtobufsWa6_proto_rawDescGZIP(), []int{0, 1, 0}
 }
 
@@ -605,10 +629,12 @@ func (x ClientPayload_UserAgent_DeviceType) String() string {
 }
 
 func (ClientPayload_UserAgent_DeviceType) Descriptor() protoreflect.EnumDescriptor {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	return file_waWa6_WAWebProtobufsWa6_proto_enumTypes[8].Descriptor()
 }
 
 func (ClientPayload_UserAgent_DeviceType) Type() protoreflect.EnumType {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	return &file_waWa6_WAWebProtobufsWa6_proto_enumTypes[8]
 }
 
@@ -628,6 +654,7 @@ func (x *ClientPayload_UserAgent_DeviceType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use ClientPayload_UserAgent_DeviceType.Descriptor instead.
 func (ClientPayload_UserAgent_DeviceType) EnumDescriptor() ([]byte, []int) {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	return file_waWa6_WAWebProtobufsWa6_proto_rawDescGZIP(), []int{0, 2, 0}
 }
 
@@ -667,10 +694,12 @@ func (x ClientPayload_UserAgent_ReleaseChannel) String() string {
 }
 
 func (ClientPayload_UserAgent_ReleaseChannel) Descriptor() protoreflect.EnumDescriptor {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	return file_waWa6_WAWebProtobufsWa6_proto_enumTypes[9].Descriptor()
 }
 
 func (ClientPayload_UserAgent_ReleaseChannel) Type() protoreflect.EnumType {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	return &file_waWa6_WAWebProtobufsWa6_proto_enumTypes[9]
 }
 
@@ -690,6 +719,7 @@ func (x *ClientPayload_UserAgent_ReleaseChannel) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use ClientPayload_UserAgent_ReleaseChannel.Descriptor instead.
 func (ClientPayload_UserAgent_ReleaseChannel) EnumDescriptor() ([]byte, []int) {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	return file_waWa6_WAWebProtobufsWa6_proto_rawDescGZIP(), []int{0, 2, 1}
 }
 
@@ -831,10 +861,12 @@ func (x ClientPayload_UserAgent_Platform) String() string {
 }
 
 func (ClientPayload_UserAgent_Platform) Descriptor() protoreflect.EnumDescriptor {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	return file_waWa6_WAWebProtobufsWa6_proto_enumTypes[10].Descriptor()
 }
 
 func (ClientPayload_UserAgent_Platform) Type() protoreflect.EnumType {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	return &file_waWa6_WAWebProtobufsWa6_proto_enumTypes[10]
 }
 
@@ -854,6 +886,7 @@ func (x *ClientPayload_UserAgent_Platform) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use ClientPayload_UserAgent_Platform.Descriptor instead.
 func (ClientPayload_UserAgent_Platform) EnumDescriptor() ([]byte, []int) {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	return file_waWa6_WAWebProtobufsWa6_proto_rawDescGZIP(), []int{0, 2, 2}
 }
 
@@ -898,6 +931,7 @@ type ClientPayload struct {
 }
 
 func (x *ClientPayload) Reset() {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	*x = ClientPayload{}
 	mi := &file_waWa6_WAWebProtobufsWa6_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -911,6 +945,7 @@ func (x *ClientPayload) String() string {
 func (*ClientPayload) ProtoMessage() {}
 
 func (x *ClientPayload) ProtoReflect() protoreflect.Message {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	mi := &file_waWa6_WAWebProtobufsWa6_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -924,6 +959,7 @@ func (x *ClientPayload) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClientPayload.ProtoReflect.Descriptor instead.
 func (*ClientPayload) Descriptor() ([]byte, []int) {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	return file_waWa6_WAWebProtobufsWa6_proto_rawDescGZIP(), []int{0}
 }
 
@@ -1175,6 +1211,7 @@ type HandshakeMessage struct {
 }
 
 func (x *HandshakeMessage) Reset() {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	*x = HandshakeMessage{}
 	mi := &file_waWa6_WAWebProtobufsWa6_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1188,6 +1225,7 @@ func (x *HandshakeMessage) String() string {
 func (*HandshakeMessage) ProtoMessage() {}
 
 func (x *HandshakeMessage) ProtoReflect() protoreflect.Message {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	mi := &file_waWa6_WAWebProtobufsWa6_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1201,6 +1239,7 @@ func (x *HandshakeMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HandshakeMessage.ProtoReflect.Descriptor instead.
 func (*HandshakeMessage) Descriptor() ([]byte, []int) {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	return file_waWa6_WAWebProtobufsWa6_proto_rawDescGZIP(), []int{1}
 }
 
@@ -1234,6 +1273,7 @@ type ClientPayload_DNSSource struct {
 }
 
 func (x *ClientPayload_DNSSource) Reset() {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	*x = ClientPayload_DNSSource{}
 	mi := &file_waWa6_WAWebProtobufsWa6_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1247,6 +1287,7 @@ func (x *ClientPayload_DNSSource) String() string {
 func (*ClientPayload_DNSSource) ProtoMessage() {}
 
 func (x *ClientPayload_DNSSource) ProtoReflect() protoreflect.Message {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	mi := &file_waWa6_WAWebProtobufsWa6_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1260,6 +1301,7 @@ func (x *ClientPayload_DNSSource) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClientPayload_DNSSource.ProtoReflect.Descriptor instead.
 func (*ClientPayload_DNSSource) Descriptor() ([]byte, []int) {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	return file_waWa6_WAWebProtobufsWa6_proto_rawDescGZIP(), []int{0, 0}
 }
 
@@ -1290,6 +1332,7 @@ type ClientPayload_WebInfo struct {
 }
 
 func (x *ClientPayload_WebInfo) Reset() {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	*x = ClientPayload_WebInfo{}
 	mi := &file_waWa6_WAWebProtobufsWa6_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1303,6 +1346,7 @@ func (x *ClientPayload_WebInfo) String() string {
 func (*ClientPayload_WebInfo) ProtoMessage() {}
 
 func (x *ClientPayload_WebInfo) ProtoReflect() protoreflect.Message {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	mi := &file_waWa6_WAWebProtobufsWa6_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1316,6 +1360,7 @@ func (x *ClientPayload_WebInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClientPayload_WebInfo.ProtoReflect.Descriptor instead.
 func (*ClientPayload_WebInfo) Descriptor() ([]byte, []int) {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	return file_waWa6_WAWebProtobufsWa6_proto_rawDescGZIP(), []int{0, 1}
 }
 
@@ -1384,6 +1429,7 @@ type ClientPayload_UserAgent struct {
 }
 
 func (x *ClientPayload_UserAgent) Reset() {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	*x = ClientPayload_UserAgent{}
 	mi := &file_waWa6_WAWebProtobufsWa6_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1397,6 +1443,7 @@ func (x *ClientPayload_UserAgent) String() string {
 func (*ClientPayload_UserAgent) ProtoMessage() {}
 
 func (x *ClientPayload_UserAgent) ProtoReflect() protoreflect.Message {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	mi := &file_waWa6_WAWebProtobufsWa6_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1410,6 +1457,7 @@ func (x *ClientPayload_UserAgent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClientPayload_UserAgent.ProtoReflect.Descriptor instead.
 func (*ClientPayload_UserAgent) Descriptor() ([]byte, []int) {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	return file_waWa6_WAWebProtobufsWa6_proto_rawDescGZIP(), []int{0, 2}
 }
 
@@ -1535,6 +1583,7 @@ type ClientPayload_InteropData struct {
 }
 
 func (x *ClientPayload_InteropData) Reset() {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	*x = ClientPayload_InteropData{}
 	mi := &file_waWa6_WAWebProtobufsWa6_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1548,6 +1597,7 @@ func (x *ClientPayload_InteropData) String() string {
 func (*ClientPayload_InteropData) ProtoMessage() {}
 
 func (x *ClientPayload_InteropData) ProtoReflect() protoreflect.Message {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	mi := &file_waWa6_WAWebProtobufsWa6_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1561,6 +1611,7 @@ func (x *ClientPayload_InteropData) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClientPayload_InteropData.ProtoReflect.Descriptor instead.
 func (*ClientPayload_InteropData) Descriptor() ([]byte, []int) {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	return file_waWa6_WAWebProtobufsWa6_proto_rawDescGZIP(), []int{0, 3}
 }
 
@@ -1600,6 +1651,7 @@ type ClientPayload_DevicePairingRegistrationData struct {
 }
 
 func (x *ClientPayload_DevicePairingRegistrationData) Reset() {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	*x = ClientPayload_DevicePairingRegistrationData{}
 	mi := &file_waWa6_WAWebProtobufsWa6_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1613,6 +1665,7 @@ func (x *ClientPayload_DevicePairingRegistrationData) String() string {
 func (*ClientPayload_DevicePairingRegistrationData) ProtoMessage() {}
 
 func (x *ClientPayload_DevicePairingRegistrationData) ProtoReflect() protoreflect.Message {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	mi := &file_waWa6_WAWebProtobufsWa6_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1626,6 +1679,7 @@ func (x *ClientPayload_DevicePairingRegistrationData) ProtoReflect() protoreflec
 
 // Deprecated: Use ClientPayload_DevicePairingRegistrationData.ProtoReflect.Descriptor instead.
 func (*ClientPayload_DevicePairingRegistrationData) Descriptor() ([]byte, []int) {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	return file_waWa6_WAWebProtobufsWa6_proto_rawDescGZIP(), []int{0, 4}
 }
 
@@ -1703,6 +1757,7 @@ type ClientPayload_WebInfo_WebdPayload struct {
 }
 
 func (x *ClientPayload_WebInfo_WebdPayload) Reset() {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	*x = ClientPayload_WebInfo_WebdPayload{}
 	mi := &file_waWa6_WAWebProtobufsWa6_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1716,6 +1771,7 @@ func (x *ClientPayload_WebInfo_WebdPayload) String() string {
 func (*ClientPayload_WebInfo_WebdPayload) ProtoMessage() {}
 
 func (x *ClientPayload_WebInfo_WebdPayload) ProtoReflect() protoreflect.Message {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	mi := &file_waWa6_WAWebProtobufsWa6_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1729,6 +1785,7 @@ func (x *ClientPayload_WebInfo_WebdPayload) ProtoReflect() protoreflect.Message 
 
 // Deprecated: Use ClientPayload_WebInfo_WebdPayload.ProtoReflect.Descriptor instead.
 func (*ClientPayload_WebInfo_WebdPayload) Descriptor() ([]byte, []int) {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	return file_waWa6_WAWebProtobufsWa6_proto_rawDescGZIP(), []int{0, 1, 0}
 }
 
@@ -1821,6 +1878,7 @@ type ClientPayload_UserAgent_AppVersion struct {
 }
 
 func (x *ClientPayload_UserAgent_AppVersion) Reset() {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	*x = ClientPayload_UserAgent_AppVersion{}
 	mi := &file_waWa6_WAWebProtobufsWa6_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1834,6 +1892,7 @@ func (x *ClientPayload_UserAgent_AppVersion) String() string {
 func (*ClientPayload_UserAgent_AppVersion) ProtoMessage() {}
 
 func (x *ClientPayload_UserAgent_AppVersion) ProtoReflect() protoreflect.Message {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	mi := &file_waWa6_WAWebProtobufsWa6_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1847,6 +1906,7 @@ func (x *ClientPayload_UserAgent_AppVersion) ProtoReflect() protoreflect.Message
 
 // Deprecated: Use ClientPayload_UserAgent_AppVersion.ProtoReflect.Descriptor instead.
 func (*ClientPayload_UserAgent_AppVersion) Descriptor() ([]byte, []int) {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	return file_waWa6_WAWebProtobufsWa6_proto_rawDescGZIP(), []int{0, 2, 0}
 }
 
@@ -1895,6 +1955,7 @@ type HandshakeMessage_ClientFinish struct {
 }
 
 func (x *HandshakeMessage_ClientFinish) Reset() {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	*x = HandshakeMessage_ClientFinish{}
 	mi := &file_waWa6_WAWebProtobufsWa6_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1908,6 +1969,7 @@ func (x *HandshakeMessage_ClientFinish) String() string {
 func (*HandshakeMessage_ClientFinish) ProtoMessage() {}
 
 func (x *HandshakeMessage_ClientFinish) ProtoReflect() protoreflect.Message {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	mi := &file_waWa6_WAWebProtobufsWa6_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1921,6 +1983,7 @@ func (x *HandshakeMessage_ClientFinish) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HandshakeMessage_ClientFinish.ProtoReflect.Descriptor instead.
 func (*HandshakeMessage_ClientFinish) Descriptor() ([]byte, []int) {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	return file_waWa6_WAWebProtobufsWa6_proto_rawDescGZIP(), []int{1, 0}
 }
 
@@ -1956,6 +2019,7 @@ type HandshakeMessage_ServerHello struct {
 }
 
 func (x *HandshakeMessage_ServerHello) Reset() {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	*x = HandshakeMessage_ServerHello{}
 	mi := &file_waWa6_WAWebProtobufsWa6_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1969,6 +2033,7 @@ func (x *HandshakeMessage_ServerHello) String() string {
 func (*HandshakeMessage_ServerHello) ProtoMessage() {}
 
 func (x *HandshakeMessage_ServerHello) ProtoReflect() protoreflect.Message {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	mi := &file_waWa6_WAWebProtobufsWa6_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1982,6 +2047,7 @@ func (x *HandshakeMessage_ServerHello) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HandshakeMessage_ServerHello.ProtoReflect.Descriptor instead.
 func (*HandshakeMessage_ServerHello) Descriptor() ([]byte, []int) {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	return file_waWa6_WAWebProtobufsWa6_proto_rawDescGZIP(), []int{1, 1}
 }
 
@@ -2025,6 +2091,7 @@ type HandshakeMessage_ClientHello struct {
 }
 
 func (x *HandshakeMessage_ClientHello) Reset() {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	*x = HandshakeMessage_ClientHello{}
 	mi := &file_waWa6_WAWebProtobufsWa6_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2038,6 +2105,7 @@ func (x *HandshakeMessage_ClientHello) String() string {
 func (*HandshakeMessage_ClientHello) ProtoMessage() {}
 
 func (x *HandshakeMessage_ClientHello) ProtoReflect() protoreflect.Message {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	mi := &file_waWa6_WAWebProtobufsWa6_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2051,6 +2119,7 @@ func (x *HandshakeMessage_ClientHello) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HandshakeMessage_ClientHello.ProtoReflect.Descriptor instead.
 func (*HandshakeMessage_ClientHello) Descriptor() ([]byte, []int) {
+	file_waWa6_WAWebProtobufsWa6_proto_init()
 	return file_waWa6_WAWebProtobufsWa6_proto_rawDescGZIP(), []int{1, 2}
 }
 
@@ -2349,8 +2418,8 @@ func file_waWa6_WAWebProtobufsWa6_proto_rawDescGZIP() []byte {
 	return file_waWa6_WAWebProtobufsWa6_proto_rawDescData
 }
 
-var file_waWa6_WAWebProtobufsWa6_proto_enumTypes = make([]protoimpl.EnumInfo, 11)
-var file_waWa6_WAWebProtobufsWa6_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
+var file_waWa6_WAWebProtobufsWa6_proto_enumTypes []protoimpl.EnumInfo
+var file_waWa6_WAWebProtobufsWa6_proto_msgTypes []protoimpl.MessageInfo
 var file_waWa6_WAWebProtobufsWa6_proto_goTypes = []any{
 	(ClientPayload_TrafficAnonymization)(0),             // 0: WAWebProtobufsWa6.ClientPayload.TrafficAnonymization
 	(ClientPayload_AccountType)(0),                      // 1: WAWebProtobufsWa6.ClientPayload.AccountType
@@ -2405,8 +2474,20 @@ var file_waWa6_WAWebProtobufsWa6_proto_depIdxs = []int32{
 	0,  // [0:21] is the sub-list for field type_name
 }
 
-func init() { file_waWa6_WAWebProtobufsWa6_proto_init() }
+// file_waWa6_WAWebProtobufsWa6_proto_init registers the file once, at its first use (msgbridge's hack/lazyproto).
 func file_waWa6_WAWebProtobufsWa6_proto_init() {
+	file_waWa6_WAWebProtobufsWa6_proto_once.Do(file_waWa6_WAWebProtobufsWa6_proto_register)
+}
+
+var file_waWa6_WAWebProtobufsWa6_proto_once sync.Once
+
+// XXX_RegisterProtoFiles registers this package's files; the packages
+// that import it call it before registering their own.
+func XXX_RegisterProtoFiles() { file_waWa6_WAWebProtobufsWa6_proto_init() }
+
+func file_waWa6_WAWebProtobufsWa6_proto_register() {
+	file_waWa6_WAWebProtobufsWa6_proto_enumTypes = make([]protoimpl.EnumInfo, 11)
+	file_waWa6_WAWebProtobufsWa6_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
 	if File_waWa6_WAWebProtobufsWa6_proto != nil {
 		return
 	}

@@ -61,10 +61,12 @@ func (x WebMessageInfo_BizPrivacyStatus) String() string {
 }
 
 func (WebMessageInfo_BizPrivacyStatus) Descriptor() protoreflect.EnumDescriptor {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	return file_waWeb_WAWebProtobufsWeb_proto_enumTypes[0].Descriptor()
 }
 
 func (WebMessageInfo_BizPrivacyStatus) Type() protoreflect.EnumType {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	return &file_waWeb_WAWebProtobufsWeb_proto_enumTypes[0]
 }
 
@@ -84,6 +86,7 @@ func (x *WebMessageInfo_BizPrivacyStatus) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use WebMessageInfo_BizPrivacyStatus.Descriptor instead.
 func (WebMessageInfo_BizPrivacyStatus) EnumDescriptor() ([]byte, []int) {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	return file_waWeb_WAWebProtobufsWeb_proto_rawDescGZIP(), []int{0, 0}
 }
 
@@ -783,10 +786,12 @@ func (x WebMessageInfo_StubType) String() string {
 }
 
 func (WebMessageInfo_StubType) Descriptor() protoreflect.EnumDescriptor {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	return file_waWeb_WAWebProtobufsWeb_proto_enumTypes[1].Descriptor()
 }
 
 func (WebMessageInfo_StubType) Type() protoreflect.EnumType {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	return &file_waWeb_WAWebProtobufsWeb_proto_enumTypes[1]
 }
 
@@ -806,6 +811,7 @@ func (x *WebMessageInfo_StubType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use WebMessageInfo_StubType.Descriptor instead.
 func (WebMessageInfo_StubType) EnumDescriptor() ([]byte, []int) {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	return file_waWeb_WAWebProtobufsWeb_proto_rawDescGZIP(), []int{0, 1}
 }
 
@@ -851,10 +857,12 @@ func (x WebMessageInfo_Status) String() string {
 }
 
 func (WebMessageInfo_Status) Descriptor() protoreflect.EnumDescriptor {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	return file_waWeb_WAWebProtobufsWeb_proto_enumTypes[2].Descriptor()
 }
 
 func (WebMessageInfo_Status) Type() protoreflect.EnumType {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	return &file_waWeb_WAWebProtobufsWeb_proto_enumTypes[2]
 }
 
@@ -874,6 +882,7 @@ func (x *WebMessageInfo_Status) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use WebMessageInfo_Status.Descriptor instead.
 func (WebMessageInfo_Status) EnumDescriptor() ([]byte, []int) {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	return file_waWeb_WAWebProtobufsWeb_proto_rawDescGZIP(), []int{0, 2}
 }
 
@@ -997,10 +1006,12 @@ func (x PaymentInfo_TxnStatus) String() string {
 }
 
 func (PaymentInfo_TxnStatus) Descriptor() protoreflect.EnumDescriptor {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	return file_waWeb_WAWebProtobufsWeb_proto_enumTypes[3].Descriptor()
 }
 
 func (PaymentInfo_TxnStatus) Type() protoreflect.EnumType {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	return &file_waWeb_WAWebProtobufsWeb_proto_enumTypes[3]
 }
 
@@ -1020,6 +1031,7 @@ func (x *PaymentInfo_TxnStatus) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use PaymentInfo_TxnStatus.Descriptor instead.
 func (PaymentInfo_TxnStatus) EnumDescriptor() ([]byte, []int) {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	return file_waWeb_WAWebProtobufsWeb_proto_rawDescGZIP(), []int{1, 0}
 }
 
@@ -1083,10 +1095,12 @@ func (x PaymentInfo_Status) String() string {
 }
 
 func (PaymentInfo_Status) Descriptor() protoreflect.EnumDescriptor {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	return file_waWeb_WAWebProtobufsWeb_proto_enumTypes[4].Descriptor()
 }
 
 func (PaymentInfo_Status) Type() protoreflect.EnumType {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	return &file_waWeb_WAWebProtobufsWeb_proto_enumTypes[4]
 }
 
@@ -1106,6 +1120,7 @@ func (x *PaymentInfo_Status) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use PaymentInfo_Status.Descriptor instead.
 func (PaymentInfo_Status) EnumDescriptor() ([]byte, []int) {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	return file_waWeb_WAWebProtobufsWeb_proto_rawDescGZIP(), []int{1, 1}
 }
 
@@ -1139,10 +1154,12 @@ func (x PaymentInfo_Currency) String() string {
 }
 
 func (PaymentInfo_Currency) Descriptor() protoreflect.EnumDescriptor {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	return file_waWeb_WAWebProtobufsWeb_proto_enumTypes[5].Descriptor()
 }
 
 func (PaymentInfo_Currency) Type() protoreflect.EnumType {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	return &file_waWeb_WAWebProtobufsWeb_proto_enumTypes[5]
 }
 
@@ -1162,6 +1179,7 @@ func (x *PaymentInfo_Currency) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use PaymentInfo_Currency.Descriptor instead.
 func (PaymentInfo_Currency) EnumDescriptor() ([]byte, []int) {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	return file_waWeb_WAWebProtobufsWeb_proto_rawDescGZIP(), []int{1, 2}
 }
 
@@ -1201,10 +1219,12 @@ func (x WebFeatures_Flag) String() string {
 }
 
 func (WebFeatures_Flag) Descriptor() protoreflect.EnumDescriptor {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	return file_waWeb_WAWebProtobufsWeb_proto_enumTypes[6].Descriptor()
 }
 
 func (WebFeatures_Flag) Type() protoreflect.EnumType {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	return &file_waWeb_WAWebProtobufsWeb_proto_enumTypes[6]
 }
 
@@ -1224,6 +1244,7 @@ func (x *WebFeatures_Flag) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use WebFeatures_Flag.Descriptor instead.
 func (WebFeatures_Flag) EnumDescriptor() ([]byte, []int) {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	return file_waWeb_WAWebProtobufsWeb_proto_rawDescGZIP(), []int{2, 0}
 }
 
@@ -1260,10 +1281,12 @@ func (x PinInChat_Type) String() string {
 }
 
 func (PinInChat_Type) Descriptor() protoreflect.EnumDescriptor {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	return file_waWeb_WAWebProtobufsWeb_proto_enumTypes[7].Descriptor()
 }
 
 func (PinInChat_Type) Type() protoreflect.EnumType {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	return &file_waWeb_WAWebProtobufsWeb_proto_enumTypes[7]
 }
 
@@ -1283,6 +1306,7 @@ func (x *PinInChat_Type) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use PinInChat_Type.Descriptor instead.
 func (PinInChat_Type) EnumDescriptor() ([]byte, []int) {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	return file_waWeb_WAWebProtobufsWeb_proto_rawDescGZIP(), []int{3, 0}
 }
 
@@ -1325,10 +1349,12 @@ func (x MessageAddOn_MessageAddOnType) String() string {
 }
 
 func (MessageAddOn_MessageAddOnType) Descriptor() protoreflect.EnumDescriptor {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	return file_waWeb_WAWebProtobufsWeb_proto_enumTypes[8].Descriptor()
 }
 
 func (MessageAddOn_MessageAddOnType) Type() protoreflect.EnumType {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	return &file_waWeb_WAWebProtobufsWeb_proto_enumTypes[8]
 }
 
@@ -1348,6 +1374,7 @@ func (x *MessageAddOn_MessageAddOnType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use MessageAddOn_MessageAddOnType.Descriptor instead.
 func (MessageAddOn_MessageAddOnType) EnumDescriptor() ([]byte, []int) {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	return file_waWeb_WAWebProtobufsWeb_proto_rawDescGZIP(), []int{4, 0}
 }
 
@@ -1390,10 +1417,12 @@ func (x GroupHistoryBundleInfo_ProcessState) String() string {
 }
 
 func (GroupHistoryBundleInfo_ProcessState) Descriptor() protoreflect.EnumDescriptor {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	return file_waWeb_WAWebProtobufsWeb_proto_enumTypes[9].Descriptor()
 }
 
 func (GroupHistoryBundleInfo_ProcessState) Type() protoreflect.EnumType {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	return &file_waWeb_WAWebProtobufsWeb_proto_enumTypes[9]
 }
 
@@ -1413,6 +1442,7 @@ func (x *GroupHistoryBundleInfo_ProcessState) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use GroupHistoryBundleInfo_ProcessState.Descriptor instead.
 func (GroupHistoryBundleInfo_ProcessState) EnumDescriptor() ([]byte, []int) {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	return file_waWeb_WAWebProtobufsWeb_proto_rawDescGZIP(), []int{5, 0}
 }
 
@@ -1490,6 +1520,7 @@ type WebMessageInfo struct {
 }
 
 func (x *WebMessageInfo) Reset() {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	*x = WebMessageInfo{}
 	mi := &file_waWeb_WAWebProtobufsWeb_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1503,6 +1534,7 @@ func (x *WebMessageInfo) String() string {
 func (*WebMessageInfo) ProtoMessage() {}
 
 func (x *WebMessageInfo) ProtoReflect() protoreflect.Message {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	mi := &file_waWeb_WAWebProtobufsWeb_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1516,6 +1548,7 @@ func (x *WebMessageInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WebMessageInfo.ProtoReflect.Descriptor instead.
 func (*WebMessageInfo) Descriptor() ([]byte, []int) {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	return file_waWeb_WAWebProtobufsWeb_proto_rawDescGZIP(), []int{0}
 }
 
@@ -2008,6 +2041,7 @@ type PaymentInfo struct {
 }
 
 func (x *PaymentInfo) Reset() {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	*x = PaymentInfo{}
 	mi := &file_waWeb_WAWebProtobufsWeb_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2021,6 +2055,7 @@ func (x *PaymentInfo) String() string {
 func (*PaymentInfo) ProtoMessage() {}
 
 func (x *PaymentInfo) ProtoReflect() protoreflect.Message {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	mi := &file_waWeb_WAWebProtobufsWeb_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2034,6 +2069,7 @@ func (x *PaymentInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PaymentInfo.ProtoReflect.Descriptor instead.
 func (*PaymentInfo) Descriptor() ([]byte, []int) {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	return file_waWeb_WAWebProtobufsWeb_proto_rawDescGZIP(), []int{1}
 }
 
@@ -2180,6 +2216,7 @@ type WebFeatures struct {
 }
 
 func (x *WebFeatures) Reset() {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	*x = WebFeatures{}
 	mi := &file_waWeb_WAWebProtobufsWeb_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2193,6 +2230,7 @@ func (x *WebFeatures) String() string {
 func (*WebFeatures) ProtoMessage() {}
 
 func (x *WebFeatures) ProtoReflect() protoreflect.Message {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	mi := &file_waWeb_WAWebProtobufsWeb_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2206,6 +2244,7 @@ func (x *WebFeatures) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WebFeatures.ProtoReflect.Descriptor instead.
 func (*WebFeatures) Descriptor() ([]byte, []int) {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	return file_waWeb_WAWebProtobufsWeb_proto_rawDescGZIP(), []int{2}
 }
 
@@ -2536,6 +2575,7 @@ type PinInChat struct {
 }
 
 func (x *PinInChat) Reset() {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	*x = PinInChat{}
 	mi := &file_waWeb_WAWebProtobufsWeb_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2549,6 +2589,7 @@ func (x *PinInChat) String() string {
 func (*PinInChat) ProtoMessage() {}
 
 func (x *PinInChat) ProtoReflect() protoreflect.Message {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	mi := &file_waWeb_WAWebProtobufsWeb_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2562,6 +2603,7 @@ func (x *PinInChat) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PinInChat.ProtoReflect.Descriptor instead.
 func (*PinInChat) Descriptor() ([]byte, []int) {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	return file_waWeb_WAWebProtobufsWeb_proto_rawDescGZIP(), []int{3}
 }
 
@@ -2615,6 +2657,7 @@ type MessageAddOn struct {
 }
 
 func (x *MessageAddOn) Reset() {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	*x = MessageAddOn{}
 	mi := &file_waWeb_WAWebProtobufsWeb_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2628,6 +2671,7 @@ func (x *MessageAddOn) String() string {
 func (*MessageAddOn) ProtoMessage() {}
 
 func (x *MessageAddOn) ProtoReflect() protoreflect.Message {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	mi := &file_waWeb_WAWebProtobufsWeb_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2641,6 +2685,7 @@ func (x *MessageAddOn) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MessageAddOn.ProtoReflect.Descriptor instead.
 func (*MessageAddOn) Descriptor() ([]byte, []int) {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	return file_waWeb_WAWebProtobufsWeb_proto_rawDescGZIP(), []int{4}
 }
 
@@ -2709,6 +2754,7 @@ type GroupHistoryBundleInfo struct {
 }
 
 func (x *GroupHistoryBundleInfo) Reset() {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	*x = GroupHistoryBundleInfo{}
 	mi := &file_waWeb_WAWebProtobufsWeb_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2722,6 +2768,7 @@ func (x *GroupHistoryBundleInfo) String() string {
 func (*GroupHistoryBundleInfo) ProtoMessage() {}
 
 func (x *GroupHistoryBundleInfo) ProtoReflect() protoreflect.Message {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	mi := &file_waWeb_WAWebProtobufsWeb_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2735,6 +2782,7 @@ func (x *GroupHistoryBundleInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GroupHistoryBundleInfo.ProtoReflect.Descriptor instead.
 func (*GroupHistoryBundleInfo) Descriptor() ([]byte, []int) {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	return file_waWeb_WAWebProtobufsWeb_proto_rawDescGZIP(), []int{5}
 }
 
@@ -2761,6 +2809,7 @@ type CommentMetadata struct {
 }
 
 func (x *CommentMetadata) Reset() {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	*x = CommentMetadata{}
 	mi := &file_waWeb_WAWebProtobufsWeb_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2774,6 +2823,7 @@ func (x *CommentMetadata) String() string {
 func (*CommentMetadata) ProtoMessage() {}
 
 func (x *CommentMetadata) ProtoReflect() protoreflect.Message {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	mi := &file_waWeb_WAWebProtobufsWeb_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2787,6 +2837,7 @@ func (x *CommentMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommentMetadata.ProtoReflect.Descriptor instead.
 func (*CommentMetadata) Descriptor() ([]byte, []int) {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	return file_waWeb_WAWebProtobufsWeb_proto_rawDescGZIP(), []int{6}
 }
 
@@ -2815,6 +2866,7 @@ type WebNotificationsInfo struct {
 }
 
 func (x *WebNotificationsInfo) Reset() {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	*x = WebNotificationsInfo{}
 	mi := &file_waWeb_WAWebProtobufsWeb_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2828,6 +2880,7 @@ func (x *WebNotificationsInfo) String() string {
 func (*WebNotificationsInfo) ProtoMessage() {}
 
 func (x *WebNotificationsInfo) ProtoReflect() protoreflect.Message {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	mi := &file_waWeb_WAWebProtobufsWeb_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2841,6 +2894,7 @@ func (x *WebNotificationsInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WebNotificationsInfo.ProtoReflect.Descriptor instead.
 func (*WebNotificationsInfo) Descriptor() ([]byte, []int) {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	return file_waWeb_WAWebProtobufsWeb_proto_rawDescGZIP(), []int{7}
 }
 
@@ -2883,6 +2937,7 @@ type NotificationMessageInfo struct {
 }
 
 func (x *NotificationMessageInfo) Reset() {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	*x = NotificationMessageInfo{}
 	mi := &file_waWeb_WAWebProtobufsWeb_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2896,6 +2951,7 @@ func (x *NotificationMessageInfo) String() string {
 func (*NotificationMessageInfo) ProtoMessage() {}
 
 func (x *NotificationMessageInfo) ProtoReflect() protoreflect.Message {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	mi := &file_waWeb_WAWebProtobufsWeb_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2909,6 +2965,7 @@ func (x *NotificationMessageInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotificationMessageInfo.ProtoReflect.Descriptor instead.
 func (*NotificationMessageInfo) Descriptor() ([]byte, []int) {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	return file_waWeb_WAWebProtobufsWeb_proto_rawDescGZIP(), []int{8}
 }
 
@@ -2948,6 +3005,7 @@ type ReportingTokenInfo struct {
 }
 
 func (x *ReportingTokenInfo) Reset() {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	*x = ReportingTokenInfo{}
 	mi := &file_waWeb_WAWebProtobufsWeb_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2961,6 +3019,7 @@ func (x *ReportingTokenInfo) String() string {
 func (*ReportingTokenInfo) ProtoMessage() {}
 
 func (x *ReportingTokenInfo) ProtoReflect() protoreflect.Message {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	mi := &file_waWeb_WAWebProtobufsWeb_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2974,6 +3033,7 @@ func (x *ReportingTokenInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportingTokenInfo.ProtoReflect.Descriptor instead.
 func (*ReportingTokenInfo) Descriptor() ([]byte, []int) {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	return file_waWeb_WAWebProtobufsWeb_proto_rawDescGZIP(), []int{9}
 }
 
@@ -2992,6 +3052,7 @@ type MediaData struct {
 }
 
 func (x *MediaData) Reset() {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	*x = MediaData{}
 	mi := &file_waWeb_WAWebProtobufsWeb_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3005,6 +3066,7 @@ func (x *MediaData) String() string {
 func (*MediaData) ProtoMessage() {}
 
 func (x *MediaData) ProtoReflect() protoreflect.Message {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	mi := &file_waWeb_WAWebProtobufsWeb_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3018,6 +3080,7 @@ func (x *MediaData) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MediaData.ProtoReflect.Descriptor instead.
 func (*MediaData) Descriptor() ([]byte, []int) {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	return file_waWeb_WAWebProtobufsWeb_proto_rawDescGZIP(), []int{10}
 }
 
@@ -3038,6 +3101,7 @@ type PhotoChange struct {
 }
 
 func (x *PhotoChange) Reset() {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	*x = PhotoChange{}
 	mi := &file_waWeb_WAWebProtobufsWeb_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3051,6 +3115,7 @@ func (x *PhotoChange) String() string {
 func (*PhotoChange) ProtoMessage() {}
 
 func (x *PhotoChange) ProtoReflect() protoreflect.Message {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	mi := &file_waWeb_WAWebProtobufsWeb_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3064,6 +3129,7 @@ func (x *PhotoChange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PhotoChange.ProtoReflect.Descriptor instead.
 func (*PhotoChange) Descriptor() ([]byte, []int) {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	return file_waWeb_WAWebProtobufsWeb_proto_rawDescGZIP(), []int{11}
 }
 
@@ -3097,6 +3163,7 @@ type StatusPSA struct {
 }
 
 func (x *StatusPSA) Reset() {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	*x = StatusPSA{}
 	mi := &file_waWeb_WAWebProtobufsWeb_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3110,6 +3177,7 @@ func (x *StatusPSA) String() string {
 func (*StatusPSA) ProtoMessage() {}
 
 func (x *StatusPSA) ProtoReflect() protoreflect.Message {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	mi := &file_waWeb_WAWebProtobufsWeb_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3123,6 +3191,7 @@ func (x *StatusPSA) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusPSA.ProtoReflect.Descriptor instead.
 func (*StatusPSA) Descriptor() ([]byte, []int) {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	return file_waWeb_WAWebProtobufsWeb_proto_rawDescGZIP(), []int{12}
 }
 
@@ -3153,6 +3222,7 @@ type UserReceipt struct {
 }
 
 func (x *UserReceipt) Reset() {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	*x = UserReceipt{}
 	mi := &file_waWeb_WAWebProtobufsWeb_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3166,6 +3236,7 @@ func (x *UserReceipt) String() string {
 func (*UserReceipt) ProtoMessage() {}
 
 func (x *UserReceipt) ProtoReflect() protoreflect.Message {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	mi := &file_waWeb_WAWebProtobufsWeb_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3179,6 +3250,7 @@ func (x *UserReceipt) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UserReceipt.ProtoReflect.Descriptor instead.
 func (*UserReceipt) Descriptor() ([]byte, []int) {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	return file_waWeb_WAWebProtobufsWeb_proto_rawDescGZIP(), []int{13}
 }
 
@@ -3236,6 +3308,7 @@ type Reaction struct {
 }
 
 func (x *Reaction) Reset() {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	*x = Reaction{}
 	mi := &file_waWeb_WAWebProtobufsWeb_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3249,6 +3322,7 @@ func (x *Reaction) String() string {
 func (*Reaction) ProtoMessage() {}
 
 func (x *Reaction) ProtoReflect() protoreflect.Message {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	mi := &file_waWeb_WAWebProtobufsWeb_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3262,6 +3336,7 @@ func (x *Reaction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Reaction.ProtoReflect.Descriptor instead.
 func (*Reaction) Descriptor() ([]byte, []int) {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	return file_waWeb_WAWebProtobufsWeb_proto_rawDescGZIP(), []int{14}
 }
 
@@ -3312,6 +3387,7 @@ type PollUpdate struct {
 }
 
 func (x *PollUpdate) Reset() {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	*x = PollUpdate{}
 	mi := &file_waWeb_WAWebProtobufsWeb_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3325,6 +3401,7 @@ func (x *PollUpdate) String() string {
 func (*PollUpdate) ProtoMessage() {}
 
 func (x *PollUpdate) ProtoReflect() protoreflect.Message {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	mi := &file_waWeb_WAWebProtobufsWeb_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3338,6 +3415,7 @@ func (x *PollUpdate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PollUpdate.ProtoReflect.Descriptor instead.
 func (*PollUpdate) Descriptor() ([]byte, []int) {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	return file_waWeb_WAWebProtobufsWeb_proto_rawDescGZIP(), []int{15}
 }
 
@@ -3384,6 +3462,7 @@ type PollAdditionalMetadata struct {
 }
 
 func (x *PollAdditionalMetadata) Reset() {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	*x = PollAdditionalMetadata{}
 	mi := &file_waWeb_WAWebProtobufsWeb_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3397,6 +3476,7 @@ func (x *PollAdditionalMetadata) String() string {
 func (*PollAdditionalMetadata) ProtoMessage() {}
 
 func (x *PollAdditionalMetadata) ProtoReflect() protoreflect.Message {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	mi := &file_waWeb_WAWebProtobufsWeb_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3410,6 +3490,7 @@ func (x *PollAdditionalMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PollAdditionalMetadata.ProtoReflect.Descriptor instead.
 func (*PollAdditionalMetadata) Descriptor() ([]byte, []int) {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	return file_waWeb_WAWebProtobufsWeb_proto_rawDescGZIP(), []int{16}
 }
 
@@ -3428,6 +3509,7 @@ type InteractiveMessageAdditionalMetadata struct {
 }
 
 func (x *InteractiveMessageAdditionalMetadata) Reset() {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	*x = InteractiveMessageAdditionalMetadata{}
 	mi := &file_waWeb_WAWebProtobufsWeb_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3441,6 +3523,7 @@ func (x *InteractiveMessageAdditionalMetadata) String() string {
 func (*InteractiveMessageAdditionalMetadata) ProtoMessage() {}
 
 func (x *InteractiveMessageAdditionalMetadata) ProtoReflect() protoreflect.Message {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	mi := &file_waWeb_WAWebProtobufsWeb_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3454,6 +3537,7 @@ func (x *InteractiveMessageAdditionalMetadata) ProtoReflect() protoreflect.Messa
 
 // Deprecated: Use InteractiveMessageAdditionalMetadata.ProtoReflect.Descriptor instead.
 func (*InteractiveMessageAdditionalMetadata) Descriptor() ([]byte, []int) {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	return file_waWeb_WAWebProtobufsWeb_proto_rawDescGZIP(), []int{17}
 }
 
@@ -3472,6 +3556,7 @@ type EventAdditionalMetadata struct {
 }
 
 func (x *EventAdditionalMetadata) Reset() {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	*x = EventAdditionalMetadata{}
 	mi := &file_waWeb_WAWebProtobufsWeb_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3485,6 +3570,7 @@ func (x *EventAdditionalMetadata) String() string {
 func (*EventAdditionalMetadata) ProtoMessage() {}
 
 func (x *EventAdditionalMetadata) ProtoReflect() protoreflect.Message {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	mi := &file_waWeb_WAWebProtobufsWeb_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3498,6 +3584,7 @@ func (x *EventAdditionalMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EventAdditionalMetadata.ProtoReflect.Descriptor instead.
 func (*EventAdditionalMetadata) Descriptor() ([]byte, []int) {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	return file_waWeb_WAWebProtobufsWeb_proto_rawDescGZIP(), []int{18}
 }
 
@@ -3521,6 +3608,7 @@ type KeepInChat struct {
 }
 
 func (x *KeepInChat) Reset() {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	*x = KeepInChat{}
 	mi := &file_waWeb_WAWebProtobufsWeb_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3534,6 +3622,7 @@ func (x *KeepInChat) String() string {
 func (*KeepInChat) ProtoMessage() {}
 
 func (x *KeepInChat) ProtoReflect() protoreflect.Message {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	mi := &file_waWeb_WAWebProtobufsWeb_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3547,6 +3636,7 @@ func (x *KeepInChat) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KeepInChat.ProtoReflect.Descriptor instead.
 func (*KeepInChat) Descriptor() ([]byte, []int) {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	return file_waWeb_WAWebProtobufsWeb_proto_rawDescGZIP(), []int{19}
 }
 
@@ -3601,6 +3691,7 @@ type MessageAddOnContextInfo struct {
 }
 
 func (x *MessageAddOnContextInfo) Reset() {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	*x = MessageAddOnContextInfo{}
 	mi := &file_waWeb_WAWebProtobufsWeb_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3614,6 +3705,7 @@ func (x *MessageAddOnContextInfo) String() string {
 func (*MessageAddOnContextInfo) ProtoMessage() {}
 
 func (x *MessageAddOnContextInfo) ProtoReflect() protoreflect.Message {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	mi := &file_waWeb_WAWebProtobufsWeb_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3627,6 +3719,7 @@ func (x *MessageAddOnContextInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MessageAddOnContextInfo.ProtoReflect.Descriptor instead.
 func (*MessageAddOnContextInfo) Descriptor() ([]byte, []int) {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	return file_waWeb_WAWebProtobufsWeb_proto_rawDescGZIP(), []int{20}
 }
 
@@ -3652,6 +3745,7 @@ type PremiumMessageInfo struct {
 }
 
 func (x *PremiumMessageInfo) Reset() {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	*x = PremiumMessageInfo{}
 	mi := &file_waWeb_WAWebProtobufsWeb_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3665,6 +3759,7 @@ func (x *PremiumMessageInfo) String() string {
 func (*PremiumMessageInfo) ProtoMessage() {}
 
 func (x *PremiumMessageInfo) ProtoReflect() protoreflect.Message {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	mi := &file_waWeb_WAWebProtobufsWeb_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3678,6 +3773,7 @@ func (x *PremiumMessageInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PremiumMessageInfo.ProtoReflect.Descriptor instead.
 func (*PremiumMessageInfo) Descriptor() ([]byte, []int) {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	return file_waWeb_WAWebProtobufsWeb_proto_rawDescGZIP(), []int{21}
 }
 
@@ -3699,6 +3795,7 @@ type EventResponse struct {
 }
 
 func (x *EventResponse) Reset() {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	*x = EventResponse{}
 	mi := &file_waWeb_WAWebProtobufsWeb_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3712,6 +3809,7 @@ func (x *EventResponse) String() string {
 func (*EventResponse) ProtoMessage() {}
 
 func (x *EventResponse) ProtoReflect() protoreflect.Message {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	mi := &file_waWeb_WAWebProtobufsWeb_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3725,6 +3823,7 @@ func (x *EventResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EventResponse.ProtoReflect.Descriptor instead.
 func (*EventResponse) Descriptor() ([]byte, []int) {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	return file_waWeb_WAWebProtobufsWeb_proto_rawDescGZIP(), []int{22}
 }
 
@@ -3765,6 +3864,7 @@ type LegacyMessage struct {
 }
 
 func (x *LegacyMessage) Reset() {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	*x = LegacyMessage{}
 	mi := &file_waWeb_WAWebProtobufsWeb_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3778,6 +3878,7 @@ func (x *LegacyMessage) String() string {
 func (*LegacyMessage) ProtoMessage() {}
 
 func (x *LegacyMessage) ProtoReflect() protoreflect.Message {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	mi := &file_waWeb_WAWebProtobufsWeb_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3791,6 +3892,7 @@ func (x *LegacyMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LegacyMessage.ProtoReflect.Descriptor instead.
 func (*LegacyMessage) Descriptor() ([]byte, []int) {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	return file_waWeb_WAWebProtobufsWeb_proto_rawDescGZIP(), []int{23}
 }
 
@@ -3816,6 +3918,7 @@ type StatusMentionMessage struct {
 }
 
 func (x *StatusMentionMessage) Reset() {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	*x = StatusMentionMessage{}
 	mi := &file_waWeb_WAWebProtobufsWeb_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3829,6 +3932,7 @@ func (x *StatusMentionMessage) String() string {
 func (*StatusMentionMessage) ProtoMessage() {}
 
 func (x *StatusMentionMessage) ProtoReflect() protoreflect.Message {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	mi := &file_waWeb_WAWebProtobufsWeb_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3842,6 +3946,7 @@ func (x *StatusMentionMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusMentionMessage.ProtoReflect.Descriptor instead.
 func (*StatusMentionMessage) Descriptor() ([]byte, []int) {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	return file_waWeb_WAWebProtobufsWeb_proto_rawDescGZIP(), []int{24}
 }
 
@@ -3863,6 +3968,7 @@ type Citation struct {
 }
 
 func (x *Citation) Reset() {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	*x = Citation{}
 	mi := &file_waWeb_WAWebProtobufsWeb_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3876,6 +3982,7 @@ func (x *Citation) String() string {
 func (*Citation) ProtoMessage() {}
 
 func (x *Citation) ProtoReflect() protoreflect.Message {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	mi := &file_waWeb_WAWebProtobufsWeb_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3889,6 +3996,7 @@ func (x *Citation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Citation.ProtoReflect.Descriptor instead.
 func (*Citation) Descriptor() ([]byte, []int) {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	return file_waWeb_WAWebProtobufsWeb_proto_rawDescGZIP(), []int{25}
 }
 
@@ -3929,6 +4037,7 @@ type GroupHistoryIndividualMessageInfo struct {
 }
 
 func (x *GroupHistoryIndividualMessageInfo) Reset() {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	*x = GroupHistoryIndividualMessageInfo{}
 	mi := &file_waWeb_WAWebProtobufsWeb_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3942,6 +4051,7 @@ func (x *GroupHistoryIndividualMessageInfo) String() string {
 func (*GroupHistoryIndividualMessageInfo) ProtoMessage() {}
 
 func (x *GroupHistoryIndividualMessageInfo) ProtoReflect() protoreflect.Message {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	mi := &file_waWeb_WAWebProtobufsWeb_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3955,6 +4065,7 @@ func (x *GroupHistoryIndividualMessageInfo) ProtoReflect() protoreflect.Message 
 
 // Deprecated: Use GroupHistoryIndividualMessageInfo.ProtoReflect.Descriptor instead.
 func (*GroupHistoryIndividualMessageInfo) Descriptor() ([]byte, []int) {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	return file_waWeb_WAWebProtobufsWeb_proto_rawDescGZIP(), []int{26}
 }
 
@@ -3981,6 +4092,7 @@ type QuarantinedMessage struct {
 }
 
 func (x *QuarantinedMessage) Reset() {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	*x = QuarantinedMessage{}
 	mi := &file_waWeb_WAWebProtobufsWeb_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3994,6 +4106,7 @@ func (x *QuarantinedMessage) String() string {
 func (*QuarantinedMessage) ProtoMessage() {}
 
 func (x *QuarantinedMessage) ProtoReflect() protoreflect.Message {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	mi := &file_waWeb_WAWebProtobufsWeb_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4007,6 +4120,7 @@ func (x *QuarantinedMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QuarantinedMessage.ProtoReflect.Descriptor instead.
 func (*QuarantinedMessage) Descriptor() ([]byte, []int) {
+	file_waWeb_WAWebProtobufsWeb_proto_init()
 	return file_waWeb_WAWebProtobufsWeb_proto_rawDescGZIP(), []int{27}
 }
 
@@ -4611,8 +4725,8 @@ func file_waWeb_WAWebProtobufsWeb_proto_rawDescGZIP() []byte {
 	return file_waWeb_WAWebProtobufsWeb_proto_rawDescData
 }
 
-var file_waWeb_WAWebProtobufsWeb_proto_enumTypes = make([]protoimpl.EnumInfo, 10)
-var file_waWeb_WAWebProtobufsWeb_proto_msgTypes = make([]protoimpl.MessageInfo, 28)
+var file_waWeb_WAWebProtobufsWeb_proto_enumTypes []protoimpl.EnumInfo
+var file_waWeb_WAWebProtobufsWeb_proto_msgTypes []protoimpl.MessageInfo
 var file_waWeb_WAWebProtobufsWeb_proto_goTypes = []any{
 	(WebMessageInfo_BizPrivacyStatus)(0),                 // 0: WAWebProtobufsWeb.WebMessageInfo.BizPrivacyStatus
 	(WebMessageInfo_StubType)(0),                         // 1: WAWebProtobufsWeb.WebMessageInfo.StubType
@@ -4779,8 +4893,22 @@ var file_waWeb_WAWebProtobufsWeb_proto_depIdxs = []int32{
 	0,   // [0:109] is the sub-list for field type_name
 }
 
-func init() { file_waWeb_WAWebProtobufsWeb_proto_init() }
+// file_waWeb_WAWebProtobufsWeb_proto_init registers the file once, at its first use (msgbridge's hack/lazyproto).
 func file_waWeb_WAWebProtobufsWeb_proto_init() {
+	file_waWeb_WAWebProtobufsWeb_proto_once.Do(file_waWeb_WAWebProtobufsWeb_proto_register)
+}
+
+var file_waWeb_WAWebProtobufsWeb_proto_once sync.Once
+
+// XXX_RegisterProtoFiles registers this package's files; the packages
+// that import it call it before registering their own.
+func XXX_RegisterProtoFiles() { file_waWeb_WAWebProtobufsWeb_proto_init() }
+
+func file_waWeb_WAWebProtobufsWeb_proto_register() {
+	waCommon.XXX_RegisterProtoFiles()
+	waE2E.XXX_RegisterProtoFiles()
+	file_waWeb_WAWebProtobufsWeb_proto_enumTypes = make([]protoimpl.EnumInfo, 10)
+	file_waWeb_WAWebProtobufsWeb_proto_msgTypes = make([]protoimpl.MessageInfo, 28)
 	if File_waWeb_WAWebProtobufsWeb_proto != nil {
 		return
 	}

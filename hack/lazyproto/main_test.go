@@ -29,9 +29,9 @@ func TestWhatsmeowFilesRegisterAtFirstUse(t *testing.T) {
 	}
 
 	msg := &waE2E.Message{
-		Conversation:                proto.String("hello"),
-		ProtocolMessage:             &waE2E.ProtocolMessage{Key: &waCommon.MessageKey{ID: proto.String("ABC")}},
-		ExtendedTextMessage:         &waE2E.ExtendedTextMessage{Text: proto.String("quoted")},
+		Conversation:        proto.String("hello"),
+		ProtocolMessage:     &waE2E.ProtocolMessage{Key: &waCommon.MessageKey{ID: proto.String("ABC")}},
+		ExtendedTextMessage: &waE2E.ExtendedTextMessage{Text: proto.String("quoted")},
 	}
 	var wg sync.WaitGroup
 	for range 8 {

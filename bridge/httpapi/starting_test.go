@@ -47,33 +47,39 @@ func TestStartingAnswersHealthAndHoldsTheRest(t *testing.T) {
 		t.Fatalf("health while starting: %d %v", resp.StatusCode, health)
 	}
 
-	answered := make(chan *http.Response, 1)
-	go func() {
-		resp, err := http.Get(srv.URL + "/api/status") //nolint:noctx // the test's own request
-		if err != nil {
-			t.Error(err)
-		}
-		answered <- resp
-	}()
+	answered := make(chan readAnswer, 1)
+	go func() { answered <- getWhole(t, srv.URL+"/api/status") }()
 	waitHeld(t, starting)
 	router := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusTeapot)
 		_, _ = io.WriteString(w, r.URL.Path)
 	})
 	starting.Ready(router)
-	resp = <-answered
-	if resp == nil {
-		t.FailNow()
-	}
-	body, _ := io.ReadAll(resp.Body)
-	_ = resp.Body.Close()
-	if resp.StatusCode != http.StatusTeapot || string(body) != "/api/status" {
-		t.Fatalf("held request: %d %q, want the router's answer", resp.StatusCode, body)
+	if got := <-answered; got.status != http.StatusTeapot || got.body != "/api/status" {
+		t.Fatalf("held request: %d %q, want the router's readAnswer", got.status, got.body)
 	}
 	// Once ready, /health is the router's too.
-	if resp, err := http.Get(srv.URL + "/health"); err != nil || resp.StatusCode != http.StatusTeapot { //nolint:noctx // the test's own request
-		t.Fatalf("health once ready: %v %v", resp, err)
+	if got := getWhole(t, srv.URL+"/health"); got.status != http.StatusTeapot {
+		t.Fatalf("health once ready: %d %s", got.status, got.body)
 	}
+}
+
+// readAnswer is a response read whole.
+type readAnswer struct {
+	status int
+	body   string
+}
+
+// getWhole is GET url; from any goroutine (it reports with t.Error).
+func getWhole(t *testing.T, url string) readAnswer {
+	resp, err := http.Get(url) //nolint:noctx // the test's own request
+	if err != nil {
+		t.Error(err)
+		return readAnswer{}
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return readAnswer{resp.StatusCode, string(body)}
 }
 
 // A start that fails answers the requests that waited for it 503
@@ -83,24 +89,15 @@ func TestStartingThatFailsAnswersStartFailed(t *testing.T) {
 	srv := httptest.NewServer(starting)
 	t.Cleanup(srv.Close)
 
-	answered := make(chan *http.Response, 1)
-	go func() {
-		resp, err := http.Get(srv.URL + "/api/status") //nolint:noctx // the test's own request
-		if err != nil {
-			t.Error(err)
-		}
-		answered <- resp
-	}()
+	answered := make(chan readAnswer, 1)
+	go func() { answered <- getWhole(t, srv.URL+"/api/status") }()
 	waitHeld(t, starting)
 	starting.Failed()
 	starting.Ready(http.NotFoundHandler()) // too late: the start has failed
-	resp := <-answered
-	if resp == nil {
-		t.FailNow()
-	}
-	var got ErrorBody
-	decodeBody(t, resp, &got)
-	if resp.StatusCode != http.StatusServiceUnavailable || got.Error.Code != "start_failed" {
-		t.Fatalf("after a failed start: %d %+v", resp.StatusCode, got)
+	got := <-answered
+	var body ErrorBody
+	if err := json.Unmarshal([]byte(got.body), &body); err != nil || got.status != http.StatusServiceUnavailable ||
+		body.Error.Code != "start_failed" {
+		t.Fatalf("after a failed start: %d %s (%v)", got.status, got.body, err)
 	}
 }

@@ -29,8 +29,8 @@ package main
 import (
 	"fmt"
 	"go/format"
+	"io/fs"
 	"os"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -47,13 +47,18 @@ func main() {
 	}
 }
 
-// run rewrites every generated file under root.
-func run(root string) error {
-	return filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+// run rewrites every generated file under folder.
+func run(folder string) error {
+	root, err := os.OpenRoot(folder)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = root.Close() }()
+	return fs.WalkDir(root.FS(), ".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".pb.go") {
 			return err
 		}
-		src, err := os.ReadFile(path)
+		src, err := root.ReadFile(path)
 		if err != nil {
 			return err
 		}
@@ -61,7 +66,7 @@ func run(root string) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
-		return os.WriteFile(path, []byte(out), 0o644) //nolint:gosec // source files, as the module has them
+		return root.WriteFile(path, []byte(out), 0o644)
 	})
 }
 

@@ -27,8 +27,9 @@ trap cleanup EXIT
 git worktree add --detach "$worktree" "$ref" >/dev/null
 echo "baseline: $ref = $(git -C "$worktree" log -1 --format='%h %s')" >&2
 ldflags="-X github.com/msgbridge/msgbridge/contract.Version=baseline"
-(cd "$worktree" && go build -ldflags "$ldflags" -o "$tmp/bridge" ./bridge/cmd/bridge)
-(cd "$worktree" && go build -tags wasim -ldflags "$ldflags" -o "$tmp/bridge-wasim" ./bridge/cmd/bridge)
+# Static, as the image and test/process build this tree's binaries.
+(cd "$worktree" && CGO_ENABLED=0 go build -ldflags "$ldflags" -o "$tmp/bridge" ./bridge/cmd/bridge)
+(cd "$worktree" && CGO_ENABLED=0 go build -tags wasim -ldflags "$ldflags" -o "$tmp/bridge-wasim" ./bridge/cmd/bridge)
 
 BASELINE_BRIDGE_BIN="$tmp/bridge" BASELINE_SIM_BRIDGE_BIN="$tmp/bridge-wasim" \
   go test -count=1 -run=NONE -bench="$bench" "$@" ./test/process

@@ -1,8 +1,10 @@
 package process
 
 import (
+	"fmt"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -89,17 +91,38 @@ func BenchmarkIdleRSS(b *testing.B) {
 			waitConnected(b, p)
 			time.Sleep(settle)
 			linkedMem = linkedMem.add(readSmapsRollup(b, p.cmd.Process.Pid))
+			saveSmaps(b, p.cmd.Process.Pid, "linked-"+c.name)
 			p.kill()
 
 			q := startBridge(b, c.bin, simEnv(sim, b.TempDir()))
 			time.Sleep(settle)
 			unlinkedMem = unlinkedMem.add(readSmapsRollup(b, q.cmd.Process.Pid))
+			saveSmaps(b, q.cmd.Process.Pid, "unlinked-"+c.name)
 			q.kill()
 		}
 		linkedMem.report(b, b.N, "linked-"+c.name)
 		unlinkedMem.report(b, b.N, "unlinked-"+c.name)
 	}
 	b.ReportMetric(0, "ns/op")
+}
+
+// saveSmaps copies the process's /proc/<pid>/smaps into the folder
+// IDLE_SMAPS_DIR names, when it does, so the mappings that hold the pages
+// can be read afterwards: which mappings hold the file-backed pages.
+func saveSmaps(b *testing.B, pid int, name string) {
+	b.Helper()
+	dir := os.Getenv("IDLE_SMAPS_DIR")
+	if dir == "" {
+		return
+	}
+	raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/smaps")
+	if err != nil {
+		b.Fatal(err)
+	}
+	path := filepath.Join(dir, fmt.Sprintf("%s-%d.smaps", name, time.Now().UnixNano()))
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		b.Fatal(err)
+	}
 }
 
 func rssKB(b *testing.B, pid int) int { return procStatusKB(b, pid, "VmRSS:") }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/msgbridge/msgbridge/bridge/workingset"
@@ -13,10 +14,19 @@ import (
 // link's handshake and offline messages) to have passed.
 const settleBeforeTrim = 5 * time.Second
 
+// quietTrim is when an idle bridge gives its pages back again: a minute
+// after the last trim, if it used at most 5 % of a CPU meanwhile (an idle
+// linked bridge uses about 0.5 %; one serving requests far more). A trim
+// costs a read of /proc/self/smaps and the faults that map back what the
+// next minute uses, about a millisecond.
+var quietTrim = workingset.Quiet{After: time.Minute, MaxBusy: 0.05}
+
 // trimWorkingSet gives back the executable pages that start-up and each
-// connect touched (package workingset says why that loses nothing).
+// connect touched (package workingset says why that loses nothing), and
+// again whenever the bridge has been quiet for a period (workingset.Quiet).
 func (a *app) trimWorkingSet(ctx context.Context) error {
-	trim := func() {
+	t := &trimmer{app: a}
+	afterSettling := func() {
 		timer := time.NewTimer(settleBeforeTrim)
 		defer timer.Stop()
 		select {
@@ -24,13 +34,85 @@ func (a *app) trimWorkingSet(ctx context.Context) error {
 			return
 		case <-timer.C:
 		}
-		size, err := workingset.Trim()
-		if err != nil {
-			a.log.Error(err, "give back start-up pages")
-			return
-		}
-		a.log.V(1).Info("gave back start-up pages", "mappedMiB", size>>20)
+		t.trim("start-up or connect")
 	}
-	trim()
-	return a.eachConnect(ctx, trim)
+	afterSettling()
+	if ctx.Err() != nil {
+		return nil
+	}
+	quietDone := make(chan struct{})
+	go func() {
+		defer close(quietDone)
+		t.trimWhenQuiet(ctx, quietTrim)
+	}()
+	err := a.eachConnect(ctx, afterSettling)
+	<-quietDone
+	return err
+}
+
+// trimmer trims and remembers when it last did, and the process's CPU time
+// then, which begin the next quiet period.
+type trimmer struct {
+	app *app
+
+	mu       sync.Mutex
+	periodAt time.Time
+	cpuAt    time.Duration
+}
+
+// trim gives the pages back and begins a new period.
+func (t *trimmer) trim(why string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.trimLocked(why)
+}
+
+func (t *trimmer) trimLocked(why string) {
+	size, err := workingset.Trim()
+	t.beginPeriodLocked()
+	if err != nil {
+		t.app.log.Error(err, "give back the executable's pages")
+		return
+	}
+	t.app.log.V(1).Info("gave back the executable's pages", "after", why, "mappedMiB", size>>20)
+}
+
+func (t *trimmer) beginPeriodLocked() {
+	t.periodAt, t.cpuAt = time.Now(), workingset.CPUTime()
+}
+
+// trimWhenQuiet looks once a period has passed since the last trim (or
+// the last look): it trims if the bridge was quiet over it, else it begins
+// a new period. It returns when ctx ends.
+func (t *trimmer) trimWhenQuiet(ctx context.Context, quiet workingset.Quiet) {
+	for {
+		t.mu.Lock()
+		wait := quiet.After - time.Since(t.periodAt)
+		t.mu.Unlock()
+		timer := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return
+		case <-timer.C:
+		}
+		t.look(quiet)
+	}
+}
+
+// look trims when the period is over and was quiet, else begins a new one;
+// a trim after a connect may have begun a new period meanwhile, which is
+// then waited for.
+func (t *trimmer) look(quiet workingset.Quiet) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	elapsed := time.Since(t.periodAt)
+	if elapsed < quiet.After {
+		return
+	}
+	if quiet.Due(elapsed, workingset.CPUTime()-t.cpuAt) {
+		t.trimLocked("a quiet period")
+		return
+	}
+	t.beginPeriodLocked()
 }

@@ -72,7 +72,8 @@ func BenchmarkRestartToConnected(b *testing.B) {
 // BenchmarkIdleRSS: resident memory of an idle bridge process after it
 // settled, linked to the simulator and unlinked, split into anonymous and
 // file-backed pages (/proc/<pid>/smaps_rollup), next to the baseline's
-// binary (BASELINE_SIM_BRIDGE_BIN) in the same run when given.
+// binary (BASELINE_SIM_BRIDGE_BIN) in the same run when given; and the CPU
+// time each used while it settled (ms-cpu-idle-*), what idle work costs.
 //
 //	go test -run=NONE -bench=IdleRSS -benchtime=3x ./test/process
 //	hack/perf-baseline.sh main IdleRSS -benchtime=3x
@@ -86,22 +87,29 @@ func BenchmarkIdleRSS(b *testing.B) {
 	for _, c := range candidates(simBridgeBin, envBaselineSimBin) {
 		linked := linkedDataDirOf(b, sim, c.bin)
 		var linkedMem, unlinkedMem smapsRollup
+		var linkedCPU, unlinkedCPU time.Duration // used while idle
 		for range b.N {
 			p := startBridge(b, c.bin, simEnv(sim, linked))
 			waitConnected(b, p)
+			cpu := processCPU(b, p.cmd.Process.Pid)
 			time.Sleep(settle)
+			linkedCPU += processCPU(b, p.cmd.Process.Pid) - cpu
 			linkedMem = linkedMem.add(readSmapsRollup(b, p.cmd.Process.Pid))
 			saveSmaps(b, p.cmd.Process.Pid, "linked-"+c.name)
 			p.kill()
 
 			q := startBridge(b, c.bin, simEnv(sim, b.TempDir()))
+			cpu = processCPU(b, q.cmd.Process.Pid)
 			time.Sleep(settle)
+			unlinkedCPU += processCPU(b, q.cmd.Process.Pid) - cpu
 			unlinkedMem = unlinkedMem.add(readSmapsRollup(b, q.cmd.Process.Pid))
 			saveSmaps(b, q.cmd.Process.Pid, "unlinked-"+c.name)
 			q.kill()
 		}
 		linkedMem.report(b, b.N, "linked-"+c.name)
 		unlinkedMem.report(b, b.N, "unlinked-"+c.name)
+		b.ReportMetric(ms(linkedCPU)/float64(b.N), "ms-cpu-idle-linked-"+c.name)
+		b.ReportMetric(ms(unlinkedCPU)/float64(b.N), "ms-cpu-idle-unlinked-"+c.name)
 	}
 	b.ReportMetric(0, "ns/op")
 }

@@ -73,3 +73,15 @@ func TestCPUTimeCountsTheWorkDone(t *testing.T) {
 		t.Errorf("CPU time grew by %v while hashing 32 MiB (%x)", used, sum[:4])
 	}
 }
+
+// BenchmarkTrim: one trim, reading /proc/self/smaps and giving the pages
+// back, with the faults that map back the code the loop itself runs.
+//
+//	go test -run=NONE -bench=Trim ./bridge/workingset
+func BenchmarkTrim(b *testing.B) {
+	for b.Loop() {
+		if _, err := Trim(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -49,15 +49,17 @@ func heapProfileWanted(env string, args []string) bool {
 const settleBeforeTrim = 5 * time.Second
 
 // quietTrim is when an idle bridge gives its pages back again: a minute
-// after the last trim, if it used at most 5 % of a CPU meanwhile (an idle
-// linked bridge uses about 0.5 %; one serving requests far more). A trim
-// costs a read of /proc/self/smaps and the faults that map back what the
-// next minute uses, about a millisecond.
-var quietTrim = workingset.Quiet{After: time.Minute, MaxBusy: 0.05}
+// after the last trim, or after a garbage collection at least 10 s after it,
+// if it used at most 5 % of a CPU meanwhile (an idle linked bridge uses about
+// 0.5 %; one serving requests far more). A trim costs a read of
+// /proc/self/smaps and the faults that map back what the bridge then uses:
+// about 2 ms.
+var quietTrim = workingset.Quiet{After: time.Minute, AfterCollection: 10 * time.Second, MaxBusy: 0.05}
 
 // trimWorkingSet gives back the executable pages that start-up and each
 // connect touched (package workingset says why that loses nothing), and
-// again whenever the bridge has been quiet for a period (workingset.Quiet).
+// again when the bridge has been quiet for a period or after a garbage
+// collection in a quiet one (workingset.Quiet).
 func (a *app) trimWorkingSet(ctx context.Context) error {
 	t := &trimmer{app: a}
 	afterSettling := func() {
@@ -116,37 +118,44 @@ func (t *trimmer) beginPeriodLocked() {
 }
 
 // trimWhenQuiet looks once a period has passed since the last trim (or
-// the last look): it trims if the bridge was quiet over it, else it begins
-// a new period. It returns when ctx ends.
+// the last look), and after each garbage collection: it trims if the bridge
+// was quiet (workingset.Quiet). It returns when ctx ends.
 func (t *trimmer) trimWhenQuiet(ctx context.Context, quiet workingset.Quiet) {
+	collections := workingset.Collections(ctx)
 	for {
 		t.mu.Lock()
 		wait := quiet.After - time.Since(t.periodAt)
 		t.mu.Unlock()
 		timer := time.NewTimer(wait)
+		collected := false
 		select {
 		case <-ctx.Done():
 			timer.Stop()
 			return
 		case <-timer.C:
+		case <-collections:
+			timer.Stop()
+			collected = true
 		}
-		t.look(quiet)
+		t.look(quiet, collected)
 	}
 }
 
-// look trims when the period is over and was quiet, else begins a new one;
-// a trim after a connect may have begun a new period meanwhile, which is
-// then waited for.
-func (t *trimmer) look(quiet workingset.Quiet) {
+// look trims when quiet.Due says so; a period that is over but was busy
+// begins a new one. A trim after a connect may have begun a new period
+// meanwhile, which is then waited for.
+func (t *trimmer) look(quiet workingset.Quiet, collected bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	elapsed := time.Since(t.periodAt)
-	if elapsed < quiet.After {
-		return
+	elapsed, cpu := time.Since(t.periodAt), workingset.CPUTime()-t.cpuAt
+	switch {
+	case quiet.Due(elapsed, cpu, collected):
+		why := "a quiet period"
+		if collected {
+			why = "a garbage collection"
+		}
+		t.trimLocked(why)
+	case elapsed >= quiet.After:
+		t.beginPeriodLocked()
 	}
-	if quiet.Due(elapsed, workingset.CPUTime()-t.cpuAt) {
-		t.trimLocked("a quiet period")
-		return
-	}
-	t.beginPeriodLocked()
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"syscall"
+	"time"
 )
 
 // Trim drops the executable's read-only pages from the process's page
@@ -30,4 +31,14 @@ func Trim() (uintptr, error) {
 		total += s.Size()
 	}
 	return total, nil
+}
+
+// CPUTime is the CPU time the process has used, user and system, all
+// threads.
+func CPUTime() time.Duration {
+	var usage syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &usage); err != nil {
+		return 0
+	}
+	return time.Duration(usage.Utime.Nano() + usage.Stime.Nano())
 }

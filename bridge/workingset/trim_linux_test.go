@@ -2,10 +2,12 @@ package workingset
 
 import (
 	"bufio"
+	"crypto/sha256"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The test binary's own read-only pages, mapped by its start-up and the
@@ -58,4 +60,28 @@ func executableResidentKiB(t *testing.T) int {
 		}
 	}
 	return total
+}
+
+// The process's CPU time grows with the work done: hashing 32 MiB takes
+// well over 2 ms of CPU on any machine, however loaded (a fixed amount of
+// work, not of wall time).
+func TestCPUTimeCountsTheWorkDone(t *testing.T) {
+	data := make([]byte, 32<<20)
+	before := CPUTime()
+	sum := sha256.Sum256(data)
+	if used := CPUTime() - before; used < 2*time.Millisecond {
+		t.Errorf("CPU time grew by %v while hashing 32 MiB (%x)", used, sum[:4])
+	}
+}
+
+// BenchmarkTrim: one trim, reading /proc/self/smaps and giving the pages
+// back, with the faults that map back the code the loop itself runs.
+//
+//	go test -run=NONE -bench=Trim ./bridge/workingset
+func BenchmarkTrim(b *testing.B) {
+	for b.Loop() {
+		if _, err := Trim(); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -10,7 +10,8 @@
 // them from the process's page tables (madvise MADV_DONTNEED) loses nothing;
 // a page used again is mapped again from the page cache, which every bridge
 // started from the same image shares. Writable mappings (the Go data and
-// heap) are never touched.
+// heap) are never touched. Idle running maps some pages back; Quiet says
+// when to give them back again.
 package workingset
 
 import (

@@ -1,8 +1,10 @@
 package process
 
 import (
+	"fmt"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -70,7 +72,11 @@ func BenchmarkRestartToConnected(b *testing.B) {
 // BenchmarkIdleRSS: resident memory of an idle bridge process after it
 // settled, linked to the simulator and unlinked, split into anonymous and
 // file-backed pages (/proc/<pid>/smaps_rollup), next to the baseline's
-// binary (BASELINE_SIM_BRIDGE_BIN) in the same run when given.
+// binary (BASELINE_SIM_BRIDGE_BIN) in the same run when given; and the CPU
+// time each used while it settled (ms-cpu-idle-*), what idle work costs.
+// One reading depends on what ran just before it (a garbage collection maps
+// MiBs of tables again); the *-mean-* figures average 12 readings over the
+// second half of the settle.
 //
 //	go test -run=NONE -bench=IdleRSS -benchtime=3x ./test/process
 //	hack/perf-baseline.sh main IdleRSS -benchtime=3x
@@ -84,22 +90,69 @@ func BenchmarkIdleRSS(b *testing.B) {
 	for _, c := range candidates(simBridgeBin, envBaselineSimBin) {
 		linked := linkedDataDirOf(b, sim, c.bin)
 		var linkedMem, unlinkedMem smapsRollup
+		var linkedMean, unlinkedMean smapsRollup // over the settle's second half
+		var linkedCPU, unlinkedCPU time.Duration // used while idle
 		for range b.N {
 			p := startBridge(b, c.bin, simEnv(sim, linked))
 			waitConnected(b, p)
-			time.Sleep(settle)
+			cpu := processCPU(b, p.cmd.Process.Pid)
+			linkedMean = linkedMean.add(settleSampling(b, p.cmd.Process.Pid, settle))
+			linkedCPU += processCPU(b, p.cmd.Process.Pid) - cpu
 			linkedMem = linkedMem.add(readSmapsRollup(b, p.cmd.Process.Pid))
+			saveSmaps(b, p.cmd.Process.Pid, "linked-"+c.name)
 			p.kill()
 
 			q := startBridge(b, c.bin, simEnv(sim, b.TempDir()))
-			time.Sleep(settle)
+			cpu = processCPU(b, q.cmd.Process.Pid)
+			unlinkedMean = unlinkedMean.add(settleSampling(b, q.cmd.Process.Pid, settle))
+			unlinkedCPU += processCPU(b, q.cmd.Process.Pid) - cpu
 			unlinkedMem = unlinkedMem.add(readSmapsRollup(b, q.cmd.Process.Pid))
+			saveSmaps(b, q.cmd.Process.Pid, "unlinked-"+c.name)
 			q.kill()
 		}
 		linkedMem.report(b, b.N, "linked-"+c.name)
 		unlinkedMem.report(b, b.N, "unlinked-"+c.name)
+		linkedMean.report(b, b.N, "mean-linked-"+c.name)
+		unlinkedMean.report(b, b.N, "mean-unlinked-"+c.name)
+		b.ReportMetric(ms(linkedCPU)/float64(b.N), "ms-cpu-idle-linked-"+c.name)
+		b.ReportMetric(ms(unlinkedCPU)/float64(b.N), "ms-cpu-idle-unlinked-"+c.name)
 	}
 	b.ReportMetric(0, "ns/op")
+}
+
+// meanSamples is how many readings settleSampling averages.
+const meanSamples = 12
+
+// settleSampling waits settle and returns the mean of meanSamples readings
+// of pid's smaps_rollup taken evenly over its second half.
+func settleSampling(b *testing.B, pid int, settle time.Duration) smapsRollup {
+	b.Helper()
+	time.Sleep(settle / 2)
+	var sum smapsRollup
+	for range meanSamples {
+		time.Sleep(settle / 2 / meanSamples)
+		sum = sum.add(readSmapsRollup(b, pid))
+	}
+	return smapsRollup{sum.rss / meanSamples, sum.anon / meanSamples, sum.file / meanSamples}
+}
+
+// saveSmaps copies the process's /proc/<pid>/smaps into the folder
+// IDLE_SMAPS_DIR names, when it does, so the mappings that hold the pages
+// can be read afterwards: which mappings hold the file-backed pages.
+func saveSmaps(b *testing.B, pid int, name string) {
+	b.Helper()
+	dir := os.Getenv("IDLE_SMAPS_DIR")
+	if dir == "" {
+		return
+	}
+	raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/smaps")
+	if err != nil {
+		b.Fatal(err)
+	}
+	path := filepath.Join(dir, fmt.Sprintf("%s-%d.smaps", name, time.Now().UnixNano()))
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		b.Fatal(err)
+	}
 }
 
 func rssKB(b *testing.B, pid int) int { return procStatusKB(b, pid, "VmRSS:") }

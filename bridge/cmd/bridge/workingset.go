@@ -73,8 +73,10 @@ func (a *app) trimWorkingSet(ctx context.Context) error {
 		t.trim("start-up or connect")
 	}
 	afterSettling()
-	if ctx.Err() != nil {
-		return nil
+	select {
+	case <-ctx.Done():
+		return nil // stopping is not a failure of this part
+	default:
 	}
 	quietDone := make(chan struct{})
 	go func() {

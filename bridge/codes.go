@@ -125,6 +125,7 @@ const (
 	CodeReplayFailed             = "replay_failed"
 	CodeSpoolFailed              = "spool_failed"
 	CodeStartFailed              = "start_failed"
+	CodeStillStarting            = "still_starting"
 	CodeStoreFailed              = "store_failed"
 	CodeSubscriptionExists       = "subscription_exists"
 	CodeSubscriptionManaged      = "subscription_managed"
@@ -294,6 +295,7 @@ var Codes = []CodeInfo{
 	{CodeReplayFailed, KindInternal, "the incoming history could not be replayed"},
 	{CodeSpoolFailed, KindInternal, "the attachment could not be stored"},
 	{CodeStartFailed, KindUnavailable, "the bridge failed to start and is stopping; its log says why"},
+	{CodeStillStarting, KindUnavailable, "the bridge is still starting and holds as many requests as it will; retry after the Retry-After seconds"},
 	{CodeStoreFailed, KindInternal, "the request could not be stored; nothing will be sent"},
 	{CodeSubscriptionExists, KindConflict, "a subscription of this id exists; PUT replaces it"},
 	{CodeSubscriptionManaged, KindConflict, "the subscription default is WEBHOOK_URL and WEBHOOK_SECRET: change the settings"},

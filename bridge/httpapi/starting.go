@@ -19,6 +19,17 @@ const LinkStarting = "starting"
 var errStartFailed = bridge.Errorf(bridge.KindUnavailable, bridge.CodeStartFailed,
 	"the bridge failed to start and is stopping; its log says why")
 
+// errStillStarting refuses a request beyond maxHeldWhileStarting: each held
+// request holds a goroutine and a connection, which a flood during a long
+// start (a migration rewriting a large bridge.db) must not multiply.
+var errStillStarting = bridge.Errorf(bridge.KindUnavailable, bridge.CodeStillStarting,
+	"the bridge is still starting and holds as many requests as it will; retry after the Retry-After seconds")
+
+// maxHeldWhileStarting bounds the requests held at once, as the kernel's
+// listen backlog bounded the connections that waited before the bridge
+// served during its start.
+const maxHeldWhileStarting = 1024
+
 // Starting is the server's handler from the moment the bridge listens,
 // before its databases are opened and migrated: GET /health answers at once
 // (the link "starting"), so that a probe or a supervisor sees a live process
@@ -30,8 +41,9 @@ type Starting struct {
 	started time.Time
 	done    chan struct{}
 	once    sync.Once
-	// waiting counts the requests held now.
+	// waiting counts the requests held now, at most maxHeld.
 	waiting atomic.Int32
+	maxHeld int32
 	// handler is the bridge's router once done is closed; nil when the
 	// start failed.
 	handler http.Handler
@@ -39,7 +51,7 @@ type Starting struct {
 
 // NewStarting is a handler for a bridge that started at started.
 func NewStarting(started time.Time) *Starting {
-	return &Starting{started: started, done: make(chan struct{})}
+	return &Starting{started: started, done: make(chan struct{}), maxHeld: maxHeldWhileStarting}
 }
 
 // Ready hands every request, waiting or to come, to h.
@@ -61,7 +73,12 @@ func (s *Starting) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			s.health(w)
 			return
 		}
-		s.waiting.Add(1)
+		if s.waiting.Add(1) > s.maxHeld {
+			s.waiting.Add(-1)
+			w.Header().Set("Retry-After", "1")
+			writeErrorBody(w, StatusOf(errStillStarting), errStillStarting.Code, errStillStarting.Message)
+			return
+		}
 		select {
 		case <-s.done:
 			s.waiting.Add(-1)

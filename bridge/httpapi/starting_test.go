@@ -13,9 +13,12 @@ import (
 )
 
 // waitHeld waits until one request waits for the start.
-func waitHeld(t *testing.T, s *Starting) {
+func waitHeld(t *testing.T, s *Starting) { waitHeldN(t, s, 1) }
+
+// waitHeldN waits until n requests wait for the start.
+func waitHeldN(t *testing.T, s *Starting, n int32) {
 	t.Helper()
-	if !testutil.Wait(5*time.Second, func() bool { return s.waiting.Load() == 1 }) {
+	if !testutil.Wait(5*time.Second, func() bool { return s.waiting.Load() == n }) {
 		t.Fatal("the request never reached the start's wait")
 	}
 }
@@ -99,5 +102,37 @@ func TestStartingThatFailsAnswersStartFailed(t *testing.T) {
 	if err := json.Unmarshal([]byte(got.body), &body); err != nil || got.status != http.StatusServiceUnavailable ||
 		body.Error.Code != "start_failed" {
 		t.Fatalf("after a failed start: %d %s (%v)", got.status, got.body, err)
+	}
+}
+
+// The requests held during a start are bounded: one more is refused 503
+// still_starting with Retry-After, and the held ones are still served.
+func TestStartingHoldsABoundedNumber(t *testing.T) {
+	starting := NewStarting(time.Now())
+	starting.maxHeld = 2
+	srv := httptest.NewServer(starting)
+	t.Cleanup(srv.Close)
+
+	answered := make(chan readAnswer, 2)
+	for range 2 {
+		go func() { answered <- getWhole(t, srv.URL+"/api/status") }()
+	}
+	waitHeldN(t, starting, 2)
+	// Held too, it would never be answered before Ready: the timeout fails it.
+	client := &http.Client{Timeout: 5 * time.Second}
+	resp, err := client.Get(srv.URL + "/api/status") //nolint:noctx // the test's own request
+	if err != nil {
+		t.Fatal(err)
+	}
+	var refused ErrorBody
+	decodeBody(t, resp, &refused)
+	if resp.StatusCode != http.StatusServiceUnavailable || refused.Error.Code != "still_starting" || resp.Header.Get("Retry-After") != "1" {
+		t.Fatalf("one request beyond the bound: %d %+v Retry-After %q", resp.StatusCode, refused, resp.Header.Get("Retry-After"))
+	}
+	starting.Ready(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }))
+	for range 2 {
+		if got := <-answered; got.status != http.StatusNoContent {
+			t.Errorf("a held request: %d %s", got.status, got.body)
+		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"syscall"
 
 	"github.com/msgbridge/msgbridge/bridge/logging"
@@ -45,6 +46,9 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 		fmt.Fprintf(stderr, "bridge: %v\n", err)
 		return exitBadSetting
 	}
+	// Before any of the bridge's parts allocate: the settings say whether
+	// anything will ever read the heap profile's samples.
+	runtime.MemProfileRate = heapProfileRate(s.Pprof)
 	// Until DATA_DIR is locked, log to stdout only; serve adds the files.
 	log, _, err := logging.New(logging.Options{Stdout: stdout, Level: s.LogLevel})
 	if err != nil {

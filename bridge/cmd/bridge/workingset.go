@@ -2,45 +2,30 @@ package main
 
 import (
 	"context"
-	"os"
-	"runtime"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/msgbridge/msgbridge/bridge/workingset"
-	"github.com/msgbridge/msgbridge/contract"
 )
 
-// The heap profile is only served with PPROF=on, yet Go samples an
-// allocation every 512 KiB for it whatever the setting: each sample walks
-// its goroutine's stack through the executable's tables (pclntab, mapping
-// 64 KiB of them around each frame's entry again after every trim) and
-// records the stack in a 1.4 MB hash table whose touched pages stay
-// resident. An idle linked bridge thus held about 1.3 MiB of that table and
-// several MiB of tables two minutes after start. Without PPROF, nothing
-// reads the samples: sampling stops here, as early as package main can
-// (the packages' own initialisation has run at the default rate).
-func init() {
-	if !heapProfileWanted(os.Getenv(contract.EnvPprof), os.Args[1:]) {
-		runtime.MemProfileRate = 0
+// heapProfileRate is runtime.MemProfileRate for a bridge that serves its
+// profiles (PPROF) or not. The heap profile is only served with PPROF=on,
+// yet Go samples an allocation every 512 KiB for it whatever the setting:
+// each sample walks its goroutine's stack through the executable's tables
+// (pclntab, mapping 64 KiB of them around each frame's entry again after
+// every trim) and records the stack in a 1.4 MB hash table whose touched
+// pages stay resident. An idle linked bridge thus held about 1.3 MiB of that
+// table and several MiB of tables two minutes after start. Without PPROF
+// nothing reads the samples, so none are taken.
+func heapProfileRate(pprof bool) int {
+	if pprof {
+		return defaultMemProfileRate
 	}
+	return 0
 }
 
-// heapProfileWanted reports whether the bridge may serve the heap profile:
-// PPROF=on, or a --pprof flag (which wins over the environment; any value
-// counts, the settings parse it later). When in doubt it keeps sampling.
-func heapProfileWanted(env string, args []string) bool {
-	if env == "on" {
-		return true
-	}
-	for _, arg := range args {
-		if strings.HasPrefix(strings.TrimLeft(arg, "-"), "pprof") {
-			return true
-		}
-	}
-	return false
-}
+// defaultMemProfileRate is Go's own runtime.MemProfileRate.
+const defaultMemProfileRate = 512 * 1024
 
 // settleBeforeTrim is how long after start-up, and after the session
 // connects, the bridge waits before giving back its executable's pages:

@@ -1,22 +1,15 @@
 package main
 
-import "testing"
+import (
+	"runtime"
+	"testing"
+)
 
 func TestHeapProfileIsSampledOnlyWhenItCanBeServed(t *testing.T) {
-	for _, c := range []struct {
-		env  string
-		args []string
-		want bool
-	}{
-		{"", nil, false},
-		{"off", []string{"--listen-addr=:8080"}, false},
-		{"on", nil, true},
-		{"off", []string{"--pprof=on"}, true},
-		{"", []string{"-pprof", "on"}, true},
-		{"", []string{"--api-key", "pprof"}, true}, // in doubt: sampled
-	} {
-		if got := heapProfileWanted(c.env, c.args); got != c.want {
-			t.Errorf("PPROF=%q args %q: %v, want %v", c.env, c.args, got, c.want)
-		}
+	if got := heapProfileRate(true); got != runtime.MemProfileRate || got == 0 {
+		t.Errorf("with PPROF: rate %d, want Go's default %d", got, runtime.MemProfileRate)
+	}
+	if got := heapProfileRate(false); got != 0 {
+		t.Errorf("without PPROF: rate %d, want 0 (no samples)", got)
 	}
 }

@@ -80,7 +80,7 @@ func NewWithDB(db *sql.DB, dialect string, log waLog.Logger) *Container {
 		// This will only panic if the dialect is invalid
 		panic(err)
 	}
-	wrapped.UpgradeTable = upgrades.Table
+	wrapped.UpgradeTable = upgrades.Table()
 	wrapped.VersionTable = "whatsmeow_version"
 	return NewWithWrappedDB(wrapped, log)
 }

@@ -8,15 +8,18 @@ package upgrades
 
 import (
 	"embed"
+	"sync"
 
 	"go.mau.fi/util/dbutil"
 )
 
-var Table dbutil.UpgradeTable
+// Table is the store's upgrade table, read from the embedded files at its
+// first use rather than at program start.
+var Table = sync.OnceValue(func() dbutil.UpgradeTable {
+	var table dbutil.UpgradeTable
+	table.RegisterFS(upgrades)
+	return table
+})
 
 //go:embed *.sql
 var upgrades embed.FS
-
-func init() {
-	Table.RegisterFS(upgrades)
-}

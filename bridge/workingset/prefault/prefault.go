@@ -29,16 +29,16 @@ package prefault
 
 import "unsafe"
 
-// Span is one mapping, [Start, End).
-type Span struct{ Start, End uintptr }
+// span is one mapping, [start, end).
+type span struct{ start, end uintptr }
 
-// ReadOnlySpans lists the mappings of the executable exe in maps, the text
+// readOnlySpans lists the mappings of the executable exe in maps, the text
 // of /proc/self/maps ("start-end perms offset dev inode path" per line),
 // that cannot be written: its code and read-only data. It works on bytes
 // with no other package, as it runs before they initialise. A line it
 // cannot read is skipped: a mapping left out is only faulted in later.
-func ReadOnlySpans(maps, exe []byte) []Span {
-	var spans []Span
+func readOnlySpans(maps, exe []byte) []span {
+	var spans []span
 	for len(maps) > 0 {
 		line := maps
 		if i := indexByte(maps, '\n'); i >= 0 {
@@ -54,25 +54,25 @@ func ReadOnlySpans(maps, exe []byte) []Span {
 }
 
 // readOnlySpan reads one line of /proc/self/maps.
-func readOnlySpan(line, exe []byte) (Span, bool) {
+func readOnlySpan(line, exe []byte) (span, bool) {
 	start, line, ok := hexUntil(line, '-')
 	if !ok {
-		return Span{}, false
+		return span{}, false
 	}
 	end, line, ok := hexUntil(line, ' ')
 	if !ok || end <= start {
-		return Span{}, false
+		return span{}, false
 	}
 	// perms, four letters: r, then - where a writable mapping has w.
 	if len(line) < 5 || line[0] != 'r' || line[1] != '-' || line[2] == ' ' || line[3] == ' ' || line[4] != ' ' {
-		return Span{}, false
+		return span{}, false
 	}
 	// offset, dev and inode, then spaces up to the path.
 	rest := line[5:]
 	for field := 0; field < 3; field++ {
 		i := indexByte(rest, ' ')
 		if i <= 0 {
-			return Span{}, false
+			return span{}, false
 		}
 		rest = rest[i+1:]
 	}
@@ -80,9 +80,9 @@ func readOnlySpan(line, exe []byte) (Span, bool) {
 		rest = rest[1:]
 	}
 	if string(rest) != string(exe) {
-		return Span{}, false
+		return span{}, false
 	}
-	return Span{Start: start, End: end}, true
+	return span{start: start, end: end}, true
 }
 
 // hexUntil reads the hexadecimal number that starts s and ends at sep,

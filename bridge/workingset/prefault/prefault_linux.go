@@ -16,12 +16,12 @@ const mapsBufferSize = 8 << 10
 func init() {
 	// An error leaves the pages to be faulted in one by one: slower, never
 	// wrong, and nothing at this point could report it.
-	_, _ = Executable()
+	_, _ = mapExecutable()
 }
 
-// Executable maps the executable's read-only pages into the page tables
+// mapExecutable maps the executable's read-only pages into the page tables
 // and returns how many bytes of mappings it asked for.
-func Executable() (uintptr, error) {
+func mapExecutable() (uintptr, error) {
 	var exe [syscall.PathMax]byte
 	n, err := syscall.Readlink("/proc/self/exe", exe[:])
 	if err != nil {
@@ -32,14 +32,14 @@ func Executable() (uintptr, error) {
 		return 0, err
 	}
 	var total uintptr
-	for _, s := range ReadOnlySpans(maps, exe[:n]) {
+	for _, s := range readOnlySpans(maps, exe[:n]) {
 		// The span is a live read-only mapping the kernel just listed;
 		// its addresses never become Go pointers.
-		_, _, errno := syscall.Syscall(syscall.SYS_MADVISE, s.Start, s.End-s.Start, madvPopulateRead)
+		_, _, errno := syscall.Syscall(syscall.SYS_MADVISE, s.start, s.end-s.start, madvPopulateRead)
 		if errno != 0 {
 			return total, errno
 		}
-		total += s.End - s.Start
+		total += s.end - s.start
 	}
 	return total, nil
 }

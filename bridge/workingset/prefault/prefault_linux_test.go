@@ -19,7 +19,7 @@ func TestExecutableMapsTheCodeInOneCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := residentCode(t)
-	mapped, err := Executable()
+	mapped, err := mapExecutable()
 	if errors.Is(err, syscall.EINVAL) {
 		t.Skipf("this kernel has no MADV_POPULATE_READ (Linux 5.14): %v", err)
 	}
@@ -34,12 +34,12 @@ func TestExecutableMapsTheCodeInOneCall(t *testing.T) {
 	// Everything but the pages that were never read from disk (the kernel
 	// maps what the file has; a mapping's tail past the file's end stays).
 	if after.rss < size*9/10 {
-		t.Errorf("code resident after Executable: %d of %d bytes (before: %d)", after.rss, size, before.rss)
+		t.Errorf("code resident after mapExecutable: %d of %d bytes (before: %d)", after.rss, size, before.rss)
 	}
 	// The test's own run maps part of its code again after the trim; what
 	// it left unmapped must be enough for the test to show something.
 	if after.rss < before.rss+size/5 {
-		t.Errorf("code resident after the trim %d, after Executable %d, of %d bytes: the test shows nothing", before.rss, after.rss, size)
+		t.Errorf("code resident after the trim %d, after mapExecutable %d, of %d bytes: the test shows nothing", before.rss, after.rss, size)
 	}
 }
 

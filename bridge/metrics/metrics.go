@@ -1,25 +1,29 @@
 // Package metrics exposes the bridge's Prometheus metrics on GET /metrics:
-// sends by status, attempts and their
-// latency, webhook deliveries, queue depths, the session's state,
-// reconnects and heartbeat age.
+// sends by status, attempts and their latency, webhook deliveries, queue
+// depths, the session's state, reconnects and heartbeat age, plus the Go
+// runtime's and the process's standard families.
 //
-// The registry is the bridge's own, not the client library's global one, so
-// only what is declared here (plus the Go and process collectors) is served
-// and tests can build as many as they like. Values the bridge already
-// tracks elsewhere (queue depths, the session's state, the heartbeat) are
-// read through callbacks at scrape time rather than mirrored into gauges
-// that could drift from the truth.
+// The bridge writes Prometheus' text format itself instead of using the
+// client library (client_golang). Merely linking that library costs every
+// start about 3 ms before main runs: its package initialisation builds a
+// default registry with Go and process collectors, runtime/metrics'
+// tables, procfs' regular expressions, expvar and a protocol buffer file,
+// even when nothing is scraped yet. What the bridge serves is small — a
+// few counters, one histogram, gauges read through callbacks — and the
+// format is a page of rules, so writing it is less code than the start-up
+// it saves. The tests parse every scrape with Prometheus' own parser
+// (prometheus/common/expfmt), which checks the output as Prometheus would.
+//
+// Each Metrics is independent, so tests can build as many as they like.
+// Values the bridge already tracks elsewhere (queue depths, the session's
+// state, the heartbeat) are read through callbacks at scrape time rather
+// than mirrored into gauges that could drift from the truth.
 package metrics
 
 import (
-	"net/http"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"time"
-
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/contract"
@@ -67,20 +71,24 @@ const (
 // send timeout (a minute).
 var sendDurationBuckets = []float64{0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60}
 
-// Metrics are the bridge's metrics and the registry that serves them.
+// Metrics are the bridge's metrics; Handler serves them.
 type Metrics struct {
-	// collectors are what the registry serves. The registry, with Go's
-	// runtime and process collectors, is made by the first scrape (serve):
-	// describing them cost every start a third of a millisecond before
-	// its first answer.
-	collectors   []prometheus.Collector
-	serve        func() http.Handler
-	messages     *prometheus.CounterVec
-	attempts     *prometheus.CounterVec
-	sendDuration prometheus.Histogram
-	webhooks     *prometheus.CounterVec
-	deadLetters  *prometheus.CounterVec
-	reconnects   prometheus.Counter
+	messages     *counterVec
+	attempts     *counterVec
+	sendDuration *histogram
+	webhooks     *counterVec
+	deadLetters  *counterVec
+	reconnects   atomic.Uint64
+	// gauges and sessionState are set by Watch before the first scrape
+	// and only read after.
+	gauges       []gaugeFunc
+	sessionState func() string
+}
+
+// gaugeFunc is a gauge whose value a callback gives at each scrape.
+type gaugeFunc struct {
+	name, help string
+	value      func() float64
 }
 
 // New makes the counters. The gauges read the parts
@@ -88,42 +96,26 @@ type Metrics struct {
 // parts exist.
 func New() *Metrics {
 	m := &Metrics{
-		messages: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: namespace, Name: "messages_total",
-			Help: "Messages reaching each status (queued when accepted, then sent, delivered, read or failed).",
-		}, []string{"status"}),
-		attempts: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: namespace, Name: "send_attempts_total",
-			Help: "Send attempts by outcome; a message has up to 1 + len(RETRY_SCHEDULE).",
-		}, []string{"outcome"}),
-		sendDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Namespace: namespace, Name: "send_duration_seconds",
-			Help:    "Duration of one send attempt, whatever its outcome.",
-			Buckets: sendDurationBuckets,
-		}),
-		webhooks: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: namespace, Name: "webhook_deliveries_total",
-			Help: "Webhook delivery attempts by subscription and outcome (success: a 2xx answer or a NATS PubAck).",
-		}, []string{"subscription", "outcome"}),
-		deadLetters: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: namespace, Name: "webhook_dead_letters_total",
-			Help: "Webhook events that became dead letters after their retry window, by subscription (see GET /api/admin/webhooks/failed).",
-		}, []string{"subscription"}),
-		reconnects: prometheus.NewCounter(prometheus.CounterOpts{
-			Namespace: namespace, Name: "session_reconnects_total",
-			Help: "Times the session reconnected to WhatsApp after losing its connection.",
-		}),
+		messages: newCounterVec(namespace+"_messages_total",
+			"Messages reaching each status (queued when accepted, then sent, delivered, read or failed).", "status"),
+		attempts: newCounterVec(namespace+"_send_attempts_total",
+			"Send attempts by outcome; a message has up to 1 + len(RETRY_SCHEDULE).", "outcome"),
+		sendDuration: newHistogram(namespace+"_send_duration_seconds",
+			"Duration of one send attempt, whatever its outcome.", sendDurationBuckets),
+		// Label names in the order the text format lists them: sorted.
+		webhooks: newCounterVec(namespace+"_webhook_deliveries_total",
+			"Webhook delivery attempts by subscription and outcome (success: a 2xx answer or a NATS PubAck).", "outcome", "subscription"),
+		deadLetters: newCounterVec(namespace+"_webhook_dead_letters_total",
+			"Webhook events that became dead letters after their retry window, by subscription (see GET /api/admin/webhooks/failed).", "subscription"),
 	}
 	for _, s := range bridge.Statuses {
-		m.messages.WithLabelValues(statusLabel(s))
+		m.messages.add(labelValues{statusLabel(s)})
 	}
 	for _, o := range outcomes {
-		m.attempts.WithLabelValues(o)
-		m.webhooks.WithLabelValues(defaultSubscription, o) // present before the first event
+		m.attempts.add(labelValues{o})
+		m.webhooks.add(labelValues{o, defaultSubscription}) // present before the first event
 	}
-	m.deadLetters.WithLabelValues(defaultSubscription)
-	m.collectors = []prometheus.Collector{m.messages, m.attempts, m.sendDuration, m.webhooks, m.deadLetters, m.reconnects}
-	m.serve = sync.OnceValue(m.newHandler)
+	m.deadLetters.add(labelValues{defaultSubscription})
 	return m
 }
 
@@ -132,7 +124,7 @@ func New() *Metrics {
 func (m *Metrics) Watch(src Sources) {
 	gauge := func(name, help string, f func() float64) {
 		if f != nil {
-			m.collectors = append(m.collectors, prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: namespace, Name: name, Help: help}, f))
+			m.gauges = append(m.gauges, gaugeFunc{name: namespace + "_" + name, help: help, value: f})
 		}
 	}
 	gauge("send_queue_depth", "Messages waiting for a send attempt.", src.SendQueueDepth)
@@ -142,26 +134,20 @@ func (m *Metrics) Watch(src Sources) {
 		src.SendingRestricted)
 	gauge("disk_free_bytes", "Free bytes of DATA_DIR's volume at the last reading (every second); below DISK_RESERVE the bridge stops receiving and refuses sends.",
 		src.DiskFree)
-	if src.SessionState != nil {
-		m.collectors = append(m.collectors, sessionStateCollector{state: src.SessionState})
-	}
+	m.sessionState = src.SessionState
 }
 
 // MessageStatus counts a message reaching status (the send queue's
 // Observer).
 func (m *Metrics) MessageStatus(status bridge.Status) {
-	m.messages.WithLabelValues(statusLabel(status)).Inc()
+	m.messages.inc(labelValues{statusLabel(status)})
 }
 
 // SendAttempt counts one send attempt, sent (ok) or not, that took d (the
 // send queue's Observer).
 func (m *Metrics) SendAttempt(ok bool, d time.Duration) {
-	outcome := OutcomeSuccess
-	if !ok {
-		outcome = OutcomeFailure
-	}
-	m.attempts.WithLabelValues(outcome).Inc()
-	m.sendDuration.Observe(d.Seconds())
+	m.attempts.inc(labelValues{outcome(ok)})
+	m.sendDuration.observe(d.Seconds())
 }
 
 // defaultSubscription is WEBHOOK_URL's subscription, whose series exist
@@ -171,63 +157,59 @@ const defaultSubscription = "default"
 // WebhookDelivery counts one delivery attempt to subscription; delivered
 // is true when the receiver answered 2xx (NATS: the stream's PubAck).
 func (m *Metrics) WebhookDelivery(subscription string, delivered bool) {
-	outcome := OutcomeSuccess
-	if !delivered {
-		outcome = OutcomeFailure
-	}
-	m.webhooks.WithLabelValues(subscription, outcome).Inc()
+	m.webhooks.inc(labelValues{outcome(delivered), subscription})
 }
 
 // WebhookDeadLetter counts one event of subscription that became a dead
 // letter.
 func (m *Metrics) WebhookDeadLetter(subscription string) {
-	m.deadLetters.WithLabelValues(subscription).Inc()
+	m.deadLetters.inc(labelValues{subscription})
 }
 
 // Reconnect counts one reconnection of the session.
-func (m *Metrics) Reconnect() { m.reconnects.Inc() }
+func (m *Metrics) Reconnect() { m.reconnects.Add(1) }
 
-// Handler serves the registry in the Prometheus text format (or
-// OpenMetrics/protobuf when the scraper asks). A failing collector leaves
-// its metrics out rather than failing the whole scrape.
-func (m *Metrics) Handler() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { m.serve().ServeHTTP(w, r) })
+func outcome(ok bool) string {
+	if ok {
+		return OutcomeSuccess
+	}
+	return OutcomeFailure
 }
 
-// newHandler registers every collector in a new registry and serves it.
-func (m *Metrics) newHandler() http.Handler {
-	registry := prometheus.NewRegistry()
-	registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	registry.MustRegister(m.collectors...)
-	return promhttp.HandlerFor(registry, promhttp.HandlerOpts{
-		Registry:      registry, // promhttp's own error counters
-		ErrorHandling: promhttp.ContinueOnError,
-	})
+// gather reads every family for one scrape, in no particular order.
+func (m *Metrics) gather() []family {
+	families := make([]family, 0, 48)
+	families = append(families,
+		m.messages.family(), m.attempts.family(), m.sendDuration.family(),
+		m.webhooks.family(), m.deadLetters.family(),
+		counterFamily(namespace+"_session_reconnects_total",
+			"Times the session reconnected to WhatsApp after losing its connection.", float64(m.reconnects.Load())))
+	for _, g := range m.gauges {
+		families = append(families, gaugeFamily(g.name, g.help, g.value()))
+	}
+	if m.sessionState != nil {
+		families = append(families, sessionStateFamily(m.sessionState()))
+	}
+	families = appendGoFamilies(families)
+	return appendProcessFamilies(families)
 }
 
-// sessionStateCollector reports msgbridge_session_state{state} one-hot: 1
+// sessionStateFamily reports msgbridge_session_state{state} one-hot: 1
 // for the current state, 0 for the others. A state not in SessionStates is
 // reported too, so a new state is visible before the contract lists it.
-type sessionStateCollector struct {
-	state func() string
-}
-
-var sessionStateDesc = prometheus.NewDesc(namespace+"_session_state",
-	"The session's state: 1 for the current one, 0 for the others.", []string{"state"}, nil)
-
-func (c sessionStateCollector) Describe(ch chan<- *prometheus.Desc) { ch <- sessionStateDesc }
-
-func (c sessionStateCollector) Collect(ch chan<- prometheus.Metric) {
-	current := c.state()
+func sessionStateFamily(current string) family {
+	f := family{name: namespace + "_session_state", help: "The session's state: 1 for the current one, 0 for the others.", kind: kindGauge}
 	known := false
 	for _, s := range contract.SessionStates {
 		v := 0.0
 		if string(s) == current {
 			v, known = 1, true
 		}
-		ch <- prometheus.MustNewConstMetric(sessionStateDesc, prometheus.GaugeValue, v, string(s))
+		f.samples = append(f.samples, sample{labels: []label{{"state", string(s)}}, value: v})
 	}
 	if !known {
-		ch <- prometheus.MustNewConstMetric(sessionStateDesc, prometheus.GaugeValue, 1, current)
+		f.samples = append(f.samples, sample{labels: []label{{"state", current}}, value: 1})
 	}
+	sortSamples(f.samples)
+	return f
 }

@@ -1,0 +1,358 @@
+package metrics
+
+import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+)
+
+// serve answers one request to m's handler in memory.
+func serve(m *Metrics, method string, header http.Header) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(method, "/metrics", nil)
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	rec := httptest.NewRecorder()
+	m.Handler().ServeHTTP(rec, req)
+	return rec
+}
+
+// parse reads text with Prometheus' own parser, failing on anything it
+// rejects.
+func parse(t *testing.T, text string) map[string]*dto.MetricFamily {
+	t.Helper()
+	families, err := parseText(text)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, text)
+	}
+	return families
+}
+
+func parseText(text string) (map[string]*dto.MetricFamily, error) {
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	return parser.TextToMetricFamilies(strings.NewReader(text))
+}
+
+// The families the bridge serves and their types, as client_golang served
+// them (less promhttp's own error counter): dashboards and alerts read them
+// by these names.
+var wantFamilies = map[string]dto.MetricType{
+	"msgbridge_disk_free_bytes":            dto.MetricType_GAUGE,
+	"msgbridge_heartbeat_age_seconds":      dto.MetricType_GAUGE,
+	"msgbridge_messages_total":             dto.MetricType_COUNTER,
+	"msgbridge_send_attempts_total":        dto.MetricType_COUNTER,
+	"msgbridge_send_duration_seconds":      dto.MetricType_HISTOGRAM,
+	"msgbridge_send_queue_depth":           dto.MetricType_GAUGE,
+	"msgbridge_sending_restricted":         dto.MetricType_GAUGE,
+	"msgbridge_session_reconnects_total":   dto.MetricType_COUNTER,
+	"msgbridge_session_state":              dto.MetricType_GAUGE,
+	"msgbridge_webhook_dead_letters_total": dto.MetricType_COUNTER,
+	"msgbridge_webhook_deliveries_total":   dto.MetricType_COUNTER,
+	"msgbridge_webhook_queue_depth":        dto.MetricType_GAUGE,
+	"go_gc_duration_seconds":               dto.MetricType_SUMMARY,
+	"go_gc_gogc_percent":                   dto.MetricType_GAUGE,
+	"go_gc_gomemlimit_bytes":               dto.MetricType_GAUGE,
+	"go_goroutines":                        dto.MetricType_GAUGE,
+	"go_info":                              dto.MetricType_GAUGE,
+	"go_memstats_alloc_bytes":              dto.MetricType_GAUGE,
+	"go_memstats_alloc_bytes_total":        dto.MetricType_COUNTER,
+	"go_memstats_buck_hash_sys_bytes":      dto.MetricType_GAUGE,
+	"go_memstats_frees_total":              dto.MetricType_COUNTER,
+	"go_memstats_gc_sys_bytes":             dto.MetricType_GAUGE,
+	"go_memstats_heap_alloc_bytes":         dto.MetricType_GAUGE,
+	"go_memstats_heap_idle_bytes":          dto.MetricType_GAUGE,
+	"go_memstats_heap_inuse_bytes":         dto.MetricType_GAUGE,
+	"go_memstats_heap_objects":             dto.MetricType_GAUGE,
+	"go_memstats_heap_released_bytes":      dto.MetricType_GAUGE,
+	"go_memstats_heap_sys_bytes":           dto.MetricType_GAUGE,
+	"go_memstats_last_gc_time_seconds":     dto.MetricType_GAUGE,
+	"go_memstats_mallocs_total":            dto.MetricType_COUNTER,
+	"go_memstats_mcache_inuse_bytes":       dto.MetricType_GAUGE,
+	"go_memstats_mcache_sys_bytes":         dto.MetricType_GAUGE,
+	"go_memstats_mspan_inuse_bytes":        dto.MetricType_GAUGE,
+	"go_memstats_mspan_sys_bytes":          dto.MetricType_GAUGE,
+	"go_memstats_next_gc_bytes":            dto.MetricType_GAUGE,
+	"go_memstats_other_sys_bytes":          dto.MetricType_GAUGE,
+	"go_memstats_stack_inuse_bytes":        dto.MetricType_GAUGE,
+	"go_memstats_stack_sys_bytes":          dto.MetricType_GAUGE,
+	"go_memstats_sys_bytes":                dto.MetricType_GAUGE,
+	"go_sched_gomaxprocs_threads":          dto.MetricType_GAUGE,
+	"go_threads":                           dto.MetricType_GAUGE,
+}
+
+// wantProcessFamilies are read from /proc: Linux only.
+var wantProcessFamilies = map[string]dto.MetricType{
+	"process_cpu_seconds_total":            dto.MetricType_COUNTER,
+	"process_max_fds":                      dto.MetricType_GAUGE,
+	"process_network_receive_bytes_total":  dto.MetricType_COUNTER,
+	"process_network_transmit_bytes_total": dto.MetricType_COUNTER,
+	"process_open_fds":                     dto.MetricType_GAUGE,
+	"process_resident_memory_bytes":        dto.MetricType_GAUGE,
+	"process_start_time_seconds":           dto.MetricType_GAUGE,
+	"process_virtual_memory_bytes":         dto.MetricType_GAUGE,
+	"process_virtual_memory_max_bytes":     dto.MetricType_GAUGE,
+}
+
+func everySource() Sources {
+	return Sources{
+		SendQueueDepth: func() float64 { return 1 }, WebhookQueueDepth: func() float64 { return 2 },
+		SessionState: func() string { return "connected" }, HeartbeatAge: math.NaN,
+		SendingRestricted: func() float64 { return 0 }, DiskFree: func() float64 { return 5e9 },
+	}
+}
+
+func TestFamiliesTheirTypesAndOrder(t *testing.T) {
+	rec := serve(watching(everySource()), http.MethodGet, nil)
+	if got := rec.Header().Get("Content-Type"); got != "text/plain; version=0.0.4; charset=utf-8" {
+		t.Errorf("Content-Type %q", got)
+	}
+	text := rec.Body.String()
+	fams := parse(t, text)
+	want := wantFamilies
+	if runtime.GOOS == "linux" {
+		want = make(map[string]dto.MetricType)
+		for _, m := range []map[string]dto.MetricType{wantFamilies, wantProcessFamilies} {
+			for name, typ := range m {
+				want[name] = typ
+			}
+		}
+	}
+	for name, typ := range want {
+		if f, ok := fams[name]; !ok {
+			t.Errorf("no %s", name)
+		} else if f.GetType() != typ {
+			t.Errorf("%s is a %v, want %v", name, f.GetType(), typ)
+		}
+	}
+	for name := range fams {
+		if _, ok := want[name]; !ok {
+			t.Errorf("unexpected family %s", name)
+		}
+	}
+	var names []string
+	for line := range strings.Lines(text) {
+		if rest, ok := strings.CutPrefix(line, "# TYPE "); ok {
+			names = append(names, strings.Fields(rest)[0])
+		}
+	}
+	if !slices.IsSorted(names) {
+		t.Errorf("families not sorted by name: %v", names)
+	}
+	if !math.IsNaN(value(t, fams, "msgbridge_heartbeat_age_seconds", "", "")) {
+		t.Error("NaN heartbeat age not served as NaN")
+	}
+}
+
+// Label values and HELP texts with backslashes, quotes and newlines reach
+// Prometheus unchanged.
+func TestOddTextIsEscaped(t *testing.T) {
+	m := New()
+	odd := "a\\b\"c\nd} e,f=\"g\""
+	m.WebhookDelivery(odd, true)
+	m.WebhookDeadLetter(odd)
+	fams := parse(t, serve(m, http.MethodGet, nil).Body.String())
+	if got := value(t, fams, "msgbridge_webhook_deliveries_total", "subscription", odd); got != 1 {
+		t.Errorf("odd subscription's deliveries = %v", got)
+	}
+	if got := value(t, fams, "msgbridge_webhook_dead_letters_total", "subscription", odd); got != 1 {
+		t.Errorf("odd subscription's dead letters = %v", got)
+	}
+
+	help := `back\slash, "quotes" and a` + "\nsecond line"
+	var buf bytes.Buffer
+	writeText(&buf, []family{gaugeFamily("odd_help", help, 1)})
+	if got := parse(t, buf.String())["odd_help"].GetHelp(); got != help {
+		t.Errorf("help %q, want %q", got, help)
+	}
+}
+
+func TestHistogramIsCumulative(t *testing.T) {
+	m := New()
+	for _, d := range []time.Duration{
+		5 * time.Millisecond, 50 * time.Millisecond, // 50 ms is on a bound: counted in le="0.05"
+		700 * time.Millisecond, 90 * time.Second, // above every bound: +Inf only
+	} {
+		m.SendAttempt(true, d)
+	}
+	h := parse(t, serve(m, http.MethodGet, nil).Body.String())["msgbridge_send_duration_seconds"].GetMetric()[0].GetHistogram()
+	want := map[float64]uint64{0.01: 1, 0.025: 1, 0.05: 2, 0.1: 2, 0.25: 2, 0.5: 2, 1: 3, 2.5: 3, 5: 3, 10: 3, 30: 3, 60: 3, math.Inf(1): 4}
+	buckets := h.GetBucket()
+	if len(buckets) != len(sendDurationBuckets)+1 {
+		t.Fatalf("%d buckets, want %d", len(buckets), len(sendDurationBuckets)+1)
+	}
+	for _, b := range buckets {
+		if got, w := b.GetCumulativeCount(), want[b.GetUpperBound()]; got != w {
+			t.Errorf("le=%v: %d, want %d", b.GetUpperBound(), got, w)
+		}
+	}
+	if h.GetSampleCount() != 4 {
+		t.Errorf("count %d", h.GetSampleCount())
+	}
+	if math.Abs(h.GetSampleSum()-90.755) > 1e-9 {
+		t.Errorf("sum %v, want 90.755", h.GetSampleSum())
+	}
+}
+
+func TestGoFamiliesArePlausible(t *testing.T) {
+	fams := parse(t, serve(New(), http.MethodGet, nil).Body.String())
+	if got := value(t, fams, "go_goroutines", "", ""); got < 1 {
+		t.Errorf("go_goroutines %v", got)
+	}
+	if got := value(t, fams, "go_threads", "", ""); got < 1 {
+		t.Errorf("go_threads %v", got)
+	}
+	if got := value(t, fams, "go_info", "version", runtime.Version()); got != 1 {
+		t.Errorf("go_info %v", got)
+	}
+	if got := value(t, fams, "go_sched_gomaxprocs_threads", "", ""); got != float64(runtime.GOMAXPROCS(0)) {
+		t.Errorf("go_sched_gomaxprocs_threads %v", got)
+	}
+	heap, sys := value(t, fams, "go_memstats_heap_inuse_bytes", "", ""), value(t, fams, "go_memstats_sys_bytes", "", "")
+	if heap <= 0 || sys < heap {
+		t.Errorf("heap in use %v, obtained from the system %v", heap, sys)
+	}
+	if got := value(t, fams, "go_memstats_heap_objects", "", ""); got <= 0 {
+		t.Errorf("heap objects %v", got)
+	}
+	runtime.GC() // at least one pause to summarise
+	summary := parse(t, serve(New(), http.MethodGet, nil).Body.String())["go_gc_duration_seconds"].GetMetric()[0].GetSummary()
+	var quantiles []float64
+	for _, q := range summary.GetQuantile() {
+		quantiles = append(quantiles, q.GetQuantile())
+	}
+	if !slices.Equal(quantiles, []float64{0, 0.25, 0.5, 0.75, 1}) || summary.GetSampleCount() < 1 || summary.GetSampleSum() <= 0 {
+		t.Errorf("go_gc_duration_seconds %v", summary)
+	}
+}
+
+func TestProcessFamiliesArePlausible(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the process families are read from /proc")
+	}
+	fams := parse(t, serve(New(), http.MethodGet, nil).Body.String())
+	get := func(name string) float64 { return value(t, fams, name, "", "") }
+	now := float64(time.Now().Unix())
+	if start := get("process_start_time_seconds"); start > now+1 || start < now-24*3600 {
+		t.Errorf("process_start_time_seconds %v, now %v", start, now)
+	}
+	if rss, vsize := get("process_resident_memory_bytes"), get("process_virtual_memory_bytes"); rss < 1<<20 || vsize < rss {
+		t.Errorf("resident %v, virtual %v", rss, vsize)
+	}
+	if open, limit := get("process_open_fds"), get("process_max_fds"); open < 3 || limit < open {
+		t.Errorf("open fds %v, limit %v", open, limit)
+	}
+	if cpu := get("process_cpu_seconds_total"); cpu < 0 || cpu > 24*3600 {
+		t.Errorf("process_cpu_seconds_total %v", cpu)
+	}
+}
+
+// Command names may hold spaces and parentheses; the fields are counted
+// from the last ')'.
+func TestParseProcStat(t *testing.T) {
+	line := "4242 (odd) (name ) S 1 4242 4242 0 -1 4194560 900 0 0 0 150 50 0 0 20 0 12 0 123456 1608441856 2894 18446744073709551615\n"
+	got, err := parseProcStat([]byte(line), 4096)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := procStat{cpuSeconds: 2, startSinceBoot: 1234.56, virtualBytes: 1608441856, residentBytes: 2894 * 4096}
+	if got != want {
+		t.Errorf("got %+v, want %+v", got, want)
+	}
+	if _, err := parseProcStat([]byte("4242 (short) S 1 2 3"), 4096); err == nil {
+		t.Error("a truncated stat parsed")
+	}
+}
+
+func TestGzipWhenAccepted(t *testing.T) {
+	rec := serve(New(), http.MethodGet, http.Header{"Accept-Encoding": {"gzip"}})
+	if rec.Header().Get("Content-Encoding") != "gzip" {
+		t.Fatalf("not gzipped: %v", rec.Header())
+	}
+	zr, err := gzip.NewReader(rec.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := parse(t, string(text))["msgbridge_messages_total"]; !ok {
+		t.Error("no msgbridge_messages_total in the gzipped answer")
+	}
+	for header, want := range map[string]bool{
+		"": false, "identity": false, "gzip": true, "deflate, GZIP;q=0.5": true, "gzip;q=0": false, "gzip; q=0.0, br": false,
+	} {
+		if got := acceptsGzip(header); got != want {
+			t.Errorf("acceptsGzip(%q) = %v", header, got)
+		}
+	}
+}
+
+func TestOnlyGetAndHead(t *testing.T) {
+	if code := serve(New(), http.MethodHead, nil).Code; code != http.StatusOK {
+		t.Errorf("HEAD: %d", code)
+	}
+	if rec := serve(New(), http.MethodPost, nil); rec.Code != http.StatusMethodNotAllowed || rec.Header().Get("Allow") != "GET, HEAD" {
+		t.Errorf("POST: %d %v", rec.Code, rec.Header())
+	}
+}
+
+// Counting (new subscriptions among them) while scraping: run with -race.
+func TestConcurrentCountingAndScraping(t *testing.T) {
+	m := watching(everySource())
+	var wg sync.WaitGroup
+	subscriptions := []string{"default", "crm", "erp", "audit"}
+	for i := range 8 {
+		wg.Go(func() {
+			sub := subscriptions[i%len(subscriptions)]
+			for range 500 {
+				m.WebhookDelivery(sub, true)
+				m.WebhookDeadLetter(sub)
+				m.SendAttempt(false, time.Millisecond)
+			}
+		})
+	}
+	for range 4 {
+		wg.Go(func() {
+			for range 5 {
+				if _, err := parseText(serve(m, http.MethodGet, nil).Body.String()); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	fams := parse(t, serve(m, http.MethodGet, nil).Body.String())
+	for _, sub := range subscriptions {
+		if got := value(t, fams, "msgbridge_webhook_dead_letters_total", "subscription", sub); got != 1000 {
+			t.Errorf("%s: %v dead letters, want 1000", sub, got)
+		}
+	}
+	if got := value(t, fams, "msgbridge_send_duration_seconds", "", ""); got != 4000 {
+		t.Errorf("%v send attempts observed, want 4000", got)
+	}
+}
+
+func BenchmarkScrape(b *testing.B) {
+	m := watching(everySource())
+	m.WebhookDelivery("crm", true)
+	req := httptest.NewRequest(http.MethodGet, "/metrics", nil)
+	h := m.Handler()
+	b.ReportAllocs()
+	for b.Loop() {
+		h.ServeHTTP(httptest.NewRecorder(), req)
+	}
+}

@@ -103,3 +103,26 @@ func TestExecutableMappedBeforeTheLibrariesInitialise(t *testing.T) {
 	}
 	t.Fatalf("no initialisation of %s:\n%s", prefault, trace)
 }
+
+// costlyToInitialise are libraries the bridge binary must not link: their
+// package initialisation runs at every start whether or not they are used.
+// The Prometheus client's built a default registry with Go's runtime and
+// process collectors (runtime/metrics, procfs, expvar): about 3 ms before
+// the first answer, so bridge/metrics writes the text format itself.
+var costlyToInitialise = []string{"github.com/prometheus/client_golang", "github.com/prometheus/procfs"}
+
+func TestCostlyLibrariesNotLinked(t *testing.T) {
+	skipProcessTest(t)
+	out, err := exec.Command("go", "version", "-m", bridgeBin).CombinedOutput()
+	if err != nil {
+		t.Fatalf("go version -m: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "go.mau.fi/whatsmeow") {
+		t.Fatalf("go version -m lists no modules:\n%s", out)
+	}
+	for _, lib := range costlyToInitialise {
+		if strings.Contains(string(out), "\t"+lib+"\t") {
+			t.Errorf("the bridge links %s; its initialisation costs every start (see costlyToInitialise)", lib)
+		}
+	}
+}

@@ -160,7 +160,7 @@ func (cli *Client) sendAck(ctx context.Context, node *waBinary.Node, error int) 
 		// TODO this hack probably needs to be removed at some point
 		recipientJID, ok := recipient.(types.JID)
 		if ok && recipientJID.Server == types.BotServer && node.Tag == "message" {
-			altRecipient, ok := types.BotJIDMap[recipientJID]
+			altRecipient, ok := types.BotJIDMap()[recipientJID]
 			if ok {
 				attrs["recipient"] = altRecipient
 			}

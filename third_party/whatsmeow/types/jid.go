@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	signalProtocol "go.mau.fi/libsignal/protocol"
 )
@@ -122,10 +123,13 @@ func (jid JID) IsBroadcastList() bool {
 	return jid.Server == BroadcastServer && jid.User != StatusBroadcastJID.User
 }
 
-var botUserRegex = regexp.MustCompile(`^1313555\d{4}$|^131655500\d{2}$`)
+// botUserRegex is compiled at its first use, not at program start.
+var botUserRegex = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^1313555\d{4}$|^131655500\d{2}$`)
+})
 
 func (jid JID) IsBot() bool {
-	return (jid.Server == DefaultUserServer && botUserRegex.MatchString(jid.User) && jid.Device == 0) || jid.Server == BotServer
+	return (jid.Server == DefaultUserServer && botUserRegex().MatchString(jid.User) && jid.Device == 0) || jid.Server == BotServer
 }
 
 // NewADJID creates a new AD JID.

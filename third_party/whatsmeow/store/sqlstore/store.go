@@ -601,13 +601,18 @@ const (
 	`
 )
 
-var putContactNamesMassInsertBuilder = dbutil.NewMassInsertBuilder[store.ContactEntry, [1]any](
-	putContactNameQuery, "($1, $%d, $%d, $%d)",
-)
+// The mass insert builders are made at their first use, not at program start.
+var putContactNamesMassInsertBuilder = sync.OnceValue(func() *dbutil.MassInsertBuilder[store.ContactEntry, [1]any, [3]any] {
+	return dbutil.NewMassInsertBuilder[store.ContactEntry, [1]any](
+		putContactNameQuery, "($1, $%d, $%d, $%d)",
+	)
+})
 
-var putRedactedPhonesMassInsertBuilder = dbutil.NewMassInsertBuilder[store.RedactedPhoneEntry, [1]any](
-	putRedactedPhoneQuery, "($1, $%d, $%d)",
-)
+var putRedactedPhonesMassInsertBuilder = sync.OnceValue(func() *dbutil.MassInsertBuilder[store.RedactedPhoneEntry, [1]any, [2]any] {
+	return dbutil.NewMassInsertBuilder[store.RedactedPhoneEntry, [1]any](
+		putRedactedPhoneQuery, "($1, $%d, $%d)",
+	)
+})
 
 func (s *SQLStore) PutPushName(ctx context.Context, user types.JID, pushName string) (bool, string, error) {
 	s.contactCacheLock.Lock()
@@ -686,7 +691,7 @@ func (s *SQLStore) PutAllContactNames(ctx context.Context, contacts []store.Cont
 	}
 	err := s.db.DoTxn(ctx, nil, func(ctx context.Context) error {
 		for slice := range slices.Chunk(contacts, contactBatchSize) {
-			query, vars := putContactNamesMassInsertBuilder.Build([1]any{s.JID}, slice)
+			query, vars := putContactNamesMassInsertBuilder().Build([1]any{s.JID}, slice)
 			_, err := s.db.Exec(ctx, query, vars...)
 			if err != nil {
 				return err
@@ -717,7 +722,7 @@ func (s *SQLStore) PutManyRedactedPhones(ctx context.Context, entries []store.Re
 	}
 	err := s.db.DoTxn(ctx, nil, func(ctx context.Context) error {
 		for slice := range slices.Chunk(entries, contactBatchSize) {
-			query, vars := putRedactedPhonesMassInsertBuilder.Build([1]any{s.JID}, slice)
+			query, vars := putRedactedPhonesMassInsertBuilder().Build([1]any{s.JID}, slice)
 			_, err := s.db.Exec(ctx, query, vars...)
 			if err != nil {
 				return err

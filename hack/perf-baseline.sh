@@ -8,6 +8,10 @@
 #   hack/perf-baseline.sh main AcceptedSends -benchtime=20000x -count=2
 #   hack/perf-baseline.sh main StartupToFirstAnswer -benchtime=15x
 #   hack/perf-baseline.sh main IdleRSS -benchtime=3x
+#
+# RELEASE=1 builds both trees as the image does (-trimpath, stripped)
+# instead of with their symbols; PEER_WUZAPI_BIN adds wuzapi to the
+# start-up benchmark.
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$repo"
@@ -27,9 +31,14 @@ trap cleanup EXIT
 git worktree add --detach "$worktree" "$ref" >/dev/null
 echo "baseline: $ref = $(git -C "$worktree" log -1 --format='%h %s')" >&2
 ldflags="-X github.com/msgbridge/msgbridge/contract.Version=baseline"
+flags=()
+if [[ ${RELEASE:-} == 1 ]]; then
+  ldflags="-s -w $ldflags"
+  flags=(-trimpath)
+fi
 # Static, as the image and test/process build this tree's binaries.
-(cd "$worktree" && CGO_ENABLED=0 go build -ldflags "$ldflags" -o "$tmp/bridge" ./bridge/cmd/bridge)
-(cd "$worktree" && CGO_ENABLED=0 go build -tags wasim -ldflags "$ldflags" -o "$tmp/bridge-wasim" ./bridge/cmd/bridge)
+(cd "$worktree" && CGO_ENABLED=0 go build "${flags[@]}" -ldflags "$ldflags" -o "$tmp/bridge" ./bridge/cmd/bridge)
+(cd "$worktree" && CGO_ENABLED=0 go build "${flags[@]}" -tags wasim -ldflags "$ldflags" -o "$tmp/bridge-wasim" ./bridge/cmd/bridge)
 
-BASELINE_BRIDGE_BIN="$tmp/bridge" BASELINE_SIM_BRIDGE_BIN="$tmp/bridge-wasim" \
+BASELINE_BRIDGE_BIN="$tmp/bridge" BASELINE_SIM_BRIDGE_BIN="$tmp/bridge-wasim" BRIDGE_RELEASE_BUILD=${RELEASE:-} \
   go test -count=1 -run=NONE -bench="$bench" "$@" ./test/process

@@ -45,8 +45,7 @@ func TestMain(m *testing.M) {
 	}
 	bridgeBin, simBridgeBin = filepath.Join(dir, "bridge"), filepath.Join(dir, "bridge-wasim")
 	for bin, tags := range map[string]string{bridgeBin: "", simBridgeBin: "wasim"} {
-		build := exec.Command("go", "build", "-tags", tags,
-			"-ldflags", "-X github.com/msgbridge/msgbridge/contract.Version=9.9.9-test", "-o", bin, bridgePackage)
+		build := exec.Command("go", append(append([]string{"build", "-tags", tags}, buildFlags()...), "-o", bin, bridgePackage)...)
 		// Static, as the image builds it (Dockerfile): the start-up figures
 		// are those of the shipped binary, without the C loader's work.
 		build.Env = append(os.Environ(), "CGO_ENABLED=0")
@@ -59,6 +58,20 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// envReleaseBuild set to 1 builds the bridge as the image does (stripped,
+// -trimpath) rather than with its symbols: hack/perf-baseline.sh RELEASE=1
+// measures the shipped binaries side by side.
+const envReleaseBuild = "BRIDGE_RELEASE_BUILD"
+
+// buildFlags are go build's flags for the bridge under test.
+func buildFlags() []string {
+	const version = "-X github.com/msgbridge/msgbridge/contract.Version=9.9.9-test"
+	if os.Getenv(envReleaseBuild) == "1" {
+		return []string{"-trimpath", "-ldflags", "-s -w " + version}
+	}
+	return []string{"-ldflags", version}
 }
 
 func validEnv(dataDir string) []string {

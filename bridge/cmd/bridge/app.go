@@ -170,8 +170,8 @@ func lockDataDir(stdout io.Writer) buildStep {
 // before any is created or changed: a wrong key wipes nothing. The checks
 // are independent and each opens SQLite, so they run side by side, on all
 // cores but one: the server answers from that one while the checks run
-// (on two cores, running all three at once kept a probe's first answer
-// waiting for a core about 10 ms; see the README's start-up figures). An
+// (on two cores, running all three at once left a probe's request waiting
+// for a core up to 6 ms; see the README's start-up figures). An
 // existing bridge.db and session.db stay open for the stores and the
 // session rather than being opened twice.
 func verifyKey(ctx context.Context, a *app) error {

@@ -1,13 +1,18 @@
 package sendqueue
 
 import (
+	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
+
 	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/bridge/sqlite"
 	"github.com/msgbridge/msgbridge/internal/testutil"
 )
 
@@ -357,4 +362,93 @@ func TestEarlyLiftReleasesTheQueue(t *testing.T) {
 	sender.until = time.Time{} // lifted
 	f.run()
 	f.waitStatus(other.Messages[0].ID, bridge.StatusSent)
+}
+
+// A request behind more than maxEarlierAwaited Queued messages of its chat
+// leaves its attempt to the worker at once, without reading the whole
+// backlog or waiting for it; behind that many, it still waits for them as
+// before (they are going: due now, unpaced).
+func TestRequestBehindALongBacklogLeavesItToTheWorker(t *testing.T) {
+	f := newFixture(t, time.Hour)
+	f.sender.ready = false // unlinked: accepted and Queued, not attempted
+	var ids []string
+	for len(ids) < maxEarlierAwaited+2 {
+		res := f.submit(textRequest("a", "b", "c", "d"))
+		for _, m := range res.Messages {
+			ids = append(ids, m.ID)
+		}
+	}
+	// Due now, as after a reconnect: every earlier message counts as going.
+	if _, err := f.db.Exec(`UPDATE messages SET next_attempt_at = ?`, time.Now().Add(-time.Second).UnixMilli()); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+
+	behindMax, err := f.q.earlierInChat(ctx, ids[maxEarlierAwaited], maxEarlierAwaited+1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, going := f.q.whenReleased(behindMax, false, f.q.releaseCount()); len(behindMax) != maxEarlierAwaited || !going {
+		t.Fatalf("behind %d messages due now: %d read, going %v; want all, going", maxEarlierAwaited, len(behindMax), going)
+	}
+
+	started := time.Now()
+	if f.q.clearOfEarlier(ctx, ids[maxEarlierAwaited+1]) {
+		t.Fatal("a request behind a backlog was cleared to go first")
+	}
+	if waited := time.Since(started); waited >= inFlightWait/2 {
+		t.Errorf("a request behind %d messages waited %v for them (inFlightWait %v)", maxEarlierAwaited+1, waited, inFlightWait)
+	}
+}
+
+// BenchmarkEarlierInChat: a request's read of its chat's order behind a
+// backlog of 10,000 Queued messages, bounded by maxEarlierAwaited, and the
+// whole backlog as it was read before (the baseline, same file, same run).
+//
+//	go test -run=NONE -bench=EarlierInChat ./bridge/sendqueue
+func BenchmarkEarlierInChat(b *testing.B) {
+	const backlog = 10_000
+	db := testutil.OpenBridgeDB(b)
+	writer := sqlite.NewBatcher(db)
+	b.Cleanup(writer.Close)
+	log := NewMessageLog(MessageLogOptions{DB: db, Batcher: writer, Log: logr.Discard()})
+	q := New(Options{Sender: &fakeSender{}, Log: log})
+	queueBacklog(b, db, backlog)
+	last := fmt.Sprintf("msg_%08d", backlog-1)
+	for _, bench := range []struct {
+		name  string
+		limit int
+	}{{"bounded", maxEarlierAwaited + 1}, {"whole backlog", backlog}} {
+		b.Run(bench.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := q.earlierInChat(context.Background(), last, bench.limit); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// queueBacklog inserts n Queued texts to alice, due now, in one transaction.
+func queueBacklog(tb testing.TB, db *sql.DB, n int) {
+	tb.Helper()
+	tx, err := db.Begin()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	stmt, err := tx.Prepare(`INSERT INTO messages (id, whatsapp_id, request_id, position, recipient, type, body, status,
+		created_at, updated_at, next_attempt_at) VALUES (?, ?, ?, 0, ?, 'text', 'hello', 'Queued', ?, ?, ?)`)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	start := time.Now().Add(-time.Hour).UnixMilli()
+	for i := range n {
+		at := start + int64(i)
+		if _, err := stmt.Exec(fmt.Sprintf("msg_%08d", i), fmt.Sprintf("WA%08d", i), fmt.Sprintf("req_%08d", i), alice.JID(), at, at, at); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		tb.Fatal(err)
+	}
 }

@@ -55,10 +55,12 @@ func TestBatcherAfterClose(t *testing.T) {
 }
 
 // BenchmarkBatcher: durable single-row inserts from 64 goroutines through
-// the group-commit writer, against one transaction (one fsync) per insert.
+// the group-commit writer, against one transaction (one fsync) per insert;
+// and from one caller through the writer (a transaction of one each).
 //
-//	go test -run=NONE -bench=Batcher ./bridge/store
+//	go test -run=NONE -bench=Batcher ./bridge/sqlite
 func BenchmarkBatcher(b *testing.B) {
+	b.Run("one-caller", benchmarkOneCaller)
 	for _, mode := range []string{"group-commit", "tx-per-write"} {
 		b.Run(mode, func(b *testing.B) {
 			db, err := Open(context.Background(), filepath.Join(b.TempDir(), "bench.db"), testKey, "test")
@@ -99,6 +101,22 @@ func BenchmarkBatcher(b *testing.B) {
 				}
 			})
 		})
+	}
+}
+
+// benchmarkOneCaller: one caller's inserts through the writer, each alone in
+// its transaction, as a bridge that is not busy writes.
+func benchmarkOneCaller(b *testing.B) {
+	db := openMigrated(b, filepath.Join(b.TempDir(), "bench.db"), testKey)
+	batcher := NewBatcher(db)
+	defer batcher.Close()
+	for b.Loop() {
+		if err := batcher.Do(context.Background(), func(tx *sql.Tx) error {
+			_, err := tx.Exec(`INSERT INTO notes (body) VALUES ('x')`)
+			return err
+		}); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 

@@ -25,7 +25,7 @@ var testSchema = []string{
 	`ALTER TABLE notes ADD COLUMN created_at INTEGER NOT NULL DEFAULT 0`,
 }
 
-func openMigrated(t *testing.T, path string, key []byte) *sql.DB {
+func openMigrated(t testing.TB, path string, key []byte) *sql.DB {
 	t.Helper()
 	db, err := Open(context.Background(), path, key, "test")
 	if err != nil {

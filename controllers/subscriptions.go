@@ -167,7 +167,7 @@ func (r *MessagingBridgeReconciler) renderSubscription(ctx context.Context, mb *
 		if invalid != "" || err != nil {
 			return contract.Subscription{}, invalid, err
 		}
-		if secrets.Credentials, invalid = specs.NATSCredentials(ref.Name, data); invalid != "" {
+		if secrets.Credentials, invalid = specs.SubscriptionCredentials(s, ref.Name, data); invalid != "" {
 			return contract.Subscription{}, invalid, nil
 		}
 	}

@@ -315,7 +315,9 @@ func TestCRDRejectsInvalidSubscriptions(t *testing.T) {
 		mb := newBridge(ns, "good")
 		mb.Spec.Subscriptions = []msgbridgev1alpha1.SubscriptionSpec{sub("crm", "https://crm.example/hooks"), sub("bus", "nats://n.example:4222/wa"),
 			{Name: "all", Target: "http://a.example/", Events: []string{"*", "message.*"}},
-			{Name: "jet", Target: "nats://n.example:4222/wa", CredentialsSecretRef: &msgbridgev1alpha1.SecretReference{Name: "nats-creds"}}}
+			{Name: "jet", Target: "nats://n.example:4222/wa", CredentialsSecretRef: &msgbridgev1alpha1.SecretReference{Name: "nats-creds"}},
+			{Name: "chatwoot", Target: "https://c.example/webhooks/whatsapp/+4915100000001", Format: msgbridgev1alpha1.SubscriptionFormatCloud,
+				CredentialsSecretRef: &msgbridgev1alpha1.SecretReference{Name: "chatwoot-verify"}}}
 		create(t, mb)
 		var got msgbridgev1alpha1.MessagingBridge
 		getObject(t, client.ObjectKeyFromObject(mb), &got)
@@ -371,6 +373,33 @@ func TestSubscriptionNATSCredentials(t *testing.T) {
 	shown, _ := json.Marshal([]any{got.Status, events.Items})
 	if strings.Contains(string(shown), "s3cret") {
 		t.Errorf("a credential shows in the status or an event: %s", shown)
+	}
+}
+
+// A cloud-format subscription's verify token (Chatwoot's "Webhook Verify
+// Token") comes from the token of the Secret credentialsSecretRef names,
+// and reaches the bridge as its credentials' token; a user in that Secret
+// makes the subscription invalid, named by the key.
+func TestSubscriptionCloudVerifyToken(t *testing.T) {
+	ns, mb, bridge := connectedBridge(t)
+	createSecret(t, ns, "chatwoot-verify", map[string]string{"token": "s3cret-verify"})
+	patchBridge(t, mb, func(mb *msgbridgev1alpha1.MessagingBridge) {
+		mb.Spec.Subscriptions = []msgbridgev1alpha1.SubscriptionSpec{{Name: "chatwoot",
+			Target: "https://chatwoot.example/webhooks/whatsapp/+4915100000001", Format: msgbridgev1alpha1.SubscriptionFormatCloud,
+			CredentialsSecretRef: &msgbridgev1alpha1.SecretReference{Name: "chatwoot-verify"}}}
+	})
+	healthy := map[string]msgbridgev1alpha1.SubscriptionState{"chatwoot": msgbridgev1alpha1.SubscriptionHealthy}
+	waitSubscriptions(t, mb, metav1.ConditionTrue, conditions.ReasonSubscriptionsHealthy, healthy)
+	chatwoot, _ := bridge.subs.get("k8s-chatwoot")
+	if chatwoot.Format != "cloud" || chatwoot.Credentials == nil || *chatwoot.Credentials != (contract.SubscriptionCredentials{Token: "s3cret-verify"}) {
+		t.Errorf("k8s-chatwoot in the bridge: format %q, credentials %+v", chatwoot.Format, chatwoot.Credentials)
+	}
+
+	patchSecretData(t, ns, "chatwoot-verify", "user", "bridge")
+	got := waitSubscriptions(t, mb, metav1.ConditionFalse, conditions.ReasonSubscriptionInvalid,
+		map[string]msgbridgev1alpha1.SubscriptionState{"chatwoot": msgbridgev1alpha1.SubscriptionInvalid})
+	if m := subscriptionsCondition(got); !strings.Contains(m, "takes only the verify token") || strings.Contains(m, "s3cret") {
+		t.Errorf("condition message %q does not name the Secret's extra key (or shows a value)", m)
 	}
 }
 

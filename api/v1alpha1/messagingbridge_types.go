@@ -209,7 +209,7 @@ type MessagingBridgeSpec struct {
 
 // SubscriptionSpec is one event receiver of the bridge.
 // +kubebuilder:validation:XValidation:rule="!has(self.format) || self.format != 'cloud' || self.target.startsWith('http')",message="format cloud needs an http or https target"
-// +kubebuilder:validation:XValidation:rule="!has(self.credentialsSecretRef) || self.target.startsWith('nats://')",message="credentialsSecretRef is for a nats:// target; an HTTP receiver checks the signature (secretRef)"
+// +kubebuilder:validation:XValidation:rule="!has(self.credentialsSecretRef) || self.target.startsWith('nats://') || (has(self.format) && self.format == 'cloud')",message="credentialsSecretRef is for a nats:// target, or the verify token of format cloud; an HTTP receiver checks the signature (secretRef)"
 type SubscriptionSpec struct {
 	// Name of the subscription, unique in the resource: the bridge knows it
 	// as k8s-<name>.
@@ -250,8 +250,11 @@ type SubscriptionSpec struct {
 
 	// CredentialsSecretRef names the Secret with the credentials the bridge
 	// gives a nats:// target's server: its key token, or its keys user and
-	// password (not both kinds). Only for a nats:// target; none when
-	// absent. A change of the Secret reaches the bridge without a restart.
+	// password (not both kinds). For format cloud (an http(s) target), its
+	// key token is the verify token the bridge gives the receiver's
+	// hub.challenge handshake (Chatwoot's "Webhook Verify Token"). Not for
+	// another http(s) target; none when absent. A change of the Secret
+	// reaches the bridge without a restart.
 	// +optional
 	CredentialsSecretRef *SecretReference `json:"credentialsSecretRef,omitempty"`
 

@@ -19,7 +19,8 @@ func SubscriptionID(name string) string {
 
 // SubscriptionSecrets are the values a subscription's references name:
 // the signing secret (nil without a secretRef) and a NATS target's
-// credentials (nil without a credentialsSecretRef).
+// credentials or a cloud receiver's verify token (nil without a
+// credentialsSecretRef).
 type SubscriptionSecrets struct {
 	Signing     []byte
 	Credentials *contract.SubscriptionCredentials
@@ -48,7 +49,8 @@ func Subscription(s msgbridgev1alpha1.SubscriptionSpec, secrets SubscriptionSecr
 	}
 }
 
-// The keys of a NATS credentials Secret (credentialsSecretRef).
+// The keys of a credentials Secret (credentialsSecretRef): a NATS
+// target's token, or user and password; a cloud receiver's verify token.
 const (
 	NATSTokenKey    = "token"
 	NATSUserKey     = "user"
@@ -73,6 +75,24 @@ func NATSCredentials(name string, data map[string][]byte) (*contract.Subscriptio
 		return nil, fmt.Sprintf("Secret %s has only one of %s and %s: they go together", name, NATSUserKey, NATSPasswordKey)
 	}
 	return nil, fmt.Sprintf("Secret %s has neither the key %s nor the keys %s and %s", name, NATSTokenKey, NATSUserKey, NATSPasswordKey)
+}
+
+// SubscriptionCredentials reads the credentials of s from the data of the
+// Secret its credentialsSecretRef names (name): a nats:// target's, or the
+// verify token of an http(s) target of format cloud (the key token alone).
+func SubscriptionCredentials(s msgbridgev1alpha1.SubscriptionSpec, name string, data map[string][]byte) (*contract.SubscriptionCredentials, string) {
+	if strings.HasPrefix(s.Target, "nats://") {
+		return NATSCredentials(name, data)
+	}
+	token := data[NATSTokenKey]
+	switch {
+	case len(data[NATSUserKey]) > 0 || len(data[NATSPasswordKey]) > 0:
+		return nil, fmt.Sprintf("Secret %s has %s or %s: an http(s) receiver of format cloud takes only the verify token (%s)",
+			name, NATSUserKey, NATSPasswordKey, NATSTokenKey)
+	case len(token) == 0:
+		return nil, fmt.Sprintf("Secret %s has no key %s: the verify token of format cloud", name, NATSTokenKey)
+	}
+	return &contract.SubscriptionCredentials{Token: string(token)}, ""
 }
 
 // SubscriptionDigest identifies a rendered subscription, its secret and

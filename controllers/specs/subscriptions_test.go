@@ -95,3 +95,36 @@ func TestNATSCredentials(t *testing.T) {
 		}
 	}
 }
+
+// A cloud receiver's verify token comes from its Secret's token alone; a
+// nats:// target's credentials are read as NATS credentials.
+func TestSubscriptionCredentials(t *testing.T) {
+	cloud := msgbridgev1alpha1.SubscriptionSpec{Name: "chatwoot", Target: "https://chatwoot.example/webhooks/whatsapp/+4915100000001",
+		Format: msgbridgev1alpha1.SubscriptionFormatCloud}
+	nats := msgbridgev1alpha1.SubscriptionSpec{Name: "bus", Target: "nats://n.example:4222/wa"}
+	for _, c := range []struct {
+		name    string
+		spec    msgbridgev1alpha1.SubscriptionSpec
+		data    map[string]string
+		want    *contract.SubscriptionCredentials
+		invalid string
+	}{
+		{"verify token", cloud, map[string]string{"token": "s3cret-v"}, &contract.SubscriptionCredentials{Token: "s3cret-v"}, ""},
+		{"verify token with a user", cloud, map[string]string{"token": "s3cret-v", "user": "bridge"}, nil, "takes only the verify token"},
+		{"no token", cloud, map[string]string{"secret": "s3cret-x"}, nil, "has no key token"},
+		{"nats user and password", nats, map[string]string{"user": "bridge", "password": "s3cret-p"},
+			&contract.SubscriptionCredentials{User: "bridge", Password: "s3cret-p"}, ""},
+	} {
+		data := map[string][]byte{}
+		for k, v := range c.data {
+			data[k] = []byte(v)
+		}
+		got, invalid := SubscriptionCredentials(c.spec, "creds", data)
+		if !reflect.DeepEqual(got, c.want) || !strings.Contains(invalid, c.invalid) || (c.invalid == "") != (invalid == "") {
+			t.Errorf("%s: %+v %q, want %+v %q", c.name, got, invalid, c.want, c.invalid)
+		}
+		if strings.Contains(invalid, "s3cret") || (invalid != "" && !strings.Contains(invalid, "Secret creds")) {
+			t.Errorf("%s: the message %q shows a value or does not name the Secret", c.name, invalid)
+		}
+	}
+}

@@ -59,7 +59,7 @@ func TestStartingAnswersHealthAndHoldsTheRest(t *testing.T) {
 	})
 	starting.Ready(router)
 	if got := <-answered; got.status != http.StatusTeapot || got.body != "/api/status" {
-		t.Fatalf("held request: %d %q, want the router's readAnswer", got.status, got.body)
+		t.Fatalf("held request: %d %q, want the router's answer", got.status, got.body)
 	}
 	// Once ready, /health is the router's too.
 	if got := getWhole(t, srv.URL+"/health"); got.status != http.StatusTeapot {

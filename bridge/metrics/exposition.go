@@ -64,14 +64,11 @@ func sortSamples(samples []sample) {
 
 // Handler serves the metrics in Prometheus' text format, gzipped when the
 // scraper accepts it (Prometheus does). A part that cannot be read (a
-// /proc file) leaves its families out rather than failing the scrape.
+// /proc file) leaves its families out rather than failing the scrape. The
+// router admits GET alone and answers other methods 405 in the API's error
+// shape.
 func (m *Metrics) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			w.Header().Set("Allow", "GET, HEAD")
-			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
-			return
-		}
 		var body bytes.Buffer
 		writeText(&body, m.gather())
 		header := w.Header()

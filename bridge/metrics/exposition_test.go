@@ -284,15 +284,6 @@ func TestGzipWhenAccepted(t *testing.T) {
 	}
 }
 
-func TestOnlyGetAndHead(t *testing.T) {
-	if code := serve(New(), http.MethodHead, nil).Code; code != http.StatusOK {
-		t.Errorf("HEAD: %d", code)
-	}
-	if rec := serve(New(), http.MethodPost, nil); rec.Code != http.StatusMethodNotAllowed || rec.Header().Get("Allow") != "GET, HEAD" {
-		t.Errorf("POST: %d %v", rec.Code, rec.Header())
-	}
-}
-
 // Counting (new subscriptions among them) while scraping: run with -race.
 func TestConcurrentCountingAndScraping(t *testing.T) {
 	m := watching(everySource())

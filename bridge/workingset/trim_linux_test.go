@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/msgbridge/msgbridge/bridge/workingset/procmaps"
 )
 
 // The test binary's own read-only pages, mapped by its start-up and the
@@ -48,7 +50,7 @@ func executableResidentKiB(t *testing.T) int {
 	for sc.Scan() {
 		fields := strings.Fields(sc.Text())
 		if len(fields) == 6 && strings.Contains(fields[0], "-") {
-			_, counting = readOnlySpan(sc.Text(), exe)
+			_, counting = procmaps.ReadOnlySpan(sc.Bytes(), []byte(exe))
 			continue
 		}
 		if counting && len(fields) == 3 && fields[0] == "Rss:" {

@@ -17,17 +17,13 @@ package workingset
 import (
 	"bufio"
 	"io"
-	"strconv"
 	"strings"
+
+	"github.com/msgbridge/msgbridge/bridge/workingset/procmaps"
 )
 
 // Span is one read-only mapping of the executable.
-type Span struct {
-	Start, End uintptr
-}
-
-// Size is the span's length in bytes.
-func (s Span) Size() uintptr { return s.End - s.Start }
+type Span = procmaps.Span
 
 // ReadOnlySpans lists the mappings of exe that are not writable and hold
 // only the file's pages, from the text of /proc/self/smaps. A read-only
@@ -49,7 +45,7 @@ func ReadOnlySpans(smaps io.Reader, exe string) []Span {
 	sc := bufio.NewScanner(smaps)
 	for sc.Scan() {
 		line := sc.Text()
-		if s, ok := readOnlySpan(line, exe); ok {
+		if s, ok := procmaps.ReadOnlySpan([]byte(line), []byte(exe)); ok {
 			flush()
 			current, inExe = s, true
 			continue
@@ -77,23 +73,4 @@ func isMappingHeader(line string) bool {
 func hasAnonymousPages(line string) bool {
 	rest, ok := strings.CutPrefix(line, "Anonymous:")
 	return ok && strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")) != "0"
-}
-
-// readOnlySpan reads one line of /proc/self/maps:
-// "start-end perms offset dev inode path".
-func readOnlySpan(line, exe string) (Span, bool) {
-	fields := strings.Fields(line)
-	if len(fields) != 6 || fields[5] != exe || len(fields[1]) != 4 || fields[1][1] != '-' {
-		return Span{}, false
-	}
-	lo, hi, ok := strings.Cut(fields[0], "-")
-	if !ok {
-		return Span{}, false
-	}
-	start, err1 := strconv.ParseUint(lo, 16, 64)
-	end, err2 := strconv.ParseUint(hi, 16, 64)
-	if err1 != nil || err2 != nil || end <= start || uint64(uintptr(end)) != end {
-		return Span{}, false
-	}
-	return Span{Start: uintptr(start), End: uintptr(end)}, true
 }

@@ -28,7 +28,7 @@ zz-01000000 r--p 00000000 08:01 1234   /usr/local/bin/bridge
 // with written (relocated) pages are left out.
 func TestReadOnlySpansKeepsOnlyTheExecutablesFilePages(t *testing.T) {
 	got := ReadOnlySpans(strings.NewReader(sampleSmaps), "/usr/local/bin/bridge")
-	want := []Span{{0x400000, 0xec4000}, {0xec4000, 0x1ea2000}}
+	want := []Span{{Start: 0x400000, End: 0xec4000}, {Start: 0xec4000, End: 0x1ea2000}}
 	if len(got) != len(want) {
 		t.Fatalf("spans %x, want %x", got, want)
 	}
@@ -51,4 +51,14 @@ func FuzzReadOnlySpans(f *testing.F) {
 			}
 		}
 	})
+}
+
+// An executable replaced on disk while it runs is listed "(deleted)", as
+// /proc/self/exe then reads too: its pages are still given back.
+func TestReadOnlySpansOfAReplacedExecutable(t *testing.T) {
+	const exe = "/usr/local/bin/bridge (deleted)"
+	smaps := "00400000-00ec4000 r-xp 00000000 08:01 1234   " + exe + "\nRss:                9424 kB\nAnonymous:             0 kB\n"
+	if got := ReadOnlySpans(strings.NewReader(smaps), exe); len(got) != 1 || got[0] != (Span{Start: 0x400000, End: 0xec4000}) {
+		t.Errorf("spans %x, want the code mapping", got)
+	}
 }

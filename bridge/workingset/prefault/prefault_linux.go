@@ -1,6 +1,10 @@
 package prefault
 
-import "syscall"
+import (
+	"syscall"
+
+	"github.com/msgbridge/msgbridge/bridge/workingset/procmaps"
+)
 
 // madvPopulateRead is MADV_POPULATE_READ (Linux 5.14, <linux/mman.h>):
 // fill the page tables of a range, reading its pages in where needed. The
@@ -35,14 +39,14 @@ func mapExecutable() (uintptr, error) {
 		return 0, err
 	}
 	var total uintptr
-	for _, s := range readOnlySpans(maps, exe[:n]) {
+	for _, s := range procmaps.ReadOnlySpans(maps, exe[:n]) {
 		// The span is a live read-only mapping the kernel just listed;
 		// its addresses never become Go pointers.
-		_, _, errno := syscall.Syscall(syscall.SYS_MADVISE, s.start, s.end-s.start, madvPopulateRead)
+		_, _, errno := syscall.Syscall(syscall.SYS_MADVISE, s.Start, s.Size(), madvPopulateRead)
 		if errno != 0 {
 			return total, errno
 		}
-		total += s.end - s.start
+		total += s.Size()
 	}
 	return total, nil
 }

@@ -1,4 +1,4 @@
-package prefault
+package procmaps
 
 import (
 	"errors"
@@ -24,20 +24,20 @@ c000000000-c000400000 rw-p 00000000 00:00 0
 func TestReadOnlySpans(t *testing.T) {
 	tests := []struct {
 		name, exe string
-		want      []span
+		want      []Span
 	}{
 		{"static executable: code and read-only data, not the writable data", "/usr/local/bin/bridge",
-			[]span{{0x400000, 0xff4000}, {0xff4000, 0x212b000}}},
+			[]Span{{0x400000, 0xff4000}, {0xff4000, 0x212b000}}},
 		{"an executable replaced on disk keeps its mappings", "/usr/local/bin/bridge (deleted)",
-			[]span{{0x55b3504cc000, 0x55b3504fb000}}},
+			[]Span{{0x55b3504cc000, 0x55b3504fb000}}},
 		{"another file's mappings are not the executable's", "/usr/lib/other", nil},
-		{"the kernel's own mappings have no file", "[vdso]", []span{{0x7ffd1a3f6000, 0x7ffd1a3f8000}}},
+		{"the kernel's own mappings have no file", "[vdso]", []Span{{0x7ffd1a3f6000, 0x7ffd1a3f8000}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := readOnlySpans([]byte(sampleMaps), []byte(tt.exe))
+			got := ReadOnlySpans([]byte(sampleMaps), []byte(tt.exe))
 			if !slices.Equal(got, tt.want) {
-				t.Errorf("readOnlySpans(exe %q) = %x, want %x", tt.exe, got, tt.want)
+				t.Errorf("ReadOnlySpans(exe %q) = %x, want %x", tt.exe, got, tt.want)
 			}
 		})
 	}
@@ -56,33 +56,34 @@ func TestReadOnlySpansSkipsWhatItCannotRead(t *testing.T) {
 		"00400000-00500000 r-xp 00000000 fe:00",                      // cut short
 		"10000000000000000-20000000000000000 r-xp 0 fe:00 1 /bridge", // more digits than an address
 	} {
-		if got := readOnlySpans([]byte(line), []byte(exe)); len(got) != 0 {
-			t.Errorf("readOnlySpans(%q) = %x, want none", line, got)
+		if got := ReadOnlySpans([]byte(line), []byte(exe)); len(got) != 0 {
+			t.Errorf("ReadOnlySpans(%q) = %x, want none", line, got)
 		}
 	}
 	// A last line without its newline (a buffer that filled) still counts.
-	got := readOnlySpans([]byte("00400000-00500000 r-xp 00000000 fe:00 1 /bridge"), []byte(exe))
-	if want := []span{{0x400000, 0x500000}}; !slices.Equal(got, want) {
+	got := ReadOnlySpans([]byte("00400000-00500000 r-xp 00000000 fe:00 1 /bridge"), []byte(exe))
+	if want := []Span{{0x400000, 0x500000}}; !slices.Equal(got, want) {
 		t.Errorf("last line without newline: %x, want %x", got, want)
 	}
 }
 
-// FuzzReadOnlySpans compares readOnlySpans, written for a process that has
-// initialised no other package, with the same reading written plainly.
+// FuzzReadOnlySpans compares ReadOnlySpans, written for a process that has
+// initialised no other package (prefault), with the same reading written
+// plainly.
 func FuzzReadOnlySpans(f *testing.F) {
 	f.Add([]byte(sampleMaps), []byte("/usr/local/bin/bridge"))
 	f.Add([]byte("0-1 r-xp 0 0 0 x\n"), []byte("x"))
 	f.Fuzz(func(t *testing.T, maps, exe []byte) {
-		got, want := readOnlySpans(maps, exe), plainReadOnlySpans(string(maps), string(exe))
+		got, want := ReadOnlySpans(maps, exe), plainReadOnlySpans(string(maps), string(exe))
 		if !slices.Equal(got, want) {
-			t.Fatalf("readOnlySpans(%q, %q) = %x, want %x", maps, exe, got, want)
+			t.Fatalf("ReadOnlySpans(%q, %q) = %x, want %x", maps, exe, got, want)
 		}
 	})
 }
 
-// plainReadOnlySpans is readOnlySpans with the strings and strconv packages.
-func plainReadOnlySpans(maps, exe string) []span {
-	var spans []span
+// plainReadOnlySpans is ReadOnlySpans with the strings and strconv packages.
+func plainReadOnlySpans(maps, exe string) []Span {
+	var spans []Span
 	for _, line := range strings.Split(maps, "\n") {
 		addrs, rest, _ := strings.Cut(line, " ")
 		lo, hi, _ := strings.Cut(addrs, "-")
@@ -97,7 +98,7 @@ func plainReadOnlySpans(maps, exe string) []span {
 		end, err2 := parseAddress(hi)
 		if err1 == nil && err2 == nil && end > start && len(perms) == 4 && perms[:2] == "r-" &&
 			fieldsOK && strings.TrimLeft(rest, " ") == exe {
-			spans = append(spans, span{start: uintptr(start), end: uintptr(end)})
+			spans = append(spans, Span{Start: uintptr(start), End: uintptr(end)})
 		}
 	}
 	return spans

@@ -17,7 +17,7 @@ import (
 	"github.com/msgbridge/msgbridge/bridge/logging"
 	"github.com/msgbridge/msgbridge/bridge/settings"
 
-	// Maps the executable's pages in one call while the other packages
+	// Maps the executable's pages in one call before most packages
 	// initialise: a faster start (package prefault says why and how).
 	_ "github.com/msgbridge/msgbridge/bridge/workingset/prefault"
 )

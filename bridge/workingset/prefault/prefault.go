@@ -7,10 +7,9 @@
 // pages around it (64 KiB) from the page cache; on the virtual machines the
 // bridge was measured on, some nine hundred of them took a third of the CPU
 // a start used before its first answer. Asking the kernel to map every
-// read-only page of the executable at once (madvise MADV_POPULATE_READ),
-// on another core while the initialisation runs, makes the first answer
-// come about 3 ms sooner there, and sooner still when the executable is
-// not in the page cache (one sequential read instead of scattered ones).
+// read-only page of the executable at once (madvise MADV_POPULATE_READ)
+// makes the first answer come 1-2 ms sooner there (the README's start-up
+// figures).
 //
 // The package starts its work in init, and imports nothing but syscall and
 // procmaps (its reader of /proc/self/maps, which imports nothing), so that

@@ -11,6 +11,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -28,6 +29,7 @@ import (
 	"go.mau.fi/whatsmeow/proto/waMediaTransport"
 	"go.mau.fi/whatsmeow/proto/waServerSync"
 	"go.mau.fi/whatsmeow/socket"
+	"go.mau.fi/whatsmeow/types"
 	"go.mau.fi/whatsmeow/util/cbcutil"
 	"go.mau.fi/whatsmeow/util/hkdfutil"
 )
@@ -87,22 +89,8 @@ var (
 	_ DownloadableMessage   = (*waE2E.HistorySyncNotification)(nil)
 	_ DownloadableMessage   = (*waServerSync.ExternalBlobReference)(nil)
 	_ DownloadableThumbnail = (*waE2E.ExtendedTextMessage)(nil)
+	_ DownloadableMessage   = (*types.StickerPackItem)(nil)
 )
-
-type downloadableMessageWithLength interface {
-	DownloadableMessage
-	GetFileLength() uint64
-}
-
-type downloadableMessageWithSizeBytes interface {
-	DownloadableMessage
-	GetFileSizeBytes() uint64
-}
-
-type downloadableMessageWithURL interface {
-	DownloadableMessage
-	GetURL() string
-}
 
 var classToMediaType = map[protoreflect.Name]MediaType{
 	"ImageMessage":    MediaImage,
@@ -156,21 +144,6 @@ func (cli *Client) DownloadAny(ctx context.Context, msg *waE2E.Message) (data []
 	}
 }
 
-func getSize(msg DownloadableMessage) int {
-	switch sized := msg.(type) {
-	case downloadableMessageWithLength:
-		return int(sized.GetFileLength())
-	case downloadableMessageWithSizeBytes:
-		return int(sized.GetFileSizeBytes())
-	default:
-		return -1
-	}
-}
-
-// ReturnDownloadWarnings controls whether the Download function returns non-fatal validation warnings.
-// Currently, these include [ErrFileLengthMismatch] and [ErrInvalidMediaSHA256].
-var ReturnDownloadWarnings = true
-
 // DownloadThumbnail downloads a thumbnail from a message.
 //
 // This is primarily intended for downloading link preview thumbnails, which are in ExtendedTextMessage:
@@ -183,7 +156,16 @@ func (cli *Client) DownloadThumbnail(ctx context.Context, msg DownloadableThumbn
 	if !ok {
 		return nil, fmt.Errorf("%w '%s'", ErrUnknownMediaType, string(msg.ProtoReflect().Descriptor().Name()))
 	} else if len(msg.GetThumbnailDirectPath()) > 0 {
-		return cli.DownloadMediaWithPath(ctx, msg.GetThumbnailDirectPath(), msg.GetThumbnailEncSHA256(), msg.GetThumbnailSHA256(), msg.GetMediaKey(), -1, mediaType, mediaTypeToMMSType[mediaType])
+		encSHA256 := msg.GetThumbnailEncSHA256()
+		mediaKey := msg.GetMediaKey()
+		// TODO more proper check for unencrypted media? (also Download and DownloadToFile)
+		if encSHA256 == nil && mediaKey != nil {
+			mediaKey = nil
+		}
+		return cli.DownloadMediaWithPath(
+			ctx, msg.GetThumbnailDirectPath(), encSHA256, msg.GetThumbnailSHA256(), mediaKey,
+			mediaType, mediaTypeToMMSType[mediaType], false,
+		)
 	} else {
 		return nil, ErrNoURLPresent
 	}
@@ -191,15 +173,33 @@ func (cli *Client) DownloadThumbnail(ctx context.Context, msg DownloadableThumbn
 
 // GetMediaType returns the MediaType value corresponding to the given protobuf message.
 func GetMediaType(msg DownloadableMessage) MediaType {
-	protoReflecter, ok := msg.(proto.Message)
-	if !ok {
-		mediaTypeable, ok := msg.(MediaTypeable)
-		if !ok {
-			return ""
-		}
-		return mediaTypeable.GetMediaType()
+	switch typedMsg := msg.(type) {
+	case *types.StickerPackItem:
+		return MediaImage
+	case proto.Message:
+		return classToMediaType[typedMsg.ProtoReflect().Descriptor().Name()]
+	case MediaTypeable:
+		return typedMsg.GetMediaType()
+	default:
+		return ""
 	}
-	return classToMediaType[protoReflecter.ProtoReflect().Descriptor().Name()]
+}
+
+func (cli *Client) FetchStickerPack(ctx context.Context, packID string) (*types.StickerPack, error) {
+	url := fmt.Sprintf("https://static.whatsapp.net/sticker?lottie=1&cat=sticker_pack_data&id=%s&lg=en", packID)
+	resp, err := cli.doMediaDownloadRequest(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	var packs []types.StickerPack
+	err = json.NewDecoder(resp.Body).Decode(&packs)
+	_ = resp.Body.Close()
+	if err != nil {
+		return nil, fmt.Errorf("failed to decode response: %w", err)
+	} else if len(packs) == 0 {
+		return nil, fmt.Errorf("no sticker pack found in response")
+	}
+	return &packs[0], nil
 }
 
 // Download downloads the attachment from the given protobuf message.
@@ -219,23 +219,19 @@ func (cli *Client) Download(ctx context.Context, msg DownloadableMessage) ([]byt
 	if mediaType == "" {
 		return nil, fmt.Errorf("%w %T", ErrUnknownMediaType, msg)
 	}
-	urlable, ok := msg.(downloadableMessageWithURL)
-	var url string
-	var isWebWhatsappNetURL bool
-	if ok {
-		url = urlable.GetURL()
-		isWebWhatsappNetURL = strings.HasPrefix(url, "https://web.whatsapp.net")
-	}
-	if len(url) > 0 && !isWebWhatsappNetURL {
-		return cli.downloadAndDecrypt(ctx, url, msg.GetMediaKey(), mediaType, getSize(msg), msg.GetFileEncSHA256(), msg.GetFileSHA256())
-	} else if len(msg.GetDirectPath()) > 0 {
-		return cli.DownloadMediaWithPath(ctx, msg.GetDirectPath(), msg.GetFileEncSHA256(), msg.GetFileSHA256(), msg.GetMediaKey(), getSize(msg), mediaType, mediaTypeToMMSType[mediaType])
-	} else {
-		if isWebWhatsappNetURL {
-			cli.Log.Warnf("Got a media message with a web.whatsapp.net URL (%s) and no direct path", url)
-		}
+	if len(msg.GetDirectPath()) == 0 {
 		return nil, ErrNoURLPresent
 	}
+	encSHA256 := msg.GetFileEncSHA256()
+	mediaKey := msg.GetMediaKey()
+	// TODO more proper check for unencrypted media? (also DownloadToFile)
+	if encSHA256 == nil && mediaKey != nil {
+		mediaKey = nil
+	}
+	return cli.DownloadMediaWithPath(
+		ctx, msg.GetDirectPath(), encSHA256, msg.GetFileSHA256(), mediaKey,
+		mediaType, mediaTypeToMMSType[mediaType], false,
+	)
 }
 
 func (cli *Client) DownloadFB(
@@ -243,7 +239,14 @@ func (cli *Client) DownloadFB(
 	transport *waMediaTransport.WAMediaTransport_Integral,
 	mediaType MediaType,
 ) ([]byte, error) {
-	return cli.DownloadMediaWithPath(ctx, transport.GetDirectPath(), transport.GetFileEncSHA256(), transport.GetFileSHA256(), transport.GetMediaKey(), -1, mediaType, mediaTypeToMMSType[mediaType])
+	return cli.DownloadMediaWithPath(
+		ctx, transport.GetDirectPath(), transport.GetFileEncSHA256(), transport.GetFileSHA256(), transport.GetMediaKey(),
+		mediaType, mediaTypeToMMSType[mediaType], false,
+	)
+}
+
+func (cli *Client) DownloadMediaWithOnlyPath(ctx context.Context, directPath string) ([]byte, error) {
+	return cli.DownloadMediaWithPath(ctx, directPath, nil, nil, nil, "", "", true)
 }
 
 // DownloadMediaWithPath downloads an attachment by manually specifying the path and encryption details.
@@ -251,10 +254,13 @@ func (cli *Client) DownloadMediaWithPath(
 	ctx context.Context,
 	directPath string,
 	encFileHash, fileHash, mediaKey []byte,
-	fileLength int,
 	mediaType MediaType,
 	mmsType string,
+	allowNoHash bool,
 ) (data []byte, err error) {
+	if !allowNoHash && fileHash == nil {
+		fileHash = make([]byte, 32)
+	}
 	if !strings.HasPrefix(directPath, "/") {
 		return nil, fmt.Errorf("media download path does not start with slash: %s", directPath)
 	}
@@ -269,9 +275,8 @@ func (cli *Client) DownloadMediaWithPath(
 	for i, host := range mediaConn.Hosts {
 		// TODO omit hash for unencrypted media?
 		mediaURL := fmt.Sprintf("https://%s%s&hash=%s&mms-type=%s&__wa-mms=", host.Hostname, directPath, base64.URLEncoding.EncodeToString(encFileHash), mmsType)
-		data, err = cli.downloadAndDecrypt(ctx, mediaURL, mediaKey, mediaType, fileLength, encFileHash, fileHash)
+		data, err = cli.downloadAndDecrypt(ctx, mediaURL, mediaKey, mediaType, encFileHash, fileHash)
 		if err == nil ||
-			errors.Is(err, ErrFileLengthMismatch) ||
 			errors.Is(err, ErrInvalidMediaSHA256) ||
 			errors.Is(err, ErrMediaDownloadFailedWith403) ||
 			errors.Is(err, ErrMediaDownloadFailedWith404) ||
@@ -291,7 +296,6 @@ func (cli *Client) downloadAndDecrypt(
 	url string,
 	mediaKey []byte,
 	appInfo MediaType,
-	fileLength int,
 	fileEncSHA256,
 	fileSHA256 []byte,
 ) (data []byte, err error) {
@@ -300,18 +304,17 @@ func (cli *Client) downloadAndDecrypt(
 	if ciphertext, mac, err = cli.downloadPossiblyEncryptedMediaWithRetries(ctx, url, fileEncSHA256); err != nil {
 
 	} else if mediaKey == nil && fileEncSHA256 == nil && mac == nil {
-		// Unencrypted media, just return the downloaded data
+		// Unencrypted media, just check the hash and return
 		data = ciphertext
+		if fileSHA256 != nil && (len(fileSHA256) != 32 || sha256.Sum256(data) != *(*[32]byte)(fileSHA256)) {
+			err = ErrInvalidUnencryptedMediaSHA256
+		}
 	} else if err = validateMedia(iv, ciphertext, macKey, mac); err != nil {
 
 	} else if data, err = cbcutil.Decrypt(cipherKey, iv, ciphertext); err != nil {
 		err = fmt.Errorf("failed to decrypt file: %w", err)
-	} else if ReturnDownloadWarnings {
-		if fileLength >= 0 && len(data) != fileLength {
-			err = fmt.Errorf("%w: expected %d, got %d", ErrFileLengthMismatch, fileLength, len(data))
-		} else if len(fileSHA256) == 32 && sha256.Sum256(data) != *(*[32]byte)(fileSHA256) {
-			err = ErrInvalidMediaSHA256
-		}
+	} else if len(fileSHA256) != 32 || sha256.Sum256(data) != *(*[32]byte)(fileSHA256) {
+		err = ErrInvalidMediaSHA256
 	}
 	return
 }
@@ -358,16 +361,18 @@ func (cli *Client) downloadPossiblyEncryptedMediaWithRetries(ctx context.Context
 }
 
 func (cli *Client) doMediaDownloadRequest(ctx context.Context, url string) (*http.Response, error) {
+	if cli == nil {
+		return nil, ErrClientIsNil
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, fmt.Errorf("failed to prepare request: %w", err)
 	}
 	req.Header.Set("Origin", socket.Origin)
 	req.Header.Set("Referer", socket.Origin+"/")
-	if cli.MessengerConfig != nil {
-		req.Header.Set("User-Agent", cli.MessengerConfig.UserAgent)
+	if userAgent := cli.getUserAgent(); userAgent != "" {
+		req.Header.Set("User-Agent", cli.getUserAgent())
 	}
-	// TODO user agent for whatsapp downloads?
 	resp, err := cli.mediaHTTP.Do(req)
 	if err != nil {
 		return nil, err
@@ -392,6 +397,9 @@ func (cli *Client) downloadMedia(ctx context.Context, url string) ([]byte, error
 const mediaHMACLength = 10
 
 func (cli *Client) downloadEncryptedMedia(ctx context.Context, url string, checksum []byte) (file, mac []byte, err error) {
+	if len(checksum) != 32 {
+		return nil, nil, fmt.Errorf("invalid checksum length: expected 32, got %d", len(checksum))
+	}
 	data, err := cli.downloadMedia(ctx, url)
 	if err != nil {
 		return
@@ -400,7 +408,7 @@ func (cli *Client) downloadEncryptedMedia(ctx context.Context, url string, check
 		return
 	}
 	file, mac = data[:len(data)-mediaHMACLength], data[len(data)-mediaHMACLength:]
-	if len(checksum) == 32 && sha256.Sum256(data) != *(*[32]byte)(checksum) {
+	if sha256.Sum256(data) != *(*[32]byte)(checksum) {
 		err = ErrInvalidMediaEncSHA256
 	}
 	return

@@ -7,14 +7,14 @@
 package whatsmeow
 
 import (
-	"bytes"
-	"context"
+	"crypto/hmac"
 	"fmt"
 	"time"
 
 	"go.mau.fi/libsignal/ecc"
 	"google.golang.org/protobuf/proto"
 
+	waBinary "go.mau.fi/whatsmeow/binary"
 	"go.mau.fi/whatsmeow/proto/waCert"
 	"go.mau.fi/whatsmeow/proto/waWa6"
 	"go.mau.fi/whatsmeow/socket"
@@ -27,7 +27,7 @@ const WACertIssuerSerial = 0
 var WACertPubKey = [...]byte{0x14, 0x23, 0x75, 0x57, 0x4d, 0xa, 0x58, 0x71, 0x66, 0xaa, 0xe7, 0x1e, 0xbe, 0x51, 0x64, 0x37, 0xc4, 0xa2, 0x8b, 0x73, 0xe3, 0x69, 0x5c, 0x6c, 0xe1, 0xf7, 0xf9, 0x54, 0x5d, 0xa8, 0xee, 0x6b}
 
 // doHandshake implements the Noise_XX_25519_AESGCM_SHA256 handshake for the WhatsApp web API.
-func (cli *Client) doHandshake(ctx context.Context, fs *socket.FrameSocket, ephemeralKP keys.KeyPair) error {
+func (cli *Client) doHandshake(fs *socket.FrameSocket, ephemeralKP keys.KeyPair) (chan *waBinary.Node, error) {
 	nh := socket.NewNoiseHandshake()
 	nh.Start(socket.NoiseStartPattern, fs.Header)
 	nh.Authenticate(ephemeralKP.Pub[:])
@@ -37,59 +37,59 @@ func (cli *Client) doHandshake(ctx context.Context, fs *socket.FrameSocket, ephe
 		},
 	})
 	if err != nil {
-		return fmt.Errorf("failed to marshal handshake message: %w", err)
+		return nil, fmt.Errorf("failed to marshal handshake message: %w", err)
 	}
 	err = fs.SendFrame(data)
 	if err != nil {
-		return fmt.Errorf("failed to send handshake message: %w", err)
+		return nil, fmt.Errorf("failed to send handshake message: %w", err)
 	}
 	var resp []byte
 	select {
 	case resp = <-fs.Frames:
 	case <-time.After(NoiseHandshakeResponseTimeout):
-		return fmt.Errorf("timed out waiting for handshake response")
+		return nil, fmt.Errorf("timed out waiting for handshake response")
 	}
 	var handshakeResponse waWa6.HandshakeMessage
 	err = proto.Unmarshal(resp, &handshakeResponse)
 	if err != nil {
-		return fmt.Errorf("failed to unmarshal handshake response: %w", err)
+		return nil, fmt.Errorf("failed to unmarshal handshake response: %w", err)
 	}
 	serverEphemeral := handshakeResponse.GetServerHello().GetEphemeral()
 	serverStaticCiphertext := handshakeResponse.GetServerHello().GetStatic()
 	certificateCiphertext := handshakeResponse.GetServerHello().GetPayload()
 	if len(serverEphemeral) != 32 || serverStaticCiphertext == nil || certificateCiphertext == nil {
-		return fmt.Errorf("missing parts of handshake response")
+		return nil, fmt.Errorf("missing parts of handshake response")
 	}
 	serverEphemeralArr := *(*[32]byte)(serverEphemeral)
 
 	nh.Authenticate(serverEphemeral)
 	err = nh.MixSharedSecretIntoKey(*ephemeralKP.Priv, serverEphemeralArr)
 	if err != nil {
-		return fmt.Errorf("failed to mix server ephemeral key in: %w", err)
+		return nil, fmt.Errorf("failed to mix server ephemeral key in: %w", err)
 	}
 
 	staticDecrypted, err := nh.Decrypt(serverStaticCiphertext)
 	if err != nil {
-		return fmt.Errorf("failed to decrypt server static ciphertext: %w", err)
+		return nil, fmt.Errorf("failed to decrypt server static ciphertext: %w", err)
 	} else if len(staticDecrypted) != 32 {
-		return fmt.Errorf("unexpected length of server static plaintext %d (expected 32)", len(staticDecrypted))
+		return nil, fmt.Errorf("unexpected length of server static plaintext %d (expected 32)", len(staticDecrypted))
 	}
 	err = nh.MixSharedSecretIntoKey(*ephemeralKP.Priv, *(*[32]byte)(staticDecrypted))
 	if err != nil {
-		return fmt.Errorf("failed to mix server static key in: %w", err)
+		return nil, fmt.Errorf("failed to mix server static key in: %w", err)
 	}
 
 	certDecrypted, err := nh.Decrypt(certificateCiphertext)
 	if err != nil {
-		return fmt.Errorf("failed to decrypt noise certificate ciphertext: %w", err)
+		return nil, fmt.Errorf("failed to decrypt noise certificate ciphertext: %w", err)
 	} else if err = verifyServerCert(certDecrypted, staticDecrypted); err != nil {
-		return fmt.Errorf("failed to verify server cert: %w", err)
+		return nil, fmt.Errorf("failed to verify server cert: %w", err)
 	}
 
 	encryptedPubkey := nh.Encrypt(cli.Store.NoiseKey.Pub[:])
 	err = nh.MixSharedSecretIntoKey(*cli.Store.NoiseKey.Priv, serverEphemeralArr)
 	if err != nil {
-		return fmt.Errorf("failed to mix noise private key in: %w", err)
+		return nil, fmt.Errorf("failed to mix noise private key in: %w", err)
 	}
 
 	var clientPayload *waWa6.ClientPayload
@@ -98,10 +98,13 @@ func (cli *Client) doHandshake(ctx context.Context, fs *socket.FrameSocket, ephe
 	} else {
 		clientPayload = cli.Store.GetClientPayload()
 	}
+	if clientPayload == nil {
+		return nil, fmt.Errorf("got nil client payload")
+	}
 
 	clientFinishPayloadBytes, err := proto.Marshal(clientPayload)
 	if err != nil {
-		return fmt.Errorf("failed to marshal client finish payload: %w", err)
+		return nil, fmt.Errorf("failed to marshal client finish payload: %w", err)
 	}
 	encryptedClientFinishPayload := nh.Encrypt(clientFinishPayloadBytes)
 	data, err = proto.Marshal(&waWa6.HandshakeMessage{
@@ -111,20 +114,33 @@ func (cli *Client) doHandshake(ctx context.Context, fs *socket.FrameSocket, ephe
 		},
 	})
 	if err != nil {
-		return fmt.Errorf("failed to marshal handshake finish message: %w", err)
+		return nil, fmt.Errorf("failed to marshal handshake finish message: %w", err)
 	}
 	err = fs.SendFrame(data)
 	if err != nil {
-		return fmt.Errorf("failed to send handshake finish message: %w", err)
+		return nil, fmt.Errorf("failed to send handshake finish message: %w", err)
 	}
 
-	ns, err := nh.Finish(ctx, fs, cli.handleFrame, cli.onDisconnect)
+	queue := make(chan *waBinary.Node, handlerQueueSize)
+	ns, err := nh.Finish(fs, cli.makeFrameHandler(queue), cli.onDisconnect)
 	if err != nil {
-		return fmt.Errorf("failed to create noise socket: %w", err)
+		return nil, fmt.Errorf("failed to create noise socket: %w", err)
 	}
 
 	cli.socket = ns
 
+	return queue, nil
+}
+
+func checkCertValidity(cert *waCert.CertChain_NoiseCertificate_Details) error {
+	notBefore := time.Unix(int64(cert.GetNotBefore()), 0)
+	notAfter := time.Unix(int64(cert.GetNotAfter()), 0)
+	now := time.Now()
+	if now.Before(notBefore) {
+		return fmt.Errorf("certificate not valid yet (current time %s is before %s)", now, notBefore)
+	} else if now.After(notAfter) {
+		return fmt.Errorf("certificate expired (current time %s is after %s)", now, notAfter)
+	}
 	return nil
 }
 
@@ -155,12 +171,16 @@ func verifyServerCert(certDecrypted, staticDecrypted []byte) error {
 		return fmt.Errorf("unexpected length of intermediate cert key %d (expected 32)", len(intermediateCertDetails.GetKey()))
 	} else if !ecc.VerifySignature(ecc.NewDjbECPublicKey([32]byte(intermediateCertDetails.GetKey())), leafCertDetailsRaw, [64]byte(leafCertSignature)) {
 		return fmt.Errorf("failed to verify intermediate cert signature")
+	} else if err = checkCertValidity(&intermediateCertDetails); err != nil {
+		return fmt.Errorf("intermediate cert %w", err)
 	} else if err = proto.Unmarshal(leafCertDetailsRaw, &leafCertDetails); err != nil {
 		return fmt.Errorf("failed to unmarshal noise certificate details: %w", err)
 	} else if leafCertDetails.GetIssuerSerial() != intermediateCertDetails.GetSerial() {
 		return fmt.Errorf("unexpected leaf issuer serial %d (expected %d)", leafCertDetails.GetIssuerSerial(), intermediateCertDetails.GetSerial())
-	} else if !bytes.Equal(leafCertDetails.GetKey(), staticDecrypted) {
+	} else if !hmac.Equal(leafCertDetails.GetKey(), staticDecrypted) {
 		return fmt.Errorf("cert key doesn't match decrypted static")
+	} else if err = checkCertValidity(&leafCertDetails); err != nil {
+		return fmt.Errorf("leaf cert cert %w", err)
 	}
 	return nil
 }

@@ -24,6 +24,7 @@ import (
 	"go.mau.fi/libsignal/protocol"
 	"go.mau.fi/libsignal/session"
 	"go.mau.fi/libsignal/signalerror"
+	"go.mau.fi/libsignal/state/record"
 	"go.mau.fi/util/random"
 	"google.golang.org/protobuf/proto"
 
@@ -44,26 +45,44 @@ func (cli *Client) handleEncryptedMessage(ctx context.Context, node *waBinary.No
 	info, err := cli.parseMessageInfo(node)
 	if err != nil {
 		cli.Log.Warnf("Failed to parse message: %v", err)
-	} else {
-		if !info.SenderAlt.IsEmpty() {
-			cli.StoreLIDPNMapping(ctx, info.SenderAlt, info.Sender)
-		} else if !info.RecipientAlt.IsEmpty() {
-			cli.StoreLIDPNMapping(ctx, info.RecipientAlt, info.Chat)
-		}
-		if info.VerifiedName != nil && len(info.VerifiedName.Details.GetVerifiedName()) > 0 {
-			go cli.updateBusinessName(ctx, info.Sender, info.SenderAlt, info, info.VerifiedName.Details.GetVerifiedName())
-		}
-		if len(info.PushName) > 0 && info.PushName != "-" && (cli.MessengerConfig == nil || info.PushName != "username") {
-			go cli.updatePushName(ctx, info.Sender, info.SenderAlt, info, info.PushName)
-		}
-		if info.Sender.Server == types.NewsletterServer {
-			var cancelled bool
-			defer cli.maybeDeferredAck(ctx, node)(&cancelled)
-			cancelled = cli.handlePlaintextMessage(ctx, info, node)
-		} else {
-			cli.decryptMessages(ctx, info, node)
-		}
+		cli.sendAck(ctx, node, NackParsingError)
+		return
 	}
+	if !info.SenderAlt.IsEmpty() {
+		cli.StoreLIDPNMapping(ctx, info.SenderAlt, info.Sender)
+	} else if !info.RecipientAlt.IsEmpty() {
+		cli.StoreLIDPNMapping(ctx, info.RecipientAlt, info.Chat)
+	}
+	if info.VerifiedName != nil && len(info.VerifiedName.Details.GetVerifiedName()) > 0 {
+		go cli.updateBusinessName(ctx, info.Sender, info.SenderAlt, info, info.VerifiedName.Details.GetVerifiedName())
+	}
+	if len(info.PushName) > 0 && info.PushName != "-" && (cli.MessengerConfig == nil || info.PushName != "username") {
+		go cli.updatePushName(ctx, info.Sender, info.SenderAlt, info, info.PushName)
+	}
+	if info.Sender.Server == types.NewsletterServer {
+		var cancelled bool
+		defer cli.maybeDeferredAck(ctx, node)(&cancelled)
+		cancelled = cli.handlePlaintextMessage(ctx, info, node)
+	} else {
+		cli.decryptMessages(ctx, info, node)
+	}
+}
+
+func (cli *Client) handleUnencryptedMessage(ctx context.Context, node *waBinary.Node) {
+	info, err := cli.parseMessageInfo(node)
+	if err != nil {
+		cli.Log.Warnf("Failed to parse message: %v", err)
+		cli.sendAck(ctx, node, NackParsingError)
+		return
+	}
+	if info.Sender.Server != types.NewsletterServer {
+		cli.sendAck(ctx, node, 0)
+		return
+	}
+	info.IsNewsletterStatus = true
+	var cancelled bool
+	defer cli.maybeDeferredAck(ctx, node)(&cancelled)
+	cancelled = cli.handlePlaintextMessage(ctx, info, node)
 }
 
 func (cli *Client) parseMessageSource(node *waBinary.Node, requireParticipant bool) (source types.MessageSource, err error) {
@@ -84,9 +103,8 @@ func (cli *Client) parseMessageSource(node *waBinary.Node, requireParticipant bo
 		} else {
 			source.Sender = ag.OptionalJIDOrEmpty("participant")
 		}
-		if source.AddressingMode == types.AddressingModeLID {
-			source.SenderAlt = ag.OptionalJIDOrEmpty("participant_pn")
-		} else {
+		source.SenderAlt = ag.OptionalJIDOrEmpty("participant_pn")
+		if source.SenderAlt.IsEmpty() && source.AddressingMode != types.AddressingModeLID {
 			source.SenderAlt = ag.OptionalJIDOrEmpty("participant_lid")
 		}
 		if source.Sender.User == clientID.User || source.Sender.User == clientLID.User {
@@ -176,11 +194,12 @@ func (cli *Client) parseMsgBotInfo(node waBinary.Node) (botInfo types.MsgBotInfo
 	botNode := node.GetChildByTag("bot")
 
 	ag := botNode.AttrGetter()
-	botInfo.EditType = types.BotEditType(ag.String("edit"))
-	if botInfo.EditType == types.EditTypeInner || botInfo.EditType == types.EditTypeLast {
-		botInfo.EditTargetID = types.MessageID(ag.String("edit_target_id"))
+	botInfo.EditType = types.BotEditType(ag.OptionalString("edit"))
+	if botInfo.EditType == types.EditTypeInner || botInfo.EditType == types.EditTypeLast || botInfo.EditType == types.EditTypeFull {
+		botInfo.EditTargetID = types.MessageID(ag.OptionalString("edit_target_id"))
 		botInfo.EditSenderTimestampMS = ag.UnixMilli("sender_timestamp_ms")
 	}
+	botInfo.ClientThreadID = ag.OptionalString("client_thread_id")
 	err = ag.Error()
 	return
 }
@@ -217,8 +236,8 @@ func (cli *Client) parseMessageInfo(node *waBinary.Node) (*types.MessageInfo, er
 	info.Category = ag.OptionalString("category")
 	info.Type = ag.OptionalString("type")
 	info.Edit = types.EditAttribute(ag.OptionalString("edit"))
-	if !ag.OK() {
-		return nil, ag.Error()
+	if err = ag.Error(); err != nil {
+		return nil, err
 	}
 
 	for _, child := range node.GetChildren() {
@@ -296,6 +315,12 @@ func (cli *Client) migrateSessionStore(ctx context.Context, pn, lid types.JID) {
 }
 
 func (cli *Client) decryptMessages(ctx context.Context, info *types.MessageInfo, node *waBinary.Node) {
+	defer func() {
+		if err := recover(); err != nil {
+			cli.Log.Errorf("Message decryption for %s panicked: %v\n%s", info.ID, err, debug.Stack())
+			cli.sendAck(ctx, node, 0)
+		}
+	}()
 	unavailableNode, ok := node.GetOptionalChildByTag("unavailable")
 	if ok && len(node.GetChildrenByTag("enc")) == 0 {
 		uType := events.UnavailableType(unavailableNode.AttrGetter().String("type"))
@@ -328,7 +353,7 @@ func (cli *Client) decryptMessages(ctx context.Context, info *types.MessageInfo,
 	}
 	var recognizedStanza, protobufFailed bool
 	deferAck := cli.DeferMessageAck != nil && cli.SynchronousAck
-	var clears []func(context.Context) // with deferAck: run by the caller, once it stored the message
+	var clearHashes [][32]byte // with deferAck: cleared by the caller once it stored the message
 	for _, child := range children {
 		if child.Tag != "enc" {
 			continue
@@ -356,11 +381,9 @@ func (cli *Client) decryptMessages(ctx context.Context, info *types.MessageInfo,
 					targetSenderJID = cli.getOwnID()
 				}
 			}
-			var decryptMessageID string
-			if info.MsgBotInfo.EditType == types.EditTypeInner || info.MsgBotInfo.EditType == types.EditTypeLast {
+			decryptMessageID := info.ID
+			if (info.MsgBotInfo.EditType == types.EditTypeInner || info.MsgBotInfo.EditType == types.EditTypeLast) && info.MsgBotInfo.EditTargetID != "" {
 				decryptMessageID = info.MsgBotInfo.EditTargetID
-			} else {
-				decryptMessageID = info.ID
 			}
 			var msMsg waE2E.MessageSecretMessage
 			var messageSecret []byte
@@ -372,13 +395,19 @@ func (cli *Client) decryptMessages(ctx context.Context, info *types.MessageInfo,
 				err = fmt.Errorf("failed to unmarshal MessageSecretMessage protobuf: %v", err)
 			} else {
 				decrypted, err = cli.decryptBotMessage(ctx, messageSecret, &msMsg, decryptMessageID, targetSenderJID, info)
+				if err != nil && decryptMessageID != info.ID {
+					decrypted, err = cli.decryptBotMessage(ctx, messageSecret, &msMsg, info.ID, targetSenderJID, info)
+					if err == nil {
+						cli.Log.Debugf("Decrypted bot message %s using own ID instead of edit target ID %s", info.ID, decryptMessageID)
+					}
+				}
 			}
 		} else {
 			cli.Log.Warnf("Unhandled encrypted message (type %s) from %s", encType, info.SourceString())
 			continue
 		}
 
-		if errors.Is(err, EventAlreadyProcessed) {
+		if errors.Is(err, ErrEventAlreadyProcessed) {
 			cli.Log.Debugf("Ignoring message %s from %s: %v", info.ID, info.SourceString(), err)
 			continue
 		} else if errors.Is(err, signalerror.ErrOldCounter) {
@@ -434,9 +463,31 @@ func (cli *Client) decryptMessages(ctx context.Context, info *types.MessageInfo,
 			return
 		}
 		if ciphertextHash != nil && cli.EnableDecryptedEventBuffer && deferAck {
-			clears = append(clears, func(txnCtx context.Context) { cli.clearBufferedPlaintext(txnCtx, ctx, info, *ciphertextHash) })
+			clearHashes = append(clearHashes, *ciphertextHash)
 		} else if ciphertextHash != nil && cli.EnableDecryptedEventBuffer {
-			cli.clearBufferedPlaintext(ctx, ctx, info, *ciphertextHash)
+			// Use the context passed to decryptMessages
+			err = cli.Store.EventBuffer.ClearBufferedEventPlaintext(ctx, *ciphertextHash)
+			if err != nil {
+				zerolog.Ctx(ctx).Err(err).
+					Hex("ciphertext_hash", ciphertextHash[:]).
+					Str("message_id", info.ID).
+					Msg("Failed to clear buffered event plaintext")
+			} else {
+				zerolog.Ctx(ctx).Debug().
+					Hex("ciphertext_hash", ciphertextHash[:]).
+					Str("message_id", info.ID).
+					Msg("Deleted event plaintext from buffer")
+			}
+
+			if time.Since(cli.lastDecryptedBufferClear) > 12*time.Hour && ctx.Err() == nil {
+				cli.lastDecryptedBufferClear = time.Now()
+				go func() {
+					err := cli.Store.EventBuffer.DeleteOldBufferedHashes(context.WithoutCancel(ctx))
+					if err != nil {
+						zerolog.Ctx(ctx).Err(err).Msg("Failed to delete old buffered hashes")
+					}
+				}()
+			}
 		}
 	}
 	ack := func() {
@@ -450,40 +501,15 @@ func (cli *Client) decryptMessages(ctx context.Context, info *types.MessageInfo,
 	}
 	if deferAck {
 		cli.DeferMessageAck(info, func(txnCtx context.Context) {
-			for _, clearPlaintext := range clears {
-				clearPlaintext(txnCtx)
+			for _, hash := range clearHashes {
+				if err := cli.Store.EventBuffer.ClearBufferedEventPlaintext(txnCtx, hash); err != nil {
+					zerolog.Ctx(ctx).Err(err).Str("message_id", info.ID).Msg("Failed to clear buffered event plaintext")
+				}
 			}
 		}, ack)
 		return
 	}
 	cli.backgroundIfAsyncAck(ack)
-}
-
-// clearBufferedPlaintext forgets the plaintext of a handled message in the decrypted event buffer:
-// in txnCtx, which may carry the caller's transaction; ctx is decryptMessages' context.
-func (cli *Client) clearBufferedPlaintext(txnCtx, ctx context.Context, info *types.MessageInfo, ciphertextHash [32]byte) {
-	err := cli.Store.EventBuffer.ClearBufferedEventPlaintext(txnCtx, ciphertextHash)
-	if err != nil {
-		zerolog.Ctx(ctx).Err(err).
-			Hex("ciphertext_hash", ciphertextHash[:]).
-			Str("message_id", info.ID).
-			Msg("Failed to clear buffered event plaintext")
-	} else {
-		zerolog.Ctx(ctx).Debug().
-			Hex("ciphertext_hash", ciphertextHash[:]).
-			Str("message_id", info.ID).
-			Msg("Deleted event plaintext from buffer")
-	}
-
-	if time.Since(cli.lastDecryptedBufferClear) > 12*time.Hour && ctx.Err() == nil {
-		cli.lastDecryptedBufferClear = time.Now()
-		go func() {
-			err := cli.Store.EventBuffer.DeleteOldBufferedHashes(context.WithoutCancel(ctx))
-			if err != nil {
-				zerolog.Ctx(ctx).Err(err).Msg("Failed to delete old buffered hashes")
-			}
-		}()
-	}
 }
 
 func (cli *Client) clearUntrustedIdentity(ctx context.Context, target types.JID) error {
@@ -499,19 +525,30 @@ func (cli *Client) clearUntrustedIdentity(ctx context.Context, target types.JID)
 	return nil
 }
 
-var EventAlreadyProcessed = errors.New("event was already processed")
+var ErrEventAlreadyProcessed = errors.New("event was already processed")
+
+// Deprecated: use ErrEventAlreadyProcessed
+var EventAlreadyProcessed = ErrEventAlreadyProcessed
 
 func (cli *Client) bufferedDecrypt(
 	ctx context.Context,
 	ciphertext []byte,
 	serverTimestamp time.Time,
 	decrypt func(context.Context) ([]byte, error),
+	extraHashData ...string,
 ) (plaintext []byte, ciphertextHash [32]byte, err error) {
 	if !cli.EnableDecryptedEventBuffer {
 		plaintext, err = decrypt(ctx)
 		return
 	}
-	ciphertextHash = sha256.Sum256(ciphertext)
+	hasher := sha256.New()
+	hasher.Write(ciphertext)
+	for _, part := range extraHashData {
+		hasher.Write([]byte{0})
+		hasher.Write([]byte(part))
+	}
+	hasher.Write([]byte{0, 0})
+	ciphertextHash = *(*[32]byte)(hasher.Sum(nil))
 	var buf *store.BufferedEvent
 	buf, err = cli.Store.EventBuffer.GetBufferedEvent(ctx, ciphertextHash)
 	if err != nil {
@@ -523,7 +560,7 @@ func (cli *Client) bufferedDecrypt(
 				Hex("ciphertext_hash", ciphertextHash[:]).
 				Time("insertion_time", buf.InsertTime).
 				Msg("Returning event already processed error")
-			err = fmt.Errorf("%w at %s", EventAlreadyProcessed, buf.InsertTime.String())
+			err = fmt.Errorf("%w at %s", ErrEventAlreadyProcessed, buf.InsertTime.String())
 			return
 		}
 		zerolog.Ctx(ctx).Debug().
@@ -553,6 +590,14 @@ func (cli *Client) bufferedDecrypt(
 	return
 }
 
+type sessionlessSignalStore struct {
+	*store.Device
+}
+
+func (sessionlessSignalStore) StoreSession(_ context.Context, _ *protocol.SignalAddress, _ *record.Session) error {
+	return nil
+}
+
 func (cli *Client) decryptDM(ctx context.Context, child *waBinary.Node, from types.JID, isPreKey bool, serverTS time.Time) ([]byte, *[32]byte, error) {
 	content, ok := child.Content.([]byte)
 	if !ok {
@@ -560,6 +605,10 @@ func (cli *Client) decryptDM(ctx context.Context, child *waBinary.Node, from typ
 	}
 
 	builder := session.NewBuilderFromSignal(cli.Store, from.SignalAddress(), pbSerializer)
+	if isPreKey && child.AttrGetter().OptionalString("state") == "false" {
+		cli.Log.Debugf("Not storing session from stateless prekey message from %s", from)
+		builder = session.NewBuilderFromSignal(sessionlessSignalStore{cli.Store}, from.SignalAddress(), pbSerializer)
+	}
 	cipher := session.NewCipher(builder, from.SignalAddress())
 	var plaintext []byte
 	var ciphertextHash [32]byte
@@ -579,7 +628,7 @@ func (cli *Client) decryptDM(ctx context.Context, child *waBinary.Node, from typ
 				pt, innerErr = cipher.DecryptMessage(decryptCtx, preKeyMsg)
 			}
 			return pt, innerErr
-		})
+		}, "prekey", from.String())
 		if err != nil {
 			return nil, nil, fmt.Errorf("failed to decrypt prekey message: %w", err)
 		}
@@ -590,7 +639,7 @@ func (cli *Client) decryptDM(ctx context.Context, child *waBinary.Node, from typ
 		}
 		plaintext, ciphertextHash, err = cli.bufferedDecrypt(ctx, content, serverTS, func(decryptCtx context.Context) ([]byte, error) {
 			return cipher.Decrypt(decryptCtx, msg)
-		})
+		}, "normal", from.String())
 		if err != nil {
 			return nil, nil, fmt.Errorf("failed to decrypt normal message: %w", err)
 		}
@@ -618,7 +667,7 @@ func (cli *Client) decryptGroupMsg(ctx context.Context, child *waBinary.Node, fr
 	}
 	plaintext, ciphertextHash, err := cli.bufferedDecrypt(ctx, content, serverTS, func(decryptCtx context.Context) ([]byte, error) {
 		return cipher.Decrypt(decryptCtx, msg)
-	})
+	}, "senderkey", chat.String(), from.String())
 	if err != nil {
 		return nil, nil, fmt.Errorf("failed to decrypt group message: %w", err)
 	}
@@ -691,14 +740,55 @@ func (cli *Client) handleHistorySyncNotificationLoop() {
 		}
 	}()
 	ctx := cli.BackgroundEventCtx
-	for notif := range cli.historySyncNotifications {
-		blob, err := cli.DownloadHistorySync(ctx, notif, false)
-		if err != nil {
-			cli.Log.Errorf("Failed to download history sync: %v", err)
-		} else {
-			cli.dispatchEvent(&events.HistorySync{Data: blob})
+	for {
+		select {
+		case notif := <-cli.historySyncNotifications:
+			blob, err := cli.DownloadHistorySync(ctx, notif, false)
+			if err != nil {
+				cli.Log.Errorf("Failed to download history sync: %v", err)
+			} else {
+				cli.dispatchEvent(&events.HistorySync{Data: blob, Notification: notif})
+				err = cli.DeleteMedia(ctx, MediaHistory, notif.GetDirectPath(), notif.GetFileEncSHA256(), notif.GetEncHandle())
+				if err != nil {
+					cli.Log.Warnf("Failed to delete history sync media from server: %v", err)
+				}
+			}
+		case <-time.After(1 * time.Minute):
+			return
 		}
 	}
+}
+
+// SendHistorySyncServerErrorReceipt sends a history sync server-error receipt, which
+// asks the phone to re-upload the referenced history sync payload.
+func (cli *Client) SendHistorySyncServerErrorReceipt(ctx context.Context, msgID types.MessageID, mediaKey []byte) error {
+	ciphertext, iv, err := encryptMediaRetryReceipt(msgID, mediaKey)
+	if err != nil {
+		return fmt.Errorf("failed to encrypt history sync server-error receipt: %w", err)
+	}
+	ownID := cli.getOwnID().ToNonAD()
+	if ownID.IsEmpty() {
+		return ErrNotLoggedIn
+	}
+	err = cli.sendNode(ctx, waBinary.Node{
+		Tag: "receipt",
+		Attrs: waBinary.Attrs{
+			"id":       string(msgID),
+			"type":     "server-error",
+			"to":       ownID,
+			"category": "peer",
+		},
+		Content: []waBinary.Node{
+			{Tag: "encrypt", Content: []waBinary.Node{
+				{Tag: "enc_p", Content: ciphertext},
+				{Tag: "enc_iv", Content: iv},
+			}},
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("failed to send history sync server-error receipt: %w", err)
+	}
+	return nil
 }
 
 // DownloadHistorySync will download and parse the history sync blob from the given history sync notification.
@@ -723,16 +813,22 @@ func (cli *Client) DownloadHistorySync(ctx context.Context, notif *waE2E.History
 	}
 	cli.Log.Debugf("Received history sync (type %s, chunk %d, progress %d)", historySync.GetSyncType(), historySync.GetChunkOrder(), historySync.GetProgress())
 	doStorage := func(ctx context.Context) {
+		if err := cli.storeNCTSalt(ctx, historySync.GetNctSalt()); err != nil {
+			cli.Log.Warnf("Failed to store NCT salt from history sync: %v", err)
+		}
+		if len(historySync.GetPhoneNumberToLidMappings()) > 0 {
+			cli.storeHistoricalPNLIDMappings(ctx, historySync.GetPhoneNumberToLidMappings())
+		}
 		if historySync.GetSyncType() == waHistorySync.HistorySync_PUSH_NAME {
 			cli.handleHistoricalPushNames(ctx, historySync.GetPushnames())
 		} else if len(historySync.GetConversations()) > 0 {
 			cli.storeHistoricalMessageSecrets(ctx, historySync.GetConversations())
 		}
-		if len(historySync.GetPhoneNumberToLidMappings()) > 0 {
-			cli.storeHistoricalPNLIDMappings(ctx, historySync.GetPhoneNumberToLidMappings())
-		}
 		if historySync.GlobalSettings != nil {
 			cli.storeGlobalSettings(ctx, historySync.GlobalSettings)
+		}
+		if historySync.CompanionMetaNonce != nil {
+			cli.storeCompanionMetaNonce(ctx, historySync.GetCompanionMetaNonce())
 		}
 	}
 	if synchronousStorage {
@@ -794,7 +890,7 @@ func (cli *Client) handlePlaceholderResendResponse(msg *waE2E.PeerDataOperationR
 			cli.Log.Warnf("Failed to parse web message info in item #%d of response to %s: %v", i+1, reqID, err)
 		} else {
 			msgEvt.UnavailableRequestID = reqID
-			ok = cli.dispatchEvent(msgEvt) && ok
+			ok = !cli.dispatchEvent(msgEvt) && ok
 		}
 	}
 	return
@@ -815,15 +911,28 @@ func (cli *Client) handleProtocolMessage(ctx context.Context, info *types.Messag
 				go cli.handleHistorySyncNotificationLoop()
 			}
 		}
-		go cli.sendProtocolMessageReceipt(ctx, info.ID, types.ReceiptTypeHistorySync)
+		if !(cli.ManualHistorySyncDownload && cli.DisableManualHistorySyncReceipt) {
+			go func() {
+				err := cli.SendProtocolMessageReceipt(ctx, info.ID, types.ReceiptTypeHistorySync)
+				if err != nil {
+					cli.Log.Warnf("Failed to send acknowledgement for protocol message %s: %v", info.ID, err)
+				}
+			}()
+		}
 	}
 
 	if protoMsg.GetLidMigrationMappingSyncMessage() != nil {
 		cli.storeLIDSyncMessage(ctx, protoMsg.GetLidMigrationMappingSyncMessage().GetEncodedMappingPayload())
 	}
 
-	if protoMsg.GetPeerDataOperationRequestResponseMessage().GetPeerDataOperationRequestType() == waE2E.PeerDataOperationRequestType_PLACEHOLDER_MESSAGE_RESEND {
-		ok = cli.handlePlaceholderResendResponse(protoMsg.GetPeerDataOperationRequestResponseMessage()) && ok
+	if info.Sender.Device == 0 {
+		peerResp := protoMsg.GetPeerDataOperationRequestResponseMessage()
+		switch peerResp.GetPeerDataOperationRequestType() {
+		case waE2E.PeerDataOperationRequestType_PLACEHOLDER_MESSAGE_RESEND:
+			ok = cli.handlePlaceholderResendResponse(peerResp) && ok
+		case waE2E.PeerDataOperationRequestType_COMPANION_SYNCD_SNAPSHOT_FATAL_RECOVERY:
+			ok = cli.handleAppStateRecovery(ctx, peerResp.GetStanzaID(), peerResp.GetPeerDataOperationResult()) && ok
+		}
 	}
 
 	if protoMsg.GetAppStateSyncKeyShare() != nil {
@@ -831,7 +940,12 @@ func (cli *Client) handleProtocolMessage(ctx context.Context, info *types.Messag
 	}
 
 	if info.Category == "peer" {
-		go cli.sendProtocolMessageReceipt(ctx, info.ID, types.ReceiptTypePeerMsg)
+		go func() {
+			err := cli.SendProtocolMessageReceipt(ctx, info.ID, types.ReceiptTypePeerMsg)
+			if err != nil {
+				cli.Log.Warnf("Failed to send acknowledgement for protocol message %s: %v", info.ID, err)
+			}
+		}()
 	}
 	return
 }
@@ -864,11 +978,24 @@ func (cli *Client) processProtocolParts(ctx context.Context, info *types.Message
 
 func (cli *Client) storeMessageSecret(ctx context.Context, info *types.MessageInfo, msg *waE2E.Message) {
 	if msgSecret := msg.GetMessageContextInfo().GetMessageSecret(); len(msgSecret) > 0 {
-		err := cli.Store.MsgSecrets.PutMessageSecret(ctx, info.Chat, info.Sender, info.ID, msgSecret)
+		targetChat := info.Chat
+		dsm := msg
+		if msg.GetDeviceSentMessage().GetMessage() != nil {
+			dsm = msg.GetDeviceSentMessage().GetMessage()
+		}
+		if targetChatJID := dsm.GetRootSecretDistributeMessage().GetChatJID(); targetChatJID != "" && info.IsFromMe {
+			var err error
+			targetChat, err = types.ParseJID(targetChatJID)
+			if err != nil {
+				cli.Log.Warnf("Failed to parse chat JID %s from root secret distribute message: %v", targetChatJID, err)
+				return
+			}
+		}
+		err := cli.Store.MsgSecrets.PutMessageSecret(ctx, targetChat, info.Sender, info.ID, msgSecret)
 		if err != nil {
 			cli.Log.Errorf("Failed to store message secret key for %s: %v", info.ID, err)
 		} else {
-			cli.Log.Debugf("Stored message secret key for %s", info.ID)
+			cli.Log.Debugf("Stored message secret key for %s/%s/%s", info.Chat, info.Sender, info.ID)
 		}
 	}
 }
@@ -885,15 +1012,23 @@ func (cli *Client) storeHistoricalMessageSecrets(ctx context.Context, conversati
 		if chatJID.IsEmpty() {
 			continue
 		}
-		if chatJID.Server == types.DefaultUserServer && conv.GetTcToken() != nil {
-			ts := conv.GetTcTokenSenderTimestamp()
-			if ts == 0 {
-				ts = conv.GetTcTokenTimestamp()
+		var userJID types.JID
+		if chatJID.Server == types.HiddenUserServer {
+			userJID = chatJID
+		} else if chatJID.Server == types.DefaultUserServer {
+			userJID, _ = cli.Store.LIDs.GetLIDForPN(ctx, chatJID)
+			if userJID.IsEmpty() {
+				// Privacy token queries will check both LIDs and phone numbers, so while we prefer storing with LIDs,
+				// it's still better to store with the phone number than not at all.
+				userJID = chatJID
 			}
+		}
+		if !userJID.IsEmpty() && conv.GetTcToken() != nil {
 			privacyTokens = append(privacyTokens, store.PrivacyToken{
-				User:      chatJID,
-				Token:     conv.GetTcToken(),
-				Timestamp: time.Unix(int64(ts), 0),
+				User:            userJID,
+				Token:           conv.GetTcToken(),
+				Timestamp:       time.Unix(int64(conv.GetTcTokenTimestamp()), 0),
+				SenderTimestamp: time.Unix(int64(conv.GetTcTokenSenderTimestamp()), 0),
 			})
 		}
 		for _, msg := range conv.GetMessages() {
@@ -902,7 +1037,7 @@ func (cli *Client) storeHistoricalMessageSecrets(ctx context.Context, conversati
 				msgKey := msg.GetMessage().GetKey()
 				if msgKey.GetFromMe() {
 					senderJID = ownID
-				} else if chatJID.Server == types.DefaultUserServer {
+				} else if chatJID.Server == types.DefaultUserServer || chatJID.Server == types.HiddenUserServer {
 					senderJID = chatJID
 				} else if msgKey.GetParticipant() != "" {
 					senderJID, _ = types.ParseJID(msgKey.GetParticipant())
@@ -996,6 +1131,20 @@ func (cli *Client) storeGlobalSettings(ctx context.Context, settings *waHistoryS
 	}
 }
 
+func (cli *Client) storeCompanionMetaNonce(ctx context.Context, nonce string) {
+	if nonce != "" && nonce != cli.Store.CompanionMetaNonce {
+		cli.Store.CompanionMetaNonce = nonce
+		err := cli.Store.Save(ctx)
+		if err != nil {
+			zerolog.Ctx(ctx).Err(err).
+				Msg("Failed to save companion meta nonce")
+		} else {
+			zerolog.Ctx(ctx).Debug().
+				Msg("Saved companion meta nonce")
+		}
+	}
+}
+
 func (cli *Client) storeHistoricalPNLIDMappings(ctx context.Context, mappings []*waHistorySync.PhoneNumberToLIDMapping) {
 	lidPairs := make([]store.LIDMapping, 0, len(mappings))
 	for _, mapping := range mappings {
@@ -1035,7 +1184,7 @@ func (cli *Client) storeHistoricalPNLIDMappings(ctx context.Context, mappings []
 	}
 }
 
-func (cli *Client) handleDecryptedMessage(ctx context.Context, info *types.MessageInfo, msg *waE2E.Message, retryCount int) bool {
+func (cli *Client) handleDecryptedMessage(ctx context.Context, info *types.MessageInfo, msg *waE2E.Message, retryCount int) (handlerFailed bool) {
 	ok := cli.processProtocolParts(ctx, info, msg)
 	if !ok {
 		return false
@@ -1044,9 +1193,10 @@ func (cli *Client) handleDecryptedMessage(ctx context.Context, info *types.Messa
 	return cli.dispatchEvent(evt.UnwrapRaw())
 }
 
-func (cli *Client) sendProtocolMessageReceipt(ctx context.Context, id types.MessageID, msgType types.ReceiptType) {
+// SendProtocolMessageReceipt sends a receipt for a protocol message back to the phone.
+func (cli *Client) SendProtocolMessageReceipt(ctx context.Context, id types.MessageID, msgType types.ReceiptType) error {
 	if len(id) == 0 {
-		return
+		return nil
 	}
 	err := cli.sendNode(ctx, waBinary.Node{
 		Tag: "receipt",
@@ -1058,6 +1208,7 @@ func (cli *Client) sendProtocolMessageReceipt(ctx context.Context, id types.Mess
 		Content: nil,
 	})
 	if err != nil {
-		cli.Log.Warnf("Failed to send acknowledgement for protocol message %s: %v", id, err)
+		return err
 	}
+	return nil
 }

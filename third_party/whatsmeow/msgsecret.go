@@ -10,8 +10,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"strings"
 	"time"
 
+	"github.com/rs/zerolog"
 	"go.mau.fi/util/random"
 	"google.golang.org/protobuf/proto"
 
@@ -32,6 +34,9 @@ const (
 	EncSecretReportToken   MsgSecretType = "Report Token"
 	EncSecretEventResponse MsgSecretType = "Event Response"
 	EncSecretEventEdit     MsgSecretType = "Event Edit"
+	EncSecretMessageEdit   MsgSecretType = "Message Edit"
+	EncSecretPollEdit      MsgSecretType = "Poll Edit"
+	EncSecretPollAddOption MsgSecretType = "Poll Add Option"
 	EncSecretBotMsg        MsgSecretType = "Bot Message"
 )
 
@@ -98,7 +103,7 @@ func (cli *Client) decryptMsgSecret(ctx context.Context, msg *events.Message, us
 	if err != nil {
 		return nil, err
 	}
-	baseEncKey, origSender, err := cli.Store.MsgSecrets.GetMessageSecret(ctx, msg.Info.Chat, origSender, origMsgKey.GetID())
+	baseEncKey, storedOrigSender, err := cli.Store.MsgSecrets.GetMessageSecret(ctx, msg.Info.Chat, origSender, origMsgKey.GetID())
 	if err != nil {
 		return nil, fmt.Errorf("failed to get original message secret key: %w", err)
 	}
@@ -108,7 +113,30 @@ func (cli *Client) decryptMsgSecret(ctx context.Context, msg *events.Message, us
 	secretKey, additionalData := generateMsgSecretKey(useCase, msg.Info.Sender, origMsgKey.GetID(), origSender, baseEncKey)
 	plaintext, err := gcmutil.Decrypt(secretKey, encrypted.GetEncIV(), encrypted.GetEncPayload(), additionalData)
 	if err != nil {
-		return nil, fmt.Errorf("failed to decrypt secret message: %w", err)
+		// Hack for trying both the original sender in the new message and the one who we received the secret key from.
+		// This will hopefully become unnecessary when WhatsApp fully finishes their migration to LIDs.
+		if origSender != storedOrigSender && strings.Contains(err.Error(), "message authentication failed") {
+			secretKey, additionalData = generateMsgSecretKey(useCase, msg.Info.Sender, origMsgKey.GetID(), storedOrigSender, baseEncKey)
+			plaintext, err = gcmutil.Decrypt(secretKey, encrypted.GetEncIV(), encrypted.GetEncPayload(), additionalData)
+			if err == nil {
+				zerolog.Ctx(ctx).Debug().
+					Str("orig_message_id", origMsgKey.GetID()).
+					Str("secret_message_id", msg.Info.ID).
+					Stringer("stored_orig_sender", storedOrigSender).
+					Stringer("key_orig_sender", origSender).
+					Msg("Decrypted message secret with orig sender hack")
+			}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("failed to decrypt secret message: %w (sender: %s, orig sender: %s and %s)", err, msg.Info.Sender, origSender, storedOrigSender)
+		}
+	} else {
+		zerolog.Ctx(ctx).Debug().
+			Str("orig_message_id", origMsgKey.GetID()).
+			Str("secret_message_id", msg.Info.ID).
+			Stringer("stored_orig_sender", storedOrigSender).
+			Stringer("key_orig_sender", origSender).
+			Msg("Decrypted message secret without hack")
 	}
 	return plaintext, nil
 }
@@ -236,12 +264,22 @@ func (cli *Client) DecryptSecretEncryptedMessage(ctx context.Context, evt *event
 	if encMessage == nil {
 		return nil, ErrNotSecretEncryptedMessage
 	}
-	if encMessage.GetSecretEncType() != waE2E.SecretEncryptedMessage_EVENT_EDIT {
+	var secretType MsgSecretType
+	switch encMessage.GetSecretEncType() {
+	case waE2E.SecretEncryptedMessage_EVENT_EDIT:
+		secretType = EncSecretEventEdit
+	case waE2E.SecretEncryptedMessage_POLL_EDIT:
+		secretType = EncSecretPollEdit
+	case waE2E.SecretEncryptedMessage_POLL_ADD_OPTION:
+		secretType = EncSecretPollEdit
+	case waE2E.SecretEncryptedMessage_MESSAGE_EDIT:
+		secretType = EncSecretMessageEdit
+	default:
 		return nil, fmt.Errorf("unsupported secret enc type: %s", encMessage.SecretEncType.String())
 	}
-	plaintext, err := cli.decryptMsgSecret(ctx, evt, EncSecretEventEdit, encMessage, encMessage.GetTargetMessageKey())
+	plaintext, err := cli.decryptMsgSecret(ctx, evt, secretType, encMessage, encMessage.GetTargetMessageKey())
 	if err != nil {
-		return nil, fmt.Errorf("failed to decrypt message: %w", err)
+		return nil, err
 	}
 	var msg waE2E.Message
 	err = proto.Unmarshal(plaintext, &msg)
@@ -328,7 +366,11 @@ func (cli *Client) EncryptPollVote(ctx context.Context, pollInfo *types.MessageI
 	if err != nil {
 		return nil, fmt.Errorf("failed to marshal poll vote protobuf: %w", err)
 	}
-	ciphertext, iv, err := cli.encryptMsgSecret(ctx, cli.getOwnID(), pollInfo.Chat, pollInfo.Sender, pollInfo.ID, EncSecretPollVote, plaintext)
+	ownID := cli.getOwnLID()
+	if pollInfo.Sender.Server == types.DefaultUserServer {
+		ownID = cli.getOwnID()
+	}
+	ciphertext, iv, err := cli.encryptMsgSecret(ctx, ownID, pollInfo.Chat, pollInfo.Sender, pollInfo.ID, EncSecretPollVote, plaintext)
 	if err != nil {
 		return nil, fmt.Errorf("failed to encrypt poll vote: %w", err)
 	}
@@ -347,7 +389,6 @@ func (cli *Client) EncryptComment(ctx context.Context, rootMsgInfo *types.Messag
 	if err != nil {
 		return nil, fmt.Errorf("failed to marshal comment protobuf: %w", err)
 	}
-	// TODO is hardcoding LID here correct? What about polls?
 	ciphertext, iv, err := cli.encryptMsgSecret(ctx, cli.getOwnLID(), rootMsgInfo.Chat, rootMsgInfo.Sender, rootMsgInfo.ID, EncSecretComment, plaintext)
 	if err != nil {
 		return nil, fmt.Errorf("failed to encrypt comment: %w", err)

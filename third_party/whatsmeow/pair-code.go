@@ -29,19 +29,21 @@ import (
 
 // PairClientType is the type of client to use with PairCode.
 // The type is automatically filled based on store.DeviceProps.PlatformType (which is what QR login uses).
-type PairClientType int
+type PairClientType string
 
 const (
-	PairClientUnknown PairClientType = iota
-	PairClientChrome
-	PairClientEdge
-	PairClientFirefox
-	PairClientIE
-	PairClientOpera
-	PairClientSafari
-	PairClientElectron
-	PairClientUWP
-	PairClientOtherWebClient
+	PairClientUnknown        PairClientType = "0"
+	PairClientChrome         PairClientType = "1"
+	PairClientEdge           PairClientType = "2"
+	PairClientFirefox        PairClientType = "3"
+	PairClientIE             PairClientType = "4"
+	PairClientOpera          PairClientType = "5"
+	PairClientSafari         PairClientType = "6"
+	PairClientElectron       PairClientType = "7"
+	PairClientUWP            PairClientType = "8"
+	PairClientOtherWebClient PairClientType = "9"
+	PairClientMacOS          PairClientType = "c"
+	PairClientAndroid        PairClientType = "e"
 )
 
 var notNumbers = regexp.MustCompile("[^0-9]")
@@ -114,7 +116,7 @@ func (cli *Client) PairPhone(ctx context.Context, phone string, showPushNotifica
 			Content: []waBinary.Node{
 				{Tag: "link_code_pairing_wrapped_companion_ephemeral_pub", Content: ephemeralKey},
 				{Tag: "companion_server_auth_key_pub", Content: cli.Store.NoiseKey.Pub[:]},
-				{Tag: "companion_platform_id", Content: strconv.Itoa(int(clientType))},
+				{Tag: "companion_platform_id", Content: string(clientType)},
 				{Tag: "companion_platform_display", Content: clientDisplayName},
 				{Tag: "link_code_pairing_nonce", Content: []byte{0}},
 			},
@@ -131,12 +133,12 @@ func (cli *Client) PairPhone(ctx context.Context, phone string, showPushNotifica
 	if !ok {
 		return "", fmt.Errorf("unexpected type %T in content of link_code_pairing_ref tag", pairingRefNode.Content)
 	}
-	cli.phoneLinkingCache = &phoneLinkingCache{
+	cli.phoneLinkingCache.Store(&phoneLinkingCache{
 		jid:         jid,
 		keyPair:     ephemeralKeyPair,
 		linkingCode: encodedLinkingCode,
 		pairingRef:  string(pairingRef),
-	}
+	})
 	return encodedLinkingCode[0:4] + "-" + encodedLinkingCode[4:], nil
 }
 
@@ -155,10 +157,11 @@ func (cli *Client) handleCodePairNotification(ctx context.Context, parentNode *w
 			In:  "notification",
 		}
 	}
-	linkCache := cli.phoneLinkingCache
+	linkCache := cli.phoneLinkingCache.Load()
 	if linkCache == nil {
 		return fmt.Errorf("received code pair notification without a pending pairing")
 	}
+	cli.paired.Store(false)
 	linkCodePairingRef, _ := node.GetChildByTag("link_code_pairing_ref").Content.([]byte)
 	if string(linkCodePairingRef) != linkCache.pairingRef {
 		return fmt.Errorf("pairing ref mismatch in code pair notification")
@@ -169,6 +172,8 @@ func (cli *Client) handleCodePairNotification(ctx context.Context, parentNode *w
 			Tag: "link_code_pairing_wrapped_primary_ephemeral_pub",
 			In:  "notification",
 		}
+	} else if len(wrappedPrimaryEphemeralPub) < 80 {
+		return fmt.Errorf("unexpected length of link_code_pairing_wrapped_primary_ephemeral_pub: %d", len(wrappedPrimaryEphemeralPub))
 	}
 	primaryIdentityPub, ok := node.GetChildByTag("primary_identity_pub").Content.([]byte)
 	if !ok {

@@ -151,6 +151,15 @@ func (cli *Client) parsePrivacySettings(privacyNode *waBinary.Node, settings *ty
 		case types.PrivacySettingTypeCallAdd:
 			settings.CallAdd = value
 			evt.CallAddChanged = true
+		case types.PrivacySettingTypeMessages:
+			settings.Messages = value
+			evt.MessagesChanged = true
+		case types.PrivacySettingTypeDefense:
+			settings.Defense = value
+			evt.DefenseChanged = true
+		case types.PrivacySettingTypeStickers:
+			settings.Stickers = value
+			evt.StickersChanged = true
 		}
 	}
 	return &evt

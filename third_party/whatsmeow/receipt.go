@@ -21,29 +21,32 @@ import (
 
 func (cli *Client) handleReceipt(ctx context.Context, node *waBinary.Node) {
 	var cancelled bool
-	defer cli.maybeDeferredAck(ctx, node)(&cancelled)
-	receipt, err := cli.parseReceipt(node)
+	receipt, participants, err := cli.parseReceipt(node)
 	if err != nil {
 		cli.Log.Warnf("Failed to parse receipt: %v", err)
-	} else if receipt != nil {
+		go cli.sendAck(ctx, node, NackParsingError)
+	} else if participants != nil {
+		defer cli.maybeDeferredAck(ctx, node)(&cancelled)
+		for _, pcp := range participants {
+			cancelled = cli.handleGroupedReceipt(*receipt, &pcp)
+		}
+	} else {
 		if receipt.Type == types.ReceiptTypeRetry {
-			go func() {
-				err := cli.handleRetryReceipt(ctx, receipt, node)
-				if err != nil {
-					cli.Log.Errorf("Failed to handle retry receipt for %s/%s from %s: %v", receipt.Chat, receipt.MessageIDs[0], receipt.Sender, err)
-				}
-			}()
+			// Ack happens inside the retry receipt handler
+			go cli.tryHandleRetryReceipt(ctx, receipt, node)
+		} else {
+			defer cli.maybeDeferredAck(ctx, node)(&cancelled)
 		}
 		cancelled = cli.dispatchEvent(receipt)
 	}
 }
 
-func (cli *Client) handleGroupedReceipt(partialReceipt events.Receipt, participants *waBinary.Node) {
+func (cli *Client) handleGroupedReceipt(partialReceipt events.Receipt, participants *waBinary.Node) (cancelled bool) {
 	pag := participants.AttrGetter()
 	partialReceipt.MessageIDs = []types.MessageID{pag.String("key")}
 	for _, child := range participants.GetChildren() {
 		if child.Tag != "user" {
-			cli.Log.Warnf("Unexpected node in grouped receipt participants: %s", child.XMLString())
+			cli.Log.Warnf("Unexpected node in grouped receipt participants: %s", &child)
 			continue
 		}
 		ag := child.AttrGetter()
@@ -51,18 +54,19 @@ func (cli *Client) handleGroupedReceipt(partialReceipt events.Receipt, participa
 		receipt.Timestamp = ag.UnixTime("t")
 		receipt.MessageSource.Sender = ag.JID("jid")
 		if !ag.OK() {
-			cli.Log.Warnf("Failed to parse user node %s in grouped receipt: %v", child.XMLString(), ag.Error())
+			cli.Log.Warnf("Failed to parse user node %s in grouped receipt: %v", &child, ag.Error())
 			continue
 		}
-		cli.dispatchEvent(&receipt)
+		cancelled = cli.dispatchEvent(&receipt) || cancelled
 	}
+	return
 }
 
-func (cli *Client) parseReceipt(node *waBinary.Node) (*events.Receipt, error) {
+func (cli *Client) parseReceipt(node *waBinary.Node) (*events.Receipt, []waBinary.Node, error) {
 	ag := node.AttrGetter()
 	source, err := cli.parseMessageSource(node, false)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	receipt := events.Receipt{
 		MessageSource: source,
@@ -73,16 +77,13 @@ func (cli *Client) parseReceipt(node *waBinary.Node) (*events.Receipt, error) {
 	if source.IsGroup && source.Sender.IsEmpty() {
 		participantTags := node.GetChildrenByTag("participants")
 		if len(participantTags) == 0 {
-			return nil, &ElementMissingError{Tag: "participants", In: "grouped receipt"}
+			return nil, nil, &ElementMissingError{Tag: "participants", In: "grouped receipt"}
 		}
-		for _, pcp := range participantTags {
-			cli.handleGroupedReceipt(receipt, &pcp)
-		}
-		return nil, nil
+		return &receipt, participantTags, nil
 	}
 	mainMessageID := ag.String("id")
 	if !ag.OK() {
-		return nil, fmt.Errorf("failed to parse read receipt attrs: %+v", ag.Errors)
+		return nil, nil, fmt.Errorf("failed to parse read receipt attrs: %+v", ag.Errors)
 	}
 
 	receiptChildren := node.GetChildren()
@@ -98,7 +99,7 @@ func (cli *Client) parseReceipt(node *waBinary.Node) (*events.Receipt, error) {
 	} else {
 		receipt.MessageIDs = []types.MessageID{mainMessageID}
 	}
-	return &receipt, nil
+	return &receipt, nil, nil
 }
 
 func (cli *Client) backgroundIfAsyncAck(fn func()) {
@@ -160,7 +161,7 @@ func (cli *Client) sendAck(ctx context.Context, node *waBinary.Node, error int) 
 		// TODO this hack probably needs to be removed at some point
 		recipientJID, ok := recipient.(types.JID)
 		if ok && recipientJID.Server == types.BotServer && node.Tag == "message" {
-			altRecipient, ok := types.BotJIDMap()[recipientJID]
+			altRecipient, ok := types.BotJIDMap[recipientJID]
 			if ok {
 				attrs["recipient"] = altRecipient
 			}

@@ -137,10 +137,13 @@ func (cli *Client) SendFBMessage(
 	resp.DebugTimings.Queue = time.Since(start)
 	defer cli.messageSendLock.Unlock()
 
-	respChan := cli.waitResponse(req.ID)
 	if !req.Peer {
-		cli.addRecentMessage(to, req.ID, nil, messageAppProto)
+		err = cli.addRecentMessage(ctx, to, req.ID, nil, messageAppProto)
+		if err != nil {
+			return
+		}
 	}
+	respChan := cli.waitResponse(req.ID)
 	var phash string
 	var data []byte
 	switch to.Server {
@@ -527,6 +530,9 @@ func (cli *Client) encryptMessageForDevicesV3(
 	sessionAddressToJID := make(map[string]types.JID, len(allDevices))
 	sessionAddresses := make([]string, 0, len(allDevices))
 	for _, jid := range allDevices {
+		if jid == ownID {
+			continue
+		}
 		addr := jid.SignalAddress().String()
 		sessionAddresses = append(sessionAddresses, addr)
 		sessionAddressToJID[addr] = jid
@@ -544,11 +550,11 @@ func (cli *Client) encryptMessageForDevicesV3(
 	bundles := cli.fetchPreKeysNoError(ctx, retryDevices)
 
 	for _, jid := range allDevices {
+		if jid == ownID {
+			continue
+		}
 		var dsmForDevice *waMsgTransport.MessageTransport_Protocol_Integral_DeviceSentMessage
 		if jid.User == ownID.User {
-			if jid == ownID {
-				continue
-			}
 			dsmForDevice = dsm
 		}
 		encrypted, err := cli.encryptMessageForDeviceAndWrapV3(ctx, payload, skdm, dsmForDevice, jid, bundles[jid], encAttrs)

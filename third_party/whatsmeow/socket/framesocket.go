@@ -23,11 +23,9 @@ type FrameSocket struct {
 	parentCtx context.Context
 	cancelCtx context.Context
 	cancel    context.CancelFunc
-	// conn is read by SendFrame and IsConnected without the lock while
-	// readPump's Close may clear it (msgbridge patch, whatsmeow issue 1085).
-	conn atomic.Pointer[websocket.Conn]
-	log  waLog.Logger
-	lock sync.Mutex
+	conn      atomic.Pointer[websocket.Conn]
+	log       waLog.Logger
+	lock      sync.Mutex
 
 	URL         string
 	HTTPHeaders http.Header
@@ -52,9 +50,13 @@ func NewFrameSocket(log waLog.Logger, client *http.Client) *FrameSocket {
 		Header: WAConnHeader,
 		Frames: make(chan []byte),
 
-		URL:         URL,
-		HTTPHeaders: http.Header{"Origin": {Origin}},
-		HTTPClient:  client,
+		URL: URL,
+		HTTPHeaders: http.Header{
+			"Origin":        {Origin},
+			"Cache-Control": {"no-cache"},
+			"Pragma":        {"no-cache"},
+		},
+		HTTPClient: client,
 	}
 }
 
@@ -66,7 +68,7 @@ func (fs *FrameSocket) Close(code websocket.StatusCode) {
 	fs.lock.Lock()
 	defer fs.lock.Unlock()
 
-	conn := fs.conn.Load()
+	conn := fs.conn.Swap(nil)
 	if conn == nil {
 		return
 	}
@@ -83,7 +85,6 @@ func (fs *FrameSocket) Close(code websocket.StatusCode) {
 			fs.log.Debugf("Error force closing websocket: %v", err)
 		}
 	}
-	fs.conn.Store(nil)
 	fs.cancel()
 	fs.cancel = nil
 	if fs.OnDisconnect != nil {
@@ -101,16 +102,13 @@ func (fs *FrameSocket) Connect(ctx context.Context) error {
 	fs.cancelCtx, fs.cancel = context.WithCancel(ctx)
 
 	fs.log.Debugf("Dialing %s", fs.URL)
-	conn, resp, err := websocket.Dial(ctx, fs.URL, &websocket.DialOptions{
-		HTTPClient: fs.HTTPClient,
-		HTTPHeader: fs.HTTPHeaders,
-	})
+	conn, resp, err := websocket.Dial(ctx, fs.URL, fs.makeDialOptions())
 	if err != nil {
 		if resp != nil {
 			err = ErrWithStatusCode{err, resp.StatusCode}
 		}
 		fs.cancel()
-		return fmt.Errorf("failed to dial whatsapp web websocket: %w", err)
+		return fmt.Errorf("%w: %w", ErrDialFailed, err)
 	}
 	conn.SetReadLimit(FrameMaxSize)
 
@@ -125,8 +123,6 @@ func (fs *FrameSocket) Context() context.Context {
 }
 
 func (fs *FrameSocket) SendFrame(data []byte) error {
-	// A frame sent while the socket closes fails with the websocket's error:
-	// coder/websocket allows Write concurrently with Close.
 	conn := fs.conn.Load()
 	if conn == nil {
 		return ErrSocketClosed

@@ -7,7 +7,6 @@
 package socket
 
 import (
-	"context"
 	"crypto/cipher"
 	"crypto/sha256"
 	"fmt"
@@ -76,7 +75,6 @@ func (nh *NoiseHandshake) Decrypt(ciphertext []byte) (plaintext []byte, err erro
 }
 
 func (nh *NoiseHandshake) Finish(
-	ctx context.Context,
 	fs *FrameSocket,
 	frameHandler FrameHandler,
 	disconnectHandler DisconnectHandler,
@@ -87,7 +85,7 @@ func (nh *NoiseHandshake) Finish(
 		return nil, fmt.Errorf("failed to create final write cipher: %w", err)
 	} else if readKey, err := gcmutil.Prepare(read); err != nil {
 		return nil, fmt.Errorf("failed to create final read cipher: %w", err)
-	} else if ns, err := newNoiseSocket(ctx, fs, writeKey, readKey, frameHandler, disconnectHandler); err != nil {
+	} else if ns, err := newNoiseSocket(fs, writeKey, readKey, frameHandler, disconnectHandler); err != nil {
 		return nil, fmt.Errorf("failed to create noise socket: %w", err)
 	} else {
 		return ns, nil

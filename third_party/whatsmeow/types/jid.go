@@ -14,7 +14,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 
 	signalProtocol "go.mau.fi/libsignal/protocol"
 )
@@ -46,6 +45,7 @@ var (
 	OfficialBusinessJID = NewJID("16505361212", LegacyUserServer)
 	MetaAIJID           = NewJID("13135550002", DefaultUserServer)
 	NewMetaAIJID        = NewJID("867051314767696", BotServer)
+	MuseJID             = NewJID("1807055946647697", BotServer) // Also known as "hatch"
 )
 
 var (
@@ -123,13 +123,10 @@ func (jid JID) IsBroadcastList() bool {
 	return jid.Server == BroadcastServer && jid.User != StatusBroadcastJID.User
 }
 
-// botUserRegex is compiled at its first use, not at program start.
-var botUserRegex = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^1313555\d{4}$|^131655500\d{2}$`)
-})
+var botUserRegex = regexp.MustCompile(`^1313555\d{4}$|^131655500\d{2}$`)
 
 func (jid JID) IsBot() bool {
-	return (jid.Server == DefaultUserServer && botUserRegex().MatchString(jid.User) && jid.Device == 0) || jid.Server == BotServer
+	return (jid.Server == DefaultUserServer && botUserRegex.MatchString(jid.User) && jid.Device == 0) || jid.Server == BotServer
 }
 
 // NewADJID creates a new AD JID.
@@ -146,9 +143,10 @@ func NewADJID(user string, agent, device uint8) JID {
 	case HostedLIDDomain:
 		server = HostedLIDServer
 		agent = 0
-	default:
 	case WhatsAppDomain:
-		server = DefaultUserServer // will just default to the normal server
+		fallthrough
+	default:
+		server = DefaultUserServer
 	}
 	return JID{
 		User:     user,
@@ -218,7 +216,9 @@ func (jid JID) ADString() string {
 // String converts the JID to a string representation.
 // The output string can be parsed with ParseJID.
 func (jid JID) String() string {
-	if jid.RawAgent > 0 {
+	if jid.Server == "" {
+		return ""
+	} else if jid.RawAgent > 0 {
 		return fmt.Sprintf("%s.%d:%d@%s", jid.User, jid.RawAgent, jid.Device, jid.Server)
 	} else if jid.Device > 0 {
 		return fmt.Sprintf("%s:%d@%s", jid.User, jid.Device, jid.Server)
@@ -249,10 +249,14 @@ func (jid JID) IsEmpty() bool {
 	return len(jid.Server) == 0
 }
 
+func (jid JID) IsZero() bool {
+	return jid.IsEmpty()
+}
+
 var _ sql.Scanner = (*JID)(nil)
 
 // Scan scans the given SQL value into this JID.
-func (jid *JID) Scan(src interface{}) error {
+func (jid *JID) Scan(src any) error {
 	if src == nil {
 		return nil
 	}

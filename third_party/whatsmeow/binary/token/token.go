@@ -2,10 +2,7 @@
 // encoding uses to save bytes when sending commonly used strings.
 package token
 
-import (
-	"fmt"
-	"sync"
-)
+import "fmt"
 
 // All the currently known string tokens.
 var (
@@ -30,11 +27,7 @@ type doubleByteTokenIndex struct {
 var mdSingleByteTokenIndex map[string]byte
 var mdDoubleByteTokenIndex map[string]doubleByteTokenIndex
 
-// buildTokenIndexes makes the indexes at the first lookup rather than at
-// program start: a program that links whatsmeow but has not connected yet
-// (one waiting to be linked, or answering its first request) need not build
-// maps of some 1,300 tokens.
-var buildTokenIndexes = sync.OnceFunc(func() {
+func init() {
 	mdSingleByteTokenIndex = make(map[string]byte, len(SingleByteTokens))
 	mdDoubleByteTokenIndex = make(map[string]doubleByteTokenIndex, 256*4)
 	for index, token := range SingleByteTokens {
@@ -47,7 +40,7 @@ var buildTokenIndexes = sync.OnceFunc(func() {
 			mdDoubleByteTokenIndex[token] = doubleByteTokenIndex{byte(dictIndex), byte(index)}
 		}
 	}
-})
+}
 
 // GetDoubleToken gets the string value of the double-byte token at the given index.
 func GetDoubleToken(index1, index2 int) (string, error) {
@@ -63,7 +56,6 @@ func GetDoubleToken(index1, index2 int) (string, error) {
 // IndexOfSingleToken gets the index of the single-byte token with the given string value.
 // If there's no token with the given value, the second return value will be false.
 func IndexOfSingleToken(token string) (val byte, ok bool) {
-	buildTokenIndexes()
 	val, ok = mdSingleByteTokenIndex[token]
 	return
 }
@@ -71,7 +63,6 @@ func IndexOfSingleToken(token string) (val byte, ok bool) {
 // IndexOfDoubleByteToken gets the index of the double-byte token with the given string value.
 // If there's no token with the given value, the third return value will be false.
 func IndexOfDoubleByteToken(token string) (byte, byte, bool) {
-	buildTokenIndexes()
 	val, ok := mdDoubleByteTokenIndex[token]
 	return val.dictionary, val.index, ok
 }

@@ -69,12 +69,10 @@ func (x Placeholder_Type) String() string {
 }
 
 func (Placeholder_Type) Descriptor() protoreflect.EnumDescriptor {
-	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	return file_instamadilloAddMessage_InstamadilloAddMessage_proto_enumTypes[0].Descriptor()
 }
 
 func (Placeholder_Type) Type() protoreflect.EnumType {
-	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	return &file_instamadilloAddMessage_InstamadilloAddMessage_proto_enumTypes[0]
 }
 
@@ -94,7 +92,6 @@ func (x *Placeholder_Type) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use Placeholder_Type.Descriptor instead.
 func (Placeholder_Type) EnumDescriptor() ([]byte, []int) {
-	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	return file_instamadilloAddMessage_InstamadilloAddMessage_proto_rawDescGZIP(), []int{10, 0}
 }
 
@@ -107,7 +104,6 @@ type AddMessagePayload struct {
 }
 
 func (x *AddMessagePayload) Reset() {
-	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	*x = AddMessagePayload{}
 	mi := &file_instamadilloAddMessage_InstamadilloAddMessage_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -121,7 +117,6 @@ func (x *AddMessagePayload) String() string {
 func (*AddMessagePayload) ProtoMessage() {}
 
 func (x *AddMessagePayload) ProtoReflect() protoreflect.Message {
-	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	mi := &file_instamadilloAddMessage_InstamadilloAddMessage_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -135,7 +130,6 @@ func (x *AddMessagePayload) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddMessagePayload.ProtoReflect.Descriptor instead.
 func (*AddMessagePayload) Descriptor() ([]byte, []int) {
-	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	return file_instamadilloAddMessage_InstamadilloAddMessage_proto_rawDescGZIP(), []int{0}
 }
 
@@ -172,7 +166,6 @@ type AddMessageContent struct {
 }
 
 func (x *AddMessageContent) Reset() {
-	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	*x = AddMessageContent{}
 	mi := &file_instamadilloAddMessage_InstamadilloAddMessage_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -186,7 +179,6 @@ func (x *AddMessageContent) String() string {
 func (*AddMessageContent) ProtoMessage() {}
 
 func (x *AddMessageContent) ProtoReflect() protoreflect.Message {
-	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	mi := &file_instamadilloAddMessage_InstamadilloAddMessage_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -200,7 +192,6 @@ func (x *AddMessageContent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddMessageContent.ProtoReflect.Descriptor instead.
 func (*AddMessageContent) Descriptor() ([]byte, []int) {
-	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	return file_instamadilloAddMessage_InstamadilloAddMessage_proto_rawDescGZIP(), []int{1}
 }
 
@@ -362,7 +353,6 @@ type AddMessageMetadata struct {
 }
 
 func (x *AddMessageMetadata) Reset() {
-	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	*x = AddMessageMetadata{}
 	mi := &file_instamadilloAddMessage_InstamadilloAddMessage_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -376,7 +366,6 @@ func (x *AddMessageMetadata) String() string {
 func (*AddMessageMetadata) ProtoMessage() {}
 
 func (x *AddMessageMetadata) ProtoReflect() protoreflect.Message {
-	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	mi := &file_instamadilloAddMessage_InstamadilloAddMessage_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -390,7 +379,6 @@ func (x *AddMessageMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddMessageMetadata.ProtoReflect.Descriptor instead.
 func (*AddMessageMetadata) Descriptor() ([]byte, []int) {
-	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	return file_instamadilloAddMessage_InstamadilloAddMessage_proto_rawDescGZIP(), []int{2}
 }
 
@@ -440,7 +428,6 @@ type RepliedToMessage struct {
 }
 
 func (x *RepliedToMessage) Reset() {
-	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	*x = RepliedToMessage{}
 	mi := &file_instamadilloAddMessage_InstamadilloAddMessage_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -454,7 +441,6 @@ func (x *RepliedToMessage) String() string {
 func (*RepliedToMessage) ProtoMessage() {}
 
 func (x *RepliedToMessage) ProtoReflect() protoreflect.Message {
-	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	mi := &file_instamadilloAddMessage_InstamadilloAddMessage_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -468,7 +454,6 @@ func (x *RepliedToMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RepliedToMessage.ProtoReflect.Descriptor instead.
 func (*RepliedToMessage) Descriptor() ([]byte, []int) {
-	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	return file_instamadilloAddMessage_InstamadilloAddMessage_proto_rawDescGZIP(), []int{3}
 }
 
@@ -509,7 +494,6 @@ type OpenMessageMicroSecondTimestamp struct {
 }
 
 func (x *OpenMessageMicroSecondTimestamp) Reset() {
-	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	*x = OpenMessageMicroSecondTimestamp{}
 	mi := &file_instamadilloAddMessage_InstamadilloAddMessage_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -523,7 +507,6 @@ func (x *OpenMessageMicroSecondTimestamp) String() string {
 func (*OpenMessageMicroSecondTimestamp) ProtoMessage() {}
 
 func (x *OpenMessageMicroSecondTimestamp) ProtoReflect() protoreflect.Message {
-	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	mi := &file_instamadilloAddMessage_InstamadilloAddMessage_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -537,7 +520,6 @@ func (x *OpenMessageMicroSecondTimestamp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpenMessageMicroSecondTimestamp.ProtoReflect.Descriptor instead.
 func (*OpenMessageMicroSecondTimestamp) Descriptor() ([]byte, []int) {
-	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	return file_instamadilloAddMessage_InstamadilloAddMessage_proto_rawDescGZIP(), []int{4}
 }
 
@@ -564,7 +546,6 @@ type PrivateReplyInfo struct {
 }
 
 func (x *PrivateReplyInfo) Reset() {
-	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	*x = PrivateReplyInfo{}
 	mi := &file_instamadilloAddMessage_InstamadilloAddMessage_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -578,7 +559,6 @@ func (x *PrivateReplyInfo) String() string {
 func (*PrivateReplyInfo) ProtoMessage() {}
 
 func (x *PrivateReplyInfo) ProtoReflect() protoreflect.Message {
-	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	mi := &file_instamadilloAddMessage_InstamadilloAddMessage_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -592,7 +572,6 @@ func (x *PrivateReplyInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrivateReplyInfo.ProtoReflect.Descriptor instead.
 func (*PrivateReplyInfo) Descriptor() ([]byte, []int) {
-	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	return file_instamadilloAddMessage_InstamadilloAddMessage_proto_rawDescGZIP(), []int{5}
 }
 
@@ -618,7 +597,6 @@ type ForwardingParams struct {
 }
 
 func (x *ForwardingParams) Reset() {
-	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	*x = ForwardingParams{}
 	mi := &file_instamadilloAddMessage_InstamadilloAddMessage_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -632,7 +610,6 @@ func (x *ForwardingParams) String() string {
 func (*ForwardingParams) ProtoMessage() {}
 
 func (x *ForwardingParams) ProtoReflect() protoreflect.Message {
-	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	mi := &file_instamadilloAddMessage_InstamadilloAddMessage_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -646,7 +623,6 @@ func (x *ForwardingParams) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ForwardingParams.ProtoReflect.Descriptor instead.
 func (*ForwardingParams) Descriptor() ([]byte, []int) {
-	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	return file_instamadilloAddMessage_InstamadilloAddMessage_proto_rawDescGZIP(), []int{6}
 }
 
@@ -665,7 +641,6 @@ type EphemeralityParams struct {
 }
 
 func (x *EphemeralityParams) Reset() {
-	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	*x = EphemeralityParams{}
 	mi := &file_instamadilloAddMessage_InstamadilloAddMessage_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -679,7 +654,6 @@ func (x *EphemeralityParams) String() string {
 func (*EphemeralityParams) ProtoMessage() {}
 
 func (x *EphemeralityParams) ProtoReflect() protoreflect.Message {
-	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	mi := &file_instamadilloAddMessage_InstamadilloAddMessage_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -693,7 +667,6 @@ func (x *EphemeralityParams) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EphemeralityParams.ProtoReflect.Descriptor instead.
 func (*EphemeralityParams) Descriptor() ([]byte, []int) {
-	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	return file_instamadilloAddMessage_InstamadilloAddMessage_proto_rawDescGZIP(), []int{7}
 }
 
@@ -711,7 +684,6 @@ type Like struct {
 }
 
 func (x *Like) Reset() {
-	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	*x = Like{}
 	mi := &file_instamadilloAddMessage_InstamadilloAddMessage_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -725,7 +697,6 @@ func (x *Like) String() string {
 func (*Like) ProtoMessage() {}
 
 func (x *Like) ProtoReflect() protoreflect.Message {
-	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	mi := &file_instamadilloAddMessage_InstamadilloAddMessage_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -739,7 +710,6 @@ func (x *Like) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Like.ProtoReflect.Descriptor instead.
 func (*Like) Descriptor() ([]byte, []int) {
-	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	return file_instamadilloAddMessage_InstamadilloAddMessage_proto_rawDescGZIP(), []int{8}
 }
 
@@ -754,7 +724,6 @@ type ReceiverFetchXma struct {
 }
 
 func (x *ReceiverFetchXma) Reset() {
-	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	*x = ReceiverFetchXma{}
 	mi := &file_instamadilloAddMessage_InstamadilloAddMessage_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -768,7 +737,6 @@ func (x *ReceiverFetchXma) String() string {
 func (*ReceiverFetchXma) ProtoMessage() {}
 
 func (x *ReceiverFetchXma) ProtoReflect() protoreflect.Message {
-	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	mi := &file_instamadilloAddMessage_InstamadilloAddMessage_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -782,7 +750,6 @@ func (x *ReceiverFetchXma) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReceiverFetchXma.ProtoReflect.Descriptor instead.
 func (*ReceiverFetchXma) Descriptor() ([]byte, []int) {
-	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	return file_instamadilloAddMessage_InstamadilloAddMessage_proto_rawDescGZIP(), []int{9}
 }
 
@@ -822,7 +789,6 @@ type Placeholder struct {
 }
 
 func (x *Placeholder) Reset() {
-	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	*x = Placeholder{}
 	mi := &file_instamadilloAddMessage_InstamadilloAddMessage_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -836,7 +802,6 @@ func (x *Placeholder) String() string {
 func (*Placeholder) ProtoMessage() {}
 
 func (x *Placeholder) ProtoReflect() protoreflect.Message {
-	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	mi := &file_instamadilloAddMessage_InstamadilloAddMessage_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -850,7 +815,6 @@ func (x *Placeholder) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Placeholder.ProtoReflect.Descriptor instead.
 func (*Placeholder) Descriptor() ([]byte, []int) {
-	file_instamadilloAddMessage_InstamadilloAddMessage_proto_init()
 	return file_instamadilloAddMessage_InstamadilloAddMessage_proto_rawDescGZIP(), []int{10}
 }
 
@@ -932,8 +896,8 @@ func file_instamadilloAddMessage_InstamadilloAddMessage_proto_rawDescGZIP() []by
 	return file_instamadilloAddMessage_InstamadilloAddMessage_proto_rawDescData
 }
 
-var file_instamadilloAddMessage_InstamadilloAddMessage_proto_enumTypes []protoimpl.EnumInfo
-var file_instamadilloAddMessage_InstamadilloAddMessage_proto_msgTypes []protoimpl.MessageInfo
+var file_instamadilloAddMessage_InstamadilloAddMessage_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
+var file_instamadilloAddMessage_InstamadilloAddMessage_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
 var file_instamadilloAddMessage_InstamadilloAddMessage_proto_goTypes = []any{
 	(Placeholder_Type)(0),                                 // 0: InstamadilloAddMessage.Placeholder.Type
 	(*AddMessagePayload)(nil),                             // 1: InstamadilloAddMessage.AddMessagePayload
@@ -982,27 +946,8 @@ var file_instamadilloAddMessage_InstamadilloAddMessage_proto_depIdxs = []int32{
 	0,  // [0:19] is the sub-list for field type_name
 }
 
-// file_instamadilloAddMessage_InstamadilloAddMessage_proto_init registers the file once, at its first use (msgbridge's hack/lazyproto).
+func init() { file_instamadilloAddMessage_InstamadilloAddMessage_proto_init() }
 func file_instamadilloAddMessage_InstamadilloAddMessage_proto_init() {
-	file_instamadilloAddMessage_InstamadilloAddMessage_proto_once.Do(file_instamadilloAddMessage_InstamadilloAddMessage_proto_register)
-}
-
-var file_instamadilloAddMessage_InstamadilloAddMessage_proto_once sync.Once
-
-// XXX_RegisterProtoFiles registers this package's files; the packages
-// that import it call it before registering their own.
-func XXX_RegisterProtoFiles() { file_instamadilloAddMessage_InstamadilloAddMessage_proto_init() }
-
-func file_instamadilloAddMessage_InstamadilloAddMessage_proto_register() {
-	instamadilloCoreTypeActionLog.XXX_RegisterProtoFiles()
-	instamadilloCoreTypeAdminMessage.XXX_RegisterProtoFiles()
-	instamadilloCoreTypeCollection.XXX_RegisterProtoFiles()
-	instamadilloCoreTypeLink.XXX_RegisterProtoFiles()
-	instamadilloCoreTypeMedia.XXX_RegisterProtoFiles()
-	instamadilloCoreTypeText.XXX_RegisterProtoFiles()
-	instamadilloXmaContentRef.XXX_RegisterProtoFiles()
-	file_instamadilloAddMessage_InstamadilloAddMessage_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-	file_instamadilloAddMessage_InstamadilloAddMessage_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
 	if File_instamadilloAddMessage_InstamadilloAddMessage_proto != nil {
 		return
 	}

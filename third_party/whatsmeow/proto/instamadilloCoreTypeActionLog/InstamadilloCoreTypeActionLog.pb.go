@@ -33,7 +33,6 @@ type ActionLog struct {
 }
 
 func (x *ActionLog) Reset() {
-	file_instamadilloCoreTypeActionLog_InstamadilloCoreTypeActionLog_proto_init()
 	*x = ActionLog{}
 	mi := &file_instamadilloCoreTypeActionLog_InstamadilloCoreTypeActionLog_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -47,7 +46,6 @@ func (x *ActionLog) String() string {
 func (*ActionLog) ProtoMessage() {}
 
 func (x *ActionLog) ProtoReflect() protoreflect.Message {
-	file_instamadilloCoreTypeActionLog_InstamadilloCoreTypeActionLog_proto_init()
 	mi := &file_instamadilloCoreTypeActionLog_InstamadilloCoreTypeActionLog_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -61,7 +59,6 @@ func (x *ActionLog) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ActionLog.ProtoReflect.Descriptor instead.
 func (*ActionLog) Descriptor() ([]byte, []int) {
-	file_instamadilloCoreTypeActionLog_InstamadilloCoreTypeActionLog_proto_init()
 	return file_instamadilloCoreTypeActionLog_InstamadilloCoreTypeActionLog_proto_rawDescGZIP(), []int{0}
 }
 
@@ -99,7 +96,6 @@ type ActionLogReaction struct {
 }
 
 func (x *ActionLogReaction) Reset() {
-	file_instamadilloCoreTypeActionLog_InstamadilloCoreTypeActionLog_proto_init()
 	*x = ActionLogReaction{}
 	mi := &file_instamadilloCoreTypeActionLog_InstamadilloCoreTypeActionLog_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -113,7 +109,6 @@ func (x *ActionLogReaction) String() string {
 func (*ActionLogReaction) ProtoMessage() {}
 
 func (x *ActionLogReaction) ProtoReflect() protoreflect.Message {
-	file_instamadilloCoreTypeActionLog_InstamadilloCoreTypeActionLog_proto_init()
 	mi := &file_instamadilloCoreTypeActionLog_InstamadilloCoreTypeActionLog_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -127,7 +122,6 @@ func (x *ActionLogReaction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ActionLogReaction.ProtoReflect.Descriptor instead.
 func (*ActionLogReaction) Descriptor() ([]byte, []int) {
-	file_instamadilloCoreTypeActionLog_InstamadilloCoreTypeActionLog_proto_init()
 	return file_instamadilloCoreTypeActionLog_InstamadilloCoreTypeActionLog_proto_rawDescGZIP(), []int{1}
 }
 
@@ -161,7 +155,7 @@ func file_instamadilloCoreTypeActionLog_InstamadilloCoreTypeActionLog_proto_rawD
 	return file_instamadilloCoreTypeActionLog_InstamadilloCoreTypeActionLog_proto_rawDescData
 }
 
-var file_instamadilloCoreTypeActionLog_InstamadilloCoreTypeActionLog_proto_msgTypes []protoimpl.MessageInfo
+var file_instamadilloCoreTypeActionLog_InstamadilloCoreTypeActionLog_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
 var file_instamadilloCoreTypeActionLog_InstamadilloCoreTypeActionLog_proto_goTypes = []any{
 	(*ActionLog)(nil),         // 0: InstamadilloCoreTypeActionLog.ActionLog
 	(*ActionLogReaction)(nil), // 1: InstamadilloCoreTypeActionLog.ActionLogReaction
@@ -175,21 +169,8 @@ var file_instamadilloCoreTypeActionLog_InstamadilloCoreTypeActionLog_proto_depId
 	0, // [0:1] is the sub-list for field type_name
 }
 
-// file_instamadilloCoreTypeActionLog_InstamadilloCoreTypeActionLog_proto_init registers the file once, at its first use (msgbridge's hack/lazyproto).
+func init() { file_instamadilloCoreTypeActionLog_InstamadilloCoreTypeActionLog_proto_init() }
 func file_instamadilloCoreTypeActionLog_InstamadilloCoreTypeActionLog_proto_init() {
-	file_instamadilloCoreTypeActionLog_InstamadilloCoreTypeActionLog_proto_once.Do(file_instamadilloCoreTypeActionLog_InstamadilloCoreTypeActionLog_proto_register)
-}
-
-var file_instamadilloCoreTypeActionLog_InstamadilloCoreTypeActionLog_proto_once sync.Once
-
-// XXX_RegisterProtoFiles registers this package's files; the packages
-// that import it call it before registering their own.
-func XXX_RegisterProtoFiles() {
-	file_instamadilloCoreTypeActionLog_InstamadilloCoreTypeActionLog_proto_init()
-}
-
-func file_instamadilloCoreTypeActionLog_InstamadilloCoreTypeActionLog_proto_register() {
-	file_instamadilloCoreTypeActionLog_InstamadilloCoreTypeActionLog_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
 	if File_instamadilloCoreTypeActionLog_InstamadilloCoreTypeActionLog_proto != nil {
 		return
 	}

@@ -58,12 +58,10 @@ func (x DeviceAdminMessage_Type) String() string {
 }
 
 func (DeviceAdminMessage_Type) Descriptor() protoreflect.EnumDescriptor {
-	file_instamadilloCoreTypeAdminMessage_InstamadilloCoreTypeAdminMessage_proto_init()
 	return file_instamadilloCoreTypeAdminMessage_InstamadilloCoreTypeAdminMessage_proto_enumTypes[0].Descriptor()
 }
 
 func (DeviceAdminMessage_Type) Type() protoreflect.EnumType {
-	file_instamadilloCoreTypeAdminMessage_InstamadilloCoreTypeAdminMessage_proto_init()
 	return &file_instamadilloCoreTypeAdminMessage_InstamadilloCoreTypeAdminMessage_proto_enumTypes[0]
 }
 
@@ -83,7 +81,6 @@ func (x *DeviceAdminMessage_Type) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use DeviceAdminMessage_Type.Descriptor instead.
 func (DeviceAdminMessage_Type) EnumDescriptor() ([]byte, []int) {
-	file_instamadilloCoreTypeAdminMessage_InstamadilloCoreTypeAdminMessage_proto_init()
 	return file_instamadilloCoreTypeAdminMessage_InstamadilloCoreTypeAdminMessage_proto_rawDescGZIP(), []int{1, 0}
 }
 
@@ -98,7 +95,6 @@ type AdminMessage struct {
 }
 
 func (x *AdminMessage) Reset() {
-	file_instamadilloCoreTypeAdminMessage_InstamadilloCoreTypeAdminMessage_proto_init()
 	*x = AdminMessage{}
 	mi := &file_instamadilloCoreTypeAdminMessage_InstamadilloCoreTypeAdminMessage_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -112,7 +108,6 @@ func (x *AdminMessage) String() string {
 func (*AdminMessage) ProtoMessage() {}
 
 func (x *AdminMessage) ProtoReflect() protoreflect.Message {
-	file_instamadilloCoreTypeAdminMessage_InstamadilloCoreTypeAdminMessage_proto_init()
 	mi := &file_instamadilloCoreTypeAdminMessage_InstamadilloCoreTypeAdminMessage_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -126,7 +121,6 @@ func (x *AdminMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AdminMessage.ProtoReflect.Descriptor instead.
 func (*AdminMessage) Descriptor() ([]byte, []int) {
-	file_instamadilloCoreTypeAdminMessage_InstamadilloCoreTypeAdminMessage_proto_init()
 	return file_instamadilloCoreTypeAdminMessage_InstamadilloCoreTypeAdminMessage_proto_rawDescGZIP(), []int{0}
 }
 
@@ -165,7 +159,6 @@ type DeviceAdminMessage struct {
 }
 
 func (x *DeviceAdminMessage) Reset() {
-	file_instamadilloCoreTypeAdminMessage_InstamadilloCoreTypeAdminMessage_proto_init()
 	*x = DeviceAdminMessage{}
 	mi := &file_instamadilloCoreTypeAdminMessage_InstamadilloCoreTypeAdminMessage_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -179,7 +172,6 @@ func (x *DeviceAdminMessage) String() string {
 func (*DeviceAdminMessage) ProtoMessage() {}
 
 func (x *DeviceAdminMessage) ProtoReflect() protoreflect.Message {
-	file_instamadilloCoreTypeAdminMessage_InstamadilloCoreTypeAdminMessage_proto_init()
 	mi := &file_instamadilloCoreTypeAdminMessage_InstamadilloCoreTypeAdminMessage_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -193,7 +185,6 @@ func (x *DeviceAdminMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeviceAdminMessage.ProtoReflect.Descriptor instead.
 func (*DeviceAdminMessage) Descriptor() ([]byte, []int) {
-	file_instamadilloCoreTypeAdminMessage_InstamadilloCoreTypeAdminMessage_proto_init()
 	return file_instamadilloCoreTypeAdminMessage_InstamadilloCoreTypeAdminMessage_proto_rawDescGZIP(), []int{1}
 }
 
@@ -242,8 +233,8 @@ func file_instamadilloCoreTypeAdminMessage_InstamadilloCoreTypeAdminMessage_prot
 	return file_instamadilloCoreTypeAdminMessage_InstamadilloCoreTypeAdminMessage_proto_rawDescData
 }
 
-var file_instamadilloCoreTypeAdminMessage_InstamadilloCoreTypeAdminMessage_proto_enumTypes []protoimpl.EnumInfo
-var file_instamadilloCoreTypeAdminMessage_InstamadilloCoreTypeAdminMessage_proto_msgTypes []protoimpl.MessageInfo
+var file_instamadilloCoreTypeAdminMessage_InstamadilloCoreTypeAdminMessage_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
+var file_instamadilloCoreTypeAdminMessage_InstamadilloCoreTypeAdminMessage_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
 var file_instamadilloCoreTypeAdminMessage_InstamadilloCoreTypeAdminMessage_proto_goTypes = []any{
 	(DeviceAdminMessage_Type)(0), // 0: InstamadilloCoreTypeAdminMessage.DeviceAdminMessage.Type
 	(*AdminMessage)(nil),         // 1: InstamadilloCoreTypeAdminMessage.AdminMessage
@@ -259,22 +250,8 @@ var file_instamadilloCoreTypeAdminMessage_InstamadilloCoreTypeAdminMessage_proto
 	0, // [0:2] is the sub-list for field type_name
 }
 
-// file_instamadilloCoreTypeAdminMessage_InstamadilloCoreTypeAdminMessage_proto_init registers the file once, at its first use (msgbridge's hack/lazyproto).
+func init() { file_instamadilloCoreTypeAdminMessage_InstamadilloCoreTypeAdminMessage_proto_init() }
 func file_instamadilloCoreTypeAdminMessage_InstamadilloCoreTypeAdminMessage_proto_init() {
-	file_instamadilloCoreTypeAdminMessage_InstamadilloCoreTypeAdminMessage_proto_once.Do(file_instamadilloCoreTypeAdminMessage_InstamadilloCoreTypeAdminMessage_proto_register)
-}
-
-var file_instamadilloCoreTypeAdminMessage_InstamadilloCoreTypeAdminMessage_proto_once sync.Once
-
-// XXX_RegisterProtoFiles registers this package's files; the packages
-// that import it call it before registering their own.
-func XXX_RegisterProtoFiles() {
-	file_instamadilloCoreTypeAdminMessage_InstamadilloCoreTypeAdminMessage_proto_init()
-}
-
-func file_instamadilloCoreTypeAdminMessage_InstamadilloCoreTypeAdminMessage_proto_register() {
-	file_instamadilloCoreTypeAdminMessage_InstamadilloCoreTypeAdminMessage_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-	file_instamadilloCoreTypeAdminMessage_InstamadilloCoreTypeAdminMessage_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
 	if File_instamadilloCoreTypeAdminMessage_InstamadilloCoreTypeAdminMessage_proto != nil {
 		return
 	}

@@ -33,7 +33,6 @@ type Collection struct {
 }
 
 func (x *Collection) Reset() {
-	file_instamadilloCoreTypeCollection_InstamadilloCoreTypeCollection_proto_init()
 	*x = Collection{}
 	mi := &file_instamadilloCoreTypeCollection_InstamadilloCoreTypeCollection_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -47,7 +46,6 @@ func (x *Collection) String() string {
 func (*Collection) ProtoMessage() {}
 
 func (x *Collection) ProtoReflect() protoreflect.Message {
-	file_instamadilloCoreTypeCollection_InstamadilloCoreTypeCollection_proto_init()
 	mi := &file_instamadilloCoreTypeCollection_InstamadilloCoreTypeCollection_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -61,7 +59,6 @@ func (x *Collection) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Collection.ProtoReflect.Descriptor instead.
 func (*Collection) Descriptor() ([]byte, []int) {
-	file_instamadilloCoreTypeCollection_InstamadilloCoreTypeCollection_proto_init()
 	return file_instamadilloCoreTypeCollection_InstamadilloCoreTypeCollection_proto_rawDescGZIP(), []int{0}
 }
 
@@ -101,7 +98,7 @@ func file_instamadilloCoreTypeCollection_InstamadilloCoreTypeCollection_proto_ra
 	return file_instamadilloCoreTypeCollection_InstamadilloCoreTypeCollection_proto_rawDescData
 }
 
-var file_instamadilloCoreTypeCollection_InstamadilloCoreTypeCollection_proto_msgTypes []protoimpl.MessageInfo
+var file_instamadilloCoreTypeCollection_InstamadilloCoreTypeCollection_proto_msgTypes = make([]protoimpl.MessageInfo, 1)
 var file_instamadilloCoreTypeCollection_InstamadilloCoreTypeCollection_proto_goTypes = []any{
 	(*Collection)(nil),                      // 0: InstamadilloCoreTypeCollection.Collection
 	(*instamadilloCoreTypeMedia.Media)(nil), // 1: InstamadilloCoreTypeMedia.Media
@@ -115,22 +112,8 @@ var file_instamadilloCoreTypeCollection_InstamadilloCoreTypeCollection_proto_dep
 	0, // [0:1] is the sub-list for field type_name
 }
 
-// file_instamadilloCoreTypeCollection_InstamadilloCoreTypeCollection_proto_init registers the file once, at its first use (msgbridge's hack/lazyproto).
+func init() { file_instamadilloCoreTypeCollection_InstamadilloCoreTypeCollection_proto_init() }
 func file_instamadilloCoreTypeCollection_InstamadilloCoreTypeCollection_proto_init() {
-	file_instamadilloCoreTypeCollection_InstamadilloCoreTypeCollection_proto_once.Do(file_instamadilloCoreTypeCollection_InstamadilloCoreTypeCollection_proto_register)
-}
-
-var file_instamadilloCoreTypeCollection_InstamadilloCoreTypeCollection_proto_once sync.Once
-
-// XXX_RegisterProtoFiles registers this package's files; the packages
-// that import it call it before registering their own.
-func XXX_RegisterProtoFiles() {
-	file_instamadilloCoreTypeCollection_InstamadilloCoreTypeCollection_proto_init()
-}
-
-func file_instamadilloCoreTypeCollection_InstamadilloCoreTypeCollection_proto_register() {
-	instamadilloCoreTypeMedia.XXX_RegisterProtoFiles()
-	file_instamadilloCoreTypeCollection_InstamadilloCoreTypeCollection_proto_msgTypes = make([]protoimpl.MessageInfo, 1)
 	if File_instamadilloCoreTypeCollection_InstamadilloCoreTypeCollection_proto != nil {
 		return
 	}

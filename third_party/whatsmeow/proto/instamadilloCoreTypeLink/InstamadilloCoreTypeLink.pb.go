@@ -33,7 +33,6 @@ type Link struct {
 }
 
 func (x *Link) Reset() {
-	file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_init()
 	*x = Link{}
 	mi := &file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -47,7 +46,6 @@ func (x *Link) String() string {
 func (*Link) ProtoMessage() {}
 
 func (x *Link) ProtoReflect() protoreflect.Message {
-	file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_init()
 	mi := &file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -61,7 +59,6 @@ func (x *Link) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Link.ProtoReflect.Descriptor instead.
 func (*Link) Descriptor() ([]byte, []int) {
-	file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_init()
 	return file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_rawDescGZIP(), []int{0}
 }
 
@@ -94,7 +91,6 @@ type LinkContext struct {
 }
 
 func (x *LinkContext) Reset() {
-	file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_init()
 	*x = LinkContext{}
 	mi := &file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -108,7 +104,6 @@ func (x *LinkContext) String() string {
 func (*LinkContext) ProtoMessage() {}
 
 func (x *LinkContext) ProtoReflect() protoreflect.Message {
-	file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_init()
 	mi := &file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -122,7 +117,6 @@ func (x *LinkContext) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LinkContext.ProtoReflect.Descriptor instead.
 func (*LinkContext) Descriptor() ([]byte, []int) {
-	file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_init()
 	return file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_rawDescGZIP(), []int{1}
 }
 
@@ -192,7 +186,6 @@ type ImageUrl struct {
 }
 
 func (x *ImageUrl) Reset() {
-	file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_init()
 	*x = ImageUrl{}
 	mi := &file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -206,7 +199,6 @@ func (x *ImageUrl) String() string {
 func (*ImageUrl) ProtoMessage() {}
 
 func (x *ImageUrl) ProtoReflect() protoreflect.Message {
-	file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_init()
 	mi := &file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -220,7 +212,6 @@ func (x *ImageUrl) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImageUrl.ProtoReflect.Descriptor instead.
 func (*ImageUrl) Descriptor() ([]byte, []int) {
-	file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_init()
 	return file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_rawDescGZIP(), []int{2}
 }
 
@@ -279,7 +270,7 @@ func file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_rawDescGZIP() 
 	return file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_rawDescData
 }
 
-var file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_msgTypes []protoimpl.MessageInfo
+var file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
 var file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_goTypes = []any{
 	(*Link)(nil),        // 0: InstamadilloCoreTypeLink.Link
 	(*LinkContext)(nil), // 1: InstamadilloCoreTypeLink.LinkContext
@@ -297,20 +288,8 @@ var file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_depIdxs = []int
 	0, // [0:3] is the sub-list for field type_name
 }
 
-// file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_init registers the file once, at its first use (msgbridge's hack/lazyproto).
+func init() { file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_init() }
 func file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_init() {
-	file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_once.Do(file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_register)
-}
-
-var file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_once sync.Once
-
-// XXX_RegisterProtoFiles registers this package's files; the packages
-// that import it call it before registering their own.
-func XXX_RegisterProtoFiles() { file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_init() }
-
-func file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_register() {
-	instamadilloCoreTypeMedia.XXX_RegisterProtoFiles()
-	file_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
 	if File_instamadilloCoreTypeLink_InstamadilloCoreTypeLink_proto != nil {
 		return
 	}

@@ -58,12 +58,10 @@ func (x PjpegScanConfiguration) String() string {
 }
 
 func (PjpegScanConfiguration) Descriptor() protoreflect.EnumDescriptor {
-	file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_init()
 	return file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_enumTypes[0].Descriptor()
 }
 
 func (PjpegScanConfiguration) Type() protoreflect.EnumType {
-	file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_init()
 	return &file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_enumTypes[0]
 }
 
@@ -83,7 +81,6 @@ func (x *PjpegScanConfiguration) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use PjpegScanConfiguration.Descriptor instead.
 func (PjpegScanConfiguration) EnumDescriptor() ([]byte, []int) {
-	file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_init()
 	return file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_rawDescGZIP(), []int{0}
 }
 
@@ -120,12 +117,10 @@ func (x Media_InterventionType) String() string {
 }
 
 func (Media_InterventionType) Descriptor() protoreflect.EnumDescriptor {
-	file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_init()
 	return file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_enumTypes[1].Descriptor()
 }
 
 func (Media_InterventionType) Type() protoreflect.EnumType {
-	file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_init()
 	return &file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_enumTypes[1]
 }
 
@@ -145,7 +140,6 @@ func (x *Media_InterventionType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use Media_InterventionType.Descriptor instead.
 func (Media_InterventionType) EnumDescriptor() ([]byte, []int) {
-	file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_init()
 	return file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_rawDescGZIP(), []int{0, 0}
 }
 
@@ -185,12 +179,10 @@ func (x Raven_ViewMode) String() string {
 }
 
 func (Raven_ViewMode) Descriptor() protoreflect.EnumDescriptor {
-	file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_init()
 	return file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_enumTypes[2].Descriptor()
 }
 
 func (Raven_ViewMode) Type() protoreflect.EnumType {
-	file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_init()
 	return &file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_enumTypes[2]
 }
 
@@ -210,7 +202,6 @@ func (x *Raven_ViewMode) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use Raven_ViewMode.Descriptor instead.
 func (Raven_ViewMode) EnumDescriptor() ([]byte, []int) {
-	file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_init()
 	return file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_rawDescGZIP(), []int{6, 0}
 }
 
@@ -230,7 +221,6 @@ type Media struct {
 }
 
 func (x *Media) Reset() {
-	file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_init()
 	*x = Media{}
 	mi := &file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -244,7 +234,6 @@ func (x *Media) String() string {
 func (*Media) ProtoMessage() {}
 
 func (x *Media) ProtoReflect() protoreflect.Message {
-	file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_init()
 	mi := &file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -258,7 +247,6 @@ func (x *Media) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Media.ProtoReflect.Descriptor instead.
 func (*Media) Descriptor() ([]byte, []int) {
-	file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_init()
 	return file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_rawDescGZIP(), []int{0}
 }
 
@@ -376,7 +364,6 @@ type StaticPhoto struct {
 }
 
 func (x *StaticPhoto) Reset() {
-	file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_init()
 	*x = StaticPhoto{}
 	mi := &file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -390,7 +377,6 @@ func (x *StaticPhoto) String() string {
 func (*StaticPhoto) ProtoMessage() {}
 
 func (x *StaticPhoto) ProtoReflect() protoreflect.Message {
-	file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_init()
 	mi := &file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -404,7 +390,6 @@ func (x *StaticPhoto) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StaticPhoto.ProtoReflect.Descriptor instead.
 func (*StaticPhoto) Descriptor() ([]byte, []int) {
-	file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_init()
 	return file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_rawDescGZIP(), []int{1}
 }
 
@@ -461,7 +446,6 @@ type Voice struct {
 }
 
 func (x *Voice) Reset() {
-	file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_init()
 	*x = Voice{}
 	mi := &file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -475,7 +459,6 @@ func (x *Voice) String() string {
 func (*Voice) ProtoMessage() {}
 
 func (x *Voice) ProtoReflect() protoreflect.Message {
-	file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_init()
 	mi := &file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -489,7 +472,6 @@ func (x *Voice) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Voice.ProtoReflect.Descriptor instead.
 func (*Voice) Descriptor() ([]byte, []int) {
-	file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_init()
 	return file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_rawDescGZIP(), []int{2}
 }
 
@@ -533,7 +515,6 @@ type Video struct {
 }
 
 func (x *Video) Reset() {
-	file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_init()
 	*x = Video{}
 	mi := &file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -547,7 +528,6 @@ func (x *Video) String() string {
 func (*Video) ProtoMessage() {}
 
 func (x *Video) ProtoReflect() protoreflect.Message {
-	file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_init()
 	mi := &file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -561,7 +541,6 @@ func (x *Video) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Video.ProtoReflect.Descriptor instead.
 func (*Video) Descriptor() ([]byte, []int) {
-	file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_init()
 	return file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_rawDescGZIP(), []int{3}
 }
 
@@ -615,7 +594,6 @@ type Gif struct {
 }
 
 func (x *Gif) Reset() {
-	file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_init()
 	*x = Gif{}
 	mi := &file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -629,7 +607,6 @@ func (x *Gif) String() string {
 func (*Gif) ProtoMessage() {}
 
 func (x *Gif) ProtoReflect() protoreflect.Message {
-	file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_init()
 	mi := &file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -643,7 +620,6 @@ func (x *Gif) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Gif.ProtoReflect.Descriptor instead.
 func (*Gif) Descriptor() ([]byte, []int) {
-	file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_init()
 	return file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_rawDescGZIP(), []int{4}
 }
 
@@ -715,7 +691,6 @@ type AvatarSticker struct {
 }
 
 func (x *AvatarSticker) Reset() {
-	file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_init()
 	*x = AvatarSticker{}
 	mi := &file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -729,7 +704,6 @@ func (x *AvatarSticker) String() string {
 func (*AvatarSticker) ProtoMessage() {}
 
 func (x *AvatarSticker) ProtoReflect() protoreflect.Message {
-	file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_init()
 	mi := &file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -743,7 +717,6 @@ func (x *AvatarSticker) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AvatarSticker.ProtoReflect.Descriptor instead.
 func (*AvatarSticker) Descriptor() ([]byte, []int) {
-	file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_init()
 	return file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_rawDescGZIP(), []int{5}
 }
 
@@ -791,7 +764,6 @@ type Raven struct {
 }
 
 func (x *Raven) Reset() {
-	file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_init()
 	*x = Raven{}
 	mi := &file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -805,7 +777,6 @@ func (x *Raven) String() string {
 func (*Raven) ProtoMessage() {}
 
 func (x *Raven) ProtoReflect() protoreflect.Message {
-	file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_init()
 	mi := &file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -819,7 +790,6 @@ func (x *Raven) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Raven.ProtoReflect.Descriptor instead.
 func (*Raven) Descriptor() ([]byte, []int) {
-	file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_init()
 	return file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_rawDescGZIP(), []int{6}
 }
 
@@ -849,7 +819,6 @@ type RavenContent struct {
 }
 
 func (x *RavenContent) Reset() {
-	file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_init()
 	*x = RavenContent{}
 	mi := &file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -863,7 +832,6 @@ func (x *RavenContent) String() string {
 func (*RavenContent) ProtoMessage() {}
 
 func (x *RavenContent) ProtoReflect() protoreflect.Message {
-	file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_init()
 	mi := &file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -877,7 +845,6 @@ func (x *RavenContent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RavenContent.ProtoReflect.Descriptor instead.
 func (*RavenContent) Descriptor() ([]byte, []int) {
-	file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_init()
 	return file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_rawDescGZIP(), []int{7}
 }
 
@@ -932,7 +899,6 @@ type Thumbnail struct {
 }
 
 func (x *Thumbnail) Reset() {
-	file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_init()
 	*x = Thumbnail{}
 	mi := &file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -946,7 +912,6 @@ func (x *Thumbnail) String() string {
 func (*Thumbnail) ProtoMessage() {}
 
 func (x *Thumbnail) ProtoReflect() protoreflect.Message {
-	file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_init()
 	mi := &file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -960,7 +925,6 @@ func (x *Thumbnail) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Thumbnail.ProtoReflect.Descriptor instead.
 func (*Thumbnail) Descriptor() ([]byte, []int) {
-	file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_init()
 	return file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_rawDescGZIP(), []int{8}
 }
 
@@ -1002,7 +966,6 @@ type CommonMediaTransport struct {
 }
 
 func (x *CommonMediaTransport) Reset() {
-	file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_init()
 	*x = CommonMediaTransport{}
 	mi := &file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1016,7 +979,6 @@ func (x *CommonMediaTransport) String() string {
 func (*CommonMediaTransport) ProtoMessage() {}
 
 func (x *CommonMediaTransport) ProtoReflect() protoreflect.Message {
-	file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_init()
 	mi := &file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1030,7 +992,6 @@ func (x *CommonMediaTransport) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommonMediaTransport.ProtoReflect.Descriptor instead.
 func (*CommonMediaTransport) Descriptor() ([]byte, []int) {
-	file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_init()
 	return file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_rawDescGZIP(), []int{9}
 }
 
@@ -1112,7 +1073,6 @@ type VideoExtraMetadata struct {
 }
 
 func (x *VideoExtraMetadata) Reset() {
-	file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_init()
 	*x = VideoExtraMetadata{}
 	mi := &file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1126,7 +1086,6 @@ func (x *VideoExtraMetadata) String() string {
 func (*VideoExtraMetadata) ProtoMessage() {}
 
 func (x *VideoExtraMetadata) ProtoReflect() protoreflect.Message {
-	file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_init()
 	mi := &file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1140,7 +1099,6 @@ func (x *VideoExtraMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VideoExtraMetadata.ProtoReflect.Descriptor instead.
 func (*VideoExtraMetadata) Descriptor() ([]byte, []int) {
-	file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_init()
 	return file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_rawDescGZIP(), []int{10}
 }
 
@@ -1257,8 +1215,8 @@ func file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_rawDescGZIP(
 	return file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_rawDescData
 }
 
-var file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_enumTypes []protoimpl.EnumInfo
-var file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_msgTypes []protoimpl.MessageInfo
+var file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
+var file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
 var file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_goTypes = []any{
 	(PjpegScanConfiguration)(0),  // 0: InstamadilloCoreTypeMedia.PjpegScanConfiguration
 	(Media_InterventionType)(0),  // 1: InstamadilloCoreTypeMedia.Media.InterventionType
@@ -1303,20 +1261,8 @@ var file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_depIdxs = []i
 	0,  // [0:20] is the sub-list for field type_name
 }
 
-// file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_init registers the file once, at its first use (msgbridge's hack/lazyproto).
+func init() { file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_init() }
 func file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_init() {
-	file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_once.Do(file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_register)
-}
-
-var file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_once sync.Once
-
-// XXX_RegisterProtoFiles registers this package's files; the packages
-// that import it call it before registering their own.
-func XXX_RegisterProtoFiles() { file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_init() }
-
-func file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_register() {
-	file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-	file_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
 	if File_instamadilloCoreTypeMedia_InstamadilloCoreTypeMedia_proto != nil {
 		return
 	}

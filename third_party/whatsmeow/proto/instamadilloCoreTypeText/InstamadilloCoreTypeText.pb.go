@@ -66,12 +66,10 @@ func (x Text_FormatStyle) String() string {
 }
 
 func (Text_FormatStyle) Descriptor() protoreflect.EnumDescriptor {
-	file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_init()
 	return file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_enumTypes[0].Descriptor()
 }
 
 func (Text_FormatStyle) Type() protoreflect.EnumType {
-	file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_init()
 	return &file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_enumTypes[0]
 }
 
@@ -91,7 +89,6 @@ func (x *Text_FormatStyle) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use Text_FormatStyle.Descriptor instead.
 func (Text_FormatStyle) EnumDescriptor() ([]byte, []int) {
-	file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_init()
 	return file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_rawDescGZIP(), []int{0, 0}
 }
 
@@ -108,7 +105,6 @@ type Text struct {
 }
 
 func (x *Text) Reset() {
-	file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_init()
 	*x = Text{}
 	mi := &file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -122,7 +118,6 @@ func (x *Text) String() string {
 func (*Text) ProtoMessage() {}
 
 func (x *Text) ProtoReflect() protoreflect.Message {
-	file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_init()
 	mi := &file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -136,7 +131,6 @@ func (x *Text) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Text.ProtoReflect.Descriptor instead.
 func (*Text) Descriptor() ([]byte, []int) {
-	file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_init()
 	return file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_rawDescGZIP(), []int{0}
 }
 
@@ -191,7 +185,6 @@ type PowerUpsData struct {
 }
 
 func (x *PowerUpsData) Reset() {
-	file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_init()
 	*x = PowerUpsData{}
 	mi := &file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -205,7 +198,6 @@ func (x *PowerUpsData) String() string {
 func (*PowerUpsData) ProtoMessage() {}
 
 func (x *PowerUpsData) ProtoReflect() protoreflect.Message {
-	file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_init()
 	mi := &file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -219,7 +211,6 @@ func (x *PowerUpsData) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PowerUpsData.ProtoReflect.Descriptor instead.
 func (*PowerUpsData) Descriptor() ([]byte, []int) {
-	file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_init()
 	return file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_rawDescGZIP(), []int{1}
 }
 
@@ -249,7 +240,6 @@ type CommandRangeData struct {
 }
 
 func (x *CommandRangeData) Reset() {
-	file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_init()
 	*x = CommandRangeData{}
 	mi := &file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -263,7 +253,6 @@ func (x *CommandRangeData) String() string {
 func (*CommandRangeData) ProtoMessage() {}
 
 func (x *CommandRangeData) ProtoReflect() protoreflect.Message {
-	file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_init()
 	mi := &file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -277,7 +266,6 @@ func (x *CommandRangeData) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommandRangeData.ProtoReflect.Descriptor instead.
 func (*CommandRangeData) Descriptor() ([]byte, []int) {
-	file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_init()
 	return file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_rawDescGZIP(), []int{2}
 }
 
@@ -326,7 +314,6 @@ type FormattedText struct {
 }
 
 func (x *FormattedText) Reset() {
-	file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_init()
 	*x = FormattedText{}
 	mi := &file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -340,7 +327,6 @@ func (x *FormattedText) String() string {
 func (*FormattedText) ProtoMessage() {}
 
 func (x *FormattedText) ProtoReflect() protoreflect.Message {
-	file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_init()
 	mi := &file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -354,7 +340,6 @@ func (x *FormattedText) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FormattedText.ProtoReflect.Descriptor instead.
 func (*FormattedText) Descriptor() ([]byte, []int) {
-	file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_init()
 	return file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_rawDescGZIP(), []int{3}
 }
 
@@ -388,7 +373,6 @@ type AnimatedEmojiCharacterRange struct {
 }
 
 func (x *AnimatedEmojiCharacterRange) Reset() {
-	file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_init()
 	*x = AnimatedEmojiCharacterRange{}
 	mi := &file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -402,7 +386,6 @@ func (x *AnimatedEmojiCharacterRange) String() string {
 func (*AnimatedEmojiCharacterRange) ProtoMessage() {}
 
 func (x *AnimatedEmojiCharacterRange) ProtoReflect() protoreflect.Message {
-	file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_init()
 	mi := &file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -416,7 +399,6 @@ func (x *AnimatedEmojiCharacterRange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AnimatedEmojiCharacterRange.ProtoReflect.Descriptor instead.
 func (*AnimatedEmojiCharacterRange) Descriptor() ([]byte, []int) {
-	file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_init()
 	return file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_rawDescGZIP(), []int{4}
 }
 
@@ -482,8 +464,8 @@ func file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_rawDescGZIP() 
 	return file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_rawDescData
 }
 
-var file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_enumTypes []protoimpl.EnumInfo
-var file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_msgTypes []protoimpl.MessageInfo
+var file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
+var file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
 var file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_goTypes = []any{
 	(Text_FormatStyle)(0),               // 0: InstamadilloCoreTypeText.Text.FormatStyle
 	(*Text)(nil),                        // 1: InstamadilloCoreTypeText.Text
@@ -506,21 +488,8 @@ var file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_depIdxs = []int
 	0, // [0:5] is the sub-list for field type_name
 }
 
-// file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_init registers the file once, at its first use (msgbridge's hack/lazyproto).
+func init() { file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_init() }
 func file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_init() {
-	file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_once.Do(file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_register)
-}
-
-var file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_once sync.Once
-
-// XXX_RegisterProtoFiles registers this package's files; the packages
-// that import it call it before registering their own.
-func XXX_RegisterProtoFiles() { file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_init() }
-
-func file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_register() {
-	instamadilloCoreTypeMedia.XXX_RegisterProtoFiles()
-	file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-	file_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
 	if File_instamadilloCoreTypeText_InstamadilloCoreTypeText_proto != nil {
 		return
 	}

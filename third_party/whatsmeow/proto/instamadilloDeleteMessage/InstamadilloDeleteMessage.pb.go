@@ -30,7 +30,6 @@ type DeleteMessagePayload struct {
 }
 
 func (x *DeleteMessagePayload) Reset() {
-	file_instamadilloDeleteMessage_InstamadilloDeleteMessage_proto_init()
 	*x = DeleteMessagePayload{}
 	mi := &file_instamadilloDeleteMessage_InstamadilloDeleteMessage_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -44,7 +43,6 @@ func (x *DeleteMessagePayload) String() string {
 func (*DeleteMessagePayload) ProtoMessage() {}
 
 func (x *DeleteMessagePayload) ProtoReflect() protoreflect.Message {
-	file_instamadilloDeleteMessage_InstamadilloDeleteMessage_proto_init()
 	mi := &file_instamadilloDeleteMessage_InstamadilloDeleteMessage_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -58,7 +56,6 @@ func (x *DeleteMessagePayload) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteMessagePayload.ProtoReflect.Descriptor instead.
 func (*DeleteMessagePayload) Descriptor() ([]byte, []int) {
-	file_instamadilloDeleteMessage_InstamadilloDeleteMessage_proto_init()
 	return file_instamadilloDeleteMessage_InstamadilloDeleteMessage_proto_rawDescGZIP(), []int{0}
 }
 
@@ -89,7 +86,7 @@ func file_instamadilloDeleteMessage_InstamadilloDeleteMessage_proto_rawDescGZIP(
 	return file_instamadilloDeleteMessage_InstamadilloDeleteMessage_proto_rawDescData
 }
 
-var file_instamadilloDeleteMessage_InstamadilloDeleteMessage_proto_msgTypes []protoimpl.MessageInfo
+var file_instamadilloDeleteMessage_InstamadilloDeleteMessage_proto_msgTypes = make([]protoimpl.MessageInfo, 1)
 var file_instamadilloDeleteMessage_InstamadilloDeleteMessage_proto_goTypes = []any{
 	(*DeleteMessagePayload)(nil), // 0: InstamadilloDeleteMessage.DeleteMessagePayload
 }
@@ -101,19 +98,8 @@ var file_instamadilloDeleteMessage_InstamadilloDeleteMessage_proto_depIdxs = []i
 	0, // [0:0] is the sub-list for field type_name
 }
 
-// file_instamadilloDeleteMessage_InstamadilloDeleteMessage_proto_init registers the file once, at its first use (msgbridge's hack/lazyproto).
+func init() { file_instamadilloDeleteMessage_InstamadilloDeleteMessage_proto_init() }
 func file_instamadilloDeleteMessage_InstamadilloDeleteMessage_proto_init() {
-	file_instamadilloDeleteMessage_InstamadilloDeleteMessage_proto_once.Do(file_instamadilloDeleteMessage_InstamadilloDeleteMessage_proto_register)
-}
-
-var file_instamadilloDeleteMessage_InstamadilloDeleteMessage_proto_once sync.Once
-
-// XXX_RegisterProtoFiles registers this package's files; the packages
-// that import it call it before registering their own.
-func XXX_RegisterProtoFiles() { file_instamadilloDeleteMessage_InstamadilloDeleteMessage_proto_init() }
-
-func file_instamadilloDeleteMessage_InstamadilloDeleteMessage_proto_register() {
-	file_instamadilloDeleteMessage_InstamadilloDeleteMessage_proto_msgTypes = make([]protoimpl.MessageInfo, 1)
 	if File_instamadilloDeleteMessage_InstamadilloDeleteMessage_proto != nil {
 		return
 	}

@@ -36,7 +36,6 @@ type SupplementMessagePayload struct {
 }
 
 func (x *SupplementMessagePayload) Reset() {
-	file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_init()
 	*x = SupplementMessagePayload{}
 	mi := &file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -50,7 +49,6 @@ func (x *SupplementMessagePayload) String() string {
 func (*SupplementMessagePayload) ProtoMessage() {}
 
 func (x *SupplementMessagePayload) ProtoReflect() protoreflect.Message {
-	file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_init()
 	mi := &file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -64,7 +62,6 @@ func (x *SupplementMessagePayload) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SupplementMessagePayload.ProtoReflect.Descriptor instead.
 func (*SupplementMessagePayload) Descriptor() ([]byte, []int) {
-	file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_init()
 	return file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_rawDescGZIP(), []int{0}
 }
 
@@ -119,7 +116,6 @@ type SupplementMessageContent struct {
 }
 
 func (x *SupplementMessageContent) Reset() {
-	file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_init()
 	*x = SupplementMessageContent{}
 	mi := &file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -133,7 +129,6 @@ func (x *SupplementMessageContent) String() string {
 func (*SupplementMessageContent) ProtoMessage() {}
 
 func (x *SupplementMessageContent) ProtoReflect() protoreflect.Message {
-	file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_init()
 	mi := &file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -147,7 +142,6 @@ func (x *SupplementMessageContent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SupplementMessageContent.ProtoReflect.Descriptor instead.
 func (*SupplementMessageContent) Descriptor() ([]byte, []int) {
-	file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_init()
 	return file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_rawDescGZIP(), []int{1}
 }
 
@@ -264,7 +258,6 @@ type MediaReaction struct {
 }
 
 func (x *MediaReaction) Reset() {
-	file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_init()
 	*x = MediaReaction{}
 	mi := &file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -278,7 +271,6 @@ func (x *MediaReaction) String() string {
 func (*MediaReaction) ProtoMessage() {}
 
 func (x *MediaReaction) ProtoReflect() protoreflect.Message {
-	file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_init()
 	mi := &file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -292,7 +284,6 @@ func (x *MediaReaction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MediaReaction.ProtoReflect.Descriptor instead.
 func (*MediaReaction) Descriptor() ([]byte, []int) {
-	file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_init()
 	return file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_rawDescGZIP(), []int{2}
 }
 
@@ -322,7 +313,6 @@ type Reaction struct {
 }
 
 func (x *Reaction) Reset() {
-	file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_init()
 	*x = Reaction{}
 	mi := &file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -336,7 +326,6 @@ func (x *Reaction) String() string {
 func (*Reaction) ProtoMessage() {}
 
 func (x *Reaction) ProtoReflect() protoreflect.Message {
-	file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_init()
 	mi := &file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -350,7 +339,6 @@ func (x *Reaction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Reaction.ProtoReflect.Descriptor instead.
 func (*Reaction) Descriptor() ([]byte, []int) {
-	file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_init()
 	return file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_rawDescGZIP(), []int{3}
 }
 
@@ -401,7 +389,6 @@ type ContentView struct {
 }
 
 func (x *ContentView) Reset() {
-	file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_init()
 	*x = ContentView{}
 	mi := &file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -415,7 +402,6 @@ func (x *ContentView) String() string {
 func (*ContentView) ProtoMessage() {}
 
 func (x *ContentView) ProtoReflect() protoreflect.Message {
-	file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_init()
 	mi := &file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -429,7 +415,6 @@ func (x *ContentView) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ContentView.ProtoReflect.Descriptor instead.
 func (*ContentView) Descriptor() ([]byte, []int) {
-	file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_init()
 	return file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_rawDescGZIP(), []int{4}
 }
 
@@ -477,7 +462,6 @@ type EditText struct {
 }
 
 func (x *EditText) Reset() {
-	file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_init()
 	*x = EditText{}
 	mi := &file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -491,7 +475,6 @@ func (x *EditText) String() string {
 func (*EditText) ProtoMessage() {}
 
 func (x *EditText) ProtoReflect() protoreflect.Message {
-	file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_init()
 	mi := &file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -505,7 +488,6 @@ func (x *EditText) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EditText.ProtoReflect.Descriptor instead.
 func (*EditText) Descriptor() ([]byte, []int) {
-	file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_init()
 	return file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_rawDescGZIP(), []int{5}
 }
 
@@ -531,7 +513,6 @@ type OriginalTransportPayload struct {
 }
 
 func (x *OriginalTransportPayload) Reset() {
-	file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_init()
 	*x = OriginalTransportPayload{}
 	mi := &file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -545,7 +526,6 @@ func (x *OriginalTransportPayload) String() string {
 func (*OriginalTransportPayload) ProtoMessage() {}
 
 func (x *OriginalTransportPayload) ProtoReflect() protoreflect.Message {
-	file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_init()
 	mi := &file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -559,7 +539,6 @@ func (x *OriginalTransportPayload) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OriginalTransportPayload.ProtoReflect.Descriptor instead.
 func (*OriginalTransportPayload) Descriptor() ([]byte, []int) {
-	file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_init()
 	return file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_rawDescGZIP(), []int{6}
 }
 
@@ -579,7 +558,6 @@ type MediaInterventions struct {
 }
 
 func (x *MediaInterventions) Reset() {
-	file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_init()
 	*x = MediaInterventions{}
 	mi := &file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -593,7 +571,6 @@ func (x *MediaInterventions) String() string {
 func (*MediaInterventions) ProtoMessage() {}
 
 func (x *MediaInterventions) ProtoReflect() protoreflect.Message {
-	file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_init()
 	mi := &file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -607,7 +584,6 @@ func (x *MediaInterventions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MediaInterventions.ProtoReflect.Descriptor instead.
 func (*MediaInterventions) Descriptor() ([]byte, []int) {
-	file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_init()
 	return file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_rawDescGZIP(), []int{7}
 }
 
@@ -682,7 +658,7 @@ func file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_rawD
 	return file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_rawDescData
 }
 
-var file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_msgTypes []protoimpl.MessageInfo
+var file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
 var file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_goTypes = []any{
 	(*SupplementMessagePayload)(nil),                      // 0: InstamadilloSupplementMessage.SupplementMessagePayload
 	(*SupplementMessageContent)(nil),                      // 1: InstamadilloSupplementMessage.SupplementMessageContent
@@ -711,22 +687,8 @@ var file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_depId
 	0, // [0:9] is the sub-list for field type_name
 }
 
-// file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_init registers the file once, at its first use (msgbridge's hack/lazyproto).
+func init() { file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_init() }
 func file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_init() {
-	file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_once.Do(file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_register)
-}
-
-var file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_once sync.Once
-
-// XXX_RegisterProtoFiles registers this package's files; the packages
-// that import it call it before registering their own.
-func XXX_RegisterProtoFiles() {
-	file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_init()
-}
-
-func file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_register() {
-	instamadilloCoreTypeMedia.XXX_RegisterProtoFiles()
-	file_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
 	if File_instamadilloSupplementMessage_InstamadilloSupplementMessage_proto != nil {
 		return
 	}

@@ -65,12 +65,10 @@ func (x PayloadCreator) String() string {
 }
 
 func (PayloadCreator) Descriptor() protoreflect.EnumDescriptor {
-	file_instamadilloTransportPayload_InstamadilloTransportPayload_proto_init()
 	return file_instamadilloTransportPayload_InstamadilloTransportPayload_proto_enumTypes[0].Descriptor()
 }
 
 func (PayloadCreator) Type() protoreflect.EnumType {
-	file_instamadilloTransportPayload_InstamadilloTransportPayload_proto_init()
 	return &file_instamadilloTransportPayload_InstamadilloTransportPayload_proto_enumTypes[0]
 }
 
@@ -90,7 +88,6 @@ func (x *PayloadCreator) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use PayloadCreator.Descriptor instead.
 func (PayloadCreator) EnumDescriptor() ([]byte, []int) {
-	file_instamadilloTransportPayload_InstamadilloTransportPayload_proto_init()
 	return file_instamadilloTransportPayload_InstamadilloTransportPayload_proto_rawDescGZIP(), []int{0}
 }
 
@@ -111,7 +108,6 @@ type TransportPayload struct {
 }
 
 func (x *TransportPayload) Reset() {
-	file_instamadilloTransportPayload_InstamadilloTransportPayload_proto_init()
 	*x = TransportPayload{}
 	mi := &file_instamadilloTransportPayload_InstamadilloTransportPayload_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -125,7 +121,6 @@ func (x *TransportPayload) String() string {
 func (*TransportPayload) ProtoMessage() {}
 
 func (x *TransportPayload) ProtoReflect() protoreflect.Message {
-	file_instamadilloTransportPayload_InstamadilloTransportPayload_proto_init()
 	mi := &file_instamadilloTransportPayload_InstamadilloTransportPayload_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -139,7 +134,6 @@ func (x *TransportPayload) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransportPayload.ProtoReflect.Descriptor instead.
 func (*TransportPayload) Descriptor() ([]byte, []int) {
-	file_instamadilloTransportPayload_InstamadilloTransportPayload_proto_init()
 	return file_instamadilloTransportPayload_InstamadilloTransportPayload_proto_rawDescGZIP(), []int{0}
 }
 
@@ -236,7 +230,6 @@ type Franking struct {
 }
 
 func (x *Franking) Reset() {
-	file_instamadilloTransportPayload_InstamadilloTransportPayload_proto_init()
 	*x = Franking{}
 	mi := &file_instamadilloTransportPayload_InstamadilloTransportPayload_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -250,7 +243,6 @@ func (x *Franking) String() string {
 func (*Franking) ProtoMessage() {}
 
 func (x *Franking) ProtoReflect() protoreflect.Message {
-	file_instamadilloTransportPayload_InstamadilloTransportPayload_proto_init()
 	mi := &file_instamadilloTransportPayload_InstamadilloTransportPayload_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -264,7 +256,6 @@ func (x *Franking) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Franking.ProtoReflect.Descriptor instead.
 func (*Franking) Descriptor() ([]byte, []int) {
-	file_instamadilloTransportPayload_InstamadilloTransportPayload_proto_init()
 	return file_instamadilloTransportPayload_InstamadilloTransportPayload_proto_rawDescGZIP(), []int{1}
 }
 
@@ -320,8 +311,8 @@ func file_instamadilloTransportPayload_InstamadilloTransportPayload_proto_rawDes
 	return file_instamadilloTransportPayload_InstamadilloTransportPayload_proto_rawDescData
 }
 
-var file_instamadilloTransportPayload_InstamadilloTransportPayload_proto_enumTypes []protoimpl.EnumInfo
-var file_instamadilloTransportPayload_InstamadilloTransportPayload_proto_msgTypes []protoimpl.MessageInfo
+var file_instamadilloTransportPayload_InstamadilloTransportPayload_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
+var file_instamadilloTransportPayload_InstamadilloTransportPayload_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
 var file_instamadilloTransportPayload_InstamadilloTransportPayload_proto_goTypes = []any{
 	(PayloadCreator)(0),                                            // 0: InstamadilloTransportPayload.PayloadCreator
 	(*TransportPayload)(nil),                                       // 1: InstamadilloTransportPayload.TransportPayload
@@ -343,25 +334,8 @@ var file_instamadilloTransportPayload_InstamadilloTransportPayload_proto_depIdxs
 	0, // [0:5] is the sub-list for field type_name
 }
 
-// file_instamadilloTransportPayload_InstamadilloTransportPayload_proto_init registers the file once, at its first use (msgbridge's hack/lazyproto).
+func init() { file_instamadilloTransportPayload_InstamadilloTransportPayload_proto_init() }
 func file_instamadilloTransportPayload_InstamadilloTransportPayload_proto_init() {
-	file_instamadilloTransportPayload_InstamadilloTransportPayload_proto_once.Do(file_instamadilloTransportPayload_InstamadilloTransportPayload_proto_register)
-}
-
-var file_instamadilloTransportPayload_InstamadilloTransportPayload_proto_once sync.Once
-
-// XXX_RegisterProtoFiles registers this package's files; the packages
-// that import it call it before registering their own.
-func XXX_RegisterProtoFiles() {
-	file_instamadilloTransportPayload_InstamadilloTransportPayload_proto_init()
-}
-
-func file_instamadilloTransportPayload_InstamadilloTransportPayload_proto_register() {
-	instamadilloAddMessage.XXX_RegisterProtoFiles()
-	instamadilloDeleteMessage.XXX_RegisterProtoFiles()
-	instamadilloSupplementMessage.XXX_RegisterProtoFiles()
-	file_instamadilloTransportPayload_InstamadilloTransportPayload_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-	file_instamadilloTransportPayload_InstamadilloTransportPayload_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
 	if File_instamadilloTransportPayload_InstamadilloTransportPayload_proto != nil {
 		return
 	}

@@ -61,12 +61,10 @@ func (x XmaActionType) String() string {
 }
 
 func (XmaActionType) Descriptor() protoreflect.EnumDescriptor {
-	file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_init()
 	return file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_enumTypes[0].Descriptor()
 }
 
 func (XmaActionType) Type() protoreflect.EnumType {
-	file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_init()
 	return &file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_enumTypes[0]
 }
 
@@ -86,7 +84,6 @@ func (x *XmaActionType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use XmaActionType.Descriptor instead.
 func (XmaActionType) EnumDescriptor() ([]byte, []int) {
-	file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_init()
 	return file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_rawDescGZIP(), []int{0}
 }
 
@@ -153,12 +150,10 @@ func (x ReceiverFetchContentType) String() string {
 }
 
 func (ReceiverFetchContentType) Descriptor() protoreflect.EnumDescriptor {
-	file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_init()
 	return file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_enumTypes[1].Descriptor()
 }
 
 func (ReceiverFetchContentType) Type() protoreflect.EnumType {
-	file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_init()
 	return &file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_enumTypes[1]
 }
 
@@ -178,7 +173,6 @@ func (x *ReceiverFetchContentType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use ReceiverFetchContentType.Descriptor instead.
 func (ReceiverFetchContentType) EnumDescriptor() ([]byte, []int) {
-	file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_init()
 	return file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_rawDescGZIP(), []int{1}
 }
 
@@ -215,12 +209,10 @@ func (x MediaNoteFetchParamsMessageType) String() string {
 }
 
 func (MediaNoteFetchParamsMessageType) Descriptor() protoreflect.EnumDescriptor {
-	file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_init()
 	return file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_enumTypes[2].Descriptor()
 }
 
 func (MediaNoteFetchParamsMessageType) Type() protoreflect.EnumType {
-	file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_init()
 	return &file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_enumTypes[2]
 }
 
@@ -240,7 +232,6 @@ func (x *MediaNoteFetchParamsMessageType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use MediaNoteFetchParamsMessageType.Descriptor instead.
 func (MediaNoteFetchParamsMessageType) EnumDescriptor() ([]byte, []int) {
-	file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_init()
 	return file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_rawDescGZIP(), []int{2}
 }
 
@@ -257,7 +248,6 @@ type XmaContentRef struct {
 }
 
 func (x *XmaContentRef) Reset() {
-	file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_init()
 	*x = XmaContentRef{}
 	mi := &file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -271,7 +261,6 @@ func (x *XmaContentRef) String() string {
 func (*XmaContentRef) ProtoMessage() {}
 
 func (x *XmaContentRef) ProtoReflect() protoreflect.Message {
-	file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_init()
 	mi := &file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -285,7 +274,6 @@ func (x *XmaContentRef) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use XmaContentRef.ProtoReflect.Descriptor instead.
 func (*XmaContentRef) Descriptor() ([]byte, []int) {
-	file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_init()
 	return file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_rawDescGZIP(), []int{0}
 }
 
@@ -352,7 +340,6 @@ type ReceiverFetchXmaFetchParams struct {
 }
 
 func (x *ReceiverFetchXmaFetchParams) Reset() {
-	file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_init()
 	*x = ReceiverFetchXmaFetchParams{}
 	mi := &file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -366,7 +353,6 @@ func (x *ReceiverFetchXmaFetchParams) String() string {
 func (*ReceiverFetchXmaFetchParams) ProtoMessage() {}
 
 func (x *ReceiverFetchXmaFetchParams) ProtoReflect() protoreflect.Message {
-	file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_init()
 	mi := &file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -380,7 +366,6 @@ func (x *ReceiverFetchXmaFetchParams) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReceiverFetchXmaFetchParams.ProtoReflect.Descriptor instead.
 func (*ReceiverFetchXmaFetchParams) Descriptor() ([]byte, []int) {
-	file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_init()
 	return file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_rawDescGZIP(), []int{1}
 }
 
@@ -579,7 +564,6 @@ type ReceiverFetchXmaNoteFetchParams struct {
 }
 
 func (x *ReceiverFetchXmaNoteFetchParams) Reset() {
-	file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_init()
 	*x = ReceiverFetchXmaNoteFetchParams{}
 	mi := &file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -593,7 +577,6 @@ func (x *ReceiverFetchXmaNoteFetchParams) String() string {
 func (*ReceiverFetchXmaNoteFetchParams) ProtoMessage() {}
 
 func (x *ReceiverFetchXmaNoteFetchParams) ProtoReflect() protoreflect.Message {
-	file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_init()
 	mi := &file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -607,7 +590,6 @@ func (x *ReceiverFetchXmaNoteFetchParams) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReceiverFetchXmaNoteFetchParams.ProtoReflect.Descriptor instead.
 func (*ReceiverFetchXmaNoteFetchParams) Descriptor() ([]byte, []int) {
-	file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_init()
 	return file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_rawDescGZIP(), []int{2}
 }
 
@@ -627,7 +609,6 @@ type ReceiverFetchXmaStoryFetchParams struct {
 }
 
 func (x *ReceiverFetchXmaStoryFetchParams) Reset() {
-	file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_init()
 	*x = ReceiverFetchXmaStoryFetchParams{}
 	mi := &file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -641,7 +622,6 @@ func (x *ReceiverFetchXmaStoryFetchParams) String() string {
 func (*ReceiverFetchXmaStoryFetchParams) ProtoMessage() {}
 
 func (x *ReceiverFetchXmaStoryFetchParams) ProtoReflect() protoreflect.Message {
-	file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_init()
 	mi := &file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -655,7 +635,6 @@ func (x *ReceiverFetchXmaStoryFetchParams) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReceiverFetchXmaStoryFetchParams.ProtoReflect.Descriptor instead.
 func (*ReceiverFetchXmaStoryFetchParams) Descriptor() ([]byte, []int) {
-	file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_init()
 	return file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_rawDescGZIP(), []int{3}
 }
 
@@ -681,7 +660,6 @@ type ReceiverFetchXmaProfileFetchParams struct {
 }
 
 func (x *ReceiverFetchXmaProfileFetchParams) Reset() {
-	file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_init()
 	*x = ReceiverFetchXmaProfileFetchParams{}
 	mi := &file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -695,7 +673,6 @@ func (x *ReceiverFetchXmaProfileFetchParams) String() string {
 func (*ReceiverFetchXmaProfileFetchParams) ProtoMessage() {}
 
 func (x *ReceiverFetchXmaProfileFetchParams) ProtoReflect() protoreflect.Message {
-	file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_init()
 	mi := &file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -709,7 +686,6 @@ func (x *ReceiverFetchXmaProfileFetchParams) ProtoReflect() protoreflect.Message
 
 // Deprecated: Use ReceiverFetchXmaProfileFetchParams.ProtoReflect.Descriptor instead.
 func (*ReceiverFetchXmaProfileFetchParams) Descriptor() ([]byte, []int) {
-	file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_init()
 	return file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_rawDescGZIP(), []int{4}
 }
 
@@ -728,7 +704,6 @@ type ReceiverFetchXmaClipFetchParams struct {
 }
 
 func (x *ReceiverFetchXmaClipFetchParams) Reset() {
-	file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_init()
 	*x = ReceiverFetchXmaClipFetchParams{}
 	mi := &file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -742,7 +717,6 @@ func (x *ReceiverFetchXmaClipFetchParams) String() string {
 func (*ReceiverFetchXmaClipFetchParams) ProtoMessage() {}
 
 func (x *ReceiverFetchXmaClipFetchParams) ProtoReflect() protoreflect.Message {
-	file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_init()
 	mi := &file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -756,7 +730,6 @@ func (x *ReceiverFetchXmaClipFetchParams) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReceiverFetchXmaClipFetchParams.ProtoReflect.Descriptor instead.
 func (*ReceiverFetchXmaClipFetchParams) Descriptor() ([]byte, []int) {
-	file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_init()
 	return file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_rawDescGZIP(), []int{5}
 }
 
@@ -776,7 +749,6 @@ type ReceiverFetchXmaFeedFetchParams struct {
 }
 
 func (x *ReceiverFetchXmaFeedFetchParams) Reset() {
-	file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_init()
 	*x = ReceiverFetchXmaFeedFetchParams{}
 	mi := &file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -790,7 +762,6 @@ func (x *ReceiverFetchXmaFeedFetchParams) String() string {
 func (*ReceiverFetchXmaFeedFetchParams) ProtoMessage() {}
 
 func (x *ReceiverFetchXmaFeedFetchParams) ProtoReflect() protoreflect.Message {
-	file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_init()
 	mi := &file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -804,7 +775,6 @@ func (x *ReceiverFetchXmaFeedFetchParams) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReceiverFetchXmaFeedFetchParams.ProtoReflect.Descriptor instead.
 func (*ReceiverFetchXmaFeedFetchParams) Descriptor() ([]byte, []int) {
-	file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_init()
 	return file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_rawDescGZIP(), []int{6}
 }
 
@@ -830,7 +800,6 @@ type ReceiverFetchXmaLiveFetchParams struct {
 }
 
 func (x *ReceiverFetchXmaLiveFetchParams) Reset() {
-	file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_init()
 	*x = ReceiverFetchXmaLiveFetchParams{}
 	mi := &file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -844,7 +813,6 @@ func (x *ReceiverFetchXmaLiveFetchParams) String() string {
 func (*ReceiverFetchXmaLiveFetchParams) ProtoMessage() {}
 
 func (x *ReceiverFetchXmaLiveFetchParams) ProtoReflect() protoreflect.Message {
-	file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_init()
 	mi := &file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -858,7 +826,6 @@ func (x *ReceiverFetchXmaLiveFetchParams) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReceiverFetchXmaLiveFetchParams.ProtoReflect.Descriptor instead.
 func (*ReceiverFetchXmaLiveFetchParams) Descriptor() ([]byte, []int) {
-	file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_init()
 	return file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_rawDescGZIP(), []int{7}
 }
 
@@ -877,7 +844,6 @@ type ReceiverFetchXmaCommentFetchParams struct {
 }
 
 func (x *ReceiverFetchXmaCommentFetchParams) Reset() {
-	file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_init()
 	*x = ReceiverFetchXmaCommentFetchParams{}
 	mi := &file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -891,7 +857,6 @@ func (x *ReceiverFetchXmaCommentFetchParams) String() string {
 func (*ReceiverFetchXmaCommentFetchParams) ProtoMessage() {}
 
 func (x *ReceiverFetchXmaCommentFetchParams) ProtoReflect() protoreflect.Message {
-	file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_init()
 	mi := &file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -905,7 +870,6 @@ func (x *ReceiverFetchXmaCommentFetchParams) ProtoReflect() protoreflect.Message
 
 // Deprecated: Use ReceiverFetchXmaCommentFetchParams.ProtoReflect.Descriptor instead.
 func (*ReceiverFetchXmaCommentFetchParams) Descriptor() ([]byte, []int) {
-	file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_init()
 	return file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_rawDescGZIP(), []int{8}
 }
 
@@ -924,7 +888,6 @@ type ReceiverFetchXmaLocationShareFetchParams struct {
 }
 
 func (x *ReceiverFetchXmaLocationShareFetchParams) Reset() {
-	file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_init()
 	*x = ReceiverFetchXmaLocationShareFetchParams{}
 	mi := &file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -938,7 +901,6 @@ func (x *ReceiverFetchXmaLocationShareFetchParams) String() string {
 func (*ReceiverFetchXmaLocationShareFetchParams) ProtoMessage() {}
 
 func (x *ReceiverFetchXmaLocationShareFetchParams) ProtoReflect() protoreflect.Message {
-	file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_init()
 	mi := &file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -952,7 +914,6 @@ func (x *ReceiverFetchXmaLocationShareFetchParams) ProtoReflect() protoreflect.M
 
 // Deprecated: Use ReceiverFetchXmaLocationShareFetchParams.ProtoReflect.Descriptor instead.
 func (*ReceiverFetchXmaLocationShareFetchParams) Descriptor() ([]byte, []int) {
-	file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_init()
 	return file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_rawDescGZIP(), []int{9}
 }
 
@@ -971,7 +932,6 @@ type ReceiverFetchXmaReelsAudioFetchParams struct {
 }
 
 func (x *ReceiverFetchXmaReelsAudioFetchParams) Reset() {
-	file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_init()
 	*x = ReceiverFetchXmaReelsAudioFetchParams{}
 	mi := &file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -985,7 +945,6 @@ func (x *ReceiverFetchXmaReelsAudioFetchParams) String() string {
 func (*ReceiverFetchXmaReelsAudioFetchParams) ProtoMessage() {}
 
 func (x *ReceiverFetchXmaReelsAudioFetchParams) ProtoReflect() protoreflect.Message {
-	file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_init()
 	mi := &file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -999,7 +958,6 @@ func (x *ReceiverFetchXmaReelsAudioFetchParams) ProtoReflect() protoreflect.Mess
 
 // Deprecated: Use ReceiverFetchXmaReelsAudioFetchParams.ProtoReflect.Descriptor instead.
 func (*ReceiverFetchXmaReelsAudioFetchParams) Descriptor() ([]byte, []int) {
-	file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_init()
 	return file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_rawDescGZIP(), []int{10}
 }
 
@@ -1019,7 +977,6 @@ type ReceiverFetchXmaMediaNoteFetchParams struct {
 }
 
 func (x *ReceiverFetchXmaMediaNoteFetchParams) Reset() {
-	file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_init()
 	*x = ReceiverFetchXmaMediaNoteFetchParams{}
 	mi := &file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1033,7 +990,6 @@ func (x *ReceiverFetchXmaMediaNoteFetchParams) String() string {
 func (*ReceiverFetchXmaMediaNoteFetchParams) ProtoMessage() {}
 
 func (x *ReceiverFetchXmaMediaNoteFetchParams) ProtoReflect() protoreflect.Message {
-	file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_init()
 	mi := &file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1047,7 +1003,6 @@ func (x *ReceiverFetchXmaMediaNoteFetchParams) ProtoReflect() protoreflect.Messa
 
 // Deprecated: Use ReceiverFetchXmaMediaNoteFetchParams.ProtoReflect.Descriptor instead.
 func (*ReceiverFetchXmaMediaNoteFetchParams) Descriptor() ([]byte, []int) {
-	file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_init()
 	return file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_rawDescGZIP(), []int{11}
 }
 
@@ -1073,7 +1028,6 @@ type ReceiverFetchXmaSocialContextFetchParams struct {
 }
 
 func (x *ReceiverFetchXmaSocialContextFetchParams) Reset() {
-	file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_init()
 	*x = ReceiverFetchXmaSocialContextFetchParams{}
 	mi := &file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1087,7 +1041,6 @@ func (x *ReceiverFetchXmaSocialContextFetchParams) String() string {
 func (*ReceiverFetchXmaSocialContextFetchParams) ProtoMessage() {}
 
 func (x *ReceiverFetchXmaSocialContextFetchParams) ProtoReflect() protoreflect.Message {
-	file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_init()
 	mi := &file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1101,7 +1054,6 @@ func (x *ReceiverFetchXmaSocialContextFetchParams) ProtoReflect() protoreflect.M
 
 // Deprecated: Use ReceiverFetchXmaSocialContextFetchParams.ProtoReflect.Descriptor instead.
 func (*ReceiverFetchXmaSocialContextFetchParams) Descriptor() ([]byte, []int) {
-	file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_init()
 	return file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_rawDescGZIP(), []int{12}
 }
 
@@ -1204,8 +1156,8 @@ func file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_rawDescGZIP(
 	return file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_rawDescData
 }
 
-var file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_enumTypes []protoimpl.EnumInfo
-var file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_msgTypes []protoimpl.MessageInfo
+var file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
+var file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
 var file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_goTypes = []any{
 	(XmaActionType)(0),                               // 0: InstamadilloXmaContentRef.XmaActionType
 	(ReceiverFetchContentType)(0),                    // 1: InstamadilloXmaContentRef.ReceiverFetchContentType
@@ -1247,20 +1199,8 @@ var file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_depIdxs = []i
 	0,  // [0:15] is the sub-list for field type_name
 }
 
-// file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_init registers the file once, at its first use (msgbridge's hack/lazyproto).
+func init() { file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_init() }
 func file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_init() {
-	file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_once.Do(file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_register)
-}
-
-var file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_once sync.Once
-
-// XXX_RegisterProtoFiles registers this package's files; the packages
-// that import it call it before registering their own.
-func XXX_RegisterProtoFiles() { file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_init() }
-
-func file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_register() {
-	file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-	file_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
 	if File_instamadilloXmaContentRef_InstamadilloXmaContentRef_proto != nil {
 		return
 	}

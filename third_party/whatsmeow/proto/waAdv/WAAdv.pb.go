@@ -52,12 +52,10 @@ func (x ADVEncryptionType) String() string {
 }
 
 func (ADVEncryptionType) Descriptor() protoreflect.EnumDescriptor {
-	file_waAdv_WAAdv_proto_init()
 	return file_waAdv_WAAdv_proto_enumTypes[0].Descriptor()
 }
 
 func (ADVEncryptionType) Type() protoreflect.EnumType {
-	file_waAdv_WAAdv_proto_init()
 	return &file_waAdv_WAAdv_proto_enumTypes[0]
 }
 
@@ -77,7 +75,6 @@ func (x *ADVEncryptionType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use ADVEncryptionType.Descriptor instead.
 func (ADVEncryptionType) EnumDescriptor() ([]byte, []int) {
-	file_waAdv_WAAdv_proto_init()
 	return file_waAdv_WAAdv_proto_rawDescGZIP(), []int{0}
 }
 
@@ -93,7 +90,6 @@ type ADVKeyIndexList struct {
 }
 
 func (x *ADVKeyIndexList) Reset() {
-	file_waAdv_WAAdv_proto_init()
 	*x = ADVKeyIndexList{}
 	mi := &file_waAdv_WAAdv_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -107,7 +103,6 @@ func (x *ADVKeyIndexList) String() string {
 func (*ADVKeyIndexList) ProtoMessage() {}
 
 func (x *ADVKeyIndexList) ProtoReflect() protoreflect.Message {
-	file_waAdv_WAAdv_proto_init()
 	mi := &file_waAdv_WAAdv_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -121,7 +116,6 @@ func (x *ADVKeyIndexList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ADVKeyIndexList.ProtoReflect.Descriptor instead.
 func (*ADVKeyIndexList) Descriptor() ([]byte, []int) {
-	file_waAdv_WAAdv_proto_init()
 	return file_waAdv_WAAdv_proto_rawDescGZIP(), []int{0}
 }
 
@@ -170,7 +164,6 @@ type ADVSignedKeyIndexList struct {
 }
 
 func (x *ADVSignedKeyIndexList) Reset() {
-	file_waAdv_WAAdv_proto_init()
 	*x = ADVSignedKeyIndexList{}
 	mi := &file_waAdv_WAAdv_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -184,7 +177,6 @@ func (x *ADVSignedKeyIndexList) String() string {
 func (*ADVSignedKeyIndexList) ProtoMessage() {}
 
 func (x *ADVSignedKeyIndexList) ProtoReflect() protoreflect.Message {
-	file_waAdv_WAAdv_proto_init()
 	mi := &file_waAdv_WAAdv_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -198,7 +190,6 @@ func (x *ADVSignedKeyIndexList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ADVSignedKeyIndexList.ProtoReflect.Descriptor instead.
 func (*ADVSignedKeyIndexList) Descriptor() ([]byte, []int) {
-	file_waAdv_WAAdv_proto_init()
 	return file_waAdv_WAAdv_proto_rawDescGZIP(), []int{1}
 }
 
@@ -235,7 +226,6 @@ type ADVDeviceIdentity struct {
 }
 
 func (x *ADVDeviceIdentity) Reset() {
-	file_waAdv_WAAdv_proto_init()
 	*x = ADVDeviceIdentity{}
 	mi := &file_waAdv_WAAdv_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -249,7 +239,6 @@ func (x *ADVDeviceIdentity) String() string {
 func (*ADVDeviceIdentity) ProtoMessage() {}
 
 func (x *ADVDeviceIdentity) ProtoReflect() protoreflect.Message {
-	file_waAdv_WAAdv_proto_init()
 	mi := &file_waAdv_WAAdv_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -263,7 +252,6 @@ func (x *ADVDeviceIdentity) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ADVDeviceIdentity.ProtoReflect.Descriptor instead.
 func (*ADVDeviceIdentity) Descriptor() ([]byte, []int) {
-	file_waAdv_WAAdv_proto_init()
 	return file_waAdv_WAAdv_proto_rawDescGZIP(), []int{2}
 }
 
@@ -313,7 +301,6 @@ type ADVSignedDeviceIdentity struct {
 }
 
 func (x *ADVSignedDeviceIdentity) Reset() {
-	file_waAdv_WAAdv_proto_init()
 	*x = ADVSignedDeviceIdentity{}
 	mi := &file_waAdv_WAAdv_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -327,7 +314,6 @@ func (x *ADVSignedDeviceIdentity) String() string {
 func (*ADVSignedDeviceIdentity) ProtoMessage() {}
 
 func (x *ADVSignedDeviceIdentity) ProtoReflect() protoreflect.Message {
-	file_waAdv_WAAdv_proto_init()
 	mi := &file_waAdv_WAAdv_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -341,7 +327,6 @@ func (x *ADVSignedDeviceIdentity) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ADVSignedDeviceIdentity.ProtoReflect.Descriptor instead.
 func (*ADVSignedDeviceIdentity) Descriptor() ([]byte, []int) {
-	file_waAdv_WAAdv_proto_init()
 	return file_waAdv_WAAdv_proto_rawDescGZIP(), []int{3}
 }
 
@@ -383,7 +368,6 @@ type ADVSignedDeviceIdentityHMAC struct {
 }
 
 func (x *ADVSignedDeviceIdentityHMAC) Reset() {
-	file_waAdv_WAAdv_proto_init()
 	*x = ADVSignedDeviceIdentityHMAC{}
 	mi := &file_waAdv_WAAdv_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -397,7 +381,6 @@ func (x *ADVSignedDeviceIdentityHMAC) String() string {
 func (*ADVSignedDeviceIdentityHMAC) ProtoMessage() {}
 
 func (x *ADVSignedDeviceIdentityHMAC) ProtoReflect() protoreflect.Message {
-	file_waAdv_WAAdv_proto_init()
 	mi := &file_waAdv_WAAdv_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -411,7 +394,6 @@ func (x *ADVSignedDeviceIdentityHMAC) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ADVSignedDeviceIdentityHMAC.ProtoReflect.Descriptor instead.
 func (*ADVSignedDeviceIdentityHMAC) Descriptor() ([]byte, []int) {
-	file_waAdv_WAAdv_proto_init()
 	return file_waAdv_WAAdv_proto_rawDescGZIP(), []int{4}
 }
 
@@ -485,8 +467,8 @@ func file_waAdv_WAAdv_proto_rawDescGZIP() []byte {
 	return file_waAdv_WAAdv_proto_rawDescData
 }
 
-var file_waAdv_WAAdv_proto_enumTypes []protoimpl.EnumInfo
-var file_waAdv_WAAdv_proto_msgTypes []protoimpl.MessageInfo
+var file_waAdv_WAAdv_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
+var file_waAdv_WAAdv_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
 var file_waAdv_WAAdv_proto_goTypes = []any{
 	(ADVEncryptionType)(0),              // 0: WAAdv.ADVEncryptionType
 	(*ADVKeyIndexList)(nil),             // 1: WAAdv.ADVKeyIndexList
@@ -507,18 +489,8 @@ var file_waAdv_WAAdv_proto_depIdxs = []int32{
 	0, // [0:4] is the sub-list for field type_name
 }
 
-// file_waAdv_WAAdv_proto_init registers the file once, at its first use (msgbridge's hack/lazyproto).
-func file_waAdv_WAAdv_proto_init() { file_waAdv_WAAdv_proto_once.Do(file_waAdv_WAAdv_proto_register) }
-
-var file_waAdv_WAAdv_proto_once sync.Once
-
-// XXX_RegisterProtoFiles registers this package's files; the packages
-// that import it call it before registering their own.
-func XXX_RegisterProtoFiles() { file_waAdv_WAAdv_proto_init() }
-
-func file_waAdv_WAAdv_proto_register() {
-	file_waAdv_WAAdv_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-	file_waAdv_WAAdv_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+func init() { file_waAdv_WAAdv_proto_init() }
+func file_waAdv_WAAdv_proto_init() {
 	if File_waAdv_WAAdv_proto != nil {
 		return
 	}

@@ -55,12 +55,10 @@ func (x Armadillo_Signal_EncryptedBackupsSecrets_Epoch_EpochStatus) String() str
 }
 
 func (Armadillo_Signal_EncryptedBackupsSecrets_Epoch_EpochStatus) Descriptor() protoreflect.EnumDescriptor {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	return file_waArmadilloApplication_WAArmadilloApplication_proto_enumTypes[0].Descriptor()
 }
 
 func (Armadillo_Signal_EncryptedBackupsSecrets_Epoch_EpochStatus) Type() protoreflect.EnumType {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	return &file_waArmadilloApplication_WAArmadilloApplication_proto_enumTypes[0]
 }
 
@@ -80,7 +78,6 @@ func (x *Armadillo_Signal_EncryptedBackupsSecrets_Epoch_EpochStatus) UnmarshalJS
 
 // Deprecated: Use Armadillo_Signal_EncryptedBackupsSecrets_Epoch_EpochStatus.Descriptor instead.
 func (Armadillo_Signal_EncryptedBackupsSecrets_Epoch_EpochStatus) EnumDescriptor() ([]byte, []int) {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	return file_waArmadilloApplication_WAArmadilloApplication_proto_rawDescGZIP(), []int{0, 3, 0, 0, 0}
 }
 
@@ -117,12 +114,10 @@ func (x Armadillo_ApplicationData_MetadataSyncAction_SyncAttachmentInterventionA
 }
 
 func (Armadillo_ApplicationData_MetadataSyncAction_SyncAttachmentInterventionAction_InterventionType) Descriptor() protoreflect.EnumDescriptor {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	return file_waArmadilloApplication_WAArmadilloApplication_proto_enumTypes[1].Descriptor()
 }
 
 func (Armadillo_ApplicationData_MetadataSyncAction_SyncAttachmentInterventionAction_InterventionType) Type() protoreflect.EnumType {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	return &file_waArmadilloApplication_WAArmadilloApplication_proto_enumTypes[1]
 }
 
@@ -142,7 +137,6 @@ func (x *Armadillo_ApplicationData_MetadataSyncAction_SyncAttachmentIntervention
 
 // Deprecated: Use Armadillo_ApplicationData_MetadataSyncAction_SyncAttachmentInterventionAction_InterventionType.Descriptor instead.
 func (Armadillo_ApplicationData_MetadataSyncAction_SyncAttachmentInterventionAction_InterventionType) EnumDescriptor() ([]byte, []int) {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	return file_waArmadilloApplication_WAArmadilloApplication_proto_rawDescGZIP(), []int{0, 4, 2, 0, 0}
 }
 
@@ -176,12 +170,10 @@ func (x Armadillo_ApplicationData_MetadataSyncAction_SyncSpectraAction_SpectraAc
 }
 
 func (Armadillo_ApplicationData_MetadataSyncAction_SyncSpectraAction_SpectraActionType) Descriptor() protoreflect.EnumDescriptor {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	return file_waArmadilloApplication_WAArmadilloApplication_proto_enumTypes[2].Descriptor()
 }
 
 func (Armadillo_ApplicationData_MetadataSyncAction_SyncSpectraAction_SpectraActionType) Type() protoreflect.EnumType {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	return &file_waArmadilloApplication_WAArmadilloApplication_proto_enumTypes[2]
 }
 
@@ -201,7 +193,6 @@ func (x *Armadillo_ApplicationData_MetadataSyncAction_SyncSpectraAction_SpectraA
 
 // Deprecated: Use Armadillo_ApplicationData_MetadataSyncAction_SyncSpectraAction_SpectraActionType.Descriptor instead.
 func (Armadillo_ApplicationData_MetadataSyncAction_SyncSpectraAction_SpectraActionType) EnumDescriptor() ([]byte, []int) {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	return file_waArmadilloApplication_WAArmadilloApplication_proto_rawDescGZIP(), []int{0, 4, 2, 1, 0}
 }
 
@@ -292,12 +283,10 @@ func (x Armadillo_Content_PaymentsTransactionMessage_PaymentStatus) String() str
 }
 
 func (Armadillo_Content_PaymentsTransactionMessage_PaymentStatus) Descriptor() protoreflect.EnumDescriptor {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	return file_waArmadilloApplication_WAArmadilloApplication_proto_enumTypes[3].Descriptor()
 }
 
 func (Armadillo_Content_PaymentsTransactionMessage_PaymentStatus) Type() protoreflect.EnumType {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	return &file_waArmadilloApplication_WAArmadilloApplication_proto_enumTypes[3]
 }
 
@@ -317,7 +306,6 @@ func (x *Armadillo_Content_PaymentsTransactionMessage_PaymentStatus) UnmarshalJS
 
 // Deprecated: Use Armadillo_Content_PaymentsTransactionMessage_PaymentStatus.Descriptor instead.
 func (Armadillo_Content_PaymentsTransactionMessage_PaymentStatus) EnumDescriptor() ([]byte, []int) {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	return file_waArmadilloApplication_WAArmadilloApplication_proto_rawDescGZIP(), []int{0, 5, 0, 0}
 }
 
@@ -351,12 +339,10 @@ func (x Armadillo_Content_ScreenshotAction_ScreenshotType) String() string {
 }
 
 func (Armadillo_Content_ScreenshotAction_ScreenshotType) Descriptor() protoreflect.EnumDescriptor {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	return file_waArmadilloApplication_WAArmadilloApplication_proto_enumTypes[4].Descriptor()
 }
 
 func (Armadillo_Content_ScreenshotAction_ScreenshotType) Type() protoreflect.EnumType {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	return &file_waArmadilloApplication_WAArmadilloApplication_proto_enumTypes[4]
 }
 
@@ -376,7 +362,6 @@ func (x *Armadillo_Content_ScreenshotAction_ScreenshotType) UnmarshalJSON(b []by
 
 // Deprecated: Use Armadillo_Content_ScreenshotAction_ScreenshotType.Descriptor instead.
 func (Armadillo_Content_ScreenshotAction_ScreenshotType) EnumDescriptor() ([]byte, []int) {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	return file_waArmadilloApplication_WAArmadilloApplication_proto_rawDescGZIP(), []int{0, 5, 5, 0}
 }
 
@@ -413,12 +398,10 @@ func (x Armadillo_Content_RavenActionNotifMessage_ActionType) String() string {
 }
 
 func (Armadillo_Content_RavenActionNotifMessage_ActionType) Descriptor() protoreflect.EnumDescriptor {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	return file_waArmadilloApplication_WAArmadilloApplication_proto_enumTypes[5].Descriptor()
 }
 
 func (Armadillo_Content_RavenActionNotifMessage_ActionType) Type() protoreflect.EnumType {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	return &file_waArmadilloApplication_WAArmadilloApplication_proto_enumTypes[5]
 }
 
@@ -438,7 +421,6 @@ func (x *Armadillo_Content_RavenActionNotifMessage_ActionType) UnmarshalJSON(b [
 
 // Deprecated: Use Armadillo_Content_RavenActionNotifMessage_ActionType.Descriptor instead.
 func (Armadillo_Content_RavenActionNotifMessage_ActionType) EnumDescriptor() ([]byte, []int) {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	return file_waArmadilloApplication_WAArmadilloApplication_proto_rawDescGZIP(), []int{0, 5, 7, 0}
 }
 
@@ -475,12 +457,10 @@ func (x Armadillo_Content_RavenMessage_EphemeralType) String() string {
 }
 
 func (Armadillo_Content_RavenMessage_EphemeralType) Descriptor() protoreflect.EnumDescriptor {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	return file_waArmadilloApplication_WAArmadilloApplication_proto_enumTypes[6].Descriptor()
 }
 
 func (Armadillo_Content_RavenMessage_EphemeralType) Type() protoreflect.EnumType {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	return &file_waArmadilloApplication_WAArmadilloApplication_proto_enumTypes[6]
 }
 
@@ -500,7 +480,6 @@ func (x *Armadillo_Content_RavenMessage_EphemeralType) UnmarshalJSON(b []byte) e
 
 // Deprecated: Use Armadillo_Content_RavenMessage_EphemeralType.Descriptor instead.
 func (Armadillo_Content_RavenMessage_EphemeralType) EnumDescriptor() ([]byte, []int) {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	return file_waArmadilloApplication_WAArmadilloApplication_proto_rawDescGZIP(), []int{0, 5, 8, 0}
 }
 
@@ -537,12 +516,10 @@ func (x Armadillo_Content_CommonSticker_StickerType) String() string {
 }
 
 func (Armadillo_Content_CommonSticker_StickerType) Descriptor() protoreflect.EnumDescriptor {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	return file_waArmadilloApplication_WAArmadilloApplication_proto_enumTypes[7].Descriptor()
 }
 
 func (Armadillo_Content_CommonSticker_StickerType) Type() protoreflect.EnumType {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	return &file_waArmadilloApplication_WAArmadilloApplication_proto_enumTypes[7]
 }
 
@@ -562,7 +539,6 @@ func (x *Armadillo_Content_CommonSticker_StickerType) UnmarshalJSON(b []byte) er
 
 // Deprecated: Use Armadillo_Content_CommonSticker_StickerType.Descriptor instead.
 func (Armadillo_Content_CommonSticker_StickerType) EnumDescriptor() ([]byte, []int) {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	return file_waArmadilloApplication_WAArmadilloApplication_proto_rawDescGZIP(), []int{0, 5, 9, 0}
 }
 
@@ -575,7 +551,6 @@ type Armadillo struct {
 }
 
 func (x *Armadillo) Reset() {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	*x = Armadillo{}
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -589,7 +564,6 @@ func (x *Armadillo) String() string {
 func (*Armadillo) ProtoMessage() {}
 
 func (x *Armadillo) ProtoReflect() protoreflect.Message {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -603,7 +577,6 @@ func (x *Armadillo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Armadillo.ProtoReflect.Descriptor instead.
 func (*Armadillo) Descriptor() ([]byte, []int) {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	return file_waArmadilloApplication_WAArmadilloApplication_proto_rawDescGZIP(), []int{0}
 }
 
@@ -628,7 +601,6 @@ type Armadillo_Metadata struct {
 }
 
 func (x *Armadillo_Metadata) Reset() {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	*x = Armadillo_Metadata{}
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -642,7 +614,6 @@ func (x *Armadillo_Metadata) String() string {
 func (*Armadillo_Metadata) ProtoMessage() {}
 
 func (x *Armadillo_Metadata) ProtoReflect() protoreflect.Message {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -656,7 +627,6 @@ func (x *Armadillo_Metadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Armadillo_Metadata.ProtoReflect.Descriptor instead.
 func (*Armadillo_Metadata) Descriptor() ([]byte, []int) {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	return file_waArmadilloApplication_WAArmadilloApplication_proto_rawDescGZIP(), []int{0, 0}
 }
 
@@ -674,7 +644,6 @@ type Armadillo_Payload struct {
 }
 
 func (x *Armadillo_Payload) Reset() {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	*x = Armadillo_Payload{}
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -688,7 +657,6 @@ func (x *Armadillo_Payload) String() string {
 func (*Armadillo_Payload) ProtoMessage() {}
 
 func (x *Armadillo_Payload) ProtoReflect() protoreflect.Message {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -702,7 +670,6 @@ func (x *Armadillo_Payload) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Armadillo_Payload.ProtoReflect.Descriptor instead.
 func (*Armadillo_Payload) Descriptor() ([]byte, []int) {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	return file_waArmadilloApplication_WAArmadilloApplication_proto_rawDescGZIP(), []int{0, 1}
 }
 
@@ -785,7 +752,6 @@ type Armadillo_SubProtocolPayload struct {
 }
 
 func (x *Armadillo_SubProtocolPayload) Reset() {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	*x = Armadillo_SubProtocolPayload{}
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -799,7 +765,6 @@ func (x *Armadillo_SubProtocolPayload) String() string {
 func (*Armadillo_SubProtocolPayload) ProtoMessage() {}
 
 func (x *Armadillo_SubProtocolPayload) ProtoReflect() protoreflect.Message {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -813,7 +778,6 @@ func (x *Armadillo_SubProtocolPayload) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Armadillo_SubProtocolPayload.ProtoReflect.Descriptor instead.
 func (*Armadillo_SubProtocolPayload) Descriptor() ([]byte, []int) {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	return file_waArmadilloApplication_WAArmadilloApplication_proto_rawDescGZIP(), []int{0, 2}
 }
 
@@ -835,7 +799,6 @@ type Armadillo_Signal struct {
 }
 
 func (x *Armadillo_Signal) Reset() {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	*x = Armadillo_Signal{}
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -849,7 +812,6 @@ func (x *Armadillo_Signal) String() string {
 func (*Armadillo_Signal) ProtoMessage() {}
 
 func (x *Armadillo_Signal) ProtoReflect() protoreflect.Message {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -863,7 +825,6 @@ func (x *Armadillo_Signal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Armadillo_Signal.ProtoReflect.Descriptor instead.
 func (*Armadillo_Signal) Descriptor() ([]byte, []int) {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	return file_waArmadilloApplication_WAArmadilloApplication_proto_rawDescGZIP(), []int{0, 3}
 }
 
@@ -906,7 +867,6 @@ type Armadillo_ApplicationData struct {
 }
 
 func (x *Armadillo_ApplicationData) Reset() {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	*x = Armadillo_ApplicationData{}
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -920,7 +880,6 @@ func (x *Armadillo_ApplicationData) String() string {
 func (*Armadillo_ApplicationData) ProtoMessage() {}
 
 func (x *Armadillo_ApplicationData) ProtoReflect() protoreflect.Message {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -934,7 +893,6 @@ func (x *Armadillo_ApplicationData) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Armadillo_ApplicationData.ProtoReflect.Descriptor instead.
 func (*Armadillo_ApplicationData) Descriptor() ([]byte, []int) {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	return file_waArmadilloApplication_WAArmadilloApplication_proto_rawDescGZIP(), []int{0, 4}
 }
 
@@ -1017,7 +975,6 @@ type Armadillo_Content struct {
 }
 
 func (x *Armadillo_Content) Reset() {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	*x = Armadillo_Content{}
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1031,7 +988,6 @@ func (x *Armadillo_Content) String() string {
 func (*Armadillo_Content) ProtoMessage() {}
 
 func (x *Armadillo_Content) ProtoReflect() protoreflect.Message {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1045,7 +1001,6 @@ func (x *Armadillo_Content) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Armadillo_Content.ProtoReflect.Descriptor instead.
 func (*Armadillo_Content) Descriptor() ([]byte, []int) {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	return file_waArmadilloApplication_WAArmadilloApplication_proto_rawDescGZIP(), []int{0, 5}
 }
 
@@ -1253,7 +1208,6 @@ type Armadillo_Signal_EncryptedBackupsSecrets struct {
 }
 
 func (x *Armadillo_Signal_EncryptedBackupsSecrets) Reset() {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	*x = Armadillo_Signal_EncryptedBackupsSecrets{}
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1267,7 +1221,6 @@ func (x *Armadillo_Signal_EncryptedBackupsSecrets) String() string {
 func (*Armadillo_Signal_EncryptedBackupsSecrets) ProtoMessage() {}
 
 func (x *Armadillo_Signal_EncryptedBackupsSecrets) ProtoReflect() protoreflect.Message {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1281,7 +1234,6 @@ func (x *Armadillo_Signal_EncryptedBackupsSecrets) ProtoReflect() protoreflect.M
 
 // Deprecated: Use Armadillo_Signal_EncryptedBackupsSecrets.ProtoReflect.Descriptor instead.
 func (*Armadillo_Signal_EncryptedBackupsSecrets) Descriptor() ([]byte, []int) {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	return file_waArmadilloApplication_WAArmadilloApplication_proto_rawDescGZIP(), []int{0, 3, 0}
 }
 
@@ -1338,7 +1290,6 @@ type Armadillo_Signal_EncryptedBackupsSecrets_Epoch struct {
 }
 
 func (x *Armadillo_Signal_EncryptedBackupsSecrets_Epoch) Reset() {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	*x = Armadillo_Signal_EncryptedBackupsSecrets_Epoch{}
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1352,7 +1303,6 @@ func (x *Armadillo_Signal_EncryptedBackupsSecrets_Epoch) String() string {
 func (*Armadillo_Signal_EncryptedBackupsSecrets_Epoch) ProtoMessage() {}
 
 func (x *Armadillo_Signal_EncryptedBackupsSecrets_Epoch) ProtoReflect() protoreflect.Message {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1366,7 +1316,6 @@ func (x *Armadillo_Signal_EncryptedBackupsSecrets_Epoch) ProtoReflect() protoref
 
 // Deprecated: Use Armadillo_Signal_EncryptedBackupsSecrets_Epoch.ProtoReflect.Descriptor instead.
 func (*Armadillo_Signal_EncryptedBackupsSecrets_Epoch) Descriptor() ([]byte, []int) {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	return file_waArmadilloApplication_WAArmadilloApplication_proto_rawDescGZIP(), []int{0, 3, 0, 0}
 }
 
@@ -1406,7 +1355,6 @@ type Armadillo_ApplicationData_MessageHistoryDocumentMessage struct {
 }
 
 func (x *Armadillo_ApplicationData_MessageHistoryDocumentMessage) Reset() {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	*x = Armadillo_ApplicationData_MessageHistoryDocumentMessage{}
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1420,7 +1368,6 @@ func (x *Armadillo_ApplicationData_MessageHistoryDocumentMessage) String() strin
 func (*Armadillo_ApplicationData_MessageHistoryDocumentMessage) ProtoMessage() {}
 
 func (x *Armadillo_ApplicationData_MessageHistoryDocumentMessage) ProtoReflect() protoreflect.Message {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1434,7 +1381,6 @@ func (x *Armadillo_ApplicationData_MessageHistoryDocumentMessage) ProtoReflect()
 
 // Deprecated: Use Armadillo_ApplicationData_MessageHistoryDocumentMessage.ProtoReflect.Descriptor instead.
 func (*Armadillo_ApplicationData_MessageHistoryDocumentMessage) Descriptor() ([]byte, []int) {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	return file_waArmadilloApplication_WAArmadilloApplication_proto_rawDescGZIP(), []int{0, 4, 0}
 }
 
@@ -1455,7 +1401,6 @@ type Armadillo_ApplicationData_AIBotResponseMessage struct {
 }
 
 func (x *Armadillo_ApplicationData_AIBotResponseMessage) Reset() {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	*x = Armadillo_ApplicationData_AIBotResponseMessage{}
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1469,7 +1414,6 @@ func (x *Armadillo_ApplicationData_AIBotResponseMessage) String() string {
 func (*Armadillo_ApplicationData_AIBotResponseMessage) ProtoMessage() {}
 
 func (x *Armadillo_ApplicationData_AIBotResponseMessage) ProtoReflect() protoreflect.Message {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1483,7 +1427,6 @@ func (x *Armadillo_ApplicationData_AIBotResponseMessage) ProtoReflect() protoref
 
 // Deprecated: Use Armadillo_ApplicationData_AIBotResponseMessage.ProtoReflect.Descriptor instead.
 func (*Armadillo_ApplicationData_AIBotResponseMessage) Descriptor() ([]byte, []int) {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	return file_waArmadilloApplication_WAArmadilloApplication_proto_rawDescGZIP(), []int{0, 4, 1}
 }
 
@@ -1523,7 +1466,6 @@ type Armadillo_ApplicationData_MetadataSyncAction struct {
 }
 
 func (x *Armadillo_ApplicationData_MetadataSyncAction) Reset() {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	*x = Armadillo_ApplicationData_MetadataSyncAction{}
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1537,7 +1479,6 @@ func (x *Armadillo_ApplicationData_MetadataSyncAction) String() string {
 func (*Armadillo_ApplicationData_MetadataSyncAction) ProtoMessage() {}
 
 func (x *Armadillo_ApplicationData_MetadataSyncAction) ProtoReflect() protoreflect.Message {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1551,7 +1492,6 @@ func (x *Armadillo_ApplicationData_MetadataSyncAction) ProtoReflect() protorefle
 
 // Deprecated: Use Armadillo_ApplicationData_MetadataSyncAction.ProtoReflect.Descriptor instead.
 func (*Armadillo_ApplicationData_MetadataSyncAction) Descriptor() ([]byte, []int) {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	return file_waArmadilloApplication_WAArmadilloApplication_proto_rawDescGZIP(), []int{0, 4, 2}
 }
 
@@ -1645,7 +1585,6 @@ type Armadillo_ApplicationData_MetadataSyncNotification struct {
 }
 
 func (x *Armadillo_ApplicationData_MetadataSyncNotification) Reset() {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	*x = Armadillo_ApplicationData_MetadataSyncNotification{}
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1659,7 +1598,6 @@ func (x *Armadillo_ApplicationData_MetadataSyncNotification) String() string {
 func (*Armadillo_ApplicationData_MetadataSyncNotification) ProtoMessage() {}
 
 func (x *Armadillo_ApplicationData_MetadataSyncNotification) ProtoReflect() protoreflect.Message {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1673,7 +1611,6 @@ func (x *Armadillo_ApplicationData_MetadataSyncNotification) ProtoReflect() prot
 
 // Deprecated: Use Armadillo_ApplicationData_MetadataSyncNotification.ProtoReflect.Descriptor instead.
 func (*Armadillo_ApplicationData_MetadataSyncNotification) Descriptor() ([]byte, []int) {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	return file_waArmadilloApplication_WAArmadilloApplication_proto_rawDescGZIP(), []int{0, 4, 3}
 }
 
@@ -1693,7 +1630,6 @@ type Armadillo_ApplicationData_MetadataSyncAction_SyncAttachmentInterventionActi
 }
 
 func (x *Armadillo_ApplicationData_MetadataSyncAction_SyncAttachmentInterventionAction) Reset() {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	*x = Armadillo_ApplicationData_MetadataSyncAction_SyncAttachmentInterventionAction{}
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1708,7 +1644,6 @@ func (*Armadillo_ApplicationData_MetadataSyncAction_SyncAttachmentInterventionAc
 }
 
 func (x *Armadillo_ApplicationData_MetadataSyncAction_SyncAttachmentInterventionAction) ProtoReflect() protoreflect.Message {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1722,7 +1657,6 @@ func (x *Armadillo_ApplicationData_MetadataSyncAction_SyncAttachmentIntervention
 
 // Deprecated: Use Armadillo_ApplicationData_MetadataSyncAction_SyncAttachmentInterventionAction.ProtoReflect.Descriptor instead.
 func (*Armadillo_ApplicationData_MetadataSyncAction_SyncAttachmentInterventionAction) Descriptor() ([]byte, []int) {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	return file_waArmadilloApplication_WAArmadilloApplication_proto_rawDescGZIP(), []int{0, 4, 2, 0}
 }
 
@@ -1751,7 +1685,6 @@ type Armadillo_ApplicationData_MetadataSyncAction_SyncSpectraAction struct {
 }
 
 func (x *Armadillo_ApplicationData_MetadataSyncAction_SyncSpectraAction) Reset() {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	*x = Armadillo_ApplicationData_MetadataSyncAction_SyncSpectraAction{}
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1765,7 +1698,6 @@ func (x *Armadillo_ApplicationData_MetadataSyncAction_SyncSpectraAction) String(
 func (*Armadillo_ApplicationData_MetadataSyncAction_SyncSpectraAction) ProtoMessage() {}
 
 func (x *Armadillo_ApplicationData_MetadataSyncAction_SyncSpectraAction) ProtoReflect() protoreflect.Message {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1779,7 +1711,6 @@ func (x *Armadillo_ApplicationData_MetadataSyncAction_SyncSpectraAction) ProtoRe
 
 // Deprecated: Use Armadillo_ApplicationData_MetadataSyncAction_SyncSpectraAction.ProtoReflect.Descriptor instead.
 func (*Armadillo_ApplicationData_MetadataSyncAction_SyncSpectraAction) Descriptor() ([]byte, []int) {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	return file_waArmadilloApplication_WAArmadilloApplication_proto_rawDescGZIP(), []int{0, 4, 2, 1}
 }
 
@@ -1823,7 +1754,6 @@ type Armadillo_ApplicationData_MetadataSyncAction_SyncMessageAction struct {
 }
 
 func (x *Armadillo_ApplicationData_MetadataSyncAction_SyncMessageAction) Reset() {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	*x = Armadillo_ApplicationData_MetadataSyncAction_SyncMessageAction{}
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1837,7 +1767,6 @@ func (x *Armadillo_ApplicationData_MetadataSyncAction_SyncMessageAction) String(
 func (*Armadillo_ApplicationData_MetadataSyncAction_SyncMessageAction) ProtoMessage() {}
 
 func (x *Armadillo_ApplicationData_MetadataSyncAction_SyncMessageAction) ProtoReflect() protoreflect.Message {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1851,7 +1780,6 @@ func (x *Armadillo_ApplicationData_MetadataSyncAction_SyncMessageAction) ProtoRe
 
 // Deprecated: Use Armadillo_ApplicationData_MetadataSyncAction_SyncMessageAction.ProtoReflect.Descriptor instead.
 func (*Armadillo_ApplicationData_MetadataSyncAction_SyncMessageAction) Descriptor() ([]byte, []int) {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	return file_waArmadilloApplication_WAArmadilloApplication_proto_rawDescGZIP(), []int{0, 4, 2, 2}
 }
 
@@ -1903,7 +1831,6 @@ type Armadillo_ApplicationData_MetadataSyncAction_SyncChatAction struct {
 }
 
 func (x *Armadillo_ApplicationData_MetadataSyncAction_SyncChatAction) Reset() {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	*x = Armadillo_ApplicationData_MetadataSyncAction_SyncChatAction{}
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1917,7 +1844,6 @@ func (x *Armadillo_ApplicationData_MetadataSyncAction_SyncChatAction) String() s
 func (*Armadillo_ApplicationData_MetadataSyncAction_SyncChatAction) ProtoMessage() {}
 
 func (x *Armadillo_ApplicationData_MetadataSyncAction_SyncChatAction) ProtoReflect() protoreflect.Message {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1931,7 +1857,6 @@ func (x *Armadillo_ApplicationData_MetadataSyncAction_SyncChatAction) ProtoRefle
 
 // Deprecated: Use Armadillo_ApplicationData_MetadataSyncAction_SyncChatAction.ProtoReflect.Descriptor instead.
 func (*Armadillo_ApplicationData_MetadataSyncAction_SyncChatAction) Descriptor() ([]byte, []int) {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	return file_waArmadilloApplication_WAArmadilloApplication_proto_rawDescGZIP(), []int{0, 4, 2, 3}
 }
 
@@ -2010,7 +1935,6 @@ type Armadillo_ApplicationData_MetadataSyncAction_SyncActionMessage struct {
 }
 
 func (x *Armadillo_ApplicationData_MetadataSyncAction_SyncActionMessage) Reset() {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	*x = Armadillo_ApplicationData_MetadataSyncAction_SyncActionMessage{}
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2024,7 +1948,6 @@ func (x *Armadillo_ApplicationData_MetadataSyncAction_SyncActionMessage) String(
 func (*Armadillo_ApplicationData_MetadataSyncAction_SyncActionMessage) ProtoMessage() {}
 
 func (x *Armadillo_ApplicationData_MetadataSyncAction_SyncActionMessage) ProtoReflect() protoreflect.Message {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2038,7 +1961,6 @@ func (x *Armadillo_ApplicationData_MetadataSyncAction_SyncActionMessage) ProtoRe
 
 // Deprecated: Use Armadillo_ApplicationData_MetadataSyncAction_SyncActionMessage.ProtoReflect.Descriptor instead.
 func (*Armadillo_ApplicationData_MetadataSyncAction_SyncActionMessage) Descriptor() ([]byte, []int) {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	return file_waArmadilloApplication_WAArmadilloApplication_proto_rawDescGZIP(), []int{0, 4, 2, 4}
 }
 
@@ -2066,7 +1988,6 @@ type Armadillo_ApplicationData_MetadataSyncAction_SyncActionMessageRange struct 
 }
 
 func (x *Armadillo_ApplicationData_MetadataSyncAction_SyncActionMessageRange) Reset() {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	*x = Armadillo_ApplicationData_MetadataSyncAction_SyncActionMessageRange{}
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2080,7 +2001,6 @@ func (x *Armadillo_ApplicationData_MetadataSyncAction_SyncActionMessageRange) St
 func (*Armadillo_ApplicationData_MetadataSyncAction_SyncActionMessageRange) ProtoMessage() {}
 
 func (x *Armadillo_ApplicationData_MetadataSyncAction_SyncActionMessageRange) ProtoReflect() protoreflect.Message {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2094,7 +2014,6 @@ func (x *Armadillo_ApplicationData_MetadataSyncAction_SyncActionMessageRange) Pr
 
 // Deprecated: Use Armadillo_ApplicationData_MetadataSyncAction_SyncActionMessageRange.ProtoReflect.Descriptor instead.
 func (*Armadillo_ApplicationData_MetadataSyncAction_SyncActionMessageRange) Descriptor() ([]byte, []int) {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	return file_waArmadilloApplication_WAArmadilloApplication_proto_rawDescGZIP(), []int{0, 4, 2, 5}
 }
 
@@ -2126,7 +2045,6 @@ type Armadillo_ApplicationData_MetadataSyncAction_SyncMessageAction_ActionMessag
 }
 
 func (x *Armadillo_ApplicationData_MetadataSyncAction_SyncMessageAction_ActionMessageDelete) Reset() {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	*x = Armadillo_ApplicationData_MetadataSyncAction_SyncMessageAction_ActionMessageDelete{}
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2141,7 +2059,6 @@ func (*Armadillo_ApplicationData_MetadataSyncAction_SyncMessageAction_ActionMess
 }
 
 func (x *Armadillo_ApplicationData_MetadataSyncAction_SyncMessageAction_ActionMessageDelete) ProtoReflect() protoreflect.Message {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2155,7 +2072,6 @@ func (x *Armadillo_ApplicationData_MetadataSyncAction_SyncMessageAction_ActionMe
 
 // Deprecated: Use Armadillo_ApplicationData_MetadataSyncAction_SyncMessageAction_ActionMessageDelete.ProtoReflect.Descriptor instead.
 func (*Armadillo_ApplicationData_MetadataSyncAction_SyncMessageAction_ActionMessageDelete) Descriptor() ([]byte, []int) {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	return file_waArmadilloApplication_WAArmadilloApplication_proto_rawDescGZIP(), []int{0, 4, 2, 2, 0}
 }
 
@@ -2168,7 +2084,6 @@ type Armadillo_ApplicationData_MetadataSyncAction_SyncChatAction_ActionChatRead 
 }
 
 func (x *Armadillo_ApplicationData_MetadataSyncAction_SyncChatAction_ActionChatRead) Reset() {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	*x = Armadillo_ApplicationData_MetadataSyncAction_SyncChatAction_ActionChatRead{}
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2182,7 +2097,6 @@ func (x *Armadillo_ApplicationData_MetadataSyncAction_SyncChatAction_ActionChatR
 func (*Armadillo_ApplicationData_MetadataSyncAction_SyncChatAction_ActionChatRead) ProtoMessage() {}
 
 func (x *Armadillo_ApplicationData_MetadataSyncAction_SyncChatAction_ActionChatRead) ProtoReflect() protoreflect.Message {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2196,7 +2110,6 @@ func (x *Armadillo_ApplicationData_MetadataSyncAction_SyncChatAction_ActionChatR
 
 // Deprecated: Use Armadillo_ApplicationData_MetadataSyncAction_SyncChatAction_ActionChatRead.ProtoReflect.Descriptor instead.
 func (*Armadillo_ApplicationData_MetadataSyncAction_SyncChatAction_ActionChatRead) Descriptor() ([]byte, []int) {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	return file_waArmadilloApplication_WAArmadilloApplication_proto_rawDescGZIP(), []int{0, 4, 2, 3, 0}
 }
 
@@ -2222,7 +2135,6 @@ type Armadillo_ApplicationData_MetadataSyncAction_SyncChatAction_ActionChatDelet
 }
 
 func (x *Armadillo_ApplicationData_MetadataSyncAction_SyncChatAction_ActionChatDelete) Reset() {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	*x = Armadillo_ApplicationData_MetadataSyncAction_SyncChatAction_ActionChatDelete{}
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2236,7 +2148,6 @@ func (x *Armadillo_ApplicationData_MetadataSyncAction_SyncChatAction_ActionChatD
 func (*Armadillo_ApplicationData_MetadataSyncAction_SyncChatAction_ActionChatDelete) ProtoMessage() {}
 
 func (x *Armadillo_ApplicationData_MetadataSyncAction_SyncChatAction_ActionChatDelete) ProtoReflect() protoreflect.Message {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2250,7 +2161,6 @@ func (x *Armadillo_ApplicationData_MetadataSyncAction_SyncChatAction_ActionChatD
 
 // Deprecated: Use Armadillo_ApplicationData_MetadataSyncAction_SyncChatAction_ActionChatDelete.ProtoReflect.Descriptor instead.
 func (*Armadillo_ApplicationData_MetadataSyncAction_SyncChatAction_ActionChatDelete) Descriptor() ([]byte, []int) {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	return file_waArmadilloApplication_WAArmadilloApplication_proto_rawDescGZIP(), []int{0, 4, 2, 3, 1}
 }
 
@@ -2270,7 +2180,6 @@ type Armadillo_ApplicationData_MetadataSyncAction_SyncChatAction_ActionChatArchi
 }
 
 func (x *Armadillo_ApplicationData_MetadataSyncAction_SyncChatAction_ActionChatArchive) Reset() {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	*x = Armadillo_ApplicationData_MetadataSyncAction_SyncChatAction_ActionChatArchive{}
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2285,7 +2194,6 @@ func (*Armadillo_ApplicationData_MetadataSyncAction_SyncChatAction_ActionChatArc
 }
 
 func (x *Armadillo_ApplicationData_MetadataSyncAction_SyncChatAction_ActionChatArchive) ProtoReflect() protoreflect.Message {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2299,7 +2207,6 @@ func (x *Armadillo_ApplicationData_MetadataSyncAction_SyncChatAction_ActionChatA
 
 // Deprecated: Use Armadillo_ApplicationData_MetadataSyncAction_SyncChatAction_ActionChatArchive.ProtoReflect.Descriptor instead.
 func (*Armadillo_ApplicationData_MetadataSyncAction_SyncChatAction_ActionChatArchive) Descriptor() ([]byte, []int) {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	return file_waArmadilloApplication_WAArmadilloApplication_proto_rawDescGZIP(), []int{0, 4, 2, 3, 2}
 }
 
@@ -2329,7 +2236,6 @@ type Armadillo_Content_PaymentsTransactionMessage struct {
 }
 
 func (x *Armadillo_Content_PaymentsTransactionMessage) Reset() {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	*x = Armadillo_Content_PaymentsTransactionMessage{}
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2343,7 +2249,6 @@ func (x *Armadillo_Content_PaymentsTransactionMessage) String() string {
 func (*Armadillo_Content_PaymentsTransactionMessage) ProtoMessage() {}
 
 func (x *Armadillo_Content_PaymentsTransactionMessage) ProtoReflect() protoreflect.Message {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2357,7 +2262,6 @@ func (x *Armadillo_Content_PaymentsTransactionMessage) ProtoReflect() protorefle
 
 // Deprecated: Use Armadillo_Content_PaymentsTransactionMessage.ProtoReflect.Descriptor instead.
 func (*Armadillo_Content_PaymentsTransactionMessage) Descriptor() ([]byte, []int) {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	return file_waArmadilloApplication_WAArmadilloApplication_proto_rawDescGZIP(), []int{0, 5, 0}
 }
 
@@ -2404,7 +2308,6 @@ type Armadillo_Content_NetworkVerificationMessage struct {
 }
 
 func (x *Armadillo_Content_NetworkVerificationMessage) Reset() {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	*x = Armadillo_Content_NetworkVerificationMessage{}
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2418,7 +2321,6 @@ func (x *Armadillo_Content_NetworkVerificationMessage) String() string {
 func (*Armadillo_Content_NetworkVerificationMessage) ProtoMessage() {}
 
 func (x *Armadillo_Content_NetworkVerificationMessage) ProtoReflect() protoreflect.Message {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2432,7 +2334,6 @@ func (x *Armadillo_Content_NetworkVerificationMessage) ProtoReflect() protorefle
 
 // Deprecated: Use Armadillo_Content_NetworkVerificationMessage.ProtoReflect.Descriptor instead.
 func (*Armadillo_Content_NetworkVerificationMessage) Descriptor() ([]byte, []int) {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	return file_waArmadilloApplication_WAArmadilloApplication_proto_rawDescGZIP(), []int{0, 5, 1}
 }
 
@@ -2459,7 +2360,6 @@ type Armadillo_Content_NoteReplyMessage struct {
 }
 
 func (x *Armadillo_Content_NoteReplyMessage) Reset() {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	*x = Armadillo_Content_NoteReplyMessage{}
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2473,7 +2373,6 @@ func (x *Armadillo_Content_NoteReplyMessage) String() string {
 func (*Armadillo_Content_NoteReplyMessage) ProtoMessage() {}
 
 func (x *Armadillo_Content_NoteReplyMessage) ProtoReflect() protoreflect.Message {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2487,7 +2386,6 @@ func (x *Armadillo_Content_NoteReplyMessage) ProtoReflect() protoreflect.Message
 
 // Deprecated: Use Armadillo_Content_NoteReplyMessage.ProtoReflect.Descriptor instead.
 func (*Armadillo_Content_NoteReplyMessage) Descriptor() ([]byte, []int) {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	return file_waArmadilloApplication_WAArmadilloApplication_proto_rawDescGZIP(), []int{0, 5, 2}
 }
 
@@ -2579,7 +2477,6 @@ type Armadillo_Content_BumpExistingMessage struct {
 }
 
 func (x *Armadillo_Content_BumpExistingMessage) Reset() {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	*x = Armadillo_Content_BumpExistingMessage{}
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2593,7 +2490,6 @@ func (x *Armadillo_Content_BumpExistingMessage) String() string {
 func (*Armadillo_Content_BumpExistingMessage) ProtoMessage() {}
 
 func (x *Armadillo_Content_BumpExistingMessage) ProtoReflect() protoreflect.Message {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2607,7 +2503,6 @@ func (x *Armadillo_Content_BumpExistingMessage) ProtoReflect() protoreflect.Mess
 
 // Deprecated: Use Armadillo_Content_BumpExistingMessage.ProtoReflect.Descriptor instead.
 func (*Armadillo_Content_BumpExistingMessage) Descriptor() ([]byte, []int) {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	return file_waArmadilloApplication_WAArmadilloApplication_proto_rawDescGZIP(), []int{0, 5, 3}
 }
 
@@ -2626,7 +2521,6 @@ type Armadillo_Content_ImageGalleryMessage struct {
 }
 
 func (x *Armadillo_Content_ImageGalleryMessage) Reset() {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	*x = Armadillo_Content_ImageGalleryMessage{}
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2640,7 +2534,6 @@ func (x *Armadillo_Content_ImageGalleryMessage) String() string {
 func (*Armadillo_Content_ImageGalleryMessage) ProtoMessage() {}
 
 func (x *Armadillo_Content_ImageGalleryMessage) ProtoReflect() protoreflect.Message {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2654,7 +2547,6 @@ func (x *Armadillo_Content_ImageGalleryMessage) ProtoReflect() protoreflect.Mess
 
 // Deprecated: Use Armadillo_Content_ImageGalleryMessage.ProtoReflect.Descriptor instead.
 func (*Armadillo_Content_ImageGalleryMessage) Descriptor() ([]byte, []int) {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	return file_waArmadilloApplication_WAArmadilloApplication_proto_rawDescGZIP(), []int{0, 5, 4}
 }
 
@@ -2673,7 +2565,6 @@ type Armadillo_Content_ScreenshotAction struct {
 }
 
 func (x *Armadillo_Content_ScreenshotAction) Reset() {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	*x = Armadillo_Content_ScreenshotAction{}
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2687,7 +2578,6 @@ func (x *Armadillo_Content_ScreenshotAction) String() string {
 func (*Armadillo_Content_ScreenshotAction) ProtoMessage() {}
 
 func (x *Armadillo_Content_ScreenshotAction) ProtoReflect() protoreflect.Message {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2701,7 +2591,6 @@ func (x *Armadillo_Content_ScreenshotAction) ProtoReflect() protoreflect.Message
 
 // Deprecated: Use Armadillo_Content_ScreenshotAction.ProtoReflect.Descriptor instead.
 func (*Armadillo_Content_ScreenshotAction) Descriptor() ([]byte, []int) {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	return file_waArmadilloApplication_WAArmadilloApplication_proto_rawDescGZIP(), []int{0, 5, 5}
 }
 
@@ -2724,7 +2613,6 @@ type Armadillo_Content_ExtendedContentMessageWithSear struct {
 }
 
 func (x *Armadillo_Content_ExtendedContentMessageWithSear) Reset() {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	*x = Armadillo_Content_ExtendedContentMessageWithSear{}
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2738,7 +2626,6 @@ func (x *Armadillo_Content_ExtendedContentMessageWithSear) String() string {
 func (*Armadillo_Content_ExtendedContentMessageWithSear) ProtoMessage() {}
 
 func (x *Armadillo_Content_ExtendedContentMessageWithSear) ProtoReflect() protoreflect.Message {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2752,7 +2639,6 @@ func (x *Armadillo_Content_ExtendedContentMessageWithSear) ProtoReflect() protor
 
 // Deprecated: Use Armadillo_Content_ExtendedContentMessageWithSear.ProtoReflect.Descriptor instead.
 func (*Armadillo_Content_ExtendedContentMessageWithSear) Descriptor() ([]byte, []int) {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	return file_waArmadilloApplication_WAArmadilloApplication_proto_rawDescGZIP(), []int{0, 5, 6}
 }
 
@@ -2801,7 +2687,6 @@ type Armadillo_Content_RavenActionNotifMessage struct {
 }
 
 func (x *Armadillo_Content_RavenActionNotifMessage) Reset() {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	*x = Armadillo_Content_RavenActionNotifMessage{}
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2815,7 +2700,6 @@ func (x *Armadillo_Content_RavenActionNotifMessage) String() string {
 func (*Armadillo_Content_RavenActionNotifMessage) ProtoMessage() {}
 
 func (x *Armadillo_Content_RavenActionNotifMessage) ProtoReflect() protoreflect.Message {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2829,7 +2713,6 @@ func (x *Armadillo_Content_RavenActionNotifMessage) ProtoReflect() protoreflect.
 
 // Deprecated: Use Armadillo_Content_RavenActionNotifMessage.ProtoReflect.Descriptor instead.
 func (*Armadillo_Content_RavenActionNotifMessage) Descriptor() ([]byte, []int) {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	return file_waArmadilloApplication_WAArmadilloApplication_proto_rawDescGZIP(), []int{0, 5, 7}
 }
 
@@ -2867,7 +2750,6 @@ type Armadillo_Content_RavenMessage struct {
 }
 
 func (x *Armadillo_Content_RavenMessage) Reset() {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	*x = Armadillo_Content_RavenMessage{}
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2881,7 +2763,6 @@ func (x *Armadillo_Content_RavenMessage) String() string {
 func (*Armadillo_Content_RavenMessage) ProtoMessage() {}
 
 func (x *Armadillo_Content_RavenMessage) ProtoReflect() protoreflect.Message {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2895,7 +2776,6 @@ func (x *Armadillo_Content_RavenMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Armadillo_Content_RavenMessage.ProtoReflect.Descriptor instead.
 func (*Armadillo_Content_RavenMessage) Descriptor() ([]byte, []int) {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	return file_waArmadilloApplication_WAArmadilloApplication_proto_rawDescGZIP(), []int{0, 5, 8}
 }
 
@@ -2955,7 +2835,6 @@ type Armadillo_Content_CommonSticker struct {
 }
 
 func (x *Armadillo_Content_CommonSticker) Reset() {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	*x = Armadillo_Content_CommonSticker{}
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2969,7 +2848,6 @@ func (x *Armadillo_Content_CommonSticker) String() string {
 func (*Armadillo_Content_CommonSticker) ProtoMessage() {}
 
 func (x *Armadillo_Content_CommonSticker) ProtoReflect() protoreflect.Message {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	mi := &file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2983,7 +2861,6 @@ func (x *Armadillo_Content_CommonSticker) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Armadillo_Content_CommonSticker.ProtoReflect.Descriptor instead.
 func (*Armadillo_Content_CommonSticker) Descriptor() ([]byte, []int) {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_init()
 	return file_waArmadilloApplication_WAArmadilloApplication_proto_rawDescGZIP(), []int{0, 5, 9}
 }
 
@@ -3212,8 +3089,8 @@ func file_waArmadilloApplication_WAArmadilloApplication_proto_rawDescGZIP() []by
 	return file_waArmadilloApplication_WAArmadilloApplication_proto_rawDescData
 }
 
-var file_waArmadilloApplication_WAArmadilloApplication_proto_enumTypes []protoimpl.EnumInfo
-var file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes []protoimpl.MessageInfo
+var file_waArmadilloApplication_WAArmadilloApplication_proto_enumTypes = make([]protoimpl.EnumInfo, 8)
+var file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes = make([]protoimpl.MessageInfo, 33)
 var file_waArmadilloApplication_WAArmadilloApplication_proto_goTypes = []any{
 	(Armadillo_Signal_EncryptedBackupsSecrets_Epoch_EpochStatus)(0),                                     // 0: WAArmadilloApplication.Armadillo.Signal.EncryptedBackupsSecrets.Epoch.EpochStatus
 	(Armadillo_ApplicationData_MetadataSyncAction_SyncAttachmentInterventionAction_InterventionType)(0), // 1: WAArmadilloApplication.Armadillo.ApplicationData.MetadataSyncAction.SyncAttachmentInterventionAction.InterventionType
@@ -3331,22 +3208,8 @@ var file_waArmadilloApplication_WAArmadilloApplication_proto_depIdxs = []int32{
 	0,  // [0:61] is the sub-list for field type_name
 }
 
-// file_waArmadilloApplication_WAArmadilloApplication_proto_init registers the file once, at its first use (msgbridge's hack/lazyproto).
+func init() { file_waArmadilloApplication_WAArmadilloApplication_proto_init() }
 func file_waArmadilloApplication_WAArmadilloApplication_proto_init() {
-	file_waArmadilloApplication_WAArmadilloApplication_proto_once.Do(file_waArmadilloApplication_WAArmadilloApplication_proto_register)
-}
-
-var file_waArmadilloApplication_WAArmadilloApplication_proto_once sync.Once
-
-// XXX_RegisterProtoFiles registers this package's files; the packages
-// that import it call it before registering their own.
-func XXX_RegisterProtoFiles() { file_waArmadilloApplication_WAArmadilloApplication_proto_init() }
-
-func file_waArmadilloApplication_WAArmadilloApplication_proto_register() {
-	waArmadilloXMA.XXX_RegisterProtoFiles()
-	waCommon.XXX_RegisterProtoFiles()
-	file_waArmadilloApplication_WAArmadilloApplication_proto_enumTypes = make([]protoimpl.EnumInfo, 8)
-	file_waArmadilloApplication_WAArmadilloApplication_proto_msgTypes = make([]protoimpl.MessageInfo, 33)
 	if File_waArmadilloApplication_WAArmadilloApplication_proto != nil {
 		return
 	}

@@ -33,7 +33,6 @@ type ICDCIdentityList struct {
 }
 
 func (x *ICDCIdentityList) Reset() {
-	file_waArmadilloICDC_WAArmadilloICDC_proto_init()
 	*x = ICDCIdentityList{}
 	mi := &file_waArmadilloICDC_WAArmadilloICDC_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -47,7 +46,6 @@ func (x *ICDCIdentityList) String() string {
 func (*ICDCIdentityList) ProtoMessage() {}
 
 func (x *ICDCIdentityList) ProtoReflect() protoreflect.Message {
-	file_waArmadilloICDC_WAArmadilloICDC_proto_init()
 	mi := &file_waArmadilloICDC_WAArmadilloICDC_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -61,7 +59,6 @@ func (x *ICDCIdentityList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ICDCIdentityList.ProtoReflect.Descriptor instead.
 func (*ICDCIdentityList) Descriptor() ([]byte, []int) {
-	file_waArmadilloICDC_WAArmadilloICDC_proto_init()
 	return file_waArmadilloICDC_WAArmadilloICDC_proto_rawDescGZIP(), []int{0}
 }
 
@@ -102,7 +99,6 @@ type SignedICDCIdentityList struct {
 }
 
 func (x *SignedICDCIdentityList) Reset() {
-	file_waArmadilloICDC_WAArmadilloICDC_proto_init()
 	*x = SignedICDCIdentityList{}
 	mi := &file_waArmadilloICDC_WAArmadilloICDC_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -116,7 +112,6 @@ func (x *SignedICDCIdentityList) String() string {
 func (*SignedICDCIdentityList) ProtoMessage() {}
 
 func (x *SignedICDCIdentityList) ProtoReflect() protoreflect.Message {
-	file_waArmadilloICDC_WAArmadilloICDC_proto_init()
 	mi := &file_waArmadilloICDC_WAArmadilloICDC_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -130,7 +125,6 @@ func (x *SignedICDCIdentityList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SignedICDCIdentityList.ProtoReflect.Descriptor instead.
 func (*SignedICDCIdentityList) Descriptor() ([]byte, []int) {
-	file_waArmadilloICDC_WAArmadilloICDC_proto_init()
 	return file_waArmadilloICDC_WAArmadilloICDC_proto_rawDescGZIP(), []int{1}
 }
 
@@ -174,7 +168,7 @@ func file_waArmadilloICDC_WAArmadilloICDC_proto_rawDescGZIP() []byte {
 	return file_waArmadilloICDC_WAArmadilloICDC_proto_rawDescData
 }
 
-var file_waArmadilloICDC_WAArmadilloICDC_proto_msgTypes []protoimpl.MessageInfo
+var file_waArmadilloICDC_WAArmadilloICDC_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
 var file_waArmadilloICDC_WAArmadilloICDC_proto_goTypes = []any{
 	(*ICDCIdentityList)(nil),       // 0: WAArmadilloICDC.ICDCIdentityList
 	(*SignedICDCIdentityList)(nil), // 1: WAArmadilloICDC.SignedICDCIdentityList
@@ -187,19 +181,8 @@ var file_waArmadilloICDC_WAArmadilloICDC_proto_depIdxs = []int32{
 	0, // [0:0] is the sub-list for field type_name
 }
 
-// file_waArmadilloICDC_WAArmadilloICDC_proto_init registers the file once, at its first use (msgbridge's hack/lazyproto).
+func init() { file_waArmadilloICDC_WAArmadilloICDC_proto_init() }
 func file_waArmadilloICDC_WAArmadilloICDC_proto_init() {
-	file_waArmadilloICDC_WAArmadilloICDC_proto_once.Do(file_waArmadilloICDC_WAArmadilloICDC_proto_register)
-}
-
-var file_waArmadilloICDC_WAArmadilloICDC_proto_once sync.Once
-
-// XXX_RegisterProtoFiles registers this package's files; the packages
-// that import it call it before registering their own.
-func XXX_RegisterProtoFiles() { file_waArmadilloICDC_WAArmadilloICDC_proto_init() }
-
-func file_waArmadilloICDC_WAArmadilloICDC_proto_register() {
-	file_waArmadilloICDC_WAArmadilloICDC_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
 	if File_waArmadilloICDC_WAArmadilloICDC_proto != nil {
 		return
 	}

@@ -55,12 +55,10 @@ func (x TransportEvent_Event_IcdcAlert_Type) String() string {
 }
 
 func (TransportEvent_Event_IcdcAlert_Type) Descriptor() protoreflect.EnumDescriptor {
-	file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_init()
 	return file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_enumTypes[0].Descriptor()
 }
 
 func (TransportEvent_Event_IcdcAlert_Type) Type() protoreflect.EnumType {
-	file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_init()
 	return &file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_enumTypes[0]
 }
 
@@ -80,7 +78,6 @@ func (x *TransportEvent_Event_IcdcAlert_Type) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use TransportEvent_Event_IcdcAlert_Type.Descriptor instead.
 func (TransportEvent_Event_IcdcAlert_Type) EnumDescriptor() ([]byte, []int) {
-	file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_init()
 	return file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_rawDescGZIP(), []int{0, 0, 0, 0}
 }
 
@@ -120,12 +117,10 @@ func (x TransportEvent_Event_DeviceChange_Type) String() string {
 }
 
 func (TransportEvent_Event_DeviceChange_Type) Descriptor() protoreflect.EnumDescriptor {
-	file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_init()
 	return file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_enumTypes[1].Descriptor()
 }
 
 func (TransportEvent_Event_DeviceChange_Type) Type() protoreflect.EnumType {
-	file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_init()
 	return &file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_enumTypes[1]
 }
 
@@ -145,7 +140,6 @@ func (x *TransportEvent_Event_DeviceChange_Type) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use TransportEvent_Event_DeviceChange_Type.Descriptor instead.
 func (TransportEvent_Event_DeviceChange_Type) EnumDescriptor() ([]byte, []int) {
-	file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_init()
 	return file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_rawDescGZIP(), []int{0, 0, 1, 0}
 }
 
@@ -179,12 +173,10 @@ func (x TransportEvent_Placeholder_Type) String() string {
 }
 
 func (TransportEvent_Placeholder_Type) Descriptor() protoreflect.EnumDescriptor {
-	file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_init()
 	return file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_enumTypes[2].Descriptor()
 }
 
 func (TransportEvent_Placeholder_Type) Type() protoreflect.EnumType {
-	file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_init()
 	return &file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_enumTypes[2]
 }
 
@@ -204,7 +196,6 @@ func (x *TransportEvent_Placeholder_Type) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use TransportEvent_Placeholder_Type.Descriptor instead.
 func (TransportEvent_Placeholder_Type) EnumDescriptor() ([]byte, []int) {
-	file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_init()
 	return file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_rawDescGZIP(), []int{0, 1, 0}
 }
 
@@ -220,7 +211,6 @@ type TransportEvent struct {
 }
 
 func (x *TransportEvent) Reset() {
-	file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_init()
 	*x = TransportEvent{}
 	mi := &file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -234,7 +224,6 @@ func (x *TransportEvent) String() string {
 func (*TransportEvent) ProtoMessage() {}
 
 func (x *TransportEvent) ProtoReflect() protoreflect.Message {
-	file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_init()
 	mi := &file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -248,7 +237,6 @@ func (x *TransportEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransportEvent.ProtoReflect.Descriptor instead.
 func (*TransportEvent) Descriptor() ([]byte, []int) {
-	file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_init()
 	return file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_rawDescGZIP(), []int{0}
 }
 
@@ -305,7 +293,6 @@ type TransportEvent_Event struct {
 }
 
 func (x *TransportEvent_Event) Reset() {
-	file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_init()
 	*x = TransportEvent_Event{}
 	mi := &file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -319,7 +306,6 @@ func (x *TransportEvent_Event) String() string {
 func (*TransportEvent_Event) ProtoMessage() {}
 
 func (x *TransportEvent_Event) ProtoReflect() protoreflect.Message {
-	file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_init()
 	mi := &file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -333,7 +319,6 @@ func (x *TransportEvent_Event) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransportEvent_Event.ProtoReflect.Descriptor instead.
 func (*TransportEvent_Event) Descriptor() ([]byte, []int) {
-	file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_init()
 	return file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_rawDescGZIP(), []int{0, 0}
 }
 
@@ -386,7 +371,6 @@ type TransportEvent_Placeholder struct {
 }
 
 func (x *TransportEvent_Placeholder) Reset() {
-	file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_init()
 	*x = TransportEvent_Placeholder{}
 	mi := &file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -400,7 +384,6 @@ func (x *TransportEvent_Placeholder) String() string {
 func (*TransportEvent_Placeholder) ProtoMessage() {}
 
 func (x *TransportEvent_Placeholder) ProtoReflect() protoreflect.Message {
-	file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_init()
 	mi := &file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -414,7 +397,6 @@ func (x *TransportEvent_Placeholder) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransportEvent_Placeholder.ProtoReflect.Descriptor instead.
 func (*TransportEvent_Placeholder) Descriptor() ([]byte, []int) {
-	file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_init()
 	return file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_rawDescGZIP(), []int{0, 1}
 }
 
@@ -433,7 +415,6 @@ type TransportEvent_Event_IcdcAlert struct {
 }
 
 func (x *TransportEvent_Event_IcdcAlert) Reset() {
-	file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_init()
 	*x = TransportEvent_Event_IcdcAlert{}
 	mi := &file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -447,7 +428,6 @@ func (x *TransportEvent_Event_IcdcAlert) String() string {
 func (*TransportEvent_Event_IcdcAlert) ProtoMessage() {}
 
 func (x *TransportEvent_Event_IcdcAlert) ProtoReflect() protoreflect.Message {
-	file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_init()
 	mi := &file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -461,7 +441,6 @@ func (x *TransportEvent_Event_IcdcAlert) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransportEvent_Event_IcdcAlert.ProtoReflect.Descriptor instead.
 func (*TransportEvent_Event_IcdcAlert) Descriptor() ([]byte, []int) {
-	file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_init()
 	return file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_rawDescGZIP(), []int{0, 0, 0}
 }
 
@@ -483,7 +462,6 @@ type TransportEvent_Event_DeviceChange struct {
 }
 
 func (x *TransportEvent_Event_DeviceChange) Reset() {
-	file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_init()
 	*x = TransportEvent_Event_DeviceChange{}
 	mi := &file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -497,7 +475,6 @@ func (x *TransportEvent_Event_DeviceChange) String() string {
 func (*TransportEvent_Event_DeviceChange) ProtoMessage() {}
 
 func (x *TransportEvent_Event_DeviceChange) ProtoReflect() protoreflect.Message {
-	file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_init()
 	mi := &file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -511,7 +488,6 @@ func (x *TransportEvent_Event_DeviceChange) ProtoReflect() protoreflect.Message 
 
 // Deprecated: Use TransportEvent_Event_DeviceChange.ProtoReflect.Descriptor instead.
 func (*TransportEvent_Event_DeviceChange) Descriptor() ([]byte, []int) {
-	file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_init()
 	return file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_rawDescGZIP(), []int{0, 0, 1}
 }
 
@@ -592,8 +568,8 @@ func file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_rawDescGZIP(
 	return file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_rawDescData
 }
 
-var file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_enumTypes []protoimpl.EnumInfo
-var file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_msgTypes []protoimpl.MessageInfo
+var file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
+var file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
 var file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_goTypes = []any{
 	(TransportEvent_Event_IcdcAlert_Type)(0),    // 0: WAArmadilloTransportEvent.TransportEvent.Event.IcdcAlert.Type
 	(TransportEvent_Event_DeviceChange_Type)(0), // 1: WAArmadilloTransportEvent.TransportEvent.Event.DeviceChange.Type
@@ -619,20 +595,8 @@ var file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_depIdxs = []i
 	0, // [0:7] is the sub-list for field type_name
 }
 
-// file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_init registers the file once, at its first use (msgbridge's hack/lazyproto).
+func init() { file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_init() }
 func file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_init() {
-	file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_once.Do(file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_register)
-}
-
-var file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_once sync.Once
-
-// XXX_RegisterProtoFiles registers this package's files; the packages
-// that import it call it before registering their own.
-func XXX_RegisterProtoFiles() { file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_init() }
-
-func file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_register() {
-	file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-	file_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
 	if File_waArmadilloTransportEvent_WAArmadilloTransportEvent_proto != nil {
 		return
 	}

@@ -144,12 +144,10 @@ func (x BotMetricsEntryPoint) String() string {
 }
 
 func (BotMetricsEntryPoint) Descriptor() protoreflect.EnumDescriptor {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_enumTypes[0].Descriptor()
 }
 
 func (BotMetricsEntryPoint) Type() protoreflect.EnumType {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return &file_waBotMetadata_WABotMetadata_proto_enumTypes[0]
 }
 
@@ -169,7 +167,6 @@ func (x *BotMetricsEntryPoint) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use BotMetricsEntryPoint.Descriptor instead.
 func (BotMetricsEntryPoint) EnumDescriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{0}
 }
 
@@ -212,12 +209,10 @@ func (x BotMetricsThreadEntryPoint) String() string {
 }
 
 func (BotMetricsThreadEntryPoint) Descriptor() protoreflect.EnumDescriptor {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_enumTypes[1].Descriptor()
 }
 
 func (BotMetricsThreadEntryPoint) Type() protoreflect.EnumType {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return &file_waBotMetadata_WABotMetadata_proto_enumTypes[1]
 }
 
@@ -237,7 +232,6 @@ func (x *BotMetricsThreadEntryPoint) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use BotMetricsThreadEntryPoint.Descriptor instead.
 func (BotMetricsThreadEntryPoint) EnumDescriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{1}
 }
 
@@ -286,12 +280,10 @@ func (x BotSessionSource) String() string {
 }
 
 func (BotSessionSource) Descriptor() protoreflect.EnumDescriptor {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_enumTypes[2].Descriptor()
 }
 
 func (BotSessionSource) Type() protoreflect.EnumType {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return &file_waBotMetadata_WABotMetadata_proto_enumTypes[2]
 }
 
@@ -311,7 +303,6 @@ func (x *BotSessionSource) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use BotSessionSource.Descriptor instead.
 func (BotSessionSource) EnumDescriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{2}
 }
 
@@ -348,12 +339,10 @@ func (x BotPluginMetadata_PluginType) String() string {
 }
 
 func (BotPluginMetadata_PluginType) Descriptor() protoreflect.EnumDescriptor {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_enumTypes[3].Descriptor()
 }
 
 func (BotPluginMetadata_PluginType) Type() protoreflect.EnumType {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return &file_waBotMetadata_WABotMetadata_proto_enumTypes[3]
 }
 
@@ -373,7 +362,6 @@ func (x *BotPluginMetadata_PluginType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use BotPluginMetadata_PluginType.Descriptor instead.
 func (BotPluginMetadata_PluginType) EnumDescriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{0, 0}
 }
 
@@ -413,12 +401,10 @@ func (x BotPluginMetadata_SearchProvider) String() string {
 }
 
 func (BotPluginMetadata_SearchProvider) Descriptor() protoreflect.EnumDescriptor {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_enumTypes[4].Descriptor()
 }
 
 func (BotPluginMetadata_SearchProvider) Type() protoreflect.EnumType {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return &file_waBotMetadata_WABotMetadata_proto_enumTypes[4]
 }
 
@@ -438,7 +424,6 @@ func (x *BotPluginMetadata_SearchProvider) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use BotPluginMetadata_SearchProvider.Descriptor instead.
 func (BotPluginMetadata_SearchProvider) EnumDescriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{0, 1}
 }
 
@@ -469,12 +454,10 @@ func (x BotLinkedAccount_BotLinkedAccountType) String() string {
 }
 
 func (BotLinkedAccount_BotLinkedAccountType) Descriptor() protoreflect.EnumDescriptor {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_enumTypes[5].Descriptor()
 }
 
 func (BotLinkedAccount_BotLinkedAccountType) Type() protoreflect.EnumType {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return &file_waBotMetadata_WABotMetadata_proto_enumTypes[5]
 }
 
@@ -494,7 +477,6 @@ func (x *BotLinkedAccount_BotLinkedAccountType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use BotLinkedAccount_BotLinkedAccountType.Descriptor instead.
 func (BotLinkedAccount_BotLinkedAccountType) EnumDescriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{1, 0}
 }
 
@@ -525,12 +507,10 @@ func (x BotSignatureVerificationUseCaseProof_BotSignatureUseCase) String() strin
 }
 
 func (BotSignatureVerificationUseCaseProof_BotSignatureUseCase) Descriptor() protoreflect.EnumDescriptor {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_enumTypes[6].Descriptor()
 }
 
 func (BotSignatureVerificationUseCaseProof_BotSignatureUseCase) Type() protoreflect.EnumType {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return &file_waBotMetadata_WABotMetadata_proto_enumTypes[6]
 }
 
@@ -550,7 +530,6 @@ func (x *BotSignatureVerificationUseCaseProof_BotSignatureUseCase) UnmarshalJSON
 
 // Deprecated: Use BotSignatureVerificationUseCaseProof_BotSignatureUseCase.Descriptor instead.
 func (BotSignatureVerificationUseCaseProof_BotSignatureUseCase) EnumDescriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{2, 0}
 }
 
@@ -587,12 +566,10 @@ func (x BotPromotionMessageMetadata_BotPromotionType) String() string {
 }
 
 func (BotPromotionMessageMetadata_BotPromotionType) Descriptor() protoreflect.EnumDescriptor {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_enumTypes[7].Descriptor()
 }
 
 func (BotPromotionMessageMetadata_BotPromotionType) Type() protoreflect.EnumType {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return &file_waBotMetadata_WABotMetadata_proto_enumTypes[7]
 }
 
@@ -612,7 +589,6 @@ func (x *BotPromotionMessageMetadata_BotPromotionType) UnmarshalJSON(b []byte) e
 
 // Deprecated: Use BotPromotionMessageMetadata_BotPromotionType.Descriptor instead.
 func (BotPromotionMessageMetadata_BotPromotionType) EnumDescriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{3, 0}
 }
 
@@ -649,12 +625,10 @@ func (x BotMediaMetadata_OrientationType) String() string {
 }
 
 func (BotMediaMetadata_OrientationType) Descriptor() protoreflect.EnumDescriptor {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_enumTypes[8].Descriptor()
 }
 
 func (BotMediaMetadata_OrientationType) Type() protoreflect.EnumType {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return &file_waBotMetadata_WABotMetadata_proto_enumTypes[8]
 }
 
@@ -674,7 +648,6 @@ func (x *BotMediaMetadata_OrientationType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use BotMediaMetadata_OrientationType.Descriptor instead.
 func (BotMediaMetadata_OrientationType) EnumDescriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{4, 0}
 }
 
@@ -717,12 +690,10 @@ func (x BotReminderMetadata_ReminderFrequency) String() string {
 }
 
 func (BotReminderMetadata_ReminderFrequency) Descriptor() protoreflect.EnumDescriptor {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_enumTypes[9].Descriptor()
 }
 
 func (BotReminderMetadata_ReminderFrequency) Type() protoreflect.EnumType {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return &file_waBotMetadata_WABotMetadata_proto_enumTypes[9]
 }
 
@@ -742,7 +713,6 @@ func (x *BotReminderMetadata_ReminderFrequency) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use BotReminderMetadata_ReminderFrequency.Descriptor instead.
 func (BotReminderMetadata_ReminderFrequency) EnumDescriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{5, 0}
 }
 
@@ -782,12 +752,10 @@ func (x BotReminderMetadata_ReminderAction) String() string {
 }
 
 func (BotReminderMetadata_ReminderAction) Descriptor() protoreflect.EnumDescriptor {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_enumTypes[10].Descriptor()
 }
 
 func (BotReminderMetadata_ReminderAction) Type() protoreflect.EnumType {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return &file_waBotMetadata_WABotMetadata_proto_enumTypes[10]
 }
 
@@ -807,7 +775,6 @@ func (x *BotReminderMetadata_ReminderAction) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use BotReminderMetadata_ReminderAction.Descriptor instead.
 func (BotReminderMetadata_ReminderAction) EnumDescriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{5, 1}
 }
 
@@ -844,12 +811,10 @@ func (x BotModelMetadata_PremiumModelStatus) String() string {
 }
 
 func (BotModelMetadata_PremiumModelStatus) Descriptor() protoreflect.EnumDescriptor {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_enumTypes[11].Descriptor()
 }
 
 func (BotModelMetadata_PremiumModelStatus) Type() protoreflect.EnumType {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return &file_waBotMetadata_WABotMetadata_proto_enumTypes[11]
 }
 
@@ -869,7 +834,6 @@ func (x *BotModelMetadata_PremiumModelStatus) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use BotModelMetadata_PremiumModelStatus.Descriptor instead.
 func (BotModelMetadata_PremiumModelStatus) EnumDescriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{6, 0}
 }
 
@@ -906,12 +870,10 @@ func (x BotModelMetadata_ModelType) String() string {
 }
 
 func (BotModelMetadata_ModelType) Descriptor() protoreflect.EnumDescriptor {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_enumTypes[12].Descriptor()
 }
 
 func (BotModelMetadata_ModelType) Type() protoreflect.EnumType {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return &file_waBotMetadata_WABotMetadata_proto_enumTypes[12]
 }
 
@@ -931,7 +893,6 @@ func (x *BotModelMetadata_ModelType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use BotModelMetadata_ModelType.Descriptor instead.
 func (BotModelMetadata_ModelType) EnumDescriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{6, 1}
 }
 
@@ -971,12 +932,10 @@ func (x BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotSearchSourceProv
 }
 
 func (BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotSearchSourceProvider) Descriptor() protoreflect.EnumDescriptor {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_enumTypes[13].Descriptor()
 }
 
 func (BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotSearchSourceProvider) Type() protoreflect.EnumType {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return &file_waBotMetadata_WABotMetadata_proto_enumTypes[13]
 }
 
@@ -996,7 +955,6 @@ func (x *BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotSearchSourcePro
 
 // Deprecated: Use BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotSearchSourceProvider.Descriptor instead.
 func (BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotSearchSourceProvider) EnumDescriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{7, 0, 0}
 }
 
@@ -1036,12 +994,10 @@ func (x BotProgressIndicatorMetadata_BotPlanningStepMetadata_PlanningStepStatus)
 }
 
 func (BotProgressIndicatorMetadata_BotPlanningStepMetadata_PlanningStepStatus) Descriptor() protoreflect.EnumDescriptor {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_enumTypes[14].Descriptor()
 }
 
 func (BotProgressIndicatorMetadata_BotPlanningStepMetadata_PlanningStepStatus) Type() protoreflect.EnumType {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return &file_waBotMetadata_WABotMetadata_proto_enumTypes[14]
 }
 
@@ -1061,7 +1017,6 @@ func (x *BotProgressIndicatorMetadata_BotPlanningStepMetadata_PlanningStepStatus
 
 // Deprecated: Use BotProgressIndicatorMetadata_BotPlanningStepMetadata_PlanningStepStatus.Descriptor instead.
 func (BotProgressIndicatorMetadata_BotPlanningStepMetadata_PlanningStepStatus) EnumDescriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{7, 0, 1}
 }
 
@@ -1101,12 +1056,10 @@ func (x BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotPlanningSearchSo
 }
 
 func (BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotPlanningSearchSourcesMetadata_BotPlanningSearchSourceProvider) Descriptor() protoreflect.EnumDescriptor {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_enumTypes[15].Descriptor()
 }
 
 func (BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotPlanningSearchSourcesMetadata_BotPlanningSearchSourceProvider) Type() protoreflect.EnumType {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return &file_waBotMetadata_WABotMetadata_proto_enumTypes[15]
 }
 
@@ -1126,7 +1079,6 @@ func (x *BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotPlanningSearchS
 
 // Deprecated: Use BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotPlanningSearchSourcesMetadata_BotPlanningSearchSourceProvider.Descriptor instead.
 func (BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotPlanningSearchSourcesMetadata_BotPlanningSearchSourceProvider) EnumDescriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{7, 0, 0, 0}
 }
 
@@ -1283,12 +1235,10 @@ func (x BotCapabilityMetadata_BotCapabilityType) String() string {
 }
 
 func (BotCapabilityMetadata_BotCapabilityType) Descriptor() protoreflect.EnumDescriptor {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_enumTypes[16].Descriptor()
 }
 
 func (BotCapabilityMetadata_BotCapabilityType) Type() protoreflect.EnumType {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return &file_waBotMetadata_WABotMetadata_proto_enumTypes[16]
 }
 
@@ -1308,7 +1258,6 @@ func (x *BotCapabilityMetadata_BotCapabilityType) UnmarshalJSON(b []byte) error 
 
 // Deprecated: Use BotCapabilityMetadata_BotCapabilityType.Descriptor instead.
 func (BotCapabilityMetadata_BotCapabilityType) EnumDescriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{8, 0}
 }
 
@@ -1342,12 +1291,10 @@ func (x BotModeSelectionMetadata_BotUserSelectionMode) String() string {
 }
 
 func (BotModeSelectionMetadata_BotUserSelectionMode) Descriptor() protoreflect.EnumDescriptor {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_enumTypes[17].Descriptor()
 }
 
 func (BotModeSelectionMetadata_BotUserSelectionMode) Type() protoreflect.EnumType {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return &file_waBotMetadata_WABotMetadata_proto_enumTypes[17]
 }
 
@@ -1367,7 +1314,6 @@ func (x *BotModeSelectionMetadata_BotUserSelectionMode) UnmarshalJSON(b []byte) 
 
 // Deprecated: Use BotModeSelectionMetadata_BotUserSelectionMode.Descriptor instead.
 func (BotModeSelectionMetadata_BotUserSelectionMode) EnumDescriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{9, 0}
 }
 
@@ -1401,12 +1347,10 @@ func (x BotQuotaMetadata_BotFeatureQuotaMetadata_BotFeatureType) String() string
 }
 
 func (BotQuotaMetadata_BotFeatureQuotaMetadata_BotFeatureType) Descriptor() protoreflect.EnumDescriptor {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_enumTypes[18].Descriptor()
 }
 
 func (BotQuotaMetadata_BotFeatureQuotaMetadata_BotFeatureType) Type() protoreflect.EnumType {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return &file_waBotMetadata_WABotMetadata_proto_enumTypes[18]
 }
 
@@ -1426,7 +1370,6 @@ func (x *BotQuotaMetadata_BotFeatureQuotaMetadata_BotFeatureType) UnmarshalJSON(
 
 // Deprecated: Use BotQuotaMetadata_BotFeatureQuotaMetadata_BotFeatureType.Descriptor instead.
 func (BotQuotaMetadata_BotFeatureQuotaMetadata_BotFeatureType) EnumDescriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{10, 0, 0}
 }
 
@@ -1469,12 +1412,10 @@ func (x BotImagineMetadata_ImagineType) String() string {
 }
 
 func (BotImagineMetadata_ImagineType) Descriptor() protoreflect.EnumDescriptor {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_enumTypes[19].Descriptor()
 }
 
 func (BotImagineMetadata_ImagineType) Type() protoreflect.EnumType {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return &file_waBotMetadata_WABotMetadata_proto_enumTypes[19]
 }
 
@@ -1494,7 +1435,6 @@ func (x *BotImagineMetadata_ImagineType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use BotImagineMetadata_ImagineType.Descriptor instead.
 func (BotImagineMetadata_ImagineType) EnumDescriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{11, 0}
 }
 
@@ -1537,12 +1477,10 @@ func (x BotSourcesMetadata_BotSourceItem_SourceProvider) String() string {
 }
 
 func (BotSourcesMetadata_BotSourceItem_SourceProvider) Descriptor() protoreflect.EnumDescriptor {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_enumTypes[20].Descriptor()
 }
 
 func (BotSourcesMetadata_BotSourceItem_SourceProvider) Type() protoreflect.EnumType {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return &file_waBotMetadata_WABotMetadata_proto_enumTypes[20]
 }
 
@@ -1562,7 +1500,6 @@ func (x *BotSourcesMetadata_BotSourceItem_SourceProvider) UnmarshalJSON(b []byte
 
 // Deprecated: Use BotSourcesMetadata_BotSourceItem_SourceProvider.Descriptor instead.
 func (BotSourcesMetadata_BotSourceItem_SourceProvider) EnumDescriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{12, 0, 0}
 }
 
@@ -1593,12 +1530,10 @@ func (x BotMessageOrigin_BotMessageOriginType) String() string {
 }
 
 func (BotMessageOrigin_BotMessageOriginType) Descriptor() protoreflect.EnumDescriptor {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_enumTypes[21].Descriptor()
 }
 
 func (BotMessageOrigin_BotMessageOriginType) Type() protoreflect.EnumType {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return &file_waBotMetadata_WABotMetadata_proto_enumTypes[21]
 }
 
@@ -1618,7 +1553,6 @@ func (x *BotMessageOrigin_BotMessageOriginType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use BotMessageOrigin_BotMessageOriginType.Descriptor instead.
 func (BotMessageOrigin_BotMessageOriginType) EnumDescriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{13, 0}
 }
 
@@ -1655,12 +1589,10 @@ func (x AIThreadInfo_AIThreadClientInfo_AIThreadType) String() string {
 }
 
 func (AIThreadInfo_AIThreadClientInfo_AIThreadType) Descriptor() protoreflect.EnumDescriptor {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_enumTypes[22].Descriptor()
 }
 
 func (AIThreadInfo_AIThreadClientInfo_AIThreadType) Type() protoreflect.EnumType {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return &file_waBotMetadata_WABotMetadata_proto_enumTypes[22]
 }
 
@@ -1680,7 +1612,6 @@ func (x *AIThreadInfo_AIThreadClientInfo_AIThreadType) UnmarshalJSON(b []byte) e
 
 // Deprecated: Use AIThreadInfo_AIThreadClientInfo_AIThreadType.Descriptor instead.
 func (AIThreadInfo_AIThreadClientInfo_AIThreadType) EnumDescriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{14, 0, 0}
 }
 
@@ -1703,7 +1634,6 @@ type BotPluginMetadata struct {
 }
 
 func (x *BotPluginMetadata) Reset() {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	*x = BotPluginMetadata{}
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1717,7 +1647,6 @@ func (x *BotPluginMetadata) String() string {
 func (*BotPluginMetadata) ProtoMessage() {}
 
 func (x *BotPluginMetadata) ProtoReflect() protoreflect.Message {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1731,7 +1660,6 @@ func (x *BotPluginMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotPluginMetadata.ProtoReflect.Descriptor instead.
 func (*BotPluginMetadata) Descriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{0}
 }
 
@@ -1827,7 +1755,6 @@ type BotLinkedAccount struct {
 }
 
 func (x *BotLinkedAccount) Reset() {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	*x = BotLinkedAccount{}
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1841,7 +1768,6 @@ func (x *BotLinkedAccount) String() string {
 func (*BotLinkedAccount) ProtoMessage() {}
 
 func (x *BotLinkedAccount) ProtoReflect() protoreflect.Message {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1855,7 +1781,6 @@ func (x *BotLinkedAccount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotLinkedAccount.ProtoReflect.Descriptor instead.
 func (*BotLinkedAccount) Descriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{1}
 }
 
@@ -1877,7 +1802,6 @@ type BotSignatureVerificationUseCaseProof struct {
 }
 
 func (x *BotSignatureVerificationUseCaseProof) Reset() {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	*x = BotSignatureVerificationUseCaseProof{}
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1891,7 +1815,6 @@ func (x *BotSignatureVerificationUseCaseProof) String() string {
 func (*BotSignatureVerificationUseCaseProof) ProtoMessage() {}
 
 func (x *BotSignatureVerificationUseCaseProof) ProtoReflect() protoreflect.Message {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1905,7 +1828,6 @@ func (x *BotSignatureVerificationUseCaseProof) ProtoReflect() protoreflect.Messa
 
 // Deprecated: Use BotSignatureVerificationUseCaseProof.ProtoReflect.Descriptor instead.
 func (*BotSignatureVerificationUseCaseProof) Descriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{2}
 }
 
@@ -1946,7 +1868,6 @@ type BotPromotionMessageMetadata struct {
 }
 
 func (x *BotPromotionMessageMetadata) Reset() {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	*x = BotPromotionMessageMetadata{}
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1960,7 +1881,6 @@ func (x *BotPromotionMessageMetadata) String() string {
 func (*BotPromotionMessageMetadata) ProtoMessage() {}
 
 func (x *BotPromotionMessageMetadata) ProtoReflect() protoreflect.Message {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1974,7 +1894,6 @@ func (x *BotPromotionMessageMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotPromotionMessageMetadata.ProtoReflect.Descriptor instead.
 func (*BotPromotionMessageMetadata) Descriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{3}
 }
 
@@ -2006,7 +1925,6 @@ type BotMediaMetadata struct {
 }
 
 func (x *BotMediaMetadata) Reset() {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	*x = BotMediaMetadata{}
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2020,7 +1938,6 @@ func (x *BotMediaMetadata) String() string {
 func (*BotMediaMetadata) ProtoMessage() {}
 
 func (x *BotMediaMetadata) ProtoReflect() protoreflect.Message {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2034,7 +1951,6 @@ func (x *BotMediaMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotMediaMetadata.ProtoReflect.Descriptor instead.
 func (*BotMediaMetadata) Descriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{4}
 }
 
@@ -2099,7 +2015,6 @@ type BotReminderMetadata struct {
 }
 
 func (x *BotReminderMetadata) Reset() {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	*x = BotReminderMetadata{}
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2113,7 +2028,6 @@ func (x *BotReminderMetadata) String() string {
 func (*BotReminderMetadata) ProtoMessage() {}
 
 func (x *BotReminderMetadata) ProtoReflect() protoreflect.Message {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2127,7 +2041,6 @@ func (x *BotReminderMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotReminderMetadata.ProtoReflect.Descriptor instead.
 func (*BotReminderMetadata) Descriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{5}
 }
 
@@ -2175,7 +2088,6 @@ type BotModelMetadata struct {
 }
 
 func (x *BotModelMetadata) Reset() {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	*x = BotModelMetadata{}
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2189,7 +2101,6 @@ func (x *BotModelMetadata) String() string {
 func (*BotModelMetadata) ProtoMessage() {}
 
 func (x *BotModelMetadata) ProtoReflect() protoreflect.Message {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2203,7 +2114,6 @@ func (x *BotModelMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotModelMetadata.ProtoReflect.Descriptor instead.
 func (*BotModelMetadata) Descriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{6}
 }
 
@@ -2230,7 +2140,6 @@ type BotProgressIndicatorMetadata struct {
 }
 
 func (x *BotProgressIndicatorMetadata) Reset() {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	*x = BotProgressIndicatorMetadata{}
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2244,7 +2153,6 @@ func (x *BotProgressIndicatorMetadata) String() string {
 func (*BotProgressIndicatorMetadata) ProtoMessage() {}
 
 func (x *BotProgressIndicatorMetadata) ProtoReflect() protoreflect.Message {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2258,7 +2166,6 @@ func (x *BotProgressIndicatorMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotProgressIndicatorMetadata.ProtoReflect.Descriptor instead.
 func (*BotProgressIndicatorMetadata) Descriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{7}
 }
 
@@ -2284,7 +2191,6 @@ type BotCapabilityMetadata struct {
 }
 
 func (x *BotCapabilityMetadata) Reset() {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	*x = BotCapabilityMetadata{}
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2298,7 +2204,6 @@ func (x *BotCapabilityMetadata) String() string {
 func (*BotCapabilityMetadata) ProtoMessage() {}
 
 func (x *BotCapabilityMetadata) ProtoReflect() protoreflect.Message {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2312,7 +2217,6 @@ func (x *BotCapabilityMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotCapabilityMetadata.ProtoReflect.Descriptor instead.
 func (*BotCapabilityMetadata) Descriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{8}
 }
 
@@ -2331,7 +2235,6 @@ type BotModeSelectionMetadata struct {
 }
 
 func (x *BotModeSelectionMetadata) Reset() {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	*x = BotModeSelectionMetadata{}
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2345,7 +2248,6 @@ func (x *BotModeSelectionMetadata) String() string {
 func (*BotModeSelectionMetadata) ProtoMessage() {}
 
 func (x *BotModeSelectionMetadata) ProtoReflect() protoreflect.Message {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2359,7 +2261,6 @@ func (x *BotModeSelectionMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotModeSelectionMetadata.ProtoReflect.Descriptor instead.
 func (*BotModeSelectionMetadata) Descriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{9}
 }
 
@@ -2378,7 +2279,6 @@ type BotQuotaMetadata struct {
 }
 
 func (x *BotQuotaMetadata) Reset() {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	*x = BotQuotaMetadata{}
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2392,7 +2292,6 @@ func (x *BotQuotaMetadata) String() string {
 func (*BotQuotaMetadata) ProtoMessage() {}
 
 func (x *BotQuotaMetadata) ProtoReflect() protoreflect.Message {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2406,7 +2305,6 @@ func (x *BotQuotaMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotQuotaMetadata.ProtoReflect.Descriptor instead.
 func (*BotQuotaMetadata) Descriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{10}
 }
 
@@ -2425,7 +2323,6 @@ type BotImagineMetadata struct {
 }
 
 func (x *BotImagineMetadata) Reset() {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	*x = BotImagineMetadata{}
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2439,7 +2336,6 @@ func (x *BotImagineMetadata) String() string {
 func (*BotImagineMetadata) ProtoMessage() {}
 
 func (x *BotImagineMetadata) ProtoReflect() protoreflect.Message {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2453,7 +2349,6 @@ func (x *BotImagineMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotImagineMetadata.ProtoReflect.Descriptor instead.
 func (*BotImagineMetadata) Descriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{11}
 }
 
@@ -2472,7 +2367,6 @@ type BotSourcesMetadata struct {
 }
 
 func (x *BotSourcesMetadata) Reset() {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	*x = BotSourcesMetadata{}
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2486,7 +2380,6 @@ func (x *BotSourcesMetadata) String() string {
 func (*BotSourcesMetadata) ProtoMessage() {}
 
 func (x *BotSourcesMetadata) ProtoReflect() protoreflect.Message {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2500,7 +2393,6 @@ func (x *BotSourcesMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotSourcesMetadata.ProtoReflect.Descriptor instead.
 func (*BotSourcesMetadata) Descriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{12}
 }
 
@@ -2519,7 +2411,6 @@ type BotMessageOrigin struct {
 }
 
 func (x *BotMessageOrigin) Reset() {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	*x = BotMessageOrigin{}
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2533,7 +2424,6 @@ func (x *BotMessageOrigin) String() string {
 func (*BotMessageOrigin) ProtoMessage() {}
 
 func (x *BotMessageOrigin) ProtoReflect() protoreflect.Message {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2547,7 +2437,6 @@ func (x *BotMessageOrigin) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotMessageOrigin.ProtoReflect.Descriptor instead.
 func (*BotMessageOrigin) Descriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{13}
 }
 
@@ -2567,7 +2456,6 @@ type AIThreadInfo struct {
 }
 
 func (x *AIThreadInfo) Reset() {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	*x = AIThreadInfo{}
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2581,7 +2469,6 @@ func (x *AIThreadInfo) String() string {
 func (*AIThreadInfo) ProtoMessage() {}
 
 func (x *AIThreadInfo) ProtoReflect() protoreflect.Message {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2595,7 +2482,6 @@ func (x *AIThreadInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AIThreadInfo.ProtoReflect.Descriptor instead.
 func (*AIThreadInfo) Descriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{14}
 }
 
@@ -2625,7 +2511,6 @@ type BotAvatarMetadata struct {
 }
 
 func (x *BotAvatarMetadata) Reset() {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	*x = BotAvatarMetadata{}
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2639,7 +2524,6 @@ func (x *BotAvatarMetadata) String() string {
 func (*BotAvatarMetadata) ProtoMessage() {}
 
 func (x *BotAvatarMetadata) ProtoReflect() protoreflect.Message {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2653,7 +2537,6 @@ func (x *BotAvatarMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotAvatarMetadata.ProtoReflect.Descriptor instead.
 func (*BotAvatarMetadata) Descriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{15}
 }
 
@@ -2703,7 +2586,6 @@ type BotSuggestedPromptMetadata struct {
 }
 
 func (x *BotSuggestedPromptMetadata) Reset() {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	*x = BotSuggestedPromptMetadata{}
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2717,7 +2599,6 @@ func (x *BotSuggestedPromptMetadata) String() string {
 func (*BotSuggestedPromptMetadata) ProtoMessage() {}
 
 func (x *BotSuggestedPromptMetadata) ProtoReflect() protoreflect.Message {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2731,7 +2612,6 @@ func (x *BotSuggestedPromptMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotSuggestedPromptMetadata.ProtoReflect.Descriptor instead.
 func (*BotSuggestedPromptMetadata) Descriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{16}
 }
 
@@ -2771,7 +2651,6 @@ type BotPromptSuggestions struct {
 }
 
 func (x *BotPromptSuggestions) Reset() {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	*x = BotPromptSuggestions{}
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2785,7 +2664,6 @@ func (x *BotPromptSuggestions) String() string {
 func (*BotPromptSuggestions) ProtoMessage() {}
 
 func (x *BotPromptSuggestions) ProtoReflect() protoreflect.Message {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2799,7 +2677,6 @@ func (x *BotPromptSuggestions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotPromptSuggestions.ProtoReflect.Descriptor instead.
 func (*BotPromptSuggestions) Descriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{17}
 }
 
@@ -2819,7 +2696,6 @@ type BotPromptSuggestion struct {
 }
 
 func (x *BotPromptSuggestion) Reset() {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	*x = BotPromptSuggestion{}
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2833,7 +2709,6 @@ func (x *BotPromptSuggestion) String() string {
 func (*BotPromptSuggestion) ProtoMessage() {}
 
 func (x *BotPromptSuggestion) ProtoReflect() protoreflect.Message {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2847,7 +2722,6 @@ func (x *BotPromptSuggestion) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotPromptSuggestion.ProtoReflect.Descriptor instead.
 func (*BotPromptSuggestion) Descriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{18}
 }
 
@@ -2875,7 +2749,6 @@ type BotLinkedAccountsMetadata struct {
 }
 
 func (x *BotLinkedAccountsMetadata) Reset() {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	*x = BotLinkedAccountsMetadata{}
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2889,7 +2762,6 @@ func (x *BotLinkedAccountsMetadata) String() string {
 func (*BotLinkedAccountsMetadata) ProtoMessage() {}
 
 func (x *BotLinkedAccountsMetadata) ProtoReflect() protoreflect.Message {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2903,7 +2775,6 @@ func (x *BotLinkedAccountsMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotLinkedAccountsMetadata.ProtoReflect.Descriptor instead.
 func (*BotLinkedAccountsMetadata) Descriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{19}
 }
 
@@ -2938,7 +2809,6 @@ type BotMemoryMetadata struct {
 }
 
 func (x *BotMemoryMetadata) Reset() {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	*x = BotMemoryMetadata{}
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2952,7 +2822,6 @@ func (x *BotMemoryMetadata) String() string {
 func (*BotMemoryMetadata) ProtoMessage() {}
 
 func (x *BotMemoryMetadata) ProtoReflect() protoreflect.Message {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2966,7 +2835,6 @@ func (x *BotMemoryMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotMemoryMetadata.ProtoReflect.Descriptor instead.
 func (*BotMemoryMetadata) Descriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{20}
 }
 
@@ -3000,7 +2868,6 @@ type BotMemoryFact struct {
 }
 
 func (x *BotMemoryFact) Reset() {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	*x = BotMemoryFact{}
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3014,7 +2881,6 @@ func (x *BotMemoryFact) String() string {
 func (*BotMemoryFact) ProtoMessage() {}
 
 func (x *BotMemoryFact) ProtoReflect() protoreflect.Message {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3028,7 +2894,6 @@ func (x *BotMemoryFact) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotMemoryFact.ProtoReflect.Descriptor instead.
 func (*BotMemoryFact) Descriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{21}
 }
 
@@ -3054,7 +2919,6 @@ type BotSignatureVerificationMetadata struct {
 }
 
 func (x *BotSignatureVerificationMetadata) Reset() {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	*x = BotSignatureVerificationMetadata{}
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3068,7 +2932,6 @@ func (x *BotSignatureVerificationMetadata) String() string {
 func (*BotSignatureVerificationMetadata) ProtoMessage() {}
 
 func (x *BotSignatureVerificationMetadata) ProtoReflect() protoreflect.Message {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3082,7 +2945,6 @@ func (x *BotSignatureVerificationMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotSignatureVerificationMetadata.ProtoReflect.Descriptor instead.
 func (*BotSignatureVerificationMetadata) Descriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{22}
 }
 
@@ -3101,7 +2963,6 @@ type BotRenderingMetadata struct {
 }
 
 func (x *BotRenderingMetadata) Reset() {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	*x = BotRenderingMetadata{}
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3115,7 +2976,6 @@ func (x *BotRenderingMetadata) String() string {
 func (*BotRenderingMetadata) ProtoMessage() {}
 
 func (x *BotRenderingMetadata) ProtoReflect() protoreflect.Message {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3129,7 +2989,6 @@ func (x *BotRenderingMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotRenderingMetadata.ProtoReflect.Descriptor instead.
 func (*BotRenderingMetadata) Descriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{23}
 }
 
@@ -3150,7 +3009,6 @@ type BotMetricsMetadata struct {
 }
 
 func (x *BotMetricsMetadata) Reset() {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	*x = BotMetricsMetadata{}
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3164,7 +3022,6 @@ func (x *BotMetricsMetadata) String() string {
 func (*BotMetricsMetadata) ProtoMessage() {}
 
 func (x *BotMetricsMetadata) ProtoReflect() protoreflect.Message {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3178,7 +3035,6 @@ func (x *BotMetricsMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotMetricsMetadata.ProtoReflect.Descriptor instead.
 func (*BotMetricsMetadata) Descriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{24}
 }
 
@@ -3212,7 +3068,6 @@ type BotSessionMetadata struct {
 }
 
 func (x *BotSessionMetadata) Reset() {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	*x = BotSessionMetadata{}
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3226,7 +3081,6 @@ func (x *BotSessionMetadata) String() string {
 func (*BotSessionMetadata) ProtoMessage() {}
 
 func (x *BotSessionMetadata) ProtoReflect() protoreflect.Message {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3240,7 +3094,6 @@ func (x *BotSessionMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotSessionMetadata.ProtoReflect.Descriptor instead.
 func (*BotSessionMetadata) Descriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{25}
 }
 
@@ -3266,7 +3119,6 @@ type BotMemuMetadata struct {
 }
 
 func (x *BotMemuMetadata) Reset() {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	*x = BotMemuMetadata{}
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3280,7 +3132,6 @@ func (x *BotMemuMetadata) String() string {
 func (*BotMemuMetadata) ProtoMessage() {}
 
 func (x *BotMemuMetadata) ProtoReflect() protoreflect.Message {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3294,7 +3145,6 @@ func (x *BotMemuMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotMemuMetadata.ProtoReflect.Descriptor instead.
 func (*BotMemuMetadata) Descriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{26}
 }
 
@@ -3314,7 +3164,6 @@ type BotAgeCollectionMetadata struct {
 }
 
 func (x *BotAgeCollectionMetadata) Reset() {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	*x = BotAgeCollectionMetadata{}
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3328,7 +3177,6 @@ func (x *BotAgeCollectionMetadata) String() string {
 func (*BotAgeCollectionMetadata) ProtoMessage() {}
 
 func (x *BotAgeCollectionMetadata) ProtoReflect() protoreflect.Message {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3342,7 +3190,6 @@ func (x *BotAgeCollectionMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotAgeCollectionMetadata.ProtoReflect.Descriptor instead.
 func (*BotAgeCollectionMetadata) Descriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{27}
 }
 
@@ -3384,7 +3231,6 @@ type InThreadSurveyMetadata struct {
 }
 
 func (x *InThreadSurveyMetadata) Reset() {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	*x = InThreadSurveyMetadata{}
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3398,7 +3244,6 @@ func (x *InThreadSurveyMetadata) String() string {
 func (*InThreadSurveyMetadata) ProtoMessage() {}
 
 func (x *InThreadSurveyMetadata) ProtoReflect() protoreflect.Message {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3412,7 +3257,6 @@ func (x *InThreadSurveyMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InThreadSurveyMetadata.ProtoReflect.Descriptor instead.
 func (*InThreadSurveyMetadata) Descriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{28}
 }
 
@@ -3543,7 +3387,6 @@ type BotMessageOriginMetadata struct {
 }
 
 func (x *BotMessageOriginMetadata) Reset() {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	*x = BotMessageOriginMetadata{}
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3557,7 +3400,6 @@ func (x *BotMessageOriginMetadata) String() string {
 func (*BotMessageOriginMetadata) ProtoMessage() {}
 
 func (x *BotMessageOriginMetadata) ProtoReflect() protoreflect.Message {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3571,7 +3413,6 @@ func (x *BotMessageOriginMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotMessageOriginMetadata.ProtoReflect.Descriptor instead.
 func (*BotMessageOriginMetadata) Descriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{29}
 }
 
@@ -3591,7 +3432,6 @@ type BotUnifiedResponseMutation struct {
 }
 
 func (x *BotUnifiedResponseMutation) Reset() {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	*x = BotUnifiedResponseMutation{}
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3605,7 +3445,6 @@ func (x *BotUnifiedResponseMutation) String() string {
 func (*BotUnifiedResponseMutation) ProtoMessage() {}
 
 func (x *BotUnifiedResponseMutation) ProtoReflect() protoreflect.Message {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3619,7 +3458,6 @@ func (x *BotUnifiedResponseMutation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotUnifiedResponseMutation.ProtoReflect.Descriptor instead.
 func (*BotUnifiedResponseMutation) Descriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{30}
 }
 
@@ -3676,7 +3514,6 @@ type BotMetadata struct {
 }
 
 func (x *BotMetadata) Reset() {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	*x = BotMetadata{}
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3690,7 +3527,6 @@ func (x *BotMetadata) String() string {
 func (*BotMetadata) ProtoMessage() {}
 
 func (x *BotMetadata) ProtoReflect() protoreflect.Message {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3704,7 +3540,6 @@ func (x *BotMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotMetadata.ProtoReflect.Descriptor instead.
 func (*BotMetadata) Descriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{31}
 }
 
@@ -3946,7 +3781,6 @@ type BotProgressIndicatorMetadata_BotPlanningStepMetadata struct {
 }
 
 func (x *BotProgressIndicatorMetadata_BotPlanningStepMetadata) Reset() {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	*x = BotProgressIndicatorMetadata_BotPlanningStepMetadata{}
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3960,7 +3794,6 @@ func (x *BotProgressIndicatorMetadata_BotPlanningStepMetadata) String() string {
 func (*BotProgressIndicatorMetadata_BotPlanningStepMetadata) ProtoMessage() {}
 
 func (x *BotProgressIndicatorMetadata_BotPlanningStepMetadata) ProtoReflect() protoreflect.Message {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -3974,7 +3807,6 @@ func (x *BotProgressIndicatorMetadata_BotPlanningStepMetadata) ProtoReflect() pr
 
 // Deprecated: Use BotProgressIndicatorMetadata_BotPlanningStepMetadata.ProtoReflect.Descriptor instead.
 func (*BotProgressIndicatorMetadata_BotPlanningStepMetadata) Descriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{7, 0}
 }
 
@@ -4037,7 +3869,6 @@ type BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotPlanningSearchSourc
 }
 
 func (x *BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotPlanningSearchSourcesMetadata) Reset() {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	*x = BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotPlanningSearchSourcesMetadata{}
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4052,7 +3883,6 @@ func (*BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotPlanningSearchSou
 }
 
 func (x *BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotPlanningSearchSourcesMetadata) ProtoReflect() protoreflect.Message {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4066,7 +3896,6 @@ func (x *BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotPlanningSearchS
 
 // Deprecated: Use BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotPlanningSearchSourcesMetadata.ProtoReflect.Descriptor instead.
 func (*BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotPlanningSearchSourcesMetadata) Descriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{7, 0, 0}
 }
 
@@ -4101,7 +3930,6 @@ type BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotPlanningStepSection
 }
 
 func (x *BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotPlanningStepSectionMetadata) Reset() {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	*x = BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotPlanningStepSectionMetadata{}
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4116,7 +3944,6 @@ func (*BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotPlanningStepSecti
 }
 
 func (x *BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotPlanningStepSectionMetadata) ProtoReflect() protoreflect.Message {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4130,7 +3957,6 @@ func (x *BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotPlanningStepSec
 
 // Deprecated: Use BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotPlanningStepSectionMetadata.ProtoReflect.Descriptor instead.
 func (*BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotPlanningStepSectionMetadata) Descriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{7, 0, 1}
 }
 
@@ -4166,7 +3992,6 @@ type BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotPlanningSearchSourc
 }
 
 func (x *BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotPlanningSearchSourceMetadata) Reset() {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	*x = BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotPlanningSearchSourceMetadata{}
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4181,7 +4006,6 @@ func (*BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotPlanningSearchSou
 }
 
 func (x *BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotPlanningSearchSourceMetadata) ProtoReflect() protoreflect.Message {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4195,7 +4019,6 @@ func (x *BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotPlanningSearchS
 
 // Deprecated: Use BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotPlanningSearchSourceMetadata.ProtoReflect.Descriptor instead.
 func (*BotProgressIndicatorMetadata_BotPlanningStepMetadata_BotPlanningSearchSourceMetadata) Descriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{7, 0, 2}
 }
 
@@ -4237,7 +4060,6 @@ type BotQuotaMetadata_BotFeatureQuotaMetadata struct {
 }
 
 func (x *BotQuotaMetadata_BotFeatureQuotaMetadata) Reset() {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	*x = BotQuotaMetadata_BotFeatureQuotaMetadata{}
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4251,7 +4073,6 @@ func (x *BotQuotaMetadata_BotFeatureQuotaMetadata) String() string {
 func (*BotQuotaMetadata_BotFeatureQuotaMetadata) ProtoMessage() {}
 
 func (x *BotQuotaMetadata_BotFeatureQuotaMetadata) ProtoReflect() protoreflect.Message {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4265,7 +4086,6 @@ func (x *BotQuotaMetadata_BotFeatureQuotaMetadata) ProtoReflect() protoreflect.M
 
 // Deprecated: Use BotQuotaMetadata_BotFeatureQuotaMetadata.ProtoReflect.Descriptor instead.
 func (*BotQuotaMetadata_BotFeatureQuotaMetadata) Descriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{10, 0}
 }
 
@@ -4304,7 +4124,6 @@ type BotSourcesMetadata_BotSourceItem struct {
 }
 
 func (x *BotSourcesMetadata_BotSourceItem) Reset() {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	*x = BotSourcesMetadata_BotSourceItem{}
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4318,7 +4137,6 @@ func (x *BotSourcesMetadata_BotSourceItem) String() string {
 func (*BotSourcesMetadata_BotSourceItem) ProtoMessage() {}
 
 func (x *BotSourcesMetadata_BotSourceItem) ProtoReflect() protoreflect.Message {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4332,7 +4150,6 @@ func (x *BotSourcesMetadata_BotSourceItem) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotSourcesMetadata_BotSourceItem.ProtoReflect.Descriptor instead.
 func (*BotSourcesMetadata_BotSourceItem) Descriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{12, 0}
 }
 
@@ -4393,7 +4210,6 @@ type AIThreadInfo_AIThreadClientInfo struct {
 }
 
 func (x *AIThreadInfo_AIThreadClientInfo) Reset() {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	*x = AIThreadInfo_AIThreadClientInfo{}
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4407,7 +4223,6 @@ func (x *AIThreadInfo_AIThreadClientInfo) String() string {
 func (*AIThreadInfo_AIThreadClientInfo) ProtoMessage() {}
 
 func (x *AIThreadInfo_AIThreadClientInfo) ProtoReflect() protoreflect.Message {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4421,7 +4236,6 @@ func (x *AIThreadInfo_AIThreadClientInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AIThreadInfo_AIThreadClientInfo.ProtoReflect.Descriptor instead.
 func (*AIThreadInfo_AIThreadClientInfo) Descriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{14, 0}
 }
 
@@ -4440,7 +4254,6 @@ type AIThreadInfo_AIThreadServerInfo struct {
 }
 
 func (x *AIThreadInfo_AIThreadServerInfo) Reset() {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	*x = AIThreadInfo_AIThreadServerInfo{}
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4454,7 +4267,6 @@ func (x *AIThreadInfo_AIThreadServerInfo) String() string {
 func (*AIThreadInfo_AIThreadServerInfo) ProtoMessage() {}
 
 func (x *AIThreadInfo_AIThreadServerInfo) ProtoReflect() protoreflect.Message {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4468,7 +4280,6 @@ func (x *AIThreadInfo_AIThreadServerInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AIThreadInfo_AIThreadServerInfo.ProtoReflect.Descriptor instead.
 func (*AIThreadInfo_AIThreadServerInfo) Descriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{14, 1}
 }
 
@@ -4488,7 +4299,6 @@ type BotRenderingMetadata_Keyword struct {
 }
 
 func (x *BotRenderingMetadata_Keyword) Reset() {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	*x = BotRenderingMetadata_Keyword{}
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4502,7 +4312,6 @@ func (x *BotRenderingMetadata_Keyword) String() string {
 func (*BotRenderingMetadata_Keyword) ProtoMessage() {}
 
 func (x *BotRenderingMetadata_Keyword) ProtoReflect() protoreflect.Message {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4516,7 +4325,6 @@ func (x *BotRenderingMetadata_Keyword) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotRenderingMetadata_Keyword.ProtoReflect.Descriptor instead.
 func (*BotRenderingMetadata_Keyword) Descriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{23, 0}
 }
 
@@ -4543,7 +4351,6 @@ type InThreadSurveyMetadata_InThreadSurveyPrivacyStatementPart struct {
 }
 
 func (x *InThreadSurveyMetadata_InThreadSurveyPrivacyStatementPart) Reset() {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	*x = InThreadSurveyMetadata_InThreadSurveyPrivacyStatementPart{}
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4557,7 +4364,6 @@ func (x *InThreadSurveyMetadata_InThreadSurveyPrivacyStatementPart) String() str
 func (*InThreadSurveyMetadata_InThreadSurveyPrivacyStatementPart) ProtoMessage() {}
 
 func (x *InThreadSurveyMetadata_InThreadSurveyPrivacyStatementPart) ProtoReflect() protoreflect.Message {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4571,7 +4377,6 @@ func (x *InThreadSurveyMetadata_InThreadSurveyPrivacyStatementPart) ProtoReflect
 
 // Deprecated: Use InThreadSurveyMetadata_InThreadSurveyPrivacyStatementPart.ProtoReflect.Descriptor instead.
 func (*InThreadSurveyMetadata_InThreadSurveyPrivacyStatementPart) Descriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{28, 0}
 }
 
@@ -4599,7 +4404,6 @@ type InThreadSurveyMetadata_InThreadSurveyOption struct {
 }
 
 func (x *InThreadSurveyMetadata_InThreadSurveyOption) Reset() {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	*x = InThreadSurveyMetadata_InThreadSurveyOption{}
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4613,7 +4417,6 @@ func (x *InThreadSurveyMetadata_InThreadSurveyOption) String() string {
 func (*InThreadSurveyMetadata_InThreadSurveyOption) ProtoMessage() {}
 
 func (x *InThreadSurveyMetadata_InThreadSurveyOption) ProtoReflect() protoreflect.Message {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4627,7 +4430,6 @@ func (x *InThreadSurveyMetadata_InThreadSurveyOption) ProtoReflect() protoreflec
 
 // Deprecated: Use InThreadSurveyMetadata_InThreadSurveyOption.ProtoReflect.Descriptor instead.
 func (*InThreadSurveyMetadata_InThreadSurveyOption) Descriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{28, 1}
 }
 
@@ -4662,7 +4464,6 @@ type InThreadSurveyMetadata_InThreadSurveyQuestion struct {
 }
 
 func (x *InThreadSurveyMetadata_InThreadSurveyQuestion) Reset() {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	*x = InThreadSurveyMetadata_InThreadSurveyQuestion{}
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4676,7 +4477,6 @@ func (x *InThreadSurveyMetadata_InThreadSurveyQuestion) String() string {
 func (*InThreadSurveyMetadata_InThreadSurveyQuestion) ProtoMessage() {}
 
 func (x *InThreadSurveyMetadata_InThreadSurveyQuestion) ProtoReflect() protoreflect.Message {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4690,7 +4490,6 @@ func (x *InThreadSurveyMetadata_InThreadSurveyQuestion) ProtoReflect() protorefl
 
 // Deprecated: Use InThreadSurveyMetadata_InThreadSurveyQuestion.ProtoReflect.Descriptor instead.
 func (*InThreadSurveyMetadata_InThreadSurveyQuestion) Descriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{28, 2}
 }
 
@@ -4725,7 +4524,6 @@ type BotUnifiedResponseMutation_MediaDetailsMetadata struct {
 }
 
 func (x *BotUnifiedResponseMutation_MediaDetailsMetadata) Reset() {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	*x = BotUnifiedResponseMutation_MediaDetailsMetadata{}
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4739,7 +4537,6 @@ func (x *BotUnifiedResponseMutation_MediaDetailsMetadata) String() string {
 func (*BotUnifiedResponseMutation_MediaDetailsMetadata) ProtoMessage() {}
 
 func (x *BotUnifiedResponseMutation_MediaDetailsMetadata) ProtoReflect() protoreflect.Message {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4753,7 +4550,6 @@ func (x *BotUnifiedResponseMutation_MediaDetailsMetadata) ProtoReflect() protore
 
 // Deprecated: Use BotUnifiedResponseMutation_MediaDetailsMetadata.ProtoReflect.Descriptor instead.
 func (*BotUnifiedResponseMutation_MediaDetailsMetadata) Descriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{30, 0}
 }
 
@@ -4786,7 +4582,6 @@ type BotUnifiedResponseMutation_SideBySideMetadata struct {
 }
 
 func (x *BotUnifiedResponseMutation_SideBySideMetadata) Reset() {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	*x = BotUnifiedResponseMutation_SideBySideMetadata{}
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4800,7 +4595,6 @@ func (x *BotUnifiedResponseMutation_SideBySideMetadata) String() string {
 func (*BotUnifiedResponseMutation_SideBySideMetadata) ProtoMessage() {}
 
 func (x *BotUnifiedResponseMutation_SideBySideMetadata) ProtoReflect() protoreflect.Message {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	mi := &file_waBotMetadata_WABotMetadata_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -4814,7 +4608,6 @@ func (x *BotUnifiedResponseMutation_SideBySideMetadata) ProtoReflect() protorefl
 
 // Deprecated: Use BotUnifiedResponseMutation_SideBySideMetadata.ProtoReflect.Descriptor instead.
 func (*BotUnifiedResponseMutation_SideBySideMetadata) Descriptor() ([]byte, []int) {
-	file_waBotMetadata_WABotMetadata_proto_init()
 	return file_waBotMetadata_WABotMetadata_proto_rawDescGZIP(), []int{30, 1}
 }
 
@@ -5278,8 +5071,8 @@ func file_waBotMetadata_WABotMetadata_proto_rawDescGZIP() []byte {
 	return file_waBotMetadata_WABotMetadata_proto_rawDescData
 }
 
-var file_waBotMetadata_WABotMetadata_proto_enumTypes []protoimpl.EnumInfo
-var file_waBotMetadata_WABotMetadata_proto_msgTypes []protoimpl.MessageInfo
+var file_waBotMetadata_WABotMetadata_proto_enumTypes = make([]protoimpl.EnumInfo, 23)
+var file_waBotMetadata_WABotMetadata_proto_msgTypes = make([]protoimpl.MessageInfo, 46)
 var file_waBotMetadata_WABotMetadata_proto_goTypes = []any{
 	(BotMetricsEntryPoint)(0),                                                         // 0: WABotMetadata.BotMetricsEntryPoint
 	(BotMetricsThreadEntryPoint)(0),                                                   // 1: WABotMetadata.BotMetricsThreadEntryPoint
@@ -5435,21 +5228,8 @@ var file_waBotMetadata_WABotMetadata_proto_depIdxs = []int32{
 	0,  // [0:75] is the sub-list for field type_name
 }
 
-// file_waBotMetadata_WABotMetadata_proto_init registers the file once, at its first use (msgbridge's hack/lazyproto).
+func init() { file_waBotMetadata_WABotMetadata_proto_init() }
 func file_waBotMetadata_WABotMetadata_proto_init() {
-	file_waBotMetadata_WABotMetadata_proto_once.Do(file_waBotMetadata_WABotMetadata_proto_register)
-}
-
-var file_waBotMetadata_WABotMetadata_proto_once sync.Once
-
-// XXX_RegisterProtoFiles registers this package's files; the packages
-// that import it call it before registering their own.
-func XXX_RegisterProtoFiles() { file_waBotMetadata_WABotMetadata_proto_init() }
-
-func file_waBotMetadata_WABotMetadata_proto_register() {
-	waCommon.XXX_RegisterProtoFiles()
-	file_waBotMetadata_WABotMetadata_proto_enumTypes = make([]protoimpl.EnumInfo, 23)
-	file_waBotMetadata_WABotMetadata_proto_msgTypes = make([]protoimpl.MessageInfo, 46)
 	if File_waBotMetadata_WABotMetadata_proto != nil {
 		return
 	}

@@ -31,7 +31,6 @@ type NoiseCertificate struct {
 }
 
 func (x *NoiseCertificate) Reset() {
-	file_waCert_WACert_proto_init()
 	*x = NoiseCertificate{}
 	mi := &file_waCert_WACert_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -45,7 +44,6 @@ func (x *NoiseCertificate) String() string {
 func (*NoiseCertificate) ProtoMessage() {}
 
 func (x *NoiseCertificate) ProtoReflect() protoreflect.Message {
-	file_waCert_WACert_proto_init()
 	mi := &file_waCert_WACert_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -59,7 +57,6 @@ func (x *NoiseCertificate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NoiseCertificate.ProtoReflect.Descriptor instead.
 func (*NoiseCertificate) Descriptor() ([]byte, []int) {
-	file_waCert_WACert_proto_init()
 	return file_waCert_WACert_proto_rawDescGZIP(), []int{0}
 }
 
@@ -86,7 +83,6 @@ type CertChain struct {
 }
 
 func (x *CertChain) Reset() {
-	file_waCert_WACert_proto_init()
 	*x = CertChain{}
 	mi := &file_waCert_WACert_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -100,7 +96,6 @@ func (x *CertChain) String() string {
 func (*CertChain) ProtoMessage() {}
 
 func (x *CertChain) ProtoReflect() protoreflect.Message {
-	file_waCert_WACert_proto_init()
 	mi := &file_waCert_WACert_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -114,7 +109,6 @@ func (x *CertChain) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CertChain.ProtoReflect.Descriptor instead.
 func (*CertChain) Descriptor() ([]byte, []int) {
-	file_waCert_WACert_proto_init()
 	return file_waCert_WACert_proto_rawDescGZIP(), []int{1}
 }
 
@@ -144,7 +138,6 @@ type NoiseCertificate_Details struct {
 }
 
 func (x *NoiseCertificate_Details) Reset() {
-	file_waCert_WACert_proto_init()
 	*x = NoiseCertificate_Details{}
 	mi := &file_waCert_WACert_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -158,7 +151,6 @@ func (x *NoiseCertificate_Details) String() string {
 func (*NoiseCertificate_Details) ProtoMessage() {}
 
 func (x *NoiseCertificate_Details) ProtoReflect() protoreflect.Message {
-	file_waCert_WACert_proto_init()
 	mi := &file_waCert_WACert_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -172,7 +164,6 @@ func (x *NoiseCertificate_Details) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NoiseCertificate_Details.ProtoReflect.Descriptor instead.
 func (*NoiseCertificate_Details) Descriptor() ([]byte, []int) {
-	file_waCert_WACert_proto_init()
 	return file_waCert_WACert_proto_rawDescGZIP(), []int{0, 0}
 }
 
@@ -220,7 +211,6 @@ type CertChain_NoiseCertificate struct {
 }
 
 func (x *CertChain_NoiseCertificate) Reset() {
-	file_waCert_WACert_proto_init()
 	*x = CertChain_NoiseCertificate{}
 	mi := &file_waCert_WACert_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -234,7 +224,6 @@ func (x *CertChain_NoiseCertificate) String() string {
 func (*CertChain_NoiseCertificate) ProtoMessage() {}
 
 func (x *CertChain_NoiseCertificate) ProtoReflect() protoreflect.Message {
-	file_waCert_WACert_proto_init()
 	mi := &file_waCert_WACert_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -248,7 +237,6 @@ func (x *CertChain_NoiseCertificate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CertChain_NoiseCertificate.ProtoReflect.Descriptor instead.
 func (*CertChain_NoiseCertificate) Descriptor() ([]byte, []int) {
-	file_waCert_WACert_proto_init()
 	return file_waCert_WACert_proto_rawDescGZIP(), []int{1, 0}
 }
 
@@ -278,7 +266,6 @@ type CertChain_NoiseCertificate_Details struct {
 }
 
 func (x *CertChain_NoiseCertificate_Details) Reset() {
-	file_waCert_WACert_proto_init()
 	*x = CertChain_NoiseCertificate_Details{}
 	mi := &file_waCert_WACert_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -292,7 +279,6 @@ func (x *CertChain_NoiseCertificate_Details) String() string {
 func (*CertChain_NoiseCertificate_Details) ProtoMessage() {}
 
 func (x *CertChain_NoiseCertificate_Details) ProtoReflect() protoreflect.Message {
-	file_waCert_WACert_proto_init()
 	mi := &file_waCert_WACert_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -306,7 +292,6 @@ func (x *CertChain_NoiseCertificate_Details) ProtoReflect() protoreflect.Message
 
 // Deprecated: Use CertChain_NoiseCertificate_Details.ProtoReflect.Descriptor instead.
 func (*CertChain_NoiseCertificate_Details) Descriptor() ([]byte, []int) {
-	file_waCert_WACert_proto_init()
 	return file_waCert_WACert_proto_rawDescGZIP(), []int{1, 0, 0}
 }
 
@@ -384,7 +369,7 @@ func file_waCert_WACert_proto_rawDescGZIP() []byte {
 	return file_waCert_WACert_proto_rawDescData
 }
 
-var file_waCert_WACert_proto_msgTypes []protoimpl.MessageInfo
+var file_waCert_WACert_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
 var file_waCert_WACert_proto_goTypes = []any{
 	(*NoiseCertificate)(nil),                   // 0: WACert.NoiseCertificate
 	(*CertChain)(nil),                          // 1: WACert.CertChain
@@ -402,19 +387,8 @@ var file_waCert_WACert_proto_depIdxs = []int32{
 	0, // [0:2] is the sub-list for field type_name
 }
 
-// file_waCert_WACert_proto_init registers the file once, at its first use (msgbridge's hack/lazyproto).
+func init() { file_waCert_WACert_proto_init() }
 func file_waCert_WACert_proto_init() {
-	file_waCert_WACert_proto_once.Do(file_waCert_WACert_proto_register)
-}
-
-var file_waCert_WACert_proto_once sync.Once
-
-// XXX_RegisterProtoFiles registers this package's files; the packages
-// that import it call it before registering their own.
-func XXX_RegisterProtoFiles() { file_waCert_WACert_proto_init() }
-
-func file_waCert_WACert_proto_register() {
-	file_waCert_WACert_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
 	if File_waCert_WACert_proto != nil {
 		return
 	}

@@ -33,7 +33,6 @@ type ChatLockSettings struct {
 }
 
 func (x *ChatLockSettings) Reset() {
-	file_waChatLockSettings_WAWebProtobufsChatLockSettings_proto_init()
 	*x = ChatLockSettings{}
 	mi := &file_waChatLockSettings_WAWebProtobufsChatLockSettings_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -47,7 +46,6 @@ func (x *ChatLockSettings) String() string {
 func (*ChatLockSettings) ProtoMessage() {}
 
 func (x *ChatLockSettings) ProtoReflect() protoreflect.Message {
-	file_waChatLockSettings_WAWebProtobufsChatLockSettings_proto_init()
 	mi := &file_waChatLockSettings_WAWebProtobufsChatLockSettings_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -61,7 +59,6 @@ func (x *ChatLockSettings) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChatLockSettings.ProtoReflect.Descriptor instead.
 func (*ChatLockSettings) Descriptor() ([]byte, []int) {
-	file_waChatLockSettings_WAWebProtobufsChatLockSettings_proto_init()
 	return file_waChatLockSettings_WAWebProtobufsChatLockSettings_proto_rawDescGZIP(), []int{0}
 }
 
@@ -102,7 +99,7 @@ func file_waChatLockSettings_WAWebProtobufsChatLockSettings_proto_rawDescGZIP() 
 	return file_waChatLockSettings_WAWebProtobufsChatLockSettings_proto_rawDescData
 }
 
-var file_waChatLockSettings_WAWebProtobufsChatLockSettings_proto_msgTypes []protoimpl.MessageInfo
+var file_waChatLockSettings_WAWebProtobufsChatLockSettings_proto_msgTypes = make([]protoimpl.MessageInfo, 1)
 var file_waChatLockSettings_WAWebProtobufsChatLockSettings_proto_goTypes = []any{
 	(*ChatLockSettings)(nil),            // 0: WAWebProtobufsChatLockSettings.ChatLockSettings
 	(*waUserPassword.UserPassword)(nil), // 1: WAWebProtobufsUserPassword.UserPassword
@@ -116,20 +113,8 @@ var file_waChatLockSettings_WAWebProtobufsChatLockSettings_proto_depIdxs = []int
 	0, // [0:1] is the sub-list for field type_name
 }
 
-// file_waChatLockSettings_WAWebProtobufsChatLockSettings_proto_init registers the file once, at its first use (msgbridge's hack/lazyproto).
+func init() { file_waChatLockSettings_WAWebProtobufsChatLockSettings_proto_init() }
 func file_waChatLockSettings_WAWebProtobufsChatLockSettings_proto_init() {
-	file_waChatLockSettings_WAWebProtobufsChatLockSettings_proto_once.Do(file_waChatLockSettings_WAWebProtobufsChatLockSettings_proto_register)
-}
-
-var file_waChatLockSettings_WAWebProtobufsChatLockSettings_proto_once sync.Once
-
-// XXX_RegisterProtoFiles registers this package's files; the packages
-// that import it call it before registering their own.
-func XXX_RegisterProtoFiles() { file_waChatLockSettings_WAWebProtobufsChatLockSettings_proto_init() }
-
-func file_waChatLockSettings_WAWebProtobufsChatLockSettings_proto_register() {
-	waUserPassword.XXX_RegisterProtoFiles()
-	file_waChatLockSettings_WAWebProtobufsChatLockSettings_proto_msgTypes = make([]protoimpl.MessageInfo, 1)
 	if File_waChatLockSettings_WAWebProtobufsChatLockSettings_proto != nil {
 		return
 	}

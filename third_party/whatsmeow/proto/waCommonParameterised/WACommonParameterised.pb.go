@@ -55,12 +55,10 @@ func (x FutureProofBehavior) String() string {
 }
 
 func (FutureProofBehavior) Descriptor() protoreflect.EnumDescriptor {
-	file_waCommonParameterised_WACommonParameterised_proto_init()
 	return file_waCommonParameterised_WACommonParameterised_proto_enumTypes[0].Descriptor()
 }
 
 func (FutureProofBehavior) Type() protoreflect.EnumType {
-	file_waCommonParameterised_WACommonParameterised_proto_init()
 	return &file_waCommonParameterised_WACommonParameterised_proto_enumTypes[0]
 }
 
@@ -80,7 +78,6 @@ func (x *FutureProofBehavior) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use FutureProofBehavior.Descriptor instead.
 func (FutureProofBehavior) EnumDescriptor() ([]byte, []int) {
-	file_waCommonParameterised_WACommonParameterised_proto_init()
 	return file_waCommonParameterised_WACommonParameterised_proto_rawDescGZIP(), []int{0}
 }
 
@@ -120,12 +117,10 @@ func (x Command_CommandType) String() string {
 }
 
 func (Command_CommandType) Descriptor() protoreflect.EnumDescriptor {
-	file_waCommonParameterised_WACommonParameterised_proto_init()
 	return file_waCommonParameterised_WACommonParameterised_proto_enumTypes[1].Descriptor()
 }
 
 func (Command_CommandType) Type() protoreflect.EnumType {
-	file_waCommonParameterised_WACommonParameterised_proto_init()
 	return &file_waCommonParameterised_WACommonParameterised_proto_enumTypes[1]
 }
 
@@ -145,7 +140,6 @@ func (x *Command_CommandType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use Command_CommandType.Descriptor instead.
 func (Command_CommandType) EnumDescriptor() ([]byte, []int) {
-	file_waCommonParameterised_WACommonParameterised_proto_init()
 	return file_waCommonParameterised_WACommonParameterised_proto_rawDescGZIP(), []int{1, 0}
 }
 
@@ -176,12 +170,10 @@ func (x Mention_MentionType) String() string {
 }
 
 func (Mention_MentionType) Descriptor() protoreflect.EnumDescriptor {
-	file_waCommonParameterised_WACommonParameterised_proto_init()
 	return file_waCommonParameterised_WACommonParameterised_proto_enumTypes[2].Descriptor()
 }
 
 func (Mention_MentionType) Type() protoreflect.EnumType {
-	file_waCommonParameterised_WACommonParameterised_proto_init()
 	return &file_waCommonParameterised_WACommonParameterised_proto_enumTypes[2]
 }
 
@@ -201,7 +193,6 @@ func (x *Mention_MentionType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use Mention_MentionType.Descriptor instead.
 func (Mention_MentionType) EnumDescriptor() ([]byte, []int) {
-	file_waCommonParameterised_WACommonParameterised_proto_init()
 	return file_waCommonParameterised_WACommonParameterised_proto_rawDescGZIP(), []int{2, 0}
 }
 
@@ -216,7 +207,6 @@ type MessageKey struct {
 }
 
 func (x *MessageKey) Reset() {
-	file_waCommonParameterised_WACommonParameterised_proto_init()
 	*x = MessageKey{}
 	mi := &file_waCommonParameterised_WACommonParameterised_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -230,7 +220,6 @@ func (x *MessageKey) String() string {
 func (*MessageKey) ProtoMessage() {}
 
 func (x *MessageKey) ProtoReflect() protoreflect.Message {
-	file_waCommonParameterised_WACommonParameterised_proto_init()
 	mi := &file_waCommonParameterised_WACommonParameterised_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -244,7 +233,6 @@ func (x *MessageKey) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MessageKey.ProtoReflect.Descriptor instead.
 func (*MessageKey) Descriptor() ([]byte, []int) {
-	file_waCommonParameterised_WACommonParameterised_proto_init()
 	return file_waCommonParameterised_WACommonParameterised_proto_rawDescGZIP(), []int{0}
 }
 
@@ -287,7 +275,6 @@ type Command struct {
 }
 
 func (x *Command) Reset() {
-	file_waCommonParameterised_WACommonParameterised_proto_init()
 	*x = Command{}
 	mi := &file_waCommonParameterised_WACommonParameterised_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -301,7 +288,6 @@ func (x *Command) String() string {
 func (*Command) ProtoMessage() {}
 
 func (x *Command) ProtoReflect() protoreflect.Message {
-	file_waCommonParameterised_WACommonParameterised_proto_init()
 	mi := &file_waCommonParameterised_WACommonParameterised_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -315,7 +301,6 @@ func (x *Command) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Command.ProtoReflect.Descriptor instead.
 func (*Command) Descriptor() ([]byte, []int) {
-	file_waCommonParameterised_WACommonParameterised_proto_init()
 	return file_waCommonParameterised_WACommonParameterised_proto_rawDescGZIP(), []int{1}
 }
 
@@ -358,7 +343,6 @@ type Mention struct {
 }
 
 func (x *Mention) Reset() {
-	file_waCommonParameterised_WACommonParameterised_proto_init()
 	*x = Mention{}
 	mi := &file_waCommonParameterised_WACommonParameterised_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -372,7 +356,6 @@ func (x *Mention) String() string {
 func (*Mention) ProtoMessage() {}
 
 func (x *Mention) ProtoReflect() protoreflect.Message {
-	file_waCommonParameterised_WACommonParameterised_proto_init()
 	mi := &file_waCommonParameterised_WACommonParameterised_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -386,7 +369,6 @@ func (x *Mention) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Mention.ProtoReflect.Descriptor instead.
 func (*Mention) Descriptor() ([]byte, []int) {
-	file_waCommonParameterised_WACommonParameterised_proto_init()
 	return file_waCommonParameterised_WACommonParameterised_proto_rawDescGZIP(), []int{2}
 }
 
@@ -429,7 +411,6 @@ type MessageText struct {
 }
 
 func (x *MessageText) Reset() {
-	file_waCommonParameterised_WACommonParameterised_proto_init()
 	*x = MessageText{}
 	mi := &file_waCommonParameterised_WACommonParameterised_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -443,7 +424,6 @@ func (x *MessageText) String() string {
 func (*MessageText) ProtoMessage() {}
 
 func (x *MessageText) ProtoReflect() protoreflect.Message {
-	file_waCommonParameterised_WACommonParameterised_proto_init()
 	mi := &file_waCommonParameterised_WACommonParameterised_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -457,7 +437,6 @@ func (x *MessageText) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MessageText.ProtoReflect.Descriptor instead.
 func (*MessageText) Descriptor() ([]byte, []int) {
-	file_waCommonParameterised_WACommonParameterised_proto_init()
 	return file_waCommonParameterised_WACommonParameterised_proto_rawDescGZIP(), []int{3}
 }
 
@@ -498,7 +477,6 @@ type SubProtocol struct {
 }
 
 func (x *SubProtocol) Reset() {
-	file_waCommonParameterised_WACommonParameterised_proto_init()
 	*x = SubProtocol{}
 	mi := &file_waCommonParameterised_WACommonParameterised_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -512,7 +490,6 @@ func (x *SubProtocol) String() string {
 func (*SubProtocol) ProtoMessage() {}
 
 func (x *SubProtocol) ProtoReflect() protoreflect.Message {
-	file_waCommonParameterised_WACommonParameterised_proto_init()
 	mi := &file_waCommonParameterised_WACommonParameterised_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -526,7 +503,6 @@ func (x *SubProtocol) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubProtocol.ProtoReflect.Descriptor instead.
 func (*SubProtocol) Descriptor() ([]byte, []int) {
-	file_waCommonParameterised_WACommonParameterised_proto_init()
 	return file_waCommonParameterised_WACommonParameterised_proto_rawDescGZIP(), []int{4}
 }
 
@@ -600,8 +576,8 @@ func file_waCommonParameterised_WACommonParameterised_proto_rawDescGZIP() []byte
 	return file_waCommonParameterised_WACommonParameterised_proto_rawDescData
 }
 
-var file_waCommonParameterised_WACommonParameterised_proto_enumTypes []protoimpl.EnumInfo
-var file_waCommonParameterised_WACommonParameterised_proto_msgTypes []protoimpl.MessageInfo
+var file_waCommonParameterised_WACommonParameterised_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
+var file_waCommonParameterised_WACommonParameterised_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
 var file_waCommonParameterised_WACommonParameterised_proto_goTypes = []any{
 	(FutureProofBehavior)(0), // 0: WACommonParameterised.FutureProofBehavior
 	(Command_CommandType)(0), // 1: WACommonParameterised.Command.CommandType
@@ -624,20 +600,8 @@ var file_waCommonParameterised_WACommonParameterised_proto_depIdxs = []int32{
 	0, // [0:4] is the sub-list for field type_name
 }
 
-// file_waCommonParameterised_WACommonParameterised_proto_init registers the file once, at its first use (msgbridge's hack/lazyproto).
+func init() { file_waCommonParameterised_WACommonParameterised_proto_init() }
 func file_waCommonParameterised_WACommonParameterised_proto_init() {
-	file_waCommonParameterised_WACommonParameterised_proto_once.Do(file_waCommonParameterised_WACommonParameterised_proto_register)
-}
-
-var file_waCommonParameterised_WACommonParameterised_proto_once sync.Once
-
-// XXX_RegisterProtoFiles registers this package's files; the packages
-// that import it call it before registering their own.
-func XXX_RegisterProtoFiles() { file_waCommonParameterised_WACommonParameterised_proto_init() }
-
-func file_waCommonParameterised_WACommonParameterised_proto_register() {
-	file_waCommonParameterised_WACommonParameterised_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-	file_waCommonParameterised_WACommonParameterised_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
 	if File_waCommonParameterised_WACommonParameterised_proto != nil {
 		return
 	}

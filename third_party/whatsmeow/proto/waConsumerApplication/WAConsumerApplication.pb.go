@@ -57,12 +57,10 @@ func (x ConsumerApplication_Metadata_SpecialTextSize) String() string {
 }
 
 func (ConsumerApplication_Metadata_SpecialTextSize) Descriptor() protoreflect.EnumDescriptor {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_enumTypes[0].Descriptor()
 }
 
 func (ConsumerApplication_Metadata_SpecialTextSize) Type() protoreflect.EnumType {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return &file_waConsumerApplication_WAConsumerApplication_proto_enumTypes[0]
 }
 
@@ -82,7 +80,6 @@ func (x *ConsumerApplication_Metadata_SpecialTextSize) UnmarshalJSON(b []byte) e
 
 // Deprecated: Use ConsumerApplication_Metadata_SpecialTextSize.Descriptor instead.
 func (ConsumerApplication_Metadata_SpecialTextSize) EnumDescriptor() ([]byte, []int) {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 2, 0}
 }
 
@@ -128,12 +125,10 @@ func (x ConsumerApplication_StatusTextMesage_FontType) String() string {
 }
 
 func (ConsumerApplication_StatusTextMesage_FontType) Descriptor() protoreflect.EnumDescriptor {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_enumTypes[1].Descriptor()
 }
 
 func (ConsumerApplication_StatusTextMesage_FontType) Type() protoreflect.EnumType {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return &file_waConsumerApplication_WAConsumerApplication_proto_enumTypes[1]
 }
 
@@ -153,7 +148,6 @@ func (x *ConsumerApplication_StatusTextMesage_FontType) UnmarshalJSON(b []byte) 
 
 // Deprecated: Use ConsumerApplication_StatusTextMesage_FontType.Descriptor instead.
 func (ConsumerApplication_StatusTextMesage_FontType) EnumDescriptor() ([]byte, []int) {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 20, 0}
 }
 
@@ -187,12 +181,10 @@ func (x ConsumerApplication_ExtendedTextMessage_PreviewType) String() string {
 }
 
 func (ConsumerApplication_ExtendedTextMessage_PreviewType) Descriptor() protoreflect.EnumDescriptor {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_enumTypes[2].Descriptor()
 }
 
 func (ConsumerApplication_ExtendedTextMessage_PreviewType) Type() protoreflect.EnumType {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return &file_waConsumerApplication_WAConsumerApplication_proto_enumTypes[2]
 }
 
@@ -212,7 +204,6 @@ func (x *ConsumerApplication_ExtendedTextMessage_PreviewType) UnmarshalJSON(b []
 
 // Deprecated: Use ConsumerApplication_ExtendedTextMessage_PreviewType.Descriptor instead.
 func (ConsumerApplication_ExtendedTextMessage_PreviewType) EnumDescriptor() ([]byte, []int) {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 21, 0}
 }
 
@@ -225,7 +216,6 @@ type ConsumerApplication struct {
 }
 
 func (x *ConsumerApplication) Reset() {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -239,7 +229,6 @@ func (x *ConsumerApplication) String() string {
 func (*ConsumerApplication) ProtoMessage() {}
 
 func (x *ConsumerApplication) ProtoReflect() protoreflect.Message {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -253,7 +242,6 @@ func (x *ConsumerApplication) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConsumerApplication.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication) Descriptor() ([]byte, []int) {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0}
 }
 
@@ -285,7 +273,6 @@ type ConsumerApplication_Payload struct {
 }
 
 func (x *ConsumerApplication_Payload) Reset() {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_Payload{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -299,7 +286,6 @@ func (x *ConsumerApplication_Payload) String() string {
 func (*ConsumerApplication_Payload) ProtoMessage() {}
 
 func (x *ConsumerApplication_Payload) ProtoReflect() protoreflect.Message {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -313,7 +299,6 @@ func (x *ConsumerApplication_Payload) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConsumerApplication_Payload.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_Payload) Descriptor() ([]byte, []int) {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 0}
 }
 
@@ -396,7 +381,6 @@ type ConsumerApplication_SubProtocolPayload struct {
 }
 
 func (x *ConsumerApplication_SubProtocolPayload) Reset() {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_SubProtocolPayload{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -410,7 +394,6 @@ func (x *ConsumerApplication_SubProtocolPayload) String() string {
 func (*ConsumerApplication_SubProtocolPayload) ProtoMessage() {}
 
 func (x *ConsumerApplication_SubProtocolPayload) ProtoReflect() protoreflect.Message {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -424,7 +407,6 @@ func (x *ConsumerApplication_SubProtocolPayload) ProtoReflect() protoreflect.Mes
 
 // Deprecated: Use ConsumerApplication_SubProtocolPayload.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_SubProtocolPayload) Descriptor() ([]byte, []int) {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 1}
 }
 
@@ -443,7 +425,6 @@ type ConsumerApplication_Metadata struct {
 }
 
 func (x *ConsumerApplication_Metadata) Reset() {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_Metadata{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -457,7 +438,6 @@ func (x *ConsumerApplication_Metadata) String() string {
 func (*ConsumerApplication_Metadata) ProtoMessage() {}
 
 func (x *ConsumerApplication_Metadata) ProtoReflect() protoreflect.Message {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -471,7 +451,6 @@ func (x *ConsumerApplication_Metadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConsumerApplication_Metadata.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_Metadata) Descriptor() ([]byte, []int) {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 2}
 }
 
@@ -489,7 +468,6 @@ type ConsumerApplication_Signal struct {
 }
 
 func (x *ConsumerApplication_Signal) Reset() {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_Signal{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -503,7 +481,6 @@ func (x *ConsumerApplication_Signal) String() string {
 func (*ConsumerApplication_Signal) ProtoMessage() {}
 
 func (x *ConsumerApplication_Signal) ProtoReflect() protoreflect.Message {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -517,7 +494,6 @@ func (x *ConsumerApplication_Signal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConsumerApplication_Signal.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_Signal) Descriptor() ([]byte, []int) {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 3}
 }
 
@@ -532,7 +508,6 @@ type ConsumerApplication_ApplicationData struct {
 }
 
 func (x *ConsumerApplication_ApplicationData) Reset() {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_ApplicationData{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -546,7 +521,6 @@ func (x *ConsumerApplication_ApplicationData) String() string {
 func (*ConsumerApplication_ApplicationData) ProtoMessage() {}
 
 func (x *ConsumerApplication_ApplicationData) ProtoReflect() protoreflect.Message {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -560,7 +534,6 @@ func (x *ConsumerApplication_ApplicationData) ProtoReflect() protoreflect.Messag
 
 // Deprecated: Use ConsumerApplication_ApplicationData.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_ApplicationData) Descriptor() ([]byte, []int) {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 4}
 }
 
@@ -619,7 +592,6 @@ type ConsumerApplication_Content struct {
 }
 
 func (x *ConsumerApplication_Content) Reset() {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_Content{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -633,7 +605,6 @@ func (x *ConsumerApplication_Content) String() string {
 func (*ConsumerApplication_Content) ProtoMessage() {}
 
 func (x *ConsumerApplication_Content) ProtoReflect() protoreflect.Message {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -647,7 +618,6 @@ func (x *ConsumerApplication_Content) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConsumerApplication_Content.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_Content) Descriptor() ([]byte, []int) {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 5}
 }
 
@@ -942,7 +912,6 @@ type ConsumerApplication_EditMessage struct {
 }
 
 func (x *ConsumerApplication_EditMessage) Reset() {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_EditMessage{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -956,7 +925,6 @@ func (x *ConsumerApplication_EditMessage) String() string {
 func (*ConsumerApplication_EditMessage) ProtoMessage() {}
 
 func (x *ConsumerApplication_EditMessage) ProtoReflect() protoreflect.Message {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -970,7 +938,6 @@ func (x *ConsumerApplication_EditMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConsumerApplication_EditMessage.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_EditMessage) Descriptor() ([]byte, []int) {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 6}
 }
 
@@ -1003,7 +970,6 @@ type ConsumerApplication_PollAddOptionMessage struct {
 }
 
 func (x *ConsumerApplication_PollAddOptionMessage) Reset() {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_PollAddOptionMessage{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1017,7 +983,6 @@ func (x *ConsumerApplication_PollAddOptionMessage) String() string {
 func (*ConsumerApplication_PollAddOptionMessage) ProtoMessage() {}
 
 func (x *ConsumerApplication_PollAddOptionMessage) ProtoReflect() protoreflect.Message {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1031,7 +996,6 @@ func (x *ConsumerApplication_PollAddOptionMessage) ProtoReflect() protoreflect.M
 
 // Deprecated: Use ConsumerApplication_PollAddOptionMessage.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_PollAddOptionMessage) Descriptor() ([]byte, []int) {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 7}
 }
 
@@ -1051,7 +1015,6 @@ type ConsumerApplication_PollVoteMessage struct {
 }
 
 func (x *ConsumerApplication_PollVoteMessage) Reset() {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_PollVoteMessage{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1065,7 +1028,6 @@ func (x *ConsumerApplication_PollVoteMessage) String() string {
 func (*ConsumerApplication_PollVoteMessage) ProtoMessage() {}
 
 func (x *ConsumerApplication_PollVoteMessage) ProtoReflect() protoreflect.Message {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1079,7 +1041,6 @@ func (x *ConsumerApplication_PollVoteMessage) ProtoReflect() protoreflect.Messag
 
 // Deprecated: Use ConsumerApplication_PollVoteMessage.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_PollVoteMessage) Descriptor() ([]byte, []int) {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 8}
 }
 
@@ -1106,7 +1067,6 @@ type ConsumerApplication_PollEncValue struct {
 }
 
 func (x *ConsumerApplication_PollEncValue) Reset() {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_PollEncValue{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1120,7 +1080,6 @@ func (x *ConsumerApplication_PollEncValue) String() string {
 func (*ConsumerApplication_PollEncValue) ProtoMessage() {}
 
 func (x *ConsumerApplication_PollEncValue) ProtoReflect() protoreflect.Message {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1134,7 +1093,6 @@ func (x *ConsumerApplication_PollEncValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConsumerApplication_PollEncValue.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_PollEncValue) Descriptor() ([]byte, []int) {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 9}
 }
 
@@ -1162,7 +1120,6 @@ type ConsumerApplication_PollUpdateMessage struct {
 }
 
 func (x *ConsumerApplication_PollUpdateMessage) Reset() {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_PollUpdateMessage{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1176,7 +1133,6 @@ func (x *ConsumerApplication_PollUpdateMessage) String() string {
 func (*ConsumerApplication_PollUpdateMessage) ProtoMessage() {}
 
 func (x *ConsumerApplication_PollUpdateMessage) ProtoReflect() protoreflect.Message {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1190,7 +1146,6 @@ func (x *ConsumerApplication_PollUpdateMessage) ProtoReflect() protoreflect.Mess
 
 // Deprecated: Use ConsumerApplication_PollUpdateMessage.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_PollUpdateMessage) Descriptor() ([]byte, []int) {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 10}
 }
 
@@ -1226,7 +1181,6 @@ type ConsumerApplication_PollCreationMessage struct {
 }
 
 func (x *ConsumerApplication_PollCreationMessage) Reset() {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_PollCreationMessage{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1240,7 +1194,6 @@ func (x *ConsumerApplication_PollCreationMessage) String() string {
 func (*ConsumerApplication_PollCreationMessage) ProtoMessage() {}
 
 func (x *ConsumerApplication_PollCreationMessage) ProtoReflect() protoreflect.Message {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1254,7 +1207,6 @@ func (x *ConsumerApplication_PollCreationMessage) ProtoReflect() protoreflect.Me
 
 // Deprecated: Use ConsumerApplication_PollCreationMessage.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_PollCreationMessage) Descriptor() ([]byte, []int) {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 11}
 }
 
@@ -1294,7 +1246,6 @@ type ConsumerApplication_Option struct {
 }
 
 func (x *ConsumerApplication_Option) Reset() {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_Option{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1308,7 +1259,6 @@ func (x *ConsumerApplication_Option) String() string {
 func (*ConsumerApplication_Option) ProtoMessage() {}
 
 func (x *ConsumerApplication_Option) ProtoReflect() protoreflect.Message {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1322,7 +1272,6 @@ func (x *ConsumerApplication_Option) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConsumerApplication_Option.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_Option) Descriptor() ([]byte, []int) {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 12}
 }
 
@@ -1346,7 +1295,6 @@ type ConsumerApplication_ReactionMessage struct {
 }
 
 func (x *ConsumerApplication_ReactionMessage) Reset() {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_ReactionMessage{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1360,7 +1308,6 @@ func (x *ConsumerApplication_ReactionMessage) String() string {
 func (*ConsumerApplication_ReactionMessage) ProtoMessage() {}
 
 func (x *ConsumerApplication_ReactionMessage) ProtoReflect() protoreflect.Message {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1374,7 +1321,6 @@ func (x *ConsumerApplication_ReactionMessage) ProtoReflect() protoreflect.Messag
 
 // Deprecated: Use ConsumerApplication_ReactionMessage.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_ReactionMessage) Descriptor() ([]byte, []int) {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 13}
 }
 
@@ -1428,7 +1374,6 @@ type ConsumerApplication_RevokeMessage struct {
 }
 
 func (x *ConsumerApplication_RevokeMessage) Reset() {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_RevokeMessage{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1442,7 +1387,6 @@ func (x *ConsumerApplication_RevokeMessage) String() string {
 func (*ConsumerApplication_RevokeMessage) ProtoMessage() {}
 
 func (x *ConsumerApplication_RevokeMessage) ProtoReflect() protoreflect.Message {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1456,7 +1400,6 @@ func (x *ConsumerApplication_RevokeMessage) ProtoReflect() protoreflect.Message 
 
 // Deprecated: Use ConsumerApplication_RevokeMessage.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_RevokeMessage) Descriptor() ([]byte, []int) {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 14}
 }
 
@@ -1479,7 +1422,6 @@ type ConsumerApplication_ViewOnceMessage struct {
 }
 
 func (x *ConsumerApplication_ViewOnceMessage) Reset() {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_ViewOnceMessage{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1493,7 +1435,6 @@ func (x *ConsumerApplication_ViewOnceMessage) String() string {
 func (*ConsumerApplication_ViewOnceMessage) ProtoMessage() {}
 
 func (x *ConsumerApplication_ViewOnceMessage) ProtoReflect() protoreflect.Message {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1507,7 +1448,6 @@ func (x *ConsumerApplication_ViewOnceMessage) ProtoReflect() protoreflect.Messag
 
 // Deprecated: Use ConsumerApplication_ViewOnceMessage.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_ViewOnceMessage) Descriptor() ([]byte, []int) {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 15}
 }
 
@@ -1567,7 +1507,6 @@ type ConsumerApplication_GroupInviteMessage struct {
 }
 
 func (x *ConsumerApplication_GroupInviteMessage) Reset() {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_GroupInviteMessage{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1581,7 +1520,6 @@ func (x *ConsumerApplication_GroupInviteMessage) String() string {
 func (*ConsumerApplication_GroupInviteMessage) ProtoMessage() {}
 
 func (x *ConsumerApplication_GroupInviteMessage) ProtoReflect() protoreflect.Message {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1595,7 +1533,6 @@ func (x *ConsumerApplication_GroupInviteMessage) ProtoReflect() protoreflect.Mes
 
 // Deprecated: Use ConsumerApplication_GroupInviteMessage.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_GroupInviteMessage) Descriptor() ([]byte, []int) {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 16}
 }
 
@@ -1655,7 +1592,6 @@ type ConsumerApplication_LiveLocationMessage struct {
 }
 
 func (x *ConsumerApplication_LiveLocationMessage) Reset() {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_LiveLocationMessage{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1669,7 +1605,6 @@ func (x *ConsumerApplication_LiveLocationMessage) String() string {
 func (*ConsumerApplication_LiveLocationMessage) ProtoMessage() {}
 
 func (x *ConsumerApplication_LiveLocationMessage) ProtoReflect() protoreflect.Message {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1683,7 +1618,6 @@ func (x *ConsumerApplication_LiveLocationMessage) ProtoReflect() protoreflect.Me
 
 // Deprecated: Use ConsumerApplication_LiveLocationMessage.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_LiveLocationMessage) Descriptor() ([]byte, []int) {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 17}
 }
 
@@ -1745,7 +1679,6 @@ type ConsumerApplication_ContactsArrayMessage struct {
 }
 
 func (x *ConsumerApplication_ContactsArrayMessage) Reset() {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_ContactsArrayMessage{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1759,7 +1692,6 @@ func (x *ConsumerApplication_ContactsArrayMessage) String() string {
 func (*ConsumerApplication_ContactsArrayMessage) ProtoMessage() {}
 
 func (x *ConsumerApplication_ContactsArrayMessage) ProtoReflect() protoreflect.Message {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1773,7 +1705,6 @@ func (x *ConsumerApplication_ContactsArrayMessage) ProtoReflect() protoreflect.M
 
 // Deprecated: Use ConsumerApplication_ContactsArrayMessage.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_ContactsArrayMessage) Descriptor() ([]byte, []int) {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 18}
 }
 
@@ -1799,7 +1730,6 @@ type ConsumerApplication_ContactMessage struct {
 }
 
 func (x *ConsumerApplication_ContactMessage) Reset() {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_ContactMessage{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1813,7 +1743,6 @@ func (x *ConsumerApplication_ContactMessage) String() string {
 func (*ConsumerApplication_ContactMessage) ProtoMessage() {}
 
 func (x *ConsumerApplication_ContactMessage) ProtoReflect() protoreflect.Message {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1827,7 +1756,6 @@ func (x *ConsumerApplication_ContactMessage) ProtoReflect() protoreflect.Message
 
 // Deprecated: Use ConsumerApplication_ContactMessage.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_ContactMessage) Descriptor() ([]byte, []int) {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 19}
 }
 
@@ -1849,7 +1777,6 @@ type ConsumerApplication_StatusTextMesage struct {
 }
 
 func (x *ConsumerApplication_StatusTextMesage) Reset() {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_StatusTextMesage{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1863,7 +1790,6 @@ func (x *ConsumerApplication_StatusTextMesage) String() string {
 func (*ConsumerApplication_StatusTextMesage) ProtoMessage() {}
 
 func (x *ConsumerApplication_StatusTextMesage) ProtoReflect() protoreflect.Message {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1877,7 +1803,6 @@ func (x *ConsumerApplication_StatusTextMesage) ProtoReflect() protoreflect.Messa
 
 // Deprecated: Use ConsumerApplication_StatusTextMesage.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_StatusTextMesage) Descriptor() ([]byte, []int) {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 20}
 }
 
@@ -1923,7 +1848,6 @@ type ConsumerApplication_ExtendedTextMessage struct {
 }
 
 func (x *ConsumerApplication_ExtendedTextMessage) Reset() {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_ExtendedTextMessage{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1937,7 +1861,6 @@ func (x *ConsumerApplication_ExtendedTextMessage) String() string {
 func (*ConsumerApplication_ExtendedTextMessage) ProtoMessage() {}
 
 func (x *ConsumerApplication_ExtendedTextMessage) ProtoReflect() protoreflect.Message {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1951,7 +1874,6 @@ func (x *ConsumerApplication_ExtendedTextMessage) ProtoReflect() protoreflect.Me
 
 // Deprecated: Use ConsumerApplication_ExtendedTextMessage.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_ExtendedTextMessage) Descriptor() ([]byte, []int) {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 21}
 }
 
@@ -2013,7 +1935,6 @@ type ConsumerApplication_LocationMessage struct {
 }
 
 func (x *ConsumerApplication_LocationMessage) Reset() {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_LocationMessage{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2027,7 +1948,6 @@ func (x *ConsumerApplication_LocationMessage) String() string {
 func (*ConsumerApplication_LocationMessage) ProtoMessage() {}
 
 func (x *ConsumerApplication_LocationMessage) ProtoReflect() protoreflect.Message {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2041,7 +1961,6 @@ func (x *ConsumerApplication_LocationMessage) ProtoReflect() protoreflect.Messag
 
 // Deprecated: Use ConsumerApplication_LocationMessage.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_LocationMessage) Descriptor() ([]byte, []int) {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 22}
 }
 
@@ -2067,7 +1986,6 @@ type ConsumerApplication_StickerMessage struct {
 }
 
 func (x *ConsumerApplication_StickerMessage) Reset() {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_StickerMessage{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2081,7 +1999,6 @@ func (x *ConsumerApplication_StickerMessage) String() string {
 func (*ConsumerApplication_StickerMessage) ProtoMessage() {}
 
 func (x *ConsumerApplication_StickerMessage) ProtoReflect() protoreflect.Message {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2095,7 +2012,6 @@ func (x *ConsumerApplication_StickerMessage) ProtoReflect() protoreflect.Message
 
 // Deprecated: Use ConsumerApplication_StickerMessage.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_StickerMessage) Descriptor() ([]byte, []int) {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 23}
 }
 
@@ -2115,7 +2031,6 @@ type ConsumerApplication_DocumentMessage struct {
 }
 
 func (x *ConsumerApplication_DocumentMessage) Reset() {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_DocumentMessage{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2129,7 +2044,6 @@ func (x *ConsumerApplication_DocumentMessage) String() string {
 func (*ConsumerApplication_DocumentMessage) ProtoMessage() {}
 
 func (x *ConsumerApplication_DocumentMessage) ProtoReflect() protoreflect.Message {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2143,7 +2057,6 @@ func (x *ConsumerApplication_DocumentMessage) ProtoReflect() protoreflect.Messag
 
 // Deprecated: Use ConsumerApplication_DocumentMessage.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_DocumentMessage) Descriptor() ([]byte, []int) {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 24}
 }
 
@@ -2170,7 +2083,6 @@ type ConsumerApplication_VideoMessage struct {
 }
 
 func (x *ConsumerApplication_VideoMessage) Reset() {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_VideoMessage{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2184,7 +2096,6 @@ func (x *ConsumerApplication_VideoMessage) String() string {
 func (*ConsumerApplication_VideoMessage) ProtoMessage() {}
 
 func (x *ConsumerApplication_VideoMessage) ProtoReflect() protoreflect.Message {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2198,7 +2109,6 @@ func (x *ConsumerApplication_VideoMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConsumerApplication_VideoMessage.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_VideoMessage) Descriptor() ([]byte, []int) {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 25}
 }
 
@@ -2225,7 +2135,6 @@ type ConsumerApplication_AudioMessage struct {
 }
 
 func (x *ConsumerApplication_AudioMessage) Reset() {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_AudioMessage{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2239,7 +2148,6 @@ func (x *ConsumerApplication_AudioMessage) String() string {
 func (*ConsumerApplication_AudioMessage) ProtoMessage() {}
 
 func (x *ConsumerApplication_AudioMessage) ProtoReflect() protoreflect.Message {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2253,7 +2161,6 @@ func (x *ConsumerApplication_AudioMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConsumerApplication_AudioMessage.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_AudioMessage) Descriptor() ([]byte, []int) {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 26}
 }
 
@@ -2280,7 +2187,6 @@ type ConsumerApplication_ImageMessage struct {
 }
 
 func (x *ConsumerApplication_ImageMessage) Reset() {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_ImageMessage{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2294,7 +2200,6 @@ func (x *ConsumerApplication_ImageMessage) String() string {
 func (*ConsumerApplication_ImageMessage) ProtoMessage() {}
 
 func (x *ConsumerApplication_ImageMessage) ProtoReflect() protoreflect.Message {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2308,7 +2213,6 @@ func (x *ConsumerApplication_ImageMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConsumerApplication_ImageMessage.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_ImageMessage) Descriptor() ([]byte, []int) {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 27}
 }
 
@@ -2338,7 +2242,6 @@ type ConsumerApplication_InteractiveAnnotation struct {
 }
 
 func (x *ConsumerApplication_InteractiveAnnotation) Reset() {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_InteractiveAnnotation{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2352,7 +2255,6 @@ func (x *ConsumerApplication_InteractiveAnnotation) String() string {
 func (*ConsumerApplication_InteractiveAnnotation) ProtoMessage() {}
 
 func (x *ConsumerApplication_InteractiveAnnotation) ProtoReflect() protoreflect.Message {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2366,7 +2268,6 @@ func (x *ConsumerApplication_InteractiveAnnotation) ProtoReflect() protoreflect.
 
 // Deprecated: Use ConsumerApplication_InteractiveAnnotation.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_InteractiveAnnotation) Descriptor() ([]byte, []int) {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 28}
 }
 
@@ -2413,7 +2314,6 @@ type ConsumerApplication_Point struct {
 }
 
 func (x *ConsumerApplication_Point) Reset() {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_Point{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2427,7 +2327,6 @@ func (x *ConsumerApplication_Point) String() string {
 func (*ConsumerApplication_Point) ProtoMessage() {}
 
 func (x *ConsumerApplication_Point) ProtoReflect() protoreflect.Message {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2441,7 +2340,6 @@ func (x *ConsumerApplication_Point) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConsumerApplication_Point.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_Point) Descriptor() ([]byte, []int) {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 29}
 }
 
@@ -2469,7 +2367,6 @@ type ConsumerApplication_Location struct {
 }
 
 func (x *ConsumerApplication_Location) Reset() {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_Location{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2483,7 +2380,6 @@ func (x *ConsumerApplication_Location) String() string {
 func (*ConsumerApplication_Location) ProtoMessage() {}
 
 func (x *ConsumerApplication_Location) ProtoReflect() protoreflect.Message {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2497,7 +2393,6 @@ func (x *ConsumerApplication_Location) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConsumerApplication_Location.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_Location) Descriptor() ([]byte, []int) {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 30}
 }
 
@@ -2530,7 +2425,6 @@ type ConsumerApplication_MediaPayload struct {
 }
 
 func (x *ConsumerApplication_MediaPayload) Reset() {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	*x = ConsumerApplication_MediaPayload{}
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2544,7 +2438,6 @@ func (x *ConsumerApplication_MediaPayload) String() string {
 func (*ConsumerApplication_MediaPayload) ProtoMessage() {}
 
 func (x *ConsumerApplication_MediaPayload) ProtoReflect() protoreflect.Message {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	mi := &file_waConsumerApplication_WAConsumerApplication_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2558,7 +2451,6 @@ func (x *ConsumerApplication_MediaPayload) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConsumerApplication_MediaPayload.ProtoReflect.Descriptor instead.
 func (*ConsumerApplication_MediaPayload) Descriptor() ([]byte, []int) {
-	file_waConsumerApplication_WAConsumerApplication_proto_init()
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP(), []int{0, 31}
 }
 
@@ -2752,8 +2644,8 @@ func file_waConsumerApplication_WAConsumerApplication_proto_rawDescGZIP() []byte
 	return file_waConsumerApplication_WAConsumerApplication_proto_rawDescData
 }
 
-var file_waConsumerApplication_WAConsumerApplication_proto_enumTypes []protoimpl.EnumInfo
-var file_waConsumerApplication_WAConsumerApplication_proto_msgTypes []protoimpl.MessageInfo
+var file_waConsumerApplication_WAConsumerApplication_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
+var file_waConsumerApplication_WAConsumerApplication_proto_msgTypes = make([]protoimpl.MessageInfo, 33)
 var file_waConsumerApplication_WAConsumerApplication_proto_goTypes = []any{
 	(ConsumerApplication_Metadata_SpecialTextSize)(0),        // 0: WAConsumerApplication.ConsumerApplication.Metadata.SpecialTextSize
 	(ConsumerApplication_StatusTextMesage_FontType)(0),       // 1: WAConsumerApplication.ConsumerApplication.StatusTextMesage.FontType
@@ -2863,21 +2755,8 @@ var file_waConsumerApplication_WAConsumerApplication_proto_depIdxs = []int32{
 	0,  // [0:59] is the sub-list for field type_name
 }
 
-// file_waConsumerApplication_WAConsumerApplication_proto_init registers the file once, at its first use (msgbridge's hack/lazyproto).
+func init() { file_waConsumerApplication_WAConsumerApplication_proto_init() }
 func file_waConsumerApplication_WAConsumerApplication_proto_init() {
-	file_waConsumerApplication_WAConsumerApplication_proto_once.Do(file_waConsumerApplication_WAConsumerApplication_proto_register)
-}
-
-var file_waConsumerApplication_WAConsumerApplication_proto_once sync.Once
-
-// XXX_RegisterProtoFiles registers this package's files; the packages
-// that import it call it before registering their own.
-func XXX_RegisterProtoFiles() { file_waConsumerApplication_WAConsumerApplication_proto_init() }
-
-func file_waConsumerApplication_WAConsumerApplication_proto_register() {
-	waCommon.XXX_RegisterProtoFiles()
-	file_waConsumerApplication_WAConsumerApplication_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-	file_waConsumerApplication_WAConsumerApplication_proto_msgTypes = make([]protoimpl.MessageInfo, 33)
 	if File_waConsumerApplication_WAConsumerApplication_proto != nil {
 		return
 	}

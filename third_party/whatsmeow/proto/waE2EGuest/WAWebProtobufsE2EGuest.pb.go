@@ -32,7 +32,6 @@ type Message struct {
 }
 
 func (x *Message) Reset() {
-	file_waE2EGuest_WAWebProtobufsE2EGuest_proto_init()
 	*x = Message{}
 	mi := &file_waE2EGuest_WAWebProtobufsE2EGuest_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -46,7 +45,6 @@ func (x *Message) String() string {
 func (*Message) ProtoMessage() {}
 
 func (x *Message) ProtoReflect() protoreflect.Message {
-	file_waE2EGuest_WAWebProtobufsE2EGuest_proto_init()
 	mi := &file_waE2EGuest_WAWebProtobufsE2EGuest_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -60,7 +58,6 @@ func (x *Message) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Message.ProtoReflect.Descriptor instead.
 func (*Message) Descriptor() ([]byte, []int) {
-	file_waE2EGuest_WAWebProtobufsE2EGuest_proto_init()
 	return file_waE2EGuest_WAWebProtobufsE2EGuest_proto_rawDescGZIP(), []int{0}
 }
 
@@ -93,7 +90,6 @@ type MessageContextInfo struct {
 }
 
 func (x *MessageContextInfo) Reset() {
-	file_waE2EGuest_WAWebProtobufsE2EGuest_proto_init()
 	*x = MessageContextInfo{}
 	mi := &file_waE2EGuest_WAWebProtobufsE2EGuest_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -107,7 +103,6 @@ func (x *MessageContextInfo) String() string {
 func (*MessageContextInfo) ProtoMessage() {}
 
 func (x *MessageContextInfo) ProtoReflect() protoreflect.Message {
-	file_waE2EGuest_WAWebProtobufsE2EGuest_proto_init()
 	mi := &file_waE2EGuest_WAWebProtobufsE2EGuest_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -121,7 +116,6 @@ func (x *MessageContextInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MessageContextInfo.ProtoReflect.Descriptor instead.
 func (*MessageContextInfo) Descriptor() ([]byte, []int) {
-	file_waE2EGuest_WAWebProtobufsE2EGuest_proto_init()
 	return file_waE2EGuest_WAWebProtobufsE2EGuest_proto_rawDescGZIP(), []int{1}
 }
 
@@ -141,7 +135,6 @@ type Message_ExtendedTextMessage struct {
 }
 
 func (x *Message_ExtendedTextMessage) Reset() {
-	file_waE2EGuest_WAWebProtobufsE2EGuest_proto_init()
 	*x = Message_ExtendedTextMessage{}
 	mi := &file_waE2EGuest_WAWebProtobufsE2EGuest_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -155,7 +148,6 @@ func (x *Message_ExtendedTextMessage) String() string {
 func (*Message_ExtendedTextMessage) ProtoMessage() {}
 
 func (x *Message_ExtendedTextMessage) ProtoReflect() protoreflect.Message {
-	file_waE2EGuest_WAWebProtobufsE2EGuest_proto_init()
 	mi := &file_waE2EGuest_WAWebProtobufsE2EGuest_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -169,7 +161,6 @@ func (x *Message_ExtendedTextMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Message_ExtendedTextMessage.ProtoReflect.Descriptor instead.
 func (*Message_ExtendedTextMessage) Descriptor() ([]byte, []int) {
-	file_waE2EGuest_WAWebProtobufsE2EGuest_proto_init()
 	return file_waE2EGuest_WAWebProtobufsE2EGuest_proto_rawDescGZIP(), []int{0, 0}
 }
 
@@ -197,7 +188,6 @@ type Message_ContextInfo struct {
 }
 
 func (x *Message_ContextInfo) Reset() {
-	file_waE2EGuest_WAWebProtobufsE2EGuest_proto_init()
 	*x = Message_ContextInfo{}
 	mi := &file_waE2EGuest_WAWebProtobufsE2EGuest_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -211,7 +201,6 @@ func (x *Message_ContextInfo) String() string {
 func (*Message_ContextInfo) ProtoMessage() {}
 
 func (x *Message_ContextInfo) ProtoReflect() protoreflect.Message {
-	file_waE2EGuest_WAWebProtobufsE2EGuest_proto_init()
 	mi := &file_waE2EGuest_WAWebProtobufsE2EGuest_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -225,7 +214,6 @@ func (x *Message_ContextInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Message_ContextInfo.ProtoReflect.Descriptor instead.
 func (*Message_ContextInfo) Descriptor() ([]byte, []int) {
-	file_waE2EGuest_WAWebProtobufsE2EGuest_proto_init()
 	return file_waE2EGuest_WAWebProtobufsE2EGuest_proto_rawDescGZIP(), []int{0, 1}
 }
 
@@ -281,7 +269,7 @@ func file_waE2EGuest_WAWebProtobufsE2EGuest_proto_rawDescGZIP() []byte {
 	return file_waE2EGuest_WAWebProtobufsE2EGuest_proto_rawDescData
 }
 
-var file_waE2EGuest_WAWebProtobufsE2EGuest_proto_msgTypes []protoimpl.MessageInfo
+var file_waE2EGuest_WAWebProtobufsE2EGuest_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
 var file_waE2EGuest_WAWebProtobufsE2EGuest_proto_goTypes = []any{
 	(*Message)(nil),                     // 0: WAWebProtobufsE2EGuest.Message
 	(*MessageContextInfo)(nil),          // 1: WAWebProtobufsE2EGuest.MessageContextInfo
@@ -300,19 +288,8 @@ var file_waE2EGuest_WAWebProtobufsE2EGuest_proto_depIdxs = []int32{
 	0, // [0:4] is the sub-list for field type_name
 }
 
-// file_waE2EGuest_WAWebProtobufsE2EGuest_proto_init registers the file once, at its first use (msgbridge's hack/lazyproto).
+func init() { file_waE2EGuest_WAWebProtobufsE2EGuest_proto_init() }
 func file_waE2EGuest_WAWebProtobufsE2EGuest_proto_init() {
-	file_waE2EGuest_WAWebProtobufsE2EGuest_proto_once.Do(file_waE2EGuest_WAWebProtobufsE2EGuest_proto_register)
-}
-
-var file_waE2EGuest_WAWebProtobufsE2EGuest_proto_once sync.Once
-
-// XXX_RegisterProtoFiles registers this package's files; the packages
-// that import it call it before registering their own.
-func XXX_RegisterProtoFiles() { file_waE2EGuest_WAWebProtobufsE2EGuest_proto_init() }
-
-func file_waE2EGuest_WAWebProtobufsE2EGuest_proto_register() {
-	file_waE2EGuest_WAWebProtobufsE2EGuest_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
 	if File_waE2EGuest_WAWebProtobufsE2EGuest_proto != nil {
 		return
 	}

@@ -31,7 +31,6 @@ type EphemeralSetting struct {
 }
 
 func (x *EphemeralSetting) Reset() {
-	file_waEphemeral_WAWebProtobufsEphemeral_proto_init()
 	*x = EphemeralSetting{}
 	mi := &file_waEphemeral_WAWebProtobufsEphemeral_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -45,7 +44,6 @@ func (x *EphemeralSetting) String() string {
 func (*EphemeralSetting) ProtoMessage() {}
 
 func (x *EphemeralSetting) ProtoReflect() protoreflect.Message {
-	file_waEphemeral_WAWebProtobufsEphemeral_proto_init()
 	mi := &file_waEphemeral_WAWebProtobufsEphemeral_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -59,7 +57,6 @@ func (x *EphemeralSetting) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EphemeralSetting.ProtoReflect.Descriptor instead.
 func (*EphemeralSetting) Descriptor() ([]byte, []int) {
-	file_waEphemeral_WAWebProtobufsEphemeral_proto_init()
 	return file_waEphemeral_WAWebProtobufsEphemeral_proto_rawDescGZIP(), []int{0}
 }
 
@@ -98,7 +95,7 @@ func file_waEphemeral_WAWebProtobufsEphemeral_proto_rawDescGZIP() []byte {
 	return file_waEphemeral_WAWebProtobufsEphemeral_proto_rawDescData
 }
 
-var file_waEphemeral_WAWebProtobufsEphemeral_proto_msgTypes []protoimpl.MessageInfo
+var file_waEphemeral_WAWebProtobufsEphemeral_proto_msgTypes = make([]protoimpl.MessageInfo, 1)
 var file_waEphemeral_WAWebProtobufsEphemeral_proto_goTypes = []any{
 	(*EphemeralSetting)(nil), // 0: WAWebProtobufsEphemeral.EphemeralSetting
 }
@@ -110,19 +107,8 @@ var file_waEphemeral_WAWebProtobufsEphemeral_proto_depIdxs = []int32{
 	0, // [0:0] is the sub-list for field type_name
 }
 
-// file_waEphemeral_WAWebProtobufsEphemeral_proto_init registers the file once, at its first use (msgbridge's hack/lazyproto).
+func init() { file_waEphemeral_WAWebProtobufsEphemeral_proto_init() }
 func file_waEphemeral_WAWebProtobufsEphemeral_proto_init() {
-	file_waEphemeral_WAWebProtobufsEphemeral_proto_once.Do(file_waEphemeral_WAWebProtobufsEphemeral_proto_register)
-}
-
-var file_waEphemeral_WAWebProtobufsEphemeral_proto_once sync.Once
-
-// XXX_RegisterProtoFiles registers this package's files; the packages
-// that import it call it before registering their own.
-func XXX_RegisterProtoFiles() { file_waEphemeral_WAWebProtobufsEphemeral_proto_init() }
-
-func file_waEphemeral_WAWebProtobufsEphemeral_proto_register() {
-	file_waEphemeral_WAWebProtobufsEphemeral_proto_msgTypes = make([]protoimpl.MessageInfo, 1)
 	if File_waEphemeral_WAWebProtobufsEphemeral_proto != nil {
 		return
 	}

@@ -52,12 +52,10 @@ func (x HostedState) String() string {
 }
 
 func (HostedState) Descriptor() protoreflect.EnumDescriptor {
-	file_waFingerprint_WAFingerprint_proto_init()
 	return file_waFingerprint_WAFingerprint_proto_enumTypes[0].Descriptor()
 }
 
 func (HostedState) Type() protoreflect.EnumType {
-	file_waFingerprint_WAFingerprint_proto_init()
 	return &file_waFingerprint_WAFingerprint_proto_enumTypes[0]
 }
 
@@ -77,7 +75,6 @@ func (x *HostedState) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use HostedState.Descriptor instead.
 func (HostedState) EnumDescriptor() ([]byte, []int) {
-	file_waFingerprint_WAFingerprint_proto_init()
 	return file_waFingerprint_WAFingerprint_proto_rawDescGZIP(), []int{0}
 }
 
@@ -94,7 +91,6 @@ type FingerprintData struct {
 }
 
 func (x *FingerprintData) Reset() {
-	file_waFingerprint_WAFingerprint_proto_init()
 	*x = FingerprintData{}
 	mi := &file_waFingerprint_WAFingerprint_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -108,7 +104,6 @@ func (x *FingerprintData) String() string {
 func (*FingerprintData) ProtoMessage() {}
 
 func (x *FingerprintData) ProtoReflect() protoreflect.Message {
-	file_waFingerprint_WAFingerprint_proto_init()
 	mi := &file_waFingerprint_WAFingerprint_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -122,7 +117,6 @@ func (x *FingerprintData) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FingerprintData.ProtoReflect.Descriptor instead.
 func (*FingerprintData) Descriptor() ([]byte, []int) {
-	file_waFingerprint_WAFingerprint_proto_init()
 	return file_waFingerprint_WAFingerprint_proto_rawDescGZIP(), []int{0}
 }
 
@@ -178,7 +172,6 @@ type CombinedFingerprint struct {
 }
 
 func (x *CombinedFingerprint) Reset() {
-	file_waFingerprint_WAFingerprint_proto_init()
 	*x = CombinedFingerprint{}
 	mi := &file_waFingerprint_WAFingerprint_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -192,7 +185,6 @@ func (x *CombinedFingerprint) String() string {
 func (*CombinedFingerprint) ProtoMessage() {}
 
 func (x *CombinedFingerprint) ProtoReflect() protoreflect.Message {
-	file_waFingerprint_WAFingerprint_proto_init()
 	mi := &file_waFingerprint_WAFingerprint_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -206,7 +198,6 @@ func (x *CombinedFingerprint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CombinedFingerprint.ProtoReflect.Descriptor instead.
 func (*CombinedFingerprint) Descriptor() ([]byte, []int) {
-	file_waFingerprint_WAFingerprint_proto_init()
 	return file_waFingerprint_WAFingerprint_proto_rawDescGZIP(), []int{1}
 }
 
@@ -264,8 +255,8 @@ func file_waFingerprint_WAFingerprint_proto_rawDescGZIP() []byte {
 	return file_waFingerprint_WAFingerprint_proto_rawDescData
 }
 
-var file_waFingerprint_WAFingerprint_proto_enumTypes []protoimpl.EnumInfo
-var file_waFingerprint_WAFingerprint_proto_msgTypes []protoimpl.MessageInfo
+var file_waFingerprint_WAFingerprint_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
+var file_waFingerprint_WAFingerprint_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
 var file_waFingerprint_WAFingerprint_proto_goTypes = []any{
 	(HostedState)(0),            // 0: WAFingerprint.HostedState
 	(*FingerprintData)(nil),     // 1: WAFingerprint.FingerprintData
@@ -282,20 +273,8 @@ var file_waFingerprint_WAFingerprint_proto_depIdxs = []int32{
 	0, // [0:3] is the sub-list for field type_name
 }
 
-// file_waFingerprint_WAFingerprint_proto_init registers the file once, at its first use (msgbridge's hack/lazyproto).
+func init() { file_waFingerprint_WAFingerprint_proto_init() }
 func file_waFingerprint_WAFingerprint_proto_init() {
-	file_waFingerprint_WAFingerprint_proto_once.Do(file_waFingerprint_WAFingerprint_proto_register)
-}
-
-var file_waFingerprint_WAFingerprint_proto_once sync.Once
-
-// XXX_RegisterProtoFiles registers this package's files; the packages
-// that import it call it before registering their own.
-func XXX_RegisterProtoFiles() { file_waFingerprint_WAFingerprint_proto_init() }
-
-func file_waFingerprint_WAFingerprint_proto_register() {
-	file_waFingerprint_WAFingerprint_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-	file_waFingerprint_WAFingerprint_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
 	if File_waFingerprint_WAFingerprint_proto != nil {
 		return
 	}

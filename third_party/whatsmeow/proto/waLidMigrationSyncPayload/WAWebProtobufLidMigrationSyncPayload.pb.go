@@ -32,7 +32,6 @@ type LIDMigrationMapping struct {
 }
 
 func (x *LIDMigrationMapping) Reset() {
-	file_waLidMigrationSyncPayload_WAWebProtobufLidMigrationSyncPayload_proto_init()
 	*x = LIDMigrationMapping{}
 	mi := &file_waLidMigrationSyncPayload_WAWebProtobufLidMigrationSyncPayload_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -46,7 +45,6 @@ func (x *LIDMigrationMapping) String() string {
 func (*LIDMigrationMapping) ProtoMessage() {}
 
 func (x *LIDMigrationMapping) ProtoReflect() protoreflect.Message {
-	file_waLidMigrationSyncPayload_WAWebProtobufLidMigrationSyncPayload_proto_init()
 	mi := &file_waLidMigrationSyncPayload_WAWebProtobufLidMigrationSyncPayload_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -60,7 +58,6 @@ func (x *LIDMigrationMapping) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LIDMigrationMapping.ProtoReflect.Descriptor instead.
 func (*LIDMigrationMapping) Descriptor() ([]byte, []int) {
-	file_waLidMigrationSyncPayload_WAWebProtobufLidMigrationSyncPayload_proto_init()
 	return file_waLidMigrationSyncPayload_WAWebProtobufLidMigrationSyncPayload_proto_rawDescGZIP(), []int{0}
 }
 
@@ -94,7 +91,6 @@ type LIDMigrationMappingSyncPayload struct {
 }
 
 func (x *LIDMigrationMappingSyncPayload) Reset() {
-	file_waLidMigrationSyncPayload_WAWebProtobufLidMigrationSyncPayload_proto_init()
 	*x = LIDMigrationMappingSyncPayload{}
 	mi := &file_waLidMigrationSyncPayload_WAWebProtobufLidMigrationSyncPayload_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -108,7 +104,6 @@ func (x *LIDMigrationMappingSyncPayload) String() string {
 func (*LIDMigrationMappingSyncPayload) ProtoMessage() {}
 
 func (x *LIDMigrationMappingSyncPayload) ProtoReflect() protoreflect.Message {
-	file_waLidMigrationSyncPayload_WAWebProtobufLidMigrationSyncPayload_proto_init()
 	mi := &file_waLidMigrationSyncPayload_WAWebProtobufLidMigrationSyncPayload_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -122,7 +117,6 @@ func (x *LIDMigrationMappingSyncPayload) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LIDMigrationMappingSyncPayload.ProtoReflect.Descriptor instead.
 func (*LIDMigrationMappingSyncPayload) Descriptor() ([]byte, []int) {
-	file_waLidMigrationSyncPayload_WAWebProtobufLidMigrationSyncPayload_proto_init()
 	return file_waLidMigrationSyncPayload_WAWebProtobufLidMigrationSyncPayload_proto_rawDescGZIP(), []int{1}
 }
 
@@ -165,7 +159,7 @@ func file_waLidMigrationSyncPayload_WAWebProtobufLidMigrationSyncPayload_proto_r
 	return file_waLidMigrationSyncPayload_WAWebProtobufLidMigrationSyncPayload_proto_rawDescData
 }
 
-var file_waLidMigrationSyncPayload_WAWebProtobufLidMigrationSyncPayload_proto_msgTypes []protoimpl.MessageInfo
+var file_waLidMigrationSyncPayload_WAWebProtobufLidMigrationSyncPayload_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
 var file_waLidMigrationSyncPayload_WAWebProtobufLidMigrationSyncPayload_proto_goTypes = []any{
 	(*LIDMigrationMapping)(nil),            // 0: WAWebProtobufLidMigrationSyncPayload.LIDMigrationMapping
 	(*LIDMigrationMappingSyncPayload)(nil), // 1: WAWebProtobufLidMigrationSyncPayload.LIDMigrationMappingSyncPayload
@@ -179,21 +173,8 @@ var file_waLidMigrationSyncPayload_WAWebProtobufLidMigrationSyncPayload_proto_de
 	0, // [0:1] is the sub-list for field type_name
 }
 
-// file_waLidMigrationSyncPayload_WAWebProtobufLidMigrationSyncPayload_proto_init registers the file once, at its first use (msgbridge's hack/lazyproto).
+func init() { file_waLidMigrationSyncPayload_WAWebProtobufLidMigrationSyncPayload_proto_init() }
 func file_waLidMigrationSyncPayload_WAWebProtobufLidMigrationSyncPayload_proto_init() {
-	file_waLidMigrationSyncPayload_WAWebProtobufLidMigrationSyncPayload_proto_once.Do(file_waLidMigrationSyncPayload_WAWebProtobufLidMigrationSyncPayload_proto_register)
-}
-
-var file_waLidMigrationSyncPayload_WAWebProtobufLidMigrationSyncPayload_proto_once sync.Once
-
-// XXX_RegisterProtoFiles registers this package's files; the packages
-// that import it call it before registering their own.
-func XXX_RegisterProtoFiles() {
-	file_waLidMigrationSyncPayload_WAWebProtobufLidMigrationSyncPayload_proto_init()
-}
-
-func file_waLidMigrationSyncPayload_WAWebProtobufLidMigrationSyncPayload_proto_register() {
-	file_waLidMigrationSyncPayload_WAWebProtobufLidMigrationSyncPayload_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
 	if File_waLidMigrationSyncPayload_WAWebProtobufLidMigrationSyncPayload_proto != nil {
 		return
 	}

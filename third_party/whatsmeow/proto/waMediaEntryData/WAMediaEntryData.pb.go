@@ -46,7 +46,6 @@ type MediaEntry struct {
 }
 
 func (x *MediaEntry) Reset() {
-	file_waMediaEntryData_WAMediaEntryData_proto_init()
 	*x = MediaEntry{}
 	mi := &file_waMediaEntryData_WAMediaEntryData_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -60,7 +59,6 @@ func (x *MediaEntry) String() string {
 func (*MediaEntry) ProtoMessage() {}
 
 func (x *MediaEntry) ProtoReflect() protoreflect.Message {
-	file_waMediaEntryData_WAMediaEntryData_proto_init()
 	mi := &file_waMediaEntryData_WAMediaEntryData_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -74,7 +72,6 @@ func (x *MediaEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MediaEntry.ProtoReflect.Descriptor instead.
 func (*MediaEntry) Descriptor() ([]byte, []int) {
-	file_waMediaEntryData_WAMediaEntryData_proto_init()
 	return file_waMediaEntryData_WAMediaEntryData_proto_rawDescGZIP(), []int{0}
 }
 
@@ -206,7 +203,6 @@ type MediaEntry_ProgressiveJpegDetails struct {
 }
 
 func (x *MediaEntry_ProgressiveJpegDetails) Reset() {
-	file_waMediaEntryData_WAMediaEntryData_proto_init()
 	*x = MediaEntry_ProgressiveJpegDetails{}
 	mi := &file_waMediaEntryData_WAMediaEntryData_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -220,7 +216,6 @@ func (x *MediaEntry_ProgressiveJpegDetails) String() string {
 func (*MediaEntry_ProgressiveJpegDetails) ProtoMessage() {}
 
 func (x *MediaEntry_ProgressiveJpegDetails) ProtoReflect() protoreflect.Message {
-	file_waMediaEntryData_WAMediaEntryData_proto_init()
 	mi := &file_waMediaEntryData_WAMediaEntryData_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -234,7 +229,6 @@ func (x *MediaEntry_ProgressiveJpegDetails) ProtoReflect() protoreflect.Message 
 
 // Deprecated: Use MediaEntry_ProgressiveJpegDetails.ProtoReflect.Descriptor instead.
 func (*MediaEntry_ProgressiveJpegDetails) Descriptor() ([]byte, []int) {
-	file_waMediaEntryData_WAMediaEntryData_proto_init()
 	return file_waMediaEntryData_WAMediaEntryData_proto_rawDescGZIP(), []int{0, 0}
 }
 
@@ -265,7 +259,6 @@ type MediaEntry_DownloadableThumbnail struct {
 }
 
 func (x *MediaEntry_DownloadableThumbnail) Reset() {
-	file_waMediaEntryData_WAMediaEntryData_proto_init()
 	*x = MediaEntry_DownloadableThumbnail{}
 	mi := &file_waMediaEntryData_WAMediaEntryData_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -279,7 +272,6 @@ func (x *MediaEntry_DownloadableThumbnail) String() string {
 func (*MediaEntry_DownloadableThumbnail) ProtoMessage() {}
 
 func (x *MediaEntry_DownloadableThumbnail) ProtoReflect() protoreflect.Message {
-	file_waMediaEntryData_WAMediaEntryData_proto_init()
 	mi := &file_waMediaEntryData_WAMediaEntryData_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -293,7 +285,6 @@ func (x *MediaEntry_DownloadableThumbnail) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MediaEntry_DownloadableThumbnail.ProtoReflect.Descriptor instead.
 func (*MediaEntry_DownloadableThumbnail) Descriptor() ([]byte, []int) {
-	file_waMediaEntryData_WAMediaEntryData_proto_init()
 	return file_waMediaEntryData_WAMediaEntryData_proto_rawDescGZIP(), []int{0, 1}
 }
 
@@ -395,7 +386,7 @@ func file_waMediaEntryData_WAMediaEntryData_proto_rawDescGZIP() []byte {
 	return file_waMediaEntryData_WAMediaEntryData_proto_rawDescData
 }
 
-var file_waMediaEntryData_WAMediaEntryData_proto_msgTypes []protoimpl.MessageInfo
+var file_waMediaEntryData_WAMediaEntryData_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
 var file_waMediaEntryData_WAMediaEntryData_proto_goTypes = []any{
 	(*MediaEntry)(nil),                        // 0: WAMediaEntryData.MediaEntry
 	(*MediaEntry_ProgressiveJpegDetails)(nil), // 1: WAMediaEntryData.MediaEntry.ProgressiveJpegDetails
@@ -411,19 +402,8 @@ var file_waMediaEntryData_WAMediaEntryData_proto_depIdxs = []int32{
 	0, // [0:2] is the sub-list for field type_name
 }
 
-// file_waMediaEntryData_WAMediaEntryData_proto_init registers the file once, at its first use (msgbridge's hack/lazyproto).
+func init() { file_waMediaEntryData_WAMediaEntryData_proto_init() }
 func file_waMediaEntryData_WAMediaEntryData_proto_init() {
-	file_waMediaEntryData_WAMediaEntryData_proto_once.Do(file_waMediaEntryData_WAMediaEntryData_proto_register)
-}
-
-var file_waMediaEntryData_WAMediaEntryData_proto_once sync.Once
-
-// XXX_RegisterProtoFiles registers this package's files; the packages
-// that import it call it before registering their own.
-func XXX_RegisterProtoFiles() { file_waMediaEntryData_WAMediaEntryData_proto_init() }
-
-func file_waMediaEntryData_WAMediaEntryData_proto_register() {
-	file_waMediaEntryData_WAMediaEntryData_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
 	if File_waMediaEntryData_WAMediaEntryData_proto != nil {
 		return
 	}

@@ -57,12 +57,10 @@ func (x ImageTransport_Ancillary_HdType) String() string {
 }
 
 func (ImageTransport_Ancillary_HdType) Descriptor() protoreflect.EnumDescriptor {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	return file_waMediaTransport_WAMediaTransport_proto_enumTypes[0].Descriptor()
 }
 
 func (ImageTransport_Ancillary_HdType) Type() protoreflect.EnumType {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	return &file_waMediaTransport_WAMediaTransport_proto_enumTypes[0]
 }
 
@@ -82,7 +80,6 @@ func (x *ImageTransport_Ancillary_HdType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use ImageTransport_Ancillary_HdType.Descriptor instead.
 func (ImageTransport_Ancillary_HdType) EnumDescriptor() ([]byte, []int) {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	return file_waMediaTransport_WAMediaTransport_proto_rawDescGZIP(), []int{1, 0, 0}
 }
 
@@ -119,12 +116,10 @@ func (x VideoTransport_Ancillary_Attribution) String() string {
 }
 
 func (VideoTransport_Ancillary_Attribution) Descriptor() protoreflect.EnumDescriptor {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	return file_waMediaTransport_WAMediaTransport_proto_enumTypes[1].Descriptor()
 }
 
 func (VideoTransport_Ancillary_Attribution) Type() protoreflect.EnumType {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	return &file_waMediaTransport_WAMediaTransport_proto_enumTypes[1]
 }
 
@@ -144,7 +139,6 @@ func (x *VideoTransport_Ancillary_Attribution) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use VideoTransport_Ancillary_Attribution.Descriptor instead.
 func (VideoTransport_Ancillary_Attribution) EnumDescriptor() ([]byte, []int) {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	return file_waMediaTransport_WAMediaTransport_proto_rawDescGZIP(), []int{2, 0, 0}
 }
 
@@ -187,12 +181,10 @@ func (x AudioTransport_Ancillary_AvatarAudio_AnimationsType) String() string {
 }
 
 func (AudioTransport_Ancillary_AvatarAudio_AnimationsType) Descriptor() protoreflect.EnumDescriptor {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	return file_waMediaTransport_WAMediaTransport_proto_enumTypes[2].Descriptor()
 }
 
 func (AudioTransport_Ancillary_AvatarAudio_AnimationsType) Type() protoreflect.EnumType {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	return &file_waMediaTransport_WAMediaTransport_proto_enumTypes[2]
 }
 
@@ -212,7 +204,6 @@ func (x *AudioTransport_Ancillary_AvatarAudio_AnimationsType) UnmarshalJSON(b []
 
 // Deprecated: Use AudioTransport_Ancillary_AvatarAudio_AnimationsType.Descriptor instead.
 func (AudioTransport_Ancillary_AvatarAudio_AnimationsType) EnumDescriptor() ([]byte, []int) {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	return file_waMediaTransport_WAMediaTransport_proto_rawDescGZIP(), []int{3, 0, 0, 0}
 }
 
@@ -246,12 +237,10 @@ func (x AudioTransport_Integral_AudioFormat) String() string {
 }
 
 func (AudioTransport_Integral_AudioFormat) Descriptor() protoreflect.EnumDescriptor {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	return file_waMediaTransport_WAMediaTransport_proto_enumTypes[3].Descriptor()
 }
 
 func (AudioTransport_Integral_AudioFormat) Type() protoreflect.EnumType {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	return &file_waMediaTransport_WAMediaTransport_proto_enumTypes[3]
 }
 
@@ -271,7 +260,6 @@ func (x *AudioTransport_Integral_AudioFormat) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use AudioTransport_Integral_AudioFormat.Descriptor instead.
 func (AudioTransport_Integral_AudioFormat) EnumDescriptor() ([]byte, []int) {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	return file_waMediaTransport_WAMediaTransport_proto_rawDescGZIP(), []int{3, 1, 0}
 }
 
@@ -284,7 +272,6 @@ type WAMediaTransport struct {
 }
 
 func (x *WAMediaTransport) Reset() {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	*x = WAMediaTransport{}
 	mi := &file_waMediaTransport_WAMediaTransport_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -298,7 +285,6 @@ func (x *WAMediaTransport) String() string {
 func (*WAMediaTransport) ProtoMessage() {}
 
 func (x *WAMediaTransport) ProtoReflect() protoreflect.Message {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	mi := &file_waMediaTransport_WAMediaTransport_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -312,7 +298,6 @@ func (x *WAMediaTransport) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WAMediaTransport.ProtoReflect.Descriptor instead.
 func (*WAMediaTransport) Descriptor() ([]byte, []int) {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	return file_waMediaTransport_WAMediaTransport_proto_rawDescGZIP(), []int{0}
 }
 
@@ -339,7 +324,6 @@ type ImageTransport struct {
 }
 
 func (x *ImageTransport) Reset() {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	*x = ImageTransport{}
 	mi := &file_waMediaTransport_WAMediaTransport_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -353,7 +337,6 @@ func (x *ImageTransport) String() string {
 func (*ImageTransport) ProtoMessage() {}
 
 func (x *ImageTransport) ProtoReflect() protoreflect.Message {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	mi := &file_waMediaTransport_WAMediaTransport_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -367,7 +350,6 @@ func (x *ImageTransport) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImageTransport.ProtoReflect.Descriptor instead.
 func (*ImageTransport) Descriptor() ([]byte, []int) {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	return file_waMediaTransport_WAMediaTransport_proto_rawDescGZIP(), []int{1}
 }
 
@@ -394,7 +376,6 @@ type VideoTransport struct {
 }
 
 func (x *VideoTransport) Reset() {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	*x = VideoTransport{}
 	mi := &file_waMediaTransport_WAMediaTransport_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -408,7 +389,6 @@ func (x *VideoTransport) String() string {
 func (*VideoTransport) ProtoMessage() {}
 
 func (x *VideoTransport) ProtoReflect() protoreflect.Message {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	mi := &file_waMediaTransport_WAMediaTransport_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -422,7 +402,6 @@ func (x *VideoTransport) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VideoTransport.ProtoReflect.Descriptor instead.
 func (*VideoTransport) Descriptor() ([]byte, []int) {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	return file_waMediaTransport_WAMediaTransport_proto_rawDescGZIP(), []int{2}
 }
 
@@ -449,7 +428,6 @@ type AudioTransport struct {
 }
 
 func (x *AudioTransport) Reset() {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	*x = AudioTransport{}
 	mi := &file_waMediaTransport_WAMediaTransport_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -463,7 +441,6 @@ func (x *AudioTransport) String() string {
 func (*AudioTransport) ProtoMessage() {}
 
 func (x *AudioTransport) ProtoReflect() protoreflect.Message {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	mi := &file_waMediaTransport_WAMediaTransport_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -477,7 +454,6 @@ func (x *AudioTransport) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AudioTransport.ProtoReflect.Descriptor instead.
 func (*AudioTransport) Descriptor() ([]byte, []int) {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	return file_waMediaTransport_WAMediaTransport_proto_rawDescGZIP(), []int{3}
 }
 
@@ -504,7 +480,6 @@ type DocumentTransport struct {
 }
 
 func (x *DocumentTransport) Reset() {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	*x = DocumentTransport{}
 	mi := &file_waMediaTransport_WAMediaTransport_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -518,7 +493,6 @@ func (x *DocumentTransport) String() string {
 func (*DocumentTransport) ProtoMessage() {}
 
 func (x *DocumentTransport) ProtoReflect() protoreflect.Message {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	mi := &file_waMediaTransport_WAMediaTransport_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -532,7 +506,6 @@ func (x *DocumentTransport) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DocumentTransport.ProtoReflect.Descriptor instead.
 func (*DocumentTransport) Descriptor() ([]byte, []int) {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	return file_waMediaTransport_WAMediaTransport_proto_rawDescGZIP(), []int{4}
 }
 
@@ -559,7 +532,6 @@ type StickerTransport struct {
 }
 
 func (x *StickerTransport) Reset() {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	*x = StickerTransport{}
 	mi := &file_waMediaTransport_WAMediaTransport_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -573,7 +545,6 @@ func (x *StickerTransport) String() string {
 func (*StickerTransport) ProtoMessage() {}
 
 func (x *StickerTransport) ProtoReflect() protoreflect.Message {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	mi := &file_waMediaTransport_WAMediaTransport_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -587,7 +558,6 @@ func (x *StickerTransport) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StickerTransport.ProtoReflect.Descriptor instead.
 func (*StickerTransport) Descriptor() ([]byte, []int) {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	return file_waMediaTransport_WAMediaTransport_proto_rawDescGZIP(), []int{5}
 }
 
@@ -614,7 +584,6 @@ type ContactTransport struct {
 }
 
 func (x *ContactTransport) Reset() {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	*x = ContactTransport{}
 	mi := &file_waMediaTransport_WAMediaTransport_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -628,7 +597,6 @@ func (x *ContactTransport) String() string {
 func (*ContactTransport) ProtoMessage() {}
 
 func (x *ContactTransport) ProtoReflect() protoreflect.Message {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	mi := &file_waMediaTransport_WAMediaTransport_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -642,7 +610,6 @@ func (x *ContactTransport) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ContactTransport.ProtoReflect.Descriptor instead.
 func (*ContactTransport) Descriptor() ([]byte, []int) {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	return file_waMediaTransport_WAMediaTransport_proto_rawDescGZIP(), []int{6}
 }
 
@@ -671,7 +638,6 @@ type WAMediaTransport_Ancillary struct {
 }
 
 func (x *WAMediaTransport_Ancillary) Reset() {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	*x = WAMediaTransport_Ancillary{}
 	mi := &file_waMediaTransport_WAMediaTransport_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -685,7 +651,6 @@ func (x *WAMediaTransport_Ancillary) String() string {
 func (*WAMediaTransport_Ancillary) ProtoMessage() {}
 
 func (x *WAMediaTransport_Ancillary) ProtoReflect() protoreflect.Message {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	mi := &file_waMediaTransport_WAMediaTransport_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -699,7 +664,6 @@ func (x *WAMediaTransport_Ancillary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WAMediaTransport_Ancillary.ProtoReflect.Descriptor instead.
 func (*WAMediaTransport_Ancillary) Descriptor() ([]byte, []int) {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	return file_waMediaTransport_WAMediaTransport_proto_rawDescGZIP(), []int{0, 0}
 }
 
@@ -743,7 +707,6 @@ type WAMediaTransport_Integral struct {
 }
 
 func (x *WAMediaTransport_Integral) Reset() {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	*x = WAMediaTransport_Integral{}
 	mi := &file_waMediaTransport_WAMediaTransport_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -757,7 +720,6 @@ func (x *WAMediaTransport_Integral) String() string {
 func (*WAMediaTransport_Integral) ProtoMessage() {}
 
 func (x *WAMediaTransport_Integral) ProtoReflect() protoreflect.Message {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	mi := &file_waMediaTransport_WAMediaTransport_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -771,7 +733,6 @@ func (x *WAMediaTransport_Integral) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WAMediaTransport_Integral.ProtoReflect.Descriptor instead.
 func (*WAMediaTransport_Integral) Descriptor() ([]byte, []int) {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	return file_waMediaTransport_WAMediaTransport_proto_rawDescGZIP(), []int{0, 1}
 }
 
@@ -821,7 +782,6 @@ type WAMediaTransport_Ancillary_Thumbnail struct {
 }
 
 func (x *WAMediaTransport_Ancillary_Thumbnail) Reset() {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	*x = WAMediaTransport_Ancillary_Thumbnail{}
 	mi := &file_waMediaTransport_WAMediaTransport_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -835,7 +795,6 @@ func (x *WAMediaTransport_Ancillary_Thumbnail) String() string {
 func (*WAMediaTransport_Ancillary_Thumbnail) ProtoMessage() {}
 
 func (x *WAMediaTransport_Ancillary_Thumbnail) ProtoReflect() protoreflect.Message {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	mi := &file_waMediaTransport_WAMediaTransport_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -849,7 +808,6 @@ func (x *WAMediaTransport_Ancillary_Thumbnail) ProtoReflect() protoreflect.Messa
 
 // Deprecated: Use WAMediaTransport_Ancillary_Thumbnail.ProtoReflect.Descriptor instead.
 func (*WAMediaTransport_Ancillary_Thumbnail) Descriptor() ([]byte, []int) {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	return file_waMediaTransport_WAMediaTransport_proto_rawDescGZIP(), []int{0, 0, 0}
 }
 
@@ -896,7 +854,6 @@ type WAMediaTransport_Ancillary_Thumbnail_DownloadableThumbnail struct {
 }
 
 func (x *WAMediaTransport_Ancillary_Thumbnail_DownloadableThumbnail) Reset() {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	*x = WAMediaTransport_Ancillary_Thumbnail_DownloadableThumbnail{}
 	mi := &file_waMediaTransport_WAMediaTransport_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -910,7 +867,6 @@ func (x *WAMediaTransport_Ancillary_Thumbnail_DownloadableThumbnail) String() st
 func (*WAMediaTransport_Ancillary_Thumbnail_DownloadableThumbnail) ProtoMessage() {}
 
 func (x *WAMediaTransport_Ancillary_Thumbnail_DownloadableThumbnail) ProtoReflect() protoreflect.Message {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	mi := &file_waMediaTransport_WAMediaTransport_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -924,7 +880,6 @@ func (x *WAMediaTransport_Ancillary_Thumbnail_DownloadableThumbnail) ProtoReflec
 
 // Deprecated: Use WAMediaTransport_Ancillary_Thumbnail_DownloadableThumbnail.ProtoReflect.Descriptor instead.
 func (*WAMediaTransport_Ancillary_Thumbnail_DownloadableThumbnail) Descriptor() ([]byte, []int) {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	return file_waMediaTransport_WAMediaTransport_proto_rawDescGZIP(), []int{0, 0, 0, 0}
 }
 
@@ -999,7 +954,6 @@ type ImageTransport_Ancillary struct {
 }
 
 func (x *ImageTransport_Ancillary) Reset() {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	*x = ImageTransport_Ancillary{}
 	mi := &file_waMediaTransport_WAMediaTransport_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1013,7 +967,6 @@ func (x *ImageTransport_Ancillary) String() string {
 func (*ImageTransport_Ancillary) ProtoMessage() {}
 
 func (x *ImageTransport_Ancillary) ProtoReflect() protoreflect.Message {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	mi := &file_waMediaTransport_WAMediaTransport_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1027,7 +980,6 @@ func (x *ImageTransport_Ancillary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImageTransport_Ancillary.ProtoReflect.Descriptor instead.
 func (*ImageTransport_Ancillary) Descriptor() ([]byte, []int) {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	return file_waMediaTransport_WAMediaTransport_proto_rawDescGZIP(), []int{1, 0}
 }
 
@@ -1095,7 +1047,6 @@ type ImageTransport_Integral struct {
 }
 
 func (x *ImageTransport_Integral) Reset() {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	*x = ImageTransport_Integral{}
 	mi := &file_waMediaTransport_WAMediaTransport_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1109,7 +1060,6 @@ func (x *ImageTransport_Integral) String() string {
 func (*ImageTransport_Integral) ProtoMessage() {}
 
 func (x *ImageTransport_Integral) ProtoReflect() protoreflect.Message {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	mi := &file_waMediaTransport_WAMediaTransport_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1123,7 +1073,6 @@ func (x *ImageTransport_Integral) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImageTransport_Integral.ProtoReflect.Descriptor instead.
 func (*ImageTransport_Integral) Descriptor() ([]byte, []int) {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	return file_waMediaTransport_WAMediaTransport_proto_rawDescGZIP(), []int{1, 1}
 }
 
@@ -1150,7 +1099,6 @@ type VideoTransport_Ancillary struct {
 }
 
 func (x *VideoTransport_Ancillary) Reset() {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	*x = VideoTransport_Ancillary{}
 	mi := &file_waMediaTransport_WAMediaTransport_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1164,7 +1112,6 @@ func (x *VideoTransport_Ancillary) String() string {
 func (*VideoTransport_Ancillary) ProtoMessage() {}
 
 func (x *VideoTransport_Ancillary) ProtoReflect() protoreflect.Message {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	mi := &file_waMediaTransport_WAMediaTransport_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1178,7 +1125,6 @@ func (x *VideoTransport_Ancillary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VideoTransport_Ancillary.ProtoReflect.Descriptor instead.
 func (*VideoTransport_Ancillary) Descriptor() ([]byte, []int) {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	return file_waMediaTransport_WAMediaTransport_proto_rawDescGZIP(), []int{2, 0}
 }
 
@@ -1253,7 +1199,6 @@ type VideoTransport_Integral struct {
 }
 
 func (x *VideoTransport_Integral) Reset() {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	*x = VideoTransport_Integral{}
 	mi := &file_waMediaTransport_WAMediaTransport_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1267,7 +1212,6 @@ func (x *VideoTransport_Integral) String() string {
 func (*VideoTransport_Integral) ProtoMessage() {}
 
 func (x *VideoTransport_Integral) ProtoReflect() protoreflect.Message {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	mi := &file_waMediaTransport_WAMediaTransport_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1281,7 +1225,6 @@ func (x *VideoTransport_Integral) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VideoTransport_Integral.ProtoReflect.Descriptor instead.
 func (*VideoTransport_Integral) Descriptor() ([]byte, []int) {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	return file_waMediaTransport_WAMediaTransport_proto_rawDescGZIP(), []int{2, 1}
 }
 
@@ -1303,7 +1246,6 @@ type AudioTransport_Ancillary struct {
 }
 
 func (x *AudioTransport_Ancillary) Reset() {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	*x = AudioTransport_Ancillary{}
 	mi := &file_waMediaTransport_WAMediaTransport_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1317,7 +1259,6 @@ func (x *AudioTransport_Ancillary) String() string {
 func (*AudioTransport_Ancillary) ProtoMessage() {}
 
 func (x *AudioTransport_Ancillary) ProtoReflect() protoreflect.Message {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	mi := &file_waMediaTransport_WAMediaTransport_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1331,7 +1272,6 @@ func (x *AudioTransport_Ancillary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AudioTransport_Ancillary.ProtoReflect.Descriptor instead.
 func (*AudioTransport_Ancillary) Descriptor() ([]byte, []int) {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	return file_waMediaTransport_WAMediaTransport_proto_rawDescGZIP(), []int{3, 0}
 }
 
@@ -1372,7 +1312,6 @@ type AudioTransport_Integral struct {
 }
 
 func (x *AudioTransport_Integral) Reset() {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	*x = AudioTransport_Integral{}
 	mi := &file_waMediaTransport_WAMediaTransport_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1386,7 +1325,6 @@ func (x *AudioTransport_Integral) String() string {
 func (*AudioTransport_Integral) ProtoMessage() {}
 
 func (x *AudioTransport_Integral) ProtoReflect() protoreflect.Message {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	mi := &file_waMediaTransport_WAMediaTransport_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1400,7 +1338,6 @@ func (x *AudioTransport_Integral) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AudioTransport_Integral.ProtoReflect.Descriptor instead.
 func (*AudioTransport_Integral) Descriptor() ([]byte, []int) {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	return file_waMediaTransport_WAMediaTransport_proto_rawDescGZIP(), []int{3, 1}
 }
 
@@ -1427,7 +1364,6 @@ type AudioTransport_Ancillary_AvatarAudio struct {
 }
 
 func (x *AudioTransport_Ancillary_AvatarAudio) Reset() {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	*x = AudioTransport_Ancillary_AvatarAudio{}
 	mi := &file_waMediaTransport_WAMediaTransport_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1441,7 +1377,6 @@ func (x *AudioTransport_Ancillary_AvatarAudio) String() string {
 func (*AudioTransport_Ancillary_AvatarAudio) ProtoMessage() {}
 
 func (x *AudioTransport_Ancillary_AvatarAudio) ProtoReflect() protoreflect.Message {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	mi := &file_waMediaTransport_WAMediaTransport_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1455,7 +1390,6 @@ func (x *AudioTransport_Ancillary_AvatarAudio) ProtoReflect() protoreflect.Messa
 
 // Deprecated: Use AudioTransport_Ancillary_AvatarAudio.ProtoReflect.Descriptor instead.
 func (*AudioTransport_Ancillary_AvatarAudio) Descriptor() ([]byte, []int) {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	return file_waMediaTransport_WAMediaTransport_proto_rawDescGZIP(), []int{3, 0, 0}
 }
 
@@ -1487,7 +1421,6 @@ type AudioTransport_Ancillary_AvatarAudio_DownloadableAvatarAnimations struct {
 }
 
 func (x *AudioTransport_Ancillary_AvatarAudio_DownloadableAvatarAnimations) Reset() {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	*x = AudioTransport_Ancillary_AvatarAudio_DownloadableAvatarAnimations{}
 	mi := &file_waMediaTransport_WAMediaTransport_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1501,7 +1434,6 @@ func (x *AudioTransport_Ancillary_AvatarAudio_DownloadableAvatarAnimations) Stri
 func (*AudioTransport_Ancillary_AvatarAudio_DownloadableAvatarAnimations) ProtoMessage() {}
 
 func (x *AudioTransport_Ancillary_AvatarAudio_DownloadableAvatarAnimations) ProtoReflect() protoreflect.Message {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	mi := &file_waMediaTransport_WAMediaTransport_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1515,7 +1447,6 @@ func (x *AudioTransport_Ancillary_AvatarAudio_DownloadableAvatarAnimations) Prot
 
 // Deprecated: Use AudioTransport_Ancillary_AvatarAudio_DownloadableAvatarAnimations.ProtoReflect.Descriptor instead.
 func (*AudioTransport_Ancillary_AvatarAudio_DownloadableAvatarAnimations) Descriptor() ([]byte, []int) {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	return file_waMediaTransport_WAMediaTransport_proto_rawDescGZIP(), []int{3, 0, 0, 0}
 }
 
@@ -1576,7 +1507,6 @@ type DocumentTransport_Ancillary struct {
 }
 
 func (x *DocumentTransport_Ancillary) Reset() {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	*x = DocumentTransport_Ancillary{}
 	mi := &file_waMediaTransport_WAMediaTransport_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1590,7 +1520,6 @@ func (x *DocumentTransport_Ancillary) String() string {
 func (*DocumentTransport_Ancillary) ProtoMessage() {}
 
 func (x *DocumentTransport_Ancillary) ProtoReflect() protoreflect.Message {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	mi := &file_waMediaTransport_WAMediaTransport_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1604,7 +1533,6 @@ func (x *DocumentTransport_Ancillary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DocumentTransport_Ancillary.ProtoReflect.Descriptor instead.
 func (*DocumentTransport_Ancillary) Descriptor() ([]byte, []int) {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	return file_waMediaTransport_WAMediaTransport_proto_rawDescGZIP(), []int{4, 0}
 }
 
@@ -1623,7 +1551,6 @@ type DocumentTransport_Integral struct {
 }
 
 func (x *DocumentTransport_Integral) Reset() {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	*x = DocumentTransport_Integral{}
 	mi := &file_waMediaTransport_WAMediaTransport_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1637,7 +1564,6 @@ func (x *DocumentTransport_Integral) String() string {
 func (*DocumentTransport_Integral) ProtoMessage() {}
 
 func (x *DocumentTransport_Integral) ProtoReflect() protoreflect.Message {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	mi := &file_waMediaTransport_WAMediaTransport_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1651,7 +1577,6 @@ func (x *DocumentTransport_Integral) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DocumentTransport_Integral.ProtoReflect.Descriptor instead.
 func (*DocumentTransport_Integral) Descriptor() ([]byte, []int) {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	return file_waMediaTransport_WAMediaTransport_proto_rawDescGZIP(), []int{4, 1}
 }
 
@@ -1678,7 +1603,6 @@ type StickerTransport_Ancillary struct {
 }
 
 func (x *StickerTransport_Ancillary) Reset() {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	*x = StickerTransport_Ancillary{}
 	mi := &file_waMediaTransport_WAMediaTransport_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1692,7 +1616,6 @@ func (x *StickerTransport_Ancillary) String() string {
 func (*StickerTransport_Ancillary) ProtoMessage() {}
 
 func (x *StickerTransport_Ancillary) ProtoReflect() protoreflect.Message {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	mi := &file_waMediaTransport_WAMediaTransport_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1706,7 +1629,6 @@ func (x *StickerTransport_Ancillary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StickerTransport_Ancillary.ProtoReflect.Descriptor instead.
 func (*StickerTransport_Ancillary) Descriptor() ([]byte, []int) {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	return file_waMediaTransport_WAMediaTransport_proto_rawDescGZIP(), []int{5, 0}
 }
 
@@ -1783,7 +1705,6 @@ type StickerTransport_Integral struct {
 }
 
 func (x *StickerTransport_Integral) Reset() {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	*x = StickerTransport_Integral{}
 	mi := &file_waMediaTransport_WAMediaTransport_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1797,7 +1718,6 @@ func (x *StickerTransport_Integral) String() string {
 func (*StickerTransport_Integral) ProtoMessage() {}
 
 func (x *StickerTransport_Integral) ProtoReflect() protoreflect.Message {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	mi := &file_waMediaTransport_WAMediaTransport_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1811,7 +1731,6 @@ func (x *StickerTransport_Integral) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StickerTransport_Integral.ProtoReflect.Descriptor instead.
 func (*StickerTransport_Integral) Descriptor() ([]byte, []int) {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	return file_waMediaTransport_WAMediaTransport_proto_rawDescGZIP(), []int{5, 1}
 }
 
@@ -1844,7 +1763,6 @@ type ContactTransport_Ancillary struct {
 }
 
 func (x *ContactTransport_Ancillary) Reset() {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	*x = ContactTransport_Ancillary{}
 	mi := &file_waMediaTransport_WAMediaTransport_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1858,7 +1776,6 @@ func (x *ContactTransport_Ancillary) String() string {
 func (*ContactTransport_Ancillary) ProtoMessage() {}
 
 func (x *ContactTransport_Ancillary) ProtoReflect() protoreflect.Message {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	mi := &file_waMediaTransport_WAMediaTransport_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1872,7 +1789,6 @@ func (x *ContactTransport_Ancillary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ContactTransport_Ancillary.ProtoReflect.Descriptor instead.
 func (*ContactTransport_Ancillary) Descriptor() ([]byte, []int) {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	return file_waMediaTransport_WAMediaTransport_proto_rawDescGZIP(), []int{6, 0}
 }
 
@@ -1895,7 +1811,6 @@ type ContactTransport_Integral struct {
 }
 
 func (x *ContactTransport_Integral) Reset() {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	*x = ContactTransport_Integral{}
 	mi := &file_waMediaTransport_WAMediaTransport_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1909,7 +1824,6 @@ func (x *ContactTransport_Integral) String() string {
 func (*ContactTransport_Integral) ProtoMessage() {}
 
 func (x *ContactTransport_Integral) ProtoReflect() protoreflect.Message {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	mi := &file_waMediaTransport_WAMediaTransport_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1923,7 +1837,6 @@ func (x *ContactTransport_Integral) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ContactTransport_Integral.ProtoReflect.Descriptor instead.
 func (*ContactTransport_Integral) Descriptor() ([]byte, []int) {
-	file_waMediaTransport_WAMediaTransport_proto_init()
 	return file_waMediaTransport_WAMediaTransport_proto_rawDescGZIP(), []int{6, 1}
 }
 
@@ -2134,8 +2047,8 @@ func file_waMediaTransport_WAMediaTransport_proto_rawDescGZIP() []byte {
 	return file_waMediaTransport_WAMediaTransport_proto_rawDescData
 }
 
-var file_waMediaTransport_WAMediaTransport_proto_enumTypes []protoimpl.EnumInfo
-var file_waMediaTransport_WAMediaTransport_proto_msgTypes []protoimpl.MessageInfo
+var file_waMediaTransport_WAMediaTransport_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
+var file_waMediaTransport_WAMediaTransport_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
 var file_waMediaTransport_WAMediaTransport_proto_goTypes = []any{
 	(ImageTransport_Ancillary_HdType)(0),                                      // 0: WAMediaTransport.ImageTransport.Ancillary.HdType
 	(VideoTransport_Ancillary_Attribution)(0),                                 // 1: WAMediaTransport.VideoTransport.Ancillary.Attribution
@@ -2205,21 +2118,8 @@ var file_waMediaTransport_WAMediaTransport_proto_depIdxs = []int32{
 	0,  // [0:29] is the sub-list for field type_name
 }
 
-// file_waMediaTransport_WAMediaTransport_proto_init registers the file once, at its first use (msgbridge's hack/lazyproto).
+func init() { file_waMediaTransport_WAMediaTransport_proto_init() }
 func file_waMediaTransport_WAMediaTransport_proto_init() {
-	file_waMediaTransport_WAMediaTransport_proto_once.Do(file_waMediaTransport_WAMediaTransport_proto_register)
-}
-
-var file_waMediaTransport_WAMediaTransport_proto_once sync.Once
-
-// XXX_RegisterProtoFiles registers this package's files; the packages
-// that import it call it before registering their own.
-func XXX_RegisterProtoFiles() { file_waMediaTransport_WAMediaTransport_proto_init() }
-
-func file_waMediaTransport_WAMediaTransport_proto_register() {
-	waCommon.XXX_RegisterProtoFiles()
-	file_waMediaTransport_WAMediaTransport_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-	file_waMediaTransport_WAMediaTransport_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
 	if File_waMediaTransport_WAMediaTransport_proto != nil {
 		return
 	}

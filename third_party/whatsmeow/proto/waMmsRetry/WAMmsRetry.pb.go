@@ -58,12 +58,10 @@ func (x MediaRetryNotification_ResultType) String() string {
 }
 
 func (MediaRetryNotification_ResultType) Descriptor() protoreflect.EnumDescriptor {
-	file_waMmsRetry_WAMmsRetry_proto_init()
 	return file_waMmsRetry_WAMmsRetry_proto_enumTypes[0].Descriptor()
 }
 
 func (MediaRetryNotification_ResultType) Type() protoreflect.EnumType {
-	file_waMmsRetry_WAMmsRetry_proto_init()
 	return &file_waMmsRetry_WAMmsRetry_proto_enumTypes[0]
 }
 
@@ -83,7 +81,6 @@ func (x *MediaRetryNotification_ResultType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use MediaRetryNotification_ResultType.Descriptor instead.
 func (MediaRetryNotification_ResultType) EnumDescriptor() ([]byte, []int) {
-	file_waMmsRetry_WAMmsRetry_proto_init()
 	return file_waMmsRetry_WAMmsRetry_proto_rawDescGZIP(), []int{0, 0}
 }
 
@@ -98,7 +95,6 @@ type MediaRetryNotification struct {
 }
 
 func (x *MediaRetryNotification) Reset() {
-	file_waMmsRetry_WAMmsRetry_proto_init()
 	*x = MediaRetryNotification{}
 	mi := &file_waMmsRetry_WAMmsRetry_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -112,7 +108,6 @@ func (x *MediaRetryNotification) String() string {
 func (*MediaRetryNotification) ProtoMessage() {}
 
 func (x *MediaRetryNotification) ProtoReflect() protoreflect.Message {
-	file_waMmsRetry_WAMmsRetry_proto_init()
 	mi := &file_waMmsRetry_WAMmsRetry_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -126,7 +121,6 @@ func (x *MediaRetryNotification) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MediaRetryNotification.ProtoReflect.Descriptor instead.
 func (*MediaRetryNotification) Descriptor() ([]byte, []int) {
-	file_waMmsRetry_WAMmsRetry_proto_init()
 	return file_waMmsRetry_WAMmsRetry_proto_rawDescGZIP(), []int{0}
 }
 
@@ -166,7 +160,6 @@ type ServerErrorReceipt struct {
 }
 
 func (x *ServerErrorReceipt) Reset() {
-	file_waMmsRetry_WAMmsRetry_proto_init()
 	*x = ServerErrorReceipt{}
 	mi := &file_waMmsRetry_WAMmsRetry_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -180,7 +173,6 @@ func (x *ServerErrorReceipt) String() string {
 func (*ServerErrorReceipt) ProtoMessage() {}
 
 func (x *ServerErrorReceipt) ProtoReflect() protoreflect.Message {
-	file_waMmsRetry_WAMmsRetry_proto_init()
 	mi := &file_waMmsRetry_WAMmsRetry_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -194,7 +186,6 @@ func (x *ServerErrorReceipt) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ServerErrorReceipt.ProtoReflect.Descriptor instead.
 func (*ServerErrorReceipt) Descriptor() ([]byte, []int) {
-	file_waMmsRetry_WAMmsRetry_proto_init()
 	return file_waMmsRetry_WAMmsRetry_proto_rawDescGZIP(), []int{1}
 }
 
@@ -239,8 +230,8 @@ func file_waMmsRetry_WAMmsRetry_proto_rawDescGZIP() []byte {
 	return file_waMmsRetry_WAMmsRetry_proto_rawDescData
 }
 
-var file_waMmsRetry_WAMmsRetry_proto_enumTypes []protoimpl.EnumInfo
-var file_waMmsRetry_WAMmsRetry_proto_msgTypes []protoimpl.MessageInfo
+var file_waMmsRetry_WAMmsRetry_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
+var file_waMmsRetry_WAMmsRetry_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
 var file_waMmsRetry_WAMmsRetry_proto_goTypes = []any{
 	(MediaRetryNotification_ResultType)(0), // 0: WAMmsRetry.MediaRetryNotification.ResultType
 	(*MediaRetryNotification)(nil),         // 1: WAMmsRetry.MediaRetryNotification
@@ -255,20 +246,8 @@ var file_waMmsRetry_WAMmsRetry_proto_depIdxs = []int32{
 	0, // [0:1] is the sub-list for field type_name
 }
 
-// file_waMmsRetry_WAMmsRetry_proto_init registers the file once, at its first use (msgbridge's hack/lazyproto).
+func init() { file_waMmsRetry_WAMmsRetry_proto_init() }
 func file_waMmsRetry_WAMmsRetry_proto_init() {
-	file_waMmsRetry_WAMmsRetry_proto_once.Do(file_waMmsRetry_WAMmsRetry_proto_register)
-}
-
-var file_waMmsRetry_WAMmsRetry_proto_once sync.Once
-
-// XXX_RegisterProtoFiles registers this package's files; the packages
-// that import it call it before registering their own.
-func XXX_RegisterProtoFiles() { file_waMmsRetry_WAMmsRetry_proto_init() }
-
-func file_waMmsRetry_WAMmsRetry_proto_register() {
-	file_waMmsRetry_WAMmsRetry_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-	file_waMmsRetry_WAMmsRetry_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
 	if File_waMmsRetry_WAMmsRetry_proto != nil {
 		return
 	}

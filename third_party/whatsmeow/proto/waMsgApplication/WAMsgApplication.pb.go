@@ -57,12 +57,10 @@ func (x MessageApplication_Metadata_ThreadType) String() string {
 }
 
 func (MessageApplication_Metadata_ThreadType) Descriptor() protoreflect.EnumDescriptor {
-	file_waMsgApplication_WAMsgApplication_proto_init()
 	return file_waMsgApplication_WAMsgApplication_proto_enumTypes[0].Descriptor()
 }
 
 func (MessageApplication_Metadata_ThreadType) Type() protoreflect.EnumType {
-	file_waMsgApplication_WAMsgApplication_proto_init()
 	return &file_waMsgApplication_WAMsgApplication_proto_enumTypes[0]
 }
 
@@ -82,7 +80,6 @@ func (x *MessageApplication_Metadata_ThreadType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use MessageApplication_Metadata_ThreadType.Descriptor instead.
 func (MessageApplication_Metadata_ThreadType) EnumDescriptor() ([]byte, []int) {
-	file_waMsgApplication_WAMsgApplication_proto_init()
 	return file_waMsgApplication_WAMsgApplication_proto_rawDescGZIP(), []int{0, 0, 0}
 }
 
@@ -122,12 +119,10 @@ func (x MessageApplication_EphemeralSetting_EphemeralityType) String() string {
 }
 
 func (MessageApplication_EphemeralSetting_EphemeralityType) Descriptor() protoreflect.EnumDescriptor {
-	file_waMsgApplication_WAMsgApplication_proto_init()
 	return file_waMsgApplication_WAMsgApplication_proto_enumTypes[1].Descriptor()
 }
 
 func (MessageApplication_EphemeralSetting_EphemeralityType) Type() protoreflect.EnumType {
-	file_waMsgApplication_WAMsgApplication_proto_init()
 	return &file_waMsgApplication_WAMsgApplication_proto_enumTypes[1]
 }
 
@@ -147,7 +142,6 @@ func (x *MessageApplication_EphemeralSetting_EphemeralityType) UnmarshalJSON(b [
 
 // Deprecated: Use MessageApplication_EphemeralSetting_EphemeralityType.Descriptor instead.
 func (MessageApplication_EphemeralSetting_EphemeralityType) EnumDescriptor() ([]byte, []int) {
-	file_waMsgApplication_WAMsgApplication_proto_init()
 	return file_waMsgApplication_WAMsgApplication_proto_rawDescGZIP(), []int{0, 6, 0}
 }
 
@@ -160,7 +154,6 @@ type MessageApplication struct {
 }
 
 func (x *MessageApplication) Reset() {
-	file_waMsgApplication_WAMsgApplication_proto_init()
 	*x = MessageApplication{}
 	mi := &file_waMsgApplication_WAMsgApplication_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -174,7 +167,6 @@ func (x *MessageApplication) String() string {
 func (*MessageApplication) ProtoMessage() {}
 
 func (x *MessageApplication) ProtoReflect() protoreflect.Message {
-	file_waMsgApplication_WAMsgApplication_proto_init()
 	mi := &file_waMsgApplication_WAMsgApplication_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -188,7 +180,6 @@ func (x *MessageApplication) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MessageApplication.ProtoReflect.Descriptor instead.
 func (*MessageApplication) Descriptor() ([]byte, []int) {
-	file_waMsgApplication_WAMsgApplication_proto_init()
 	return file_waMsgApplication_WAMsgApplication_proto_rawDescGZIP(), []int{0}
 }
 
@@ -233,7 +224,6 @@ type MessageApplication_Metadata struct {
 }
 
 func (x *MessageApplication_Metadata) Reset() {
-	file_waMsgApplication_WAMsgApplication_proto_init()
 	*x = MessageApplication_Metadata{}
 	mi := &file_waMsgApplication_WAMsgApplication_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -247,7 +237,6 @@ func (x *MessageApplication_Metadata) String() string {
 func (*MessageApplication_Metadata) ProtoMessage() {}
 
 func (x *MessageApplication_Metadata) ProtoReflect() protoreflect.Message {
-	file_waMsgApplication_WAMsgApplication_proto_init()
 	mi := &file_waMsgApplication_WAMsgApplication_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -261,7 +250,6 @@ func (x *MessageApplication_Metadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MessageApplication_Metadata.ProtoReflect.Descriptor instead.
 func (*MessageApplication_Metadata) Descriptor() ([]byte, []int) {
-	file_waMsgApplication_WAMsgApplication_proto_init()
 	return file_waMsgApplication_WAMsgApplication_proto_rawDescGZIP(), []int{0, 0}
 }
 
@@ -433,7 +421,6 @@ type MessageApplication_Payload struct {
 }
 
 func (x *MessageApplication_Payload) Reset() {
-	file_waMsgApplication_WAMsgApplication_proto_init()
 	*x = MessageApplication_Payload{}
 	mi := &file_waMsgApplication_WAMsgApplication_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -447,7 +434,6 @@ func (x *MessageApplication_Payload) String() string {
 func (*MessageApplication_Payload) ProtoMessage() {}
 
 func (x *MessageApplication_Payload) ProtoReflect() protoreflect.Message {
-	file_waMsgApplication_WAMsgApplication_proto_init()
 	mi := &file_waMsgApplication_WAMsgApplication_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -461,7 +447,6 @@ func (x *MessageApplication_Payload) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MessageApplication_Payload.ProtoReflect.Descriptor instead.
 func (*MessageApplication_Payload) Descriptor() ([]byte, []int) {
-	file_waMsgApplication_WAMsgApplication_proto_init()
 	return file_waMsgApplication_WAMsgApplication_proto_rawDescGZIP(), []int{0, 1}
 }
 
@@ -553,7 +538,6 @@ type MessageApplication_SubProtocolPayload struct {
 }
 
 func (x *MessageApplication_SubProtocolPayload) Reset() {
-	file_waMsgApplication_WAMsgApplication_proto_init()
 	*x = MessageApplication_SubProtocolPayload{}
 	mi := &file_waMsgApplication_WAMsgApplication_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -567,7 +551,6 @@ func (x *MessageApplication_SubProtocolPayload) String() string {
 func (*MessageApplication_SubProtocolPayload) ProtoMessage() {}
 
 func (x *MessageApplication_SubProtocolPayload) ProtoReflect() protoreflect.Message {
-	file_waMsgApplication_WAMsgApplication_proto_init()
 	mi := &file_waMsgApplication_WAMsgApplication_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -581,7 +564,6 @@ func (x *MessageApplication_SubProtocolPayload) ProtoReflect() protoreflect.Mess
 
 // Deprecated: Use MessageApplication_SubProtocolPayload.ProtoReflect.Descriptor instead.
 func (*MessageApplication_SubProtocolPayload) Descriptor() ([]byte, []int) {
-	file_waMsgApplication_WAMsgApplication_proto_init()
 	return file_waMsgApplication_WAMsgApplication_proto_rawDescGZIP(), []int{0, 2}
 }
 
@@ -706,7 +688,6 @@ type MessageApplication_ApplicationData struct {
 }
 
 func (x *MessageApplication_ApplicationData) Reset() {
-	file_waMsgApplication_WAMsgApplication_proto_init()
 	*x = MessageApplication_ApplicationData{}
 	mi := &file_waMsgApplication_WAMsgApplication_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -720,7 +701,6 @@ func (x *MessageApplication_ApplicationData) String() string {
 func (*MessageApplication_ApplicationData) ProtoMessage() {}
 
 func (x *MessageApplication_ApplicationData) ProtoReflect() protoreflect.Message {
-	file_waMsgApplication_WAMsgApplication_proto_init()
 	mi := &file_waMsgApplication_WAMsgApplication_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -734,7 +714,6 @@ func (x *MessageApplication_ApplicationData) ProtoReflect() protoreflect.Message
 
 // Deprecated: Use MessageApplication_ApplicationData.ProtoReflect.Descriptor instead.
 func (*MessageApplication_ApplicationData) Descriptor() ([]byte, []int) {
-	file_waMsgApplication_WAMsgApplication_proto_init()
 	return file_waMsgApplication_WAMsgApplication_proto_rawDescGZIP(), []int{0, 3}
 }
 
@@ -745,7 +724,6 @@ type MessageApplication_Signal struct {
 }
 
 func (x *MessageApplication_Signal) Reset() {
-	file_waMsgApplication_WAMsgApplication_proto_init()
 	*x = MessageApplication_Signal{}
 	mi := &file_waMsgApplication_WAMsgApplication_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -759,7 +737,6 @@ func (x *MessageApplication_Signal) String() string {
 func (*MessageApplication_Signal) ProtoMessage() {}
 
 func (x *MessageApplication_Signal) ProtoReflect() protoreflect.Message {
-	file_waMsgApplication_WAMsgApplication_proto_init()
 	mi := &file_waMsgApplication_WAMsgApplication_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -773,7 +750,6 @@ func (x *MessageApplication_Signal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MessageApplication_Signal.ProtoReflect.Descriptor instead.
 func (*MessageApplication_Signal) Descriptor() ([]byte, []int) {
-	file_waMsgApplication_WAMsgApplication_proto_init()
 	return file_waMsgApplication_WAMsgApplication_proto_rawDescGZIP(), []int{0, 4}
 }
 
@@ -784,7 +760,6 @@ type MessageApplication_Content struct {
 }
 
 func (x *MessageApplication_Content) Reset() {
-	file_waMsgApplication_WAMsgApplication_proto_init()
 	*x = MessageApplication_Content{}
 	mi := &file_waMsgApplication_WAMsgApplication_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -798,7 +773,6 @@ func (x *MessageApplication_Content) String() string {
 func (*MessageApplication_Content) ProtoMessage() {}
 
 func (x *MessageApplication_Content) ProtoReflect() protoreflect.Message {
-	file_waMsgApplication_WAMsgApplication_proto_init()
 	mi := &file_waMsgApplication_WAMsgApplication_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -812,7 +786,6 @@ func (x *MessageApplication_Content) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MessageApplication_Content.ProtoReflect.Descriptor instead.
 func (*MessageApplication_Content) Descriptor() ([]byte, []int) {
-	file_waMsgApplication_WAMsgApplication_proto_init()
 	return file_waMsgApplication_WAMsgApplication_proto_rawDescGZIP(), []int{0, 5}
 }
 
@@ -827,7 +800,6 @@ type MessageApplication_EphemeralSetting struct {
 }
 
 func (x *MessageApplication_EphemeralSetting) Reset() {
-	file_waMsgApplication_WAMsgApplication_proto_init()
 	*x = MessageApplication_EphemeralSetting{}
 	mi := &file_waMsgApplication_WAMsgApplication_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -841,7 +813,6 @@ func (x *MessageApplication_EphemeralSetting) String() string {
 func (*MessageApplication_EphemeralSetting) ProtoMessage() {}
 
 func (x *MessageApplication_EphemeralSetting) ProtoReflect() protoreflect.Message {
-	file_waMsgApplication_WAMsgApplication_proto_init()
 	mi := &file_waMsgApplication_WAMsgApplication_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -855,7 +826,6 @@ func (x *MessageApplication_EphemeralSetting) ProtoReflect() protoreflect.Messag
 
 // Deprecated: Use MessageApplication_EphemeralSetting.ProtoReflect.Descriptor instead.
 func (*MessageApplication_EphemeralSetting) Descriptor() ([]byte, []int) {
-	file_waMsgApplication_WAMsgApplication_proto_init()
 	return file_waMsgApplication_WAMsgApplication_proto_rawDescGZIP(), []int{0, 6}
 }
 
@@ -898,7 +868,6 @@ type MessageApplication_Metadata_QuotedMessage struct {
 }
 
 func (x *MessageApplication_Metadata_QuotedMessage) Reset() {
-	file_waMsgApplication_WAMsgApplication_proto_init()
 	*x = MessageApplication_Metadata_QuotedMessage{}
 	mi := &file_waMsgApplication_WAMsgApplication_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -912,7 +881,6 @@ func (x *MessageApplication_Metadata_QuotedMessage) String() string {
 func (*MessageApplication_Metadata_QuotedMessage) ProtoMessage() {}
 
 func (x *MessageApplication_Metadata_QuotedMessage) ProtoReflect() protoreflect.Message {
-	file_waMsgApplication_WAMsgApplication_proto_init()
 	mi := &file_waMsgApplication_WAMsgApplication_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -926,7 +894,6 @@ func (x *MessageApplication_Metadata_QuotedMessage) ProtoReflect() protoreflect.
 
 // Deprecated: Use MessageApplication_Metadata_QuotedMessage.ProtoReflect.Descriptor instead.
 func (*MessageApplication_Metadata_QuotedMessage) Descriptor() ([]byte, []int) {
-	file_waMsgApplication_WAMsgApplication_proto_init()
 	return file_waMsgApplication_WAMsgApplication_proto_rawDescGZIP(), []int{0, 0, 0}
 }
 
@@ -967,7 +934,6 @@ type MessageApplication_Metadata_EphemeralSettingMap struct {
 }
 
 func (x *MessageApplication_Metadata_EphemeralSettingMap) Reset() {
-	file_waMsgApplication_WAMsgApplication_proto_init()
 	*x = MessageApplication_Metadata_EphemeralSettingMap{}
 	mi := &file_waMsgApplication_WAMsgApplication_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -981,7 +947,6 @@ func (x *MessageApplication_Metadata_EphemeralSettingMap) String() string {
 func (*MessageApplication_Metadata_EphemeralSettingMap) ProtoMessage() {}
 
 func (x *MessageApplication_Metadata_EphemeralSettingMap) ProtoReflect() protoreflect.Message {
-	file_waMsgApplication_WAMsgApplication_proto_init()
 	mi := &file_waMsgApplication_WAMsgApplication_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -995,7 +960,6 @@ func (x *MessageApplication_Metadata_EphemeralSettingMap) ProtoReflect() protore
 
 // Deprecated: Use MessageApplication_Metadata_EphemeralSettingMap.ProtoReflect.Descriptor instead.
 func (*MessageApplication_Metadata_EphemeralSettingMap) Descriptor() ([]byte, []int) {
-	file_waMsgApplication_WAMsgApplication_proto_init()
 	return file_waMsgApplication_WAMsgApplication_proto_rawDescGZIP(), []int{0, 0, 1}
 }
 
@@ -1100,8 +1064,8 @@ func file_waMsgApplication_WAMsgApplication_proto_rawDescGZIP() []byte {
 	return file_waMsgApplication_WAMsgApplication_proto_rawDescData
 }
 
-var file_waMsgApplication_WAMsgApplication_proto_enumTypes []protoimpl.EnumInfo
-var file_waMsgApplication_WAMsgApplication_proto_msgTypes []protoimpl.MessageInfo
+var file_waMsgApplication_WAMsgApplication_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
+var file_waMsgApplication_WAMsgApplication_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
 var file_waMsgApplication_WAMsgApplication_proto_goTypes = []any{
 	(MessageApplication_Metadata_ThreadType)(0),               // 0: WAMsgApplication.MessageApplication.Metadata.ThreadType
 	(MessageApplication_EphemeralSetting_EphemeralityType)(0), // 1: WAMsgApplication.MessageApplication.EphemeralSetting.EphemeralityType
@@ -1147,21 +1111,8 @@ var file_waMsgApplication_WAMsgApplication_proto_depIdxs = []int32{
 	0,  // [0:21] is the sub-list for field type_name
 }
 
-// file_waMsgApplication_WAMsgApplication_proto_init registers the file once, at its first use (msgbridge's hack/lazyproto).
+func init() { file_waMsgApplication_WAMsgApplication_proto_init() }
 func file_waMsgApplication_WAMsgApplication_proto_init() {
-	file_waMsgApplication_WAMsgApplication_proto_once.Do(file_waMsgApplication_WAMsgApplication_proto_register)
-}
-
-var file_waMsgApplication_WAMsgApplication_proto_once sync.Once
-
-// XXX_RegisterProtoFiles registers this package's files; the packages
-// that import it call it before registering their own.
-func XXX_RegisterProtoFiles() { file_waMsgApplication_WAMsgApplication_proto_init() }
-
-func file_waMsgApplication_WAMsgApplication_proto_register() {
-	waCommon.XXX_RegisterProtoFiles()
-	file_waMsgApplication_WAMsgApplication_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-	file_waMsgApplication_WAMsgApplication_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
 	if File_waMsgApplication_WAMsgApplication_proto != nil {
 		return
 	}

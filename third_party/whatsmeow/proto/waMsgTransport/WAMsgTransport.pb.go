@@ -60,12 +60,10 @@ func (x MessageTransport_Protocol_Ancillary_BackupDirective_ActionType) String()
 }
 
 func (MessageTransport_Protocol_Ancillary_BackupDirective_ActionType) Descriptor() protoreflect.EnumDescriptor {
-	file_waMsgTransport_WAMsgTransport_proto_init()
 	return file_waMsgTransport_WAMsgTransport_proto_enumTypes[0].Descriptor()
 }
 
 func (MessageTransport_Protocol_Ancillary_BackupDirective_ActionType) Type() protoreflect.EnumType {
-	file_waMsgTransport_WAMsgTransport_proto_init()
 	return &file_waMsgTransport_WAMsgTransport_proto_enumTypes[0]
 }
 
@@ -85,7 +83,6 @@ func (x *MessageTransport_Protocol_Ancillary_BackupDirective_ActionType) Unmarsh
 
 // Deprecated: Use MessageTransport_Protocol_Ancillary_BackupDirective_ActionType.Descriptor instead.
 func (MessageTransport_Protocol_Ancillary_BackupDirective_ActionType) EnumDescriptor() ([]byte, []int) {
-	file_waMsgTransport_WAMsgTransport_proto_init()
 	return file_waMsgTransport_WAMsgTransport_proto_rawDescGZIP(), []int{0, 1, 0, 0, 0}
 }
 
@@ -98,7 +95,6 @@ type MessageTransport struct {
 }
 
 func (x *MessageTransport) Reset() {
-	file_waMsgTransport_WAMsgTransport_proto_init()
 	*x = MessageTransport{}
 	mi := &file_waMsgTransport_WAMsgTransport_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -112,7 +108,6 @@ func (x *MessageTransport) String() string {
 func (*MessageTransport) ProtoMessage() {}
 
 func (x *MessageTransport) ProtoReflect() protoreflect.Message {
-	file_waMsgTransport_WAMsgTransport_proto_init()
 	mi := &file_waMsgTransport_WAMsgTransport_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -126,7 +121,6 @@ func (x *MessageTransport) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MessageTransport.ProtoReflect.Descriptor instead.
 func (*MessageTransport) Descriptor() ([]byte, []int) {
-	file_waMsgTransport_WAMsgTransport_proto_init()
 	return file_waMsgTransport_WAMsgTransport_proto_rawDescGZIP(), []int{0}
 }
 
@@ -155,7 +149,6 @@ type DeviceListMetadata struct {
 }
 
 func (x *DeviceListMetadata) Reset() {
-	file_waMsgTransport_WAMsgTransport_proto_init()
 	*x = DeviceListMetadata{}
 	mi := &file_waMsgTransport_WAMsgTransport_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -169,7 +162,6 @@ func (x *DeviceListMetadata) String() string {
 func (*DeviceListMetadata) ProtoMessage() {}
 
 func (x *DeviceListMetadata) ProtoReflect() protoreflect.Message {
-	file_waMsgTransport_WAMsgTransport_proto_init()
 	mi := &file_waMsgTransport_WAMsgTransport_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -183,7 +175,6 @@ func (x *DeviceListMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeviceListMetadata.ProtoReflect.Descriptor instead.
 func (*DeviceListMetadata) Descriptor() ([]byte, []int) {
-	file_waMsgTransport_WAMsgTransport_proto_init()
 	return file_waMsgTransport_WAMsgTransport_proto_rawDescGZIP(), []int{1}
 }
 
@@ -224,7 +215,6 @@ type MessageTransport_Payload struct {
 }
 
 func (x *MessageTransport_Payload) Reset() {
-	file_waMsgTransport_WAMsgTransport_proto_init()
 	*x = MessageTransport_Payload{}
 	mi := &file_waMsgTransport_WAMsgTransport_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -238,7 +228,6 @@ func (x *MessageTransport_Payload) String() string {
 func (*MessageTransport_Payload) ProtoMessage() {}
 
 func (x *MessageTransport_Payload) ProtoReflect() protoreflect.Message {
-	file_waMsgTransport_WAMsgTransport_proto_init()
 	mi := &file_waMsgTransport_WAMsgTransport_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -252,7 +241,6 @@ func (x *MessageTransport_Payload) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MessageTransport_Payload.ProtoReflect.Descriptor instead.
 func (*MessageTransport_Payload) Descriptor() ([]byte, []int) {
-	file_waMsgTransport_WAMsgTransport_proto_init()
 	return file_waMsgTransport_WAMsgTransport_proto_rawDescGZIP(), []int{0, 0}
 }
 
@@ -279,7 +267,6 @@ type MessageTransport_Protocol struct {
 }
 
 func (x *MessageTransport_Protocol) Reset() {
-	file_waMsgTransport_WAMsgTransport_proto_init()
 	*x = MessageTransport_Protocol{}
 	mi := &file_waMsgTransport_WAMsgTransport_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -293,7 +280,6 @@ func (x *MessageTransport_Protocol) String() string {
 func (*MessageTransport_Protocol) ProtoMessage() {}
 
 func (x *MessageTransport_Protocol) ProtoReflect() protoreflect.Message {
-	file_waMsgTransport_WAMsgTransport_proto_init()
 	mi := &file_waMsgTransport_WAMsgTransport_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -307,7 +293,6 @@ func (x *MessageTransport_Protocol) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MessageTransport_Protocol.ProtoReflect.Descriptor instead.
 func (*MessageTransport_Protocol) Descriptor() ([]byte, []int) {
-	file_waMsgTransport_WAMsgTransport_proto_init()
 	return file_waMsgTransport_WAMsgTransport_proto_rawDescGZIP(), []int{0, 1}
 }
 
@@ -336,7 +321,6 @@ type MessageTransport_Protocol_Ancillary struct {
 }
 
 func (x *MessageTransport_Protocol_Ancillary) Reset() {
-	file_waMsgTransport_WAMsgTransport_proto_init()
 	*x = MessageTransport_Protocol_Ancillary{}
 	mi := &file_waMsgTransport_WAMsgTransport_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -350,7 +334,6 @@ func (x *MessageTransport_Protocol_Ancillary) String() string {
 func (*MessageTransport_Protocol_Ancillary) ProtoMessage() {}
 
 func (x *MessageTransport_Protocol_Ancillary) ProtoReflect() protoreflect.Message {
-	file_waMsgTransport_WAMsgTransport_proto_init()
 	mi := &file_waMsgTransport_WAMsgTransport_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -364,7 +347,6 @@ func (x *MessageTransport_Protocol_Ancillary) ProtoReflect() protoreflect.Messag
 
 // Deprecated: Use MessageTransport_Protocol_Ancillary.ProtoReflect.Descriptor instead.
 func (*MessageTransport_Protocol_Ancillary) Descriptor() ([]byte, []int) {
-	file_waMsgTransport_WAMsgTransport_proto_init()
 	return file_waMsgTransport_WAMsgTransport_proto_rawDescGZIP(), []int{0, 1, 0}
 }
 
@@ -405,7 +387,6 @@ type MessageTransport_Protocol_Integral struct {
 }
 
 func (x *MessageTransport_Protocol_Integral) Reset() {
-	file_waMsgTransport_WAMsgTransport_proto_init()
 	*x = MessageTransport_Protocol_Integral{}
 	mi := &file_waMsgTransport_WAMsgTransport_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -419,7 +400,6 @@ func (x *MessageTransport_Protocol_Integral) String() string {
 func (*MessageTransport_Protocol_Integral) ProtoMessage() {}
 
 func (x *MessageTransport_Protocol_Integral) ProtoReflect() protoreflect.Message {
-	file_waMsgTransport_WAMsgTransport_proto_init()
 	mi := &file_waMsgTransport_WAMsgTransport_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -433,7 +413,6 @@ func (x *MessageTransport_Protocol_Integral) ProtoReflect() protoreflect.Message
 
 // Deprecated: Use MessageTransport_Protocol_Integral.ProtoReflect.Descriptor instead.
 func (*MessageTransport_Protocol_Integral) Descriptor() ([]byte, []int) {
-	file_waMsgTransport_WAMsgTransport_proto_init()
 	return file_waMsgTransport_WAMsgTransport_proto_rawDescGZIP(), []int{0, 1, 1}
 }
 
@@ -461,7 +440,6 @@ type MessageTransport_Protocol_Ancillary_BackupDirective struct {
 }
 
 func (x *MessageTransport_Protocol_Ancillary_BackupDirective) Reset() {
-	file_waMsgTransport_WAMsgTransport_proto_init()
 	*x = MessageTransport_Protocol_Ancillary_BackupDirective{}
 	mi := &file_waMsgTransport_WAMsgTransport_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -475,7 +453,6 @@ func (x *MessageTransport_Protocol_Ancillary_BackupDirective) String() string {
 func (*MessageTransport_Protocol_Ancillary_BackupDirective) ProtoMessage() {}
 
 func (x *MessageTransport_Protocol_Ancillary_BackupDirective) ProtoReflect() protoreflect.Message {
-	file_waMsgTransport_WAMsgTransport_proto_init()
 	mi := &file_waMsgTransport_WAMsgTransport_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -489,7 +466,6 @@ func (x *MessageTransport_Protocol_Ancillary_BackupDirective) ProtoReflect() pro
 
 // Deprecated: Use MessageTransport_Protocol_Ancillary_BackupDirective.ProtoReflect.Descriptor instead.
 func (*MessageTransport_Protocol_Ancillary_BackupDirective) Descriptor() ([]byte, []int) {
-	file_waMsgTransport_WAMsgTransport_proto_init()
 	return file_waMsgTransport_WAMsgTransport_proto_rawDescGZIP(), []int{0, 1, 0, 0}
 }
 
@@ -524,7 +500,6 @@ type MessageTransport_Protocol_Ancillary_ICDCParticipantDevices struct {
 }
 
 func (x *MessageTransport_Protocol_Ancillary_ICDCParticipantDevices) Reset() {
-	file_waMsgTransport_WAMsgTransport_proto_init()
 	*x = MessageTransport_Protocol_Ancillary_ICDCParticipantDevices{}
 	mi := &file_waMsgTransport_WAMsgTransport_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -538,7 +513,6 @@ func (x *MessageTransport_Protocol_Ancillary_ICDCParticipantDevices) String() st
 func (*MessageTransport_Protocol_Ancillary_ICDCParticipantDevices) ProtoMessage() {}
 
 func (x *MessageTransport_Protocol_Ancillary_ICDCParticipantDevices) ProtoReflect() protoreflect.Message {
-	file_waMsgTransport_WAMsgTransport_proto_init()
 	mi := &file_waMsgTransport_WAMsgTransport_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -552,7 +526,6 @@ func (x *MessageTransport_Protocol_Ancillary_ICDCParticipantDevices) ProtoReflec
 
 // Deprecated: Use MessageTransport_Protocol_Ancillary_ICDCParticipantDevices.ProtoReflect.Descriptor instead.
 func (*MessageTransport_Protocol_Ancillary_ICDCParticipantDevices) Descriptor() ([]byte, []int) {
-	file_waMsgTransport_WAMsgTransport_proto_init()
 	return file_waMsgTransport_WAMsgTransport_proto_rawDescGZIP(), []int{0, 1, 0, 1}
 }
 
@@ -586,7 +559,6 @@ type MessageTransport_Protocol_Ancillary_SenderKeyDistributionMessage struct {
 }
 
 func (x *MessageTransport_Protocol_Ancillary_SenderKeyDistributionMessage) Reset() {
-	file_waMsgTransport_WAMsgTransport_proto_init()
 	*x = MessageTransport_Protocol_Ancillary_SenderKeyDistributionMessage{}
 	mi := &file_waMsgTransport_WAMsgTransport_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -600,7 +572,6 @@ func (x *MessageTransport_Protocol_Ancillary_SenderKeyDistributionMessage) Strin
 func (*MessageTransport_Protocol_Ancillary_SenderKeyDistributionMessage) ProtoMessage() {}
 
 func (x *MessageTransport_Protocol_Ancillary_SenderKeyDistributionMessage) ProtoReflect() protoreflect.Message {
-	file_waMsgTransport_WAMsgTransport_proto_init()
 	mi := &file_waMsgTransport_WAMsgTransport_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -614,7 +585,6 @@ func (x *MessageTransport_Protocol_Ancillary_SenderKeyDistributionMessage) Proto
 
 // Deprecated: Use MessageTransport_Protocol_Ancillary_SenderKeyDistributionMessage.ProtoReflect.Descriptor instead.
 func (*MessageTransport_Protocol_Ancillary_SenderKeyDistributionMessage) Descriptor() ([]byte, []int) {
-	file_waMsgTransport_WAMsgTransport_proto_init()
 	return file_waMsgTransport_WAMsgTransport_proto_rawDescGZIP(), []int{0, 1, 0, 2}
 }
 
@@ -643,7 +613,6 @@ type MessageTransport_Protocol_Ancillary_ICDCParticipantDevices_ICDCIdentityList
 }
 
 func (x *MessageTransport_Protocol_Ancillary_ICDCParticipantDevices_ICDCIdentityListDescription) Reset() {
-	file_waMsgTransport_WAMsgTransport_proto_init()
 	*x = MessageTransport_Protocol_Ancillary_ICDCParticipantDevices_ICDCIdentityListDescription{}
 	mi := &file_waMsgTransport_WAMsgTransport_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -658,7 +627,6 @@ func (*MessageTransport_Protocol_Ancillary_ICDCParticipantDevices_ICDCIdentityLi
 }
 
 func (x *MessageTransport_Protocol_Ancillary_ICDCParticipantDevices_ICDCIdentityListDescription) ProtoReflect() protoreflect.Message {
-	file_waMsgTransport_WAMsgTransport_proto_init()
 	mi := &file_waMsgTransport_WAMsgTransport_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -672,7 +640,6 @@ func (x *MessageTransport_Protocol_Ancillary_ICDCParticipantDevices_ICDCIdentity
 
 // Deprecated: Use MessageTransport_Protocol_Ancillary_ICDCParticipantDevices_ICDCIdentityListDescription.ProtoReflect.Descriptor instead.
 func (*MessageTransport_Protocol_Ancillary_ICDCParticipantDevices_ICDCIdentityListDescription) Descriptor() ([]byte, []int) {
-	file_waMsgTransport_WAMsgTransport_proto_init()
 	return file_waMsgTransport_WAMsgTransport_proto_rawDescGZIP(), []int{0, 1, 0, 1, 0}
 }
 
@@ -713,7 +680,6 @@ type MessageTransport_Protocol_Integral_DeviceSentMessage struct {
 }
 
 func (x *MessageTransport_Protocol_Integral_DeviceSentMessage) Reset() {
-	file_waMsgTransport_WAMsgTransport_proto_init()
 	*x = MessageTransport_Protocol_Integral_DeviceSentMessage{}
 	mi := &file_waMsgTransport_WAMsgTransport_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -727,7 +693,6 @@ func (x *MessageTransport_Protocol_Integral_DeviceSentMessage) String() string {
 func (*MessageTransport_Protocol_Integral_DeviceSentMessage) ProtoMessage() {}
 
 func (x *MessageTransport_Protocol_Integral_DeviceSentMessage) ProtoReflect() protoreflect.Message {
-	file_waMsgTransport_WAMsgTransport_proto_init()
 	mi := &file_waMsgTransport_WAMsgTransport_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -741,7 +706,6 @@ func (x *MessageTransport_Protocol_Integral_DeviceSentMessage) ProtoReflect() pr
 
 // Deprecated: Use MessageTransport_Protocol_Integral_DeviceSentMessage.ProtoReflect.Descriptor instead.
 func (*MessageTransport_Protocol_Integral_DeviceSentMessage) Descriptor() ([]byte, []int) {
-	file_waMsgTransport_WAMsgTransport_proto_init()
 	return file_waMsgTransport_WAMsgTransport_proto_rawDescGZIP(), []int{0, 1, 1, 0}
 }
 
@@ -829,8 +793,8 @@ func file_waMsgTransport_WAMsgTransport_proto_rawDescGZIP() []byte {
 	return file_waMsgTransport_WAMsgTransport_proto_rawDescData
 }
 
-var file_waMsgTransport_WAMsgTransport_proto_enumTypes []protoimpl.EnumInfo
-var file_waMsgTransport_WAMsgTransport_proto_msgTypes []protoimpl.MessageInfo
+var file_waMsgTransport_WAMsgTransport_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
+var file_waMsgTransport_WAMsgTransport_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
 var file_waMsgTransport_WAMsgTransport_proto_goTypes = []any{
 	(MessageTransport_Protocol_Ancillary_BackupDirective_ActionType)(0), // 0: WAMsgTransport.MessageTransport.Protocol.Ancillary.BackupDirective.ActionType
 	(*MessageTransport)(nil),                                                                       // 1: WAMsgTransport.MessageTransport
@@ -869,21 +833,8 @@ var file_waMsgTransport_WAMsgTransport_proto_depIdxs = []int32{
 	0,  // [0:14] is the sub-list for field type_name
 }
 
-// file_waMsgTransport_WAMsgTransport_proto_init registers the file once, at its first use (msgbridge's hack/lazyproto).
+func init() { file_waMsgTransport_WAMsgTransport_proto_init() }
 func file_waMsgTransport_WAMsgTransport_proto_init() {
-	file_waMsgTransport_WAMsgTransport_proto_once.Do(file_waMsgTransport_WAMsgTransport_proto_register)
-}
-
-var file_waMsgTransport_WAMsgTransport_proto_once sync.Once
-
-// XXX_RegisterProtoFiles registers this package's files; the packages
-// that import it call it before registering their own.
-func XXX_RegisterProtoFiles() { file_waMsgTransport_WAMsgTransport_proto_init() }
-
-func file_waMsgTransport_WAMsgTransport_proto_register() {
-	waCommon.XXX_RegisterProtoFiles()
-	file_waMsgTransport_WAMsgTransport_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-	file_waMsgTransport_WAMsgTransport_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
 	if File_waMsgTransport_WAMsgTransport_proto != nil {
 		return
 	}

@@ -31,7 +31,6 @@ type MultiDevice struct {
 }
 
 func (x *MultiDevice) Reset() {
-	file_waMultiDevice_WAMultiDevice_proto_init()
 	*x = MultiDevice{}
 	mi := &file_waMultiDevice_WAMultiDevice_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -45,7 +44,6 @@ func (x *MultiDevice) String() string {
 func (*MultiDevice) ProtoMessage() {}
 
 func (x *MultiDevice) ProtoReflect() protoreflect.Message {
-	file_waMultiDevice_WAMultiDevice_proto_init()
 	mi := &file_waMultiDevice_WAMultiDevice_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -59,7 +57,6 @@ func (x *MultiDevice) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MultiDevice.ProtoReflect.Descriptor instead.
 func (*MultiDevice) Descriptor() ([]byte, []int) {
-	file_waMultiDevice_WAMultiDevice_proto_init()
 	return file_waMultiDevice_WAMultiDevice_proto_rawDescGZIP(), []int{0}
 }
 
@@ -84,7 +81,6 @@ type MultiDevice_Metadata struct {
 }
 
 func (x *MultiDevice_Metadata) Reset() {
-	file_waMultiDevice_WAMultiDevice_proto_init()
 	*x = MultiDevice_Metadata{}
 	mi := &file_waMultiDevice_WAMultiDevice_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -98,7 +94,6 @@ func (x *MultiDevice_Metadata) String() string {
 func (*MultiDevice_Metadata) ProtoMessage() {}
 
 func (x *MultiDevice_Metadata) ProtoReflect() protoreflect.Message {
-	file_waMultiDevice_WAMultiDevice_proto_init()
 	mi := &file_waMultiDevice_WAMultiDevice_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -112,7 +107,6 @@ func (x *MultiDevice_Metadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MultiDevice_Metadata.ProtoReflect.Descriptor instead.
 func (*MultiDevice_Metadata) Descriptor() ([]byte, []int) {
-	file_waMultiDevice_WAMultiDevice_proto_init()
 	return file_waMultiDevice_WAMultiDevice_proto_rawDescGZIP(), []int{0, 0}
 }
 
@@ -128,7 +122,6 @@ type MultiDevice_Payload struct {
 }
 
 func (x *MultiDevice_Payload) Reset() {
-	file_waMultiDevice_WAMultiDevice_proto_init()
 	*x = MultiDevice_Payload{}
 	mi := &file_waMultiDevice_WAMultiDevice_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -142,7 +135,6 @@ func (x *MultiDevice_Payload) String() string {
 func (*MultiDevice_Payload) ProtoMessage() {}
 
 func (x *MultiDevice_Payload) ProtoReflect() protoreflect.Message {
-	file_waMultiDevice_WAMultiDevice_proto_init()
 	mi := &file_waMultiDevice_WAMultiDevice_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -156,7 +148,6 @@ func (x *MultiDevice_Payload) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MultiDevice_Payload.ProtoReflect.Descriptor instead.
 func (*MultiDevice_Payload) Descriptor() ([]byte, []int) {
-	file_waMultiDevice_WAMultiDevice_proto_init()
 	return file_waMultiDevice_WAMultiDevice_proto_rawDescGZIP(), []int{0, 1}
 }
 
@@ -213,7 +204,6 @@ type MultiDevice_ApplicationData struct {
 }
 
 func (x *MultiDevice_ApplicationData) Reset() {
-	file_waMultiDevice_WAMultiDevice_proto_init()
 	*x = MultiDevice_ApplicationData{}
 	mi := &file_waMultiDevice_WAMultiDevice_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -227,7 +217,6 @@ func (x *MultiDevice_ApplicationData) String() string {
 func (*MultiDevice_ApplicationData) ProtoMessage() {}
 
 func (x *MultiDevice_ApplicationData) ProtoReflect() protoreflect.Message {
-	file_waMultiDevice_WAMultiDevice_proto_init()
 	mi := &file_waMultiDevice_WAMultiDevice_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -241,7 +230,6 @@ func (x *MultiDevice_ApplicationData) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MultiDevice_ApplicationData.ProtoReflect.Descriptor instead.
 func (*MultiDevice_ApplicationData) Descriptor() ([]byte, []int) {
-	file_waMultiDevice_WAMultiDevice_proto_init()
 	return file_waMultiDevice_WAMultiDevice_proto_rawDescGZIP(), []int{0, 2}
 }
 
@@ -295,7 +283,6 @@ type MultiDevice_Signal struct {
 }
 
 func (x *MultiDevice_Signal) Reset() {
-	file_waMultiDevice_WAMultiDevice_proto_init()
 	*x = MultiDevice_Signal{}
 	mi := &file_waMultiDevice_WAMultiDevice_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -309,7 +296,6 @@ func (x *MultiDevice_Signal) String() string {
 func (*MultiDevice_Signal) ProtoMessage() {}
 
 func (x *MultiDevice_Signal) ProtoReflect() protoreflect.Message {
-	file_waMultiDevice_WAMultiDevice_proto_init()
 	mi := &file_waMultiDevice_WAMultiDevice_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -323,7 +309,6 @@ func (x *MultiDevice_Signal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MultiDevice_Signal.ProtoReflect.Descriptor instead.
 func (*MultiDevice_Signal) Descriptor() ([]byte, []int) {
-	file_waMultiDevice_WAMultiDevice_proto_init()
 	return file_waMultiDevice_WAMultiDevice_proto_rawDescGZIP(), []int{0, 3}
 }
 
@@ -335,7 +320,6 @@ type MultiDevice_ApplicationData_AppStateSyncKeyRequestMessage struct {
 }
 
 func (x *MultiDevice_ApplicationData_AppStateSyncKeyRequestMessage) Reset() {
-	file_waMultiDevice_WAMultiDevice_proto_init()
 	*x = MultiDevice_ApplicationData_AppStateSyncKeyRequestMessage{}
 	mi := &file_waMultiDevice_WAMultiDevice_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -349,7 +333,6 @@ func (x *MultiDevice_ApplicationData_AppStateSyncKeyRequestMessage) String() str
 func (*MultiDevice_ApplicationData_AppStateSyncKeyRequestMessage) ProtoMessage() {}
 
 func (x *MultiDevice_ApplicationData_AppStateSyncKeyRequestMessage) ProtoReflect() protoreflect.Message {
-	file_waMultiDevice_WAMultiDevice_proto_init()
 	mi := &file_waMultiDevice_WAMultiDevice_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -363,7 +346,6 @@ func (x *MultiDevice_ApplicationData_AppStateSyncKeyRequestMessage) ProtoReflect
 
 // Deprecated: Use MultiDevice_ApplicationData_AppStateSyncKeyRequestMessage.ProtoReflect.Descriptor instead.
 func (*MultiDevice_ApplicationData_AppStateSyncKeyRequestMessage) Descriptor() ([]byte, []int) {
-	file_waMultiDevice_WAMultiDevice_proto_init()
 	return file_waMultiDevice_WAMultiDevice_proto_rawDescGZIP(), []int{0, 2, 0}
 }
 
@@ -382,7 +364,6 @@ type MultiDevice_ApplicationData_AppStateSyncKeyShareMessage struct {
 }
 
 func (x *MultiDevice_ApplicationData_AppStateSyncKeyShareMessage) Reset() {
-	file_waMultiDevice_WAMultiDevice_proto_init()
 	*x = MultiDevice_ApplicationData_AppStateSyncKeyShareMessage{}
 	mi := &file_waMultiDevice_WAMultiDevice_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -396,7 +377,6 @@ func (x *MultiDevice_ApplicationData_AppStateSyncKeyShareMessage) String() strin
 func (*MultiDevice_ApplicationData_AppStateSyncKeyShareMessage) ProtoMessage() {}
 
 func (x *MultiDevice_ApplicationData_AppStateSyncKeyShareMessage) ProtoReflect() protoreflect.Message {
-	file_waMultiDevice_WAMultiDevice_proto_init()
 	mi := &file_waMultiDevice_WAMultiDevice_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -410,7 +390,6 @@ func (x *MultiDevice_ApplicationData_AppStateSyncKeyShareMessage) ProtoReflect()
 
 // Deprecated: Use MultiDevice_ApplicationData_AppStateSyncKeyShareMessage.ProtoReflect.Descriptor instead.
 func (*MultiDevice_ApplicationData_AppStateSyncKeyShareMessage) Descriptor() ([]byte, []int) {
-	file_waMultiDevice_WAMultiDevice_proto_init()
 	return file_waMultiDevice_WAMultiDevice_proto_rawDescGZIP(), []int{0, 2, 1}
 }
 
@@ -430,7 +409,6 @@ type MultiDevice_ApplicationData_AppStateSyncKey struct {
 }
 
 func (x *MultiDevice_ApplicationData_AppStateSyncKey) Reset() {
-	file_waMultiDevice_WAMultiDevice_proto_init()
 	*x = MultiDevice_ApplicationData_AppStateSyncKey{}
 	mi := &file_waMultiDevice_WAMultiDevice_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -444,7 +422,6 @@ func (x *MultiDevice_ApplicationData_AppStateSyncKey) String() string {
 func (*MultiDevice_ApplicationData_AppStateSyncKey) ProtoMessage() {}
 
 func (x *MultiDevice_ApplicationData_AppStateSyncKey) ProtoReflect() protoreflect.Message {
-	file_waMultiDevice_WAMultiDevice_proto_init()
 	mi := &file_waMultiDevice_WAMultiDevice_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -458,7 +435,6 @@ func (x *MultiDevice_ApplicationData_AppStateSyncKey) ProtoReflect() protoreflec
 
 // Deprecated: Use MultiDevice_ApplicationData_AppStateSyncKey.ProtoReflect.Descriptor instead.
 func (*MultiDevice_ApplicationData_AppStateSyncKey) Descriptor() ([]byte, []int) {
-	file_waMultiDevice_WAMultiDevice_proto_init()
 	return file_waMultiDevice_WAMultiDevice_proto_rawDescGZIP(), []int{0, 2, 2}
 }
 
@@ -484,7 +460,6 @@ type MultiDevice_ApplicationData_AppStateSyncKeyId struct {
 }
 
 func (x *MultiDevice_ApplicationData_AppStateSyncKeyId) Reset() {
-	file_waMultiDevice_WAMultiDevice_proto_init()
 	*x = MultiDevice_ApplicationData_AppStateSyncKeyId{}
 	mi := &file_waMultiDevice_WAMultiDevice_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -498,7 +473,6 @@ func (x *MultiDevice_ApplicationData_AppStateSyncKeyId) String() string {
 func (*MultiDevice_ApplicationData_AppStateSyncKeyId) ProtoMessage() {}
 
 func (x *MultiDevice_ApplicationData_AppStateSyncKeyId) ProtoReflect() protoreflect.Message {
-	file_waMultiDevice_WAMultiDevice_proto_init()
 	mi := &file_waMultiDevice_WAMultiDevice_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -512,7 +486,6 @@ func (x *MultiDevice_ApplicationData_AppStateSyncKeyId) ProtoReflect() protorefl
 
 // Deprecated: Use MultiDevice_ApplicationData_AppStateSyncKeyId.ProtoReflect.Descriptor instead.
 func (*MultiDevice_ApplicationData_AppStateSyncKeyId) Descriptor() ([]byte, []int) {
-	file_waMultiDevice_WAMultiDevice_proto_init()
 	return file_waMultiDevice_WAMultiDevice_proto_rawDescGZIP(), []int{0, 2, 3}
 }
 
@@ -533,7 +506,6 @@ type MultiDevice_ApplicationData_AppStateSyncKey_AppStateSyncKeyData struct {
 }
 
 func (x *MultiDevice_ApplicationData_AppStateSyncKey_AppStateSyncKeyData) Reset() {
-	file_waMultiDevice_WAMultiDevice_proto_init()
 	*x = MultiDevice_ApplicationData_AppStateSyncKey_AppStateSyncKeyData{}
 	mi := &file_waMultiDevice_WAMultiDevice_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -547,7 +519,6 @@ func (x *MultiDevice_ApplicationData_AppStateSyncKey_AppStateSyncKeyData) String
 func (*MultiDevice_ApplicationData_AppStateSyncKey_AppStateSyncKeyData) ProtoMessage() {}
 
 func (x *MultiDevice_ApplicationData_AppStateSyncKey_AppStateSyncKeyData) ProtoReflect() protoreflect.Message {
-	file_waMultiDevice_WAMultiDevice_proto_init()
 	mi := &file_waMultiDevice_WAMultiDevice_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -561,7 +532,6 @@ func (x *MultiDevice_ApplicationData_AppStateSyncKey_AppStateSyncKeyData) ProtoR
 
 // Deprecated: Use MultiDevice_ApplicationData_AppStateSyncKey_AppStateSyncKeyData.ProtoReflect.Descriptor instead.
 func (*MultiDevice_ApplicationData_AppStateSyncKey_AppStateSyncKeyData) Descriptor() ([]byte, []int) {
-	file_waMultiDevice_WAMultiDevice_proto_init()
 	return file_waMultiDevice_WAMultiDevice_proto_rawDescGZIP(), []int{0, 2, 2, 0}
 }
 
@@ -596,7 +566,6 @@ type MultiDevice_ApplicationData_AppStateSyncKey_AppStateSyncKeyData_AppStateSyn
 }
 
 func (x *MultiDevice_ApplicationData_AppStateSyncKey_AppStateSyncKeyData_AppStateSyncKeyFingerprint) Reset() {
-	file_waMultiDevice_WAMultiDevice_proto_init()
 	*x = MultiDevice_ApplicationData_AppStateSyncKey_AppStateSyncKeyData_AppStateSyncKeyFingerprint{}
 	mi := &file_waMultiDevice_WAMultiDevice_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -611,7 +580,6 @@ func (*MultiDevice_ApplicationData_AppStateSyncKey_AppStateSyncKeyData_AppStateS
 }
 
 func (x *MultiDevice_ApplicationData_AppStateSyncKey_AppStateSyncKeyData_AppStateSyncKeyFingerprint) ProtoReflect() protoreflect.Message {
-	file_waMultiDevice_WAMultiDevice_proto_init()
 	mi := &file_waMultiDevice_WAMultiDevice_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -625,7 +593,6 @@ func (x *MultiDevice_ApplicationData_AppStateSyncKey_AppStateSyncKeyData_AppStat
 
 // Deprecated: Use MultiDevice_ApplicationData_AppStateSyncKey_AppStateSyncKeyData_AppStateSyncKeyFingerprint.ProtoReflect.Descriptor instead.
 func (*MultiDevice_ApplicationData_AppStateSyncKey_AppStateSyncKeyData_AppStateSyncKeyFingerprint) Descriptor() ([]byte, []int) {
-	file_waMultiDevice_WAMultiDevice_proto_init()
 	return file_waMultiDevice_WAMultiDevice_proto_rawDescGZIP(), []int{0, 2, 2, 0, 0}
 }
 
@@ -699,7 +666,7 @@ func file_waMultiDevice_WAMultiDevice_proto_rawDescGZIP() []byte {
 	return file_waMultiDevice_WAMultiDevice_proto_rawDescData
 }
 
-var file_waMultiDevice_WAMultiDevice_proto_msgTypes []protoimpl.MessageInfo
+var file_waMultiDevice_WAMultiDevice_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
 var file_waMultiDevice_WAMultiDevice_proto_goTypes = []any{
 	(*MultiDevice)(nil),                                                                                // 0: WAMultiDevice.MultiDevice
 	(*MultiDevice_Metadata)(nil),                                                                       // 1: WAMultiDevice.MultiDevice.Metadata
@@ -732,19 +699,8 @@ var file_waMultiDevice_WAMultiDevice_proto_depIdxs = []int32{
 	0,  // [0:11] is the sub-list for field type_name
 }
 
-// file_waMultiDevice_WAMultiDevice_proto_init registers the file once, at its first use (msgbridge's hack/lazyproto).
+func init() { file_waMultiDevice_WAMultiDevice_proto_init() }
 func file_waMultiDevice_WAMultiDevice_proto_init() {
-	file_waMultiDevice_WAMultiDevice_proto_once.Do(file_waMultiDevice_WAMultiDevice_proto_register)
-}
-
-var file_waMultiDevice_WAMultiDevice_proto_once sync.Once
-
-// XXX_RegisterProtoFiles registers this package's files; the packages
-// that import it call it before registering their own.
-func XXX_RegisterProtoFiles() { file_waMultiDevice_WAMultiDevice_proto_init() }
-
-func file_waMultiDevice_WAMultiDevice_proto_register() {
-	file_waMultiDevice_WAMultiDevice_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
 	if File_waMultiDevice_WAMultiDevice_proto != nil {
 		return
 	}

@@ -55,12 +55,10 @@ func (x QP_FilterResult) String() string {
 }
 
 func (QP_FilterResult) Descriptor() protoreflect.EnumDescriptor {
-	file_waQuickPromotionSurfaces_WAWebProtobufsQuickPromotionSurfaces_proto_init()
 	return file_waQuickPromotionSurfaces_WAWebProtobufsQuickPromotionSurfaces_proto_enumTypes[0].Descriptor()
 }
 
 func (QP_FilterResult) Type() protoreflect.EnumType {
-	file_waQuickPromotionSurfaces_WAWebProtobufsQuickPromotionSurfaces_proto_init()
 	return &file_waQuickPromotionSurfaces_WAWebProtobufsQuickPromotionSurfaces_proto_enumTypes[0]
 }
 
@@ -80,7 +78,6 @@ func (x *QP_FilterResult) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use QP_FilterResult.Descriptor instead.
 func (QP_FilterResult) EnumDescriptor() ([]byte, []int) {
-	file_waQuickPromotionSurfaces_WAWebProtobufsQuickPromotionSurfaces_proto_init()
 	return file_waQuickPromotionSurfaces_WAWebProtobufsQuickPromotionSurfaces_proto_rawDescGZIP(), []int{0, 0}
 }
 
@@ -114,12 +111,10 @@ func (x QP_FilterClientNotSupportedConfig) String() string {
 }
 
 func (QP_FilterClientNotSupportedConfig) Descriptor() protoreflect.EnumDescriptor {
-	file_waQuickPromotionSurfaces_WAWebProtobufsQuickPromotionSurfaces_proto_init()
 	return file_waQuickPromotionSurfaces_WAWebProtobufsQuickPromotionSurfaces_proto_enumTypes[1].Descriptor()
 }
 
 func (QP_FilterClientNotSupportedConfig) Type() protoreflect.EnumType {
-	file_waQuickPromotionSurfaces_WAWebProtobufsQuickPromotionSurfaces_proto_init()
 	return &file_waQuickPromotionSurfaces_WAWebProtobufsQuickPromotionSurfaces_proto_enumTypes[1]
 }
 
@@ -139,7 +134,6 @@ func (x *QP_FilterClientNotSupportedConfig) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use QP_FilterClientNotSupportedConfig.Descriptor instead.
 func (QP_FilterClientNotSupportedConfig) EnumDescriptor() ([]byte, []int) {
-	file_waQuickPromotionSurfaces_WAWebProtobufsQuickPromotionSurfaces_proto_init()
 	return file_waQuickPromotionSurfaces_WAWebProtobufsQuickPromotionSurfaces_proto_rawDescGZIP(), []int{0, 1}
 }
 
@@ -176,12 +170,10 @@ func (x QP_ClauseType) String() string {
 }
 
 func (QP_ClauseType) Descriptor() protoreflect.EnumDescriptor {
-	file_waQuickPromotionSurfaces_WAWebProtobufsQuickPromotionSurfaces_proto_init()
 	return file_waQuickPromotionSurfaces_WAWebProtobufsQuickPromotionSurfaces_proto_enumTypes[2].Descriptor()
 }
 
 func (QP_ClauseType) Type() protoreflect.EnumType {
-	file_waQuickPromotionSurfaces_WAWebProtobufsQuickPromotionSurfaces_proto_init()
 	return &file_waQuickPromotionSurfaces_WAWebProtobufsQuickPromotionSurfaces_proto_enumTypes[2]
 }
 
@@ -201,7 +193,6 @@ func (x *QP_ClauseType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use QP_ClauseType.Descriptor instead.
 func (QP_ClauseType) EnumDescriptor() ([]byte, []int) {
-	file_waQuickPromotionSurfaces_WAWebProtobufsQuickPromotionSurfaces_proto_init()
 	return file_waQuickPromotionSurfaces_WAWebProtobufsQuickPromotionSurfaces_proto_rawDescGZIP(), []int{0, 2}
 }
 
@@ -212,7 +203,6 @@ type QP struct {
 }
 
 func (x *QP) Reset() {
-	file_waQuickPromotionSurfaces_WAWebProtobufsQuickPromotionSurfaces_proto_init()
 	*x = QP{}
 	mi := &file_waQuickPromotionSurfaces_WAWebProtobufsQuickPromotionSurfaces_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -226,7 +216,6 @@ func (x *QP) String() string {
 func (*QP) ProtoMessage() {}
 
 func (x *QP) ProtoReflect() protoreflect.Message {
-	file_waQuickPromotionSurfaces_WAWebProtobufsQuickPromotionSurfaces_proto_init()
 	mi := &file_waQuickPromotionSurfaces_WAWebProtobufsQuickPromotionSurfaces_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -240,7 +229,6 @@ func (x *QP) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QP.ProtoReflect.Descriptor instead.
 func (*QP) Descriptor() ([]byte, []int) {
-	file_waQuickPromotionSurfaces_WAWebProtobufsQuickPromotionSurfaces_proto_init()
 	return file_waQuickPromotionSurfaces_WAWebProtobufsQuickPromotionSurfaces_proto_rawDescGZIP(), []int{0}
 }
 
@@ -254,7 +242,6 @@ type QP_FilterClause struct {
 }
 
 func (x *QP_FilterClause) Reset() {
-	file_waQuickPromotionSurfaces_WAWebProtobufsQuickPromotionSurfaces_proto_init()
 	*x = QP_FilterClause{}
 	mi := &file_waQuickPromotionSurfaces_WAWebProtobufsQuickPromotionSurfaces_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -268,7 +255,6 @@ func (x *QP_FilterClause) String() string {
 func (*QP_FilterClause) ProtoMessage() {}
 
 func (x *QP_FilterClause) ProtoReflect() protoreflect.Message {
-	file_waQuickPromotionSurfaces_WAWebProtobufsQuickPromotionSurfaces_proto_init()
 	mi := &file_waQuickPromotionSurfaces_WAWebProtobufsQuickPromotionSurfaces_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -282,7 +268,6 @@ func (x *QP_FilterClause) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QP_FilterClause.ProtoReflect.Descriptor instead.
 func (*QP_FilterClause) Descriptor() ([]byte, []int) {
-	file_waQuickPromotionSurfaces_WAWebProtobufsQuickPromotionSurfaces_proto_init()
 	return file_waQuickPromotionSurfaces_WAWebProtobufsQuickPromotionSurfaces_proto_rawDescGZIP(), []int{0, 0}
 }
 
@@ -318,7 +303,6 @@ type QP_Filter struct {
 }
 
 func (x *QP_Filter) Reset() {
-	file_waQuickPromotionSurfaces_WAWebProtobufsQuickPromotionSurfaces_proto_init()
 	*x = QP_Filter{}
 	mi := &file_waQuickPromotionSurfaces_WAWebProtobufsQuickPromotionSurfaces_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -332,7 +316,6 @@ func (x *QP_Filter) String() string {
 func (*QP_Filter) ProtoMessage() {}
 
 func (x *QP_Filter) ProtoReflect() protoreflect.Message {
-	file_waQuickPromotionSurfaces_WAWebProtobufsQuickPromotionSurfaces_proto_init()
 	mi := &file_waQuickPromotionSurfaces_WAWebProtobufsQuickPromotionSurfaces_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -346,7 +329,6 @@ func (x *QP_Filter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QP_Filter.ProtoReflect.Descriptor instead.
 func (*QP_Filter) Descriptor() ([]byte, []int) {
-	file_waQuickPromotionSurfaces_WAWebProtobufsQuickPromotionSurfaces_proto_init()
 	return file_waQuickPromotionSurfaces_WAWebProtobufsQuickPromotionSurfaces_proto_rawDescGZIP(), []int{0, 1}
 }
 
@@ -387,7 +369,6 @@ type QP_FilterParameters struct {
 }
 
 func (x *QP_FilterParameters) Reset() {
-	file_waQuickPromotionSurfaces_WAWebProtobufsQuickPromotionSurfaces_proto_init()
 	*x = QP_FilterParameters{}
 	mi := &file_waQuickPromotionSurfaces_WAWebProtobufsQuickPromotionSurfaces_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -401,7 +382,6 @@ func (x *QP_FilterParameters) String() string {
 func (*QP_FilterParameters) ProtoMessage() {}
 
 func (x *QP_FilterParameters) ProtoReflect() protoreflect.Message {
-	file_waQuickPromotionSurfaces_WAWebProtobufsQuickPromotionSurfaces_proto_init()
 	mi := &file_waQuickPromotionSurfaces_WAWebProtobufsQuickPromotionSurfaces_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -415,7 +395,6 @@ func (x *QP_FilterParameters) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QP_FilterParameters.ProtoReflect.Descriptor instead.
 func (*QP_FilterParameters) Descriptor() ([]byte, []int) {
-	file_waQuickPromotionSurfaces_WAWebProtobufsQuickPromotionSurfaces_proto_init()
 	return file_waQuickPromotionSurfaces_WAWebProtobufsQuickPromotionSurfaces_proto_rawDescGZIP(), []int{0, 2}
 }
 
@@ -482,8 +461,8 @@ func file_waQuickPromotionSurfaces_WAWebProtobufsQuickPromotionSurfaces_proto_ra
 	return file_waQuickPromotionSurfaces_WAWebProtobufsQuickPromotionSurfaces_proto_rawDescData
 }
 
-var file_waQuickPromotionSurfaces_WAWebProtobufsQuickPromotionSurfaces_proto_enumTypes []protoimpl.EnumInfo
-var file_waQuickPromotionSurfaces_WAWebProtobufsQuickPromotionSurfaces_proto_msgTypes []protoimpl.MessageInfo
+var file_waQuickPromotionSurfaces_WAWebProtobufsQuickPromotionSurfaces_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
+var file_waQuickPromotionSurfaces_WAWebProtobufsQuickPromotionSurfaces_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
 var file_waQuickPromotionSurfaces_WAWebProtobufsQuickPromotionSurfaces_proto_goTypes = []any{
 	(QP_FilterResult)(0),                   // 0: WAWebProtobufsQuickPromotionSurfaces.QP.FilterResult
 	(QP_FilterClientNotSupportedConfig)(0), // 1: WAWebProtobufsQuickPromotionSurfaces.QP.FilterClientNotSupportedConfig
@@ -507,22 +486,8 @@ var file_waQuickPromotionSurfaces_WAWebProtobufsQuickPromotionSurfaces_proto_dep
 	0, // [0:6] is the sub-list for field type_name
 }
 
-// file_waQuickPromotionSurfaces_WAWebProtobufsQuickPromotionSurfaces_proto_init registers the file once, at its first use (msgbridge's hack/lazyproto).
+func init() { file_waQuickPromotionSurfaces_WAWebProtobufsQuickPromotionSurfaces_proto_init() }
 func file_waQuickPromotionSurfaces_WAWebProtobufsQuickPromotionSurfaces_proto_init() {
-	file_waQuickPromotionSurfaces_WAWebProtobufsQuickPromotionSurfaces_proto_once.Do(file_waQuickPromotionSurfaces_WAWebProtobufsQuickPromotionSurfaces_proto_register)
-}
-
-var file_waQuickPromotionSurfaces_WAWebProtobufsQuickPromotionSurfaces_proto_once sync.Once
-
-// XXX_RegisterProtoFiles registers this package's files; the packages
-// that import it call it before registering their own.
-func XXX_RegisterProtoFiles() {
-	file_waQuickPromotionSurfaces_WAWebProtobufsQuickPromotionSurfaces_proto_init()
-}
-
-func file_waQuickPromotionSurfaces_WAWebProtobufsQuickPromotionSurfaces_proto_register() {
-	file_waQuickPromotionSurfaces_WAWebProtobufsQuickPromotionSurfaces_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-	file_waQuickPromotionSurfaces_WAWebProtobufsQuickPromotionSurfaces_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
 	if File_waQuickPromotionSurfaces_WAWebProtobufsQuickPromotionSurfaces_proto != nil {
 		return
 	}

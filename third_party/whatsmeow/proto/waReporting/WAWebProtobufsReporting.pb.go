@@ -33,7 +33,6 @@ type Reportable struct {
 }
 
 func (x *Reportable) Reset() {
-	file_waReporting_WAWebProtobufsReporting_proto_init()
 	*x = Reportable{}
 	mi := &file_waReporting_WAWebProtobufsReporting_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -47,7 +46,6 @@ func (x *Reportable) String() string {
 func (*Reportable) ProtoMessage() {}
 
 func (x *Reportable) ProtoReflect() protoreflect.Message {
-	file_waReporting_WAWebProtobufsReporting_proto_init()
 	mi := &file_waReporting_WAWebProtobufsReporting_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -61,7 +59,6 @@ func (x *Reportable) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Reportable.ProtoReflect.Descriptor instead.
 func (*Reportable) Descriptor() ([]byte, []int) {
-	file_waReporting_WAWebProtobufsReporting_proto_init()
 	return file_waReporting_WAWebProtobufsReporting_proto_rawDescGZIP(), []int{0}
 }
 
@@ -102,7 +99,6 @@ type Config struct {
 }
 
 func (x *Config) Reset() {
-	file_waReporting_WAWebProtobufsReporting_proto_init()
 	*x = Config{}
 	mi := &file_waReporting_WAWebProtobufsReporting_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -116,7 +112,6 @@ func (x *Config) String() string {
 func (*Config) ProtoMessage() {}
 
 func (x *Config) ProtoReflect() protoreflect.Message {
-	file_waReporting_WAWebProtobufsReporting_proto_init()
 	mi := &file_waReporting_WAWebProtobufsReporting_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -130,7 +125,6 @@ func (x *Config) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Config.ProtoReflect.Descriptor instead.
 func (*Config) Descriptor() ([]byte, []int) {
-	file_waReporting_WAWebProtobufsReporting_proto_init()
 	return file_waReporting_WAWebProtobufsReporting_proto_rawDescGZIP(), []int{1}
 }
 
@@ -160,7 +154,6 @@ type Field struct {
 }
 
 func (x *Field) Reset() {
-	file_waReporting_WAWebProtobufsReporting_proto_init()
 	*x = Field{}
 	mi := &file_waReporting_WAWebProtobufsReporting_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -174,7 +167,6 @@ func (x *Field) String() string {
 func (*Field) ProtoMessage() {}
 
 func (x *Field) ProtoReflect() protoreflect.Message {
-	file_waReporting_WAWebProtobufsReporting_proto_init()
 	mi := &file_waReporting_WAWebProtobufsReporting_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -188,7 +180,6 @@ func (x *Field) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Field.ProtoReflect.Descriptor instead.
 func (*Field) Descriptor() ([]byte, []int) {
-	file_waReporting_WAWebProtobufsReporting_proto_init()
 	return file_waReporting_WAWebProtobufsReporting_proto_rawDescGZIP(), []int{2}
 }
 
@@ -275,7 +266,7 @@ func file_waReporting_WAWebProtobufsReporting_proto_rawDescGZIP() []byte {
 	return file_waReporting_WAWebProtobufsReporting_proto_rawDescData
 }
 
-var file_waReporting_WAWebProtobufsReporting_proto_msgTypes []protoimpl.MessageInfo
+var file_waReporting_WAWebProtobufsReporting_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
 var file_waReporting_WAWebProtobufsReporting_proto_goTypes = []any{
 	(*Reportable)(nil), // 0: WAWebProtobufsReporting.Reportable
 	(*Config)(nil),     // 1: WAWebProtobufsReporting.Config
@@ -295,19 +286,8 @@ var file_waReporting_WAWebProtobufsReporting_proto_depIdxs = []int32{
 	0, // [0:4] is the sub-list for field type_name
 }
 
-// file_waReporting_WAWebProtobufsReporting_proto_init registers the file once, at its first use (msgbridge's hack/lazyproto).
+func init() { file_waReporting_WAWebProtobufsReporting_proto_init() }
 func file_waReporting_WAWebProtobufsReporting_proto_init() {
-	file_waReporting_WAWebProtobufsReporting_proto_once.Do(file_waReporting_WAWebProtobufsReporting_proto_register)
-}
-
-var file_waReporting_WAWebProtobufsReporting_proto_once sync.Once
-
-// XXX_RegisterProtoFiles registers this package's files; the packages
-// that import it call it before registering their own.
-func XXX_RegisterProtoFiles() { file_waReporting_WAWebProtobufsReporting_proto_init() }
-
-func file_waReporting_WAWebProtobufsReporting_proto_register() {
-	file_waReporting_WAWebProtobufsReporting_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
 	if File_waReporting_WAWebProtobufsReporting_proto != nil {
 		return
 	}

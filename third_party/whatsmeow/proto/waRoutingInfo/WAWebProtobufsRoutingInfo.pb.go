@@ -35,7 +35,6 @@ type RoutingInfo struct {
 }
 
 func (x *RoutingInfo) Reset() {
-	file_waRoutingInfo_WAWebProtobufsRoutingInfo_proto_init()
 	*x = RoutingInfo{}
 	mi := &file_waRoutingInfo_WAWebProtobufsRoutingInfo_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -49,7 +48,6 @@ func (x *RoutingInfo) String() string {
 func (*RoutingInfo) ProtoMessage() {}
 
 func (x *RoutingInfo) ProtoReflect() protoreflect.Message {
-	file_waRoutingInfo_WAWebProtobufsRoutingInfo_proto_init()
 	mi := &file_waRoutingInfo_WAWebProtobufsRoutingInfo_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -63,7 +61,6 @@ func (x *RoutingInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RoutingInfo.ProtoReflect.Descriptor instead.
 func (*RoutingInfo) Descriptor() ([]byte, []int) {
-	file_waRoutingInfo_WAWebProtobufsRoutingInfo_proto_init()
 	return file_waRoutingInfo_WAWebProtobufsRoutingInfo_proto_rawDescGZIP(), []int{0}
 }
 
@@ -134,7 +131,7 @@ func file_waRoutingInfo_WAWebProtobufsRoutingInfo_proto_rawDescGZIP() []byte {
 	return file_waRoutingInfo_WAWebProtobufsRoutingInfo_proto_rawDescData
 }
 
-var file_waRoutingInfo_WAWebProtobufsRoutingInfo_proto_msgTypes []protoimpl.MessageInfo
+var file_waRoutingInfo_WAWebProtobufsRoutingInfo_proto_msgTypes = make([]protoimpl.MessageInfo, 1)
 var file_waRoutingInfo_WAWebProtobufsRoutingInfo_proto_goTypes = []any{
 	(*RoutingInfo)(nil), // 0: WAWebProtobufsRoutingInfo.RoutingInfo
 }
@@ -146,19 +143,8 @@ var file_waRoutingInfo_WAWebProtobufsRoutingInfo_proto_depIdxs = []int32{
 	0, // [0:0] is the sub-list for field type_name
 }
 
-// file_waRoutingInfo_WAWebProtobufsRoutingInfo_proto_init registers the file once, at its first use (msgbridge's hack/lazyproto).
+func init() { file_waRoutingInfo_WAWebProtobufsRoutingInfo_proto_init() }
 func file_waRoutingInfo_WAWebProtobufsRoutingInfo_proto_init() {
-	file_waRoutingInfo_WAWebProtobufsRoutingInfo_proto_once.Do(file_waRoutingInfo_WAWebProtobufsRoutingInfo_proto_register)
-}
-
-var file_waRoutingInfo_WAWebProtobufsRoutingInfo_proto_once sync.Once
-
-// XXX_RegisterProtoFiles registers this package's files; the packages
-// that import it call it before registering their own.
-func XXX_RegisterProtoFiles() { file_waRoutingInfo_WAWebProtobufsRoutingInfo_proto_init() }
-
-func file_waRoutingInfo_WAWebProtobufsRoutingInfo_proto_register() {
-	file_waRoutingInfo_WAWebProtobufsRoutingInfo_proto_msgTypes = make([]protoimpl.MessageInfo, 1)
 	if File_waRoutingInfo_WAWebProtobufsRoutingInfo_proto != nil {
 		return
 	}

@@ -35,7 +35,6 @@ type SyncdSnapshotRecovery struct {
 }
 
 func (x *SyncdSnapshotRecovery) Reset() {
-	file_waSyncdSnapshotRecovery_WAWebProtobufsSyncdSnapshotRecovery_proto_init()
 	*x = SyncdSnapshotRecovery{}
 	mi := &file_waSyncdSnapshotRecovery_WAWebProtobufsSyncdSnapshotRecovery_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -49,7 +48,6 @@ func (x *SyncdSnapshotRecovery) String() string {
 func (*SyncdSnapshotRecovery) ProtoMessage() {}
 
 func (x *SyncdSnapshotRecovery) ProtoReflect() protoreflect.Message {
-	file_waSyncdSnapshotRecovery_WAWebProtobufsSyncdSnapshotRecovery_proto_init()
 	mi := &file_waSyncdSnapshotRecovery_WAWebProtobufsSyncdSnapshotRecovery_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -63,7 +61,6 @@ func (x *SyncdSnapshotRecovery) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SyncdSnapshotRecovery.ProtoReflect.Descriptor instead.
 func (*SyncdSnapshotRecovery) Descriptor() ([]byte, []int) {
-	file_waSyncdSnapshotRecovery_WAWebProtobufsSyncdSnapshotRecovery_proto_init()
 	return file_waSyncdSnapshotRecovery_WAWebProtobufsSyncdSnapshotRecovery_proto_rawDescGZIP(), []int{0}
 }
 
@@ -105,7 +102,6 @@ type SyncdPlainTextRecord struct {
 }
 
 func (x *SyncdPlainTextRecord) Reset() {
-	file_waSyncdSnapshotRecovery_WAWebProtobufsSyncdSnapshotRecovery_proto_init()
 	*x = SyncdPlainTextRecord{}
 	mi := &file_waSyncdSnapshotRecovery_WAWebProtobufsSyncdSnapshotRecovery_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -119,7 +115,6 @@ func (x *SyncdPlainTextRecord) String() string {
 func (*SyncdPlainTextRecord) ProtoMessage() {}
 
 func (x *SyncdPlainTextRecord) ProtoReflect() protoreflect.Message {
-	file_waSyncdSnapshotRecovery_WAWebProtobufsSyncdSnapshotRecovery_proto_init()
 	mi := &file_waSyncdSnapshotRecovery_WAWebProtobufsSyncdSnapshotRecovery_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -133,7 +128,6 @@ func (x *SyncdPlainTextRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SyncdPlainTextRecord.ProtoReflect.Descriptor instead.
 func (*SyncdPlainTextRecord) Descriptor() ([]byte, []int) {
-	file_waSyncdSnapshotRecovery_WAWebProtobufsSyncdSnapshotRecovery_proto_init()
 	return file_waSyncdSnapshotRecovery_WAWebProtobufsSyncdSnapshotRecovery_proto_rawDescGZIP(), []int{1}
 }
 
@@ -166,7 +160,6 @@ type SyncdVersion struct {
 }
 
 func (x *SyncdVersion) Reset() {
-	file_waSyncdSnapshotRecovery_WAWebProtobufsSyncdSnapshotRecovery_proto_init()
 	*x = SyncdVersion{}
 	mi := &file_waSyncdSnapshotRecovery_WAWebProtobufsSyncdSnapshotRecovery_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -180,7 +173,6 @@ func (x *SyncdVersion) String() string {
 func (*SyncdVersion) ProtoMessage() {}
 
 func (x *SyncdVersion) ProtoReflect() protoreflect.Message {
-	file_waSyncdSnapshotRecovery_WAWebProtobufsSyncdSnapshotRecovery_proto_init()
 	mi := &file_waSyncdSnapshotRecovery_WAWebProtobufsSyncdSnapshotRecovery_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -194,7 +186,6 @@ func (x *SyncdVersion) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SyncdVersion.ProtoReflect.Descriptor instead.
 func (*SyncdVersion) Descriptor() ([]byte, []int) {
-	file_waSyncdSnapshotRecovery_WAWebProtobufsSyncdSnapshotRecovery_proto_init()
 	return file_waSyncdSnapshotRecovery_WAWebProtobufsSyncdSnapshotRecovery_proto_rawDescGZIP(), []int{2}
 }
 
@@ -234,7 +225,7 @@ func file_waSyncdSnapshotRecovery_WAWebProtobufsSyncdSnapshotRecovery_proto_rawD
 	return file_waSyncdSnapshotRecovery_WAWebProtobufsSyncdSnapshotRecovery_proto_rawDescData
 }
 
-var file_waSyncdSnapshotRecovery_WAWebProtobufsSyncdSnapshotRecovery_proto_msgTypes []protoimpl.MessageInfo
+var file_waSyncdSnapshotRecovery_WAWebProtobufsSyncdSnapshotRecovery_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
 var file_waSyncdSnapshotRecovery_WAWebProtobufsSyncdSnapshotRecovery_proto_goTypes = []any{
 	(*SyncdSnapshotRecovery)(nil),       // 0: WAWebProtobufsSyncdSnapshotRecovery.SyncdSnapshotRecovery
 	(*SyncdPlainTextRecord)(nil),        // 1: WAWebProtobufsSyncdSnapshotRecovery.SyncdPlainTextRecord
@@ -252,22 +243,8 @@ var file_waSyncdSnapshotRecovery_WAWebProtobufsSyncdSnapshotRecovery_proto_depId
 	0, // [0:3] is the sub-list for field type_name
 }
 
-// file_waSyncdSnapshotRecovery_WAWebProtobufsSyncdSnapshotRecovery_proto_init registers the file once, at its first use (msgbridge's hack/lazyproto).
+func init() { file_waSyncdSnapshotRecovery_WAWebProtobufsSyncdSnapshotRecovery_proto_init() }
 func file_waSyncdSnapshotRecovery_WAWebProtobufsSyncdSnapshotRecovery_proto_init() {
-	file_waSyncdSnapshotRecovery_WAWebProtobufsSyncdSnapshotRecovery_proto_once.Do(file_waSyncdSnapshotRecovery_WAWebProtobufsSyncdSnapshotRecovery_proto_register)
-}
-
-var file_waSyncdSnapshotRecovery_WAWebProtobufsSyncdSnapshotRecovery_proto_once sync.Once
-
-// XXX_RegisterProtoFiles registers this package's files; the packages
-// that import it call it before registering their own.
-func XXX_RegisterProtoFiles() {
-	file_waSyncdSnapshotRecovery_WAWebProtobufsSyncdSnapshotRecovery_proto_init()
-}
-
-func file_waSyncdSnapshotRecovery_WAWebProtobufsSyncdSnapshotRecovery_proto_register() {
-	waSyncAction.XXX_RegisterProtoFiles()
-	file_waSyncdSnapshotRecovery_WAWebProtobufsSyncdSnapshotRecovery_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
 	if File_waSyncdSnapshotRecovery_WAWebProtobufsSyncdSnapshotRecovery_proto != nil {
 		return
 	}

@@ -55,12 +55,10 @@ func (x UserPassword_Transformer) String() string {
 }
 
 func (UserPassword_Transformer) Descriptor() protoreflect.EnumDescriptor {
-	file_waUserPassword_WAWebProtobufsUserPassword_proto_init()
 	return file_waUserPassword_WAWebProtobufsUserPassword_proto_enumTypes[0].Descriptor()
 }
 
 func (UserPassword_Transformer) Type() protoreflect.EnumType {
-	file_waUserPassword_WAWebProtobufsUserPassword_proto_init()
 	return &file_waUserPassword_WAWebProtobufsUserPassword_proto_enumTypes[0]
 }
 
@@ -80,7 +78,6 @@ func (x *UserPassword_Transformer) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use UserPassword_Transformer.Descriptor instead.
 func (UserPassword_Transformer) EnumDescriptor() ([]byte, []int) {
-	file_waUserPassword_WAWebProtobufsUserPassword_proto_init()
 	return file_waUserPassword_WAWebProtobufsUserPassword_proto_rawDescGZIP(), []int{0, 0}
 }
 
@@ -114,12 +111,10 @@ func (x UserPassword_Encoding) String() string {
 }
 
 func (UserPassword_Encoding) Descriptor() protoreflect.EnumDescriptor {
-	file_waUserPassword_WAWebProtobufsUserPassword_proto_init()
 	return file_waUserPassword_WAWebProtobufsUserPassword_proto_enumTypes[1].Descriptor()
 }
 
 func (UserPassword_Encoding) Type() protoreflect.EnumType {
-	file_waUserPassword_WAWebProtobufsUserPassword_proto_init()
 	return &file_waUserPassword_WAWebProtobufsUserPassword_proto_enumTypes[1]
 }
 
@@ -139,7 +134,6 @@ func (x *UserPassword_Encoding) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use UserPassword_Encoding.Descriptor instead.
 func (UserPassword_Encoding) EnumDescriptor() ([]byte, []int) {
-	file_waUserPassword_WAWebProtobufsUserPassword_proto_init()
 	return file_waUserPassword_WAWebProtobufsUserPassword_proto_rawDescGZIP(), []int{0, 1}
 }
 
@@ -154,7 +148,6 @@ type UserPassword struct {
 }
 
 func (x *UserPassword) Reset() {
-	file_waUserPassword_WAWebProtobufsUserPassword_proto_init()
 	*x = UserPassword{}
 	mi := &file_waUserPassword_WAWebProtobufsUserPassword_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -168,7 +161,6 @@ func (x *UserPassword) String() string {
 func (*UserPassword) ProtoMessage() {}
 
 func (x *UserPassword) ProtoReflect() protoreflect.Message {
-	file_waUserPassword_WAWebProtobufsUserPassword_proto_init()
 	mi := &file_waUserPassword_WAWebProtobufsUserPassword_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -182,7 +174,6 @@ func (x *UserPassword) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UserPassword.ProtoReflect.Descriptor instead.
 func (*UserPassword) Descriptor() ([]byte, []int) {
-	file_waUserPassword_WAWebProtobufsUserPassword_proto_init()
 	return file_waUserPassword_WAWebProtobufsUserPassword_proto_rawDescGZIP(), []int{0}
 }
 
@@ -223,7 +214,6 @@ type UserPassword_TransformerArg struct {
 }
 
 func (x *UserPassword_TransformerArg) Reset() {
-	file_waUserPassword_WAWebProtobufsUserPassword_proto_init()
 	*x = UserPassword_TransformerArg{}
 	mi := &file_waUserPassword_WAWebProtobufsUserPassword_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -237,7 +227,6 @@ func (x *UserPassword_TransformerArg) String() string {
 func (*UserPassword_TransformerArg) ProtoMessage() {}
 
 func (x *UserPassword_TransformerArg) ProtoReflect() protoreflect.Message {
-	file_waUserPassword_WAWebProtobufsUserPassword_proto_init()
 	mi := &file_waUserPassword_WAWebProtobufsUserPassword_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -251,7 +240,6 @@ func (x *UserPassword_TransformerArg) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UserPassword_TransformerArg.ProtoReflect.Descriptor instead.
 func (*UserPassword_TransformerArg) Descriptor() ([]byte, []int) {
-	file_waUserPassword_WAWebProtobufsUserPassword_proto_init()
 	return file_waUserPassword_WAWebProtobufsUserPassword_proto_rawDescGZIP(), []int{0, 0}
 }
 
@@ -281,7 +269,6 @@ type UserPassword_TransformerArg_Value struct {
 }
 
 func (x *UserPassword_TransformerArg_Value) Reset() {
-	file_waUserPassword_WAWebProtobufsUserPassword_proto_init()
 	*x = UserPassword_TransformerArg_Value{}
 	mi := &file_waUserPassword_WAWebProtobufsUserPassword_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -295,7 +282,6 @@ func (x *UserPassword_TransformerArg_Value) String() string {
 func (*UserPassword_TransformerArg_Value) ProtoMessage() {}
 
 func (x *UserPassword_TransformerArg_Value) ProtoReflect() protoreflect.Message {
-	file_waUserPassword_WAWebProtobufsUserPassword_proto_init()
 	mi := &file_waUserPassword_WAWebProtobufsUserPassword_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -309,7 +295,6 @@ func (x *UserPassword_TransformerArg_Value) ProtoReflect() protoreflect.Message 
 
 // Deprecated: Use UserPassword_TransformerArg_Value.ProtoReflect.Descriptor instead.
 func (*UserPassword_TransformerArg_Value) Descriptor() ([]byte, []int) {
-	file_waUserPassword_WAWebProtobufsUserPassword_proto_init()
 	return file_waUserPassword_WAWebProtobufsUserPassword_proto_rawDescGZIP(), []int{0, 0, 0}
 }
 
@@ -392,8 +377,8 @@ func file_waUserPassword_WAWebProtobufsUserPassword_proto_rawDescGZIP() []byte {
 	return file_waUserPassword_WAWebProtobufsUserPassword_proto_rawDescData
 }
 
-var file_waUserPassword_WAWebProtobufsUserPassword_proto_enumTypes []protoimpl.EnumInfo
-var file_waUserPassword_WAWebProtobufsUserPassword_proto_msgTypes []protoimpl.MessageInfo
+var file_waUserPassword_WAWebProtobufsUserPassword_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
+var file_waUserPassword_WAWebProtobufsUserPassword_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
 var file_waUserPassword_WAWebProtobufsUserPassword_proto_goTypes = []any{
 	(UserPassword_Transformer)(0),             // 0: WAWebProtobufsUserPassword.UserPassword.Transformer
 	(UserPassword_Encoding)(0),                // 1: WAWebProtobufsUserPassword.UserPassword.Encoding
@@ -413,20 +398,8 @@ var file_waUserPassword_WAWebProtobufsUserPassword_proto_depIdxs = []int32{
 	0, // [0:4] is the sub-list for field type_name
 }
 
-// file_waUserPassword_WAWebProtobufsUserPassword_proto_init registers the file once, at its first use (msgbridge's hack/lazyproto).
+func init() { file_waUserPassword_WAWebProtobufsUserPassword_proto_init() }
 func file_waUserPassword_WAWebProtobufsUserPassword_proto_init() {
-	file_waUserPassword_WAWebProtobufsUserPassword_proto_once.Do(file_waUserPassword_WAWebProtobufsUserPassword_proto_register)
-}
-
-var file_waUserPassword_WAWebProtobufsUserPassword_proto_once sync.Once
-
-// XXX_RegisterProtoFiles registers this package's files; the packages
-// that import it call it before registering their own.
-func XXX_RegisterProtoFiles() { file_waUserPassword_WAWebProtobufsUserPassword_proto_init() }
-
-func file_waUserPassword_WAWebProtobufsUserPassword_proto_register() {
-	file_waUserPassword_WAWebProtobufsUserPassword_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-	file_waUserPassword_WAWebProtobufsUserPassword_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
 	if File_waUserPassword_WAWebProtobufsUserPassword_proto != nil {
 		return
 	}

@@ -49,12 +49,10 @@ func (x BizAccountLinkInfo_AccountType) String() string {
 }
 
 func (BizAccountLinkInfo_AccountType) Descriptor() protoreflect.EnumDescriptor {
-	file_waVnameCert_WAWebProtobufsVnameCert_proto_init()
 	return file_waVnameCert_WAWebProtobufsVnameCert_proto_enumTypes[0].Descriptor()
 }
 
 func (BizAccountLinkInfo_AccountType) Type() protoreflect.EnumType {
-	file_waVnameCert_WAWebProtobufsVnameCert_proto_init()
 	return &file_waVnameCert_WAWebProtobufsVnameCert_proto_enumTypes[0]
 }
 
@@ -74,7 +72,6 @@ func (x *BizAccountLinkInfo_AccountType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use BizAccountLinkInfo_AccountType.Descriptor instead.
 func (BizAccountLinkInfo_AccountType) EnumDescriptor() ([]byte, []int) {
-	file_waVnameCert_WAWebProtobufsVnameCert_proto_init()
 	return file_waVnameCert_WAWebProtobufsVnameCert_proto_rawDescGZIP(), []int{0, 0}
 }
 
@@ -108,12 +105,10 @@ func (x BizAccountLinkInfo_HostStorageType) String() string {
 }
 
 func (BizAccountLinkInfo_HostStorageType) Descriptor() protoreflect.EnumDescriptor {
-	file_waVnameCert_WAWebProtobufsVnameCert_proto_init()
 	return file_waVnameCert_WAWebProtobufsVnameCert_proto_enumTypes[1].Descriptor()
 }
 
 func (BizAccountLinkInfo_HostStorageType) Type() protoreflect.EnumType {
-	file_waVnameCert_WAWebProtobufsVnameCert_proto_init()
 	return &file_waVnameCert_WAWebProtobufsVnameCert_proto_enumTypes[1]
 }
 
@@ -133,7 +128,6 @@ func (x *BizAccountLinkInfo_HostStorageType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use BizAccountLinkInfo_HostStorageType.Descriptor instead.
 func (BizAccountLinkInfo_HostStorageType) EnumDescriptor() ([]byte, []int) {
-	file_waVnameCert_WAWebProtobufsVnameCert_proto_init()
 	return file_waVnameCert_WAWebProtobufsVnameCert_proto_rawDescGZIP(), []int{0, 1}
 }
 
@@ -167,12 +161,10 @@ func (x BizIdentityInfo_ActualActorsType) String() string {
 }
 
 func (BizIdentityInfo_ActualActorsType) Descriptor() protoreflect.EnumDescriptor {
-	file_waVnameCert_WAWebProtobufsVnameCert_proto_init()
 	return file_waVnameCert_WAWebProtobufsVnameCert_proto_enumTypes[2].Descriptor()
 }
 
 func (BizIdentityInfo_ActualActorsType) Type() protoreflect.EnumType {
-	file_waVnameCert_WAWebProtobufsVnameCert_proto_init()
 	return &file_waVnameCert_WAWebProtobufsVnameCert_proto_enumTypes[2]
 }
 
@@ -192,7 +184,6 @@ func (x *BizIdentityInfo_ActualActorsType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use BizIdentityInfo_ActualActorsType.Descriptor instead.
 func (BizIdentityInfo_ActualActorsType) EnumDescriptor() ([]byte, []int) {
-	file_waVnameCert_WAWebProtobufsVnameCert_proto_init()
 	return file_waVnameCert_WAWebProtobufsVnameCert_proto_rawDescGZIP(), []int{1, 0}
 }
 
@@ -226,12 +217,10 @@ func (x BizIdentityInfo_HostStorageType) String() string {
 }
 
 func (BizIdentityInfo_HostStorageType) Descriptor() protoreflect.EnumDescriptor {
-	file_waVnameCert_WAWebProtobufsVnameCert_proto_init()
 	return file_waVnameCert_WAWebProtobufsVnameCert_proto_enumTypes[3].Descriptor()
 }
 
 func (BizIdentityInfo_HostStorageType) Type() protoreflect.EnumType {
-	file_waVnameCert_WAWebProtobufsVnameCert_proto_init()
 	return &file_waVnameCert_WAWebProtobufsVnameCert_proto_enumTypes[3]
 }
 
@@ -251,7 +240,6 @@ func (x *BizIdentityInfo_HostStorageType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use BizIdentityInfo_HostStorageType.Descriptor instead.
 func (BizIdentityInfo_HostStorageType) EnumDescriptor() ([]byte, []int) {
-	file_waVnameCert_WAWebProtobufsVnameCert_proto_init()
 	return file_waVnameCert_WAWebProtobufsVnameCert_proto_rawDescGZIP(), []int{1, 1}
 }
 
@@ -288,12 +276,10 @@ func (x BizIdentityInfo_VerifiedLevelValue) String() string {
 }
 
 func (BizIdentityInfo_VerifiedLevelValue) Descriptor() protoreflect.EnumDescriptor {
-	file_waVnameCert_WAWebProtobufsVnameCert_proto_init()
 	return file_waVnameCert_WAWebProtobufsVnameCert_proto_enumTypes[4].Descriptor()
 }
 
 func (BizIdentityInfo_VerifiedLevelValue) Type() protoreflect.EnumType {
-	file_waVnameCert_WAWebProtobufsVnameCert_proto_init()
 	return &file_waVnameCert_WAWebProtobufsVnameCert_proto_enumTypes[4]
 }
 
@@ -313,7 +299,6 @@ func (x *BizIdentityInfo_VerifiedLevelValue) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use BizIdentityInfo_VerifiedLevelValue.Descriptor instead.
 func (BizIdentityInfo_VerifiedLevelValue) EnumDescriptor() ([]byte, []int) {
-	file_waVnameCert_WAWebProtobufsVnameCert_proto_init()
 	return file_waVnameCert_WAWebProtobufsVnameCert_proto_rawDescGZIP(), []int{1, 2}
 }
 
@@ -329,7 +314,6 @@ type BizAccountLinkInfo struct {
 }
 
 func (x *BizAccountLinkInfo) Reset() {
-	file_waVnameCert_WAWebProtobufsVnameCert_proto_init()
 	*x = BizAccountLinkInfo{}
 	mi := &file_waVnameCert_WAWebProtobufsVnameCert_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -343,7 +327,6 @@ func (x *BizAccountLinkInfo) String() string {
 func (*BizAccountLinkInfo) ProtoMessage() {}
 
 func (x *BizAccountLinkInfo) ProtoReflect() protoreflect.Message {
-	file_waVnameCert_WAWebProtobufsVnameCert_proto_init()
 	mi := &file_waVnameCert_WAWebProtobufsVnameCert_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -357,7 +340,6 @@ func (x *BizAccountLinkInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BizAccountLinkInfo.ProtoReflect.Descriptor instead.
 func (*BizAccountLinkInfo) Descriptor() ([]byte, []int) {
-	file_waVnameCert_WAWebProtobufsVnameCert_proto_init()
 	return file_waVnameCert_WAWebProtobufsVnameCert_proto_rawDescGZIP(), []int{0}
 }
 
@@ -411,7 +393,6 @@ type BizIdentityInfo struct {
 }
 
 func (x *BizIdentityInfo) Reset() {
-	file_waVnameCert_WAWebProtobufsVnameCert_proto_init()
 	*x = BizIdentityInfo{}
 	mi := &file_waVnameCert_WAWebProtobufsVnameCert_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -425,7 +406,6 @@ func (x *BizIdentityInfo) String() string {
 func (*BizIdentityInfo) ProtoMessage() {}
 
 func (x *BizIdentityInfo) ProtoReflect() protoreflect.Message {
-	file_waVnameCert_WAWebProtobufsVnameCert_proto_init()
 	mi := &file_waVnameCert_WAWebProtobufsVnameCert_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -439,7 +419,6 @@ func (x *BizIdentityInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BizIdentityInfo.ProtoReflect.Descriptor instead.
 func (*BizIdentityInfo) Descriptor() ([]byte, []int) {
-	file_waVnameCert_WAWebProtobufsVnameCert_proto_init()
 	return file_waVnameCert_WAWebProtobufsVnameCert_proto_rawDescGZIP(), []int{1}
 }
 
@@ -509,7 +488,6 @@ type LocalizedName struct {
 }
 
 func (x *LocalizedName) Reset() {
-	file_waVnameCert_WAWebProtobufsVnameCert_proto_init()
 	*x = LocalizedName{}
 	mi := &file_waVnameCert_WAWebProtobufsVnameCert_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -523,7 +501,6 @@ func (x *LocalizedName) String() string {
 func (*LocalizedName) ProtoMessage() {}
 
 func (x *LocalizedName) ProtoReflect() protoreflect.Message {
-	file_waVnameCert_WAWebProtobufsVnameCert_proto_init()
 	mi := &file_waVnameCert_WAWebProtobufsVnameCert_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -537,7 +514,6 @@ func (x *LocalizedName) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LocalizedName.ProtoReflect.Descriptor instead.
 func (*LocalizedName) Descriptor() ([]byte, []int) {
-	file_waVnameCert_WAWebProtobufsVnameCert_proto_init()
 	return file_waVnameCert_WAWebProtobufsVnameCert_proto_rawDescGZIP(), []int{2}
 }
 
@@ -572,7 +548,6 @@ type VerifiedNameCertificate struct {
 }
 
 func (x *VerifiedNameCertificate) Reset() {
-	file_waVnameCert_WAWebProtobufsVnameCert_proto_init()
 	*x = VerifiedNameCertificate{}
 	mi := &file_waVnameCert_WAWebProtobufsVnameCert_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -586,7 +561,6 @@ func (x *VerifiedNameCertificate) String() string {
 func (*VerifiedNameCertificate) ProtoMessage() {}
 
 func (x *VerifiedNameCertificate) ProtoReflect() protoreflect.Message {
-	file_waVnameCert_WAWebProtobufsVnameCert_proto_init()
 	mi := &file_waVnameCert_WAWebProtobufsVnameCert_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -600,7 +574,6 @@ func (x *VerifiedNameCertificate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifiedNameCertificate.ProtoReflect.Descriptor instead.
 func (*VerifiedNameCertificate) Descriptor() ([]byte, []int) {
-	file_waVnameCert_WAWebProtobufsVnameCert_proto_init()
 	return file_waVnameCert_WAWebProtobufsVnameCert_proto_rawDescGZIP(), []int{3}
 }
 
@@ -634,7 +607,6 @@ type BizAccountPayload struct {
 }
 
 func (x *BizAccountPayload) Reset() {
-	file_waVnameCert_WAWebProtobufsVnameCert_proto_init()
 	*x = BizAccountPayload{}
 	mi := &file_waVnameCert_WAWebProtobufsVnameCert_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -648,7 +620,6 @@ func (x *BizAccountPayload) String() string {
 func (*BizAccountPayload) ProtoMessage() {}
 
 func (x *BizAccountPayload) ProtoReflect() protoreflect.Message {
-	file_waVnameCert_WAWebProtobufsVnameCert_proto_init()
 	mi := &file_waVnameCert_WAWebProtobufsVnameCert_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -662,7 +633,6 @@ func (x *BizAccountPayload) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BizAccountPayload.ProtoReflect.Descriptor instead.
 func (*BizAccountPayload) Descriptor() ([]byte, []int) {
-	file_waVnameCert_WAWebProtobufsVnameCert_proto_init()
 	return file_waVnameCert_WAWebProtobufsVnameCert_proto_rawDescGZIP(), []int{4}
 }
 
@@ -692,7 +662,6 @@ type VerifiedNameCertificate_Details struct {
 }
 
 func (x *VerifiedNameCertificate_Details) Reset() {
-	file_waVnameCert_WAWebProtobufsVnameCert_proto_init()
 	*x = VerifiedNameCertificate_Details{}
 	mi := &file_waVnameCert_WAWebProtobufsVnameCert_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -706,7 +675,6 @@ func (x *VerifiedNameCertificate_Details) String() string {
 func (*VerifiedNameCertificate_Details) ProtoMessage() {}
 
 func (x *VerifiedNameCertificate_Details) ProtoReflect() protoreflect.Message {
-	file_waVnameCert_WAWebProtobufsVnameCert_proto_init()
 	mi := &file_waVnameCert_WAWebProtobufsVnameCert_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -720,7 +688,6 @@ func (x *VerifiedNameCertificate_Details) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifiedNameCertificate_Details.ProtoReflect.Descriptor instead.
 func (*VerifiedNameCertificate_Details) Descriptor() ([]byte, []int) {
-	file_waVnameCert_WAWebProtobufsVnameCert_proto_init()
 	return file_waVnameCert_WAWebProtobufsVnameCert_proto_rawDescGZIP(), []int{3, 0}
 }
 
@@ -828,8 +795,8 @@ func file_waVnameCert_WAWebProtobufsVnameCert_proto_rawDescGZIP() []byte {
 	return file_waVnameCert_WAWebProtobufsVnameCert_proto_rawDescData
 }
 
-var file_waVnameCert_WAWebProtobufsVnameCert_proto_enumTypes []protoimpl.EnumInfo
-var file_waVnameCert_WAWebProtobufsVnameCert_proto_msgTypes []protoimpl.MessageInfo
+var file_waVnameCert_WAWebProtobufsVnameCert_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
+var file_waVnameCert_WAWebProtobufsVnameCert_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
 var file_waVnameCert_WAWebProtobufsVnameCert_proto_goTypes = []any{
 	(BizAccountLinkInfo_AccountType)(0),     // 0: WAWebProtobufsVnameCert.BizAccountLinkInfo.AccountType
 	(BizAccountLinkInfo_HostStorageType)(0), // 1: WAWebProtobufsVnameCert.BizAccountLinkInfo.HostStorageType
@@ -859,20 +826,8 @@ var file_waVnameCert_WAWebProtobufsVnameCert_proto_depIdxs = []int32{
 	0, // [0:8] is the sub-list for field type_name
 }
 
-// file_waVnameCert_WAWebProtobufsVnameCert_proto_init registers the file once, at its first use (msgbridge's hack/lazyproto).
+func init() { file_waVnameCert_WAWebProtobufsVnameCert_proto_init() }
 func file_waVnameCert_WAWebProtobufsVnameCert_proto_init() {
-	file_waVnameCert_WAWebProtobufsVnameCert_proto_once.Do(file_waVnameCert_WAWebProtobufsVnameCert_proto_register)
-}
-
-var file_waVnameCert_WAWebProtobufsVnameCert_proto_once sync.Once
-
-// XXX_RegisterProtoFiles registers this package's files; the packages
-// that import it call it before registering their own.
-func XXX_RegisterProtoFiles() { file_waVnameCert_WAWebProtobufsVnameCert_proto_init() }
-
-func file_waVnameCert_WAWebProtobufsVnameCert_proto_register() {
-	file_waVnameCert_WAWebProtobufsVnameCert_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-	file_waVnameCert_WAWebProtobufsVnameCert_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
 	if File_waVnameCert_WAWebProtobufsVnameCert_proto != nil {
 		return
 	}

@@ -64,12 +64,10 @@ func (x PositronDataSource) String() string {
 }
 
 func (PositronDataSource) Descriptor() protoreflect.EnumDescriptor {
-	file_waWinUIApi_WAWinUIApi_proto_init()
 	return file_waWinUIApi_WAWinUIApi_proto_enumTypes[0].Descriptor()
 }
 
 func (PositronDataSource) Type() protoreflect.EnumType {
-	file_waWinUIApi_WAWinUIApi_proto_init()
 	return &file_waWinUIApi_WAWinUIApi_proto_enumTypes[0]
 }
 
@@ -89,7 +87,6 @@ func (x *PositronDataSource) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use PositronDataSource.Descriptor instead.
 func (PositronDataSource) EnumDescriptor() ([]byte, []int) {
-	file_waWinUIApi_WAWinUIApi_proto_init()
 	return file_waWinUIApi_WAWinUIApi_proto_rawDescGZIP(), []int{0}
 }
 
@@ -105,7 +102,6 @@ type PositronMessage struct {
 }
 
 func (x *PositronMessage) Reset() {
-	file_waWinUIApi_WAWinUIApi_proto_init()
 	*x = PositronMessage{}
 	mi := &file_waWinUIApi_WAWinUIApi_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -119,7 +115,6 @@ func (x *PositronMessage) String() string {
 func (*PositronMessage) ProtoMessage() {}
 
 func (x *PositronMessage) ProtoReflect() protoreflect.Message {
-	file_waWinUIApi_WAWinUIApi_proto_init()
 	mi := &file_waWinUIApi_WAWinUIApi_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -133,7 +128,6 @@ func (x *PositronMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PositronMessage.ProtoReflect.Descriptor instead.
 func (*PositronMessage) Descriptor() ([]byte, []int) {
-	file_waWinUIApi_WAWinUIApi_proto_init()
 	return file_waWinUIApi_WAWinUIApi_proto_rawDescGZIP(), []int{0}
 }
 
@@ -184,7 +178,6 @@ type PositronChat struct {
 }
 
 func (x *PositronChat) Reset() {
-	file_waWinUIApi_WAWinUIApi_proto_init()
 	*x = PositronChat{}
 	mi := &file_waWinUIApi_WAWinUIApi_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -198,7 +191,6 @@ func (x *PositronChat) String() string {
 func (*PositronChat) ProtoMessage() {}
 
 func (x *PositronChat) ProtoReflect() protoreflect.Message {
-	file_waWinUIApi_WAWinUIApi_proto_init()
 	mi := &file_waWinUIApi_WAWinUIApi_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -212,7 +204,6 @@ func (x *PositronChat) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PositronChat.ProtoReflect.Descriptor instead.
 func (*PositronChat) Descriptor() ([]byte, []int) {
-	file_waWinUIApi_WAWinUIApi_proto_init()
 	return file_waWinUIApi_WAWinUIApi_proto_rawDescGZIP(), []int{1}
 }
 
@@ -263,7 +254,6 @@ type PositronContact struct {
 }
 
 func (x *PositronContact) Reset() {
-	file_waWinUIApi_WAWinUIApi_proto_init()
 	*x = PositronContact{}
 	mi := &file_waWinUIApi_WAWinUIApi_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -277,7 +267,6 @@ func (x *PositronContact) String() string {
 func (*PositronContact) ProtoMessage() {}
 
 func (x *PositronContact) ProtoReflect() protoreflect.Message {
-	file_waWinUIApi_WAWinUIApi_proto_init()
 	mi := &file_waWinUIApi_WAWinUIApi_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -291,7 +280,6 @@ func (x *PositronContact) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PositronContact.ProtoReflect.Descriptor instead.
 func (*PositronContact) Descriptor() ([]byte, []int) {
-	file_waWinUIApi_WAWinUIApi_proto_init()
 	return file_waWinUIApi_WAWinUIApi_proto_rawDescGZIP(), []int{2}
 }
 
@@ -340,7 +328,6 @@ type PositronGroupMetadata struct {
 }
 
 func (x *PositronGroupMetadata) Reset() {
-	file_waWinUIApi_WAWinUIApi_proto_init()
 	*x = PositronGroupMetadata{}
 	mi := &file_waWinUIApi_WAWinUIApi_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -354,7 +341,6 @@ func (x *PositronGroupMetadata) String() string {
 func (*PositronGroupMetadata) ProtoMessage() {}
 
 func (x *PositronGroupMetadata) ProtoReflect() protoreflect.Message {
-	file_waWinUIApi_WAWinUIApi_proto_init()
 	mi := &file_waWinUIApi_WAWinUIApi_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -368,7 +354,6 @@ func (x *PositronGroupMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PositronGroupMetadata.ProtoReflect.Descriptor instead.
 func (*PositronGroupMetadata) Descriptor() ([]byte, []int) {
-	file_waWinUIApi_WAWinUIApi_proto_init()
 	return file_waWinUIApi_WAWinUIApi_proto_rawDescGZIP(), []int{3}
 }
 
@@ -403,7 +388,6 @@ type PositronGroupParticipants struct {
 }
 
 func (x *PositronGroupParticipants) Reset() {
-	file_waWinUIApi_WAWinUIApi_proto_init()
 	*x = PositronGroupParticipants{}
 	mi := &file_waWinUIApi_WAWinUIApi_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -417,7 +401,6 @@ func (x *PositronGroupParticipants) String() string {
 func (*PositronGroupParticipants) ProtoMessage() {}
 
 func (x *PositronGroupParticipants) ProtoReflect() protoreflect.Message {
-	file_waWinUIApi_WAWinUIApi_proto_init()
 	mi := &file_waWinUIApi_WAWinUIApi_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -431,7 +414,6 @@ func (x *PositronGroupParticipants) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PositronGroupParticipants.ProtoReflect.Descriptor instead.
 func (*PositronGroupParticipants) Descriptor() ([]byte, []int) {
-	file_waWinUIApi_WAWinUIApi_proto_init()
 	return file_waWinUIApi_WAWinUIApi_proto_rawDescGZIP(), []int{4}
 }
 
@@ -469,7 +451,6 @@ type PositronReaction struct {
 }
 
 func (x *PositronReaction) Reset() {
-	file_waWinUIApi_WAWinUIApi_proto_init()
 	*x = PositronReaction{}
 	mi := &file_waWinUIApi_WAWinUIApi_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -483,7 +464,6 @@ func (x *PositronReaction) String() string {
 func (*PositronReaction) ProtoMessage() {}
 
 func (x *PositronReaction) ProtoReflect() protoreflect.Message {
-	file_waWinUIApi_WAWinUIApi_proto_init()
 	mi := &file_waWinUIApi_WAWinUIApi_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -497,7 +477,6 @@ func (x *PositronReaction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PositronReaction.ProtoReflect.Descriptor instead.
 func (*PositronReaction) Descriptor() ([]byte, []int) {
-	file_waWinUIApi_WAWinUIApi_proto_init()
 	return file_waWinUIApi_WAWinUIApi_proto_rawDescGZIP(), []int{5}
 }
 
@@ -557,7 +536,6 @@ type PositronData struct {
 }
 
 func (x *PositronData) Reset() {
-	file_waWinUIApi_WAWinUIApi_proto_init()
 	*x = PositronData{}
 	mi := &file_waWinUIApi_WAWinUIApi_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -571,7 +549,6 @@ func (x *PositronData) String() string {
 func (*PositronData) ProtoMessage() {}
 
 func (x *PositronData) ProtoReflect() protoreflect.Message {
-	file_waWinUIApi_WAWinUIApi_proto_init()
 	mi := &file_waWinUIApi_WAWinUIApi_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -585,7 +562,6 @@ func (x *PositronData) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PositronData.ProtoReflect.Descriptor instead.
 func (*PositronData) Descriptor() ([]byte, []int) {
-	file_waWinUIApi_WAWinUIApi_proto_init()
 	return file_waWinUIApi_WAWinUIApi_proto_rawDescGZIP(), []int{6}
 }
 
@@ -649,7 +625,6 @@ type PositronMessage_MsgKey struct {
 }
 
 func (x *PositronMessage_MsgKey) Reset() {
-	file_waWinUIApi_WAWinUIApi_proto_init()
 	*x = PositronMessage_MsgKey{}
 	mi := &file_waWinUIApi_WAWinUIApi_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -663,7 +638,6 @@ func (x *PositronMessage_MsgKey) String() string {
 func (*PositronMessage_MsgKey) ProtoMessage() {}
 
 func (x *PositronMessage_MsgKey) ProtoReflect() protoreflect.Message {
-	file_waWinUIApi_WAWinUIApi_proto_init()
 	mi := &file_waWinUIApi_WAWinUIApi_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -677,7 +651,6 @@ func (x *PositronMessage_MsgKey) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PositronMessage_MsgKey.ProtoReflect.Descriptor instead.
 func (*PositronMessage_MsgKey) Descriptor() ([]byte, []int) {
-	file_waWinUIApi_WAWinUIApi_proto_init()
 	return file_waWinUIApi_WAWinUIApi_proto_rawDescGZIP(), []int{0, 0}
 }
 
@@ -717,7 +690,6 @@ type PositronMessage_WID struct {
 }
 
 func (x *PositronMessage_WID) Reset() {
-	file_waWinUIApi_WAWinUIApi_proto_init()
 	*x = PositronMessage_WID{}
 	mi := &file_waWinUIApi_WAWinUIApi_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -731,7 +703,6 @@ func (x *PositronMessage_WID) String() string {
 func (*PositronMessage_WID) ProtoMessage() {}
 
 func (x *PositronMessage_WID) ProtoReflect() protoreflect.Message {
-	file_waWinUIApi_WAWinUIApi_proto_init()
 	mi := &file_waWinUIApi_WAWinUIApi_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -745,7 +716,6 @@ func (x *PositronMessage_WID) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PositronMessage_WID.ProtoReflect.Descriptor instead.
 func (*PositronMessage_WID) Descriptor() ([]byte, []int) {
-	file_waWinUIApi_WAWinUIApi_proto_init()
 	return file_waWinUIApi_WAWinUIApi_proto_rawDescGZIP(), []int{0, 1}
 }
 
@@ -834,8 +804,8 @@ func file_waWinUIApi_WAWinUIApi_proto_rawDescGZIP() []byte {
 	return file_waWinUIApi_WAWinUIApi_proto_rawDescData
 }
 
-var file_waWinUIApi_WAWinUIApi_proto_enumTypes []protoimpl.EnumInfo
-var file_waWinUIApi_WAWinUIApi_proto_msgTypes []protoimpl.MessageInfo
+var file_waWinUIApi_WAWinUIApi_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
+var file_waWinUIApi_WAWinUIApi_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
 var file_waWinUIApi_WAWinUIApi_proto_goTypes = []any{
 	(PositronDataSource)(0),           // 0: WAWinUIApi.PositronDataSource
 	(*PositronMessage)(nil),           // 1: WAWinUIApi.PositronMessage
@@ -866,20 +836,8 @@ var file_waWinUIApi_WAWinUIApi_proto_depIdxs = []int32{
 	0,  // [0:10] is the sub-list for field type_name
 }
 
-// file_waWinUIApi_WAWinUIApi_proto_init registers the file once, at its first use (msgbridge's hack/lazyproto).
+func init() { file_waWinUIApi_WAWinUIApi_proto_init() }
 func file_waWinUIApi_WAWinUIApi_proto_init() {
-	file_waWinUIApi_WAWinUIApi_proto_once.Do(file_waWinUIApi_WAWinUIApi_proto_register)
-}
-
-var file_waWinUIApi_WAWinUIApi_proto_once sync.Once
-
-// XXX_RegisterProtoFiles registers this package's files; the packages
-// that import it call it before registering their own.
-func XXX_RegisterProtoFiles() { file_waWinUIApi_WAWinUIApi_proto_init() }
-
-func file_waWinUIApi_WAWinUIApi_proto_register() {
-	file_waWinUIApi_WAWinUIApi_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-	file_waWinUIApi_WAWinUIApi_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
 	if File_waWinUIApi_WAWinUIApi_proto != nil {
 		return
 	}

@@ -12,10 +12,13 @@ import (
 	"strconv"
 	"time"
 
+	"go.mau.fi/util/jsontime"
+
 	waBinary "go.mau.fi/whatsmeow/binary"
 	armadillo "go.mau.fi/whatsmeow/proto"
 	"go.mau.fi/whatsmeow/proto/instamadilloTransportPayload"
 	"go.mau.fi/whatsmeow/proto/waArmadilloApplication"
+	"go.mau.fi/whatsmeow/proto/waCompanionReg"
 	"go.mau.fi/whatsmeow/proto/waConsumerApplication"
 	"go.mau.fi/whatsmeow/proto/waE2E"
 	"go.mau.fi/whatsmeow/proto/waHistorySync"
@@ -38,6 +41,11 @@ type QR struct {
 	Codes []string
 }
 
+type RotateADVSecret struct {
+	OldSecret string
+	NewSecret string
+}
+
 // PairSuccess is emitted after the QR code has been scanned with the phone and the handshake has
 // been completed. Note that this is generally followed by a websocket reconnection, so you should
 // wait for the Connected before trying to send anything.
@@ -46,6 +54,7 @@ type PairSuccess struct {
 	LID          types.JID
 	BusinessName string
 	Platform     string
+	Props        *waCompanionReg.ClientPairingProps
 }
 
 // PairError is emitted when a pair-success event is received from the server, but finishing the pairing locally fails.
@@ -54,7 +63,28 @@ type PairError struct {
 	LID          types.JID
 	BusinessName string
 	Platform     string
+	Props        *waCompanionReg.ClientPairingProps
 	Error        error
+}
+
+// PairPasskeyRequest is emitted when the pairing requires a passkey.
+// The client should generate a response and send it using Client.SendPasskeyResponse.
+type PairPasskeyRequest struct {
+	PublicKey *types.WebAuthnPublicKey
+}
+
+// PairPasskeyError is emitted if handling a passkey notification fails.
+type PairPasskeyError struct {
+	Error        error
+	Continuation bool // Whether this was from a continuation notification rather than the initial one
+}
+
+// PairPasskeyConfirmation is emitted after a successful SendPasskeyResponse call.
+// If SkipHandoffUX is false, the user should be shown the code and asked to verify that it matches the one on their phone.
+// After verification if needed, the client should call Client.SendPasskeyConfirmation to finish the pairing process.
+type PairPasskeyConfirmation struct {
+	Code          string
+	SkipHandoffUX bool
 }
 
 // QRScannedWithoutMultidevice is emitted when the pairing QR code is scanned, but the phone didn't have multidevice enabled.
@@ -244,6 +274,8 @@ type Disconnected struct{}
 // HistorySync is emitted when the phone has sent a blob of historical messages.
 type HistorySync struct {
 	Data *waHistorySync.HistorySync
+
+	Notification *waE2E.HistorySyncNotification
 }
 
 type DecryptFailMode string
@@ -533,6 +565,9 @@ type PrivacySettings struct {
 	ReadReceiptsChanged bool
 	OnlineChanged       bool
 	CallAddChanged      bool
+	MessagesChanged     bool
+	DefenseChanged      bool
+	StickersChanged     bool
 }
 
 // OfflineSyncPreview is emitted right after connecting if the server is going to send events that the client missed during downtime.
@@ -599,16 +634,24 @@ type BlocklistChange struct {
 	Action BlocklistChangeAction
 }
 
+type MexNotificationData struct {
+	Timestamp time.Time
+	OpName    string
+}
+
 type NewsletterJoin struct {
+	Mex MexNotificationData `json:"-"`
 	types.NewsletterMetadata
 }
 
 type NewsletterLeave struct {
+	Mex  MexNotificationData  `json:"-"`
 	ID   types.JID            `json:"id"`
 	Role types.NewsletterRole `json:"role"`
 }
 
 type NewsletterMuteChange struct {
+	Mex  MexNotificationData       `json:"-"`
 	ID   types.JID                 `json:"id"`
 	Mute types.NewsletterMuteState `json:"mute"`
 }
@@ -617,4 +660,11 @@ type NewsletterLiveUpdate struct {
 	JID      types.JID
 	Time     time.Time
 	Messages []*types.NewsletterMessage
+}
+
+type NotifyAccountReachoutTimelock struct {
+	Mex                 MexNotificationData `json:"-"`
+	EnforcementType     string              `json:"enforcement_type,omitempty"`
+	IsActive            bool                `json:"is_active,omitempty"`
+	TimeEnforcementEnds jsontime.UnixString `json:"time_enforcement_ends,omitzero"`
 }

@@ -15,20 +15,20 @@ import (
 
 // Logger is a simple logger interface that can have subloggers for specific areas.
 type Logger interface {
-	Warnf(msg string, args ...interface{})
-	Errorf(msg string, args ...interface{})
-	Infof(msg string, args ...interface{})
-	Debugf(msg string, args ...interface{})
+	Warnf(msg string, args ...any)
+	Errorf(msg string, args ...any)
+	Infof(msg string, args ...any)
+	Debugf(msg string, args ...any)
 	Sub(module string) Logger
 }
 
 type noopLogger struct{}
 
-func (n *noopLogger) Errorf(_ string, _ ...interface{}) {}
-func (n *noopLogger) Warnf(_ string, _ ...interface{})  {}
-func (n *noopLogger) Infof(_ string, _ ...interface{})  {}
-func (n *noopLogger) Debugf(_ string, _ ...interface{}) {}
-func (n *noopLogger) Sub(_ string) Logger               { return n }
+func (n *noopLogger) Errorf(_ string, _ ...any) {}
+func (n *noopLogger) Warnf(_ string, _ ...any)  {}
+func (n *noopLogger) Infof(_ string, _ ...any)  {}
+func (n *noopLogger) Debugf(_ string, _ ...any) {}
+func (n *noopLogger) Sub(_ string) Logger       { return n }
 
 // Noop is a no-op Logger implementation that silently drops everything.
 var Noop Logger = &noopLogger{}
@@ -53,7 +53,7 @@ var levelToInt = map[string]int{
 	"ERROR": 3,
 }
 
-func (s *stdoutLogger) outputf(level, msg string, args ...interface{}) {
+func (s *stdoutLogger) outputf(level, msg string, args ...any) {
 	if levelToInt[level] < s.min {
 		return
 	}
@@ -65,10 +65,10 @@ func (s *stdoutLogger) outputf(level, msg string, args ...interface{}) {
 	fmt.Printf("%s%s [%s %s] %s%s\n", time.Now().Format("15:04:05.000"), colorStart, s.mod, level, fmt.Sprintf(msg, args...), colorReset)
 }
 
-func (s *stdoutLogger) Errorf(msg string, args ...interface{}) { s.outputf("ERROR", msg, args...) }
-func (s *stdoutLogger) Warnf(msg string, args ...interface{})  { s.outputf("WARN", msg, args...) }
-func (s *stdoutLogger) Infof(msg string, args ...interface{})  { s.outputf("INFO", msg, args...) }
-func (s *stdoutLogger) Debugf(msg string, args ...interface{}) { s.outputf("DEBUG", msg, args...) }
+func (s *stdoutLogger) Errorf(msg string, args ...any) { s.outputf("ERROR", msg, args...) }
+func (s *stdoutLogger) Warnf(msg string, args ...any)  { s.outputf("WARN", msg, args...) }
+func (s *stdoutLogger) Infof(msg string, args ...any)  { s.outputf("INFO", msg, args...) }
+func (s *stdoutLogger) Debugf(msg string, args ...any) { s.outputf("DEBUG", msg, args...) }
 func (s *stdoutLogger) Sub(mod string) Logger {
 	return &stdoutLogger{mod: fmt.Sprintf("%s/%s", s.mod, mod), color: s.color, min: s.min}
 }

@@ -8,18 +8,11 @@ package upgrades
 
 import (
 	"embed"
-	"sync"
 
 	"go.mau.fi/util/dbutil"
 )
 
-// Table is the store's upgrade table, read from the embedded files at its
-// first use rather than at program start.
-var Table = sync.OnceValue(func() dbutil.UpgradeTable {
-	var table dbutil.UpgradeTable
-	table.RegisterFS(upgrades)
-	return table
-})
-
 //go:embed *.sql
 var upgrades embed.FS
+
+var Table = dbutil.BuildUpgradeTable().WithFS(upgrades).Finish()

@@ -12,6 +12,10 @@ import (
 //	<usync context="message"><query><devices version="2"/></query><list><user jid/>…</list></usync>
 //	-> <usync><list><user jid><devices><device-list><device id/>…</device-list></devices></user></list></usync>
 //
+// User info (GetUserInfo, before the first send to a number whose LID the
+// client does not know): the same with <lid/> among the protocols, answered
+// <lid val="…@lid"/>.
+//
 // Registration checks (IsOnWhatsApp):
 //
 //	<usync><query><contact/>…</query><list><user><contact>+49…@c.us</contact></user></list></usync>
@@ -75,6 +79,11 @@ func (s *Simulator) answerUsync(c *conn, iq *waBinary.Node) ([]waBinary.Node, *i
 				state = "in"
 			}
 			children = append(children, waBinary.Node{Tag: "contact", Attrs: waBinary.Attrs{"type": state}, Content: contactQuery})
+		}
+		if hasChild(&query, "lid") && u != nil {
+			// Current clients address direct messages to the LID, and learn
+			// it from this answer when no message taught it (GetUserInfo).
+			children = append(children, waBinary.Node{Tag: "lid", Attrs: waBinary.Attrs{"val": u.lid}})
 		}
 		if hasChild(&query, "business") {
 			children = append(children, waBinary.Node{Tag: "business"})

@@ -36,6 +36,10 @@ var (
 	advDevicePrefix  = []byte{6, 1}
 )
 
+// qrLinkPrefix starts the QR code of a current client: the phone's camera
+// opens it as a link to the linked-devices screen.
+const qrLinkPrefix = "https://wa.me/settings/linked_devices#"
+
 // Errors of the linking flows.
 var (
 	ErrUnknownQR       = errors.New("wasim: QR code is unknown or expired (is the client still connected?)")
@@ -49,7 +53,7 @@ var (
 //
 //	<iq type="set"><pair-device><ref>…</ref>…</pair-device></iq>
 //
-// whatsmeow turns each ref into a QR string "ref,noiseKey,identityKey,advSecret".
+// whatsmeow turns each ref into a QR code (ScanQR reads it).
 func (s *Simulator) startRegistration(c *conn) {
 	refs := make([]waBinary.Node, qrRefCount)
 	s.mu.Lock()
@@ -69,9 +73,13 @@ func (s *Simulator) startRegistration(c *conn) {
 // device's JID once the client has confirmed the pairing; the client then
 // reconnects and logs in on its own (events.PairSuccess, then
 // events.Connected).
+//
+// The code is what whatsmeow shows: since 2026 a link,
+// "https://wa.me/settings/linked_devices#ref,noise,identity,adv,type"; the
+// bare "ref,noise,identity,adv" of older clients is read too.
 func (u *User) ScanQR(ctx context.Context, qr string) (types.JID, error) {
-	parts := strings.Split(strings.TrimSpace(qr), ",")
-	if len(parts) != 4 {
+	parts := strings.Split(strings.TrimPrefix(strings.TrimSpace(qr), qrLinkPrefix), ",")
+	if len(parts) != 4 && len(parts) != 5 {
 		return types.EmptyJID, ErrBadQR
 	}
 	noiseKey, err1 := base64.StdEncoding.DecodeString(parts[1])

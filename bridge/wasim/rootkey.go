@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"sync"
+	"time"
 
 	"go.mau.fi/libsignal/ecc"
 	"google.golang.org/protobuf/proto"
@@ -58,13 +59,19 @@ const (
 // buildCertChain returns the Noise certificate chain the server sends in its
 // handshake: an intermediate key signed by the root, and the server's static
 // Noise key signed by the intermediate. whatsmeow checks both signatures, the
-// issuer serials, and that the leaf key equals the server's static key.
+// issuer serials, that the leaf key equals the server's static key, and that
+// the time is within each certificate's validity (as WhatsApp's are: the
+// intermediate for years, the leaf for weeks, both from a little before now).
 func buildCertChain(root *keys.KeyPair, static [32]byte) ([]byte, error) {
 	intermediate := keys.NewKeyPair()
+	now := time.Now()
+	validFrom := proto.Uint64(uint64(now.Add(-time.Hour).Unix()))
 	interDetails, err := proto.Marshal(&waCert.CertChain_NoiseCertificate_Details{
 		Serial:       proto.Uint32(intermediateSerial),
 		IssuerSerial: proto.Uint32(whatsmeow.WACertIssuerSerial),
 		Key:          intermediate.Pub[:],
+		NotBefore:    validFrom,
+		NotAfter:     proto.Uint64(uint64(now.AddDate(5, 0, 0).Unix())),
 	})
 	if err != nil {
 		return nil, err
@@ -73,6 +80,8 @@ func buildCertChain(root *keys.KeyPair, static [32]byte) ([]byte, error) {
 		Serial:       proto.Uint32(leafSerial),
 		IssuerSerial: proto.Uint32(intermediateSerial),
 		Key:          static[:],
+		NotBefore:    validFrom,
+		NotAfter:     proto.Uint64(uint64(now.AddDate(0, 0, 30).Unix())),
 	})
 	if err != nil {
 		return nil, err

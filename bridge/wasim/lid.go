@@ -10,7 +10,9 @@ import (
 type Addressing int
 
 const (
-	// AddressPhone: messages come from the phone-number JID (the default).
+	// AddressPhone: messages come from the phone-number JID (the default)
+	// and, as WhatsApp's have since clients address direct messages to LIDs,
+	// name the LID beside it (sender_lid; participant_lid in groups).
 	AddressPhone Addressing = iota
 	// AddressLIDWithPhone: messages come from the LID and carry the phone
 	// number beside it (sender_pn; participant_pn in groups), from which
@@ -56,7 +58,10 @@ func (u *User) senderAttrs(group bool) waBinary.Attrs {
 		return a
 	case AddressPhone:
 	}
-	return waBinary.Attrs{key: u.jid}
+	if group {
+		return waBinary.Attrs{key: u.jid, "participant_lid": u.lid}
+	}
+	return waBinary.Attrs{key: u.jid, "sender_lid": u.lid}
 }
 
 // phoneDeviceLocked is the phone-number JID of a device named by its LID

@@ -22,10 +22,11 @@ func TestLinkByQR(t *testing.T) {
 	tc := wasimtest.NewClient(t, sim, container.NewDevice())
 
 	item, qr := wasimtest.ConnectForQR(t, ctx, tc)
-	if item.Event != whatsmeow.QRChannelEventCode || strings.Count(item.Code, ",") != 3 {
+	const linkPrefix = "https://wa.me/settings/linked_devices#"
+	if item.Event != whatsmeow.QRChannelEventCode || !strings.HasPrefix(item.Code, linkPrefix) || strings.Count(item.Code, ",") != 4 {
 		t.Fatalf("QR item %+v", item)
 	}
-	if _, err := phone.ScanQR(ctx, "2@nope,"+item.Code[strings.Index(item.Code, ",")+1:]); !errors.Is(err, wasim.ErrUnknownQR) {
+	if _, err := phone.ScanQR(ctx, linkPrefix+"2@nope,"+item.Code[strings.Index(item.Code, ",")+1:]); !errors.Is(err, wasim.ErrUnknownQR) {
 		t.Fatalf("ScanQR with an unknown ref: %v, want ErrUnknownQR", err)
 	}
 	dev, err := phone.ScanQR(ctx, item.Code)

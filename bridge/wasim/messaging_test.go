@@ -55,12 +55,14 @@ func TestSendTextToContact(t *testing.T) {
 
 	id := sendText(t, tc, alice.JID(), "hello *bold*\nline two")
 	m := waitMessage(t, alice, id)
-	if m.Text() != "hello *bold*\nline two" || m.EncType != "pkmsg" || m.Chat != alice.JID() || m.Sender != *tc.Store.ID {
+	// Direct messages are addressed to the contact's LID, which the client
+	// learned from the server before its first send (usync <lid/>).
+	if m.Text() != "hello *bold*\nline two" || m.EncType != "pkmsg" || m.Chat != alice.LID() || m.Sender != *tc.Store.ID {
 		t.Fatalf("alice got %q (%s) in %s from %s", m.Text(), m.EncType, m.Chat, m.Sender)
 	}
 	// The account's own phone gets the DeviceSentMessage copy.
 	own := waitMessage(t, phone, id)
-	if own.Message.GetDeviceSentMessage().GetDestinationJID() != alice.JID().String() || own.Text() != m.Text() {
+	if own.Message.GetDeviceSentMessage().GetDestinationJID() != alice.LID().String() || own.Text() != m.Text() {
 		t.Fatalf("own phone got %v", own.Message)
 	}
 	// Until Alice answers, the session stays unconfirmed and whatsmeow keeps

@@ -34,7 +34,9 @@ func (s *Simulator) login(c *conn) bool {
 	old := comp.conn
 	comp.conn = c
 	c.user, c.device = u, comp.jid
-	lid := u.lid
+	// The device's own LID, as WhatsApp names it in <success>: whatsmeow
+	// keeps it as the account's LID and leaves that device out of sends.
+	lid := types.NewADJID(u.lid.User, types.LIDDomain, uint8(comp.jid.Device))
 	s.notifyLocked()
 	s.mu.Unlock()
 	if old != nil {

@@ -72,6 +72,10 @@ const (
 	// EnvStatusUpdates passes contacts' status updates on as status.update
 	// events when on (off by default: they are acknowledged and dropped).
 	EnvStatusUpdates = "STATUS_UPDATES"
+	// EnvWAVersion pins the WhatsApp Web version the client announces
+	// (2.3000.N); empty: the last version the bridge learned from WhatsApp
+	// Web, else the build's.
+	EnvWAVersion = "WA_VERSION"
 )
 
 // The defaults of the settings that have one, as the bridge reads them. The

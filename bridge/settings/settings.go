@@ -78,4 +78,7 @@ type Settings struct {
 	// StatusUpdates passes contacts' status updates on as status.update
 	// events; false: they are acknowledged and dropped.
 	StatusUpdates bool
+	// WAVersion is the WhatsApp Web version the client announces (WA_VERSION,
+	// 2.3000.N); empty: the one the bridge learned, else the build's.
+	WAVersion string
 }

@@ -224,6 +224,8 @@ func TestLoadRejects(t *testing.T) {
 		{"PPROF", "true", "is neither on nor off"},
 		{"PPROF", "ON", "is neither on nor off"},
 		{"STATUS_UPDATES", "yes", "is neither on nor off"},
+		{"WA_VERSION", "2.2413.1", "must be a WhatsApp Web version 2.3000.N"},
+		{"WA_VERSION", "2.3000.0", "must be a WhatsApp Web version 2.3000.N"},
 		{"TYPING_DELAY", "50ms", "is not a typing delay"},
 		{"TYPING_DELAY", "0s/char", "time per character"},
 		{"TYPING_DELAY", "2s/char", "time per character"},

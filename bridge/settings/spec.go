@@ -142,6 +142,8 @@ func protectionSpecs(s *Settings) []setting {
 			parse: into(&s.Pprof, parseOnOff)},
 		{env: contract.EnvStatusUpdates, def: contract.DefaultStatusUpdates, usage: "on: contacts' status updates become status.update events; off: acknowledged and dropped",
 			parse: into(&s.StatusUpdates, parseOnOff)},
+		{env: contract.EnvWAVersion, usage: "WhatsApp Web version the client announces, 2.3000.N; empty: the one learned from WhatsApp Web (daily), else the build's",
+			parse: into(&s.WAVersion, parseWAVersion)},
 		{env: contract.EnvDiskReserve, usage: "free space of DATA_DIR's volume below which the bridge stops receiving and refuses sends (507); default the larger of 64MiB and 2% of the volume, at most a quarter of it",
 			parse: into(&s.DiskReserve, parseDiskReserve)},
 	}
@@ -246,4 +248,16 @@ func parseAdminToken(s *Settings, v string) (err error) {
 		return err
 	}
 	return contract.CheckDistinct(s.APIKey.Reveal(), s.AdminToken.Reveal())
+}
+
+// parseWAVersion checks WA_VERSION's grammar (contract.WAVersionPattern) and
+// keeps the text; empty is unset.
+func parseWAVersion(v string) (string, error) {
+	if v == "" {
+		return "", nil
+	}
+	if _, err := contract.ParseWAVersion(v); err != nil {
+		return "", err
+	}
+	return v, nil
 }

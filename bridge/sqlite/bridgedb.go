@@ -404,6 +404,13 @@ var migrations = []string{
 	// this index holds them in that order, so that a page reads its rows
 	// instead of scanning and sorting the whole log.
 	`CREATE INDEX messages_recipient ON messages (recipient, created_at, id)`,
+	// 19: the WhatsApp Web version the bridge last learned from WhatsApp
+	// Web, one row: a restart announces it without waiting for WhatsApp Web.
+	`CREATE TABLE wa_version (
+		id         INTEGER PRIMARY KEY CHECK (id = 1),
+		version    TEXT    NOT NULL,
+		learned_at INTEGER NOT NULL
+	)`,
 }
 
 // OpenExistingBridgeDB opens bridge.db when it exists, which checks that it

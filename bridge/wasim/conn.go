@@ -115,7 +115,15 @@ func (c *conn) run() {
 	c.keys, c.clientStatic, c.payload = hs.keys, hs.clientStatic, hs.payload
 
 	accepted := true
-	if c.payload.GetDevicePairingData() != nil {
+	c.sim.mu.Lock()
+	outdated := c.sim.versions.handshakeLocked(c.payload)
+	c.sim.mu.Unlock()
+	if outdated {
+		// WhatsApp refuses an outdated client before anything else, a new
+		// device's registration as much as a login.
+		c.sendAndClose(failureNode(405, nil))
+		accepted = false
+	} else if c.payload.GetDevicePairingData() != nil {
 		c.sim.startRegistration(c)
 	} else {
 		accepted = c.sim.login(c)

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"go.mau.fi/whatsmeow"
+	"go.mau.fi/whatsmeow/store"
 	"go.mau.fi/whatsmeow/types"
 	"go.mau.fi/whatsmeow/util/keys"
 	waLog "go.mau.fi/whatsmeow/util/log"
@@ -69,7 +70,8 @@ type Simulator struct {
 	changed   chan struct{}           // closed and replaced when devices link, log in or leave
 	admin     groupAdmin              // revoked invite codes, photo ids (groupadmin.go)
 
-	records records // usync contact questions and chat states (actions.go)
+	records  records        // usync contact questions and chat states (actions.go)
+	versions clientVersions // the oldest client version accepted, and the current one (clientversion.go)
 }
 
 // New starts a simulator. Call Close when done.
@@ -91,6 +93,7 @@ func New(opts Options) (*Simulator, error) {
 		qrRefs:    map[string]*conn{},
 		codePairs: map[string]*codePairing{},
 		changed:   make(chan struct{}),
+		versions:  clientVersions{current: store.GetWAVersion()},
 	}
 	if s.log == nil {
 		s.log = waLog.Noop
@@ -147,6 +150,7 @@ func Start(tb testing.TB, opts ...Options) *Simulator {
 func (s *Simulator) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /ws/chat", s.serveWebSocket)
+	mux.HandleFunc("GET /{$}", s.serveWebPage)
 	mux.HandleFunc("POST /mms/{type}/{token}", s.serveMediaUpload)
 	mux.HandleFunc("GET "+mediaPathPrefix+"{file}", s.serveMediaDownload)
 	return mux

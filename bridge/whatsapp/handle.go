@@ -63,6 +63,9 @@ func (m *Session) handleEvent(cli *whatsmeow.Client, raw any) bool {
 	default:
 		m.apply(ev)
 	}
+	if _, outdated := raw.(*events.ClientOutdated); outdated {
+		m.versionRefused()
+	}
 	return true
 }
 

@@ -8,15 +8,18 @@
 package whatsapp
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
 	"go.mau.fi/whatsmeow"
+	"go.mau.fi/whatsmeow/proto/waWa6"
 	"go.mau.fi/whatsmeow/types"
 	waLog "go.mau.fi/whatsmeow/util/log"
 	"golang.org/x/sync/singleflight"
@@ -98,6 +101,13 @@ type Options struct {
 	// StatusUpdates passes contacts' status updates on to Events.Incoming
 	// (STATUS_UPDATES); false: they are acknowledged and dropped.
 	StatusUpdates bool
+	// WAVersion is WA_VERSION: the WhatsApp Web version to announce, "" to
+	// announce the one learned from WhatsApp Web (version.go).
+	WAVersion string
+	// VersionRefresh is how often the current version is learned
+	// (DefaultVersionRefresh when zero); OutdatedRetry how often while
+	// WhatsApp refuses the client as outdated (DefaultOutdatedRetry).
+	VersionRefresh, OutdatedRetry time.Duration
 }
 
 // Session owns the whatsmeow client of one account.
@@ -129,6 +139,10 @@ type Session struct {
 	diskLow atomic.Bool
 	// acks holds each stored message's ack until its commit (acks.go).
 	acks *acks
+	// version is the WhatsApp Web version the client announces; refused
+	// hears WhatsApp refuse it (405), for keepVersionCurrent (version.go).
+	version *clientVersion
+	refused chan struct{}
 
 	// opMu serialises the operations that replace or reconfigure the client
 	// (link, logout, reset). It is never taken by event handlers.
@@ -164,11 +178,22 @@ func New(ctx context.Context, opts Options) (*Session, error) {
 	if opts.RestrictionBackoff == 0 {
 		opts.RestrictionBackoff = time.Minute
 	}
+	opts.VersionRefresh = cmp.Or(opts.VersionRefresh, DefaultVersionRefresh)
+	opts.OutdatedRetry = cmp.Or(opts.OutdatedRetry, DefaultOutdatedRetry)
 	m := &Session{
 		opts: opts, states: stateStore{db: opts.DB, batcher: opts.Batcher, events: opts.Events},
 		log: opts.Log, bgCtx: context.WithoutCancel(ctx), restrict: restrictions{first: opts.RestrictionBackoff},
-		pace: newChatPace(opts.PresenceInterval, opts.Now), acks: newAcks(),
+		pace: newChatPace(opts.PresenceInterval, opts.Now), acks: newAcks(), refused: make(chan struct{}, 1),
 	}
+	var versionClient *http.Client
+	if opts.Server != nil {
+		versionClient = opts.Server.HTTPClient
+	}
+	version, err := newClientVersion(ctx, opts.DB, opts.WAVersion, versionClient, opts.Now)
+	if err != nil {
+		return nil, err
+	}
+	m.version = version
 	m.waLog = tapFrames(newWALogger(opts.Log), m.noticeFrame)
 	creds, err := m.openStartCredentials(ctx)
 	if err != nil {
@@ -242,6 +267,9 @@ func (m *Session) newClient(creds *credentials) *whatsmeow.Client {
 	if m.opts.Server != nil {
 		m.opts.Server.use(cli)
 	}
+	// The version WhatsApp accepts today, not the one whatsmeow was built
+	// with (version.go).
+	cli.GetClientPayload = func() *waWa6.ClientPayload { return m.version.payload(cli.Store) }
 	cli.AddEventHandlerWithSuccessStatus(func(ev any) bool { return m.handleEvent(cli, ev) })
 	return cli
 }
@@ -254,6 +282,7 @@ func (m *Session) Run(ctx context.Context) error {
 	}, func(err error) {
 		m.log.Error(err, "clear decrypted messages in session.db")
 	})
+	go m.keepVersionCurrent(ctx)
 	m.opMu.Lock()
 	if m.linked.Load() && !m.diskLow.Load() {
 		m.connect()

@@ -284,6 +284,7 @@ func newMessaging(ctx context.Context, a *app) error {
 		Polls:       a.messages,
 		TypingDelay: a.settings.TypingDelay, RestrictionBackoff: a.settings.RestrictionBackoff,
 		PresenceInterval: a.settings.PresenceInterval, StatusUpdates: a.settings.StatusUpdates,
+		WAVersion: a.settings.WAVersion,
 	})
 	if err != nil {
 		return err

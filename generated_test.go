@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/msgbridge/msgbridge/contract"
 )
 
 // TestGeneratedFilesAreCurrent fails when the committed deepcopy code, CRDs
@@ -56,8 +58,9 @@ func TestGeneratedFilesAreCurrent(t *testing.T) {
 
 // TestWhatsmeowCopyIsThePatchedModule fails when third_party/whatsmeow, the
 // copy of whatsmeow the build uses (go.mod's replace), is anything but the
-// pinned module with third_party/whatsmeow.patch applied: an edit to the copy
-// must be an edit to the patch, and a new pin needs hack/whatsmeow-copy.sh.
+// pinned module with the series third_party/whatsmeow-patches applied: an
+// edit to the copy must be a patch of the series, and a new pin needs
+// hack/whatsmeow-copy.sh (hack/whatsmeow-upgrade.sh).
 func TestWhatsmeowCopyIsThePatchedModule(t *testing.T) {
 	fresh := filepath.Join(t.TempDir(), "whatsmeow")
 	if msg, err := exec.Command("hack/whatsmeow-copy.sh", fresh).CombinedOutput(); err != nil {
@@ -94,4 +97,17 @@ func treeFiles(t *testing.T, root string) map[string][]byte {
 		t.Fatal(err)
 	}
 	return files
+}
+
+// TestWAVersionPatternIsTheBridges holds the CRD's pattern for waVersion to
+// the grammar the bridge parses WA_VERSION with: a version the API server
+// admits must start the bridge.
+func TestWAVersionPatternIsTheBridges(t *testing.T) {
+	crd, err := os.ReadFile("config/crd/bases/msgbridge.io_messagingbridges.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(crd, []byte("pattern: "+contract.WAVersionPattern+"\n")) {
+		t.Errorf("the CRD's waVersion pattern is not contract.WAVersionPattern %s", contract.WAVersionPattern)
+	}
 }

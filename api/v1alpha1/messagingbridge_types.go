@@ -166,6 +166,15 @@ type MessagingBridgeSpec struct {
 	// +optional
 	StatusUpdates bool `json:"statusUpdates,omitempty"`
 
+	// WAVersion pins the WhatsApp Web version the bridge announces
+	// (WA_VERSION), as 2.3000.N. Empty, the default: the version the bridge
+	// learns from WhatsApp Web at start and daily, else its build's. Set it
+	// only to override a version WhatsApp refuses; the SessionConnected
+	// condition says ClientOutdated when it does.
+	// +optional
+	// +kubebuilder:validation:Pattern=`^2\.3000\.[1-9][0-9]{0,9}$`
+	WAVersion string `json:"waVersion,omitempty"`
+
 	// Suspend scales the bridge to zero without losing its credentials: the
 	// volume is kept.
 	// +optional

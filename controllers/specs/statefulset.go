@@ -232,6 +232,7 @@ func accountEnv(mb *msgbridgev1alpha1.MessagingBridge, plain func(name, value st
 		{contract.EnvMediaRetention, durationOrEmpty(mb.Spec.MediaRetention)},
 		{contract.EnvTrustedProxies, strings.Join(mb.Spec.TrustedProxies, ",")},
 		{contract.EnvStatusUpdates, onOrEmpty(mb.Spec.StatusUpdates)},
+		{contract.EnvWAVersion, mb.Spec.WAVersion},
 	} {
 		if s.value != "" {
 			out = append(out, plain(s.env, s.value))

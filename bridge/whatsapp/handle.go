@@ -34,6 +34,9 @@ func (m *Session) handleEvent(cli *whatsmeow.Client, raw any) bool {
 		}
 		m.mu.Unlock()
 		return true
+	case *events.NotifyAccountReachoutTimelock:
+		m.reachoutAnnounced(e)
+		return true
 	case *events.Disconnected:
 		m.linkDropped()
 	}

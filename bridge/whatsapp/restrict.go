@@ -1,16 +1,13 @@
 package whatsapp
 
 import (
-	"encoding/json"
 	"errors"
 	"regexp"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"go.mau.fi/whatsmeow"
-	waLog "go.mau.fi/whatsmeow/util/log"
+	"go.mau.fi/whatsmeow/types/events"
 
 	"github.com/msgbridge/msgbridge/bridge"
 )
@@ -25,11 +22,8 @@ import (
 //     <error code="429" text="rate-overlimit"/> is whatsmeow.ErrIQRateOverLimit.
 //   - The reach-out lock and its end are announced by a
 //     <notification type="mex"><update>{"data":{"xwa2_notify_account_reachout_timelock":
-//     {"is_active":true,"time_enforcement_ends":"<unix seconds>","enforcement_type":…}}}</update>.
-//     whatsmeow acks it but parses only newsletter updates out of mex
-//     notifications, so no event carries it; the one place the node reaches
-//     the bridge is whatsmeow's receive log, which gets every frame as XML.
-//     frameTap reads it there.
+//     {"is_active":true,"time_enforcement_ends":"<unix seconds>","enforcement_type":…}}}</update>,
+//     which whatsmeow parses into events.NotifyAccountReachoutTimelock.
 //
 // A refusal with no known end pauses for an exponential back-off from
 // RESTRICTION_BACKOFF, doubling per refusal in a row up to maxBackoff; a
@@ -154,82 +148,21 @@ func (m *Session) RestrictedUntil() time.Time {
 	return until
 }
 
-// reachoutKey names the reach-out lock's update in a mex notification.
-const reachoutKey = "xwa2_notify_account_reachout_timelock"
-
-// reachoutNotice is the JSON of the lock's update.
-type reachoutNotice struct {
-	Data map[string]*struct {
-		IsActive        bool            `json:"is_active"`
-		TimeEnforceEnds json.RawMessage `json:"time_enforcement_ends"`
-		EnforcementType string          `json:"enforcement_type"`
-	} `json:"data"`
-}
-
-// parseReachoutFrame reads the reach-out lock's state from a received
-// frame's XML; ok is false for any other frame. The end is unix seconds,
-// as a string or a number.
-func parseReachoutFrame(frame string) (active bool, until time.Time, ok bool) {
-	if !strings.Contains(frame, reachoutKey) || !strings.HasPrefix(frame, "<notification") {
-		return false, time.Time{}, false
-	}
-	start, end := strings.Index(frame, "{"), strings.LastIndex(frame, "}")
-	if start < 0 || end < start {
-		return false, time.Time{}, false
-	}
-	var n reachoutNotice
-	if json.Unmarshal([]byte(frame[start:end+1]), &n) != nil || n.Data[reachoutKey] == nil {
-		return false, time.Time{}, false
-	}
-	lock := n.Data[reachoutKey]
-	if !lock.IsActive {
-		return false, time.Time{}, true
-	}
-	secs, err := strconv.ParseInt(strings.Trim(string(lock.TimeEnforceEnds), `"`), 10, 64)
-	if err != nil || secs <= 0 || secs > 1<<40 {
-		return false, time.Time{}, false // active, but with no end we can read
-	}
-	return true, time.Unix(secs, 0), true
-}
-
-// noticeFrame is frameTap's consumer: the reach-out notification restricts
-// or frees sending.
-func (m *Session) noticeFrame(frame string) {
-	active, until, ok := parseReachoutFrame(frame)
-	if !ok {
+// reachoutAnnounced is WhatsApp's notice of the reach-out lock
+// (events.NotifyAccountReachoutTimelock): it restricts or frees sending. An
+// active lock without an end WhatsApp names is left to the refusals'
+// back-off.
+func (m *Session) reachoutAnnounced(e *events.NotifyAccountReachoutTimelock) {
+	until := e.TimeEnforcementEnds.Time
+	if e.IsActive && until.IsZero() {
 		return
 	}
-	m.restrict.announced(active, until)
-	if active && until.After(m.opts.Now()) {
+	m.restrict.announced(e.IsActive, until)
+	if e.IsActive && until.After(m.opts.Now()) {
 		m.log.Info("WhatsApp announced a reach-out time lock", "until", bridge.FormatTime(until))
 		m.restrictUntil(until)
 		return
 	}
 	m.log.Info("WhatsApp lifted the reach-out time lock")
 	m.restrictUntil(time.Time{})
-}
-
-// frameTap is whatsmeow's logger with an ear on the receive log ("Recv",
-// every frame as XML): see the package comment above.
-type frameTap struct {
-	waLog.Logger
-	onFrame func(frame string)
-	recv    bool
-}
-
-func tapFrames(l waLog.Logger, onFrame func(string)) waLog.Logger {
-	return frameTap{Logger: l, onFrame: onFrame}
-}
-
-func (t frameTap) Sub(module string) waLog.Logger {
-	return frameTap{Logger: t.Logger.Sub(module), onFrame: t.onFrame, recv: module == "Recv"}
-}
-
-func (t frameTap) Debugf(msg string, args ...any) {
-	if t.recv && len(args) == 1 {
-		if frame, ok := args[0].(string); ok && strings.Contains(frame, reachoutKey) {
-			t.onFrame(frame)
-		}
-	}
-	t.Logger.Debugf(msg, args...)
 }

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr"
 	"go.mau.fi/whatsmeow"
 
 	"github.com/msgbridge/msgbridge/bridge"
@@ -84,46 +83,6 @@ func TestRestrictionsRefused(t *testing.T) {
 	}
 }
 
-func TestParseReachoutFrame(t *testing.T) {
-	frame := func(update string) string {
-		return `<notification from="s.whatsapp.net" id="1" t="1788400000" type="mex"><update op_name="NotificationUserReachoutTimelockUpdate">` +
-			update + `</update></notification>`
-	}
-	for _, tc := range []struct {
-		name          string
-		frame         string
-		active, known bool
-		until         int64
-	}{
-		{"active, end as string", frame(`{"data":{"xwa2_notify_account_reachout_timelock":{"is_active":true,"time_enforcement_ends":"1788414761","enforcement_type":"DEFAULT"}}}`), true, true, 1788414761},
-		{"active, end as number", frame(`{"data":{"xwa2_notify_account_reachout_timelock":{"is_active":true,"time_enforcement_ends":1788414761}}}`), true, true, 1788414761},
-		{"lifted", frame(`{"data":{"xwa2_notify_account_reachout_timelock":{"is_active":false}}}`), false, true, 0},
-		{"active without an end", frame(`{"data":{"xwa2_notify_account_reachout_timelock":{"is_active":true}}}`), false, false, 0},
-		{"end not a number", frame(`{"data":{"xwa2_notify_account_reachout_timelock":{"is_active":true,"time_enforcement_ends":"soon"}}}`), false, false, 0},
-		{"another update", frame(`{"data":{"xwa2_notify_newsletter_on_join":{"id":"1"}}}`), false, false, 0},
-		{"not JSON", frame(`xwa2_notify_account_reachout_timelock`), false, false, 0},
-		{"a message mentioning it", `<message from="x"><body>{"data":{"xwa2_notify_account_reachout_timelock":{"is_active":true,"time_enforcement_ends":"1"}}}</body></message>`, false, false, 0},
-	} {
-		active, until, known := parseReachoutFrame(tc.frame)
-		if active != tc.active || known != tc.known || (tc.until != 0 && until.Unix() != tc.until) {
-			t.Errorf("%s: active %v until %s known %v", tc.name, active, until, known)
-		}
-	}
-}
-
-// The frame tap reads only the receive log, and passes every line on.
-func TestFrameTap(t *testing.T) {
-	var seen []string
-	base := tapFrames(newWALogger(logr.Discard()), func(f string) { seen = append(seen, f) })
-	note := `<notification type="mex"><update>{"data":{"xwa2_notify_account_reachout_timelock":{"is_active":false}}}</update></notification>`
-	base.Sub("client").Sub("Send").Debugf("%s", note)
-	base.Sub("client").Sub("Recv").Debugf("%s", "<ack/>")
-	base.Sub("client").Sub("Recv").Debugf("%s", note)
-	if len(seen) != 1 || seen[0] != note {
-		t.Errorf("tapped %q", seen)
-	}
-}
-
 func TestRestrictingTransition(t *testing.T) {
 	t0 := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
 	until := t0.Add(time.Hour)
@@ -153,22 +112,4 @@ func TestRestrictingTransition(t *testing.T) {
 			t.Errorf("%s:\n got %+v\nwant %+v", tc.name, got, tc.want)
 		}
 	}
-}
-
-// WhatsApp's notification is untrusted input: the parser never panics, and
-// an active lock it accepts has a positive end.
-func FuzzParseReachoutFrame(f *testing.F) {
-	for _, s := range []string{
-		`<notification type="mex"><update>{"data":{"xwa2_notify_account_reachout_timelock":{"is_active":true,"time_enforcement_ends":"1788414761"}}}</update></notification>`,
-		`<notification>{"data":{"xwa2_notify_account_reachout_timelock":null}}</notification>`,
-		`<notification>xwa2_notify_account_reachout_timelock}{`, "",
-	} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, frame string) {
-		active, until, known := parseReachoutFrame(frame)
-		if active && (!known || until.Unix() <= 0) {
-			t.Fatalf("%q: active %v until %s known %v", frame, active, until, known)
-		}
-	})
 }

@@ -194,7 +194,7 @@ func New(ctx context.Context, opts Options) (*Session, error) {
 		return nil, err
 	}
 	m.version = version
-	m.waLog = tapFrames(newWALogger(opts.Log), m.noticeFrame)
+	m.waLog = newWALogger(opts.Log)
 	creds, err := m.openStartCredentials(ctx)
 	if err != nil {
 		return nil, err

@@ -20,15 +20,10 @@ import (
 // first answer.
 const maxOwnInitBytes = 32 << 10
 
-// lazyPrefixes are the packages held to maxOwnInitBytes: the bridge's own;
-// whatsmeow's protocol buffer files, which register at their first use
-// (third_party/PATCH.md, fix 5) rather than building some fifty descriptors
-// (0.6 MB) before every first answer; and whatsmeow's token indexes, store
-// upgrades and tables of bots, made at their first use too (fix 6).
-var lazyPrefixes = []string{
-	"github.com/msgbridge/msgbridge/", "go.mau.fi/whatsmeow/proto/",
-	"go.mau.fi/whatsmeow/binary/token", "go.mau.fi/whatsmeow/store/sqlstore", "go.mau.fi/whatsmeow/types",
-}
+// lazyPrefixes are the packages held to maxOwnInitBytes: the bridge's own.
+// (whatsmeow is upstream's as it is: its protocol buffer files register at
+// start-up, DESIGN 20.)
+var lazyPrefixes = []string{"github.com/msgbridge/msgbridge/"}
 
 // initLine is one line of GODEBUG=inittrace=1: a package's initialisation.
 var initLine = regexp.MustCompile(`^init (\S+) @[0-9.]+ ms, [0-9.]+ ms clock, ([0-9]+) bytes, [0-9]+ allocs$`)

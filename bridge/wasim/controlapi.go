@@ -28,6 +28,7 @@ func (s *Simulator) ControlHandler() http.Handler {
 	mux.HandleFunc("GET /v1/info", s.apiInfo)
 	mux.HandleFunc("GET /v1/client-version", s.apiClientVersion)
 	mux.HandleFunc("PUT /v1/client-version", s.apiSetClientVersion)
+	mux.HandleFunc("PUT /v1/trusted-contact-tokens", s.apiTrustedContactTokens)
 	mux.HandleFunc("GET /v1/users", s.apiListUsers)
 	mux.HandleFunc("POST /v1/users", s.apiCreateUser)
 	mux.HandleFunc("GET /v1/users/{number}", s.withUser(s.apiGetUser))

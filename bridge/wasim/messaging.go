@@ -53,7 +53,7 @@ func (s *Simulator) handleClientMessage(c *conn, n *waBinary.Node) {
 		_ = c.send(messageAck(id, to, code))
 		return
 	}
-	if s.reachoutLocked(c.user) {
+	if s.reachoutLocked(c.user) || s.lacksTrustToken(c, n, to) {
 		_ = c.send(messageAck(id, to, ackReachoutLocked))
 		return
 	}
@@ -387,6 +387,7 @@ func (u *User) Send(ctx context.Context, to types.JID, msg *waE2E.Message) (type
 	if len(comps) == 0 {
 		return "", ErrNoDevices
 	}
+	s.issueTrustToken(u, target)
 	u.sent.add(id, sentMessage{plaintext: plaintext, msgType: msgType, mediaType: mediaType})
 	for _, comp := range comps {
 		encType, ciphertext, err := u.encryptFor(ctx, comp.jid, plaintext)

@@ -72,6 +72,7 @@ type Simulator struct {
 
 	records  records        // usync contact questions and chat states (actions.go)
 	versions clientVersions // the oldest client version accepted, and the current one (clientversion.go)
+	trust    trustTokens    // trusted-contact tokens phones issued (tctoken.go)
 }
 
 // New starts a simulator. Call Close when done.

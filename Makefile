@@ -176,3 +176,10 @@ $(GOLANGCI_LINT):
 $(HELM):
 	@$(call step,install helm,GOBIN=$(LOCALBIN) go install helm.sh/helm/v3/cmd/helm@$(HELM_VERSION))
 	mv $(LOCALBIN)/helm $@
+
+##@ The engine
+
+.PHONY: whatsmeow-upgrade
+whatsmeow-upgrade: ## Move to another whatsmeow: make whatsmeow-upgrade VERSION=v0.0.0-… (docs/development/whatsmeow.md).
+	@test "$(origin VERSION)" = "command line" || { echo 'usage: make whatsmeow-upgrade VERSION=v0.0.0-YYYYMMDDhhmmss-abcdef123456' >&2; exit 2; }
+	hack/whatsmeow-upgrade.sh "$(VERSION)"

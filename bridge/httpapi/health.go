@@ -67,14 +67,17 @@ func (s *server) health(w http.ResponseWriter, r *http.Request) error {
 }
 
 // healthLink is /health's word for the link: its state, "restricted" while
-// it is connected but WhatsApp restricts sending, or "disk_full" while the
-// bridge holds it down because DATA_DIR's disk is below its reserve.
+// it is connected but WhatsApp restricts sending, "disk_full" while the
+// bridge holds it down because DATA_DIR's disk is below its reserve, or
+// "client_outdated" while WhatsApp refuses the client's version.
 func healthLink(st bridge.SessionStatus) string {
 	switch {
 	case st.Connected() && st.Reason == contract.ReasonRestricted:
 		return string(contract.ReasonRestricted)
 	case st.Reason == contract.ReasonDiskFull:
 		return string(contract.ReasonDiskFull)
+	case st.Reason == contract.ReasonClientOutdated:
+		return string(contract.ReasonClientOutdated)
 	}
 	return string(st.State)
 }

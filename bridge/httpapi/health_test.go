@@ -101,3 +101,14 @@ func TestHealthSaysDiskFull(t *testing.T) {
 		t.Errorf("health %d %v", status, got)
 	}
 }
+
+// While WhatsApp refuses the client's version, /health says so.
+func TestHealthSaysClientOutdated(t *testing.T) {
+	srv := newTestServer(t, Deps{Session: &fakes.Session{Link: bridge.SessionStatus{
+		State: contract.StateDisconnected, Reason: contract.ReasonClientOutdated,
+	}}})
+	var got map[string]any
+	if status, _ := getJSON(t, srv.URL+"/health", &got); status != http.StatusOK || got["whatsapp"] != "client_outdated" {
+		t.Errorf("health %d %v", status, got)
+	}
+}

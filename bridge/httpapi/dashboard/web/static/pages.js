@@ -48,6 +48,7 @@ function showBanners(ev) {
   r.hidden = !ev.restricted_until;
   r.textContent = ev.restricted_until ? "WhatsApp restricted sending until " + when(ev.restricted_until) + "; the queue waits." : "";
   $("banner-disk").hidden = ev.reason !== "disk_full";
+  $("banner-outdated").hidden = ev.reason !== "client_outdated";
 }
 
 // --- pages and their refresh ---

@@ -2,6 +2,7 @@ package cloudapi
 
 import (
 	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/binary"
 	"net/http"
 	"strconv"
@@ -74,9 +75,6 @@ func (d *Door) phoneObject() phoneNumber {
 // or a media object, by what id names.
 func (d *Door) getObject(w http.ResponseWriter, r *http.Request) error {
 	id := mux.Vars(r)["id"]
-	if err := d.authorize(r); err != nil {
-		return err
-	}
 	acct := d.cfg.Account()
 	switch {
 	case acct != "" && id == acct:
@@ -102,12 +100,68 @@ func (d *Door) phoneNumbers(w http.ResponseWriter, r *http.Request) error {
 // checkWABA authorizes r and refuses a business account id that is not the
 // linked account's.
 func (d *Door) checkWABA(r *http.Request) error {
-	if err := d.authorize(r); err != nil {
-		return err
-	}
 	id, acct := mux.Vars(r)["waba"], d.cfg.Account()
 	if acct == "" || id != WABAID(acct) {
 		return noObject(id)
 	}
+	return nil
+}
+
+// appID is the id the door gives the one "app" behind its credential: as
+// the business account's, derived from the linked number.
+func appID(account string) string { return WABAID("app:" + account) }
+
+// subscribedApps is GET /{version}/{waba_id}/subscribed_apps: the one app,
+// the bridge, which sends the account's webhooks (its subscriptions).
+func (d *Door) subscribedApps(w http.ResponseWriter, r *http.Request) error {
+	if err := d.checkWABA(r); err != nil {
+		return err
+	}
+	acct := d.cfg.Account()
+	writeJSON(w, http.StatusOK, map[string]any{"data": []map[string]any{{"whatsapp_business_api_data": map[string]string{
+		"id": appID(acct), "name": "msgbridge", "link": "https://" + r.Host + "/"}}}})
+	return nil
+}
+
+// subscribeApp is POST and DELETE /{version}/{waba_id}/subscribed_apps:
+// Graph's answer, success. The bridge's webhooks are its subscriptions
+// (POST /api/admin/subscriptions, format cloud); a callback override here
+// changes nothing, so that a client's set-up (Typebot's) completes.
+func (d *Door) subscribeApp(w http.ResponseWriter, r *http.Request) error {
+	if err := d.checkWABA(r); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]bool{"success": true})
+	return nil
+}
+
+// debugToken is GET /{version}/debug_token?input_token=: Graph's token
+// inspection. The caller's credential was checked already; input_token is
+// valid when it is that credential (compared in constant time), and its
+// scopes name the business account, as a system user's token's do
+// (Typebot's credential dialog reads granular_scopes' target_ids).
+func (d *Door) debugToken(w http.ResponseWriter, r *http.Request) error {
+	input := r.URL.Query().Get("input_token")
+	if input == "" {
+		return missingParam("missing_input_token", "debug_token needs input_token")
+	}
+	acct := d.cfg.Account()
+	valid := subtle.ConstantTimeCompare([]byte(input), []byte(token(r))) == 1
+	targets := []string{}
+	if acct != "" {
+		targets = []string{WABAID(acct), acct}
+	}
+	data := map[string]any{"app_id": appID(acct), "type": "SYSTEM_USER", "application": "msgbridge",
+		"data_access_expires_at": 0, "expires_at": 0, "is_valid": valid,
+		"scopes": []string{"whatsapp_business_management", "whatsapp_business_messaging"},
+		"granular_scopes": []map[string]any{
+			{"scope": "whatsapp_business_management", "target_ids": targets},
+			{"scope": "whatsapp_business_messaging", "target_ids": targets},
+		}}
+	if !valid {
+		data["error"] = map[string]any{"code": CodeAccessToken, "message": "The access token is not this bridge's credential"}
+		data["scopes"], data["granular_scopes"] = []string{}, []map[string]any{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"data": data})
 	return nil
 }

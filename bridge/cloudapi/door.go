@@ -63,6 +63,9 @@ type Config struct {
 	// Templates keeps the message templates; nil: the template endpoints
 	// answer with no templates and a template send is refused.
 	Templates *Templates
+	// UserIDs issues and resolves the contacts' user ids (webhooks'
+	// user_id, sends' recipient); the keyless default when nil.
+	UserIDs *UserIDs
 	// Links fetches media by link (CLOUD_MEDIA_HOSTS).
 	Links LinkFetcher
 	Log   logr.Logger
@@ -77,12 +80,21 @@ type Door struct {
 	mux func() *mux.Router
 }
 
-// versionPattern is Graph's version segment: v<major>.<minor>.
-const versionPattern = `v[0-9]{1,3}\.[0-9]{1,3}`
+// versionPattern is Graph's version segment: v<major>.<minor>, or
+// v<major> alone (Graph takes both).
+const versionPattern = `v[0-9]{1,3}(?:\.[0-9]{1,3})?`
+
+// unversionedPattern is the paths Graph also serves without a version (its
+// latest then): a number's or an account's edges, debug_token, and an
+// object by its id (digits, an incoming media's med_ id, an upload's UUID)
+// with its file. Only these: every other unversioned path is the bridge's
+// own.
+const unversionedPattern = `debug_token|[0-9]+/(?:messages|media|message_templates|phone_numbers|subscribed_apps)|` +
+	`(?:[0-9]+|med_[A-Za-z0-9_-]+|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?:/file)?`
 
 // PathPrefix matches the paths the door serves, for the router that mounts
-// it at the root.
-var PathPrefix = regexp.MustCompile(`^/` + versionPattern + `/`)
+// it at the root: every path under a version, and the unversioned ones.
+var PathPrefix = regexp.MustCompile(`^/(?:` + versionPattern + `/|(?:` + unversionedPattern + `)$)`)
 
 // New returns the door over cfg.API.
 func New(cfg Config) *Door {
@@ -94,27 +106,39 @@ func New(cfg Config) *Door {
 	return d
 }
 
+// doorRoute is one of Graph's calls the door answers.
+type doorRoute struct {
+	path, method string
+	h            handlerFunc
+}
+
+func (d *Door) doorRoutes() []doorRoute {
+	return []doorRoute{
+		{"/{phone}/messages", http.MethodPost, d.postMessage},
+		{"/{phone}/media", http.MethodPost, d.postMedia},
+		{"/{waba}/message_templates", http.MethodGet, d.listTemplates},
+		{"/{waba}/message_templates", http.MethodPost, d.createTemplate},
+		{"/{waba}/message_templates", http.MethodDelete, d.deleteTemplate},
+		{"/{waba}/phone_numbers", http.MethodGet, d.phoneNumbers},
+		{"/{waba}/subscribed_apps", http.MethodGet, d.subscribedApps},
+		{"/{waba}/subscribed_apps", http.MethodPost, d.subscribeApp},
+		{"/{waba}/subscribed_apps", http.MethodDelete, d.subscribeApp},
+		{"/debug_token", http.MethodGet, d.debugToken},
+		{"/{id}/file", http.MethodGet, d.mediaBytes},
+		{"/{id}", http.MethodGet, d.getObject},
+		{"/{id}", http.MethodDelete, d.deleteMedia},
+	}
+}
+
 func (d *Door) routes() *mux.Router {
 	r := mux.NewRouter()
-	v := "/{version:" + versionPattern + "}"
-	for _, route := range []struct {
-		path, method string
-		h            handlerFunc
-	}{
-		{v + "/{phone}/messages", http.MethodPost, d.postMessage},
-		{v + "/{phone}/media", http.MethodPost, d.postMedia},
-		{v + "/{waba}/message_templates", http.MethodGet, d.listTemplates},
-		{v + "/{waba}/message_templates", http.MethodPost, d.createTemplate},
-		{v + "/{waba}/message_templates", http.MethodDelete, d.deleteTemplate},
-		{v + "/{waba}/phone_numbers", http.MethodGet, d.phoneNumbers},
-		{v + "/{id}/file", http.MethodGet, d.mediaBytes},
-		{v + "/{id}", http.MethodGet, d.getObject},
-		{v + "/{id}", http.MethodDelete, d.deleteMedia},
-	} {
-		r.Handle(route.path, d.handle(route.h)).Methods(route.method)
+	for _, route := range d.doorRoutes() {
+		for _, prefix := range []string{"/{version:" + versionPattern + "}", ""} {
+			r.Handle(prefix+route.path, d.handle(route.h)).Methods(route.method)
+		}
 	}
-	r.NotFoundHandler = d.handle(func(http.ResponseWriter, *http.Request) error { return errUnknownPath })
-	r.MethodNotAllowedHandler = d.handle(func(http.ResponseWriter, *http.Request) error { return errUnknownPath })
+	unknown := d.handle(func(_ http.ResponseWriter, r *http.Request) error { return unknownPath(r) })
+	r.NotFoundHandler, r.MethodNotAllowedHandler = unknown, unknown
 	return r
 }
 
@@ -123,14 +147,20 @@ func (d *Door) ServeHTTP(w http.ResponseWriter, r *http.Request) { d.mux().Serve
 
 type handlerFunc func(w http.ResponseWriter, r *http.Request) error
 
-// handle answers h's error in Graph's shape. The credential is checked by
-// the bridge's own API on every request the door makes (constant time,
-// counted per address); the reads that reach no API request check it here
-// through one.
+// handle checks r's credential, then serves h, and answers an error in
+// Graph's shape. The credential comes first, as Graph checks it (190
+// before anything about the path or the body): a caller without one learns
+// nothing of the linked number, and every wrong one is counted by the
+// bridge's per-address limit on failed credentials, through the bridge's
+// own API (constant time), which the door's requests then pass again.
 func (d *Door) handle(h handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := h(w, r); err != nil {
-			writeGraphError(w, d.cfg.Log, err)
+		err := d.authorize(r)
+		if err == nil {
+			err = h(w, r)
+		}
+		if err != nil {
+			writeGraphError(w, r, d.cfg.Log, err)
 		}
 	})
 }

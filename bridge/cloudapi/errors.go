@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strings"
 
 	"github.com/go-logr/logr"
 
@@ -81,19 +82,30 @@ func unsupportedType(bridgeCode, details string) *GraphError {
 	return graphErr(http.StatusBadRequest, CodeUnsupportedType, "(#131051) Unsupported message type", details, bridgeCode)
 }
 
-var errUnknownPath = func() *GraphError {
-	e := graphErr(http.StatusBadRequest, CodeInvalidParameter,
-		"Unsupported request - method type or path is not served by this bridge", "see the bridge's README: the Cloud API door", "no_endpoint")
-	e.ErrorSubcode = subcodeNoObject
+// unknownPath is the answer to a path or method the door does not serve:
+// 404 in Graph's shape, naming the request's method.
+func unknownPath(r *http.Request) *GraphError {
+	e := graphErr(http.StatusNotFound, CodeInvalidParameter,
+		"Unsupported "+methodWord+" request. The path "+r.URL.Path+" is not served by this bridge",
+		"see docs/user/cloud-api-compatibility.md: the Graph calls the door answers", "no_endpoint")
+	e.Type, e.ErrorSubcode = typeGraphMethod, subcodeNoObject
 	return e
-}()
+}
+
+// methodWord stands for the request's method in a message; writeGraphError
+// puts it in ("get", "post", "delete"), as Graph names it.
+const methodWord = "{method}"
+
+// typeGraphMethod is Graph's error type of a request for an object or an
+// edge that does not exist.
+const typeGraphMethod = "GraphMethodException"
 
 // noObject is Graph's answer to an id that names nothing.
 func noObject(id string) *GraphError {
 	e := graphErr(http.StatusBadRequest, CodeInvalidParameter,
-		"Unsupported get request. Object with ID '"+id+"' does not exist, cannot be loaded due to missing permissions, or does not support this operation",
+		"Unsupported "+methodWord+" request. Object with ID '"+id+"' does not exist, cannot be loaded due to missing permissions, or does not support this operation",
 		"no such object on this bridge", "not_found")
-	e.ErrorSubcode = subcodeNoObject
+	e.Type, e.ErrorSubcode = typeGraphMethod, subcodeNoObject
 	return e
 }
 
@@ -103,6 +115,11 @@ func bridgeStatusToGraph(status int, code string) (int, int, string) {
 	switch {
 	case code == bridge.ErrNotOnWhatsApp.Code:
 		return http.StatusBadRequest, CodeNotOnWhatsApp, "Message Undeliverable"
+	case code == bridge.CodeTooManyFailures:
+		// An auth error, not a throughput limit (130429 makes clients
+		// slow down and retry the same wrong token).
+		return http.StatusTooManyRequests, CodeAccessToken,
+			"(#190) Too many wrong access tokens from this address - wait for Retry-After seconds before trying again"
 	case status == http.StatusUnauthorized:
 		return http.StatusUnauthorized, CodeAccessToken, "Invalid OAuth access token - Cannot parse access token"
 	case status == http.StatusTooManyRequests:
@@ -165,9 +182,10 @@ func fromBridge(err error) *GraphError {
 	return graphErr(st, code, msg, e.Message, e.Code)
 }
 
-// writeGraphError answers err in Graph's shape.
-func writeGraphError(w http.ResponseWriter, log logr.Logger, err error) {
-	g := fromBridge(err)
+// writeGraphError answers err, an error of request r, in Graph's shape.
+func writeGraphError(w http.ResponseWriter, r *http.Request, log logr.Logger, err error) {
+	g := *fromBridge(err) // a copy: the message is the request's own
+	g.Message = strings.ReplaceAll(g.Message, methodWord, strings.ToLower(r.Method))
 	if g.status >= http.StatusInternalServerError {
 		log.Error(err, "cloud request failed", "code", g.BridgeCode)
 	}
@@ -175,12 +193,12 @@ func writeGraphError(w http.ResponseWriter, log logr.Logger, err error) {
 	if g.retryAfter != "" {
 		w.Header().Set("Retry-After", g.retryAfter)
 	}
-	if g.status == http.StatusUnauthorized {
+	if g.Code == CodeAccessToken {
 		w.Header().Set("WWW-Authenticate", `OAuth "Facebook Platform" "invalid_token" "Invalid OAuth access token"`)
 	}
 	writeJSON(w, g.status, struct {
 		Error *GraphError `json:"error"`
-	}{g})
+	}{&g})
 }
 
 // traceID is a fresh fbtrace_id: it ties a client's report to nothing on

@@ -22,6 +22,8 @@ type WebhookFormat struct {
 	// Account is the linked number ("" while unlinked), the body's
 	// phone_number_id.
 	Account func() string
+	// UserIDs issues the contacts' user ids; the keyless default when nil.
+	UserIDs *UserIDs
 	// Client performs the handshake; http.DefaultClient when nil.
 	Client *http.Client
 }
@@ -33,7 +35,7 @@ var (
 
 // Encode is the stored event's Cloud webhook body.
 func (f WebhookFormat) Encode(ev webhook.Stored) ([]byte, http.Header, error) {
-	return Encode(f.Account(), webhook.Event{ID: ev.ID, Type: ev.Type, Payload: json.RawMessage(ev.Payload)}, nil)
+	return EncodeWith(f.Account(), f.UserIDs, webhook.Event{ID: ev.ID, Type: ev.Type, Payload: json.RawMessage(ev.Payload)}, nil)
 }
 
 // Sign sets X-Hub-Signature-256 as Meta does; with no secret, none.

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gorilla/mux"
 
@@ -24,6 +26,8 @@ const maxMessageBody = 256 << 10
 type cloudMessage struct {
 	MessagingProduct string                  `json:"messaging_product"`
 	To               string                  `json:"to"`
+	Recipient        string                  `json:"recipient"`
+	RecipientType    string                  `json:"recipient_type"`
 	Type             string                  `json:"type"`
 	Status           string                  `json:"status"`
 	MessageID        string                  `json:"message_id"`
@@ -102,6 +106,7 @@ type apiMessage struct {
 type apiMedia struct {
 	UploadID string `json:"upload_id"`
 	PTT      *bool  `json:"ptt,omitempty"`
+	FileName string `json:"file_name,omitempty"`
 }
 
 type apiContact struct {
@@ -116,8 +121,9 @@ type sentAnswer struct {
 }
 
 type sentContact struct {
-	Input string `json:"input"`
-	WaID  string `json:"wa_id"`
+	Input  string `json:"input"`
+	WaID   string `json:"wa_id"`
+	UserID string `json:"user_id,omitempty"`
 }
 
 type sentMessage struct {
@@ -137,30 +143,79 @@ func (d *Door) postMessage(w http.ResponseWriter, r *http.Request) error {
 	if m.MessagingProduct != "whatsapp" {
 		return invalidParam("missing_messaging_product", `the parameter messaging_product is required and must be "whatsapp"`)
 	}
+	m.MessageID = plainMessageID(m.MessageID)
+	if m.Context != nil {
+		m.Context.MessageID = plainMessageID(m.Context.MessageID)
+	}
 	switch {
 	case m.Status == "read":
 		return d.markRead(w, r, m)
 	case m.Status != "":
 		return invalidParam("invalid_status", `status takes "read"`)
-	case m.Type == "reaction":
-		return d.react(w, r, m)
+	}
+	input, err := d.resolveRecipient(&m)
+	if err != nil {
+		return err
+	}
+	if m.Type == "reaction" {
+		return d.react(w, r, m, input)
+	}
+	if m.Type == "text" && m.Text != nil && utf8.RuneCountInString(m.Text.Body) > maxTextBody {
+		return invalidValue(bridge.CodeTextTooLong, "text.body is over Cloud's 4,096 characters")
 	}
 	msg, cleanup, err := d.translate(r, m)
 	if err != nil {
 		return err
 	}
 	defer cleanup()
-	return d.send(w, r, m.To, msg)
+	return d.send(w, r, input, msg)
 }
 
-// decodeBody reads a JSON body of at most maxMessageBody bytes.
+// maxTextBody is Cloud's limit on a text message's body, in characters.
+const maxTextBody = 4096
+
+// plainMessageID is a message id as the bridge names it: Meta's "wamid."
+// prefix, which clients that keep Meta's ids put in front, is dropped.
+func plainMessageID(id string) string { return strings.TrimPrefix(id, "wamid.") }
+
+// resolveRecipient fills m.To from m.Recipient, a user id the door issued
+// (or a number, as to takes it), and returns what the caller named the
+// contact by, for the answer's contacts[0].input.
+func (d *Door) resolveRecipient(m *cloudMessage) (string, error) {
+	if m.To != "" || m.Recipient == "" {
+		return m.To, nil
+	}
+	if rcpt, ok := d.cfg.UserIDs.Resolve(m.Recipient); ok {
+		m.To = rcpt.String()
+		if rcpt.Kind == bridge.RecipientLID {
+			m.To = rcpt.JID()
+		}
+		return m.Recipient, nil
+	}
+	if _, err := bridge.ParseRecipient(m.Recipient); err == nil {
+		m.To = m.Recipient
+		return m.Recipient, nil
+	}
+	return "", invalidParam("unknown_user_id", "recipient is no user id this bridge issued (nor a number)")
+}
+
+// decodeBody reads a JSON body of at most maxMessageBody bytes; a send may
+// also come form-encoded (Graph takes its fields as form fields, a field
+// holding an object as its JSON).
 func decodeBody(w http.ResponseWriter, r *http.Request, v any) error {
-	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(strings.ToLower(ct), "application/json") {
-		return invalidParam("unsupported_media_type", "the body must be application/json")
+	ct := strings.ToLower(r.Header.Get("Content-Type"))
+	form := strings.HasPrefix(ct, "application/x-www-form-urlencoded")
+	if ct != "" && !form && !strings.HasPrefix(ct, "application/json") {
+		return invalidParam("unsupported_media_type", "the body must be application/json or application/x-www-form-urlencoded")
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxMessageBody))
 	if err != nil {
 		return invalidParam("body_too_large", "the body is over 256 KiB or could not be read")
+	}
+	if form {
+		if body, err = formAsJSON(body); err != nil {
+			return invalidParam("invalid_form", "the form could not be read: "+err.Error())
+		}
 	}
 	if err := json.Unmarshal(body, v); err != nil {
 		return invalidParam("invalid_json", "the body is not a JSON object of this request: "+err.Error())
@@ -168,20 +223,42 @@ func decodeBody(w http.ResponseWriter, r *http.Request, v any) error {
 	return nil
 }
 
+// formAsJSON is a form-encoded body as the JSON object Graph reads it as:
+// a field whose value is a JSON object or array is that value, any other
+// a string.
+func formAsJSON(body []byte) ([]byte, error) {
+	values, err := url.ParseQuery(string(body))
+	if err != nil {
+		return nil, err
+	}
+	obj := make(map[string]json.RawMessage, len(values))
+	for k, vs := range values {
+		val := strings.TrimSpace(vs[0])
+		if (strings.HasPrefix(val, "{") || strings.HasPrefix(val, "[")) && json.Valid([]byte(val)) {
+			obj[k] = json.RawMessage(val)
+			continue
+		}
+		obj[k], _ = json.Marshal(vs[0]) // a string: cannot fail
+	}
+	return json.Marshal(obj)
+}
+
 // send queues msg through the bridge's own JSON door and answers as Graph
 // does: the message's id, also when it failed at once (its failure then
 // reaches the webhook as a failed status, as Cloud reports it).
-func (d *Door) send(w http.ResponseWriter, r *http.Request, to string, msg apiMessage) error {
+func (d *Door) send(w http.ResponseWriter, r *http.Request, input string, msg apiMessage) error {
 	body, _ := json.Marshal(msg) // plain struct: cannot fail
 	a, err := d.call(r, http.MethodPost, "/api/messages", bytes.NewReader(body), "application/json")
 	if err != nil && (a == nil || a.status != http.StatusUnprocessableEntity) {
 		return err
 	}
-	return writeSent(w, to, a)
+	return d.writeSent(w, input, msg.To, a)
 }
 
-// writeSent answers Graph's send answer from the JSON door's answer a.
-func writeSent(w http.ResponseWriter, to string, a *answer) error {
+// writeSent answers Graph's send answer from the JSON door's answer a:
+// contacts[0] is the input as the caller named it, the contact's wa_id and
+// its user id.
+func (d *Door) writeSent(w http.ResponseWriter, input, to string, a *answer) error {
 	var res struct {
 		Messages []struct {
 			WhatsAppID string `json:"whatsapp_id"`
@@ -191,7 +268,11 @@ func writeSent(w http.ResponseWriter, to string, a *answer) error {
 	if err := json.Unmarshal(a.body.Bytes(), &res); err != nil || len(res.Messages) == 0 {
 		return bridge.Internal(bridge.CodeInternal, "the send's answer could not be read", err)
 	}
-	out := sentAnswer{MessagingProduct: "whatsapp", Contacts: []sentContact{{Input: to, WaID: waID(to)}}}
+	contact := sentContact{Input: input, WaID: waID(to)}
+	if rcpt, err := bridge.ParseRecipient(to); err == nil {
+		contact.UserID = d.cfg.UserIDs.For(rcpt)
+	}
+	out := sentAnswer{MessagingProduct: "whatsapp", Contacts: []sentContact{contact}}
 	for _, m := range res.Messages {
 		out.Messages = append(out.Messages, sentMessage{ID: m.WhatsAppID, MessageStatus: "accepted"})
 	}
@@ -210,17 +291,18 @@ func waID(to string) string {
 }
 
 // react is a reaction: the bridge's own reaction endpoint on the message.
-func (d *Door) react(w http.ResponseWriter, r *http.Request, m cloudMessage) error {
+func (d *Door) react(w http.ResponseWriter, r *http.Request, m cloudMessage, input string) error {
 	if m.Reaction == nil || m.Reaction.MessageID == "" {
 		return invalidParam("missing_target", "a reaction needs reaction.message_id")
 	}
+	target := plainMessageID(m.Reaction.MessageID)
 	body, _ := json.Marshal(map[string]string{"emoji": m.Reaction.Emoji})
-	a, err := d.call(r, http.MethodPost, "/api/messages/"+pathEscape(m.Reaction.MessageID)+"/reaction",
+	a, err := d.call(r, http.MethodPost, "/api/messages/"+pathEscape(target)+"/reaction",
 		bytes.NewReader(body), "application/json")
 	if err != nil && (a == nil || a.status != http.StatusUnprocessableEntity) {
 		return err
 	}
-	return writeSent(w, m.To, a)
+	return d.writeSent(w, input, m.To, a)
 }
 
 // markRead is {"status":"read","message_id"}: a read receipt for a
@@ -231,9 +313,6 @@ func (d *Door) markRead(w http.ResponseWriter, r *http.Request, m cloudMessage) 
 	}
 	if d.cfg.History == nil {
 		return noObject(m.MessageID)
-	}
-	if err := d.authorize(r); err != nil {
-		return err
 	}
 	chat, sender, found, err := d.cfg.History.Received(r.Context(), m.MessageID)
 	if err != nil {

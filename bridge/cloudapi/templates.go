@@ -33,7 +33,25 @@ type Template struct {
 	Language   string         `json:"language"`
 	Category   string         `json:"category"`
 	Status     string         `json:"status"`
-	Components []tplComponent `json:"components"`
+	// ParameterFormat is POSITIONAL ({{1}}) or NAMED ({{first_name}}, each
+	// filled by the parameter of that parameter_name); POSITIONAL when a
+	// client named none.
+	ParameterFormat string         `json:"parameter_format"`
+	Components      []tplComponent `json:"components"`
+}
+
+// Parameter formats of a template.
+const (
+	formatPositional = "POSITIONAL"
+	formatNamed      = "NAMED"
+)
+
+// storedComponents is what the components column holds: the components
+// and the parameter format, as one JSON object (rows stored before the
+// format was kept hold the components' array alone, and are POSITIONAL).
+type storedComponents struct {
+	ParameterFormat string         `json:"parameter_format"`
+	Components      []tplComponent `json:"components"`
 }
 
 type tplComponent struct {
@@ -62,7 +80,10 @@ func validTemplateName(name string) bool {
 // Graph's duplicate error.
 func (s *Templates) Add(ctx context.Context, t Template) (Template, error) {
 	t.ID, t.Status = newTemplateID(), "APPROVED"
-	comps, _ := json.Marshal(t.Components) // plain structs: cannot fail
+	if t.ParameterFormat == "" {
+		t.ParameterFormat = formatPositional
+	}
+	comps, _ := json.Marshal(storedComponents{t.ParameterFormat, t.Components}) // plain structs: cannot fail
 	err := s.Batcher.Do(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO cloud_templates (id, name, language, category, components, created_at)
 			VALUES (?, ?, ?, ?, ?, ?)`, t.ID, t.Name, t.Language, t.Category, string(comps), s.now().UnixMilli())
@@ -78,25 +99,44 @@ func (s *Templates) Add(ctx context.Context, t Template) (Template, error) {
 	return t, nil
 }
 
-// List returns the templates, by name then language.
-func (s *Templates) List(ctx context.Context) ([]Template, error) {
-	rows, err := s.DB.QueryContext(ctx, `SELECT id, name, language, category, components FROM cloud_templates ORDER BY name, language`)
+// TemplateQuery selects a page of templates.
+type TemplateQuery struct {
+	Name string // only this name; "" any
+	// AfterName and AfterLanguage: the page starts after this template
+	// (a cursor's position); "" from the first.
+	AfterName, AfterLanguage string
+	Limit                    int // at most this many; 0 every one
+}
+
+// List returns the templates that q selects, by name then language, and
+// whether more follow.
+func (s *Templates) List(ctx context.Context, q TemplateQuery) ([]Template, bool, error) {
+	limit := -1
+	if q.Limit > 0 {
+		limit = q.Limit + 1 // one more tells whether a next page exists
+	}
+	rows, err := s.DB.QueryContext(ctx, `SELECT id, name, language, category, components FROM cloud_templates
+		WHERE (? = '' OR name = ?) AND (name > ? OR (name = ? AND language > ?))
+		ORDER BY name, language LIMIT ?`, q.Name, q.Name, q.AfterName, q.AfterName, q.AfterLanguage, limit)
 	if err != nil {
-		return nil, bridge.Internal(bridge.CodeReadFailed, "the templates could not be read", err)
+		return nil, false, bridge.Internal(bridge.CodeReadFailed, "the templates could not be read", err)
 	}
 	defer rows.Close()
 	out := []Template{}
 	for rows.Next() {
 		t, err := scanTemplate(rows)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		out = append(out, t)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, bridge.Internal(bridge.CodeReadFailed, "the templates could not be read", err)
+		return nil, false, bridge.Internal(bridge.CodeReadFailed, "the templates could not be read", err)
 	}
-	return out, nil
+	if q.Limit > 0 && len(out) > q.Limit {
+		return out[:q.Limit], true, nil
+	}
+	return out, false, nil
 }
 
 // Find returns the template name in language; ok false when none.
@@ -146,8 +186,19 @@ func scanTemplate(row scanner) (Template, error) {
 		}
 		return t, bridge.Internal(bridge.CodeReadFailed, "the templates could not be read", err)
 	}
-	t.Status = "APPROVED"
-	if err := json.Unmarshal([]byte(comps), &t.Components); err != nil {
+	t.Status, t.ParameterFormat = "APPROVED", formatPositional
+	var err error
+	if strings.HasPrefix(comps, "[") {
+		err = json.Unmarshal([]byte(comps), &t.Components)
+	} else {
+		var stored storedComponents
+		err = json.Unmarshal([]byte(comps), &stored)
+		t.Components = stored.Components
+		if stored.ParameterFormat != "" {
+			t.ParameterFormat = stored.ParameterFormat
+		}
+	}
+	if err != nil {
 		return t, bridge.Internal(bridge.CodeReadFailed, "a stored template is damaged", err)
 	}
 	return t, nil
@@ -173,8 +224,10 @@ type templateUse struct {
 }
 
 type tplParam struct {
-	Type     string `json:"type"`
-	Text     string `json:"text"`
+	Type string `json:"type"`
+	Text string `json:"text"`
+	// ParameterName names the placeholder of a NAMED template it fills.
+	ParameterName string `json:"parameter_name"`
 	Currency *struct {
 		FallbackValue string `json:"fallback_value"`
 	} `json:"currency"`
@@ -197,8 +250,9 @@ func (p tplParam) value() string {
 // placeholder is {{1}}, {{2}}... or a named {{name}}.
 var placeholder = regexp.MustCompile(`\{\{\s*([A-Za-z0-9_]+)\s*\}\}`)
 
-// render fills t's header, body and footer texts with use's parameters,
-// by position, and joins them as one text.
+// render fills t's header, body and footer texts with use's parameters
+// (by position, or by name in a NAMED template) and joins them as one
+// text.
 func (t Template) render(use *templateUse) (string, error) {
 	params := map[string][]tplParam{}
 	for _, c := range use.Components {
@@ -210,7 +264,7 @@ func (t Template) render(use *templateUse) (string, error) {
 		if c.Text == "" || (kind != "header" && kind != "body" && kind != "footer") {
 			continue
 		}
-		text, err := fill(c.Text, params[kind])
+		text, err := fill(c.Text, params[kind], t.ParameterFormat == formatNamed)
 		if err != nil {
 			return "", err
 		}
@@ -223,21 +277,45 @@ func (t Template) render(use *templateUse) (string, error) {
 	return strings.Join(parts, "\n\n"), nil
 }
 
-// fill replaces the placeholders of text with params, in order.
-func fill(text string, params []tplParam) (string, error) {
-	var missing bool
-	i := 0
-	out := placeholder.ReplaceAllStringFunc(text, func(string) string {
-		if i >= len(params) {
-			missing = true
+// errParams refuses parameters that do not fit a template's placeholders.
+func errParams(details string) error {
+	return graphErr(http.StatusBadRequest, CodeTemplateParams, "(#132000) Number of parameters does not match the expected number of params",
+		details, "template_params")
+}
+
+// fill replaces the placeholders of text with params: {{n}} by the n-th
+// parameter (a placeholder may repeat), or, named, {{name}} by the
+// parameter whose parameter_name it is. Every placeholder needs a
+// parameter and every parameter a placeholder, as Graph checks.
+func fill(text string, params []tplParam, named bool) (string, error) {
+	values := make(map[string]string, len(params))
+	for i, p := range params {
+		key := strconv.Itoa(i + 1)
+		if named {
+			key = p.ParameterName
+			if key == "" {
+				return "", errParams("a NAMED template's parameters each need parameter_name")
+			}
+		}
+		values[key] = p.value()
+	}
+	used := map[string]bool{}
+	var missing string
+	out := placeholder.ReplaceAllStringFunc(text, func(ph string) string {
+		key := placeholder.FindStringSubmatch(ph)[1]
+		v, ok := values[key]
+		if !ok {
+			missing = key
 			return ""
 		}
-		i++
-		return params[i-1].value()
+		used[key] = true
+		return v
 	})
-	if missing || i != len(params) {
-		return "", graphErr(http.StatusBadRequest, CodeTemplateParams, "(#132000) Number of parameters does not match the expected number of params",
-			"the template's placeholders and the parameters differ in number", "template_params")
+	switch {
+	case missing != "":
+		return "", errParams("no parameter fills the placeholder {{" + missing + "}}")
+	case len(used) != len(values):
+		return "", errParams("the template's placeholders and the parameters differ in number")
 	}
 	return out, nil
 }

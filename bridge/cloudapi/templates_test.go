@@ -25,7 +25,7 @@ func TestTemplatesStore(t *testing.T) {
 	if _, err := s.Add(ctx, Template{Name: "hello", Language: "de", Category: "UTILITY", Components: body}); fromBridge(err).BridgeCode != "template_exists" {
 		t.Errorf("a second hello/de: %v", err)
 	}
-	list, err := s.List(ctx)
+	list, _, err := s.List(ctx, TemplateQuery{})
 	if err != nil || len(list) != 2 || list[0].Language != "de" || list[1].Status != "APPROVED" || list[1].Components[0].Text != "Hi {{1}}" {
 		t.Fatalf("list %+v %v", list, err)
 	}
@@ -38,7 +38,7 @@ func TestTemplatesStore(t *testing.T) {
 	if found, err := s.Delete(ctx, "hello"); !found || err != nil {
 		t.Errorf("delete: %v %v", found, err)
 	}
-	if list, _ := s.List(ctx); len(list) != 0 {
+	if list, _, _ := s.List(ctx, TemplateQuery{}); len(list) != 0 {
 		t.Errorf("after delete %+v", list)
 	}
 }

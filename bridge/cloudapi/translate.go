@@ -91,6 +91,9 @@ func (d *Door) translateMedia(r *http.Request, m cloudMessage, msg apiMessage) (
 		msg.Text = media.Caption
 	}
 	msg.Media = &apiMedia{UploadID: media.ID, PTT: media.Voice}
+	if m.Type == "document" {
+		msg.Media.FileName = media.Filename // Typebot uploads a blob, then names it here
+	}
 	if media.Link == "" {
 		return msg, nothing, nil
 	}

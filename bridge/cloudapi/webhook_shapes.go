@@ -8,11 +8,13 @@ import (
 
 // hookStatus is one status of Cloud's statuses webhook.
 type hookStatus struct {
-	ID          string      `json:"id"`
-	Status      string      `json:"status"`
-	Timestamp   string      `json:"timestamp"`
-	RecipientID string      `json:"recipient_id"`
-	Errors      []hookError `json:"errors,omitempty"`
+	ID          string `json:"id"`
+	Status      string `json:"status"`
+	Timestamp   string `json:"timestamp"`
+	RecipientID string `json:"recipient_id"`
+	// RecipientUserID is the recipient's user id, as value.contacts[0]'s.
+	RecipientUserID string      `json:"recipient_user_id"`
+	Errors          []hookError `json:"errors,omitempty"`
 }
 
 type hookError struct {
@@ -43,17 +45,28 @@ const (
 	CodeEditWindow       = 9002 // an edit came after WhatsApp's edit window
 )
 
-// statusOf is a message.status event as Cloud's status; a Queued status
-// has none.
-func statusOf(e standardEvent) (hookStatus, bool) {
+// statusOf is a message.status event as Cloud's status and its
+// recipient's contact; a Queued status has none.
+func statusOf(ids *UserIDs, e standardEvent) (hookStatus, hookContact, bool) {
 	var name string
 	switch bridge.Status(e.Status) {
 	case bridge.StatusSent, bridge.StatusDelivered, bridge.StatusRead, bridge.StatusFailed:
 		name = strings.ToLower(e.Status)
 	default:
-		return hookStatus{}, false
+		return hookStatus{}, hookContact{}, false
 	}
 	st := hookStatus{ID: e.WhatsAppID, Status: name, Timestamp: unixSeconds(e.Timestamp), RecipientID: idOf(e.Recipient)}
+	var c hookContact
+	if r, err := recipientOf(e.Recipient); err == nil {
+		st.RecipientUserID = ids.For(r)
+		if r.Kind == bridge.RecipientPhone {
+			c.WaID = r.ID
+		}
+	}
+	if st.RecipientUserID == "" {
+		st.RecipientUserID = st.RecipientID // a group: its id is its own user id
+	}
+	c.UserID = st.RecipientUserID
 	if name == "failed" {
 		f, ok := failureCodes[e.Reason]
 		if !ok {
@@ -63,7 +76,15 @@ func statusOf(e standardEvent) (hookStatus, bool) {
 		he.ErrorData.Details = e.Reason
 		st.Errors = []hookError{he}
 	}
-	return st, true
+	return st, c, true
+}
+
+// recipientOf reads an event's address: a JID or the bridge's own form.
+func recipientOf(s string) (bridge.Recipient, error) {
+	if r, err := bridge.RecipientFromJID(s); err == nil {
+		return r, nil
+	}
+	return bridge.ParseRecipient(s)
 }
 
 // hookMessage is one message of Cloud's messages webhook.
@@ -139,18 +160,29 @@ type hookReaction struct {
 }
 
 // messageOf is a message.upsert or message.reaction event as Cloud's
-// contact and message. A sender whose number is hidden has user_id (its
-// LID) and no wa_id; its from is the LID JID, which a reply's to takes.
-func messageOf(e standardEvent) (hookContact, hookMessage) {
+// contact and message. Every sender has a user id (UserIDs: from its
+// number when known, else its LID), as contacts[0].user_id and the
+// message's from_user_id; a sender whose number is hidden has no wa_id,
+// and its from is the LID JID, which a reply's to takes (as does its user
+// id as recipient).
+func messageOf(ids *UserIDs, e standardEvent) (hookContact, hookMessage) {
 	var c hookContact
 	c.Profile.Name = e.PushName
 	m := hookMessage{ID: e.WhatsAppID, Timestamp: unixSeconds(e.Timestamp), Type: e.Type, From: idOf(e.From)}
-	switch {
-	case e.FromPhone != nil:
+	sender, err := recipientOf(e.From)
+	if e.FromPhone != nil {
 		c.WaID = idOf(*e.FromPhone)
-	case e.FromLID != nil:
-		c.UserID, m.FromUserID = *e.FromLID, *e.FromLID
+		sender, err = recipientOf(*e.FromPhone)
+	} else if e.FromLID != nil {
+		sender, err = recipientOf(*e.FromLID)
 	}
+	if err == nil {
+		c.UserID = ids.For(sender)
+	}
+	if c.UserID == "" {
+		c.UserID = m.From
+	}
+	m.FromUserID = c.UserID
 	if strings.HasSuffix(e.Chat, "@g.us") {
 		m.GroupID = e.Chat
 	}

@@ -35,7 +35,13 @@ var ErrNoCloudShape = fmt.Errorf("the event has no Cloud API webhook: %w", webho
 // (X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the body>). Events with
 // no Cloud counterpart are ErrNoCloudShape.
 func Encode(account string, ev webhook.Event, secret []byte) ([]byte, http.Header, error) {
-	value, err := cloudValue(account, ev)
+	return EncodeWith(account, nil, ev, secret)
+}
+
+// EncodeWith is Encode with the contacts' user ids issued by ids (the
+// default, keyless ids when nil).
+func EncodeWith(account string, ids *UserIDs, ev webhook.Event, secret []byte) ([]byte, http.Header, error) {
+	value, err := cloudValue(account, ids, ev)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -111,8 +117,10 @@ type hookContact struct {
 	Profile struct {
 		Name string `json:"name"`
 	} `json:"profile"`
-	WaID   string `json:"wa_id,omitempty"`
-	UserID string `json:"user_id,omitempty"`
+	WaID string `json:"wa_id,omitempty"`
+	// UserID is the contact's business-scoped-style user id (UserIDs):
+	// on every message and status, as Meta's webhooks carry it since 2026.
+	UserID string `json:"user_id"`
 }
 
 // standardEvent holds every field of the bridge's own events that the
@@ -150,7 +158,7 @@ type standardEvent struct {
 	} `json:"contacts"`
 }
 
-func cloudValue(account string, ev webhook.Event) (value, error) {
+func cloudValue(account string, ids *UserIDs, ev webhook.Event) (value, error) {
 	raw, err := json.Marshal(ev.Payload)
 	if err != nil {
 		return value{}, fmt.Errorf("read event: %w", err)
@@ -162,16 +170,16 @@ func cloudValue(account string, ev webhook.Event) (value, error) {
 	v := value{MessagingProduct: "whatsapp", Metadata: metadata{DisplayPhoneNumber: account, PhoneNumberID: account}}
 	switch ev.Type {
 	case webhook.TypeMessageStatus:
-		st, ok := statusOf(e)
+		st, c, ok := statusOf(ids, e)
 		if !ok {
 			return value{}, ErrNoCloudShape
 		}
-		v.Statuses = []hookStatus{st}
+		v.Contacts, v.Statuses = []hookContact{c}, []hookStatus{st}
 	case webhook.TypeMessageUpsert, webhook.TypeMessageReaction:
 		if ev.Type == webhook.TypeMessageReaction {
 			e.Type = bridge.IncomingReaction // a change's payload names its kind by its event
 		}
-		c, m := messageOf(e)
+		c, m := messageOf(ids, e)
 		v.Contacts, v.Messages = []hookContact{c}, []hookMessage{m}
 	default:
 		return value{}, ErrNoCloudShape

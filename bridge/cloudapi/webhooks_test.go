@@ -81,8 +81,8 @@ func TestEncodeMessages(t *testing.T) {
 		Media: &bridge.Media{ID: "med_0123456789abcdef0123456789abcdef", MimeType: "image/jpeg", SHA256: "ab"}}
 	v := decodeHook(t, webhook.MessageUpsert(photo))
 	c, m := v.Contacts[0], v.Messages[0]
-	if c.WaID != "" || c.UserID != "123456789@lid" || c.Profile.Name != "Zoë" || m.From != "123456789@lid" ||
-		m.FromUserID != "123456789@lid" || m.GroupID != "120363025246125486@g.us" {
+	if uid := defaultUserIDs.For(lid); c.WaID != "" || c.UserID != uid || c.Profile.Name != "Zoë" || m.From != "123456789@lid" ||
+		m.FromUserID != uid || m.GroupID != "120363025246125486@g.us" {
 		t.Errorf("hidden sender: %+v %+v", c, m)
 	}
 	if m.Type != "image" || m.Image == nil || m.Image.ID != photo.Media.ID || m.Image.Caption != "look 😀" ||

@@ -3,8 +3,10 @@ package httpapi
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/gorilla/mux"
@@ -200,7 +202,7 @@ func readSubscription(w http.ResponseWriter, r *http.Request, pathID string) (we
 	case pathID == "":
 		return webhook.Subscription{}, bridge.Invalid(bridge.CodeInvalidSubscriptionID, "id is required")
 	}
-	key, err := contract.ParseWebhookSecret(req.Secret)
+	key, err := subscriptionSecret(req.Format, req.Secret)
 	if err != nil {
 		return webhook.Subscription{}, bridge.Invalid(bridge.CodeInvalidSecret, "secret: %s", err.Error())
 	}
@@ -211,3 +213,21 @@ func readSubscription(w http.ResponseWriter, r *http.Request, pathID string) (we
 	}
 	return sub, nil // the store validates the rest
 }
+
+// subscriptionSecret decodes a subscription's secret: whsec_<base64>, or,
+// for the cloud format, also a Meta app secret as Meta's dashboard shows it
+// (the raw string is the HMAC key of X-Hub-Signature-256, as Meta signs
+// with it), so that a receiver's app secret is pasted as it is.
+func subscriptionSecret(format, secret string) ([]byte, error) {
+	if format != cloudFormat || secret == "" || strings.HasPrefix(secret, contract.WebhookSecretPrefix) {
+		return contract.ParseWebhookSecret(secret)
+	}
+	if len(secret) > contract.MaxWebhookKey || strings.IndexFunc(secret, func(r rune) bool { return r <= ' ' || r > '~' }) >= 0 {
+		return nil, fmt.Errorf("an app secret is 1-%d printable ASCII characters without spaces (or whsec_ followed by base64)", contract.MaxWebhookKey)
+	}
+	return []byte(secret), nil
+}
+
+// cloudFormat is the Cloud API door's webhook format (cloudapi.FormatName,
+// which this package does not import).
+const cloudFormat = "cloud"

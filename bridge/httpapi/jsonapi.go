@@ -49,6 +49,9 @@ type pollRequestJSON struct {
 type mediaJSON struct {
 	UploadID string `json:"upload_id"`
 	PTT      *bool  `json:"ptt"`
+	// FileName names the file on the recipient's phone instead of the
+	// upload's name (the Cloud door's document.filename).
+	FileName string `json:"file_name"`
 }
 
 type locationJSON struct {
@@ -81,6 +84,9 @@ func (s *server) postMessage(w http.ResponseWriter, r *http.Request) error {
 	if body.Media != nil {
 		if d.Items[0].File, err = s.useUpload(r, body.Media.UploadID); err != nil {
 			return err
+		}
+		if name := cleanFileName(body.Media.FileName); name != "" {
+			d.Items[0].File.Name = name
 		}
 	}
 	d.IdempotencyKey = key

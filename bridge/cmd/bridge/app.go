@@ -48,6 +48,8 @@ type app struct {
 	log      logr.Logger
 	logFiles *logging.Files
 	key      []byte
+	// userIDs are the Cloud door's contact user ids, keyed from key.
+	userIDs *cloudapi.UserIDs
 	// sessionDB is session.db as the key check opened it, for the session.
 	sessionDB *sql.DB
 	db        *sql.DB
@@ -241,7 +243,11 @@ func newObservers(_ context.Context, a *app) error {
 		Account: a.account,
 	})
 	// Subscriptions in the cloud format get the Cloud API's webhooks.
-	webhook.RegisterFormat(cloudapi.FormatName, cloudapi.WebhookFormat{Account: a.account})
+	var err error
+	if a.userIDs, err = cloudapi.NewUserIDs(a.key); err != nil {
+		return fmt.Errorf("cloud user ids: %w", err)
+	}
+	webhook.RegisterFormat(cloudapi.FormatName, cloudapi.WebhookFormat{Account: a.account, UserIDs: a.userIDs})
 	a.inbox = inbox.New(inbox.Options{
 		DB: a.db, Batcher: a.writer, Webhooks: a.webhooks, Retention: a.settings.InboxRetention,
 		Log: a.log.WithName("inbox"),
@@ -352,6 +358,7 @@ func cloudDoor(a *app) func(http.Handler) http.Handler {
 			Uploads:   a.uploads,
 			Templates: &cloudapi.Templates{DB: a.db, Batcher: a.writer},
 			Links:     cloudapi.LinkFetcher{Hosts: a.settings.CloudMediaHosts},
+			UserIDs:   a.userIDs,
 			Log:       a.log.WithName("cloudapi"),
 		})
 	}

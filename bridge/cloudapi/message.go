@@ -186,10 +186,7 @@ func (d *Door) resolveRecipient(m *cloudMessage) (string, error) {
 		return m.To, nil
 	}
 	if rcpt, ok := d.cfg.UserIDs.Resolve(m.Recipient); ok {
-		m.To = rcpt.String()
-		if rcpt.Kind == bridge.RecipientLID {
-			m.To = rcpt.JID()
-		}
+		m.To = rcpt.String() // a number's digits, a LID's or a group's JID
 		return m.Recipient, nil
 	}
 	if _, err := bridge.ParseRecipient(m.Recipient); err == nil {

@@ -28,11 +28,11 @@ type Templates struct {
 
 // Template is one stored template in Graph's shape.
 type Template struct {
-	ID         string         `json:"id"`
-	Name       string         `json:"name"`
-	Language   string         `json:"language"`
-	Category   string         `json:"category"`
-	Status     string         `json:"status"`
+	ID       string `json:"id"`
+	Name     string `json:"name"`
+	Language string `json:"language"`
+	Category string `json:"category"`
+	Status   string `json:"status"`
 	// ParameterFormat is POSITIONAL ({{1}}) or NAMED ({{first_name}}, each
 	// filled by the parameter of that parameter_name); POSITIONAL when a
 	// client named none.
@@ -228,7 +228,7 @@ type tplParam struct {
 	Text string `json:"text"`
 	// ParameterName names the placeholder of a NAMED template it fills.
 	ParameterName string `json:"parameter_name"`
-	Currency *struct {
+	Currency      *struct {
 		FallbackValue string `json:"fallback_value"`
 	} `json:"currency"`
 	DateTime *struct {

@@ -56,6 +56,7 @@ func (u *UserIDs) ids() *UserIDs {
 const (
 	idKindPhone = 1
 	idKindLID   = 2
+	idKindGroup = 3
 	sivBytes    = 10
 	bodyBytes   = 9
 )
@@ -63,7 +64,9 @@ const (
 // lowerBase32 is base32 in lower case without padding: letters and digits.
 var lowerBase32 = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
 
-// For is the user id of r, a phone number or a LID; "" for anything else.
+// For is the user id of r, a phone number, a LID or a group (of a number's
+// id: groups made before 2021, <creator>-<time>, have none); "" for
+// anything else.
 func (u *UserIDs) For(r bridge.Recipient) string {
 	var kind byte
 	switch r.Kind {
@@ -71,6 +74,8 @@ func (u *UserIDs) For(r bridge.Recipient) string {
 		kind = idKindPhone
 	case bridge.RecipientLID:
 		kind = idKindLID
+	case bridge.RecipientGroup:
+		kind = idKindGroup // a group's statuses name it as their recipient
 	default:
 		return ""
 	}
@@ -122,6 +127,8 @@ func (u *UserIDs) Resolve(id string) (bridge.Recipient, bool) {
 		return bridge.PhoneRecipient(number), true
 	case idKindLID:
 		return bridge.Recipient{Kind: bridge.RecipientLID, ID: number}, true
+	case idKindGroup:
+		return bridge.Recipient{Kind: bridge.RecipientGroup, ID: number}, true
 	}
 	return bridge.Recipient{}, false
 }

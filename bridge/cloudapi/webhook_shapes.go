@@ -64,7 +64,7 @@ func statusOf(ids *UserIDs, e standardEvent) (hookStatus, hookContact, bool) {
 		}
 	}
 	if st.RecipientUserID == "" {
-		st.RecipientUserID = st.RecipientID // a group: its id is its own user id
+		st.RecipientUserID = st.RecipientID // an old group's id: its own user id
 	}
 	c.UserID = st.RecipientUserID
 	if name == "failed" {
@@ -127,7 +127,10 @@ type textBody struct {
 }
 
 type hookContext struct {
-	ID string `json:"id"`
+	// From is who sent the message answered: known for a tap (the
+	// account's own message offered the buttons), as Meta gives it.
+	From string `json:"from,omitempty"`
+	ID   string `json:"id"`
 }
 
 type hookMedia struct {

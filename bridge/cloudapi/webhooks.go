@@ -180,6 +180,9 @@ func cloudValue(account string, ids *UserIDs, ev webhook.Event) (value, error) {
 			e.Type = bridge.IncomingReaction // a change's payload names its kind by its event
 		}
 		c, m := messageOf(ids, e)
+		if m.Interactive != nil && m.Context != nil {
+			m.Context.From = account
+		}
 		v.Contacts, v.Messages = []hookContact{c}, []hookMessage{m}
 	default:
 		return value{}, ErrNoCloudShape

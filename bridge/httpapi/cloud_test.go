@@ -50,11 +50,11 @@ func newCloudEnv(t *testing.T, maxFailures int) *cloudEnv {
 	log := sendqueue.NewMessageLog(sendqueue.MessageLogOptions{DB: db, Batcher: writer, Log: logr.Discard()})
 	queue := sendqueue.New(sendqueue.Options{Log: log, Sender: e.sender, Schedule: []time.Duration{time.Hour}})
 	uploads := spool.NewUploads(spool.UploadOptions{DB: db, Batcher: writer, Dir: dir, Log: logr.Discard()})
-	d := Deps{Messages: queue, Targets: queue, Uploads: uploads,
+	d := Deps{Messages: queue, Targets: queue, Uploads: uploads, Chats: &fakeChats{}, Inbox: fakeHistory{},
 		Send:          SendConfig{APIKey: testAPIKey, SpoolDir: dir, MaxFileSize: 1 << 20},
 		CloudAPIPaths: cloudapi.PathPrefix,
 		CloudAPI: func(own http.Handler) http.Handler {
-			return cloudapi.New(cloudapi.Config{API: own, Account: func() string { return cloudAccount }, Uploads: uploads,
+			return cloudapi.New(cloudapi.Config{API: own, Account: func() string { return cloudAccount }, Uploads: uploads, History: fakeHistory{},
 				Templates: &cloudapi.Templates{DB: db, Batcher: writer}, UserIDs: ids, Log: logr.Discard()})
 		}}
 	if maxFailures > 0 {

@@ -77,9 +77,9 @@ func everyWebhook() map[string]webhook.Event {
 		"hidden number in a group": webhook.MessageUpsert(in("text", func(m *bridge.Incoming) {
 			m.From, m.FromPhone, m.Chat, m.Text = lid, bridge.Recipient{}, group, "psst"
 		})),
-		"sent":      webhook.MessageStatus("3EB0AA", alice, bridge.StatusSent, at),
-		"delivered": webhook.MessageStatus("3EB0AA", alice, bridge.StatusDelivered, at),
-		"read":      webhook.MessageStatus("3EB0AA", lid, bridge.StatusRead, at),
+		"sent":            webhook.MessageStatus("3EB0AA", alice, bridge.StatusSent, at),
+		"delivered":       webhook.MessageStatus("3EB0AA", alice, bridge.StatusDelivered, at),
+		"read":            webhook.MessageStatus("3EB0AA", lid, bridge.StatusRead, at),
 		"read in a group": webhook.MessageStatus("3EB0AA", group, bridge.StatusRead, at),
 		"failed": webhook.MessageStatusOf(bridge.Message{WhatsAppID: "3EB0AA", Recipient: alice, Status: bridge.StatusFailed,
 			LastError: bridge.FailNotOnWhatsApp, UpdatedAt: at}),

@@ -77,7 +77,7 @@ func (e *cloudEnv) graph(t *testing.T, method, path, contentType, body string, h
 
 // plain is a call the API description does not describe (an unversioned
 // path, an unknown one): not validated.
-func (e *cloudEnv) plain(t *testing.T, method, path, contentType, body string, headers ...string) (*http.Response, string) {
+func (e *cloudEnv) plain(t *testing.T, method, path, contentType, body string, headers ...string) (plainAnswer, string) {
 	t.Helper()
 	req, err := http.NewRequest(method, e.base+path, strings.NewReader(body))
 	if err != nil {
@@ -96,7 +96,13 @@ func (e *cloudEnv) plain(t *testing.T, method, path, contentType, body string, h
 	}
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
-	return resp, string(raw)
+	return plainAnswer{StatusCode: resp.StatusCode, Header: resp.Header}, string(raw)
+}
+
+// plainAnswer is a response's status and header (its body read and closed).
+type plainAnswer struct {
+	StatusCode int
+	Header     http.Header
 }
 
 type graphErrorBody struct {

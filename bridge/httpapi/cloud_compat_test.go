@@ -110,3 +110,18 @@ func atoi(s string) int {
 	}
 	return n
 }
+
+// The user documentation lists every row of the table
+// (docs/user/cloud-api-compatibility.md): a row added to the table and not
+// to the page fails here.
+func TestGraphCallsDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/user/cloud-api-compatibility.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range readGraphCalls(t) {
+		if !strings.Contains(string(doc), "| "+row.client+" | "+row.call+" | `"+row.method+" "+row.path+"`") {
+			t.Errorf("docs/user/cloud-api-compatibility.md lacks the row %s: %s (%s %s)", row.client, row.call, row.method, row.path)
+		}
+	}
+}

@@ -1,0 +1,93 @@
+package process
+
+import (
+	"encoding/json"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/msgbridge/msgbridge/bridge/wasim"
+)
+
+// cloudValue is the part of a Cloud webhook this test reads.
+type cloudValue struct {
+	Contacts []struct {
+		WaID   string `json:"wa_id"`
+		UserID string `json:"user_id"`
+	} `json:"contacts"`
+	Messages []struct {
+		ID         string `json:"id"`
+		FromUserID string `json:"from_user_id"`
+	} `json:"messages"`
+	Statuses []struct {
+		ID              string `json:"id"`
+		Status          string `json:"status"`
+		RecipientUserID string `json:"recipient_user_id"`
+	} `json:"statuses"`
+}
+
+// next waits for the Cloud webhook that match accepts.
+func (c *cloudReceiver) next(what string, match func(cloudValue) bool) cloudValue {
+	c.t.Helper()
+	deadline := time.After(20 * time.Second)
+	for {
+		select {
+		case body := <-c.bodies:
+			var hook struct {
+				Entry []struct {
+					Changes []struct {
+						Value cloudValue `json:"value"`
+					} `json:"changes"`
+				} `json:"entry"`
+			}
+			if err := json.Unmarshal(body, &hook); err != nil || len(hook.Entry) == 0 || len(hook.Entry[0].Changes) == 0 {
+				c.t.Fatalf("a Cloud webhook that is not Cloud's shape: %s", body)
+			}
+			if v := hook.Entry[0].Changes[0].Value; match(v) {
+				return v
+			}
+		case <-deadline:
+			c.t.Fatalf("no Cloud webhook of %s", what)
+		}
+	}
+}
+
+// Issue 42 items 1 and 8, end to end: a cloud subscription signed with a
+// raw Meta app secret; a contact's message names it by user id, a send to
+// that user id (recipient, as pywa sends it) reaches the contact, and the
+// send's statuses carry the same user id in contacts[0] and
+// recipient_user_id.
+func TestCloudUserIDRoundTrip(t *testing.T) {
+	sim := wasim.Start(t)
+	p := linkedBridge(t, sim, t.TempDir())
+	contact := sim.Contact(alice, "Alice")
+	contact.SetReceiptMode(wasim.ReceiptsRead)
+	const appSecret = "0123456789abcdef0123456789abcdef" // as Meta's dashboard shows an app secret
+	cloud := newCloudReceiver(t, []byte(appSecret), "pywa-verify")
+	sub := `{"id":"pywa","target":"` + cloud.srv.URL + `/","format":"cloud","events":["message.upsert","message.status"],"secret":"` +
+		appSecret + `","credentials":{"token":"pywa-verify"}}`
+	if code, raw := request(t, http.MethodPost, "http://"+p.addr+"/api/admin/subscriptions", testAdminToken, "application/json", sub, nil); code != http.StatusCreated {
+		t.Fatalf("a cloud subscription with a raw app secret: %d %s", code, raw)
+	}
+	in := writeTo(t, contact, "hello")
+	got := cloud.next("message "+in, func(v cloudValue) bool { return len(v.Messages) == 1 && v.Messages[0].ID == in })
+	if len(got.Contacts) != 1 || got.Contacts[0].UserID == "" || got.Contacts[0].WaID != alice || got.Messages[0].FromUserID != got.Contacts[0].UserID {
+		t.Fatalf("the message's contact: %+v", got)
+	}
+	userID := got.Contacts[0].UserID
+	var sent cloudSent
+	body := `{"messaging_product":"whatsapp","recipient_type":"individual","recipient":"` + userID + `","type":"text","text":{"body":"hi by user id"}}`
+	code, raw := cloudCall(t, p, http.MethodPost, "/v22.0/"+testAccount+"/messages", "application/json", []byte(body), testAPIKey)
+	if code != http.StatusOK || json.Unmarshal(raw, &sent) != nil || len(sent.Messages) != 1 || sent.Contacts[0].WaID != alice {
+		t.Fatalf("a send to the user id: %d %s", code, raw)
+	}
+	if m := receive(t, contact, sent.Messages[0].ID); m == nil {
+		t.Fatal("the contact never got the message")
+	}
+	st := cloud.next("the read status of "+sent.Messages[0].ID, func(v cloudValue) bool {
+		return len(v.Statuses) == 1 && v.Statuses[0].ID == sent.Messages[0].ID && v.Statuses[0].Status == "read"
+	})
+	if len(st.Contacts) != 1 || st.Contacts[0].UserID != userID || st.Statuses[0].RecipientUserID != userID || st.Contacts[0].WaID != alice {
+		t.Errorf("the status names the contact as %+v, want user id %s", st, userID)
+	}
+}

@@ -6,8 +6,10 @@ import (
 	"crypto/sha256"
 	"encoding/base32"
 	"encoding/binary"
+	"hash"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/msgbridge/msgbridge/bridge"
 )
@@ -30,7 +32,12 @@ import (
 // status names the recipient as the send did, and most senders come with
 // their number), else the LID: a contact whose number is hidden gets its
 // id from its LID.
-type UserIDs struct{ key []byte }
+type UserIDs struct {
+	key []byte
+	// macs are keyed HMAC-SHA256 states, reset and reused: a webhook's
+	// encoding derives an id or two, and a fresh HMAC costs its keyed pads.
+	macs sync.Pool
+}
 
 // NewUserIDs derives the ids' key from the bridge's master key.
 func NewUserIDs(masterKey []byte) (*UserIDs, error) {
@@ -38,12 +45,18 @@ func NewUserIDs(masterKey []byte) (*UserIDs, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &UserIDs{key: key}, nil
+	return newUserIDs(key), nil
+}
+
+func newUserIDs(key []byte) *UserIDs {
+	u := &UserIDs{key: key}
+	u.macs.New = func() any { return hmac.New(sha256.New, u.key) }
+	return u
 }
 
 // defaultUserIDs issues ids where no master key was given (tests, a door
 // built without one): deterministic, not secret.
-var defaultUserIDs = &UserIDs{key: []byte("msgbridge cloud user id: no master key")}
+var defaultUserIDs = newUserIDs([]byte("msgbridge cloud user id: no master key"))
 
 // ids is u, or the default.
 func (u *UserIDs) ids() *UserIDs {
@@ -86,10 +99,10 @@ func (u *UserIDs) For(r bridge.Recipient) string {
 	var plain [bodyBytes]byte
 	plain[0] = kind
 	binary.BigEndian.PutUint64(plain[1:], n)
-	k := u.ids().key
-	siv := mac(k, plain[:])[:sivBytes]
-	out := append([]byte{}, siv...)
-	stream := mac(k, siv)
+	u = u.ids()
+	siv := u.mac(plain[:])[:sivBytes]
+	out := append(make([]byte, 0, sivBytes+bodyBytes), siv...)
+	stream := u.mac(siv)
 	for i := range plain {
 		out = append(out, plain[i]^stream[i])
 	}
@@ -111,14 +124,14 @@ func (u *UserIDs) Resolve(id string) (bridge.Recipient, bool) {
 	if err != nil || len(raw) != sivBytes+bodyBytes {
 		return bridge.Recipient{}, false
 	}
-	k := u.ids().key
+	u = u.ids()
 	siv, sealed := raw[:sivBytes], raw[sivBytes:]
-	stream := mac(k, siv)
+	stream := u.mac(siv)
 	plain := make([]byte, bodyBytes)
 	for i := range sealed {
 		plain[i] = sealed[i] ^ stream[i]
 	}
-	if !hmac.Equal(mac(k, plain)[:sivBytes], siv) {
+	if !hmac.Equal(u.mac(plain)[:sivBytes], siv) {
 		return bridge.Recipient{}, false
 	}
 	number := strconv.FormatUint(binary.BigEndian.Uint64(plain[1:]), 10)
@@ -133,10 +146,14 @@ func (u *UserIDs) Resolve(id string) (bridge.Recipient, bool) {
 	return bridge.Recipient{}, false
 }
 
-func mac(key, data []byte) []byte {
-	h := hmac.New(sha256.New, key)
+// mac is HMAC-SHA256 of data under the ids' key.
+func (u *UserIDs) mac(data []byte) []byte {
+	h, _ := u.macs.Get().(hash.Hash) // the pool makes only these
+	h.Reset()
 	h.Write(data)
-	return h.Sum(nil)
+	sum := h.Sum(nil)
+	u.macs.Put(h)
+	return sum
 }
 
 // callingRegions is a frozen table of calling codes to ISO 3166 regions:

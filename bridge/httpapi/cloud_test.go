@@ -304,8 +304,14 @@ func TestCloudSetupCalls(t *testing.T) {
 		!strings.Contains(raw, "whatsapp_business_api_data") {
 		t.Errorf("GET subscribed_apps: %d %s", status, raw)
 	}
-	if status, raw := e.graph(t, http.MethodPost, "/v21.0/"+waba+"/subscribed_apps", "", ""); status != http.StatusOK || !strings.Contains(raw, `"success":true`) {
-		t.Errorf("POST subscribed_apps: %d %s", status, raw)
+	for _, method := range []string{http.MethodPost, http.MethodDelete} {
+		if status, raw := e.graph(t, method, "/v21.0/"+waba+"/subscribed_apps", "", ""); status != http.StatusOK || !strings.Contains(raw, `"success":true`) {
+			t.Errorf("%s subscribed_apps: %d %s", method, status, raw)
+		}
+	}
+	if status, raw := e.graph(t, http.MethodGet, "/v21.0/1000000000000001/subscribed_apps", "", ""); status != http.StatusBadRequest ||
+		graphError(t, raw).Error.MsgbridgeCode != "not_found" {
+		t.Errorf("another business account's subscribed_apps: %d %s", status, raw)
 	}
 }
 

@@ -53,8 +53,8 @@ func newCloudEnv(t *testing.T, maxFailures int) *cloudEnv {
 	d := Deps{Messages: queue, Targets: queue, Uploads: uploads, Chats: &fakeChats{}, Inbox: fakeHistory{},
 		Send:          SendConfig{APIKey: testAPIKey, SpoolDir: dir, MaxFileSize: 1 << 20},
 		CloudAPIPaths: cloudapi.PathPrefix,
-		CloudAPI: func(own http.Handler) http.Handler {
-			return cloudapi.New(cloudapi.Config{API: own, Account: func() string { return cloudAccount }, Uploads: uploads, History: fakeHistory{},
+		CloudAPI: func(own http.Handler, checkKey KeyCheck) http.Handler {
+			return cloudapi.New(cloudapi.Config{API: own, CheckKey: checkKey, Account: func() string { return cloudAccount }, Uploads: uploads, History: fakeHistory{},
 				Templates: &cloudapi.Templates{DB: db, Batcher: writer}, UserIDs: ids, Log: logr.Discard()})
 		}}
 	if maxFailures > 0 {

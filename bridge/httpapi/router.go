@@ -102,10 +102,16 @@ type Deps struct {
 	// token (PPROF=on); off: those paths are 404.
 	Pprof bool
 	// CloudAPI, when set, builds the Cloud API door over the bridge's own
-	// API; it serves the paths that CloudAPIPaths matches (/v<major>.<minor>/...).
-	CloudAPI      func(own http.Handler) http.Handler
+	// API and its check of an API key (constant time, within the
+	// per-address limit on failed credentials, which sets Retry-After on
+	// w); it serves the paths that CloudAPIPaths matches (/v<major>.<minor>/...).
+	CloudAPI      func(own http.Handler, checkKey KeyCheck) http.Handler
 	CloudAPIPaths *regexp.Regexp
 }
+
+// KeyCheck checks a presented API key for request r, as every API
+// request's is checked; a locked address gets Retry-After on w.
+type KeyCheck func(w http.ResponseWriter, r *http.Request, presented string) error
 
 // server is the API: its handlers are its methods.
 type server struct {
@@ -126,7 +132,7 @@ func NewRouter(d Deps) http.Handler {
 	s.pprofRoutes(r)
 	if d.CloudAPI != nil {
 		// The Cloud API door translates Graph requests into this router's.
-		cloud := d.CloudAPI(r)
+		cloud := d.CloudAPI(r, s.checkAPIKey)
 		r.MatcherFunc(func(req *http.Request, _ *mux.RouteMatch) bool { return d.CloudAPIPaths.MatchString(req.URL.Path) }).
 			Handler(cloud)
 	}

@@ -348,10 +348,11 @@ func serverLimits(s *settings.Settings) guard.Limits {
 }
 
 // cloudDoor builds the Cloud API door over the bridge's own API.
-func cloudDoor(a *app) func(http.Handler) http.Handler {
-	return func(own http.Handler) http.Handler {
+func cloudDoor(a *app) func(http.Handler, httpapi.KeyCheck) http.Handler {
+	return func(own http.Handler, checkKey httpapi.KeyCheck) http.Handler {
 		return cloudapi.New(cloudapi.Config{
 			API:       own,
+			CheckKey:  checkKey,
 			Account:   func() string { return a.session.Status().Account },
 			History:   a.inbox,
 			Media:     a.downloads,

@@ -2,6 +2,7 @@ package cloudapi
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/msgbridge/msgbridge/bridge/sqlite"
@@ -41,4 +42,24 @@ func TestTemplatesStore(t *testing.T) {
 	if list, _, _ := s.List(ctx, TemplateQuery{}); len(list) != 0 {
 		t.Errorf("after delete %+v", list)
 	}
+}
+
+// FuzzTemplateFill: a template's text and a send's parameters are
+// untrusted; filling never panics, and a text it fills holds the value in
+// the place of every placeholder (so it grows by at most the value for
+// each).
+func FuzzTemplateFill(f *testing.F) {
+	f.Add("Hi {{1}}, again {{1}}", "", "Ann", false)
+	f.Add("Hi {{first_name}}", "first_name", "Ann", true)
+	f.Add("{{ x }}{{", "x", "{{x}}", true)
+	f.Fuzz(func(t *testing.T, text, name, value string, named bool) {
+		out, err := fill(text, []tplParam{{Type: "text", Text: value, ParameterName: name}}, named)
+		if err != nil {
+			return
+		}
+		n := len(placeholder.FindAllString(text, -1))
+		if n == 0 || !strings.Contains(out, value) || len(out) > len(text)+n*len(value) {
+			t.Errorf("%q filled with %q is %q", text, value, out)
+		}
+	})
 }

@@ -48,6 +48,9 @@ const (
 	// WhatsApp (GET /api/contacts/{number} and the queue's own checks).
 	EnvCheckRate  = "CHECK_RATE"
 	EnvCheckBurst = "CHECK_BURST"
+	// EnvStatusAudienceRate paces the recipients of status posts (N/h,
+	// N/m or N/s): a status waits until its whole audience fits.
+	EnvStatusAudienceRate = "STATUS_AUDIENCE_RATE"
 	// EnvTrustedProxies lists the CIDRs whose X-Forwarded-For the bridge
 	// believes (an Ingress controller's pods); empty believes none.
 	EnvTrustedProxies = "TRUSTED_PROXIES"
@@ -110,8 +113,11 @@ const (
 	DefaultUploadsPerAddress = "4"
 	DefaultKeyDeadline       = "10s"
 	// The budget of number checks: 5 at once, then one every 6 s.
-	DefaultCheckRate  = "10/m"
-	DefaultCheckBurst = "5"
+	DefaultCheckRate = "10/m"
+	// DefaultStatusAudienceRate: 300 recipients of status posts an hour
+	// (a burst of one full audience, 256, then one every 12 s).
+	DefaultStatusAudienceRate = "300/h"
+	DefaultCheckBurst         = "5"
 	// DefaultPresenceInterval: a person does not change a chat's state
 	// more often.
 	DefaultPresenceInterval = "5s"

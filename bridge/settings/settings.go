@@ -60,6 +60,9 @@ type Settings struct {
 	// WhatsApp.
 	CheckRate  bridge.SendRate
 	CheckBurst int
+	// StatusAudienceRate paces the recipients of status posts
+	// (STATUS_AUDIENCE_RATE).
+	StatusAudienceRate bridge.SendRate
 	// TrustedProxies are the CIDRs whose X-Forwarded-For is believed.
 	TrustedProxies []netip.Prefix
 	// PresenceInterval paces the chat states of the API per chat.

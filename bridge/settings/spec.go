@@ -132,6 +132,8 @@ func protectionSpecs(s *Settings) []setting {
 			parse: into(&s.CheckRate, bridge.ParseSendRate)},
 		{env: contract.EnvCheckBurst, def: contract.DefaultCheckBurst, usage: "number checks that may reach WhatsApp at once (1-100)",
 			parse: into(&s.CheckBurst, countWithin(1, maxCheckBurst))},
+		{env: contract.EnvStatusAudienceRate, def: contract.DefaultStatusAudienceRate, usage: "recipients of status posts that may be reached: N/s, N/m or N/h, a burst of at least 256; a status waits until its audience fits (recipients unknown to the account also count against CHECK_RATE)",
+			parse: into(&s.StatusAudienceRate, bridge.ParseSendRate)},
 		{env: contract.EnvTrustedProxies, usage: "comma-separated CIDRs whose X-Forwarded-For is believed (an Ingress); empty: none",
 			parse: into(&s.TrustedProxies, guard.ParseProxies)},
 		{env: contract.EnvPresenceInterval, def: contract.DefaultPresenceInterval, usage: "shortest time between two chat states sent into one chat (1s-1m)",

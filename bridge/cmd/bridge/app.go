@@ -301,7 +301,7 @@ func newMessaging(ctx context.Context, a *app) error {
 	a.contacts = whatsapp.NewContactBook(a.session, a.db, a.writer, a.settings.CheckRate, a.settings.CheckBurst)
 	a.queue = sendqueue.New(sendqueue.Options{
 		Log: a.messages, Sender: a.session, Schedule: a.settings.RetrySchedule, Rate: a.settings.SendRate,
-		Checker: a.contacts.QueueChecks(), Accounts: a.session, Space: a.disk,
+		Checker: a.contacts.QueueChecks(), Accounts: a.session, Space: a.disk, StatusAudience: a.settings.StatusAudienceRate,
 	})
 	a.uploads = spool.NewUploads(spool.UploadOptions{DB: a.db, Batcher: a.writer, Dir: a.dir.SpoolDir(), Retention: a.settings.UploadRetention,
 		Log: a.log.WithName("uploads")})

@@ -12,7 +12,7 @@
 #   cpu      CPU time the process used between the two readings (idle work)
 #
 # once when /health first says the stores are open ("start") and again
-# SETTLE seconds (default 60) after its exec, then each binary's mean. The
+# SETTLE seconds (default 60) after its exec, then each binary's median. The
 # executable's own pages are page cache charged to whichever cgroup first
 # read them, usually none of these: that is what a pod on a node pays too.
 #
@@ -106,7 +106,14 @@ for i in "${!pids[@]}"; do
     "$(mib "$usage1")" "$(mib "$ws1")" $((cpu1 - cpu0))
 done | tee "$tmp/table"
 echo
-echo "mean of $runs per binary:"
-awk '{n[$1]++; for (c = 2; c <= 6; c++) s[$1, c] += $c}
-  END {for (b in n) printf "%-24s %10.2f %10.2f %10.2f %10.2f %12.0f\n", b,
-    s[b, 2] / n[b], s[b, 3] / n[b], s[b, 4] / n[b], s[b, 5] / n[b], s[b, 6] / n[b]}' "$tmp/table"
+# Medians, not means: the first bridge to read a page of the executable (or
+# of a library file) is charged for it, which can add MiBs to one bridge.
+echo "median (min-max) of $runs per binary:"
+for name in $(awk '{print $1}' "$tmp/table" | sort -u); do
+  printf '%-24s' "$name"
+  for c in 2 3 4 5 6; do
+    awk -v n="$name" -v c="$c" '$1 == n {print $c}' "$tmp/table" | sort -g |
+      awk '{v[NR] = $1} END {printf " %s (%s-%s)", (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2), v[1], v[NR]}'
+  done
+  echo
+done

@@ -69,7 +69,7 @@ ready() {
 }
 
 declare -A first_reading
-for run in $(seq 1 "$runs"); do
+for _ in $(seq 1 "$runs"); do
   for bin in "$@"; do
     i=${#pids[@]}
     while (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((port + 1)); done
@@ -109,7 +109,7 @@ echo
 # Medians, not means: the first bridge to read a page of the executable (or
 # of a library file) is charged for it, which can add MiBs to one bridge.
 echo "median (min-max) of $runs per binary:"
-for name in $(awk '{print $1}' "$tmp/table" | sort -u); do
+awk '{print $1}' "$tmp/table" | sort -u | while read -r name; do
   printf '%-24s' "$name"
   for c in 2 3 4 5 6; do
     awk -v n="$name" -v c="$c" '$1 == n {print $c}' "$tmp/table" | sort -g |

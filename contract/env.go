@@ -79,6 +79,11 @@ const (
 	// (2.3000.N); empty: the last version the bridge learned from WhatsApp
 	// Web, else the build's.
 	EnvWAVersion = "WA_VERSION"
+	// EnvRejectCalls rejects incoming calls: off, all, or unknown (callers
+	// who are not the account's contacts); EnvRejectCallsReply, when set, is
+	// the text sent to a caller whose call was rejected.
+	EnvRejectCalls      = "REJECT_CALLS"
+	EnvRejectCallsReply = "REJECT_CALLS_REPLY"
 )
 
 // The defaults of the settings that have one, as the bridge reads them. The
@@ -99,6 +104,7 @@ const (
 	DefaultRestrictionBackoff = "1m"
 	DefaultPprof              = "off"
 	DefaultStatusUpdates      = "off"
+	DefaultRejectCalls        = "off"
 	// DefaultHeartbeatInterval is a duration: the operator also judges a
 	// heartbeat's age by it.
 	DefaultHeartbeatInterval = 15 * time.Second

@@ -84,4 +84,8 @@ type Settings struct {
 	// WAVersion is the WhatsApp Web version the client announces (WA_VERSION,
 	// 2.3000.N); empty: the one the bridge learned, else the build's.
 	WAVersion string
+	// RejectCalls is which incoming calls the bridge rejects (REJECT_CALLS);
+	// RejectCallsReply the text it sends their callers, empty for none.
+	RejectCalls      bridge.RejectCalls
+	RejectCallsReply string
 }

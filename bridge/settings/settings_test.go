@@ -225,6 +225,8 @@ func TestLoadRejects(t *testing.T) {
 		{"PPROF", "ON", "is neither on nor off"},
 		{"STATUS_UPDATES", "yes", "is neither on nor off"},
 		{"WA_VERSION", "2.2413.1", "must be a WhatsApp Web version 2.3000.N"},
+		{"REJECT_CALLS", "some", "must be off, all or unknown"},
+		{"REJECT_CALLS_REPLY", "\xff", "must be UTF-8 text"},
 		{"WA_VERSION", "2.3000.0", "must be a WhatsApp Web version 2.3000.N"},
 		{"TYPING_DELAY", "50ms", "is not a typing delay"},
 		{"TYPING_DELAY", "0s/char", "time per character"},

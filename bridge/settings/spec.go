@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"time"
+	"unicode/utf8"
 
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/guard"
@@ -146,6 +147,10 @@ func protectionSpecs(s *Settings) []setting {
 			parse: into(&s.StatusUpdates, parseOnOff)},
 		{env: contract.EnvWAVersion, usage: "WhatsApp Web version the client announces, 2.3000.N; empty: the one learned from WhatsApp Web (daily), else the build's",
 			parse: into(&s.WAVersion, parseWAVersion)},
+		{env: contract.EnvRejectCalls, def: contract.DefaultRejectCalls, usage: "incoming calls the bridge rejects: off, all, or unknown (callers not in the account's contacts); each is a call.offer and a call.ended event either way",
+			parse: into(&s.RejectCalls, parseRejectCalls)},
+		{env: contract.EnvRejectCallsReply, usage: "text sent, through the send queue, to a caller whose call was rejected; empty: none",
+			parse: into(&s.RejectCallsReply, parseReplyText)},
 		{env: contract.EnvDiskReserve, usage: "free space of DATA_DIR's volume below which the bridge stops receiving and refuses sends (507); default the larger of 64MiB and 2% of the volume, at most a quarter of it",
 			parse: into(&s.DiskReserve, parseDiskReserve)},
 	}
@@ -260,6 +265,22 @@ func parseWAVersion(v string) (string, error) {
 	}
 	if _, err := contract.ParseWAVersion(v); err != nil {
 		return "", err
+	}
+	return v, nil
+}
+
+// parseRejectCalls is one of bridge.RejectCallsModes.
+func parseRejectCalls(v string) (bridge.RejectCalls, error) {
+	if mode := bridge.RejectCalls(v); slices.Contains(bridge.RejectCallsModes, mode) {
+		return mode, nil
+	}
+	return "", fmt.Errorf("must be off, all or unknown, got %q", bridge.Truncate(v, 32))
+}
+
+// parseReplyText is a message text: valid UTF-8 within WhatsApp's limit.
+func parseReplyText(v string) (string, error) {
+	if len(v) > bridge.MaxTextBytes || !utf8.ValidString(v) {
+		return "", fmt.Errorf("must be UTF-8 text of at most %d bytes", bridge.MaxTextBytes)
 	}
 	return v, nil
 }

@@ -34,6 +34,8 @@ func (m *Session) handleEvent(cli *whatsmeow.Client, raw any) bool {
 		}
 		m.mu.Unlock()
 		return true
+	case *events.CallOffer, *events.CallAccept, *events.CallReject, *events.CallTerminate:
+		return m.callEvent(cli, raw)
 	case *events.NotifyAccountReachoutTimelock:
 		m.reachoutAnnounced(e)
 		return true

@@ -108,6 +108,10 @@ type Options struct {
 	// (DefaultVersionRefresh when zero); OutdatedRetry how often while
 	// WhatsApp refuses the client as outdated (DefaultOutdatedRetry).
 	VersionRefresh, OutdatedRetry time.Duration
+	// Calls hears the calls WhatsApp reports (nil: acknowledged and
+	// dropped); RejectCalls is REJECT_CALLS.
+	Calls       CallEvents
+	RejectCalls bridge.RejectCalls
 }
 
 // Session owns the whatsmeow client of one account.
@@ -143,6 +147,8 @@ type Session struct {
 	// hears WhatsApp refuse it (405), for keepVersionCurrent (version.go).
 	version *clientVersion
 	refused chan struct{}
+	// calls are the calls ringing now (calls.go).
+	calls ringing
 
 	// opMu serialises the operations that replace or reconfigure the client
 	// (link, logout, reset). It is never taken by event handlers.

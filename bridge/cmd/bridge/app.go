@@ -284,7 +284,9 @@ func newMessaging(ctx context.Context, a *app) error {
 		Polls:       a.messages,
 		TypingDelay: a.settings.TypingDelay, RestrictionBackoff: a.settings.RestrictionBackoff,
 		PresenceInterval: a.settings.PresenceInterval, StatusUpdates: a.settings.StatusUpdates,
-		WAVersion: a.settings.WAVersion,
+		WAVersion: a.settings.WAVersion, RejectCalls: a.settings.RejectCalls,
+		Calls: callEvents{webhooks: a.webhooks, writer: a.writer, app: a, reply: a.settings.RejectCallsReply,
+			log: a.log.WithName("calls")},
 	})
 	if err != nil {
 		return err

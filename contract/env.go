@@ -82,7 +82,11 @@ const (
 	// EnvRejectCalls rejects incoming calls: off, all, or unknown (callers
 	// who are not the account's contacts); EnvRejectCallsReply, when set, is
 	// the text sent to a caller whose call was rejected.
-	EnvRejectCalls      = "REJECT_CALLS"
+	EnvRejectCalls = "REJECT_CALLS"
+	// EnvConnectJitter spreads the first connect after a start over a
+	// random wait up to it, so that a fleet restarted together (a node
+	// reboot) does not reach WhatsApp from one address in one burst.
+	EnvConnectJitter    = "CONNECT_JITTER"
 	EnvRejectCallsReply = "REJECT_CALLS_REPLY"
 )
 
@@ -105,6 +109,7 @@ const (
 	DefaultPprof              = "off"
 	DefaultStatusUpdates      = "off"
 	DefaultRejectCalls        = "off"
+	DefaultConnectJitter      = "5s"
 	// DefaultHeartbeatInterval is a duration: the operator also judges a
 	// heartbeat's age by it.
 	DefaultHeartbeatInterval = 15 * time.Second

@@ -188,6 +188,14 @@ type MessagingBridgeSpec struct {
 	// +kubebuilder:validation:MaxLength=65536
 	RejectCallsReply string `json:"rejectCallsReply,omitempty"`
 
+	// ConnectJitter is the longest random wait before a bridge's first
+	// connect after a start (CONNECT_JITTER), from 0s to 1m: bridges
+	// restarted together (a node's reboot) do not reach WhatsApp in one
+	// burst from one address. Empty: the bridge's default, 5s.
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('0s') && duration(self) <= duration('1m')",message="connectJitter must be from 0s to 1m"
+	ConnectJitter *metav1.Duration `json:"connectJitter,omitempty"`
+
 	// Suspend scales the bridge to zero without losing its credentials: the
 	// volume is kept.
 	// +optional

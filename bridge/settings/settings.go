@@ -88,4 +88,7 @@ type Settings struct {
 	// RejectCallsReply the text it sends their callers, empty for none.
 	RejectCalls      bridge.RejectCalls
 	RejectCallsReply string
+	// ConnectJitter is the longest random wait before the first connect
+	// after a start (CONNECT_JITTER); zero: none.
+	ConnectJitter time.Duration
 }

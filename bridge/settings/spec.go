@@ -151,6 +151,8 @@ func protectionSpecs(s *Settings) []setting {
 			parse: into(&s.RejectCalls, parseRejectCalls)},
 		{env: contract.EnvRejectCallsReply, usage: "text sent, through the send queue, to a caller whose call was rejected; empty: none",
 			parse: into(&s.RejectCallsReply, parseReplyText)},
+		{env: contract.EnvConnectJitter, def: contract.DefaultConnectJitter, usage: "longest random wait before the first connect after a start (0s-1m; 0s: none), so that a fleet restarted together does not connect in one burst",
+			parse: into(&s.ConnectJitter, durationWithin(0, time.Minute))},
 		{env: contract.EnvDiskReserve, usage: "free space of DATA_DIR's volume below which the bridge stops receiving and refuses sends (507); default the larger of 64MiB and 2% of the volume, at most a quarter of it",
 			parse: into(&s.DiskReserve, parseDiskReserve)},
 	}

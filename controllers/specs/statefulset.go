@@ -234,6 +234,7 @@ func accountEnv(mb *msgbridgev1alpha1.MessagingBridge, plain func(name, value st
 		{contract.EnvStatusUpdates, onOrEmpty(mb.Spec.StatusUpdates)},
 		{contract.EnvWAVersion, mb.Spec.WAVersion},
 		{contract.EnvRejectCalls, mb.Spec.RejectCalls},
+		{contract.EnvConnectJitter, durationOrEmpty(mb.Spec.ConnectJitter)},
 		{contract.EnvRejectCallsReply, mb.Spec.RejectCallsReply},
 	} {
 		if s.value != "" {

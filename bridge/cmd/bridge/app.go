@@ -284,7 +284,7 @@ func newMessaging(ctx context.Context, a *app) error {
 		Polls:       a.messages,
 		TypingDelay: a.settings.TypingDelay, RestrictionBackoff: a.settings.RestrictionBackoff,
 		PresenceInterval: a.settings.PresenceInterval, StatusUpdates: a.settings.StatusUpdates,
-		WAVersion: a.settings.WAVersion, RejectCalls: a.settings.RejectCalls,
+		WAVersion: a.settings.WAVersion, RejectCalls: a.settings.RejectCalls, ConnectJitter: a.settings.ConnectJitter,
 		Calls: callEvents{webhooks: a.webhooks, writer: a.writer, app: a, reply: a.settings.RejectCallsReply,
 			log: a.log.WithName("calls")},
 	})

@@ -85,7 +85,9 @@ type MessagingBridgeReconciler struct {
 // Least privilege: every write is a create, an apply or a patch, never an
 // update or a delete (owned objects go with their MessagingBridge through
 // garbage collection), except the delete of a PodDisruptionBudget the spec
-// no longer asks for; no access to pods. The finalizers subresource is what
+// no longer asks for. Of pods only get: the pod of a bridge that is not
+// ready is read to tell an image it cannot pull (no list, no watch, no
+// write). The finalizers subresource is what
 // the API server checks before it lets an owner reference block deletion.
 //
 // +kubebuilder:rbac:groups=msgbridge.io,resources=messagingbridges,verbs=get;list;watch;patch
@@ -94,6 +96,7 @@ type MessagingBridgeReconciler struct {
 // +kubebuilder:rbac:groups=apps,resources=statefulsets,verbs=get;list;watch;create;patch
 // +kubebuilder:rbac:groups="",resources=services,verbs=get;list;watch;create;patch
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;patch
+// +kubebuilder:rbac:groups="",resources=pods,verbs=get
 // +kubebuilder:rbac:groups=policy,resources=poddisruptionbudgets,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 

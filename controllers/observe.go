@@ -6,8 +6,10 @@ import (
 	"io"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	msgbridgev1alpha1 "github.com/msgbridge/msgbridge/api/v1alpha1"
@@ -26,6 +28,10 @@ func (r *MessagingBridgeReconciler) observe(ctx context.Context, rd *round) erro
 		return err
 	}
 	available := conditions.Available(rd.statefulSet, mb.Spec.Suspend, rd.scaleErr)
+	imageStall := r.imagePullStall(ctx, rd, available)
+	if imageStall != nil {
+		available = conditions.ImagePullFailed(imageStall)
+	}
 	rd.setCondition(available)
 	suspended := conditions.Suspended(available)
 
@@ -35,6 +41,13 @@ func (r *MessagingBridgeReconciler) observe(ctx context.Context, rd *round) erro
 	}
 	session := conditions.SessionConnected(obs, specs.HeartbeatInterval(mb), r.now())
 	rd.setCondition(session)
+	if rd.blocker == nil { // a blocker of the apply steps keeps its Stalled
+		stall := imageStall
+		if stall == nil {
+			stall = conditions.SessionStall(session)
+		}
+		rd.setCondition(conditions.Stalled(stall))
+	}
 	rd.setCondition(conditions.SendingRestricted(obs, r.now()))
 	unreachable := ""
 	if obs.Suspended || !obs.PodReady || obs.Err != nil || obs.State == nil {
@@ -56,6 +69,26 @@ func (r *MessagingBridgeReconciler) observe(ctx context.Context, rd *round) erro
 	recordConditionMetrics(mb.Namespace, mb.Name, rd.status.Conditions)
 	rd.status.ObservedGeneration = mb.Generation
 	return nil
+}
+
+// imagePullStall reads the pod of a bridge whose StatefulSet has no ready
+// replica, and returns its blocker when it waits on an image it cannot pull.
+// Only then: one uncached GET of one pod, no watch of every pod in the
+// cluster. A pod that cannot be read says nothing (the reason is logged).
+func (r *MessagingBridgeReconciler) imagePullStall(ctx context.Context, rd *round, available metav1.Condition) *conditions.Blocker {
+	sts := rd.statefulSet
+	if sts == nil || rd.mb.Spec.Suspend || available.Status == metav1.ConditionTrue {
+		return nil
+	}
+	var pod corev1.Pod
+	err := r.apiReader().Get(ctx, client.ObjectKey{Namespace: sts.Namespace, Name: sts.Name + "-0"}, &pod)
+	if err != nil {
+		if !apierrors.IsNotFound(err) {
+			ctrl.LoggerFrom(ctx).Info("cannot read the bridge pod to tell why it is not ready", "error", err.Error())
+		}
+		return nil
+	}
+	return conditions.ImagePullStall(&pod)
 }
 
 func (r *MessagingBridgeReconciler) readSession(ctx context.Context, rd *round) (*bridgeclient.State, error) {

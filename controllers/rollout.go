@@ -92,7 +92,10 @@ func (r *MessagingBridgeReconciler) keepRolloutMark(rd *round) string {
 	if rolloutInFlight(rd.statefulSet, rd.mb, r.now()) {
 		return started
 	}
-	r.event(rd.mb, corev1.EventTypeNormal, "RolloutDone", "Rollout", "running "+runningImage(rd.statefulSet)+" and connected")
+	// The cache may show the mark for a round after the apply removed it.
+	if r.events.first(client.ObjectKeyFromObject(rd.mb), rd.mb.UID, "Rollout", "done/"+started) {
+		r.event(rd.mb, corev1.EventTypeNormal, "RolloutDone", "Rollout", "running "+runningImage(rd.statefulSet)+" and connected")
+	}
 	return ""
 }
 

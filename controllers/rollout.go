@@ -111,10 +111,11 @@ func (r *MessagingBridgeReconciler) rollingBridges(ctx context.Context) (int, er
 	for i := range sets.Items {
 		sts := &sets.Items[i]
 		key := client.ObjectKeyFromObject(sts)
+		// The cache shows the move: its mark, or none left once done.
+		seen[key] = runningImage(sts) == r.BridgeImage
 		if _, marked := sts.Annotations[specs.RolloutStartedAnnotation]; !marked {
 			continue
 		}
-		seen[key] = true
 		var mb msgbridgev1alpha1.MessagingBridge
 		if err := r.Get(ctx, key, &mb); client.IgnoreNotFound(err) != nil {
 			return 0, err

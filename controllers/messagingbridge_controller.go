@@ -80,6 +80,9 @@ type MessagingBridgeReconciler struct {
 	rollouts rollouts
 	// subscriptions remembers what was put into each bridge.
 	subscriptions subscriptionMemory
+	// resume holds the rounds until a newly elected leader re-observed
+	// every bridge; SetupWithManager sets it.
+	resume *resumeGate
 }
 
 // Least privilege: every write is a create, an apply or a patch, never an
@@ -126,6 +129,9 @@ type round struct {
 	scaleErr error
 	// rolloutWaiting says why the bridge keeps its image for now.
 	rolloutWaiting string
+	// reobserving: the round only re-observes the bridge for a newly
+	// elected leader (see resume.go), with no apply step before it.
+	reobserving bool
 }
 
 // setCondition records c for the current generation; meta.SetStatusCondition
@@ -145,6 +151,9 @@ type step func(ctx context.Context, rd *round) (done bool, err error)
 // observation of the bridge, which always runs so that the status never
 // shows a stale session. The status is written only when it changed.
 func (r *MessagingBridgeReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	if err := r.resume.wait(ctx); err != nil {
+		return ctrl.Result{}, err
+	}
 	var mb msgbridgev1alpha1.MessagingBridge
 	if err := r.Get(ctx, req.NamespacedName, &mb); err != nil {
 		if client.IgnoreNotFound(err) == nil {

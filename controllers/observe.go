@@ -27,11 +27,7 @@ func (r *MessagingBridgeReconciler) observe(ctx context.Context, rd *round) erro
 	if err := r.readStatefulSet(ctx, rd); err != nil {
 		return err
 	}
-	available := conditions.Available(rd.statefulSet, mb.Spec.Suspend, rd.scaleErr)
-	imageStall := r.imagePullStall(ctx, rd, available)
-	if imageStall != nil {
-		available = conditions.ImagePullFailed(imageStall)
-	}
+	available, imageStall := r.observeAvailable(ctx, rd)
 	rd.setCondition(available)
 	suspended := conditions.Suspended(available)
 
@@ -41,22 +37,21 @@ func (r *MessagingBridgeReconciler) observe(ctx context.Context, rd *round) erro
 	}
 	session := conditions.SessionConnected(obs, specs.HeartbeatInterval(mb), r.now())
 	rd.setCondition(session)
-	if rd.blocker == nil { // a blocker of the apply steps keeps its Stalled
-		stall := imageStall
-		if stall == nil {
-			stall = conditions.SessionStall(session)
-		}
-		rd.setCondition(conditions.Stalled(stall))
-	}
+	rd.recordObservedStall(imageStall, session)
 	rd.setCondition(conditions.SendingRestricted(obs, r.now()))
 	unreachable := ""
 	if obs.Suspended || !obs.PodReady || obs.Err != nil || obs.State == nil {
 		unreachable = session.Message
 	}
-	r.reconcileSubscriptions(ctx, rd, unreachable)
+	if !rd.reobserving {
+		r.reconcileSubscriptions(ctx, rd, unreachable)
+	}
 	recordSessionMetrics(mb.Namespace, mb.Name, session.Status == metav1.ConditionTrue, suspended, obs.State)
+	recordSessionReason(mb.Namespace, mb.Name, session.Reason)
 	rd.status.Workload = conditions.Workload(rd.statefulSet, obs.State, rd.mb.Status.Workload, specs.ClaimName(mb))
-	rd.status.Workload.Rollout = rd.rolloutWaiting
+	if !rd.reobserving { // a re-observation keeps the last round's word
+		rd.status.Workload.Rollout = rd.rolloutWaiting
+	}
 	if obs.State != nil {
 		rd.status.Session = conditions.Session(obs.State)
 	} else {
@@ -71,13 +66,40 @@ func (r *MessagingBridgeReconciler) observe(ctx context.Context, rd *round) erro
 	return nil
 }
 
+// observeAvailable is the Available condition, and the blocker of a pod
+// that cannot pull its image.
+func (r *MessagingBridgeReconciler) observeAvailable(ctx context.Context, rd *round) (metav1.Condition, *conditions.Blocker) {
+	available := conditions.Available(rd.statefulSet, rd.mb.Spec.Suspend, rd.scaleErr)
+	stall := r.imagePullStall(ctx, rd, available)
+	if stall != nil {
+		return conditions.ImagePullFailed(stall), stall
+	}
+	return available, nil
+}
+
+// recordObservedStall sets Stalled for what only a person ends among what
+// the observation found: an image the pod cannot pull, a full volume, a
+// client version WhatsApp refuses. A blocker of the apply steps keeps its
+// Stalled; a re-observation leaves Stalled to the round after it.
+func (rd *round) recordObservedStall(imageStall *conditions.Blocker, session metav1.Condition) {
+	if rd.blocker != nil || rd.reobserving {
+		return
+	}
+	stall := imageStall
+	if stall == nil {
+		stall = conditions.SessionStall(session)
+	}
+	rd.setCondition(conditions.Stalled(stall))
+}
+
 // imagePullStall reads the pod of a bridge whose StatefulSet has no ready
 // replica, and returns its blocker when it waits on an image it cannot pull.
 // Only then: one uncached GET of one pod, no watch of every pod in the
 // cluster. A pod that cannot be read says nothing (the reason is logged).
+// A re-observation leaves it, with Stalled, to the round after it.
 func (r *MessagingBridgeReconciler) imagePullStall(ctx context.Context, rd *round, available metav1.Condition) *conditions.Blocker {
 	sts := rd.statefulSet
-	if sts == nil || rd.mb.Spec.Suspend || available.Status == metav1.ConditionTrue {
+	if sts == nil || rd.mb.Spec.Suspend || available.Status == metav1.ConditionTrue || rd.reobserving {
 		return nil
 	}
 	var pod corev1.Pod

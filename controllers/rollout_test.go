@@ -145,4 +145,15 @@ func TestRolloutMarkRemovedOnceConnected(t *testing.T) {
 	waitStatefulSet(t, second, func(sts *appsv1.StatefulSet) (bool, string) {
 		return runningImage(sts) == "msgbridge:v2", "runs " + runningImage(sts) + " while the disconnected bridge holds no roll-out"
 	})
+
+	// RolloutDone once: the recorder writes a repeat as a series of the
+	// first event (count 2), so a repeat shows as a series.
+	polls := moved.polls.Load()
+	eventually(t, 20*time.Second, func() (bool, string) {
+		return moved.polls.Load() >= polls+5, "waiting for more rounds of the moved bridge"
+	})
+	done := findEvents(t, ns, first.Name, corev1.EventTypeNormal, "RolloutDone")
+	if len(done) != 1 || done[0].Series != nil {
+		t.Errorf("RolloutDone emitted as %d events (%+v), want one without a series", len(done), done)
+	}
 }

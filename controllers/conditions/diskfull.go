@@ -14,9 +14,10 @@ import (
 const ReasonDiskFull = "DiskFull"
 
 // ReasonClientOutdated is SessionConnected=False while WhatsApp refuses the
-// bridge's client version, even after the bridge refreshed it: only a newer
-// bridge image helps. The bridge keeps trying and resumes by itself once a
-// version is accepted.
+// bridge's client version, even after the bridge refreshed it. The bridge
+// resumes by itself once a version it learns later (daily) is accepted; a
+// newer bridge image ends it at once. Stalled: no GitOps wait should sit
+// through it.
 const ReasonClientOutdated = "ClientOutdated"
 
 // needsPerson are the session states that only a person ends: SessionConnected
@@ -27,7 +28,7 @@ var needsPerson = map[contract.Reason]struct {
 	contract.ReasonDiskFull: {ReasonDiskFull,
 		"the bridge's volume is below its free-space reserve (DISK_RESERVE): it does not receive and refuses sends until space is freed or the volume grows"},
 	contract.ReasonClientOutdated: {ReasonClientOutdated,
-		"WhatsApp refuses the bridge's client version, even after a refresh: move the bridge to a newer image (upgrade the operator, or spec.image); it reconnects by itself once its version is accepted"},
+		"WhatsApp refuses the bridge's client version, even after a refresh: it neither sends nor receives; it retries with each version it learns from WhatsApp Web (daily) and reconnects by itself once one is accepted, and a newer bridge image (upgrade the operator, or spec.image) ends it now"},
 }
 
 // diskFull is SessionConnected for a bridge that reports a state only a

@@ -123,7 +123,9 @@ func startOperator(t *testing.T, ns string, o operatorOptions) *testOperator {
 		once.Do(func() {
 			cancel()
 			// A leader stopped without releasing its Lease reports it lost.
-			if err := <-done; err != nil && !(o.leaderElection && err.Error() == "leader election lost") {
+			err := <-done
+			killedLeader := o.leaderElection && err != nil && err.Error() == "leader election lost"
+			if err != nil && !killedLeader {
 				t.Errorf("manager: %v", err)
 			}
 		})

@@ -39,7 +39,7 @@ type callBook struct {
 // Call rings the account of callee from the user's phone: callee's linked
 // devices get the offer. It returns the call's id.
 func (u *User) Call(callee *User, video bool) string {
-	id := strings.TrimPrefix(string(newMessageID()), "3A")
+	id := strings.TrimPrefix(newMessageID(), "3A")
 	media := "audio"
 	if video {
 		media = "video"

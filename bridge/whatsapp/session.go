@@ -326,7 +326,7 @@ func (m *Session) waitJitter(ctx context.Context) bool {
 	if m.opts.ConnectJitter <= 0 || !m.linked.Load() {
 		return true
 	}
-	wait := rand.N(m.opts.ConnectJitter)
+	wait := rand.N(m.opts.ConnectJitter) //nolint:gosec // a spread of connects needs no unpredictability
 	m.log.V(1).Info("waiting before the first connect (CONNECT_JITTER)", "wait", wait.String())
 	t := time.NewTimer(wait)
 	defer t.Stop()

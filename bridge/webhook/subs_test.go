@@ -198,6 +198,7 @@ func TestSubscriptionValidation(t *testing.T) {
 		{"header", Subscription{ID: "a", Target: "http://x", Headers: map[string]string{"Webhook-Id": "x"}}, "forbidden_header"},
 		{"host header", Subscription{ID: "a", Target: "http://x", Headers: map[string]string{"host": "x"}}, "forbidden_header"},
 		{"header value", Subscription{ID: "a", Target: "http://x", Headers: map[string]string{"X-A": "a\r\nb"}}, "forbidden_header"},
+		{"header twice", Subscription{ID: "a", Target: "http://x", Headers: map[string]string{"x-a": "1", "X-A": "2"}}, "forbidden_header"},
 		{"http credentials", Subscription{ID: "a", Target: "http://x", Credentials: Credentials{Token: "t"}}, "invalid_credentials"},
 		{"nats half", Subscription{ID: "a", Target: "nats://x:4222/p", Credentials: Credentials{User: "u"}}, "invalid_credentials"},
 	} {
@@ -209,6 +210,10 @@ func TestSubscriptionValidation(t *testing.T) {
 	ok := Subscription{ID: "k8s-a", Target: "nats://nats:4222/msgbridge.events", Credentials: Credentials{User: "u", Password: "p"}}
 	if err := ok.Validate(); err != nil || ok.Format != FormatStandard {
 		t.Errorf("valid: %v, format %q", err, ok.Format)
+	}
+	named := Subscription{ID: "a", Target: "http://x", Headers: map[string]string{"x-team": "a", "AUTHORIZATION": "b"}}
+	if err := named.Validate(); err != nil || named.Headers["X-Team"] != "a" || named.Headers["Authorization"] != "b" || len(named.Headers) != 2 {
+		t.Errorf("header names are kept canonical: %v %v", err, named.Headers)
 	}
 }
 

@@ -33,6 +33,7 @@ type subsEnv struct {
 	inbox  *inbox.Inbox
 	batch  *sqlite.Batcher
 	audit  *audit.Trail
+	db     *sql.DB
 }
 
 func newSubsEnv(t *testing.T) *subsEnv {
@@ -45,7 +46,7 @@ func newSubsEnv(t *testing.T) *subsEnv {
 	stopped := make(chan struct{})
 	go func() { _ = o.Run(ctx); close(stopped) }()
 	t.Cleanup(func() { cancel(); <-stopped })
-	e := &subsEnv{outbox: o, batch: b, audit: openAuditLog(t, time.Now)}
+	e := &subsEnv{outbox: o, batch: b, audit: openAuditLog(t, time.Now), db: db}
 	e.inbox = inbox.New(inbox.Options{DB: db, Batcher: b, Webhooks: o, Retention: time.Hour})
 	e.srv = newTestServer(t, Deps{Subscriptions: o, Events: o, Inbox: e.inbox, Messages: &fakeMessages{},
 		Audit: AuditRecorder{Trail: e.audit, Logger: logr.Discard()}})

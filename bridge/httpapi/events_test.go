@@ -134,7 +134,7 @@ func TestEventStreamResumesWithoutLoss(t *testing.T) {
 // the oldest id kept, and goes on from there, whatever ?events= filters.
 func TestEventStreamTellsItsGaps(t *testing.T) {
 	e := newSubsEnv(t)
-	e.emit(t, 10, 0) // ids 1..10
+	e.emit(t, 10, 0)                                                            // ids 1..10
 	if _, err := e.db.Exec(`DELETE FROM event_log WHERE id <= 6`); err != nil { // as the window's sweep does
 		t.Fatal(err)
 	}

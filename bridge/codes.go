@@ -141,6 +141,7 @@ const (
 	CodeTooManyItems             = "too_many_items"
 	CodeTooManyParticipants      = "too_many_participants"
 	CodeTooManyStatusRecipients  = "too_many_status_recipients"
+	CodeTooManyStreams           = "too_many_streams"
 	CodeTooManyUploads           = "too_many_uploads"
 	CodeTooSoon                  = "too_soon"
 	CodeUnauthorized             = "unauthorized"
@@ -311,6 +312,7 @@ var Codes = []CodeInfo{
 	{CodeTooManyItems, KindInvalid, "at most N items per request"},
 	{CodeTooManyParticipants, KindInvalid, "at most N participants per request: WhatsApp bans accounts that add many people at once"},
 	{CodeTooManyStatusRecipients, KindInvalid, "a status goes to at most N recipients, not N"},
+	{CodeTooManyStreams, KindRateLimited, "too many event streams are open (EVENT_STREAMS in all, EVENT_STREAMS_PER_ADDRESS from one address); retry after the Retry-After seconds"},
 	{CodeTooManyUploads, KindUnavailable, "too many uploads at once; retry after the Retry-After seconds"},
 	{CodeTooSoon, KindRateLimited, "A code was sent moments ago; look in the account's own chat."},
 	{CodeUnauthorized, KindUnauthorized, "missing or invalid credential"},

@@ -72,6 +72,10 @@ const (
 	// EnvStatusUpdates passes contacts' status updates on as status.update
 	// events when on (off by default: they are acknowledged and dropped).
 	EnvStatusUpdates = "STATUS_UPDATES"
+	// EnvEventStreams caps the open GET /api/events streams in all;
+	// EnvEventStreamsPerAddress those from one client address.
+	EnvEventStreams           = "EVENT_STREAMS"
+	EnvEventStreamsPerAddress = "EVENT_STREAMS_PER_ADDRESS"
 )
 
 // The defaults of the settings that have one, as the bridge reads them. The
@@ -113,4 +117,8 @@ const (
 	DefaultPresenceInterval = "5s"
 	// DefaultUploadRetention keeps an upload a day.
 	DefaultUploadRetention = 24 * time.Hour
+	// The caps of the event streams: each holds a connection and two
+	// goroutines for as long as it lasts.
+	DefaultEventStreams           = "64"
+	DefaultEventStreamsPerAddress = "8"
 )

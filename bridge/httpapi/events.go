@@ -86,6 +86,11 @@ func (s *server) streamEvents(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	release, err := s.streams.take(w, r)
+	if err != nil {
+		return err
+	}
+	defer release()
 	ctx := r.Context()
 	gap, err := s.resumePoint(ctx, &q)
 	if err != nil {
@@ -96,7 +101,7 @@ func (s *server) streamEvents(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("X-Accel-Buffering", "no") // nginx: pass events at once
 	w.WriteHeader(http.StatusOK)
 	st := &stream{w: w, rc: http.NewResponseController(w), q: q, heartbeat: s.heartbeat(), writeTimeout: s.writeTimeout()}
-	if err := st.run(ctx, s.Events, gap); err != nil && ctx.Err() == nil {
+	if err := st.run(ctx, s.eventHub, gap); err != nil && ctx.Err() == nil {
 		s.Log.V(1).Info("event stream ended", "reason", err.Error())
 	}
 	return nil // the status is sent: errors end the stream
@@ -175,8 +180,12 @@ type stream struct {
 var errSlowReader = errors.New("the client reads too slowly: cut, it resumes with Last-Event-ID")
 
 // run sends gap, if any, then the events after q.after as they are
-// logged until ctx ends or a write fails.
-func (st *stream) run(ctx context.Context, log EventLog, gap *streamGap) error {
+// logged until ctx ends or a write fails. It takes them from hub, which
+// reads the log once for every stream, and reads the log itself only
+// while it is further behind than the hub holds.
+func (st *stream) run(ctx context.Context, hub *eventHub, gap *streamGap) error {
+	leave := hub.join()
+	defer leave()
 	if err := st.write(": stream of msgbridge events\n\n"); err != nil {
 		return err
 	}
@@ -191,29 +200,23 @@ func (st *stream) run(ctx context.Context, log EventLog, gap *streamGap) error {
 	tick := time.NewTicker(st.heartbeat)
 	defer tick.Stop()
 	for {
-		// An event is announced from inside its transaction, before its
-		// commit: one announced just before next was taken may not be
-		// readable yet, and next will not announce it again. Settle waits
-		// for that commit, so the read below sees every event announced
-		// before next (reading first lost the wake-up until a heartbeat).
-		next := log.Published()
-		if err := log.Settle(ctx); err != nil {
-			return err
-		}
-		page, err := log.EventsAfter(ctx, st.q.after, streamPage)
-		if err != nil {
-			return err
+		page, covered, changed := hub.since(st.q.after)
+		if !covered {
+			var err error
+			if page, err = hub.log.EventsAfter(ctx, st.q.after, streamPage); err != nil {
+				return err
+			}
 		}
 		if err := st.send(page); err != nil {
 			return err
 		}
-		if len(page) == streamPage {
+		if len(page) == streamPage || (!covered && len(page) > 0) {
 			continue
 		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-next:
+		case <-changed:
 		case <-tick.C:
 			if err := st.write(": heartbeat\n\n"); err != nil {
 				return err

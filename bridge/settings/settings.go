@@ -78,4 +78,8 @@ type Settings struct {
 	// StatusUpdates passes contacts' status updates on as status.update
 	// events; false: they are acknowledged and dropped.
 	StatusUpdates bool
+	// EventStreams and EventStreamsPerAddress cap the open event streams
+	// in all and from one client address.
+	EventStreams           int
+	EventStreamsPerAddress int
 }

@@ -391,12 +391,13 @@ func newHTTPServer(_ context.Context, a *app) error {
 		Webhooks:       a.webhooks,
 		Subscriptions:  a.webhooks,
 		Events:         a.webhooks,
-		Inbox:          a.inbox,
-		Media:          a.downloads,
-		Log:            a.log.WithName("httpapi"),
-		Pprof:          s.Pprof,
-		CloudAPI:       cloudDoor(a),
-		CloudAPIPaths:  cloudapi.PathPrefix,
+		EventStreams:   s.EventStreams, EventStreamsPerAddress: s.EventStreamsPerAddress,
+		Inbox:         a.inbox,
+		Media:         a.downloads,
+		Log:           a.log.WithName("httpapi"),
+		Pprof:         s.Pprof,
+		CloudAPI:      cloudDoor(a),
+		CloudAPIPaths: cloudapi.PathPrefix,
 	}
 	apiDeps := deps
 	dash := dashboard.New(dashboard.Options{

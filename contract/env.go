@@ -76,6 +76,9 @@ const (
 	// EnvEventStreamsPerAddress those from one client address.
 	EnvEventStreams           = "EVENT_STREAMS"
 	EnvEventStreamsPerAddress = "EVENT_STREAMS_PER_ADDRESS"
+	// EnvLogFilesMaxBytes bounds the daily log files under DATA_DIR/logs
+	// together (a size).
+	EnvLogFilesMaxBytes = "LOG_FILES_MAX_BYTES"
 )
 
 // The defaults of the settings that have one, as the bridge reads them. The
@@ -121,4 +124,6 @@ const (
 	// goroutines for as long as it lasts.
 	DefaultEventStreams           = "64"
 	DefaultEventStreamsPerAddress = "8"
+	// DefaultLogFilesMaxBytes: a day's file is set aside at 4 MiB.
+	DefaultLogFilesMaxBytes = "64MiB"
 )

@@ -1,6 +1,10 @@
 package settings
 
-import "github.com/msgbridge/msgbridge/contract"
+import (
+	"fmt"
+
+	"github.com/msgbridge/msgbridge/contract"
+)
 
 // maxEventStreams bounds EVENT_STREAMS: each stream holds a connection and
 // two goroutines, about 90 KiB; 10000 of them is no bound on memory.
@@ -17,5 +21,22 @@ func boundSpecs(s *Settings) []setting {
 				s.EventStreamsPerAddress, err = countWithin(1, s.EventStreams)(v)
 				return err
 			}},
+		{env: contract.EnvLogFilesMaxBytes, def: contract.DefaultLogFilesMaxBytes, usage: "most bytes the log files in DATA_DIR/logs hold together (from 1MiB); a day's file is set aside at a sixteenth of it, the oldest files deleted",
+			parse: into(&s.LogFilesMaxBytes, parseLogFilesMax)},
 	}
+}
+
+// minLogFilesBytes is the smallest LOG_FILES_MAX_BYTES: below it a day's
+// file would be set aside every few hundred lines.
+const minLogFilesBytes = 1 << 20
+
+func parseLogFilesMax(v string) (int64, error) {
+	n, err := parseSize(v, maxSpoolLimit, "1PiB")
+	if err != nil {
+		return 0, err
+	}
+	if n < minLogFilesBytes {
+		return 0, fmt.Errorf("must be at least 1MiB, got %q", v)
+	}
+	return n, nil
 }

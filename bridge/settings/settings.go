@@ -82,4 +82,6 @@ type Settings struct {
 	// in all and from one client address.
 	EventStreams           int
 	EventStreamsPerAddress int
+	// LogFilesMaxBytes bounds the daily log files together.
+	LogFilesMaxBytes int64
 }

@@ -156,7 +156,8 @@ func lockDataDir(stdout io.Writer) buildStep {
 		}
 		a.dir = dir
 		a.onClose(func() { _ = dir.Close() })
-		log, files, err := logging.New(logging.Options{Stdout: stdout, Dir: dir.LogsDir(), Level: a.settings.LogLevel})
+		log, files, err := logging.New(logging.Options{Stdout: stdout, Dir: dir.LogsDir(), Level: a.settings.LogLevel,
+			MaxBytes: a.settings.LogFilesMaxBytes})
 		if err != nil {
 			return err
 		}

@@ -79,6 +79,9 @@ const (
 	// EnvLogFilesMaxBytes bounds the daily log files under DATA_DIR/logs
 	// together (a size).
 	EnvLogFilesMaxBytes = "LOG_FILES_MAX_BYTES"
+	// EnvWebhookLocalTargets lets subscriptions reach loopback and
+	// link-local addresses when on (off by default).
+	EnvWebhookLocalTargets = "WEBHOOK_LOCAL_TARGETS"
 )
 
 // The defaults of the settings that have one, as the bridge reads them. The
@@ -126,4 +129,7 @@ const (
 	DefaultEventStreamsPerAddress = "8"
 	// DefaultLogFilesMaxBytes: a day's file is set aside at 4 MiB.
 	DefaultLogFilesMaxBytes = "64MiB"
+	// DefaultWebhookLocalTargets: no subscription reaches the pod's own
+	// ports or the cloud's metadata service.
+	DefaultWebhookLocalTargets = "off"
 )

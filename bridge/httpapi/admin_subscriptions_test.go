@@ -41,7 +41,7 @@ func newSubsEnv(t *testing.T) *subsEnv {
 	db := testutil.OpenBridgeDB(t)
 	b := sqlite.NewBatcher(db)
 	t.Cleanup(b.Close)
-	o := webhook.New(webhook.Options{DB: db, Batcher: b, Log: logr.Discard()})
+	o := webhook.New(webhook.Options{DB: db, Batcher: b, Log: logr.Discard(), LocalTargets: true})
 	ctx, cancel := context.WithCancel(context.Background())
 	stopped := make(chan struct{})
 	go func() { _ = o.Run(ctx); close(stopped) }()

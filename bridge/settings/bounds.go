@@ -23,6 +23,8 @@ func boundSpecs(s *Settings) []setting {
 			}},
 		{env: contract.EnvLogFilesMaxBytes, def: contract.DefaultLogFilesMaxBytes, usage: "most bytes the log files in DATA_DIR/logs hold together (from 1MiB); a day's file is set aside at a sixteenth of it, the oldest files deleted",
 			parse: into(&s.LogFilesMaxBytes, parseLogFilesMax)},
+		{env: contract.EnvWebhookLocalTargets, def: contract.DefaultWebhookLocalTargets, usage: "on: subscriptions may reach loopback and link-local addresses (a receiver in the bridge's pod); off: refused (target_not_allowed)",
+			parse: into(&s.WebhookLocalTargets, parseOnOff)},
 	}
 }
 

@@ -84,4 +84,7 @@ type Settings struct {
 	EventStreamsPerAddress int
 	// LogFilesMaxBytes bounds the daily log files together.
 	LogFilesMaxBytes int64
+	// WebhookLocalTargets lets subscriptions reach loopback and link-local
+	// addresses.
+	WebhookLocalTargets bool
 }

@@ -53,7 +53,7 @@ func TestLoadDefaults(t *testing.T) {
 	if s.APIKey.Reveal() != testAPIKey || s.AdminToken.Reveal() != testAdmin || s.EncryptionKey.Reveal() != testEncKeyRaw() {
 		t.Error("credentials not loaded")
 	}
-	if s.EventStreams != 64 || s.EventStreamsPerAddress != 8 || s.LogFilesMaxBytes != 64<<20 {
+	if s.EventStreams != 64 || s.EventStreamsPerAddress != 8 || s.LogFilesMaxBytes != 64<<20 || s.WebhookLocalTargets {
 		t.Errorf("event stream caps: %d, %d per address", s.EventStreams, s.EventStreamsPerAddress)
 	}
 	if s.MaxUploads != 32 || s.UploadsPerAddress != 4 || s.KeyDeadline != 10*time.Second {
@@ -147,6 +147,7 @@ func TestLoadRejects(t *testing.T) {
 		{"UPLOADS_PER_ADDRESS", "33", "from 1 to 32, got 33"},
 		{"EVENT_STREAMS", "0", "from 1 to 10000, got 0"},
 		{"LOG_FILES_MAX_BYTES", "512KiB", "at least 1MiB"},
+		{"WEBHOOK_LOCAL_TARGETS", "yes", "is neither on nor off"},
 		{"EVENT_STREAMS_PER_ADDRESS", "65", "from 1 to 64, got 65"},
 		{"KEY_DEADLINE", "10", "is not a duration"},
 		{"CHECK_RATE", "10", "is not a rate"},

@@ -32,10 +32,10 @@ type natsSender struct {
 // connection that keeps reconnecting for ever without a reconnect buffer,
 // so that a publish while the server is down fails at once and is retried
 // from the outbox instead of waiting in memory.
-func natsOptions(s Subscription) []nats.Option {
+func natsOptions(s Subscription, dialer nats.CustomDialer) []nats.Option {
 	opts := []nats.Option{
 		nats.Name("msgbridge subscription " + s.ID), nats.MaxReconnects(-1), nats.ReconnectWait(time.Second),
-		nats.ReconnectBufSize(-1), nats.Timeout(probeTimeout),
+		nats.ReconnectBufSize(-1), nats.Timeout(probeTimeout), nats.SetCustomDialer(dialer),
 	}
 	switch c := s.Credentials; {
 	case c.Token != "":
@@ -55,7 +55,7 @@ func (o *Outbox) newNATSSender(s Subscription, u *url.URL) (sender, error) {
 		return nil, err
 	}
 	// The server may be down now: the connection comes up when it does.
-	nc, err := nats.Connect(natsServer(u), append(natsOptions(s), nats.RetryOnFailedConnect(true))...)
+	nc, err := nats.Connect(natsServer(u), append(natsOptions(s, o.dialer()), nats.RetryOnFailedConnect(true))...)
 	if err != nil {
 		return nil, fmt.Errorf("nats: %w", err)
 	}
@@ -110,12 +110,12 @@ func (n *natsSender) send(ctx context.Context, l *live, ev Stored, at time.Time)
 
 // probeNATS connects with s's credentials and looks up the stream that
 // takes the target's subjects.
-func probeNATS(ctx context.Context, s Subscription, u *url.URL) error {
+func probeNATS(ctx context.Context, s Subscription, u *url.URL, dialer nats.CustomDialer) error {
 	prefix, err := subjectPrefix(u)
 	if err != nil {
 		return err
 	}
-	nc, err := nats.Connect(natsServer(u), natsOptions(s)...)
+	nc, err := nats.Connect(natsServer(u), natsOptions(s, dialer)...)
 	if err != nil {
 		return err
 	}
@@ -126,7 +126,7 @@ func probeNATS(ctx context.Context, s Subscription, u *url.URL) error {
 	}
 	if _, err := js.StreamNameBySubject(ctx, prefix+".>"); err != nil {
 		if errors.Is(err, jetstream.ErrStreamNotFound) {
-			return fmt.Errorf("no JetStream stream takes %s.>: create one first", prefix)
+			return probeRefusal{fmt.Sprintf("no JetStream stream takes %s.>: create one first", prefix)}
 		}
 		return err
 	}

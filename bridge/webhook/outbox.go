@@ -69,6 +69,12 @@ type Options struct {
 	// Account names the linked account in NATS subjects: the phone's
 	// digits, empty while unlinked.
 	Account func() string
+	// LocalTargets admits targets on loopback and link-local addresses
+	// (WEBHOOK_LOCAL_TARGETS=on: a receiver beside the bridge in its pod,
+	// the tests' receivers). Off, a connection to one is refused after the
+	// name resolved, so no subscription reaches the pod's own ports or the
+	// cloud's metadata service.
+	LocalTargets bool
 }
 
 // Outbox stores events and delivers them (Run).
@@ -117,19 +123,20 @@ func New(opts Options) *Outbox {
 	if opts.PageSize <= 0 {
 		opts.PageSize = defaultPage
 	}
+	o := &Outbox{
+		opts: opts, stmts: sqlite.NewStatements(opts.DB), wake: durable.NewSignal(), states: map[string]*runState{},
+	}
 	var client http.Client
 	if opts.Client != nil {
 		client = *opts.Client
 	} else {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
 		tr.MaxIdleConnsPerHost = opts.Workers // keep one connection per worker alive
+		tr.DialContext = o.dialer().DialContext
 		client = http.Client{Timeout: opts.Timeout, Transport: tr}
 	}
 	client.CheckRedirect = refuseRedirects // whatever the caller's client does
-	opts.Client = &client
-	o := &Outbox{
-		opts: opts, stmts: sqlite.NewStatements(opts.DB), wake: durable.NewSignal(), states: map[string]*runState{},
-	}
+	o.opts.Client = &client
 	o.subs.Store(&subSet{byID: map[string]*live{}})
 	ctx := context.Background()
 	if err := o.syncDefault(ctx); err != nil {

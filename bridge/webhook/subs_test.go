@@ -169,12 +169,12 @@ func TestDefaultFollowsTheSettings(t *testing.T) {
 	r := newReceiver(t, false)
 	o := openOutbox(t, r.srv.URL, nil)
 	o.enqueue(t, connected())
-	again := New(Options{DB: o.opts.DB, Batcher: o.batcher, URL: "", Log: o.opts.Log})
+	again := New(Options{DB: o.opts.DB, Batcher: o.batcher, URL: "", Log: o.opts.Log, LocalTargets: true})
 	st, err := again.Get(context.Background(), DefaultSubscription)
 	if err != nil || st.Enabled || st.Health.Pending != 1 || again.Enabled() {
 		t.Fatalf("URL emptied: %+v %v", st, err)
 	}
-	back := New(Options{DB: o.opts.DB, Batcher: o.batcher, URL: r.srv.URL, Log: o.opts.Log})
+	back := New(Options{DB: o.opts.DB, Batcher: o.batcher, URL: r.srv.URL, Log: o.opts.Log, LocalTargets: true})
 	(testOutbox{Outbox: back, batcher: o.batcher}).run(t)
 	r.waitCount(t, 1, 10*time.Second)
 }
@@ -254,8 +254,39 @@ func TestUnreachableTargetIsRefused(t *testing.T) {
 	if be, ok := errors.AsType[*bridge.Error](err); !ok || be.Code != "target_unreachable" {
 		t.Fatalf("%v, want target_unreachable", err)
 	}
+	// The connection's detail would map the pod's network to the caller.
+	if be, _ := errors.AsType[*bridge.Error](err); strings.Contains(be.Message, "refused") || strings.Contains(be.Message, "dial") {
+		t.Errorf("the answer tells how the connection failed: %s", be.Message)
+	}
 	if _, err := o.Get(context.Background(), "gone"); !errors.Is(err, ErrNoSubscription) {
 		t.Errorf("stored anyway: %v", err)
+	}
+}
+
+// Without LocalTargets (WEBHOOK_LOCAL_TARGETS off, the default) a target on
+// a loopback or link-local address is refused at creation, by name or by
+// address, and a delivery to one (WEBHOOK_URL's) never connects.
+func TestLocalTargetsAreRefused(t *testing.T) {
+	r := newReceiver(t, false)
+	o := openOutbox(t, r.srv.URL, func(opts *Options) { opts.LocalTargets = false })
+	o.run(t)
+	port := r.srv.URL[strings.LastIndex(r.srv.URL, ":"):]
+	for _, target := range []string{r.srv.URL, "http://localhost" + port, "http://169.254.169.254/latest/meta-data/",
+		"http://[::1]" + port, "http://0.0.0.0" + port, "nats://127.0.0.1" + port + "/events"} {
+		err := o.Create(context.Background(), Subscription{ID: "local", Target: target, Enabled: true})
+		if be, ok := errors.AsType[*bridge.Error](err); !ok || be.Code != "target_not_allowed" {
+			t.Errorf("%s: %v, want target_not_allowed", target, err)
+		}
+	}
+	if err := o.EnqueueNow(context.Background(), SessionStatus(bridge.SessionStatus{State: "connected"}, time.Now())); err != nil {
+		t.Fatal(err)
+	}
+	testutil.Poll(t, 10*time.Second, func() (string, bool) {
+		st, _ := o.Get(context.Background(), DefaultSubscription)
+		return st.Health.LastError, strings.Contains(st.Health.LastError, "loopback or link-local")
+	}, "the default's delivery to a loopback receiver refused")
+	if n := r.hits.Load(); n != 0 {
+		t.Errorf("the loopback receiver got %d deliveries", n)
 	}
 }
 

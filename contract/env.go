@@ -82,6 +82,11 @@ const (
 	// EnvWebhookLocalTargets lets subscriptions reach loopback and
 	// link-local addresses when on (off by default).
 	EnvWebhookLocalTargets = "WEBHOOK_LOCAL_TARGETS"
+	// EnvDeliveredRetention is how long delivered events stay in the
+	// webhook outbox; EnvEventLogRetention how long the event log keeps an
+	// event (how far back GET /api/events resumes).
+	EnvDeliveredRetention = "DELIVERED_RETENTION"
+	EnvEventLogRetention  = "EVENT_LOG_RETENTION"
 )
 
 // The defaults of the settings that have one, as the bridge reads them. The
@@ -132,4 +137,8 @@ const (
 	// DefaultWebhookLocalTargets: no subscription reaches the pod's own
 	// ports or the cloud's metadata service.
 	DefaultWebhookLocalTargets = "off"
+	// DefaultDeliveredRetention keeps a delivered event a week, to look a
+	// delivery up; DefaultEventLogRetention keeps the event log a day.
+	DefaultDeliveredRetention = 168 * time.Hour
+	DefaultEventLogRetention  = 24 * time.Hour
 )

@@ -25,6 +25,10 @@ func boundSpecs(s *Settings) []setting {
 			parse: into(&s.LogFilesMaxBytes, parseLogFilesMax)},
 		{env: contract.EnvWebhookLocalTargets, def: contract.DefaultWebhookLocalTargets, usage: "on: subscriptions may reach loopback and link-local addresses (a receiver in the bridge's pod); off: refused (target_not_allowed)",
 			parse: into(&s.WebhookLocalTargets, parseOnOff)},
+		{env: contract.EnvDeliveredRetention, def: formatHours(contract.DefaultDeliveredRetention), usage: "how long delivered events stay in the webhook outbox (from 1s to 8760h)",
+			parse: into(&s.DeliveredRetention, parseRetention)},
+		{env: contract.EnvEventLogRetention, def: formatHours(contract.DefaultEventLogRetention), usage: "how long the event log keeps an event: how far back GET /api/events resumes (from 1s to 8760h)",
+			parse: into(&s.EventLogRetention, parseRetention)},
 	}
 }
 

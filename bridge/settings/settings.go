@@ -87,4 +87,7 @@ type Settings struct {
 	// WebhookLocalTargets lets subscriptions reach loopback and link-local
 	// addresses.
 	WebhookLocalTargets bool
+	// DeliveredRetention is how long delivered events stay in the outbox;
+	// EventLogRetention how long the event log keeps an event.
+	DeliveredRetention, EventLogRetention time.Duration
 }

@@ -10,9 +10,10 @@ import (
 	"github.com/msgbridge/msgbridge/bridge/durable"
 )
 
-// KeepEvents is how long the event log keeps an event: a stream reader
-// (GET /api/events) resumes with Last-Event-ID within it.
-const KeepEvents = 24 * time.Hour
+// DefaultKeepEvents is how long the event log keeps an event when
+// Options.KeepEvents is zero (EVENT_LOG_RETENTION's default): a stream
+// reader (GET /api/events) resumes with Last-Event-ID within it.
+const DefaultKeepEvents = 24 * time.Hour
 
 // Logged is one event of the event log; Seq, its row id, orders them and
 // is the stream's event id.
@@ -112,8 +113,8 @@ func (o *Outbox) EventsAfter(ctx context.Context, after int64, limit int) ([]Log
 
 const pruneLogged = `DELETE FROM event_log WHERE id IN (SELECT id FROM event_log WHERE created_at < ? LIMIT ?)`
 
-// pruneLog deletes the logged events older than KeepEvents.
+// pruneLog deletes the logged events older than Options.KeepEvents.
 func (o *Outbox) pruneLog(ctx context.Context) (int64, error) {
-	cutoff := o.opts.Now().Add(-KeepEvents).UnixMilli()
+	cutoff := o.opts.Now().Add(-o.opts.KeepEvents).UnixMilli()
 	return durable.DeleteChunked(ctx, o.opts.Batcher, pruneChunk, pruneLogged, cutoff)
 }

@@ -75,6 +75,12 @@ type Options struct {
 	// name resolved, so no subscription reaches the pod's own ports or the
 	// cloud's metadata service.
 	LocalTargets bool
+	// KeepDelivered is how long a delivered row stays in the outbox
+	// (DELIVERED_RETENTION; DefaultKeepDelivered when zero); KeepEvents how
+	// long the event log keeps an event (EVENT_LOG_RETENTION;
+	// DefaultKeepEvents when zero), which bounds how far back GET
+	// /api/events resumes.
+	KeepDelivered, KeepEvents time.Duration
 }
 
 // Outbox stores events and delivers them (Run).
@@ -122,6 +128,12 @@ func New(opts Options) *Outbox {
 	}
 	if opts.PageSize <= 0 {
 		opts.PageSize = defaultPage
+	}
+	if opts.KeepDelivered <= 0 {
+		opts.KeepDelivered = DefaultKeepDelivered
+	}
+	if opts.KeepEvents <= 0 {
+		opts.KeepEvents = DefaultKeepEvents
 	}
 	o := &Outbox{
 		opts: opts, stmts: sqlite.NewStatements(opts.DB), wake: durable.NewSignal(), states: map[string]*runState{},

@@ -239,8 +239,9 @@ func newObservers(_ context.Context, a *app) error {
 		DB: a.db, Batcher: a.writer, URL: a.settings.WebhookURL, Key: []byte(a.settings.WebhookSecret.Reveal()),
 		Log: a.log.WithName("webhook"), Observer: trafficObserver{a.metrics, a.traffic},
 		// NATS subjects name the linked account.
-		Account:      a.account,
-		LocalTargets: a.settings.WebhookLocalTargets,
+		Account:       a.account,
+		LocalTargets:  a.settings.WebhookLocalTargets,
+		KeepDelivered: a.settings.DeliveredRetention, KeepEvents: a.settings.EventLogRetention,
 	})
 	// Subscriptions in the cloud format get the Cloud API's webhooks.
 	webhook.RegisterFormat(cloudapi.FormatName, cloudapi.WebhookFormat{Account: a.account})

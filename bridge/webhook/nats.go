@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"net/http"
@@ -54,8 +55,12 @@ func (o *Outbox) newNATSSender(s Subscription, u *url.URL) (sender, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The server may be down now: the connection comes up when it does.
-	nc, err := nats.Connect(natsServer(u), append(natsOptions(s, o.dialer()), nats.RetryOnFailedConnect(true))...)
+	// The server may be down now: the connection comes up when it does,
+	// and then the backlog goes at once, not each event at the end of its
+	// own back-off.
+	answers := func(*nats.Conn) { o.targetAnswers(s.ID) }
+	nc, err := nats.Connect(natsServer(u), append(natsOptions(s, o.dialer()), nats.RetryOnFailedConnect(true),
+		nats.ConnectHandler(answers), nats.ReconnectHandler(answers))...)
 	if err != nil {
 		return nil, fmt.Errorf("nats: %w", err)
 	}
@@ -72,6 +77,30 @@ func (o *Outbox) newNATSSender(s Subscription, u *url.URL) (sender, error) {
 }
 
 func (n *natsSender) close() { n.nc.Close() }
+
+// wakeBacklog makes a subscription's pending events due now.
+const wakeBacklog = `UPDATE webhook_outbox SET next_attempt_at = ?
+	WHERE subscription = ? AND status = 'pending' AND next_attempt_at > ?`
+
+// targetAnswers is told that subscription id's target answers again (its
+// NATS connection came back): its events waiting out their back-off are
+// made due and the dispatcher woken. The back-off spares a target that is
+// down; one that is up has nothing to be spared.
+func (o *Outbox) targetAnswers(id string) {
+	ctx := context.Background()
+	now := o.opts.Now().UnixMilli()
+	err := o.opts.Batcher.Do(ctx, func(tx *sql.Tx) error {
+		_, err := o.stmts.Exec(ctx, tx, wakeBacklog, now, id, now)
+		return err
+	})
+	if err != nil {
+		// Shutting down, or the database failing: the events keep their
+		// back-off, as before.
+		o.opts.Log.V(1).Info("could not wake a subscription's backlog", "subscription", id, "error", err.Error())
+		return
+	}
+	o.wake.Notify()
+}
 
 // subject is <prefix>.<account>.<event type>: the linked phone's digits,
 // or unlinked, when the event is delivered.

@@ -21,11 +21,12 @@ func localAddress(a netip.Addr) bool {
 		a.IsInterfaceLocalMulticast() || a.IsUnspecified()
 }
 
-// guardLocal is a dialer's Control: it refuses a connection to a local
+// RefuseLocal is a dialer's Control: it refuses a connection to a local
 // address, checked on the address dialed, after the name resolved (a name
 // that resolves to 127.0.0.1 is refused as 127.0.0.1 is, whatever it
-// resolved to when the subscription was made).
-func guardLocal(_, address string, _ syscall.RawConn) error {
+// resolved to when the subscription was made). The Cloud door's media
+// links use it too.
+func RefuseLocal(_, address string, _ syscall.RawConn) error {
 	ap, err := netip.ParseAddrPort(address)
 	if err != nil {
 		return err
@@ -41,7 +42,7 @@ func guardLocal(_, address string, _ syscall.RawConn) error {
 func (o *Outbox) dialer() *net.Dialer {
 	d := &net.Dialer{Timeout: probeTimeout, KeepAlive: 30 * time.Second}
 	if !o.opts.LocalTargets {
-		d.Control = guardLocal
+		d.Control = RefuseLocal
 	}
 	return d
 }

@@ -12,9 +12,14 @@ import (
 	"github.com/msgbridge/msgbridge/bridge/webhook"
 )
 
-// hubKeep is how many of the latest events the hub holds for its streams:
-// a stream further behind reads the log itself until it catches up.
-const hubKeep = 4 * streamPage
+// hubKeep and hubKeepBytes bound what the hub holds for its streams, the
+// latest events: a stream further behind reads the log itself until it
+// catches up. The bytes bound memory when the events are large (a text of
+// 64 KiB makes a payload as large).
+const (
+	hubKeep      = 4 * streamPage
+	hubKeepBytes = 4 << 20
+)
 
 // hubRetry is the pause after a failed read of the log before the next.
 const hubRetry = time.Second
@@ -35,6 +40,7 @@ type eventHub struct {
 	ready   bool          // base is read: the hub holds every event after base
 	base    int64
 	recent  []webhook.Logged // the events after base, oldest first, at most hubKeep
+	bytes   int              // the payloads' bytes in recent, at most hubKeepBytes
 	changed chan struct{}    // closed at every change of what the hub holds
 }
 
@@ -50,7 +56,7 @@ func (h *eventHub) join() (leave func()) {
 	h.readers++
 	if h.readers == 1 {
 		h.gen++
-		h.stop, h.ready, h.recent = make(chan struct{}), false, nil
+		h.stop, h.ready, h.recent, h.bytes = make(chan struct{}), false, nil, 0
 		go h.follow(h.gen, h.stop)
 	}
 	return func() {
@@ -155,9 +161,17 @@ func (h *eventHub) publish(gen int, head int64, page []webhook.Logged) {
 		h.ready, h.base = true, head
 	}
 	h.recent = append(h.recent, page...)
-	if over := len(h.recent) - hubKeep; over > 0 {
-		h.base = h.recent[over-1].Seq
-		h.recent = slices.Clone(h.recent[over:])
+	for _, ev := range page {
+		h.bytes += len(ev.Payload)
+	}
+	drop := 0
+	for drop < len(h.recent) && (len(h.recent)-drop > hubKeep || h.bytes > hubKeepBytes) {
+		h.bytes -= len(h.recent[drop].Payload)
+		drop++
+	}
+	if drop > 0 {
+		h.base = h.recent[drop-1].Seq
+		h.recent = slices.Clone(h.recent[drop:])
 	}
 	close(h.changed)
 	h.changed = make(chan struct{})

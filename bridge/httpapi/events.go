@@ -186,31 +186,17 @@ var errSlowReader = errors.New("the client reads too slowly: cut, it resumes wit
 func (st *stream) run(ctx context.Context, hub *eventHub, gap *streamGap) error {
 	leave := hub.join()
 	defer leave()
-	if err := st.write(": stream of msgbridge events\n\n"); err != nil {
+	if err := st.start(gap); err != nil {
 		return err
-	}
-	if gap != nil {
-		data, _ := json.Marshal(gap) // integers and a string: cannot fail
-		// Its id is where the stream goes on: a client cut right after it
-		// resumes from there, without a second gap.
-		if err := st.write(fmt.Sprintf("id: %d\nevent: %s\ndata: %s\n\n", st.q.after, eventStreamGap, data)); err != nil {
-			return err
-		}
 	}
 	tick := time.NewTicker(st.heartbeat)
 	defer tick.Stop()
 	for {
-		page, covered, changed := hub.since(st.q.after)
-		if !covered {
-			var err error
-			if page, err = hub.log.EventsAfter(ctx, st.q.after, streamPage); err != nil {
-				return err
-			}
-		}
-		if err := st.send(page); err != nil {
+		more, changed, err := st.next(ctx, hub)
+		if err != nil {
 			return err
 		}
-		if len(page) == streamPage || (!covered && len(page) > 0) {
+		if more {
 			continue
 		}
 		select {
@@ -223,6 +209,36 @@ func (st *stream) run(ctx context.Context, hub *eventHub, gap *streamGap) error 
 			}
 		}
 	}
+}
+
+// start writes the stream's first comment and its gap, if any.
+func (st *stream) start(gap *streamGap) error {
+	if err := st.write(": stream of msgbridge events\n\n"); err != nil {
+		return err
+	}
+	if gap == nil {
+		return nil
+	}
+	data, _ := json.Marshal(gap) // integers and a string: cannot fail
+	// Its id is where the stream goes on: a client cut right after it
+	// resumes from there, without a second gap.
+	return st.write(fmt.Sprintf("id: %d\nevent: %s\ndata: %s\n\n", st.q.after, eventStreamGap, data))
+}
+
+// next sends the next page after the stream's position, from the hub or,
+// behind what it holds, from the log; more says another page may follow
+// at once, else changed closes when the hub holds more.
+func (st *stream) next(ctx context.Context, hub *eventHub) (more bool, changed <-chan struct{}, err error) {
+	page, covered, changed := hub.since(st.q.after)
+	if !covered {
+		if page, err = hub.log.EventsAfter(ctx, st.q.after, streamPage); err != nil {
+			return false, nil, err
+		}
+	}
+	if err := st.send(page); err != nil {
+		return false, nil, err
+	}
+	return len(page) == streamPage || (!covered && len(page) > 0), changed, nil
 }
 
 // send writes the events of page the client asked for.

@@ -102,7 +102,14 @@ func TestEventStreamsAreCapped(t *testing.T) {
 	e := newSubsEnv(t)
 	srv := newTestServer(t, Deps{Events: e.outbox, Messages: &fakeMessages{}, EventStreams: 3, EventStreamsPerAddress: 2,
 		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}})
-	open := func(from string) (*http.Response, string) {
+	// open opens a stream from address from; an open one stays open until
+	// its close is called or the test ends.
+	type answer struct {
+		status      int
+		code, retry string
+		close       func()
+	}
+	open := func(from string) answer {
 		req, err := http.NewRequest(http.MethodGet, srv.URL+"/api/events", nil)
 		if err != nil {
 			t.Fatal(err)
@@ -113,26 +120,27 @@ func TestEventStreamsAreCapped(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { _ = resp.Body.Close() })
-		if resp.StatusCode == http.StatusOK {
-			return resp, ""
+		a := answer{status: resp.StatusCode, retry: resp.Header.Get("Retry-After"), close: func() { _ = resp.Body.Close() }}
+		t.Cleanup(a.close)
+		if resp.StatusCode != http.StatusOK {
+			body, _ := io.ReadAll(resp.Body)
+			a.code = errorCode(t, string(body))
 		}
-		body, _ := io.ReadAll(resp.Body)
-		return resp, errorCode(t, string(body))
+		return a
 	}
-	first, _ := open("10.0.0.1")
+	first := open("10.0.0.1")
 	open("10.0.0.1")
-	if resp, code := open("10.0.0.1"); resp.StatusCode != http.StatusTooManyRequests || code != "too_many_streams" || resp.Header.Get("Retry-After") == "" {
-		t.Errorf("a third stream from one address: %d %q, Retry-After %q", resp.StatusCode, code, resp.Header.Get("Retry-After"))
+	if a := open("10.0.0.1"); a.status != http.StatusTooManyRequests || a.code != "too_many_streams" || a.retry == "" {
+		t.Errorf("a third stream from one address: %d %q, Retry-After %q", a.status, a.code, a.retry)
 	}
 	open("10.0.0.2")
-	if resp, code := open("10.0.0.3"); resp.StatusCode != http.StatusTooManyRequests || code != "too_many_streams" {
-		t.Errorf("a fourth stream in all: %d %q", resp.StatusCode, code)
+	if a := open("10.0.0.3"); a.status != http.StatusTooManyRequests || a.code != "too_many_streams" {
+		t.Errorf("a fourth stream in all: %d %q", a.status, a.code)
 	}
-	_ = first.Body.Close()
+	first.close()
 	testutil.Poll(t, 10*time.Second, func() (int, bool) {
-		resp, _ := open("10.0.0.3")
-		return resp.StatusCode, resp.StatusCode == http.StatusOK
+		a := open("10.0.0.3")
+		return a.status, a.status == http.StatusOK
 	}, "a slot freed by a closed stream")
 }
 

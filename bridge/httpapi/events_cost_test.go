@@ -116,7 +116,7 @@ func TestEventStreamsAreCapped(t *testing.T) {
 		}
 		req.Header.Set("X-Api-Key", testAPIKey)
 		req.Header.Set("X-Forwarded-For", from)
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := http.DefaultClient.Do(req) //nolint:bodyclose // closed by close, at the test's end or when the test frees a slot
 		if err != nil {
 			t.Fatal(err)
 		}

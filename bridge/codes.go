@@ -132,6 +132,7 @@ const (
 	CodeSubscriptionNotFound     = "subscription_not_found"
 	CodeTargetFailed             = "target_failed"
 	CodeTargetRevoked            = "target_revoked"
+	CodeTargetNotAllowed         = "target_not_allowed"
 	CodeTargetUnreachable        = "target_unreachable"
 	CodeTargetUnverified         = "target_unverified"
 	CodeTemplatesUnavailable     = "templates_unavailable"
@@ -141,6 +142,7 @@ const (
 	CodeTooManyItems             = "too_many_items"
 	CodeTooManyParticipants      = "too_many_participants"
 	CodeTooManyStatusRecipients  = "too_many_status_recipients"
+	CodeTooManyStreams           = "too_many_streams"
 	CodeTooManyUploads           = "too_many_uploads"
 	CodeTooSoon                  = "too_soon"
 	CodeUnauthorized             = "unauthorized"
@@ -302,6 +304,7 @@ var Codes = []CodeInfo{
 	{CodeSubscriptionNotFound, KindNotFound, "no such subscription"},
 	{CodeTargetFailed, KindConflict, "the message failed; it never reached WhatsApp"},
 	{CodeTargetRevoked, KindConflict, "the message is revoked (or its revoke is queued); it cannot be edited or revoked again"},
+	{CodeTargetNotAllowed, KindInvalid, "the target resolves to a loopback or link-local address, which subscriptions may not reach unless WEBHOOK_LOCAL_TARGETS is on"},
 	{CodeTargetUnreachable, KindInvalid, "target … could not be reached: …"},
 	{CodeTargetUnverified, KindInvalid, "target … refused the verification handshake: …"},
 	{CodeTemplatesUnavailable, KindUnavailable, "this bridge keeps no templates"},
@@ -311,6 +314,7 @@ var Codes = []CodeInfo{
 	{CodeTooManyItems, KindInvalid, "at most N items per request"},
 	{CodeTooManyParticipants, KindInvalid, "at most N participants per request: WhatsApp bans accounts that add many people at once"},
 	{CodeTooManyStatusRecipients, KindInvalid, "a status goes to at most N recipients, not N"},
+	{CodeTooManyStreams, KindRateLimited, "too many event streams are open (EVENT_STREAMS in all, EVENT_STREAMS_PER_ADDRESS from one address); retry after the Retry-After seconds"},
 	{CodeTooManyUploads, KindUnavailable, "too many uploads at once; retry after the Retry-After seconds"},
 	{CodeTooSoon, KindRateLimited, "A code was sent moments ago; look in the account's own chat."},
 	{CodeUnauthorized, KindUnauthorized, "missing or invalid credential"},

@@ -91,4 +91,16 @@ type Settings struct {
 	// ConnectJitter is the longest random wait before the first connect
 	// after a start (CONNECT_JITTER); zero: none.
 	ConnectJitter time.Duration
+	// EventStreams and EventStreamsPerAddress cap the open event streams
+	// in all and from one client address.
+	EventStreams           int
+	EventStreamsPerAddress int
+	// LogFilesMaxBytes bounds the daily log files together.
+	LogFilesMaxBytes int64
+	// WebhookLocalTargets lets subscriptions reach loopback and link-local
+	// addresses.
+	WebhookLocalTargets bool
+	// DeliveredRetention is how long delivered events stay in the outbox;
+	// EventLogRetention how long the event log keeps an event.
+	DeliveredRetention, EventLogRetention time.Duration
 }

@@ -70,7 +70,7 @@ func into[T any](field *T, parse func(string) (T, error)) func(string) error {
 // specsFor lists every setting in the order of the contract, each
 // parsing into its field of s.
 func specsFor(s *Settings) []setting {
-	return slices.Concat(baseSpecs(s), protectionSpecs(s), cloudSpecs(s))
+	return slices.Concat(baseSpecs(s), protectionSpecs(s), cloudSpecs(s), boundSpecs(s))
 }
 
 // baseSpecs are the settings up to the pace of sends.

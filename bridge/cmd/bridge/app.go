@@ -156,7 +156,8 @@ func lockDataDir(stdout io.Writer) buildStep {
 		}
 		a.dir = dir
 		a.onClose(func() { _ = dir.Close() })
-		log, files, err := logging.New(logging.Options{Stdout: stdout, Dir: dir.LogsDir(), Level: a.settings.LogLevel})
+		log, files, err := logging.New(logging.Options{Stdout: stdout, Dir: dir.LogsDir(), Level: a.settings.LogLevel,
+			MaxBytes: a.settings.LogFilesMaxBytes})
 		if err != nil {
 			return err
 		}
@@ -238,7 +239,9 @@ func newObservers(_ context.Context, a *app) error {
 		DB: a.db, Batcher: a.writer, URL: a.settings.WebhookURL, Key: []byte(a.settings.WebhookSecret.Reveal()),
 		Log: a.log.WithName("webhook"), Observer: trafficObserver{a.metrics, a.traffic},
 		// NATS subjects name the linked account.
-		Account: a.account,
+		Account:       a.account,
+		LocalTargets:  a.settings.WebhookLocalTargets,
+		KeepDelivered: a.settings.DeliveredRetention, KeepEvents: a.settings.EventLogRetention,
 	})
 	// Subscriptions in the cloud format get the Cloud API's webhooks.
 	webhook.RegisterFormat(cloudapi.FormatName, cloudapi.WebhookFormat{Account: a.account})
@@ -394,12 +397,13 @@ func newHTTPServer(_ context.Context, a *app) error {
 		Webhooks:       a.webhooks,
 		Subscriptions:  a.webhooks,
 		Events:         a.webhooks,
-		Inbox:          a.inbox,
-		Media:          a.downloads,
-		Log:            a.log.WithName("httpapi"),
-		Pprof:          s.Pprof,
-		CloudAPI:       cloudDoor(a),
-		CloudAPIPaths:  cloudapi.PathPrefix,
+		EventStreams:   s.EventStreams, EventStreamsPerAddress: s.EventStreamsPerAddress,
+		Inbox:         a.inbox,
+		Media:         a.downloads,
+		Log:           a.log.WithName("httpapi"),
+		Pprof:         s.Pprof,
+		CloudAPI:      cloudDoor(a),
+		CloudAPIPaths: cloudapi.PathPrefix,
 	}
 	apiDeps := deps
 	dash := dashboard.New(dashboard.Options{

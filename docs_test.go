@@ -342,3 +342,79 @@ func TestDocsSettingsEachExplained(t *testing.T) {
 		}
 	}
 }
+
+var (
+	goTestCommand = regexp.MustCompile("`(?:[A-Z_]+=\\S+ )*go test ([^`]+)`")
+	packagePath   = regexp.MustCompile(`(?:^|\s)(\./[^\s']*)`)
+	benchOrRun    = regexp.MustCompile(`-(bench|run)[= ]'?([^'\s]+)'?`)
+)
+
+// TestDocsBenchmarkCommandsRun: every `go test` command of the benchmarks
+// page names packages that exist and, with -bench or -run, a benchmark or
+// test of that package the pattern selects (the README once ran
+// ./bridge/admin/ and ./bridge/store, neither of which existed).
+func TestDocsBenchmarkCommandsRun(t *testing.T) {
+	text, err := os.ReadFile("docs/benchmarks.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range goTestCommand.FindAllStringSubmatch(string(text), -1) {
+		args := strings.ReplaceAll(m[1], `\|`, "|")
+		pkgs := packagePath.FindAllStringSubmatch(args, -1)
+		if len(pkgs) == 0 {
+			t.Errorf("benchmarks.md: %q names no package", m[0])
+		}
+		for _, p := range pkgs {
+			dir := strings.TrimSuffix(strings.TrimPrefix(p[1], "./"), "/")
+			funcs := testFunctions(t, dir)
+			if funcs == nil {
+				t.Errorf("benchmarks.md: %q names %s, which has no tests", m[0], p[1])
+				continue
+			}
+			for _, sel := range benchOrRun.FindAllStringSubmatch(args, -1) {
+				if sel[2] == "NONE" || sel[2] == "^$" || sel[2] == "XXX" {
+					continue
+				}
+				if !selectsOne(sel[1], sel[2], funcs) {
+					t.Errorf("benchmarks.md: %q: -%s %s selects nothing in %s", m[0], sel[1], sel[2], p[1])
+				}
+			}
+		}
+	}
+}
+
+// testFunctions are the names of the Test and Benchmark functions of a
+// package folder's test files, nil when there are none.
+func testFunctions(t *testing.T, dir string) []string {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "*_test.go"))
+	var names []string
+	decl := regexp.MustCompile(`(?m)^func ((?:Test|Benchmark)\w+)\(`)
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range decl.FindAllStringSubmatch(string(src), -1) {
+			names = append(names, m[1])
+		}
+	}
+	return names
+}
+
+// selectsOne reports whether go test's pattern (its first level, before a
+// slash) matches a function of the kind the flag selects.
+func selectsOne(flag, pattern string, funcs []string) bool {
+	top, _, _ := strings.Cut(pattern, "/")
+	re, err := regexp.Compile(top)
+	if err != nil {
+		return false
+	}
+	prefix := map[string]string{"bench": "Benchmark", "run": "Test"}[flag]
+	for _, f := range funcs {
+		if strings.HasPrefix(f, prefix) && re.MatchString(f) {
+			return true
+		}
+	}
+	return false
+}

@@ -50,6 +50,11 @@ manifests: $(CONTROLLER_GEN) ## Generate the CRD and RBAC manifests under config
 	$(CONTROLLER_GEN) rbac:roleName=manager-role crd paths=./api/... paths=./controllers/... \
 		output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
 	hack/sync-chart.sh
+	go run ./hack/docgen
+
+.PHONY: docs
+docs: ## Rewrite the generated references of docs/ (the resource from the CRD, the settings from bridge/settings).
+	go run ./hack/docgen
 
 .PHONY: fmt
 fmt: ## Format the code.

@@ -7,6 +7,7 @@ package docgen
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -133,7 +134,7 @@ func writeFields(b *strings.Builder, path string, s apiextensionsv1.JSONSchemaPr
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		writeFields(b, prefix+"."+name, props[name], contains(s.Required, name))
+		writeFields(b, prefix+"."+name, props[name], slices.Contains(s.Required, name))
 	}
 }
 
@@ -204,15 +205,6 @@ func bounds(s apiextensionsv1.JSONSchemaProps) []string {
 	add("min items", s.MinItems)
 	add("max items", s.MaxItems)
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // oneLine joins a description's lines: a table row is one line.

@@ -33,7 +33,7 @@ func SettingsTable() string {
 	var b strings.Builder
 	b.WriteString("| env | flag | default | what |\n|---|---|---|---|\n")
 	for _, d := range settings.Reference() {
-		def := "none"
+		def := "—" // none, or computed at start-up (the usage says how)
 		if d.Default != "" {
 			def = "`" + d.Default + "`"
 		}

@@ -83,7 +83,7 @@ func unsupportedType(bridgeCode, details string) *GraphError {
 
 var errUnknownPath = func() *GraphError {
 	e := graphErr(http.StatusBadRequest, CodeInvalidParameter,
-		"Unsupported request - method type or path is not served by this bridge", "see the bridge's README: the Cloud API door", "no_endpoint")
+		"Unsupported request - method type or path is not served by this bridge", "see docs/user/cloud-api.md in the bridge's repository", "no_endpoint")
 	e.ErrorSubcode = subcodeNoObject
 	return e
 }()

@@ -15,10 +15,10 @@ const maxEventStreams = 10000
 func boundSpecs(s *Settings) []setting {
 	return []setting{
 		{env: contract.EnvEventStreams, def: contract.DefaultEventStreams, usage: "GET /api/events streams open at once (1-10000); beyond, 429 too_many_streams",
-			parse: into(&s.EventStreams, countWithin(1, maxEventStreams))},
+			parse: into(&s.EventStreams, countUpTo(maxEventStreams))},
 		{env: contract.EnvEventStreamsPerAddress, def: contract.DefaultEventStreamsPerAddress, usage: "of those, how many one client address may hold (1-EVENT_STREAMS)",
 			parse: func(v string) (err error) {
-				s.EventStreamsPerAddress, err = countWithin(1, s.EventStreams)(v)
+				s.EventStreamsPerAddress, err = countUpTo(s.EventStreams)(v)
 				return err
 			}},
 		{env: contract.EnvLogFilesMaxBytes, def: contract.DefaultLogFilesMaxBytes, usage: "most bytes the log files in DATA_DIR/logs hold together (from 1MiB); a day's file is set aside at a sixteenth of it, the oldest files deleted",

@@ -124,7 +124,7 @@ func protectionSpecs(s *Settings) []setting {
 		{env: contract.EnvRestrictionBackoff, def: contract.DefaultRestrictionBackoff, usage: "first pause after a WhatsApp rate limit without an end; doubles up to 1h",
 			parse: into(&s.RestrictionBackoff, parseRestrictionBackoff)},
 		{env: contract.EnvMaxUploads, def: contract.DefaultMaxUploads, usage: "large bodies read at once from callers not yet verified (1-10000)",
-			parse: into(&s.MaxUploads, countWithin(1, maxUploadsLimit))},
+			parse: into(&s.MaxUploads, countUpTo(maxUploadsLimit))},
 		{env: contract.EnvUploadsPerAddress, def: contract.DefaultUploadsPerAddress, usage: "of those, how many one client address may hold (1-MAX_UPLOADS)",
 			parse: func(v string) error { return parseUploadsPerAddress(s, v) }},
 		{env: contract.EnvKeyDeadline, def: contract.DefaultKeyDeadline, usage: "how long a body may take to present its credential (100ms-5m)",
@@ -132,7 +132,7 @@ func protectionSpecs(s *Settings) []setting {
 		{env: contract.EnvCheckRate, def: contract.DefaultCheckRate, usage: "number checks that reach WhatsApp after the burst: N/s, N/m or N/h",
 			parse: into(&s.CheckRate, bridge.ParseSendRate)},
 		{env: contract.EnvCheckBurst, def: contract.DefaultCheckBurst, usage: "number checks that may reach WhatsApp at once (1-100)",
-			parse: into(&s.CheckBurst, countWithin(1, maxCheckBurst))},
+			parse: into(&s.CheckBurst, countUpTo(maxCheckBurst))},
 		{env: contract.EnvStatusAudienceRate, def: contract.DefaultStatusAudienceRate, usage: "recipients of status posts that may be reached: N/s, N/m or N/h, a burst of at least 256; a status waits until its audience fits (recipients unknown to the account also count against CHECK_RATE)",
 			parse: into(&s.StatusAudienceRate, bridge.ParseSendRate)},
 		{env: contract.EnvTrustedProxies, usage: "comma-separated CIDRs whose X-Forwarded-For is believed (an Ingress); empty: none",
@@ -180,7 +180,7 @@ const (
 // parseUploadsPerAddress is a count up to MAX_UPLOADS, parsed first (order
 // of specsFor).
 func parseUploadsPerAddress(s *Settings, v string) (err error) {
-	s.UploadsPerAddress, err = countWithin(1, s.MaxUploads)(v)
+	s.UploadsPerAddress, err = countUpTo(s.MaxUploads)(v)
 	return err
 }
 

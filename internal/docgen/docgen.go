@@ -55,7 +55,7 @@ func WithSettingsTable(page string) (string, error) {
 
 // borrowed are fields whose schema is a Kubernetes type: the reference
 // names the type instead of repeating the Kubernetes API reference.
-var borrowed = map[string]string{
+var borrowed = map[string]string{ //nolint:gosec // type names of borrowed Kubernetes fields, no credential
 	"spec.affinity":         "Kubernetes `Affinity` (core/v1)",
 	"spec.tolerations":      "list of Kubernetes `Toleration` (core/v1)",
 	"spec.resources":        "Kubernetes `ResourceRequirements` (core/v1)",

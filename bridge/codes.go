@@ -159,6 +159,7 @@ const (
 	CodeUnexpectedText           = "unexpected_text"
 	CodeUnexpectedVcard          = "unexpected_vcard"
 	CodeUnknownChat              = "unknown_chat"
+	CodeUnknownLID               = "unknown_lid"
 	CodeUnknownEventType         = "unknown_event_type"
 	CodeUnknownField             = "unknown_field"
 	CodeUnknownFormat            = "unknown_format"
@@ -331,6 +332,7 @@ var Codes = []CodeInfo{
 	{CodeUnexpectedText, KindInvalid, "item N is …, which has no text or caption"},
 	{CodeUnexpectedVcard, KindInvalid, "item N is …, not a contact"},
 	{CodeUnknownChat, KindNotFound, "the account has no such chat: nothing received in it, and not a number known to be on WhatsApp"},
+	{CodeUnknownLID, KindNotFound, "no phone number is known for this LID: the contact hides it, or the account never learned it"},
 	{CodeUnknownEventType, KindInvalid, "unknown event type …; the types are …"},
 	{CodeUnknownField, KindInvalid, "a form field is not one this endpoint takes"},
 	{CodeUnknownFormat, KindInvalid, "unknown format …; use standard"},

@@ -318,3 +318,23 @@ func contactOf(ctx context.Context, cli *whatsmeow.Client, a types.IsOnWhatsAppR
 	}
 	return c
 }
+
+// ByLID names the contact of a LID (its digits) by the phone number the
+// session learned for it (whatsmeow's LID map: from messages, group
+// members, contact checks), without asking WhatsApp, which never tells a
+// number its owner hides. False when no number is known.
+func (b *ContactBook) ByLID(ctx context.Context, lid string) (bridge.Contact, bool, error) {
+	cli := b.m.client.Load()
+	if cli.Store.LIDs == nil {
+		return bridge.Contact{}, false, nil
+	}
+	lidJID := types.NewJID(lid, types.HiddenUserServer)
+	pn, err := cli.Store.LIDs.GetPNForLID(ctx, lidJID)
+	if err != nil {
+		return bridge.Contact{}, false, fmt.Errorf("read the LID map: %w", err)
+	}
+	if pn.IsEmpty() {
+		return bridge.Contact{}, false, nil
+	}
+	return bridge.Contact{Number: pn.User, OnWhatsApp: true, JID: pn.ToNonAD().String(), LID: lidJID.String()}, true, nil
+}

@@ -2,6 +2,8 @@
 #
 #   make run     the bridge on this machine, data in ./data
 #   make test-unit  the fast tier: go test -short, no processes, envtest, browser or helm
+#   make test-sim, test-process, test-envtest, test-e2e  one slower tier alone
+#                   (docs/development/testing.md)
 #   make test       everything: lint, unit, envtest and end-to-end tests (what CI runs)
 
 SHELL := /usr/bin/env bash -o pipefail
@@ -31,7 +33,7 @@ GO_TEST_FLAGS ?= -race -count=1 -timeout 30m
 VET_CHECKS := appends,asmdecl,assign,atomic,bools,buildtag,cgocall,composites,copylocks,defers,directive,errorsas,framepointer,hostport,httpresponse,ifaceassert,loopclosure,lostcancel,nilfunc,printf,shift,sigchanyzer,slog,stdmethods,stdversion,stringintconv,structtag,testinggoroutine,tests,timeformat,unmarshal,unreachable,unsafeptr,unusedresult,waitgroup
 
 # $(call step,NAME,COMMAND) runs COMMAND and prints how long it took, so a
-# CI log shows where the time goes (the README's table of a cold run).
+# CI log shows where the time goes (docs/development/ci.md: a cold run).
 step = start=$$(date +%s); $(2); echo "make test step $(1): $$(( $$(date +%s) - start )) s"
 
 .PHONY: all
@@ -48,6 +50,11 @@ manifests: $(CONTROLLER_GEN) ## Generate the CRD and RBAC manifests under config
 	$(CONTROLLER_GEN) rbac:roleName=manager-role crd paths=./api/... paths=./controllers/... \
 		output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
 	hack/sync-chart.sh
+	go run ./hack/docgen
+
+.PHONY: docs
+docs: ## Rewrite the generated references of docs/ (the resource from the CRD, the settings from bridge/settings).
+	go run ./hack/docgen
 
 .PHONY: fmt
 fmt: ## Format the code.
@@ -75,7 +82,7 @@ e2e-binaries: envtest ## Build (or reuse) kubelet, kube-proxy, ..., CoreDNS for 
 	@$(call step,e2e binaries,hack/e2e-binaries.sh >/dev/null)
 
 .PHONY: e2e
-e2e: e2e-binaries $(HELM) ## Run the end-to-end test alone: the chart on a real cluster (root; see README).
+e2e: e2e-binaries $(HELM) ## Run the end-to-end test alone: the chart on a real cluster (root; see docs/development/testing.md).
 	HELM="$(HELM)" go test $(GO_TEST_FLAGS) -v -run '^TestChartOnRealCluster$$' ./test/e2e/
 
 # FLEET_BRIDGES linked bridges on the end-to-end cluster's one node, after one
@@ -85,7 +92,7 @@ e2e: e2e-binaries $(HELM) ## Run the end-to-end test alone: the chart on a real 
 FLEET_BRIDGES ?= 60
 
 .PHONY: fleet-bench
-fleet-bench: e2e-binaries $(HELM) ## Measure a fleet of linked bridges on the end-to-end cluster (root; see README).
+fleet-bench: e2e-binaries $(HELM) ## Measure a fleet of linked bridges on the end-to-end cluster (root; see docs/operator/capacity.md).
 	HELM="$(HELM)" FLEET_BENCH=$(FLEET_BRIDGES) go test -count=1 -timeout 60m -v -run '^TestFleetBench$$' ./test/e2e/ | grep --line-buffered -E 'FLEET|FIGURE|_test.go:|^(---|ok|FAIL)'
 
 # The quick tier leaves out test/ (the process and cluster tiers): under
@@ -95,8 +102,35 @@ fleet-bench: e2e-binaries $(HELM) ## Measure a fleet of linked bridges on the en
 UNIT_PACKAGES = $$(go list ./... | grep -v '^github.com/msgbridge/msgbridge/test/')
 
 .PHONY: test-unit
-test-unit: ## Run the fast tests (-short: no bridge process, envtest, browser, helm).
+test-unit: ## Tier 1: the fast tests (-short: no simulator, bridge process, envtest, browser, helm).
 	go test -short $(UNIT_PACKAGES)
+
+# The tiers above the unit tier, each alone (docs/development/testing.md:
+# what each needs and how long it takes). make test runs all of them in one
+# go test; these run one tier while you work on it. A tier is chosen by its
+# packages, not by tags: the simulator's tests live in the packages of the
+# WhatsApp link and the simulator, the process tier in test/process, the
+# cluster tier in test/e2e, and the API server's in controllers/ and the
+# root package (generated files, chart values, docs).
+SIM_PACKAGES := ./bridge/wasim/... ./bridge/whatsapp/...
+ENVTEST_PACKAGES := . ./controllers/...
+
+.PHONY: test-sim
+test-sim: ## Tier 2: the real whatsmeow client against the simulator (bridge/wasim, bridge/whatsapp).
+	go test $(GO_TEST_FLAGS) $(SIM_PACKAGES)
+
+.PHONY: test-process
+test-process: ## Tier 3: the bridge binary as a process against the simulator, headless Chromium (test/process).
+	go test $(GO_TEST_FLAGS) ./test/process/
+
+.PHONY: test-envtest
+test-envtest: envtest $(CONTROLLER_GEN) $(HELM) ## Tier 4: the operator against a real kube-apiserver and etcd (envtest).
+	KUBEBUILDER_ASSETS="$$(hack/envtest-binaries.sh)" CONTROLLER_GEN="$(CONTROLLER_GEN)" HELM="$(HELM)" \
+		go test $(GO_TEST_FLAGS) $(ENVTEST_PACKAGES)
+
+.PHONY: test-e2e
+test-e2e: e2e-binaries $(HELM) ## Tier 5: the chart on a real single-node cluster (root; test/e2e).
+	HELM="$(HELM)" go test $(GO_TEST_FLAGS) ./test/e2e/
 
 # Every request the tests send to a bridge, and every webhook they receive, is
 # checked against the API description (internal/apitest); each test package
@@ -129,7 +163,7 @@ test-alerts: envtest $(HELM) ## Run the chart's alerts through a real Prometheus
 		go test $(GO_TEST_FLAGS) -tags prometheus -run '^TestAlertsNameTheBridgesNamespace$$' ./controllers/)
 
 .PHONY: screenshots
-screenshots: ## Retake the dashboard screenshots of the README (needs Debian's chromium; the disk-full one root, for a tmpfs).
+screenshots: ## Retake the dashboard screenshots of docs/user/dashboard.md (needs Debian's chromium; the disk-full one root, for a tmpfs).
 	DASHBOARD_SCREENSHOTS="$(CURDIR)/bridge/httpapi/dashboard/screenshots" go test -count=1 -run 'TestDashboardInBrowser|TestDashboardPagesInBrowser|TestDashboardDiskFullBanner' ./test/process
 
 ##@ Build
@@ -152,7 +186,7 @@ run: ## Run the bridge on this machine (data in ./data, dev credentials generate
 	VERSION=$(VERSION) hack/run-bridge.sh
 
 .PHONY: demo
-demo: ## Run the WhatsApp simulator and a bridge connected to it (see bridge/wasim/README.md).
+demo: ## Run the WhatsApp simulator and a bridge connected to it (README.md: Quickstart).
 	VERSION=$(VERSION) hack/demo.sh
 
 .PHONY: run-operator

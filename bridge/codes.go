@@ -132,6 +132,7 @@ const (
 	CodeSubscriptionNotFound     = "subscription_not_found"
 	CodeTargetFailed             = "target_failed"
 	CodeTargetRevoked            = "target_revoked"
+	CodeTargetNotAllowed         = "target_not_allowed"
 	CodeTargetUnreachable        = "target_unreachable"
 	CodeTargetUnverified         = "target_unverified"
 	CodeTemplatesUnavailable     = "templates_unavailable"
@@ -141,6 +142,7 @@ const (
 	CodeTooManyItems             = "too_many_items"
 	CodeTooManyParticipants      = "too_many_participants"
 	CodeTooManyStatusRecipients  = "too_many_status_recipients"
+	CodeTooManyStreams           = "too_many_streams"
 	CodeTooManyUploads           = "too_many_uploads"
 	CodeTooSoon                  = "too_soon"
 	CodeUnauthorized             = "unauthorized"
@@ -157,6 +159,7 @@ const (
 	CodeUnexpectedText           = "unexpected_text"
 	CodeUnexpectedVcard          = "unexpected_vcard"
 	CodeUnknownChat              = "unknown_chat"
+	CodeUnknownLID               = "unknown_lid"
 	CodeUnknownEventType         = "unknown_event_type"
 	CodeUnknownField             = "unknown_field"
 	CodeUnknownFormat            = "unknown_format"
@@ -302,6 +305,7 @@ var Codes = []CodeInfo{
 	{CodeSubscriptionNotFound, KindNotFound, "no such subscription"},
 	{CodeTargetFailed, KindConflict, "the message failed; it never reached WhatsApp"},
 	{CodeTargetRevoked, KindConflict, "the message is revoked (or its revoke is queued); it cannot be edited or revoked again"},
+	{CodeTargetNotAllowed, KindInvalid, "the target resolves to a loopback or link-local address, which subscriptions may not reach unless WEBHOOK_LOCAL_TARGETS is on"},
 	{CodeTargetUnreachable, KindInvalid, "target … could not be reached: …"},
 	{CodeTargetUnverified, KindInvalid, "target … refused the verification handshake: …"},
 	{CodeTemplatesUnavailable, KindUnavailable, "this bridge keeps no templates"},
@@ -311,6 +315,7 @@ var Codes = []CodeInfo{
 	{CodeTooManyItems, KindInvalid, "at most N items per request"},
 	{CodeTooManyParticipants, KindInvalid, "at most N participants per request: WhatsApp bans accounts that add many people at once"},
 	{CodeTooManyStatusRecipients, KindInvalid, "a status goes to at most N recipients, not N"},
+	{CodeTooManyStreams, KindRateLimited, "too many event streams are open (EVENT_STREAMS in all, EVENT_STREAMS_PER_ADDRESS from one address); retry after the Retry-After seconds"},
 	{CodeTooManyUploads, KindUnavailable, "too many uploads at once; retry after the Retry-After seconds"},
 	{CodeTooSoon, KindRateLimited, "A code was sent moments ago; look in the account's own chat."},
 	{CodeUnauthorized, KindUnauthorized, "missing or invalid credential"},
@@ -327,6 +332,7 @@ var Codes = []CodeInfo{
 	{CodeUnexpectedText, KindInvalid, "item N is …, which has no text or caption"},
 	{CodeUnexpectedVcard, KindInvalid, "item N is …, not a contact"},
 	{CodeUnknownChat, KindNotFound, "the account has no such chat: nothing received in it, and not a number known to be on WhatsApp"},
+	{CodeUnknownLID, KindNotFound, "no phone number is known for this LID: the contact hides it, or the account never learned it"},
 	{CodeUnknownEventType, KindInvalid, "unknown event type …; the types are …"},
 	{CodeUnknownField, KindInvalid, "a form field is not one this endpoint takes"},
 	{CodeUnknownFormat, KindInvalid, "unknown format …; use standard"},

@@ -17,7 +17,7 @@ import (
 )
 
 // The import rules are the table "What may import what" of
-// docs/architecture.md, read by the test itself, so the document cannot
+// docs/development/architecture.md, read by the test itself, so the document cannot
 // drift from what the code does: a change of a rule is a change of the
 // table. The imports are read from the sources with go/parser, so that the
 // quick tier starts no process (go list would); test files are not
@@ -36,7 +36,7 @@ var (
 	quoted      = regexp.MustCompile("`([a-z/]+)`")
 )
 
-// importTable reads the table of docs/architecture.md: for each package,
+// importTable reads the table of docs/development/architecture.md: for each package,
 // the packages of this module it may import.
 func importTable(t *testing.T, doc string) map[string][]string {
 	t.Helper()
@@ -82,9 +82,9 @@ var onlyImporter = map[string][]string{
 }
 
 // TestImportRules fails on every import of a bridge package that
-// docs/architecture.md does not allow, naming the edge and its file.
+// docs/development/architecture.md does not allow, naming the edge and its file.
 func TestImportRules(t *testing.T) {
-	mayImport := importTable(t, "../docs/architecture.md")
+	mayImport := importTable(t, "../docs/development/architecture.md")
 	imports := productionImports(t, "..")
 	var pkgs []string
 	for pkg := range imports {
@@ -94,13 +94,13 @@ func TestImportRules(t *testing.T) {
 	for _, pkg := range pkgs {
 		for imp, file := range imports[pkg] {
 			if why := forbidden(mayImport, pkg, imp); why != "" {
-				t.Errorf("%s imports %s (%s): %s; allow it in docs/architecture.md's table, or remove it", pkg, imp, file, why)
+				t.Errorf("%s imports %s (%s): %s; allow it in docs/development/architecture.md's table, or remove it", pkg, imp, file, why)
 			}
 		}
 	}
 	for pkg := range mayImport {
 		if _, ok := imports[pkg]; !ok && !under(pkg, []string{"bridge/cmd", "bridge/wasim"}) {
-			t.Errorf("docs/architecture.md's table names %s, which has no production files: remove its row", pkg)
+			t.Errorf("docs/development/architecture.md's table names %s, which has no production files: remove its row", pkg)
 		}
 	}
 }

@@ -46,6 +46,9 @@ type Incoming struct {
 	// (IncomingButtonReply, IncomingListReply); Text is its title, Quoted
 	// the message that offered it.
 	ReplyID string
+	// Truncated are the fields cut to their bounds (Bound), with their
+	// whole sizes; nil when none was.
+	Truncated []Cut
 }
 
 // Media describes an incoming message's attachment.

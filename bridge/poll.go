@@ -84,8 +84,16 @@ type OptionTally struct {
 	Voters []Recipient
 }
 
+// Admits reports whether a vote that chose options is one p allows: at
+// most its selectable count (none is a vote taken back). WhatsApp's
+// clients never send more; a modified one can, and it must not count.
+func (p Poll) Admits(options []string) bool {
+	return p.Selectable < 1 || len(options) <= p.Selectable
+}
+
 // Tally counts votes per option of p, in the poll's order; a vote for a
-// name p does not have (none the link lets through) is not counted.
+// name p does not have (none the link lets through), or for more options
+// than p admits, is not counted.
 func (p Poll) Tally(votes []PollVote) []OptionTally {
 	out := make([]OptionTally, len(p.Options))
 	index := make(map[string]int, len(p.Options))
@@ -94,6 +102,9 @@ func (p Poll) Tally(votes []PollVote) []OptionTally {
 		index[o] = i
 	}
 	for _, v := range votes {
+		if !p.Admits(v.Options) {
+			continue
+		}
 		for _, o := range v.Options {
 			if i, ok := index[o]; ok {
 				out[i].Voters = append(out[i].Voters, v.Voter)

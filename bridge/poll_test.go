@@ -54,6 +54,22 @@ func TestPollTally(t *testing.T) {
 	}
 }
 
+// A vote that chose more options than the poll's selectable_count is no
+// vote the poll allows (a modified client sends one): it counts for
+// nothing, and the link drops it.
+func TestPollVoteBeyondSelectableCountsForNothing(t *testing.T) {
+	ana, _ := bridge.ParseRecipient("4915100000002")
+	ben, _ := bridge.ParseRecipient("4915100000003")
+	p := bridge.Poll{Question: "q", Options: []string{"a", "b", "c"}, Selectable: 1}
+	got := p.Tally([]bridge.PollVote{{Voter: ana, Options: []string{"a", "b", "c"}}, {Voter: ben, Options: []string{"b"}}})
+	if len(got[0].Voters) != 0 || len(got[2].Voters) != 0 || len(got[1].Voters) != 1 || got[1].Voters[0] != ben {
+		t.Errorf("tally %+v: the vote of three options on a poll of one was counted", got)
+	}
+	if p.Admits([]string{"a", "b"}) || !p.Admits([]string{"a"}) || !p.Admits([]string{}) {
+		t.Error("Admits: two options of a one-option poll admitted, or one or none (a vote taken back) refused")
+	}
+}
+
 // FuzzValidatePoll: whatever a client sends as a poll is refused with one
 // of the poll's codes or accepted within WhatsApp's bounds.
 func FuzzValidatePoll(f *testing.F) {

@@ -48,6 +48,9 @@ const (
 	// WhatsApp (GET /api/contacts/{number} and the queue's own checks).
 	EnvCheckRate  = "CHECK_RATE"
 	EnvCheckBurst = "CHECK_BURST"
+	// EnvStatusAudienceRate paces the recipients of status posts (N/h,
+	// N/m or N/s): a status waits until its whole audience fits.
+	EnvStatusAudienceRate = "STATUS_AUDIENCE_RATE"
 	// EnvTrustedProxies lists the CIDRs whose X-Forwarded-For the bridge
 	// believes (an Ingress controller's pods); empty believes none.
 	EnvTrustedProxies = "TRUSTED_PROXIES"
@@ -76,6 +79,30 @@ const (
 	// (2.3000.N); empty: the last version the bridge learned from WhatsApp
 	// Web, else the build's.
 	EnvWAVersion = "WA_VERSION"
+	// EnvRejectCalls rejects incoming calls: off, all, or unknown (callers
+	// who are not the account's contacts); EnvRejectCallsReply, when set, is
+	// the text sent to a caller whose call was rejected.
+	EnvRejectCalls      = "REJECT_CALLS"
+	EnvRejectCallsReply = "REJECT_CALLS_REPLY"
+	// EnvConnectJitter spreads the first connect after a start over a
+	// random wait up to it, so that a fleet restarted together (a node
+	// reboot) does not reach WhatsApp from one address in one burst.
+	EnvConnectJitter = "CONNECT_JITTER"
+	// EnvEventStreams caps the open GET /api/events streams in all;
+	// EnvEventStreamsPerAddress those from one client address.
+	EnvEventStreams           = "EVENT_STREAMS"
+	EnvEventStreamsPerAddress = "EVENT_STREAMS_PER_ADDRESS"
+	// EnvLogFilesMaxBytes bounds the daily log files under DATA_DIR/logs
+	// together (a size).
+	EnvLogFilesMaxBytes = "LOG_FILES_MAX_BYTES"
+	// EnvWebhookLocalTargets lets subscriptions reach loopback and
+	// link-local addresses when on (off by default).
+	EnvWebhookLocalTargets = "WEBHOOK_LOCAL_TARGETS"
+	// EnvDeliveredRetention is how long delivered events stay in the
+	// webhook outbox; EnvEventLogRetention how long the event log keeps an
+	// event (how far back GET /api/events resumes).
+	EnvDeliveredRetention = "DELIVERED_RETENTION"
+	EnvEventLogRetention  = "EVENT_LOG_RETENTION"
 )
 
 // The defaults of the settings that have one, as the bridge reads them. The
@@ -96,6 +123,8 @@ const (
 	DefaultRestrictionBackoff = "1m"
 	DefaultPprof              = "off"
 	DefaultStatusUpdates      = "off"
+	DefaultRejectCalls        = "off"
+	DefaultConnectJitter      = "5s"
 	// DefaultHeartbeatInterval is a duration: the operator also judges a
 	// heartbeat's age by it.
 	DefaultHeartbeatInterval = 15 * time.Second
@@ -110,11 +139,27 @@ const (
 	DefaultUploadsPerAddress = "4"
 	DefaultKeyDeadline       = "10s"
 	// The budget of number checks: 5 at once, then one every 6 s.
-	DefaultCheckRate  = "10/m"
-	DefaultCheckBurst = "5"
+	DefaultCheckRate = "10/m"
+	// DefaultStatusAudienceRate: 300 recipients of status posts an hour
+	// (a burst of one full audience, 256, then one every 12 s).
+	DefaultStatusAudienceRate = "300/h"
+	DefaultCheckBurst         = "5"
 	// DefaultPresenceInterval: a person does not change a chat's state
 	// more often.
 	DefaultPresenceInterval = "5s"
 	// DefaultUploadRetention keeps an upload a day.
 	DefaultUploadRetention = 24 * time.Hour
+	// The caps of the event streams: each holds a connection and two
+	// goroutines for as long as it lasts.
+	DefaultEventStreams           = "64"
+	DefaultEventStreamsPerAddress = "8"
+	// DefaultLogFilesMaxBytes: a day's file is set aside at 4 MiB.
+	DefaultLogFilesMaxBytes = "64MiB"
+	// DefaultWebhookLocalTargets: no subscription reaches the pod's own
+	// ports or the cloud's metadata service.
+	DefaultWebhookLocalTargets = "off"
+	// DefaultDeliveredRetention keeps a delivered event a week, to look a
+	// delivery up; DefaultEventLogRetention keeps the event log a day.
+	DefaultDeliveredRetention = 168 * time.Hour
+	DefaultEventLogRetention  = 24 * time.Hour
 )

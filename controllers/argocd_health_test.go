@@ -10,6 +10,7 @@ import (
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -82,6 +83,25 @@ func TestArgoCDHealthAndKstatusReadOperatorStatus(t *testing.T) {
 		bridge.set(bridgeclient.State{State: "connecting", Reason: "keepalive_timeout"})
 		waitCondition(t, mb, msgbridgev1alpha1.ConditionSessionConnected, metav1.ConditionFalse, conditions.ReasonDisconnected)
 		expect(t, "reconnecting", mb, "Progressing", kstatus.InProgressStatus)
+
+		// Issue 44.8: states only a person ends are Stalled, not Progressing.
+		bridge.set(bridgeclient.State{State: "disconnected", Reason: "disk_full"})
+		waitCondition(t, mb, msgbridgev1alpha1.ConditionStalled, metav1.ConditionTrue, conditions.ReasonDiskFull)
+		expect(t, "disk full", mb, "Degraded", kstatus.FailedStatus)
+
+		bridge.set(bridgeclient.State{State: "disconnected", Reason: "client_outdated"})
+		waitCondition(t, mb, msgbridgev1alpha1.ConditionStalled, metav1.ConditionTrue, conditions.ReasonClientOutdated)
+		expect(t, "client version refused", mb, "Degraded", kstatus.FailedStatus)
+
+		bridge.set(connectedState(0))
+		waitCondition(t, mb, msgbridgev1alpha1.ConditionStalled, metav1.ConditionFalse, conditions.ReasonNotStalled)
+		expect(t, "connected again", mb, "Healthy", kstatus.CurrentStatus)
+
+		createPod(t, mb, "ImagePullBackOff")
+		markPodNotReady(t, mb)
+		waitCondition(t, mb, msgbridgev1alpha1.ConditionStalled, metav1.ConditionTrue, conditions.ReasonImagePullFailed)
+		waitCondition(t, mb, msgbridgev1alpha1.ConditionAvailable, metav1.ConditionFalse, conditions.ReasonImagePullFailed)
+		expect(t, "image cannot be pulled", mb, "Degraded", kstatus.FailedStatus)
 	})
 
 	// With the operator stopped, a spec change leaves the status one
@@ -177,5 +197,37 @@ func toLuaValue(state *lua.LState, v any) lua.LValue {
 		return lua.LNil
 	default:
 		panic(fmt.Sprintf("unexpected JSON value of type %T", v))
+	}
+}
+
+// createPod plays the StatefulSet controller and the kubelet for mb's pod:
+// its one container waits with the reason waiting.
+func createPod(t *testing.T, mb *msgbridgev1alpha1.MessagingBridge, waiting string) {
+	t.Helper()
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: mb.Namespace, Name: mb.Name + "-0"},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "bridge", Image: "registry.test/msgbridge:missing"}}},
+	}
+	create(t, pod)
+	pod.Status.ContainerStatuses = []corev1.ContainerStatus{{
+		Name: "bridge", Image: "registry.test/msgbridge:missing",
+		State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{
+			Reason: waiting, Message: `Back-off pulling image "registry.test/msgbridge:missing"`}},
+	}}
+	if err := k8sClient.Status().Update(context.Background(), pod); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// markPodNotReady reports mb's StatefulSet with no ready replica, as the
+// StatefulSet controller does once its pod stops being ready.
+func markPodNotReady(t *testing.T, mb *msgbridgev1alpha1.MessagingBridge) {
+	t.Helper()
+	sts := waitStatefulSet(t, mb, anyStatefulSet)
+	patch := client.MergeFrom(sts.DeepCopy())
+	sts.Status.ReadyReplicas = 0
+	sts.Status.AvailableReplicas = 0
+	if err := k8sClient.Status().Patch(context.Background(), sts, patch); err != nil {
+		t.Fatal(err)
 	}
 }

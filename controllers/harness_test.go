@@ -44,25 +44,49 @@ type operatorOptions struct {
 	bridgeImage string
 	// maxRolling is MaxRollingBridges.
 	maxRolling int
+	// bridgeTimeout is the timeout of one call to a bridge; 0 means 1 s.
+	bridgeTimeout time.Duration
+	// leaderElection makes the manager elect a leader with others of the
+	// same options, through a Lease in ns, with short test timings; its
+	// cancel then plays a kill: the Lease is not released.
+	leaderElection bool
+}
+
+// testOperator is a running test operator.
+type testOperator struct {
+	mgr ctrl.Manager
+	// stop stops the manager and waits for it; later calls do nothing.
+	stop func()
 }
 
 // startOperator runs the reconciler in a real manager, watching only ns so
 // that the objects of earlier tests do not reach it.
-func startOperator(t *testing.T, ns string, o operatorOptions) {
+func startOperator(t *testing.T, ns string, o operatorOptions) *testOperator {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	cfg := restConfig
 	if o.config != nil {
 		cfg = o.config
 	}
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+	opts := ctrl.Options{
 		Scheme:     testScheme,
 		Metrics:    metricsserver.Options{BindAddress: "0"},
 		Controller: ctrlConfigForTests(),
 		Cache:      cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}},
-	})
+	}
+	if o.leaderElection {
+		lease, renew, retry := 2*time.Second, 1500*time.Millisecond, 200*time.Millisecond
+		opts.LeaderElection = true
+		opts.LeaderElectionID = "msgbridge-operator.msgbridge.io"
+		opts.LeaderElectionNamespace = ns
+		opts.LeaseDuration, opts.RenewDeadline, opts.RetryPeriod = &lease, &renew, &retry
+	}
+	mgr, err := ctrl.NewManager(cfg, opts)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if o.bridgeTimeout == 0 {
+		o.bridgeTimeout = time.Second
 	}
 	if o.pollInterval == 0 {
 		o.pollInterval = 200 * time.Millisecond
@@ -79,7 +103,7 @@ func startOperator(t *testing.T, ns string, o operatorOptions) {
 		Recorder:               mgr.GetEventRecorder("msgbridge-operator"),
 		BridgeImage:            o.bridgeImage,
 		MaxRollingBridges:      o.maxRolling,
-		Bridge:                 &bridgeclient.Client{Timeout: time.Second},
+		Bridge:                 &bridgeclient.Client{Timeout: o.bridgeTimeout},
 		PollInterval:           o.pollInterval,
 		HeartbeatStatusRefresh: o.heartbeatRefresh,
 		BridgeURL: func(mb *msgbridgev1alpha1.MessagingBridge) string {
@@ -94,12 +118,20 @@ func startOperator(t *testing.T, ns string, o operatorOptions) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("manager: %v", err)
-		}
-	})
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cancel()
+			// A leader stopped without releasing its Lease reports it lost.
+			err := <-done
+			killedLeader := o.leaderElection && err != nil && err.Error() == "leader election lost"
+			if err != nil && !killedLeader {
+				t.Errorf("manager: %v", err)
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return &testOperator{mgr: mgr, stop: stop}
 }
 
 // fakeBridge serves GET /api/admin/state and POST /session/logout the way a
@@ -112,6 +144,12 @@ type fakeBridge struct {
 	state   bridgeclient.State
 	polls   atomic.Int64
 	logouts atomic.Int64
+	// hung makes the state endpoint answer nothing until the caller gives
+	// up, as a bridge on a partitioned node.
+	hung atomic.Bool
+	// liveHeartbeat makes a connected state's heartbeat the time of each
+	// answer, as a bridge that keeps heart-beating.
+	liveHeartbeat atomic.Bool
 	// subs serves /api/admin/subscriptions.
 	subs fakeSubscriptions
 }
@@ -126,9 +164,18 @@ func newFakeBridge(t *testing.T, token string) *fakeBridge {
 			return
 		}
 		b.polls.Add(1)
+		if b.hung.Load() {
+			<-r.Context().Done()
+			return
+		}
 		b.mu.Lock()
 		defer b.mu.Unlock()
-		_ = json.NewEncoder(w).Encode(b.state)
+		state := b.state
+		if b.liveHeartbeat.Load() && state.Connected {
+			now := time.Now()
+			state.LastHeartbeat = &now
+		}
+		_ = json.NewEncoder(w).Encode(state)
 	})
 	mux.HandleFunc("POST /session/logout", func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get(bridgeclient.AdminTokenHeader) != b.token {

@@ -80,12 +80,17 @@ type MessagingBridgeReconciler struct {
 	rollouts rollouts
 	// subscriptions remembers what was put into each bridge.
 	subscriptions subscriptionMemory
+	// resume holds the rounds until a newly elected leader re-observed
+	// every bridge; SetupWithManager sets it.
+	resume *resumeGate
 }
 
 // Least privilege: every write is a create, an apply or a patch, never an
 // update or a delete (owned objects go with their MessagingBridge through
 // garbage collection), except the delete of a PodDisruptionBudget the spec
-// no longer asks for; no access to pods. The finalizers subresource is what
+// no longer asks for. Of pods only get: the pod of a bridge that is not
+// ready is read to tell an image it cannot pull (no list, no watch, no
+// write). The finalizers subresource is what
 // the API server checks before it lets an owner reference block deletion.
 //
 // +kubebuilder:rbac:groups=msgbridge.io,resources=messagingbridges,verbs=get;list;watch;patch
@@ -94,6 +99,7 @@ type MessagingBridgeReconciler struct {
 // +kubebuilder:rbac:groups=apps,resources=statefulsets,verbs=get;list;watch;create;patch
 // +kubebuilder:rbac:groups="",resources=services,verbs=get;list;watch;create;patch
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;patch
+// +kubebuilder:rbac:groups="",resources=pods,verbs=get
 // +kubebuilder:rbac:groups=policy,resources=poddisruptionbudgets,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
@@ -123,6 +129,9 @@ type round struct {
 	scaleErr error
 	// rolloutWaiting says why the bridge keeps its image for now.
 	rolloutWaiting string
+	// reobserving: the round only re-observes the bridge for a newly
+	// elected leader (see resume.go), with no apply step before it.
+	reobserving bool
 }
 
 // setCondition records c for the current generation; meta.SetStatusCondition
@@ -142,6 +151,9 @@ type step func(ctx context.Context, rd *round) (done bool, err error)
 // observation of the bridge, which always runs so that the status never
 // shows a stale session. The status is written only when it changed.
 func (r *MessagingBridgeReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	if err := r.resume.wait(ctx); err != nil {
+		return ctrl.Result{}, err
+	}
 	var mb msgbridgev1alpha1.MessagingBridge
 	if err := r.Get(ctx, req.NamespacedName, &mb); err != nil {
 		if client.IgnoreNotFound(err) == nil {

@@ -1,6 +1,8 @@
 package controllers
 
 import (
+	"sync"
+
 	"github.com/prometheus/client_golang/prometheus"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
@@ -32,12 +34,24 @@ var (
 		Name: "messagingbridge_condition",
 		Help: "1 for the status a condition of the MessagingBridge has (True, False or Unknown), 0 for the two others.",
 	}, []string{"namespace", "name", "type", "status"})
+
+	// sessionReasonGauge tells the SessionConnected reasons apart, which
+	// alerts such as the client version WhatsApp refuses need; one series
+	// per bridge, its current reason.
+	sessionReasonGauge = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "messagingbridge_session_reason",
+		Help: "1 with the reason of the bridge's SessionConnected condition (Connected, Disconnected, DiskFull, ClientOutdated...) as label; one series per bridge.",
+	}, []string{"namespace", "name", "reason"})
+	sessionReasons = struct {
+		sync.Mutex
+		last map[[2]string]string
+	}{last: map[[2]string]string{}}
 )
 
 var conditionStatuses = []metav1.ConditionStatus{metav1.ConditionTrue, metav1.ConditionFalse, metav1.ConditionUnknown}
 
 func init() {
-	metrics.Registry.MustRegister(sessionConnectedGauge, lastHeartbeatGauge, suspendedGauge, conditionGauge)
+	metrics.Registry.MustRegister(sessionConnectedGauge, lastHeartbeatGauge, suspendedGauge, conditionGauge, sessionReasonGauge)
 }
 
 // recordConditionMetrics publishes the conditions a round computed.
@@ -47,6 +61,19 @@ func recordConditionMetrics(namespace, name string, conditions []metav1.Conditio
 			conditionGauge.WithLabelValues(namespace, name, c.Type, string(s)).Set(gaugeBool(c.Status == s))
 		}
 	}
+}
+
+// recordSessionReason publishes the reason of SessionConnected, replacing
+// the series of the last one.
+func recordSessionReason(namespace, name, reason string) {
+	sessionReasons.Lock()
+	defer sessionReasons.Unlock()
+	key := [2]string{namespace, name}
+	if last, ok := sessionReasons.last[key]; ok && last != reason {
+		sessionReasonGauge.DeleteLabelValues(namespace, name, last)
+	}
+	sessionReasons.last[key] = reason
+	sessionReasonGauge.WithLabelValues(namespace, name, reason).Set(1)
 }
 
 // recordSessionMetrics publishes one poll's outcome. An unreadable bridge
@@ -72,6 +99,12 @@ func forgetMetrics(namespace, name string) {
 	lastHeartbeatGauge.DeleteLabelValues(namespace, name)
 	suspendedGauge.DeleteLabelValues(namespace, name)
 	conditionGauge.DeletePartialMatch(prometheus.Labels{"namespace": namespace, "name": name})
+	sessionReasons.Lock()
+	defer sessionReasons.Unlock()
+	if last, ok := sessionReasons.last[[2]string{namespace, name}]; ok {
+		sessionReasonGauge.DeleteLabelValues(namespace, name, last)
+		delete(sessionReasons.last, [2]string{namespace, name})
+	}
 }
 
 func gaugeBool(b bool) float64 {

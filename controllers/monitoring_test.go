@@ -63,7 +63,7 @@ func TestChartAlertsAndDashboard(t *testing.T) {
 		}
 	}
 	slices.Sort(alerts)
-	want := []string{"MessagingBridgeHeartbeatStale", "MessagingBridgeNotConnected", "MessagingBridgeSendQueueGrowing",
+	want := []string{"MessagingBridgeClientOutdated", "MessagingBridgeHeartbeatStale", "MessagingBridgeNotConnected", "MessagingBridgeSendQueueGrowing",
 		"MessagingBridgeSendingRestricted", "MessagingBridgeStalled", "MessagingBridgeSubscriptionUnhealthy", "MessagingBridgeWebhookDeadLetters", "MsgbridgeOperatorDown"}
 	if !slices.Equal(alerts, want) {
 		t.Errorf("alerts %v, want %v", alerts, want)

@@ -6,8 +6,10 @@ import (
 	"io"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	msgbridgev1alpha1 "github.com/msgbridge/msgbridge/api/v1alpha1"
@@ -25,7 +27,7 @@ func (r *MessagingBridgeReconciler) observe(ctx context.Context, rd *round) erro
 	if err := r.readStatefulSet(ctx, rd); err != nil {
 		return err
 	}
-	available := conditions.Available(rd.statefulSet, mb.Spec.Suspend, rd.scaleErr)
+	available, imageStall := r.observeAvailable(ctx, rd)
 	rd.setCondition(available)
 	suspended := conditions.Suspended(available)
 
@@ -35,15 +37,21 @@ func (r *MessagingBridgeReconciler) observe(ctx context.Context, rd *round) erro
 	}
 	session := conditions.SessionConnected(obs, specs.HeartbeatInterval(mb), r.now())
 	rd.setCondition(session)
+	rd.recordObservedStall(imageStall, session)
 	rd.setCondition(conditions.SendingRestricted(obs, r.now()))
 	unreachable := ""
 	if obs.Suspended || !obs.PodReady || obs.Err != nil || obs.State == nil {
 		unreachable = session.Message
 	}
-	r.reconcileSubscriptions(ctx, rd, unreachable)
+	if !rd.reobserving {
+		r.reconcileSubscriptions(ctx, rd, unreachable)
+	}
 	recordSessionMetrics(mb.Namespace, mb.Name, session.Status == metav1.ConditionTrue, suspended, obs.State)
+	recordSessionReason(mb.Namespace, mb.Name, session.Reason)
 	rd.status.Workload = conditions.Workload(rd.statefulSet, obs.State, rd.mb.Status.Workload, specs.ClaimName(mb))
-	rd.status.Workload.Rollout = rd.rolloutWaiting
+	if !rd.reobserving { // a re-observation keeps the last round's word
+		rd.status.Workload.Rollout = rd.rolloutWaiting
+	}
 	if obs.State != nil {
 		rd.status.Session = conditions.Session(obs.State)
 	} else {
@@ -56,6 +64,53 @@ func (r *MessagingBridgeReconciler) observe(ctx context.Context, rd *round) erro
 	recordConditionMetrics(mb.Namespace, mb.Name, rd.status.Conditions)
 	rd.status.ObservedGeneration = mb.Generation
 	return nil
+}
+
+// observeAvailable is the Available condition, and the blocker of a pod
+// that cannot pull its image.
+func (r *MessagingBridgeReconciler) observeAvailable(ctx context.Context, rd *round) (metav1.Condition, *conditions.Blocker) {
+	available := conditions.Available(rd.statefulSet, rd.mb.Spec.Suspend, rd.scaleErr)
+	stall := r.imagePullStall(ctx, rd, available)
+	if stall != nil {
+		return conditions.ImagePullFailed(stall), stall
+	}
+	return available, nil
+}
+
+// recordObservedStall sets Stalled for what only a person ends among what
+// the observation found: an image the pod cannot pull, a full volume, a
+// client version WhatsApp refuses. A blocker of the apply steps keeps its
+// Stalled; a re-observation leaves Stalled to the round after it.
+func (rd *round) recordObservedStall(imageStall *conditions.Blocker, session metav1.Condition) {
+	if rd.blocker != nil || rd.reobserving {
+		return
+	}
+	stall := imageStall
+	if stall == nil {
+		stall = conditions.SessionStall(session)
+	}
+	rd.setCondition(conditions.Stalled(stall))
+}
+
+// imagePullStall reads the pod of a bridge whose StatefulSet has no ready
+// replica, and returns its blocker when it waits on an image it cannot pull.
+// Only then: one uncached GET of one pod, no watch of every pod in the
+// cluster. A pod that cannot be read says nothing (the reason is logged).
+// A re-observation leaves it, with Stalled, to the round after it.
+func (r *MessagingBridgeReconciler) imagePullStall(ctx context.Context, rd *round, available metav1.Condition) *conditions.Blocker {
+	sts := rd.statefulSet
+	if sts == nil || rd.mb.Spec.Suspend || available.Status == metav1.ConditionTrue || rd.reobserving {
+		return nil
+	}
+	var pod corev1.Pod
+	err := r.apiReader().Get(ctx, client.ObjectKey{Namespace: sts.Namespace, Name: sts.Name + "-0"}, &pod)
+	if err != nil {
+		if !apierrors.IsNotFound(err) {
+			ctrl.LoggerFrom(ctx).Info("cannot read the bridge pod to tell why it is not ready", "error", err.Error())
+		}
+		return nil
+	}
+	return conditions.ImagePullStall(&pod)
 }
 
 func (r *MessagingBridgeReconciler) readSession(ctx context.Context, rd *round) (*bridgeclient.State, error) {

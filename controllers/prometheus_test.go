@@ -65,8 +65,12 @@ func TestAlertsNameTheBridgesNamespace(t *testing.T) {
 		{Type: "SubscriptionsHealthy", Status: metav1.ConditionFalse, Reason: conditions.ReasonSubscriptionFailing}})
 	recordConditionMetrics("team-b", "sales", []metav1.Condition{
 		{Type: "SubscriptionsHealthy", Status: metav1.ConditionTrue, Reason: conditions.ReasonSubscriptionsHealthy}})
+	// team-e/sales runs a client version WhatsApp refuses; team-a/sales is
+	// merely disconnected.
+	recordSessionReason("team-e", "sales", conditions.ReasonClientOutdated)
+	recordSessionReason("team-a", "sales", conditions.ReasonDisconnected)
 	t.Cleanup(func() {
-		for _, b := range [][2]string{{"team-a", "sales"}, {"team-b", "sales"}, {"team-c", "support"}, {"team-d", "crm"}} {
+		for _, b := range [][2]string{{"team-a", "sales"}, {"team-b", "sales"}, {"team-c", "support"}, {"team-d", "crm"}, {"team-e", "sales"}} {
 			forgetMetrics(b[0], b[1])
 		}
 	})
@@ -96,6 +100,7 @@ func TestAlertsNameTheBridgesNamespace(t *testing.T) {
 		"MessagingBridgeStalled":               {"team-c/support"},
 		"MessagingBridgeSendingRestricted":     {"team-a/sales"},
 		"MessagingBridgeSubscriptionUnhealthy": {"team-d/crm"},
+		"MessagingBridgeClientOutdated":        {"team-e/sales"},
 	}
 	for alert, bridges := range want {
 		waitForAlerts(t, eval, alert, bridges)

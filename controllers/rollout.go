@@ -92,7 +92,10 @@ func (r *MessagingBridgeReconciler) keepRolloutMark(rd *round) string {
 	if rolloutInFlight(rd.statefulSet, rd.mb, r.now()) {
 		return started
 	}
-	r.event(rd.mb, corev1.EventTypeNormal, "RolloutDone", "Rollout", "running "+runningImage(rd.statefulSet)+" and connected")
+	// The cache may show the mark for a round after the apply removed it.
+	if r.events.first(client.ObjectKeyFromObject(rd.mb), rd.mb.UID, "Rollout", "done/"+started) {
+		r.event(rd.mb, corev1.EventTypeNormal, "RolloutDone", "Rollout", "running "+runningImage(rd.statefulSet)+" and connected")
+	}
 	return ""
 }
 
@@ -108,10 +111,11 @@ func (r *MessagingBridgeReconciler) rollingBridges(ctx context.Context) (int, er
 	for i := range sets.Items {
 		sts := &sets.Items[i]
 		key := client.ObjectKeyFromObject(sts)
+		// The cache shows the move: its mark, or none left once done.
+		seen[key] = runningImage(sts) == r.BridgeImage
 		if _, marked := sts.Annotations[specs.RolloutStartedAnnotation]; !marked {
 			continue
 		}
-		seen[key] = true
 		var mb msgbridgev1alpha1.MessagingBridge
 		if err := r.Get(ctx, key, &mb); client.IgnoreNotFound(err) != nil {
 			return 0, err

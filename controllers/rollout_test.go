@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	msgbridgev1alpha1 "github.com/msgbridge/msgbridge/api/v1alpha1"
+	"github.com/msgbridge/msgbridge/controllers/bridgeclient"
 	"github.com/msgbridge/msgbridge/controllers/conditions"
 	"github.com/msgbridge/msgbridge/controllers/specs"
 )
@@ -102,4 +103,57 @@ func countImages(t *testing.T, ns string, names []string, image string) int {
 		}
 	}
 	return count
+}
+
+// Issue 44.6: the roll-out mark goes once the bridge is connected on its new
+// image (an apply that only drops the annotation was skipped as no change,
+// so the mark stayed), and a bridge that then disconnects holds no roll-out
+// slot: another bridge may move.
+func TestRolloutMarkRemovedOnceConnected(t *testing.T) {
+	ns := testNamespace(t)
+	moved, held := newFakeBridge(t, testAdminToken), newFakeBridge(t, testAdminToken)
+	moved.set(connectedState(0))
+	held.set(connectedState(0))
+	urls := map[string]string{"moved": moved.URL, "held": held.URL}
+	first, second := newBridgeWithKeys(t, ns, "moved"), newBridgeWithKeys(t, ns, "held")
+	// held is pinned at first, so that it asks for a slot only later.
+	second.Spec.Image = "msgbridge:pinned"
+	t.Run("operator v1", func(t *testing.T) {
+		startOperator(t, ns, operatorOptions{bridges: urls, bridgeImage: "msgbridge:v1"})
+		for _, mb := range []*msgbridgev1alpha1.MessagingBridge{first, second} {
+			create(t, mb)
+			markPodReady(t, mb)
+			waitCondition(t, mb, msgbridgev1alpha1.ConditionSessionConnected, metav1.ConditionTrue, conditions.ReasonConnected)
+		}
+	})
+
+	startOperator(t, ns, operatorOptions{bridges: urls, bridgeImage: "msgbridge:v2", maxRolling: 1})
+	waitStatefulSet(t, first, func(sts *appsv1.StatefulSet) (bool, string) {
+		_, marked := sts.Annotations[specs.RolloutStartedAnnotation]
+		return marked && runningImage(sts) == "msgbridge:v2", "runs " + runningImage(sts) + fmt.Sprintf(", marked %v", marked)
+	})
+	markPodReady(t, first)
+	waitStatefulSet(t, first, func(sts *appsv1.StatefulSet) (bool, string) {
+		started, marked := sts.Annotations[specs.RolloutStartedAnnotation]
+		return !marked, "still marked as rolling out since " + started
+	})
+	waitEvent(t, ns, first.Name, corev1.EventTypeNormal, "RolloutDone")
+
+	moved.set(bridgeclient.State{State: "disconnected", Reason: "network"})
+	waitCondition(t, first, msgbridgev1alpha1.ConditionSessionConnected, metav1.ConditionFalse, conditions.ReasonDisconnected)
+	patchBridge(t, second, func(mb *msgbridgev1alpha1.MessagingBridge) { mb.Spec.Image = "" })
+	waitStatefulSet(t, second, func(sts *appsv1.StatefulSet) (bool, string) {
+		return runningImage(sts) == "msgbridge:v2", "runs " + runningImage(sts) + " while the disconnected bridge holds no roll-out"
+	})
+
+	// RolloutDone once: the recorder writes a repeat as a series of the
+	// first event (count 2), so a repeat shows as a series.
+	polls := moved.polls.Load()
+	eventually(t, 20*time.Second, func() (bool, string) {
+		return moved.polls.Load() >= polls+5, "waiting for more rounds of the moved bridge"
+	})
+	done := findEvents(t, ns, first.Name, corev1.EventTypeNormal, "RolloutDone")
+	if len(done) != 1 || done[0].Series != nil {
+		t.Errorf("RolloutDone emitted as %d events (%+v), want one without a series", len(done), done)
+	}
 }

@@ -36,6 +36,10 @@ func (r *MessagingBridgeReconciler) SetupWithManager(mgr ctrl.Manager, opts cont
 	if r.APIReader == nil {
 		r.APIReader = mgr.GetAPIReader()
 	}
+	r.resume = newResumeGate()
+	if err := mgr.Add(&reobserver{r: r, cache: mgr.GetCache()}); err != nil {
+		return err
+	}
 	return ctrl.NewControllerManagedBy(mgr).
 		// The operator's own status writes change neither the generation nor
 		// the deletion timestamp, so they start no reconcile. The reset

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -216,7 +218,7 @@ func TestChartRendersValidObjects(t *testing.T) {
 	}{
 		{
 			name:   "defaults",
-			want:   []string{"CustomResourceDefinition", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "Deployment", "Service"},
+			want:   []string{"CustomResourceDefinition", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "Deployment", "Service", "PodDisruptionBudget"},
 			absent: []string{"ServiceMonitor", "NetworkPolicy"},
 		},
 		{
@@ -232,10 +234,10 @@ func TestChartRendersValidObjects(t *testing.T) {
 			name: "bring your own CRD, RBAC and ServiceAccount, one replica without leader election",
 			set: []string{
 				"crds.enabled=false", "rbac.create=false", "serviceAccount.create=false", "serviceAccount.name=existing",
-				"leaderElection.enabled=false", "metrics.service.enabled=false",
+				"leaderElection.enabled=false", "metrics.service.enabled=false", "replicas=1",
 			},
 			want:   []string{"Deployment"},
-			absent: []string{"CustomResourceDefinition", "ClusterRole", "Role", "ServiceAccount", "Service"},
+			absent: []string{"CustomResourceDefinition", "ClusterRole", "Role", "ServiceAccount", "Service", "PodDisruptionBudget"},
 		},
 	}
 	for _, c := range cases {
@@ -257,9 +259,62 @@ func TestChartRendersValidObjects(t *testing.T) {
 				}
 			}
 			checkOperatorDeployment(t, objs)
+			if c.name == "defaults" {
+				checkHighlyAvailable(t, objs)
+			}
 			dryRunApply(t, objs)
 		})
 	}
+}
+
+// Issue 44.7: by default the operator runs two replicas with leader election,
+// spread over nodes, behind a disruption budget that selects them: a drain
+// never takes both, so statuses keep being written.
+func checkHighlyAvailable(t *testing.T, objs []*unstructured.Unstructured) {
+	t.Helper()
+	d := ofKind(objs, "Deployment")[0].Object
+	if replicas, _, _ := unstructured.NestedFieldNoCopy(d, "spec", "replicas"); fmt.Sprint(replicas) != "2" {
+		t.Errorf("%v operator replicas, want 2", replicas)
+	}
+	containers, _, _ := unstructured.NestedSlice(d, "spec", "template", "spec", "containers")
+	args, _, _ := unstructured.NestedStringSlice(containers[0].(map[string]any), "args")
+	if !slices.Contains(args, "--leader-elect") && !slices.Contains(args, "--leader-elect=true") {
+		t.Errorf("no leader election: args %v", args)
+	}
+	podLabels, _, _ := unstructured.NestedStringMap(d, "spec", "template", "metadata", "labels")
+	spread, _, _ := unstructured.NestedSlice(d, "spec", "template", "spec", "topologySpreadConstraints")
+	var keys []string
+	for _, c := range spread {
+		c := c.(map[string]any)
+		keys = append(keys, c["topologyKey"].(string))
+		selector, _, _ := unstructured.NestedStringMap(c, "labelSelector", "matchLabels")
+		if len(selector) == 0 || !selects(selector, podLabels) {
+			t.Errorf("spread over %s selects %v, not the operator's pods %v", c["topologyKey"], selector, podLabels)
+		}
+	}
+	if !slices.Contains(keys, "kubernetes.io/hostname") {
+		t.Errorf("replicas not spread over nodes: %v", keys)
+	}
+	budgets := ofKind(objs, "PodDisruptionBudget")
+	if len(budgets) != 1 {
+		t.Fatalf("%d PodDisruptionBudgets, want 1", len(budgets))
+	}
+	selector, _, _ := unstructured.NestedStringMap(budgets[0].Object, "spec", "selector", "matchLabels")
+	if len(selector) == 0 || !selects(selector, podLabels) {
+		t.Errorf("the PodDisruptionBudget selects %v, not the operator's pods %v", selector, podLabels)
+	}
+	if budgets[0].GetNamespace() != ofKind(objs, "Deployment")[0].GetNamespace() {
+		t.Errorf("the PodDisruptionBudget is in %q, the operator in %q", budgets[0].GetNamespace(), ofKind(objs, "Deployment")[0].GetNamespace())
+	}
+}
+
+func selects(selector, labels map[string]string) bool {
+	for k, v := range selector {
+		if labels[k] != v {
+			return false
+		}
+	}
+	return true
 }
 
 // checkOperatorDeployment: the manager's BRIDGE_IMAGE is its own image, and
@@ -421,7 +476,7 @@ func TestConfigDefaultRendersValidObjects(t *testing.T) {
 			t.Errorf("Namespace %q, want %q", obj.GetName(), ns)
 		}
 	}
-	for _, k := range []string{"Namespace", "CustomResourceDefinition", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "Deployment"} {
+	for _, k := range []string{"Namespace", "CustomResourceDefinition", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "Deployment", "PodDisruptionBudget"} {
 		if kinds[k] != 1 {
 			t.Errorf("%d %s objects, want 1", kinds[k], k)
 		}
@@ -439,6 +494,7 @@ func TestConfigDefaultRendersValidObjects(t *testing.T) {
 		}
 	}
 	checkOperatorDeployment(t, objs)
+	checkHighlyAvailable(t, objs)
 	dryRunApply(t, objs)
 }
 

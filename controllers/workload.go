@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"strings"
 
@@ -12,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
@@ -181,8 +183,13 @@ func permanentAPIError(err error) bool {
 // saves one API request per object and poll; a field someone else changed
 // is no longer ours in the extract, so the apply forces it back.
 //
-// Limit: a field a newer operator no longer sets stays until the next real
-// change of the object is applied.
+// DeepDerivative reads a key desired leaves out of a map as unset, so an
+// annotation or label the operator stops setting (the roll-out mark once a
+// bridge is connected on its new image) would count as no change and stay
+// for ever: the metadata maps are compared exactly (sameOwnedMetadata).
+//
+// Limit: another field a newer operator no longer sets stays until the next
+// real change of the object is applied.
 func (r *MessagingBridgeReconciler) applyIfChanged(ctx context.Context, desired runtime.ApplyConfiguration, getErr error, extract func() (any, error)) (applied bool, err error) {
 	switch {
 	case apierrors.IsNotFound(getErr):
@@ -193,11 +200,44 @@ func (r *MessagingBridgeReconciler) applyIfChanged(ctx context.Context, desired 
 		if err != nil {
 			return false, err
 		}
-		if equality.Semantic.DeepDerivative(desired, owned) {
+		same, err := sameOwnedMetadata(desired, owned)
+		if err != nil {
+			return false, err
+		}
+		if same && equality.Semantic.DeepDerivative(desired, owned) {
 			return false, nil
 		}
 	}
 	return true, r.Apply(ctx, desired, client.FieldOwner(FieldOwner), client.ForceOwnership)
+}
+
+// metadataMaps are the maps whose keys the operator adds and removes:
+// the object's and its pod template's annotations and labels.
+var metadataMaps = [][]string{
+	{"metadata", "annotations"}, {"metadata", "labels"},
+	{"spec", "template", "metadata", "annotations"}, {"spec", "template", "metadata", "labels"},
+}
+
+// sameOwnedMetadata reports whether desired and owned (what FieldOwner owns
+// of the live object) hold exactly the same metadataMaps: a key owned but no
+// longer desired is a change, which the apply removes.
+func sameOwnedMetadata(desired runtime.ApplyConfiguration, owned any) (bool, error) {
+	d, err := runtime.DefaultUnstructuredConverter.ToUnstructured(desired)
+	if err != nil {
+		return false, err
+	}
+	o, err := runtime.DefaultUnstructuredConverter.ToUnstructured(owned)
+	if err != nil {
+		return false, err
+	}
+	for _, path := range metadataMaps {
+		want, _, _ := unstructured.NestedStringMap(d, path...)
+		have, _, _ := unstructured.NestedStringMap(o, path...)
+		if !maps.Equal(want, have) {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // liveFromApplied replaces live with the object an apply answered, which

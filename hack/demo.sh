@@ -26,6 +26,12 @@ json_field() { sed -n "s/.*\"$1\": *\"\([^\"]*\)\".*/\1/p" <<<"$info"; }
 export WASIM_ADDR WASIM_ROOT_KEY
 WASIM_ADDR=$(json_field addr)
 WASIM_ROOT_KEY=$(json_field root_public_key)
+# The simulator keeps its phones in memory only, so a bridge's link from an
+# earlier run names a device the new simulator never saw: the default demo
+# folder starts empty on every run (a DATA_DIR of your own is left alone).
+if [[ -z ${DATA_DIR:-} ]]; then
+  rm -rf "$repo/data/demo"
+fi
 export DATA_DIR=${DATA_DIR:-$repo/data/demo}
 echo "demo: simulator at $WASIM_ADDR, control API http://$control"
 BRIDGE_TAGS=wasim hack/run-bridge.sh

@@ -175,6 +175,27 @@ type MessagingBridgeSpec struct {
 	// +kubebuilder:validation:Pattern=`^2\.3000\.[1-9][0-9]{0,9}$`
 	WAVersion string `json:"waVersion,omitempty"`
 
+	// RejectCalls rejects incoming calls (REJECT_CALLS): off (the default),
+	// all, or unknown (callers who are not the account's contacts). Every
+	// call is a call.offer and a call.ended event either way.
+	// +optional
+	// +kubebuilder:validation:Enum=off;all;unknown
+	RejectCalls string `json:"rejectCalls,omitempty"`
+
+	// RejectCallsReply is the text sent, through the send queue, to a
+	// caller whose call was rejected (REJECT_CALLS_REPLY); empty: none.
+	// +optional
+	// +kubebuilder:validation:MaxLength=65536
+	RejectCallsReply string `json:"rejectCallsReply,omitempty"`
+
+	// ConnectJitter is the longest random wait before a bridge's first
+	// connect after a start (CONNECT_JITTER), from 0s to 1m: bridges
+	// restarted together (a node's reboot) do not reach WhatsApp in one
+	// burst from one address. Empty: the bridge's default, 5s.
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('0s') && duration(self) <= duration('1m')",message="connectJitter must be from 0s to 1m"
+	ConnectJitter *metav1.Duration `json:"connectJitter,omitempty"`
+
 	// Suspend scales the bridge to zero without losing its credentials: the
 	// volume is kept.
 	// +optional

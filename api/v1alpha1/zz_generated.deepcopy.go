@@ -189,6 +189,11 @@ func (in *MessagingBridgeSpec) DeepCopyInto(out *MessagingBridgeSpec) {
 		*out = new(metav1.Duration)
 		**out = **in
 	}
+	if in.ConnectJitter != nil {
+		in, out := &in.ConnectJitter, &out.ConnectJitter
+		*out = new(metav1.Duration)
+		**out = **in
+	}
 	if in.Subscriptions != nil {
 		in, out := &in.Subscriptions, &out.Subscriptions
 		*out = make([]SubscriptionSpec, len(*in))

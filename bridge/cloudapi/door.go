@@ -83,6 +83,8 @@ type Door struct {
 	// one never compiles its routes' patterns, and a start pays for
 	// nothing of it before its first answer.
 	mux func() *mux.Router
+	// links holds a slot per media link being fetched (maxLinkFetches).
+	links chan struct{}
 }
 
 // versionPattern is Graph's version segment: v<major>.<minor>, or
@@ -106,7 +108,7 @@ func New(cfg Config) *Door {
 	if cfg.Account == nil {
 		cfg.Account = func() string { return "" }
 	}
-	d := &Door{cfg: cfg}
+	d := &Door{cfg: cfg, links: make(chan struct{}, maxLinkFetches)}
 	d.mux = sync.OnceValue(d.routes)
 	return d
 }

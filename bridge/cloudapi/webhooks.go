@@ -214,7 +214,13 @@ func idOf(jid string) string {
 // Handshake performs the receiver's verification as Meta does when a
 // webhook is configured: GET target?hub.mode=subscribe&hub.verify_token=
 // &hub.challenge=, which must answer 200 with the challenge as its body.
+// A redirect is the answer, never followed, whatever client's CheckRedirect:
+// following would send hub.verify_token to another host (in the URL and
+// the Referer), as deliveries refuse to.
 func Handshake(ctx context.Context, client *http.Client, target, verifyToken string) error {
+	noRedirects := *client
+	noRedirects.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	client = &noRedirects
 	u, err := url.Parse(target)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
 		return fmt.Errorf("webhook target %q is not an http(s) URL", target)

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -155,6 +156,28 @@ func TestHandshake(t *testing.T) {
 	}
 	if err := Handshake(ctx, http.DefaultClient, "ftp://x", "tok"); err == nil {
 		t.Error("a non-HTTP target passed")
+	}
+}
+
+// A receiver that redirects the handshake elsewhere fails it: the client
+// never follows, so the verify token never reaches the other host (in its
+// URL or in a Referer), whatever the client given would do.
+func TestHandshakeFollowsNoRedirect(t *testing.T) {
+	var reached atomic.Int64
+	elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		reached.Add(1)
+		_, _ = w.Write([]byte(r.URL.Query().Get("hub.challenge")))
+	}))
+	t.Cleanup(elsewhere.Close)
+	redirecting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, elsewhere.URL+"/?"+r.URL.RawQuery, http.StatusFound)
+	}))
+	t.Cleanup(redirecting.Close)
+	if err := Handshake(context.Background(), http.DefaultClient, redirecting.URL, "tok"); err == nil {
+		t.Error("a redirected handshake passed")
+	}
+	if reached.Load() != 0 {
+		t.Errorf("the redirect was followed: the other host got the verify token %d times", reached.Load())
 	}
 }
 

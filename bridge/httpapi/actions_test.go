@@ -89,6 +89,14 @@ func (fakeContacts) Cached(_ context.Context, number string) (bridge.Contact, bo
 	return bridge.Contact{}, false
 }
 
+// ByLID knows 123@lid as 4915100000002's.
+func (fakeContacts) ByLID(_ context.Context, lid string) (bridge.Contact, bool, error) {
+	if lid == "123" {
+		return bridge.Contact{Number: "4915100000002", OnWhatsApp: true, JID: "4915100000002@s.whatsapp.net", LID: "123@lid"}, true, nil
+	}
+	return bridge.Contact{}, false, nil
+}
+
 func (f fakeContacts) Contact(_ context.Context, number string) (bridge.Contact, error) {
 	if number == "4915100000002" {
 		return bridge.Contact{Number: number, OnWhatsApp: true, JID: number + "@s.whatsapp.net", LID: "123@lid"}, f.err
@@ -298,7 +306,15 @@ func TestContact(t *testing.T) {
 	if want := `{"number":"4915100000009","on_whatsapp":false,"jid":null,"lid":null}` + "\n"; status != 200 || body != want {
 		t.Errorf("not on WhatsApp: %d %s", status, body)
 	}
-	for _, bad := range []string{"49-151-0000", "0151000000", "12", "abc", "%2B%2B4915100000002", "4915100000002%20"} {
+	// A LID names its contact by the number the account learned.
+	status, body = call(t, "GET", base+"/api/contacts/123@lid", nil, key)
+	if want := `{"number":"4915100000002","on_whatsapp":true,"jid":"4915100000002@s.whatsapp.net","lid":"123@lid"}` + "\n"; status != 200 || body != want {
+		t.Errorf("by LID: %d %s", status, body)
+	}
+	if status, body := call(t, "GET", base+"/api/contacts/456@lid", nil, key); status != 404 || errorCode(t, body) != "unknown_lid" {
+		t.Errorf("an unknown LID: %d %s", status, body)
+	}
+	for _, bad := range []string{"49-151-0000", "0151000000", "12", "abc", "%2B%2B4915100000002", "4915100000002%20", "@lid", "12a@lid"} {
 		if status, body := call(t, "GET", base+"/api/contacts/"+bad, nil, key); status != 400 || errorCode(t, body) != "invalid_number" {
 			t.Errorf("%s: %d %s", bad, status, body)
 		}

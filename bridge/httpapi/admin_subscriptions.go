@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -30,8 +31,8 @@ type Subscriptions interface {
 	Delete(ctx context.Context, id string) (bool, error)
 }
 
-// subscriptionRequest is the body of POST and PUT. Secret and
-// credentials are write-only.
+// subscriptionRequest is the body of POST and PUT. Secret, credentials
+// and the headers' values (a bearer token, often) are write-only.
 type subscriptionRequest struct {
 	ID          *string             `json:"id"`
 	Target      string              `json:"target"`
@@ -44,17 +45,17 @@ type subscriptionRequest struct {
 }
 
 type subscriptionJSON struct {
-	ID             string            `json:"id"`
-	Target         string            `json:"target"`
-	Events         []string          `json:"events"`
-	Format         string            `json:"format"`
-	Headers        map[string]string `json:"headers"`
-	Enabled        bool              `json:"enabled"`
-	SecretSet      bool              `json:"secret_set"`
-	CredentialsSet bool              `json:"credentials_set"`
-	CreatedAt      string            `json:"created_at"`
-	UpdatedAt      string            `json:"updated_at"`
-	Health         healthJSON        `json:"health"`
+	ID             string     `json:"id"`
+	Target         string     `json:"target"`
+	Events         []string   `json:"events"`
+	Format         string     `json:"format"`
+	HeaderNames    []string   `json:"header_names"`
+	Enabled        bool       `json:"enabled"`
+	SecretSet      bool       `json:"secret_set"`
+	CredentialsSet bool       `json:"credentials_set"`
+	CreatedAt      string     `json:"created_at"`
+	UpdatedAt      string     `json:"updated_at"`
+	Health         healthJSON `json:"health"`
 }
 
 type healthJSON struct {
@@ -71,7 +72,7 @@ var errNoSubscription = bridge.Errorf(bridge.KindNotFound, bridge.CodeSubscripti
 func subscriptionOf(st webhook.Status) subscriptionJSON {
 	h := st.Health
 	return subscriptionJSON{
-		ID: st.ID, Target: st.Target, Events: nonNilSlice(st.Events), Format: st.Format, Headers: nonNilMap(st.Headers),
+		ID: st.ID, Target: st.Target, Events: nonNilSlice(st.Events), Format: st.Format, HeaderNames: headerNames(st.Headers),
 		Enabled: st.Enabled, SecretSet: len(st.Secret) > 0, CredentialsSet: st.Credentials.Set(),
 		CreatedAt: bridge.FormatTime(st.CreatedAt), UpdatedAt: bridge.FormatTime(st.UpdatedAt),
 		Health: healthJSON{
@@ -88,11 +89,10 @@ func nonNilSlice(s []string) []string {
 	return s
 }
 
-func nonNilMap(m map[string]string) map[string]string {
-	if m == nil {
-		return map[string]string{}
-	}
-	return m
+// headerNames are the names of a subscription's headers, sorted: their
+// values are write-only, as the secret.
+func headerNames(h map[string]string) []string {
+	return nonNilSlice(slices.Sorted(maps.Keys(h)))
 }
 
 func optionalStamp(t time.Time) *string {

@@ -33,6 +33,7 @@ type subsEnv struct {
 	inbox  *inbox.Inbox
 	batch  *sqlite.Batcher
 	audit  *audit.Trail
+	db     *sql.DB
 }
 
 func newSubsEnv(t *testing.T) *subsEnv {
@@ -40,12 +41,12 @@ func newSubsEnv(t *testing.T) *subsEnv {
 	db := testutil.OpenBridgeDB(t)
 	b := sqlite.NewBatcher(db)
 	t.Cleanup(b.Close)
-	o := webhook.New(webhook.Options{DB: db, Batcher: b, Log: logr.Discard()})
+	o := webhook.New(webhook.Options{DB: db, Batcher: b, Log: logr.Discard(), LocalTargets: true})
 	ctx, cancel := context.WithCancel(context.Background())
 	stopped := make(chan struct{})
 	go func() { _ = o.Run(ctx); close(stopped) }()
 	t.Cleanup(func() { cancel(); <-stopped })
-	e := &subsEnv{outbox: o, batch: b, audit: openAuditLog(t, time.Now)}
+	e := &subsEnv{outbox: o, batch: b, audit: openAuditLog(t, time.Now), db: db}
 	e.inbox = inbox.New(inbox.Options{DB: db, Batcher: b, Webhooks: o, Retention: time.Hour})
 	e.srv = newTestServer(t, Deps{Subscriptions: o, Events: o, Inbox: e.inbox, Messages: &fakeMessages{},
 		Audit: AuditRecorder{Trail: e.audit, Logger: logr.Discard()}})
@@ -287,5 +288,47 @@ func TestOperatorNATSCredentialsMatchTheAPI(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(answer), &view); err != nil || status != http.StatusOK || !view.CredentialsSet || strings.Contains(answer, "s3cret") {
 		t.Errorf("read back: %d %v %s", status, err, answer)
+	}
+}
+
+// Header names are the caller's, in any case HTTP reads them ("X-Team",
+// "Authorization", as the CRD and the README write them): they are taken
+// and kept canonical, two that differ only in case are refused, and their
+// values (a bearer token) are never listed back.
+func TestSubscriptionHeaderNamesAnyCaseValuesWriteOnly(t *testing.T) {
+	e := newSubsEnv(t)
+	var authorized atomic.Int64
+	recv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") == "Bearer tok-3141" && r.Header.Get("X-Team") == "crm" {
+			authorized.Add(1)
+		}
+	}))
+	t.Cleanup(recv.Close)
+	put, err := json.Marshal(contract.Subscription{
+		ID: "k8s-crm", Target: recv.URL, Events: []string{}, Format: "standard", Enabled: true,
+		Headers: map[string]string{"X-Team": "crm", "authorization": "Bearer tok-3141"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if status, answer := e.call(t, "PUT", contract.AdminSubscriptionsPath+"/k8s-crm", string(put)); status != http.StatusCreated {
+		t.Fatalf("upper-case header names: %d %s", status, answer)
+	}
+	status, answer := e.call(t, "GET", contract.AdminSubscriptionsPath, "")
+	if status != http.StatusOK || strings.Contains(answer, "tok-3141") || !strings.Contains(answer, `"header_names":["Authorization","X-Team"]`) {
+		t.Errorf("the list shows a header's value, or not the canonical names: %d %s", status, answer)
+	}
+	in := bridge.Incoming{WhatsAppID: "W1", From: knownSender, Chat: knownSender, Type: "text", Text: "hi", Timestamp: time.Now()}
+	if err := e.batch.Do(context.Background(), func(tx *sql.Tx) error { return e.inbox.Store(context.Background(), tx, in) }); err != nil {
+		t.Fatal(err)
+	}
+	testutil.Poll(t, 10*time.Second, func() (int64, bool) { return authorized.Load(), authorized.Load() == 1 }, "a delivery with both headers")
+	twice := `{"id":"b","target":"` + recv.URL + `","headers":{"X-Team":"a","x-team":"b"}}`
+	if status, answer := e.call(t, "POST", contract.AdminSubscriptionsPath, twice); status != http.StatusBadRequest || errorCode(t, answer) != "invalid_json" {
+		t.Errorf("one header twice in two cases: %d %s", status, answer)
+	}
+	if status, answer := e.call(t, "POST", contract.AdminSubscriptionsPath, `{"ID":"c","target":"`+recv.URL+`"}`); status != http.StatusBadRequest ||
+		errorCode(t, answer) != "invalid_json" {
+		t.Errorf("an upper-case field name outside headers: %d %s", status, answer)
 	}
 }

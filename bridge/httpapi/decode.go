@@ -60,7 +60,8 @@ var errInvalidText = bridge.Invalid(bridge.CodeInvalidText,
 // proxy might not: a body that is not one object (null included), a key
 // twice in one object or in another case (the last would win, and "TO"
 // would fill "to"), invalid UTF-8, lone surrogates and NUL in strings. The
-// API's keys are lower case, so any upper-case letter in a key is refused.
+// API's keys are lower case, so any upper-case letter in a key is refused,
+// but in the objects of nameMaps, whose keys are names the caller chooses.
 func checkStrictJSON(raw []byte) error {
 	if !utf8.Valid(raw) {
 		return errInvalidText
@@ -71,14 +72,22 @@ func checkStrictJSON(raw []byte) error {
 	if err != nil || tok != json.Delim('{') {
 		return bridge.Invalid(bridge.CodeInvalidJSON, "the body must be a JSON object")
 	}
-	return checkObject(dec, raw, 0)
+	return checkObject(dec, raw, 0, false)
 }
+
+// nameMaps are the fields whose value is an object of names the caller
+// chooses rather than the API's fields: a subscription's headers, whose
+// names HTTP reads in any case ("X-Team"). Their keys may hold upper case
+// but still may not come twice in any case, which the receiver would read
+// as one header.
+var nameMaps = map[string]bool{"headers": true}
 
 // maxJSONDepth bounds nesting: the API's bodies nest two or three levels.
 const maxJSONDepth = 32
 
-// checkObject walks one object whose '{' was read, and the values in it.
-func checkObject(dec *json.Decoder, raw []byte, depth int) error {
+// checkObject walks one object whose '{' was read, and the values in it;
+// names says its keys are names of a nameMaps field, not the API's fields.
+func checkObject(dec *json.Decoder, raw []byte, depth int, names bool) error {
 	if depth > maxJSONDepth {
 		return bridge.Invalid(bridge.CodeInvalidJSON, "the body nests deeper than %d levels", maxJSONDepth)
 	}
@@ -92,11 +101,12 @@ func checkObject(dec *json.Decoder, raw []byte, depth int) error {
 		if err := checkString(key, raw); err != nil {
 			return err
 		}
-		if key != strings.ToLower(key) || seen[key] {
+		lower := strings.ToLower(key)
+		if (key != lower && !names) || seen[lower] {
 			return bridge.Invalid(bridge.CodeInvalidJSON, "the key %q is not one of the object's fields, or comes twice", bridge.Truncate(key, 64))
 		}
-		seen[key] = true
-		if err := checkValue(dec, raw, depth); err != nil {
+		seen[lower] = true
+		if err := checkValue(dec, raw, depth, nameMaps[key] && !names); err != nil {
 			return err
 		}
 	}
@@ -107,8 +117,9 @@ func checkObject(dec *json.Decoder, raw []byte, depth int) error {
 	return nil
 }
 
-// checkValue walks one value: an object, an array or a scalar.
-func checkValue(dec *json.Decoder, raw []byte, depth int) error {
+// checkValue walks one value: an object, an array or a scalar; names
+// says an object's keys are caller-chosen names (see nameMaps).
+func checkValue(dec *json.Decoder, raw []byte, depth int, names bool) error {
 	tok, err := dec.Token()
 	if err != nil {
 		return bridge.Invalid(bridge.CodeInvalidJSON, "the body is not valid JSON")
@@ -116,13 +127,13 @@ func checkValue(dec *json.Decoder, raw []byte, depth int) error {
 	switch t := tok.(type) {
 	case json.Delim:
 		if t == '{' {
-			return checkObject(dec, raw, depth+1)
+			return checkObject(dec, raw, depth+1, names)
 		}
 		if depth > maxJSONDepth {
 			return bridge.Invalid(bridge.CodeInvalidJSON, "the body nests deeper than %d levels", maxJSONDepth)
 		}
 		for dec.More() { // '['
-			if err := checkValue(dec, raw, depth+1); err != nil {
+			if err := checkValue(dec, raw, depth+1, false); err != nil {
 				return err
 			}
 		}

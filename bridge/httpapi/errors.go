@@ -54,14 +54,22 @@ func StatusOf(err error) int {
 
 // WriteError answers err in the error shape with the status of its kind.
 // The code and message of a *bridge.Error are written as they are: its
-// constructors keep causes out of them. A cause goes to log only; an error
+// constructors keep causes out of them. A cause goes to log only (at error
+// level for a 5xx, at debug for a refusal the caller caused); an error
 // that is not a *bridge.Error is answered with a generic 500 that reveals
 // nothing.
 func WriteError(w http.ResponseWriter, log logr.Logger, err error) {
 	e := bridge.ErrorOf(err)
 	status := StatusOf(e)
-	if e.Kind == bridge.KindInternal || e.Err != nil {
+	switch {
+	case status >= http.StatusInternalServerError:
 		log.Error(err, "request failed", "code", e.Code, "status", status)
+	case e.Err != nil:
+		// A refusal the caller caused (a 429 beyond a budget, a bad
+		// request) is no error of the bridge, and a client that ignores
+		// Retry-After would write its error log at its own pace (20,000
+		// refused checks wrote 5.5 MB in 5 s): debug only.
+		log.V(1).Info("request refused", "code", e.Code, "status", status, "cause", err.Error())
 	}
 	if status == http.StatusRequestEntityTooLarge {
 		w.Header().Set("Connection", "close") // the rest of the body stays unread

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -23,8 +24,15 @@ type EventLog interface {
 	// Settle returns once the events published so far are committed.
 	Settle(ctx context.Context) error
 	LatestEventID(ctx context.Context) (int64, error)
+	// EventBounds: the oldest id kept, the newest ever logged (see
+	// webhook.Outbox.EventBounds).
+	EventBounds(ctx context.Context) (oldest, newest int64, err error)
 	EventsAfter(ctx context.Context, after int64, limit int) ([]webhook.Logged, error)
 }
+
+// eventStreamGap is the stream's own event: what it could not resume
+// (streamGap). It is sent whatever ?events= asks for.
+const eventStreamGap = "stream.gap"
 
 // The stream's bounds.
 const (
@@ -78,21 +86,72 @@ func (s *server) streamEvents(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	release, err := s.streams.take(w, r)
+	if err != nil {
+		return err
+	}
+	defer release()
 	ctx := r.Context()
-	if q.after < 0 {
-		if q.after, err = s.Events.LatestEventID(ctx); err != nil {
-			return bridge.Internal(bridge.CodeInternal, "could not read the event log", err)
-		}
+	gap, err := s.resumePoint(ctx, &q)
+	if err != nil {
+		return bridge.Internal(bridge.CodeInternal, "could not read the event log", err)
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Accel-Buffering", "no") // nginx: pass events at once
 	w.WriteHeader(http.StatusOK)
 	st := &stream{w: w, rc: http.NewResponseController(w), q: q, heartbeat: s.heartbeat(), writeTimeout: s.writeTimeout()}
-	if err := st.run(ctx, s.Events); err != nil && ctx.Err() == nil {
+	if err := st.run(ctx, s.eventHub, gap); err != nil && ctx.Err() == nil {
 		s.Log.V(1).Info("event stream ended", "reason", err.Error())
 	}
 	return nil // the status is sent: errors end the stream
+}
+
+// The reasons of a stream.gap event.
+const (
+	// gapSwept: the events after Last-Event-ID are older than the log's
+	// window and were swept.
+	gapSwept = "swept"
+	// gapUnknownID: Last-Event-ID is above every id the log ever gave, as
+	// after DATA_DIR was restored from a backup: the client's id is of
+	// another log, and what it saw cannot be told apart.
+	gapUnknownID = "unknown_id"
+)
+
+// streamGap is the data of the stream.gap event a stream sends first when
+// it cannot resume exactly after Last-Event-ID: never a silent skip. The
+// stream goes on from OldestID, every event the log keeps.
+type streamGap struct {
+	Reason      string `json:"reason"`
+	LastEventID int64  `json:"last_event_id"`
+	OldestID    int64  `json:"oldest_id"`
+	NewestID    int64  `json:"newest_id"`
+}
+
+// resumePoint sets q.after where the stream starts: now without a
+// Last-Event-ID, after it when the log holds what follows it, else at the
+// oldest event kept, with the gap to tell the client (nil: none).
+func (s *server) resumePoint(ctx context.Context, q *streamQuery) (*streamGap, error) {
+	var err error
+	if q.after < 0 {
+		q.after, err = s.Events.LatestEventID(ctx)
+		return nil, err
+	}
+	oldest, newest, err := s.Events.EventBounds(ctx)
+	if err != nil {
+		return nil, err
+	}
+	gap := &streamGap{LastEventID: q.after, OldestID: oldest, NewestID: newest}
+	switch {
+	case q.after > newest:
+		gap.Reason = gapUnknownID
+	case q.after < oldest-1:
+		gap.Reason = gapSwept
+	default:
+		return nil, nil
+	}
+	q.after = oldest - 1
+	return gap, nil
 }
 
 func (s *server) heartbeat() time.Duration {
@@ -120,44 +179,66 @@ type stream struct {
 
 var errSlowReader = errors.New("the client reads too slowly: cut, it resumes with Last-Event-ID")
 
-// run sends the events after q.after as they are logged until ctx ends or
-// a write fails.
-func (st *stream) run(ctx context.Context, log EventLog) error {
-	if err := st.write(": stream of msgbridge events\n\n"); err != nil {
+// run sends gap, if any, then the events after q.after as they are
+// logged until ctx ends or a write fails. It takes them from hub, which
+// reads the log once for every stream, and reads the log itself only
+// while it is further behind than the hub holds.
+func (st *stream) run(ctx context.Context, hub *eventHub, gap *streamGap) error {
+	leave := hub.join()
+	defer leave()
+	if err := st.start(gap); err != nil {
 		return err
 	}
 	tick := time.NewTicker(st.heartbeat)
 	defer tick.Stop()
 	for {
-		// An event is announced from inside its transaction, before its
-		// commit: one announced just before next was taken may not be
-		// readable yet, and next will not announce it again. Settle waits
-		// for that commit, so the read below sees every event announced
-		// before next (reading first lost the wake-up until a heartbeat).
-		next := log.Published()
-		if err := log.Settle(ctx); err != nil {
-			return err
-		}
-		page, err := log.EventsAfter(ctx, st.q.after, streamPage)
+		more, changed, err := st.next(ctx, hub)
 		if err != nil {
 			return err
 		}
-		if err := st.send(page); err != nil {
-			return err
-		}
-		if len(page) == streamPage {
+		if more {
 			continue
 		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-next:
+		case <-changed:
 		case <-tick.C:
 			if err := st.write(": heartbeat\n\n"); err != nil {
 				return err
 			}
 		}
 	}
+}
+
+// start writes the stream's first comment and its gap, if any.
+func (st *stream) start(gap *streamGap) error {
+	if err := st.write(": stream of msgbridge events\n\n"); err != nil {
+		return err
+	}
+	if gap == nil {
+		return nil
+	}
+	data, _ := json.Marshal(gap) // integers and a string: cannot fail
+	// Its id is where the stream goes on: a client cut right after it
+	// resumes from there, without a second gap.
+	return st.write(fmt.Sprintf("id: %d\nevent: %s\ndata: %s\n\n", st.q.after, eventStreamGap, data))
+}
+
+// next sends the next page after the stream's position, from the hub or,
+// behind what it holds, from the log; more says another page may follow
+// at once, else changed closes when the hub holds more.
+func (st *stream) next(ctx context.Context, hub *eventHub) (more bool, changed <-chan struct{}, err error) {
+	page, covered, changed := hub.since(st.q.after)
+	if !covered {
+		if page, err = hub.log.EventsAfter(ctx, st.q.after, streamPage); err != nil {
+			return false, nil, err
+		}
+	}
+	if err := st.send(page); err != nil {
+		return false, nil, err
+	}
+	return len(page) == streamPage || (!covered && len(page) > 0), changed, nil
 }
 
 // send writes the events of page the client asked for.

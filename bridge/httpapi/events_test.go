@@ -128,6 +128,44 @@ func TestEventStreamResumesWithoutLoss(t *testing.T) {
 	}
 }
 
+// A Last-Event-ID whose next events were swept (older than the log's
+// window), or above every id of the log (DATA_DIR restored from a backup),
+// is never skipped in silence: the stream sends stream.gap first, naming
+// the oldest id kept, and goes on from there, whatever ?events= filters.
+func TestEventStreamTellsItsGaps(t *testing.T) {
+	e := newSubsEnv(t)
+	e.emit(t, 10, 0)                                                            // ids 1..10
+	if _, err := e.db.Exec(`DELETE FROM event_log WHERE id <= 6`); err != nil { // as the window's sweep does
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ last, reason string }{{"2", "swept"}, {"1000", "unknown_id"}} {
+		s := openStream(t, e.srv.URL+"/api/events?events=message.upsert", c.last)
+		gap := s.next(t)
+		want := `{"reason":"` + c.reason + `","last_event_id":` + c.last + `,"oldest_id":7,"newest_id":10}`
+		if gap.typ != "stream.gap" || gap.id != "6" || gap.data != want {
+			t.Errorf("Last-Event-ID %s: first event %+v, want stream.gap id 6 %s", c.last, gap, want)
+		}
+		s.cut()
+	}
+	all := openStream(t, e.srv.URL+"/api/events", "1000")
+	if gap := all.next(t); gap.typ != "stream.gap" {
+		t.Fatalf("first event %+v, want stream.gap", gap)
+	}
+	for want := 7; want <= 10; want++ {
+		if ev := all.next(t); ev.id != strconv.Itoa(want) {
+			t.Fatalf("after the gap: event %s, want %d", ev.id, want)
+		}
+	}
+	e.emit(t, 1, 100)
+	if ev := all.next(t); ev.id != "11" {
+		t.Errorf("a new event after a restore: %+v, want id 11", ev)
+	}
+	exact := openStream(t, e.srv.URL+"/api/events", "6")
+	if ev := exact.next(t); ev.id != "7" {
+		t.Errorf("resumed within the window: %+v, want event 7 and no gap", ev)
+	}
+}
+
 // ?events= keeps the types asked for; an idle stream sends heartbeats.
 func TestEventStreamFilterAndHeartbeat(t *testing.T) {
 	e := newSubsEnv(t)

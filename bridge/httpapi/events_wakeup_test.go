@@ -29,6 +29,10 @@ func (l *announcedLog) Settle(context.Context) error {
 
 func (l *announcedLog) LatestEventID(context.Context) (int64, error) { return 0, nil }
 
+func (l *announcedLog) EventBounds(context.Context) (oldest, newest int64, err error) {
+	return 1, 1, nil
+}
+
 func (l *announcedLog) EventsAfter(_ context.Context, after int64, _ int) ([]webhook.Logged, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()

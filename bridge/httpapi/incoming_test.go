@@ -42,7 +42,7 @@ func newHistoryEnv(t *testing.T, webhookURL string) *historyEnv {
 	b := sqlite.NewBatcher(db)
 	t.Cleanup(b.Close)
 	e := &historyEnv{db: db, batcher: b, clock: clocktesting.NewFakeClock(saturday)}
-	outbox := webhook.New(webhook.Options{DB: db, Batcher: b, URL: webhookURL, Log: logr.Discard()})
+	outbox := webhook.New(webhook.Options{DB: db, Batcher: b, URL: webhookURL, Log: logr.Discard(), LocalTargets: true})
 	e.inbox = inbox.New(inbox.Options{DB: db, Batcher: b, Webhooks: outbox, Retention: time.Hour, Now: e.clock.Now})
 	e.audit = openAuditLog(t, e.clock.Now)
 	e.srv = newTestServer(t, Deps{Now: e.clock.Now, Inbox: e.inbox, Messages: &fakeMessages{},

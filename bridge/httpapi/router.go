@@ -79,6 +79,11 @@ type Deps struct {
 	Events             EventLog
 	EventsHeartbeat    time.Duration
 	EventsWriteTimeout time.Duration
+	// EventStreams and EventStreamsPerAddress cap the open streams in all
+	// and from one client address (EVENT_STREAMS,
+	// EVENT_STREAMS_PER_ADDRESS; 64 and 8 when zero).
+	EventStreams           int
+	EventStreamsPerAddress int
 	// Inbox is the incoming history: GET /api/messages?direction=in lists
 	// it, POST /api/admin/webhooks/replay replays it, a reaction finds the
 	// received message it names in it.
@@ -119,6 +124,10 @@ type server struct {
 	space     *spool.Space
 	groupPace *groupPace
 	groupKeys keyLocks
+	// eventHub reads the event log once for every open stream; streams
+	// caps them.
+	eventHub *eventHub
+	streams  *streamSlots
 }
 
 // NewRouter returns the bridge's HTTP handler.
@@ -150,7 +159,12 @@ func newServer(d Deps) *server {
 	if d.Limits == (guard.Limits{}) {
 		d.Limits = DefaultServerLimits(d.Send.MaxFileSize)
 	}
-	return &server{Deps: d, space: spool.NewSpace(d.Send.SpoolDir, d.Send.SpoolMaxBytes), groupPace: newGroupPace(d.GroupActionRate, d.Now)}
+	s := &server{Deps: d, space: spool.NewSpace(d.Send.SpoolDir, d.Send.SpoolMaxBytes), groupPace: newGroupPace(d.GroupActionRate, d.Now),
+		streams: newStreamSlots(d.EventStreams, d.EventStreamsPerAddress)}
+	if d.Events != nil {
+		s.eventHub = newEventHub(d.Events, d.Log)
+	}
+	return s
 }
 
 const (

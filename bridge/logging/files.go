@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -26,6 +28,15 @@ const fileMode = 0o600
 
 // levels is every level in file order, for Close.
 var levels = [...]Level{LevelDebug, LevelInfo, LevelWarn, LevelError}
+
+// rotatedSuffix ends the name of a day's file that reached its bound and
+// was set aside for a new one: 2026-11-21.info.1.log.
+const rotatedSuffix = ".1.log"
+
+// rotatedName is the name of name's part set aside within its day.
+func rotatedName(name string) string {
+	return strings.TrimSuffix(name, ".log") + rotatedSuffix
+}
 
 // FileName is the name of the log file of level for the UTC day of day:
 // 2026-11-21.info.log. Both parts come from typed values, never from a
@@ -47,6 +58,9 @@ type Files struct {
 	open          [len(levels)]*dayFile
 	closed        bool
 	lastErrReport time.Time
+	// maxBytes bounds the files of dir together (LOG_FILES_MAX_BYTES; 0:
+	// no bound); a file is set aside within its day at maxFileBytes.
+	maxBytes, maxFileBytes int64
 }
 
 // dayFile is one open log file.
@@ -56,16 +70,23 @@ type dayFile struct {
 	day       int64       // days since the Unix epoch (UTC)
 	info      os.FileInfo // of f when opened, to detect a replaced file
 	checkedAt time.Time
+	size      int64
 }
 
-func newFiles(stdout io.Writer, dir string, now func() time.Time) (*Files, error) {
+// filesPerBound is how many files' bound makes maxBytes: four levels, each
+// a day's file and its part set aside, and as much again for the days
+// before, which are deleted oldest first to keep within maxBytes.
+const filesPerBound = 16
+
+func newFiles(stdout io.Writer, dir string, now func() time.Time, maxBytes int64) (*Files, error) {
 	if dir != "" {
 		// DATA_DIR/logs is the operator's own setting, not request input.
 		if err := os.MkdirAll(dir, 0o700); err != nil { //nolint:gosec // see above
 			return nil, fmt.Errorf("log directory: %w", err)
 		}
 	}
-	return &Files{stdout: stdout, dir: dir, now: now, checkInterval: deletionCheckInterval}, nil
+	return &Files{stdout: stdout, dir: dir, now: now, checkInterval: deletionCheckInterval,
+		maxBytes: maxBytes, maxFileBytes: maxBytes / filesPerBound}, nil
 }
 
 // epochDay is t's UTC day as a number: comparing two is cheaper than
@@ -90,12 +111,91 @@ func (o *Files) write(level Level, at time.Time, line []byte) {
 		return
 	}
 	df, err := o.fileFor(level, at)
+	if err == nil && o.maxFileBytes > 0 && df.size > 0 && df.size+int64(len(line)) > o.maxFileBytes {
+		df, err = o.rotateLocked(level, at)
+	}
 	if err == nil {
-		_, err = df.f.Write(line)
+		var n int
+		n, err = df.f.Write(line)
+		df.size += int64(n)
 	}
 	if err != nil {
 		o.reportLocked(at, err)
 	}
+}
+
+// rotateLocked sets level's full file aside within its day (replacing the
+// part set aside before, so a day holds two parts a level at most), keeps
+// the directory within maxBytes and opens a new file.
+func (o *Files) rotateLocked(level Level, at time.Time) (*dayFile, error) {
+	path := o.open[level].path
+	o.closeLocked(level)
+	if err := os.Rename(path, rotatedName(path)); err != nil {
+		return nil, err
+	}
+	return o.fileFor(level, at) // a new file: fileFor makes room
+}
+
+// pruneLocked deletes the oldest log files, never an open one, until the
+// directory holds at most maxBytes once the open files reached their
+// bound: the logs never drive the bridge into disk_full, whatever writes
+// them.
+func (o *Files) pruneLocked() {
+	if o.maxBytes <= 0 {
+		return
+	}
+	entries, err := os.ReadDir(o.dir)
+	if err != nil {
+		return
+	}
+	type logFile struct {
+		path string
+		info fs.FileInfo
+	}
+	var all []logFile
+	var total int64
+	for _, e := range entries {
+		info, err := e.Info()
+		if err != nil || !info.Mode().IsRegular() || !strings.HasSuffix(e.Name(), ".log") {
+			continue
+		}
+		all = append(all, logFile{filepath.Join(o.dir, e.Name()), info})
+		total += info.Size()
+	}
+	// Oldest first: by the last write, then by name (the day comes first).
+	slices.SortFunc(all, func(a, b logFile) int {
+		if c := a.info.ModTime().Compare(b.info.ModTime()); c != 0 {
+			return c
+		}
+		return strings.Compare(a.path, b.path)
+	})
+	// The open files grow until they are set aside: room for that.
+	limit := o.maxBytes
+	for _, df := range o.open {
+		if df != nil {
+			limit -= max(0, o.maxFileBytes-df.size)
+		}
+	}
+	for _, f := range all {
+		if total <= limit {
+			return
+		}
+		if o.isOpenLocked(f.path) {
+			continue
+		}
+		if os.Remove(f.path) == nil {
+			total -= f.info.Size()
+		}
+	}
+}
+
+func (o *Files) isOpenLocked(path string) bool {
+	for _, df := range o.open {
+		if df != nil && df.path == path {
+			return true
+		}
+	}
+	return false
 }
 
 // fileFor returns the open file of level for at's day, switching to a new
@@ -129,8 +229,11 @@ func (o *Files) fileFor(level Level, at time.Time) (*dayFile, error) {
 		_ = f.Close()
 		return nil, err
 	}
-	df = &dayFile{f: f, path: path, day: day, info: fi, checkedAt: at}
+	df = &dayFile{f: f, path: path, day: day, info: fi, checkedAt: at, size: fi.Size()}
 	o.open[level] = df
+	if fi.Size() == 0 {
+		o.pruneLocked() // a new day's file: the days before make room
+	}
 	return df, nil
 }
 
@@ -172,6 +275,10 @@ func (o *Files) Remove(day time.Time, level Level) error {
 		o.closeLocked(level)
 	}
 	if err := os.Remove(path); err != nil {
+		return fmt.Errorf("remove log file: %w", err)
+	}
+	// The part set aside within the day goes with it; most days have none.
+	if err := os.Remove(rotatedName(path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("remove log file: %w", err)
 	}
 	return nil

@@ -43,6 +43,10 @@ type Options struct {
 	Level Level
 	// Now is the clock for timestamps and file days; time.Now when nil.
 	Now func() time.Time
+	// MaxBytes bounds the files in Dir together (LOG_FILES_MAX_BYTES): a
+	// day's file is set aside within the day at a sixteenth of it, and the
+	// oldest files are deleted to keep within it. 0: no bound.
+	MaxBytes int64
 }
 
 // New returns the logger and the Files it writes to. Close the Files when the
@@ -52,7 +56,7 @@ func New(opts Options) (logr.Logger, *Files, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	files, err := newFiles(opts.Stdout, opts.Dir, opts.Now)
+	files, err := newFiles(opts.Stdout, opts.Dir, opts.Now, opts.MaxBytes)
 	if err != nil {
 		return logr.Discard(), nil, err
 	}

@@ -478,3 +478,50 @@ func FuzzLineIsJSON(f *testing.F) {
 		}
 	})
 }
+
+// With a bound, a day's file is set aside within its day when it reaches a
+// sixteenth of the bound, and the oldest files go: 30 days of an error
+// flood leave the directory within the bound, the latest lines kept.
+func TestFilesStayWithinTheirBound(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "logs")
+	clock := newClock(noon)
+	const bound = 64 << 10
+	log, files, err := New(Options{Dir: dir, Level: LevelInfo, Now: clock.Now, MaxBytes: bound})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = files.Close() })
+	var written int
+	for day := range 30 {
+		for i := range 2000 {
+			log.Error(errors.New("refused"), "a flood", "day", day, "i", i)
+			written++
+		}
+		clock.Advance(24 * time.Hour)
+	}
+	var total int64
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		fi, _ := e.Info()
+		total += fi.Size()
+	}
+	if total > bound {
+		t.Errorf("%d lines left %d bytes in %d files, over the bound of %d", written, total, len(entries), bound)
+	}
+	last, err := os.ReadFile(filepath.Join(dir, FileName(noon.Add(29*24*time.Hour), LevelError)))
+	if err != nil || !strings.Contains(string(last), `"i":1999`) {
+		t.Errorf("the last day's file lacks its last line: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "2026-12-20.error.1.log")); err != nil {
+		t.Errorf("the last day's full part was not set aside: %v", err)
+	}
+	if err := files.Remove(noon.Add(29*24*time.Hour), LevelError); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "2026-12-20.error.1.log")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a purge left the day's part set aside: %v", err)
+	}
+}

@@ -3,27 +3,26 @@
 // depths, the session's state, reconnects and heartbeat age, plus the Go
 // runtime's and the process's standard families.
 //
-// The bridge writes Prometheus' text format itself instead of using the
-// client library (client_golang). Merely linking that library costs every
-// start about 3 ms before main runs: its package initialisation builds a
-// default registry with Go and process collectors, runtime/metrics'
-// tables, procfs' regular expressions, expvar and a protocol buffer file,
-// even when nothing is scraped yet. What the bridge serves is small — a
-// few counters, one histogram, gauges read through callbacks — and the
-// format is a page of rules, so writing it is less code than the start-up
-// it saves. The tests parse every scrape with Prometheus' own parser
-// (prometheus/common/expfmt), which checks the output as Prometheus would.
-//
-// Each Metrics is independent, so tests can build as many as they like.
-// Values the bridge already tracks elsewhere (queue depths, the session's
-// state, the heartbeat) are read through callbacks at scrape time rather
-// than mirrored into gauges that could drift from the truth.
+// It is built on Prometheus' client library (client_golang): the text
+// format, OpenMetrics when the scraper asks for it, gzip, and the Go and
+// process collectors come from the library (docs/design/20261127-metrics-
+// on-client-golang.md says why the bridge no longer writes them itself).
+// The registry is the bridge's own, not the client library's global one, so
+// only what is declared here (plus the Go and process collectors) is served
+// and tests can build as many as they like. Values the bridge already
+// tracks elsewhere (queue depths, the session's state, the heartbeat) are
+// read through callbacks at scrape time rather than mirrored into gauges
+// that could drift from the truth.
 package metrics
 
 import (
+	"net/http"
 	"strings"
-	"sync/atomic"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/contract"
@@ -71,24 +70,15 @@ const (
 // send timeout (a minute).
 var sendDurationBuckets = []float64{0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60}
 
-// Metrics are the bridge's metrics; Handler serves them.
+// Metrics are the bridge's metrics and the registry that serves them.
 type Metrics struct {
-	messages     *counterVec
-	attempts     *counterVec
-	sendDuration *histogram
-	webhooks     *counterVec
-	deadLetters  *counterVec
-	reconnects   atomic.Uint64
-	// gauges and sessionState are set by Watch before the first scrape
-	// and only read after.
-	gauges       []gaugeFunc
-	sessionState func() string
-}
-
-// gaugeFunc is a gauge whose value a callback gives at each scrape.
-type gaugeFunc struct {
-	name, help string
-	value      func() float64
+	registry     *prometheus.Registry
+	messages     *prometheus.CounterVec
+	attempts     *prometheus.CounterVec
+	sendDuration prometheus.Histogram
+	webhooks     *prometheus.CounterVec
+	deadLetters  *prometheus.CounterVec
+	reconnects   prometheus.Counter
 }
 
 // New makes the counters. The gauges read the parts
@@ -96,26 +86,43 @@ type gaugeFunc struct {
 // parts exist.
 func New() *Metrics {
 	m := &Metrics{
-		messages: newCounterVec(namespace+"_messages_total",
-			"Messages reaching each status (queued when accepted, then sent, delivered, read or failed).", "status"),
-		attempts: newCounterVec(namespace+"_send_attempts_total",
-			"Send attempts by outcome; a message has up to 1 + len(RETRY_SCHEDULE).", "outcome"),
-		sendDuration: newHistogram(namespace+"_send_duration_seconds",
-			"Duration of one send attempt, whatever its outcome.", sendDurationBuckets),
-		// Label names in the order the text format lists them: sorted.
-		webhooks: newCounterVec(namespace+"_webhook_deliveries_total",
-			"Webhook delivery attempts by subscription and outcome (success: a 2xx answer or a NATS PubAck).", "outcome", "subscription"),
-		deadLetters: newCounterVec(namespace+"_webhook_dead_letters_total",
-			"Webhook events that became dead letters after their retry window, by subscription (see GET /api/admin/webhooks/failed).", "subscription"),
+		messages: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: namespace, Name: "messages_total",
+			Help: "Messages reaching each status (queued when accepted, then sent, delivered, read or failed).",
+		}, []string{"status"}),
+		attempts: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: namespace, Name: "send_attempts_total",
+			Help: "Send attempts by outcome; a message has up to 1 + len(RETRY_SCHEDULE).",
+		}, []string{"outcome"}),
+		sendDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Namespace: namespace, Name: "send_duration_seconds",
+			Help:    "Duration of one send attempt, whatever its outcome.",
+			Buckets: sendDurationBuckets,
+		}),
+		webhooks: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: namespace, Name: "webhook_deliveries_total",
+			Help: "Webhook delivery attempts by subscription and outcome (success: a 2xx answer or a NATS PubAck).",
+		}, []string{"subscription", "outcome"}),
+		deadLetters: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: namespace, Name: "webhook_dead_letters_total",
+			Help: "Webhook events that became dead letters after their retry window, by subscription (see GET /api/admin/webhooks/failed).",
+		}, []string{"subscription"}),
+		reconnects: prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: namespace, Name: "session_reconnects_total",
+			Help: "Times the session reconnected to WhatsApp after losing its connection.",
+		}),
 	}
 	for _, s := range bridge.Statuses {
-		m.messages.add(labelValues{statusLabel(s)})
+		m.messages.WithLabelValues(statusLabel(s))
 	}
 	for _, o := range outcomes {
-		m.attempts.add(labelValues{o})
-		m.webhooks.add(labelValues{o, defaultSubscription}) // present before the first event
+		m.attempts.WithLabelValues(o)
+		m.webhooks.WithLabelValues(defaultSubscription, o) // present before the first event
 	}
-	m.deadLetters.add(labelValues{defaultSubscription})
+	m.deadLetters.WithLabelValues(defaultSubscription)
+	m.registry = prometheus.NewRegistry()
+	m.registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		m.messages, m.attempts, m.sendDuration, m.webhooks, m.deadLetters, m.reconnects)
 	return m
 }
 
@@ -124,7 +131,7 @@ func New() *Metrics {
 func (m *Metrics) Watch(src Sources) {
 	gauge := func(name, help string, f func() float64) {
 		if f != nil {
-			m.gauges = append(m.gauges, gaugeFunc{name: namespace + "_" + name, help: help, value: f})
+			m.registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: namespace, Name: name, Help: help}, f))
 		}
 	}
 	gauge("send_queue_depth", "Messages waiting for a send attempt.", src.SendQueueDepth)
@@ -134,20 +141,26 @@ func (m *Metrics) Watch(src Sources) {
 		src.SendingRestricted)
 	gauge("disk_free_bytes", "Free bytes of DATA_DIR's volume at the last reading (every second); below DISK_RESERVE the bridge stops receiving and refuses sends.",
 		src.DiskFree)
-	m.sessionState = src.SessionState
+	if src.SessionState != nil {
+		m.registry.MustRegister(sessionStateCollector{state: src.SessionState})
+	}
 }
 
 // MessageStatus counts a message reaching status (the send queue's
 // Observer).
 func (m *Metrics) MessageStatus(status bridge.Status) {
-	m.messages.inc(labelValues{statusLabel(status)})
+	m.messages.WithLabelValues(statusLabel(status)).Inc()
 }
 
 // SendAttempt counts one send attempt, sent (ok) or not, that took d (the
 // send queue's Observer).
 func (m *Metrics) SendAttempt(ok bool, d time.Duration) {
-	m.attempts.inc(labelValues{outcome(ok)})
-	m.sendDuration.observe(d.Seconds())
+	outcome := OutcomeSuccess
+	if !ok {
+		outcome = OutcomeFailure
+	}
+	m.attempts.WithLabelValues(outcome).Inc()
+	m.sendDuration.Observe(d.Seconds())
 }
 
 // defaultSubscription is WEBHOOK_URL's subscription, whose series exist
@@ -157,59 +170,57 @@ const defaultSubscription = "default"
 // WebhookDelivery counts one delivery attempt to subscription; delivered
 // is true when the receiver answered 2xx (NATS: the stream's PubAck).
 func (m *Metrics) WebhookDelivery(subscription string, delivered bool) {
-	m.webhooks.inc(labelValues{outcome(delivered), subscription})
+	outcome := OutcomeSuccess
+	if !delivered {
+		outcome = OutcomeFailure
+	}
+	m.webhooks.WithLabelValues(subscription, outcome).Inc()
 }
 
 // WebhookDeadLetter counts one event of subscription that became a dead
 // letter.
 func (m *Metrics) WebhookDeadLetter(subscription string) {
-	m.deadLetters.inc(labelValues{subscription})
+	m.deadLetters.WithLabelValues(subscription).Inc()
 }
 
 // Reconnect counts one reconnection of the session.
-func (m *Metrics) Reconnect() { m.reconnects.Add(1) }
+func (m *Metrics) Reconnect() { m.reconnects.Inc() }
 
-func outcome(ok bool) string {
-	if ok {
-		return OutcomeSuccess
-	}
-	return OutcomeFailure
+// Handler serves the registry in the Prometheus text format, or in
+// OpenMetrics or protobuf when the scraper asks for it, gzipped when it
+// accepts that. A failing collector leaves its metrics out rather than
+// failing the whole scrape. The router admits GET alone and answers other
+// methods 405 in the API's error shape.
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{
+		ErrorHandling:     promhttp.ContinueOnError,
+		EnableOpenMetrics: true,
+	})
 }
 
-// gather reads every family for one scrape, in no particular order.
-func (m *Metrics) gather() []family {
-	families := make([]family, 0, 48)
-	families = append(families,
-		m.messages.family(), m.attempts.family(), m.sendDuration.family(),
-		m.webhooks.family(), m.deadLetters.family(),
-		counterFamily(namespace+"_session_reconnects_total",
-			"Times the session reconnected to WhatsApp after losing its connection.", float64(m.reconnects.Load())))
-	for _, g := range m.gauges {
-		families = append(families, gaugeFamily(g.name, g.help, g.value()))
-	}
-	if m.sessionState != nil {
-		families = append(families, sessionStateFamily(m.sessionState()))
-	}
-	families = appendGoFamilies(families)
-	return appendProcessFamilies(families)
-}
-
-// sessionStateFamily reports msgbridge_session_state{state} one-hot: 1
+// sessionStateCollector reports msgbridge_session_state{state} one-hot: 1
 // for the current state, 0 for the others. A state not in SessionStates is
 // reported too, so a new state is visible before the contract lists it.
-func sessionStateFamily(current string) family {
-	f := family{name: namespace + "_session_state", help: "The session's state: 1 for the current one, 0 for the others.", kind: kindGauge}
+type sessionStateCollector struct {
+	state func() string
+}
+
+var sessionStateDesc = prometheus.NewDesc(namespace+"_session_state",
+	"The session's state: 1 for the current one, 0 for the others.", []string{"state"}, nil)
+
+func (c sessionStateCollector) Describe(ch chan<- *prometheus.Desc) { ch <- sessionStateDesc }
+
+func (c sessionStateCollector) Collect(ch chan<- prometheus.Metric) {
+	current := c.state()
 	known := false
 	for _, s := range contract.SessionStates {
 		v := 0.0
 		if string(s) == current {
 			v, known = 1, true
 		}
-		f.samples = append(f.samples, sample{labels: []label{{"state", string(s)}}, value: v})
+		ch <- prometheus.MustNewConstMetric(sessionStateDesc, prometheus.GaugeValue, v, string(s))
 	}
 	if !known {
-		f.samples = append(f.samples, sample{labels: []label{{"state", current}}, value: 1})
+		ch <- prometheus.MustNewConstMetric(sessionStateDesc, prometheus.GaugeValue, 1, current)
 	}
-	sortSamples(f.samples)
-	return f
 }

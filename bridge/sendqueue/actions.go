@@ -78,6 +78,9 @@ func (q *Queue) prepare(ctx context.Context, m *row) (bridge.Outgoing, error) {
 			return out, err
 		}
 	}
+	if out.Status != nil {
+		return out, q.prepareAudience(ctx, out.Status)
+	}
 	return out, q.checkRecipient(ctx, m.Recipient)
 }
 

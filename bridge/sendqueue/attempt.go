@@ -23,6 +23,10 @@ func (q *Queue) attempt(ctx context.Context, m *row) {
 	}
 	cancel()
 	q.observer.SendAttempt(sendErr == nil, time.Since(started))
+	if until, deferred := deferredUntil(sendErr); deferred {
+		q.deferAttempt(ctx, m, until, sendErr)
+		return
+	}
 	if until, restricted := bridge.RestrictedUntil(sendErr); restricted {
 		q.holdRestricted(ctx, m, until, sendErr)
 		return

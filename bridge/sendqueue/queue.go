@@ -38,8 +38,12 @@ type Options struct {
 	AttemptTimeout time.Duration
 	// Rate paces the attempts (SEND_RATE); the zero value is unpaced.
 	Rate bridge.SendRate
-	// Checker, when set, checks a phone number before a message's attempt.
+	// Checker, when set, checks a phone number before a message's attempt,
+	// and each recipient of a status post (audience.go).
 	Checker Checker
+	// StatusAudience paces the recipients of status posts
+	// (STATUS_AUDIENCE_RATE); the zero value is unpaced.
+	StatusAudience bridge.SendRate
 	// Accounts, when set, binds each message to the account it was accepted for.
 	Accounts Accounts
 	// Space, when set, refuses new messages while the disk is below its
@@ -60,8 +64,9 @@ type Queue struct {
 	mu      sync.Mutex
 	sending map[string]bool // message IDs whose attempt runs now (claimed ones)
 
-	pace *pacer // SEND_RATE
-	hold hold   // WhatsApp's restrictions
+	pace     *pacer         // SEND_RATE
+	audience *bridge.Budget // STATUS_AUDIENCE_RATE; nil: unpaced
+	hold     hold           // WhatsApp's restrictions
 	// released is closed and replaced (under mu) whenever attempts end, for
 	// requests that wait for an earlier message of their chat (order.go).
 	released chan struct{}
@@ -80,7 +85,7 @@ func New(opts Options) *Queue {
 		opts.AttemptTimeout = 2 * time.Minute
 	}
 	return &Queue{MessageLog: opts.Log, opts: opts, wake: durable.NewSignal(), sending: map[string]bool{},
-		pace: newPacer(opts.Rate)}
+		pace: newPacer(opts.Rate), audience: audienceBudget(opts.StatusAudience)}
 }
 
 // Result is the outcome of Submit.

@@ -215,8 +215,9 @@ func formatHours(d time.Duration) string {
 	return d.String()
 }
 
-// countWithin parses a whole number from lo to hi.
-func countWithin(lo, hi int) func(string) (int, error) {
+// countUpTo parses a whole number from 1 to hi.
+func countUpTo(hi int) func(string) (int, error) {
+	const lo = 1
 	return func(v string) (int, error) {
 		n, err := strconv.Atoi(strings.TrimSpace(v))
 		if err != nil {

@@ -60,6 +60,9 @@ type Settings struct {
 	// WhatsApp.
 	CheckRate  bridge.SendRate
 	CheckBurst int
+	// StatusAudienceRate paces the recipients of status posts
+	// (STATUS_AUDIENCE_RATE).
+	StatusAudienceRate bridge.SendRate
 	// TrustedProxies are the CIDRs whose X-Forwarded-For is believed.
 	TrustedProxies []netip.Prefix
 	// PresenceInterval paces the chat states of the API per chat.
@@ -81,4 +84,23 @@ type Settings struct {
 	// WAVersion is the WhatsApp Web version the client announces (WA_VERSION,
 	// 2.3000.N); empty: the one the bridge learned, else the build's.
 	WAVersion string
+	// RejectCalls is which incoming calls the bridge rejects (REJECT_CALLS);
+	// RejectCallsReply the text it sends their callers, empty for none.
+	RejectCalls      bridge.RejectCalls
+	RejectCallsReply string
+	// ConnectJitter is the longest random wait before the first connect
+	// after a start (CONNECT_JITTER); zero: none.
+	ConnectJitter time.Duration
+	// EventStreams and EventStreamsPerAddress cap the open event streams
+	// in all and from one client address.
+	EventStreams           int
+	EventStreamsPerAddress int
+	// LogFilesMaxBytes bounds the daily log files together.
+	LogFilesMaxBytes int64
+	// WebhookLocalTargets lets subscriptions reach loopback and link-local
+	// addresses.
+	WebhookLocalTargets bool
+	// DeliveredRetention is how long delivered events stay in the outbox;
+	// EventLogRetention how long the event log keeps an event.
+	DeliveredRetention, EventLogRetention time.Duration
 }

@@ -53,6 +53,10 @@ func TestLoadDefaults(t *testing.T) {
 	if s.APIKey.Reveal() != testAPIKey || s.AdminToken.Reveal() != testAdmin || s.EncryptionKey.Reveal() != testEncKeyRaw() {
 		t.Error("credentials not loaded")
 	}
+	if s.EventStreams != 64 || s.EventStreamsPerAddress != 8 || s.LogFilesMaxBytes != 64<<20 || s.WebhookLocalTargets ||
+		s.DeliveredRetention != 168*time.Hour || s.EventLogRetention != 24*time.Hour {
+		t.Errorf("event stream caps: %d, %d per address", s.EventStreams, s.EventStreamsPerAddress)
+	}
 	if s.MaxUploads != 32 || s.UploadsPerAddress != 4 || s.KeyDeadline != 10*time.Second {
 		t.Errorf("upload bounds: %d, %d per address, key deadline %s", s.MaxUploads, s.UploadsPerAddress, s.KeyDeadline)
 	}
@@ -142,6 +146,12 @@ func TestLoadRejects(t *testing.T) {
 		{"MAX_UPLOADS", "0", "from 1 to 10000, got 0"},
 		{"MAX_UPLOADS", "many", "is not a whole number"},
 		{"UPLOADS_PER_ADDRESS", "33", "from 1 to 32, got 33"},
+		{"EVENT_STREAMS", "0", "from 1 to 10000, got 0"},
+		{"LOG_FILES_MAX_BYTES", "512KiB", "at least 1MiB"},
+		{"WEBHOOK_LOCAL_TARGETS", "yes", "is neither on nor off"},
+		{"DELIVERED_RETENTION", "0s", "from 1s to 8760h"},
+		{"EVENT_LOG_RETENTION", "9000h", "from 1s to 8760h"},
+		{"EVENT_STREAMS_PER_ADDRESS", "65", "from 1 to 64, got 65"},
 		{"KEY_DEADLINE", "10", "is not a duration"},
 		{"CHECK_RATE", "10", "is not a rate"},
 		{"CHECK_BURST", "101", "from 1 to 100, got 101"},
@@ -225,6 +235,8 @@ func TestLoadRejects(t *testing.T) {
 		{"PPROF", "ON", "is neither on nor off"},
 		{"STATUS_UPDATES", "yes", "is neither on nor off"},
 		{"WA_VERSION", "2.2413.1", "must be a WhatsApp Web version 2.3000.N"},
+		{"REJECT_CALLS", "some", "must be off, all or unknown"},
+		{"REJECT_CALLS_REPLY", "\xff", "must be UTF-8 text"},
 		{"WA_VERSION", "2.3000.0", "must be a WhatsApp Web version 2.3000.N"},
 		{"TYPING_DELAY", "50ms", "is not a typing delay"},
 		{"TYPING_DELAY", "0s/char", "time per character"},

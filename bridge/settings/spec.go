@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"time"
+	"unicode/utf8"
 
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/guard"
@@ -69,7 +70,7 @@ func into[T any](field *T, parse func(string) (T, error)) func(string) error {
 // specsFor lists every setting in the order of the contract, each
 // parsing into its field of s.
 func specsFor(s *Settings) []setting {
-	return slices.Concat(baseSpecs(s), protectionSpecs(s), cloudSpecs(s))
+	return slices.Concat(baseSpecs(s), protectionSpecs(s), cloudSpecs(s), boundSpecs(s))
 }
 
 // baseSpecs are the settings up to the pace of sends.
@@ -123,7 +124,7 @@ func protectionSpecs(s *Settings) []setting {
 		{env: contract.EnvRestrictionBackoff, def: contract.DefaultRestrictionBackoff, usage: "first pause after a WhatsApp rate limit without an end; doubles up to 1h",
 			parse: into(&s.RestrictionBackoff, parseRestrictionBackoff)},
 		{env: contract.EnvMaxUploads, def: contract.DefaultMaxUploads, usage: "large bodies read at once from callers not yet verified (1-10000)",
-			parse: into(&s.MaxUploads, countWithin(1, maxUploadsLimit))},
+			parse: into(&s.MaxUploads, countUpTo(maxUploadsLimit))},
 		{env: contract.EnvUploadsPerAddress, def: contract.DefaultUploadsPerAddress, usage: "of those, how many one client address may hold (1-MAX_UPLOADS)",
 			parse: func(v string) error { return parseUploadsPerAddress(s, v) }},
 		{env: contract.EnvKeyDeadline, def: contract.DefaultKeyDeadline, usage: "how long a body may take to present its credential (100ms-5m)",
@@ -131,7 +132,9 @@ func protectionSpecs(s *Settings) []setting {
 		{env: contract.EnvCheckRate, def: contract.DefaultCheckRate, usage: "number checks that reach WhatsApp after the burst: N/s, N/m or N/h",
 			parse: into(&s.CheckRate, bridge.ParseSendRate)},
 		{env: contract.EnvCheckBurst, def: contract.DefaultCheckBurst, usage: "number checks that may reach WhatsApp at once (1-100)",
-			parse: into(&s.CheckBurst, countWithin(1, maxCheckBurst))},
+			parse: into(&s.CheckBurst, countUpTo(maxCheckBurst))},
+		{env: contract.EnvStatusAudienceRate, def: contract.DefaultStatusAudienceRate, usage: "recipients of status posts that may be reached: N/s, N/m or N/h, a burst of at least 256; a status waits until its audience fits (recipients unknown to the account also count against CHECK_RATE)",
+			parse: into(&s.StatusAudienceRate, bridge.ParseSendRate)},
 		{env: contract.EnvTrustedProxies, usage: "comma-separated CIDRs whose X-Forwarded-For is believed (an Ingress); empty: none",
 			parse: into(&s.TrustedProxies, guard.ParseProxies)},
 		{env: contract.EnvPresenceInterval, def: contract.DefaultPresenceInterval, usage: "shortest time between two chat states sent into one chat (1s-1m)",
@@ -144,6 +147,12 @@ func protectionSpecs(s *Settings) []setting {
 			parse: into(&s.StatusUpdates, parseOnOff)},
 		{env: contract.EnvWAVersion, usage: "WhatsApp Web version the client announces, 2.3000.N; empty: the one learned from WhatsApp Web (daily), else the build's",
 			parse: into(&s.WAVersion, parseWAVersion)},
+		{env: contract.EnvRejectCalls, def: contract.DefaultRejectCalls, usage: "incoming calls the bridge rejects: off, all, or unknown (callers not in the account's contacts); each is a call.offer and a call.ended event either way",
+			parse: into(&s.RejectCalls, parseRejectCalls)},
+		{env: contract.EnvRejectCallsReply, usage: "text sent, through the send queue, to a caller whose call was rejected; empty: none",
+			parse: into(&s.RejectCallsReply, parseReplyText)},
+		{env: contract.EnvConnectJitter, def: contract.DefaultConnectJitter, usage: "longest random wait before the first connect after a start (0s-1m; 0s: none), so that a fleet restarted together does not connect in one burst",
+			parse: into(&s.ConnectJitter, durationWithin(0, time.Minute))},
 		{env: contract.EnvDiskReserve, usage: "free space of DATA_DIR's volume below which the bridge stops receiving and refuses sends (507); default the larger of 64MiB and 2% of the volume, at most a quarter of it",
 			parse: into(&s.DiskReserve, parseDiskReserve)},
 	}
@@ -171,7 +180,7 @@ const (
 // parseUploadsPerAddress is a count up to MAX_UPLOADS, parsed first (order
 // of specsFor).
 func parseUploadsPerAddress(s *Settings, v string) (err error) {
-	s.UploadsPerAddress, err = countWithin(1, s.MaxUploads)(v)
+	s.UploadsPerAddress, err = countUpTo(s.MaxUploads)(v)
 	return err
 }
 
@@ -258,6 +267,22 @@ func parseWAVersion(v string) (string, error) {
 	}
 	if _, err := contract.ParseWAVersion(v); err != nil {
 		return "", err
+	}
+	return v, nil
+}
+
+// parseRejectCalls is one of bridge.RejectCallsModes.
+func parseRejectCalls(v string) (bridge.RejectCalls, error) {
+	if mode := bridge.RejectCalls(v); slices.Contains(bridge.RejectCallsModes, mode) {
+		return mode, nil
+	}
+	return "", fmt.Errorf("must be off, all or unknown, got %q", bridge.Truncate(v, 32))
+}
+
+// parseReplyText is a message text: valid UTF-8 within WhatsApp's limit.
+func parseReplyText(v string) (string, error) {
+	if len(v) > bridge.MaxTextBytes || !utf8.ValidString(v) {
+		return "", fmt.Errorf("must be UTF-8 text of at most %d bytes", bridge.MaxTextBytes)
 	}
 	return v, nil
 }

@@ -127,8 +127,8 @@ func (s *Simulator) apiSetClientVersion(w http.ResponseWriter, r *http.Request) 
 		writeError(w, err)
 		return
 	}
-	minimum, current := s.ClientVersions()
-	minimum = store.WAVersionContainer{}
+	_, current := s.ClientVersions()
+	var minimum store.WAVersionContainer
 	for _, field := range []struct {
 		text string
 		into *store.WAVersionContainer

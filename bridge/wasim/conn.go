@@ -118,14 +118,15 @@ func (c *conn) run() {
 	c.sim.mu.Lock()
 	outdated := c.sim.versions.handshakeLocked(c.payload)
 	c.sim.mu.Unlock()
-	if outdated {
+	switch {
+	case outdated:
 		// WhatsApp refuses an outdated client before anything else, a new
 		// device's registration as much as a login.
 		c.sendAndClose(failureNode(405, nil))
 		accepted = false
-	} else if c.payload.GetDevicePairingData() != nil {
+	case c.payload.GetDevicePairingData() != nil:
 		c.sim.startRegistration(c)
-	} else {
+	default:
 		accepted = c.sim.login(c)
 	}
 	for {

@@ -42,6 +42,7 @@ func (s *Simulator) ControlHandler() http.Handler {
 	mux.HandleFunc("POST /v1/users/{number}/taps", s.withUser(s.apiTap))
 	mux.HandleFunc("POST /v1/users/{number}/receipt-mode", s.withUser(s.apiReceiptMode))
 	mux.HandleFunc("POST /v1/users/{number}/faults", s.withUser(s.apiFault))
+	mux.HandleFunc("POST /v1/users/{number}/calls", s.withUser(s.apiCall))
 	mux.HandleFunc("POST /v1/users/{number}/addressing", s.withUser(s.apiAddressing))
 	mux.HandleFunc("GET /v1/users/{number}/ticks", s.withUser(s.apiTicks))
 	mux.HandleFunc("POST /v1/users/{number}/status", s.withUser(s.apiPostStatus))

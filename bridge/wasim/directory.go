@@ -18,8 +18,9 @@ import (
 //
 // Registration checks (IsOnWhatsApp):
 //
-//	<usync><query><contact/>…</query><list><user><contact>+49…@c.us</contact></user></list></usync>
-//	-> <user jid><contact type="in|out">query</contact></user>
+//	<usync><query><contact addressing_mode="lid"/>…</query><list><user><contact>+49…@c.us</contact></user></list></usync>
+//	-> <user jid="…@lid" pn_jid><contact type="in">query</contact></user> (registered)
+//	-> <user jid><contact type="out">query</contact></user>               (not)
 //
 // The asking device is left out of its own account's device list, as
 // WhatsApp does. Unknown numbers have no devices and are "out".
@@ -31,6 +32,10 @@ func (s *Simulator) answerUsync(c *conn, iq *waBinary.Node) ([]waBinary.Node, *i
 	query := q.GetChildByTag("query")
 	wantDevices := hasChild(&query, "devices")
 	wantContact := hasChild(&query, "contact")
+	// Current clients ask in LID addressing: a registered number is then
+	// answered by its LID, the number beside it (pn_jid).
+	contactNode, _ := query.GetOptionalChildByTag("contact")
+	lidAddressing := contactNode.Attrs["addressing_mode"] == "lid"
 	if wantDevices && s.takeSendFault(c.user, faultUsync) {
 		return nil, &iqError{500, "internal-server-error"}
 	}
@@ -88,7 +93,11 @@ func (s *Simulator) answerUsync(c *conn, iq *waBinary.Node) ([]waBinary.Node, *i
 		if hasChild(&query, "business") {
 			children = append(children, waBinary.Node{Tag: "business"})
 		}
-		users = append(users, waBinary.Node{Tag: "user", Attrs: waBinary.Attrs{"jid": jid}, Content: children})
+		userAttrs := waBinary.Attrs{"jid": jid}
+		if wantContact && lidAddressing && u != nil {
+			userAttrs = waBinary.Attrs{"jid": u.lid, "pn_jid": jid}
+		}
+		users = append(users, waBinary.Node{Tag: "user", Attrs: userAttrs, Content: children})
 	}
 	return []waBinary.Node{{
 		Tag:     "usync",

@@ -62,7 +62,7 @@ func TestGroupAdministration(t *testing.T) {
 	if err := tc.SetGroupName(ctx, info.JID, "Ops team"); err != nil || g.Subject() != "Ops team" {
 		t.Fatalf("subject: %v", err)
 	}
-	if err := tc.SetGroupDescription(ctx, info.JID, "on call"); err != nil || g.Description() != "on call" {
+	if err := tc.SetGroupTopic(ctx, info.JID, "", "", "on call"); err != nil || g.Description() != "on call" {
 		t.Fatalf("description: %v", err)
 	}
 	g.SetSubject(alice, "Ops (alice)")

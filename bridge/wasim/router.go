@@ -46,6 +46,10 @@ func (s *Simulator) dispatch(c *conn, n *waBinary.Node) {
 		if c.user != nil && class == "message" {
 			s.acked(c, id)
 		}
+	case "call":
+		if c.user != nil {
+			s.handleClientCall(c, n)
+		}
 	case "chatstate":
 		if c.user != nil {
 			s.recordChatState(c, n)

@@ -73,6 +73,7 @@ type Simulator struct {
 	records  records        // usync contact questions and chat states (actions.go)
 	versions clientVersions // the oldest client version accepted, and the current one (clientversion.go)
 	trust    trustTokens    // trusted-contact tokens phones issued (tctoken.go)
+	calls    callBook       // what phones saw of calls (calls.go)
 }
 
 // New starts a simulator. Call Close when done.

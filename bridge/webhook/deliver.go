@@ -95,6 +95,12 @@ const (
 		WHERE id = ? AND status = 'pending'`
 	markDead = `UPDATE webhook_outbox SET status = 'dead', attempts = ?, last_error = ?
 		WHERE id = ? AND status = 'pending'`
+	// markExpiredBehind makes dead letters of the events of the head's
+	// chat (subscription and ordering key) whose window has passed while
+	// they waited behind it: each would otherwise take one attempt (a
+	// hung receiver's timeout) to learn what the clock says.
+	markExpiredBehind = `UPDATE webhook_outbox SET status = 'dead', last_error = ?
+		WHERE subscription = ? AND ordering_key = ? AND status = 'pending' AND expires_at <= ? AND id <> ?`
 )
 
 // recordFailure counts the attempt and schedules r's next one, or makes it a
@@ -105,16 +111,28 @@ func (o *Outbox) recordFailure(ctx context.Context, r row, a answer, cause error
 	next := now.Add(retryDelay(attempts, jitter(), a.status, a.retryAfter, now)).UnixMilli()
 	msg := truncate(cause.Error())
 	dead := next > r.expiresAt
+	var deadCount int64
 	err := o.opts.Batcher.Do(ctx, func(tx *sql.Tx) error {
-		if dead {
-			_, err := o.stmts.Exec(ctx, tx, markDead, attempts, msg, r.id)
+		if !dead {
+			_, err := o.stmts.Exec(ctx, tx, markRetry, attempts, msg, next, r.id)
 			return err
 		}
-		_, err := o.stmts.Exec(ctx, tx, markRetry, attempts, msg, next, r.id)
+		if _, err := o.stmts.Exec(ctx, tx, markDead, attempts, msg, r.id); err != nil {
+			return err
+		}
+		behind := truncate("expired waiting behind " + r.webhookID + ", a dead letter: " + msg)
+		res, err := o.stmts.Exec(ctx, tx, markExpiredBehind, behind, r.subscription, r.key, now.UnixMilli(), r.id)
+		if err != nil {
+			return err
+		}
+		n, err := res.RowsAffected()
+		deadCount = 1 + n
 		return err
 	})
-	if err == nil && dead && o.opts.Observer != nil {
-		o.opts.Observer.WebhookDeadLetter(r.subscription)
+	if err == nil && o.opts.Observer != nil {
+		for range deadCount {
+			o.opts.Observer.WebhookDeadLetter(r.subscription)
+		}
 	}
 	return err
 }

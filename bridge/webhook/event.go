@@ -136,7 +136,23 @@ type upsertPayload struct {
 	Contacts  []contactPayload `json:"contacts,omitempty"`
 	// ReplyID is the id of the button tapped or the list row picked
 	// (type button_reply, list_reply).
-	ReplyID string `json:"reply_id,omitempty"`
+	ReplyID   string       `json:"reply_id,omitempty"`
+	Truncated []cutPayload `json:"truncated,omitempty"`
+}
+
+// cutPayload is a field the bridge cut to its bound, with its whole size.
+type cutPayload struct {
+	Field string `json:"field"`
+	Size  int    `json:"size"`
+}
+
+// cutsOf are in's cuts as the events show them; nil when none.
+func cutsOf(in bridge.Incoming) []cutPayload {
+	var out []cutPayload
+	for _, c := range in.Truncated {
+		out = append(out, cutPayload(c))
+	}
+	return out
 }
 
 // mediaPayloadOf is m as the events show it; nil when there is none.
@@ -172,7 +188,7 @@ func MessageUpsert(in bridge.Incoming) Event {
 		Event: TypeMessageUpsert, WhatsAppID: in.WhatsAppID, From: in.From.String(), Chat: chat, PushName: in.PushName,
 		Type: in.Type, Text: in.Text, Timestamp: bridge.FormatTime(in.Timestamp),
 		FromLID: optionalRecipient(in.FromLID), FromPhone: optionalRecipient(in.FromPhone), Quoted: in.Quoted,
-		ReplyID: in.ReplyID,
+		ReplyID: in.ReplyID, Truncated: cutsOf(in),
 	}
 	p.Media = mediaPayloadOf(in.Media)
 	for _, r := range in.Mentions {
@@ -210,14 +226,15 @@ type changePayload struct {
 	Text       *string `json:"text,omitempty"`  // edits only
 	// Options are the names a poll vote chose (target_id is the poll);
 	// [] when the voter took the vote back.
-	Options *[]string `json:"options,omitempty"`
+	Options   *[]string    `json:"options,omitempty"`
+	Truncated []cutPayload `json:"truncated,omitempty"`
 }
 
 func changePayloadOf(in bridge.Incoming) changePayload {
 	p := changePayload{
 		Event: "message." + in.Type, WhatsAppID: in.WhatsAppID, TargetID: in.TargetID, From: in.From.String(),
 		FromLID: optionalRecipient(in.FromLID), FromPhone: optionalRecipient(in.FromPhone), Chat: in.Chat.String(),
-		PushName: in.PushName, Timestamp: bridge.FormatTime(in.Timestamp),
+		PushName: in.PushName, Timestamp: bridge.FormatTime(in.Timestamp), Truncated: cutsOf(in),
 	}
 	switch in.Type {
 	case bridge.IncomingReaction:

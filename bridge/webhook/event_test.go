@@ -44,6 +44,10 @@ func TestEventPayloads(t *testing.T) {
 		{MessageUpsert(bridge.Incoming{WhatsAppID: "W3", From: lid, Chat: lid, Type: "image", Timestamp: at, Media: &bridge.Media{MimeType: "image/jpeg", Size: 7}}),
 			"chat:99887766@lid",
 			`{"event":"message.upsert","whatsapp_id":"W3","from":"99887766@lid","chat":"99887766@lid","push_name":"","type":"image","text":"","timestamp":"2026-11-21T09:00:00.123Z","media":{"mimetype":"image/jpeg","size":7,"file_name":""},"from_lid":null,"from_phone":null}`, 0},
+		// A text cut to its bound names the cut and the whole size.
+		{MessageUpsert(bridge.Incoming{WhatsAppID: "W4", From: phone, Chat: phone, Type: "text", Text: "ab", Timestamp: at,
+			Truncated: []bridge.Cut{{Field: "text", Size: 12582912}}}), "chat:4915112345678",
+			`{"event":"message.upsert","whatsapp_id":"W4","from":"4915112345678","chat":"4915112345678","push_name":"","type":"text","text":"ab","timestamp":"2026-11-21T09:00:00.123Z","from_lid":null,"from_phone":null,"truncated":[{"field":"text","size":12582912}]}`, 0},
 	} {
 		t.Run(c.key+"/"+strconv.Itoa(c.rank), func(t *testing.T) {
 			body, err := json.Marshal(c.ev.Payload)

@@ -10,9 +10,10 @@ import (
 	"github.com/msgbridge/msgbridge/bridge/durable"
 )
 
-// KeepEvents is how long the event log keeps an event: a stream reader
-// (GET /api/events) resumes with Last-Event-ID within it.
-const KeepEvents = 24 * time.Hour
+// DefaultKeepEvents is how long the event log keeps an event when
+// Options.KeepEvents is zero (EVENT_LOG_RETENTION's default): a stream
+// reader (GET /api/events) resumes with Last-Event-ID within it.
+const DefaultKeepEvents = 24 * time.Hour
 
 // Logged is one event of the event log; Seq, its row id, orders them and
 // is the stream's event id.
@@ -74,6 +75,22 @@ func (o *Outbox) LatestEventID(ctx context.Context) (int64, error) {
 	return id.Int64, err
 }
 
+// EventBounds are the id of the oldest event the log keeps and of the
+// newest it ever logged, kept or swept (ids are never used twice:
+// AUTOINCREMENT remembers the highest in sqlite_sequence). An empty log
+// has oldest = newest+1. A stream told to resume after an id below
+// oldest-1 would miss what was swept, and one above newest holds an id of
+// another log (a DATA_DIR restored from a backup).
+func (o *Outbox) EventBounds(ctx context.Context) (oldest, newest int64, err error) {
+	var lowest, highest sql.NullInt64
+	err = o.opts.DB.QueryRowContext(ctx, `SELECT (SELECT min(id) FROM event_log),
+		(SELECT seq FROM sqlite_sequence WHERE name = 'event_log')`).Scan(&lowest, &highest)
+	if !lowest.Valid {
+		return highest.Int64 + 1, highest.Int64, err
+	}
+	return lowest.Int64, highest.Int64, err
+}
+
 // EventsAfter reads up to limit logged events after id after, oldest
 // first.
 func (o *Outbox) EventsAfter(ctx context.Context, after int64, limit int) ([]Logged, error) {
@@ -96,8 +113,8 @@ func (o *Outbox) EventsAfter(ctx context.Context, after int64, limit int) ([]Log
 
 const pruneLogged = `DELETE FROM event_log WHERE id IN (SELECT id FROM event_log WHERE created_at < ? LIMIT ?)`
 
-// pruneLog deletes the logged events older than KeepEvents.
+// pruneLog deletes the logged events older than Options.KeepEvents.
 func (o *Outbox) pruneLog(ctx context.Context) (int64, error) {
-	cutoff := o.opts.Now().Add(-KeepEvents).UnixMilli()
+	cutoff := o.opts.Now().Add(-o.opts.KeepEvents).UnixMilli()
 	return durable.DeleteChunked(ctx, o.opts.Batcher, pruneChunk, pruneLogged, cutoff)
 }

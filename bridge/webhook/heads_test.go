@@ -160,7 +160,7 @@ func TestARestartResumesEachChatInOrder(t *testing.T) {
 	kill()
 	<-stopped
 	hang.Store(false)
-	again := testOutbox{Outbox: New(Options{DB: first.opts.DB, Batcher: first.batcher, URL: r.srv.URL, Log: logr.Discard()}),
+	again := testOutbox{Outbox: New(Options{DB: first.opts.DB, Batcher: first.batcher, URL: r.srv.URL, Log: logr.Discard(), LocalTargets: true}),
 		batcher: first.batcher}
 	again.run(t)
 	r.wantIDs(t, 0, n)

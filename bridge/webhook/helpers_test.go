@@ -112,7 +112,7 @@ func openOutbox(tb testing.TB, url string, adjust func(*Options)) testOutbox {
 	db := testutil.OpenBridgeDB(tb)
 	b := sqlite.NewBatcher(db)
 	tb.Cleanup(b.Close)
-	opts := Options{DB: db, Batcher: b, URL: url, Log: logr.Discard()}
+	opts := Options{DB: db, Batcher: b, URL: url, Log: logr.Discard(), LocalTargets: true}
 	if adjust != nil {
 		adjust(&opts)
 	}

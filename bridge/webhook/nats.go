@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"net/http"
@@ -32,10 +33,10 @@ type natsSender struct {
 // connection that keeps reconnecting for ever without a reconnect buffer,
 // so that a publish while the server is down fails at once and is retried
 // from the outbox instead of waiting in memory.
-func natsOptions(s Subscription) []nats.Option {
+func natsOptions(s Subscription, dialer nats.CustomDialer) []nats.Option {
 	opts := []nats.Option{
 		nats.Name("msgbridge subscription " + s.ID), nats.MaxReconnects(-1), nats.ReconnectWait(time.Second),
-		nats.ReconnectBufSize(-1), nats.Timeout(probeTimeout),
+		nats.ReconnectBufSize(-1), nats.Timeout(probeTimeout), nats.SetCustomDialer(dialer),
 	}
 	switch c := s.Credentials; {
 	case c.Token != "":
@@ -54,8 +55,12 @@ func (o *Outbox) newNATSSender(s Subscription, u *url.URL) (sender, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The server may be down now: the connection comes up when it does.
-	nc, err := nats.Connect(natsServer(u), append(natsOptions(s), nats.RetryOnFailedConnect(true))...)
+	// The server may be down now: the connection comes up when it does,
+	// and then the backlog goes at once, not each event at the end of its
+	// own back-off.
+	answers := func(*nats.Conn) { o.targetAnswers(s.ID) }
+	nc, err := nats.Connect(natsServer(u), append(natsOptions(s, o.dialer()), nats.RetryOnFailedConnect(true),
+		nats.ConnectHandler(answers), nats.ReconnectHandler(answers))...)
 	if err != nil {
 		return nil, fmt.Errorf("nats: %w", err)
 	}
@@ -72,6 +77,30 @@ func (o *Outbox) newNATSSender(s Subscription, u *url.URL) (sender, error) {
 }
 
 func (n *natsSender) close() { n.nc.Close() }
+
+// wakeBacklog makes a subscription's pending events due now.
+const wakeBacklog = `UPDATE webhook_outbox SET next_attempt_at = ?
+	WHERE subscription = ? AND status = 'pending' AND next_attempt_at > ?`
+
+// targetAnswers is told that subscription id's target answers again (its
+// NATS connection came back): its events waiting out their back-off are
+// made due and the dispatcher woken. The back-off spares a target that is
+// down; one that is up has nothing to be spared.
+func (o *Outbox) targetAnswers(id string) {
+	ctx := context.Background()
+	now := o.opts.Now().UnixMilli()
+	err := o.opts.Batcher.Do(ctx, func(tx *sql.Tx) error {
+		_, err := o.stmts.Exec(ctx, tx, wakeBacklog, now, id, now)
+		return err
+	})
+	if err != nil {
+		// Shutting down, or the database failing: the events keep their
+		// back-off, as before.
+		o.opts.Log.V(1).Info("could not wake a subscription's backlog", "subscription", id, "error", err.Error())
+		return
+	}
+	o.wake.Notify()
+}
 
 // subject is <prefix>.<account>.<event type>: the linked phone's digits,
 // or unlinked, when the event is delivered.
@@ -110,12 +139,12 @@ func (n *natsSender) send(ctx context.Context, l *live, ev Stored, at time.Time)
 
 // probeNATS connects with s's credentials and looks up the stream that
 // takes the target's subjects.
-func probeNATS(ctx context.Context, s Subscription, u *url.URL) error {
+func probeNATS(ctx context.Context, s Subscription, u *url.URL, dialer nats.CustomDialer) error {
 	prefix, err := subjectPrefix(u)
 	if err != nil {
 		return err
 	}
-	nc, err := nats.Connect(natsServer(u), natsOptions(s)...)
+	nc, err := nats.Connect(natsServer(u), natsOptions(s, dialer)...)
 	if err != nil {
 		return err
 	}
@@ -126,7 +155,7 @@ func probeNATS(ctx context.Context, s Subscription, u *url.URL) error {
 	}
 	if _, err := js.StreamNameBySubject(ctx, prefix+".>"); err != nil {
 		if errors.Is(err, jetstream.ErrStreamNotFound) {
-			return fmt.Errorf("no JetStream stream takes %s.>: create one first", prefix)
+			return probeRefusal{fmt.Sprintf("no JetStream stream takes %s.>: create one first", prefix)}
 		}
 		return err
 	}

@@ -167,6 +167,30 @@ func TestNATSStopMidStreamLosesAndRepeatsNothing(t *testing.T) {
 	}
 }
 
+// A NATS server that answers again wakes its subscription's backlog: the
+// events waiting out a long back-off go at once, not each at the end of its
+// own (after 25 s outages they cleared 57 and 77 s later).
+func TestNATSReconnectWakesTheBacklog(t *testing.T) {
+	ns := startNATS(t)
+	ns.stream(t, "msgbridge")
+	obs := &countingObserver{}
+	o := startOutbox(t, "", func(opt *Options) { opt.Timeout = time.Second; opt.Observer = obs })
+	o.subscribe(t, "bus", ns.url()+"/msgbridge")
+	ns.stop()
+	const n = 10
+	for i := range n {
+		o.enqueue(t, upsert(i))
+	}
+	testutil.Poll(t, 30*time.Second, func() (int64, bool) { f := obs.failed.Load(); return f, f >= 1 }, "failed publishes while down")
+	// Every event waits a back-off far beyond the test.
+	if _, err := o.opts.DB.Exec(`UPDATE webhook_outbox SET next_attempt_at = ? WHERE status = 'pending'`,
+		time.Now().Add(time.Hour).UnixMilli()); err != nil {
+		t.Fatal(err)
+	}
+	ns.start()
+	o.waitDrained(t, 20*time.Second)
+}
+
 // A NATS target is probed at creation: no server, or no stream for its
 // subjects, is refused.
 func TestNATSProbe(t *testing.T) {

@@ -69,6 +69,18 @@ type Options struct {
 	// Account names the linked account in NATS subjects: the phone's
 	// digits, empty while unlinked.
 	Account func() string
+	// LocalTargets admits targets on loopback and link-local addresses
+	// (WEBHOOK_LOCAL_TARGETS=on: a receiver beside the bridge in its pod,
+	// the tests' receivers). Off, a connection to one is refused after the
+	// name resolved, so no subscription reaches the pod's own ports or the
+	// cloud's metadata service.
+	LocalTargets bool
+	// KeepDelivered is how long a delivered row stays in the outbox
+	// (DELIVERED_RETENTION; DefaultKeepDelivered when zero); KeepEvents how
+	// long the event log keeps an event (EVENT_LOG_RETENTION;
+	// DefaultKeepEvents when zero), which bounds how far back GET
+	// /api/events resumes.
+	KeepDelivered, KeepEvents time.Duration
 }
 
 // Outbox stores events and delivers them (Run).
@@ -117,19 +129,26 @@ func New(opts Options) *Outbox {
 	if opts.PageSize <= 0 {
 		opts.PageSize = defaultPage
 	}
+	if opts.KeepDelivered <= 0 {
+		opts.KeepDelivered = DefaultKeepDelivered
+	}
+	if opts.KeepEvents <= 0 {
+		opts.KeepEvents = DefaultKeepEvents
+	}
+	o := &Outbox{
+		opts: opts, stmts: sqlite.NewStatements(opts.DB), wake: durable.NewSignal(), states: map[string]*runState{},
+	}
 	var client http.Client
 	if opts.Client != nil {
 		client = *opts.Client
 	} else {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
 		tr.MaxIdleConnsPerHost = opts.Workers // keep one connection per worker alive
+		tr.DialContext = o.dialer().DialContext
 		client = http.Client{Timeout: opts.Timeout, Transport: tr}
 	}
 	client.CheckRedirect = refuseRedirects // whatever the caller's client does
-	opts.Client = &client
-	o := &Outbox{
-		opts: opts, stmts: sqlite.NewStatements(opts.DB), wake: durable.NewSignal(), states: map[string]*runState{},
-	}
+	o.opts.Client = &client
 	o.subs.Store(&subSet{byID: map[string]*live{}})
 	ctx := context.Background()
 	if err := o.syncDefault(ctx); err != nil {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/internal/testutil"
 )
 
 func TestPruneDeletesOldDeliveredOnly(t *testing.T) {
@@ -27,4 +28,31 @@ func TestPruneDeletesOldDeliveredOnly(t *testing.T) {
 	if err := o.opts.DB.QueryRow(`SELECT count(*) FROM webhook_outbox`).Scan(&left); err != nil || left != 2 {
 		t.Errorf("%d rows left, %v; want the recent delivered and the pending one", left, err)
 	}
+}
+
+// The delivered rows and the event log keep what their settings say
+// (DELIVERED_RETENTION, EVENT_LOG_RETENTION), swept every tenth of the
+// shorter one: with both at 2 s, rows older than that go within seconds,
+// not after the 7 days and the 24 hours they were kept whatever the
+// settings.
+func TestRetentionsOfDeliveredRowsAndTheEventLog(t *testing.T) {
+	r := newReceiver(t, false)
+	o := openOutbox(t, r.srv.URL, func(opts *Options) { opts.KeepDelivered, opts.KeepEvents = 2*time.Second, 2*time.Second })
+	o.run(t)
+	for i := range 3 {
+		if err := o.EnqueueNow(context.Background(), SessionStatus(bridge.SessionStatus{State: "connected"}, time.Unix(int64(i), 0))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.waitCount(t, 3, 10*time.Second)
+	long := time.Now().Add(-time.Minute).UnixMilli()
+	testutil.Poll(t, 10*time.Second, func() (int, bool) {
+		// Age whatever is there (a delivery commits after the receiver
+		// answered), then see what the sweeps left.
+		_, _ = o.opts.DB.Exec(`UPDATE webhook_outbox SET delivered_at = ? WHERE status = 'delivered'`, long)
+		_, _ = o.opts.DB.Exec(`UPDATE event_log SET created_at = ?`, long)
+		var left int
+		_ = o.opts.DB.QueryRow(`SELECT (SELECT count(*) FROM webhook_outbox) + (SELECT count(*) FROM event_log)`).Scan(&left)
+		return left, left == 0
+	}, "delivered rows and logged events past their retention swept")
 }

@@ -18,6 +18,7 @@ type statusUpdatePayload struct {
 	Text       string        `json:"text"`
 	Timestamp  string        `json:"timestamp"`
 	Media      *mediaPayload `json:"media,omitempty"`
+	Truncated  []cutPayload  `json:"truncated,omitempty"`
 }
 
 // StatusUpdate is a status.update event: in is a contact's status (its Chat
@@ -27,5 +28,6 @@ func StatusUpdate(in bridge.Incoming) Event {
 		Event: TypeStatusUpdate, WhatsAppID: in.WhatsAppID, From: in.From.String(),
 		FromLID: optionalRecipient(in.FromLID), FromPhone: optionalRecipient(in.FromPhone), PushName: in.PushName,
 		Type: in.Type, Text: in.Text, Timestamp: bridge.FormatTime(in.Timestamp), Media: mediaPayloadOf(in.Media),
+		Truncated: cutsOf(in),
 	}}
 }

@@ -169,12 +169,12 @@ func TestDefaultFollowsTheSettings(t *testing.T) {
 	r := newReceiver(t, false)
 	o := openOutbox(t, r.srv.URL, nil)
 	o.enqueue(t, connected())
-	again := New(Options{DB: o.opts.DB, Batcher: o.batcher, URL: "", Log: o.opts.Log})
+	again := New(Options{DB: o.opts.DB, Batcher: o.batcher, URL: "", Log: o.opts.Log, LocalTargets: true})
 	st, err := again.Get(context.Background(), DefaultSubscription)
 	if err != nil || st.Enabled || st.Health.Pending != 1 || again.Enabled() {
 		t.Fatalf("URL emptied: %+v %v", st, err)
 	}
-	back := New(Options{DB: o.opts.DB, Batcher: o.batcher, URL: r.srv.URL, Log: o.opts.Log})
+	back := New(Options{DB: o.opts.DB, Batcher: o.batcher, URL: r.srv.URL, Log: o.opts.Log, LocalTargets: true})
 	(testOutbox{Outbox: back, batcher: o.batcher}).run(t)
 	r.waitCount(t, 1, 10*time.Second)
 }
@@ -198,6 +198,7 @@ func TestSubscriptionValidation(t *testing.T) {
 		{"header", Subscription{ID: "a", Target: "http://x", Headers: map[string]string{"Webhook-Id": "x"}}, "forbidden_header"},
 		{"host header", Subscription{ID: "a", Target: "http://x", Headers: map[string]string{"host": "x"}}, "forbidden_header"},
 		{"header value", Subscription{ID: "a", Target: "http://x", Headers: map[string]string{"X-A": "a\r\nb"}}, "forbidden_header"},
+		{"header twice", Subscription{ID: "a", Target: "http://x", Headers: map[string]string{"x-a": "1", "X-A": "2"}}, "forbidden_header"},
 		{"http credentials", Subscription{ID: "a", Target: "http://x", Credentials: Credentials{Token: "t"}}, "invalid_credentials"},
 		{"nats half", Subscription{ID: "a", Target: "nats://x:4222/p", Credentials: Credentials{User: "u"}}, "invalid_credentials"},
 	} {
@@ -209,6 +210,10 @@ func TestSubscriptionValidation(t *testing.T) {
 	ok := Subscription{ID: "k8s-a", Target: "nats://nats:4222/msgbridge.events", Credentials: Credentials{User: "u", Password: "p"}}
 	if err := ok.Validate(); err != nil || ok.Format != FormatStandard {
 		t.Errorf("valid: %v, format %q", err, ok.Format)
+	}
+	named := Subscription{ID: "a", Target: "http://x", Headers: map[string]string{"x-team": "a", "AUTHORIZATION": "b"}}
+	if err := named.Validate(); err != nil || named.Headers["X-Team"] != "a" || named.Headers["Authorization"] != "b" || len(named.Headers) != 2 {
+		t.Errorf("header names are kept canonical: %v %v", err, named.Headers)
 	}
 }
 
@@ -249,8 +254,39 @@ func TestUnreachableTargetIsRefused(t *testing.T) {
 	if be, ok := errors.AsType[*bridge.Error](err); !ok || be.Code != "target_unreachable" {
 		t.Fatalf("%v, want target_unreachable", err)
 	}
+	// The connection's detail would map the pod's network to the caller.
+	if be, _ := errors.AsType[*bridge.Error](err); strings.Contains(be.Message, "refused") || strings.Contains(be.Message, "dial") {
+		t.Errorf("the answer tells how the connection failed: %s", be.Message)
+	}
 	if _, err := o.Get(context.Background(), "gone"); !errors.Is(err, ErrNoSubscription) {
 		t.Errorf("stored anyway: %v", err)
+	}
+}
+
+// Without LocalTargets (WEBHOOK_LOCAL_TARGETS off, the default) a target on
+// a loopback or link-local address is refused at creation, by name or by
+// address, and a delivery to one (WEBHOOK_URL's) never connects.
+func TestLocalTargetsAreRefused(t *testing.T) {
+	r := newReceiver(t, false)
+	o := openOutbox(t, r.srv.URL, func(opts *Options) { opts.LocalTargets = false })
+	o.run(t)
+	port := r.srv.URL[strings.LastIndex(r.srv.URL, ":"):]
+	for _, target := range []string{r.srv.URL, "http://localhost" + port, "http://169.254.169.254/latest/meta-data/",
+		"http://[::1]" + port, "http://0.0.0.0" + port, "nats://127.0.0.1" + port + "/events"} {
+		err := o.Create(context.Background(), Subscription{ID: "local", Target: target, Enabled: true})
+		if be, ok := errors.AsType[*bridge.Error](err); !ok || be.Code != "target_not_allowed" {
+			t.Errorf("%s: %v, want target_not_allowed", target, err)
+		}
+	}
+	if err := o.EnqueueNow(context.Background(), SessionStatus(bridge.SessionStatus{State: "connected"}, time.Now())); err != nil {
+		t.Fatal(err)
+	}
+	testutil.Poll(t, 10*time.Second, func() (string, bool) {
+		st, _ := o.Get(context.Background(), DefaultSubscription)
+		return st.Health.LastError, strings.Contains(st.Health.LastError, "loopback or link-local")
+	}, "the default's delivery to a loopback receiver refused")
+	if n := r.hits.Load(); n != 0 {
+		t.Errorf("the loopback receiver got %d deliveries", n)
 	}
 }
 

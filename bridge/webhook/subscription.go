@@ -1,6 +1,7 @@
 package webhook
 
 import (
+	"net/textproto"
 	"net/url"
 	"regexp"
 	"slices"
@@ -54,7 +55,7 @@ func (s *Subscription) Takes(eventType string) bool {
 // description lists them.
 var EventTypes = []string{
 	TypeMessageStatus, TypeMessageUpsert, TypeSessionStatus, TypeMessageReaction, TypeMessageEdit, TypeMessageRevoke,
-	TypeMessagePollVote, TypeGroupParticipants, TypeGroupUpdate, TypeStatusUpdate,
+	TypeMessagePollVote, TypeGroupParticipants, TypeGroupUpdate, TypeStatusUpdate, TypeCallOffer, TypeCallEnded,
 }
 
 // Target schemes.
@@ -130,7 +131,34 @@ func (s *Subscription) Validate() error {
 	if _, err := formatOf(s.Format); err != nil {
 		return err
 	}
-	return validHeaders(s.Headers)
+	headers, err := canonicalHeaders(s.Headers)
+	if err != nil {
+		return err
+	}
+	s.Headers = headers
+	return nil
+}
+
+// canonicalHeaders checks h and writes its names as HTTP's canonical
+// form ("x-team" and "X-TEAM" both as "X-Team"), the one the store keeps
+// and NATS sends: two names that differ only in case are one header, and
+// refused.
+func canonicalHeaders(h map[string]string) (map[string]string, error) {
+	if err := validHeaders(h); err != nil {
+		return nil, err
+	}
+	if h == nil {
+		return nil, nil
+	}
+	out := make(map[string]string, len(h))
+	for name, value := range h {
+		canonical := textproto.CanonicalMIMEHeaderKey(name)
+		if _, twice := out[canonical]; twice {
+			return nil, invalid(bridge.CodeForbiddenHeader, "header %q is given twice, in different cases", canonical)
+		}
+		out[canonical] = value
+	}
+	return out, nil
 }
 
 // handshakes reports a format whose receivers verify a handshake (the

@@ -3,6 +3,7 @@ package webhook
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -50,12 +51,12 @@ func (o *Outbox) probe(ctx context.Context, s Subscription) error {
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
 	if u.Scheme == schemeNATS {
-		err = probeNATS(ctx, s, u)
+		err = probeNATS(ctx, s, u, o.dialer())
 	} else {
-		err = probeTCP(ctx, u)
+		err = o.probeTCP(ctx, u)
 	}
 	if err != nil {
-		return invalid(bridge.CodeTargetUnreachable, "target %s could not be reached: %v", redacted(u), err)
+		return o.unreachable(s, u, err)
 	}
 	if f, ferr := formatOf(s.Format); ferr == nil {
 		if v, ok := f.(Verifier); ok {
@@ -67,7 +68,29 @@ func (o *Outbox) probe(ctx context.Context, s Subscription) error {
 	return nil
 }
 
-func probeTCP(ctx context.Context, u *url.URL) error {
+// probeRefusal is a probe's failure whose text names the target's own
+// configuration, not the network on the way, and may go to the caller.
+type probeRefusal struct{ text string }
+
+func (p probeRefusal) Error() string { return p.text }
+
+// unreachable is the one answer to a target the probe could not reach:
+// the connection's detail (refused, no such host, a timeout) would map
+// the pod's network to whoever may create subscriptions, so it goes to
+// the log at debug only.
+func (o *Outbox) unreachable(s Subscription, u *url.URL, err error) error {
+	if p, ok := errors.AsType[probeRefusal](err); ok {
+		return invalid(bridge.CodeTargetUnreachable, "target %s: %s", redacted(u), p.text)
+	}
+	o.opts.Log.V(1).Info("subscription target unreachable", "subscription", s.ID, "target", redacted(u), "cause", err.Error())
+	if errors.Is(err, errLocalTarget) {
+		return invalid(bridge.CodeTargetNotAllowed, "target %s resolves to a loopback or link-local address, "+
+			"which subscriptions may not reach unless WEBHOOK_LOCAL_TARGETS is on", redacted(u))
+	}
+	return invalid(bridge.CodeTargetUnreachable, "target %s could not be reached", redacted(u))
+}
+
+func (o *Outbox) probeTCP(ctx context.Context, u *url.URL) error {
 	port := u.Port()
 	if port == "" {
 		port = "80"
@@ -75,8 +98,7 @@ func probeTCP(ctx context.Context, u *url.URL) error {
 			port = "443"
 		}
 	}
-	var d net.Dialer
-	conn, err := d.DialContext(ctx, "tcp", net.JoinHostPort(u.Hostname(), port))
+	conn, err := o.dialer().DialContext(ctx, "tcp", net.JoinHostPort(u.Hostname(), port))
 	if err != nil {
 		return err
 	}

@@ -137,8 +137,10 @@ func TestContactBookAsksOnceForABurst(t *testing.T) {
 		t.Errorf("the simulator was asked %d times about %s, want 1", n, stranger)
 	}
 
+	// WhatsApp answers in LID addressing: the number's LID comes with the
+	// answer, before the contact ever wrote.
 	c, err := book.Contact(ctx, alice.Number())
-	if err != nil || !c.OnWhatsApp || c.JID != alice.JID().String() {
+	if err != nil || !c.OnWhatsApp || c.JID != alice.JID().String() || c.LID != alice.LID().String() {
 		t.Errorf("alice: %+v %v", c, err)
 	}
 	restarted := NewContactBook(r.Session, r.db, batcher, unpacedChecks, 1000)

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"go.mau.fi/whatsmeow"
+	"go.mau.fi/whatsmeow/types"
 	"golang.org/x/sync/singleflight"
 
 	"github.com/msgbridge/msgbridge/bridge"
@@ -276,18 +278,8 @@ func (m *Session) lookUp(ctx context.Context, numbers []string) (map[string]brid
 	}
 	out := make(map[string]bridge.Contact, len(numbers))
 	for _, a := range answers {
-		number := strings.TrimPrefix(a.Query, "+")
-		if !slices.Contains(numbers, number) {
-			number = a.JID.User
-		}
-		c := bridge.Contact{Number: number, OnWhatsApp: a.IsIn}
-		if a.IsIn {
-			c.JID = a.JID.ToNonAD().String()
-			if lid, err := cli.Store.LIDs.GetLIDForPN(ctx, a.JID); err == nil && !lid.IsEmpty() {
-				c.LID = lid.String()
-			}
-		}
-		out[number] = c
+		c := contactOf(ctx, cli, a, numbers)
+		out[c.Number] = c
 	}
 	for _, n := range numbers {
 		if _, ok := out[n]; !ok {
@@ -295,4 +287,54 @@ func (m *Session) lookUp(ctx context.Context, numbers []string) (map[string]brid
 		}
 	}
 	return out, nil
+}
+
+// contactOf reads one answer of IsOnWhatsApp. WhatsApp answers in LID
+// addressing: a registered number by its LID, with the number beside it
+// (PhoneNumber); an older answer names the number alone, and the LID comes
+// from what the session learned.
+func contactOf(ctx context.Context, cli *whatsmeow.Client, a types.IsOnWhatsAppResponse, asked []string) bridge.Contact {
+	pn, lid := a.JID.ToNonAD(), types.EmptyJID
+	if pn.Server == types.HiddenUserServer {
+		pn, lid = a.PhoneNumber.ToNonAD(), pn
+	}
+	number := strings.TrimPrefix(a.Query, "+")
+	if !slices.Contains(asked, number) {
+		number = pn.User
+	}
+	c := bridge.Contact{Number: number, OnWhatsApp: a.IsIn}
+	if !a.IsIn {
+		return c
+	}
+	if pn.IsEmpty() {
+		pn = types.NewJID(number, types.DefaultUserServer)
+	}
+	c.JID = pn.String()
+	if lid.IsEmpty() {
+		lid, _ = cli.Store.LIDs.GetLIDForPN(ctx, pn)
+	}
+	if !lid.IsEmpty() {
+		c.LID = lid.String()
+	}
+	return c
+}
+
+// ByLID names the contact of a LID (its digits) by the phone number the
+// session learned for it (whatsmeow's LID map: from messages, group
+// members, contact checks), without asking WhatsApp, which never tells a
+// number its owner hides. False when no number is known.
+func (b *ContactBook) ByLID(ctx context.Context, lid string) (bridge.Contact, bool, error) {
+	cli := b.m.client.Load()
+	if cli.Store.LIDs == nil {
+		return bridge.Contact{}, false, nil
+	}
+	lidJID := types.NewJID(lid, types.HiddenUserServer)
+	pn, err := cli.Store.LIDs.GetPNForLID(ctx, lidJID)
+	if err != nil {
+		return bridge.Contact{}, false, fmt.Errorf("read the LID map: %w", err)
+	}
+	if pn.IsEmpty() {
+		return bridge.Contact{}, false, nil
+	}
+	return bridge.Contact{Number: pn.User, OnWhatsApp: true, JID: pn.ToNonAD().String(), LID: lidJID.String()}, true, nil
 }

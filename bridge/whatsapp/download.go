@@ -62,7 +62,7 @@ func (m *Session) Download(ctx context.Context, source []byte, dst File) error {
 // other error (network, 5xx) may pass.
 var finalDownloadErrors = []error{
 	whatsmeow.ErrMediaDownloadFailedWith403, whatsmeow.ErrMediaDownloadFailedWith404,
-	whatsmeow.ErrMediaDownloadFailedWith410, whatsmeow.ErrNoURLPresent, whatsmeow.ErrFileLengthMismatch,
+	whatsmeow.ErrMediaDownloadFailedWith410, whatsmeow.ErrNoURLPresent,
 	whatsmeow.ErrTooShortFile, whatsmeow.ErrInvalidMediaHMAC, whatsmeow.ErrInvalidMediaEncSHA256,
 	whatsmeow.ErrInvalidMediaSHA256, whatsmeow.ErrUnknownMediaType,
 }

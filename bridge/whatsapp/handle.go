@@ -27,19 +27,35 @@ func (m *Session) handleEvent(cli *whatsmeow.Client, raw any) bool {
 	case *events.GroupInfo, *events.JoinedGroup, *events.Picture:
 		return m.groupEvent(raw)
 	case *events.PushNameSetting:
-		m.mu.Lock()
-		if m.status.Connected() && e.Action != nil {
-			m.status.PushName = e.Action.GetName()
-			m.notify()
-		}
-		m.mu.Unlock()
+		m.pushNameChanged(e)
 		return true
+	case *events.CallOffer, *events.CallAccept, *events.CallReject, *events.CallTerminate:
+		return m.callEvent(cli, raw)
 	case *events.NotifyAccountReachoutTimelock:
 		m.reachoutAnnounced(e)
 		return true
 	case *events.Disconnected:
 		m.linkDropped()
 	}
+	m.linkChanged(cli, raw)
+	if _, outdated := raw.(*events.ClientOutdated); outdated {
+		m.versionRefused()
+	}
+	return true
+}
+
+// pushNameChanged shows the account's new push name.
+func (m *Session) pushNameChanged(e *events.PushNameSetting) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.status.Connected() && e.Action != nil {
+		m.status.PushName = e.Action.GetName()
+		m.notify()
+	}
+}
+
+// linkChanged applies what raw means for the link, if anything.
+func (m *Session) linkChanged(cli *whatsmeow.Client, raw any) {
 	// StreamReplaced, TemporaryBan and ClientOutdated are permanent; whatsmeow
 	// itself marks those disconnects as expected and does not reconnect (a
 	// Disconnect from here would race its own teardown of the socket).
@@ -51,7 +67,7 @@ func (m *Session) handleEvent(cli *whatsmeow.Client, raw any) bool {
 	case loggedIn:
 		if m.diskLow.Load() {
 			go m.stopIfDiskLow()
-			return true
+			return
 		}
 		m.apply(ev)
 		if m.loggedInBefore.Swap(true) {
@@ -66,10 +82,6 @@ func (m *Session) handleEvent(cli *whatsmeow.Client, raw any) bool {
 	default:
 		m.apply(ev)
 	}
-	if _, outdated := raw.(*events.ClientOutdated); outdated {
-		m.versionRefused()
-	}
-	return true
 }
 
 // message passes an incoming message on; false (no ack) when it could not

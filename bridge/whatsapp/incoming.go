@@ -76,8 +76,11 @@ func senderOf(ctx context.Context, cli *whatsmeow.Client, sender, alt types.JID)
 }
 
 // content fills in's type, text, media and context from msg; false when
-// msg holds nothing the webhooks report.
+// msg holds nothing the webhooks report. Whatever it filled is bounded
+// (bridge.Incoming.Bound) before anything stores or fans it out: the
+// sender's client chooses every size.
 func content(ctx context.Context, cli *whatsmeow.Client, msg *waE2E.Message, in *bridge.Incoming) bool {
+	defer in.Bound()
 	if acts, ok := actsOnEarlier(msg, in); acts {
 		return ok
 	}

@@ -2,10 +2,12 @@ package whatsapp
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
 	"go.mau.fi/whatsmeow"
+	"go.mau.fi/whatsmeow/proto/waCommon"
 	"go.mau.fi/whatsmeow/proto/waE2E"
 	"go.mau.fi/whatsmeow/types"
 	"go.mau.fi/whatsmeow/types/events"
@@ -74,6 +76,38 @@ func TestIncoming(t *testing.T) {
 				t.Fatalf("got %+v (%v), want %+v", got, ok, want)
 			}
 		})
+	}
+}
+
+// What a contact sends is bounded where it is converted, before it is
+// stored or fanned out: a 12 MB text, a long caption and file name, an
+// edit, a vCard, a push name are cut, each named with its whole size.
+func TestIncomingIsBoundedWhereConverted(t *testing.T) {
+	pn := types.NewJID("4915100000002", types.DefaultUserServer)
+	cli := whatsmeow.NewClient(newBridgeFiles(t).credentials(t).device, nil)
+	huge := strings.Repeat("x", 12<<20)
+	info := types.MessageInfo{MessageSource: types.MessageSource{Chat: pn, Sender: pn}, ID: "ABC", PushName: huge}
+	for name, msg := range map[string]*waE2E.Message{
+		"text":     {Conversation: proto.String(huge)},
+		"caption":  {DocumentMessage: &waE2E.DocumentMessage{Caption: proto.String(huge), FileName: proto.String(huge), Mimetype: proto.String("application/pdf")}},
+		"edit":     {ProtocolMessage: &waE2E.ProtocolMessage{Type: waE2E.ProtocolMessage_MESSAGE_EDIT.Enum(), Key: &waCommon.MessageKey{ID: proto.String("T1")}, EditedMessage: &waE2E.Message{Conversation: proto.String(huge)}}},
+		"vcard":    {ContactMessage: &waE2E.ContactMessage{DisplayName: proto.String("Bo"), Vcard: proto.String(huge)}},
+		"location": {LocationMessage: &waE2E.LocationMessage{Name: proto.String(huge), Comment: proto.String("here")}},
+	} {
+		in, ok := incoming(context.Background(), cli, &events.Message{Info: info, Message: msg})
+		if !ok {
+			t.Fatalf("%s: skipped", name)
+		}
+		if len(in.PushName) > 1024 || len(in.Text) > bridge.MaxIncomingText || len(in.Truncated) < 2 ||
+			(in.Media != nil && len(in.Media.FileName) > 1024) || (len(in.Contacts) > 0 && len(in.Contacts[0].VCard) > bridge.MaxIncomingVCard) ||
+			(in.Location != nil && len(in.Location.Name) > 1024) {
+			t.Errorf("%s: push name %d bytes, text %d, cuts %+v", name, len(in.PushName), len(in.Text), in.Truncated)
+		}
+		for _, c := range in.Truncated {
+			if c.Size != len(huge) {
+				t.Errorf("%s: cut %s reported as %d bytes, want %d", name, c.Field, c.Size, len(huge))
+			}
+		}
 	}
 }
 

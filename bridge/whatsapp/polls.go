@@ -35,6 +35,11 @@ func (m *Session) readVote(cli *whatsmeow.Client, e *events.Message, in *bridge.
 		return false, nil
 	}
 	in.Votes = chosenOptions(poll.Options, vote.GetSelectedOptions())
+	if !poll.Admits(in.Votes) {
+		m.log.Info("a poll vote chose more options than the poll allows; dropped", "poll", in.TargetID,
+			"chosen", len(in.Votes), "selectable", poll.Selectable)
+		return false, nil
+	}
 	return true, nil
 }
 

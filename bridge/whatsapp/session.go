@@ -12,6 +12,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -108,6 +109,13 @@ type Options struct {
 	// (DefaultVersionRefresh when zero); OutdatedRetry how often while
 	// WhatsApp refuses the client as outdated (DefaultOutdatedRetry).
 	VersionRefresh, OutdatedRetry time.Duration
+	// Calls hears the calls WhatsApp reports (nil: acknowledged and
+	// dropped); RejectCalls is REJECT_CALLS.
+	Calls       CallEvents
+	RejectCalls bridge.RejectCalls
+	// ConnectJitter is the longest random wait before the first connect of
+	// Run (CONNECT_JITTER); zero: none.
+	ConnectJitter time.Duration
 }
 
 // Session owns the whatsmeow client of one account.
@@ -143,6 +151,8 @@ type Session struct {
 	// hears WhatsApp refuse it (405), for keepVersionCurrent (version.go).
 	version *clientVersion
 	refused chan struct{}
+	// calls are the calls ringing now (calls.go).
+	calls ringing
 
 	// opMu serialises the operations that replace or reconfigure the client
 	// (link, logout, reset). It is never taken by event handlers.
@@ -283,6 +293,9 @@ func (m *Session) Run(ctx context.Context) error {
 		m.log.Error(err, "clear decrypted messages in session.db")
 	})
 	go m.keepVersionCurrent(ctx)
+	if !m.waitJitter(ctx) {
+		return m.creds.close()
+	}
 	m.opMu.Lock()
 	if m.linked.Load() && !m.diskLow.Load() {
 		m.connect()
@@ -302,6 +315,27 @@ func (m *Session) Run(ctx context.Context) error {
 		case <-ticker.C:
 			m.beat()
 		}
+	}
+}
+
+// waitJitter waits a random time up to ConnectJitter before a linked
+// session's first connect: bridges restarted together (a node's fleet)
+// reach WhatsApp spread out, not in one burst from one address. The state
+// says connecting meanwhile. False when ctx ended first.
+func (m *Session) waitJitter(ctx context.Context) bool {
+	if m.opts.ConnectJitter <= 0 || !m.linked.Load() {
+		return true
+	}
+	wait := rand.N(m.opts.ConnectJitter) //nolint:gosec // a spread of connects needs no unpredictability
+	m.log.V(1).Info("waiting before the first connect (CONNECT_JITTER)", "wait", wait.String())
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		<-m.acks.stopped
+		return false
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -465,4 +466,29 @@ func TestWrongKeyIsRefused(t *testing.T) {
 func waitFor(t *testing.T, what string, ok func() bool) {
 	t.Helper()
 	testutil.Eventually(t, 20*time.Second, ok, "waiting for %s", what)
+}
+
+// CONNECT_JITTER: a restarted bridge connects after a random wait up to
+// the jitter, so that bridges restarted together spread their connects.
+func TestConnectJitterSpreadsRestarts(t *testing.T) {
+	testutil.SkipIfShort(t, "restarts a linked bridge five times")
+	sim := wasim.Start(t)
+	f := newBridgeFiles(t)
+	r := start(t, sim, f)
+	linkByQR(t, sim, r)
+	r.stop()
+	const jitter = time.Second
+	var waits []time.Duration
+	for range 5 {
+		began := time.Now()
+		r := start(t, sim, f, func(o *Options) { o.ConnectJitter = jitter })
+		waitState(t, r.Session, "reconnected", isState(contract.StateConnected, contract.ReasonNone))
+		waits = append(waits, time.Since(began))
+		r.stop()
+	}
+	slices.Sort(waits)
+	if spread := waits[len(waits)-1] - waits[0]; spread < 50*time.Millisecond {
+		t.Errorf("five restarts connected within %s of each other (%v): no jitter", spread, waits)
+	}
+	t.Logf("time to connected of five restarts with a %s jitter: %v", jitter, waits)
 }

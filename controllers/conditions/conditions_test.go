@@ -37,6 +37,7 @@ func TestSessionConnected(t *testing.T) {
 		{"connecting", SessionObservation{PodReady: true, State: &bridgeclient.State{State: "connecting", Reason: "network"}}, metav1.ConditionFalse, ReasonDisconnected},
 		{"disconnected", SessionObservation{PodReady: true, State: &bridgeclient.State{State: "disconnected", Reason: "stream_replaced"}}, metav1.ConditionFalse, ReasonDisconnected},
 		{"disk full", SessionObservation{PodReady: true, State: &bridgeclient.State{State: "disconnected", Reason: "disk_full"}}, metav1.ConditionFalse, ReasonDiskFull},
+		{"client outdated", SessionObservation{PodReady: true, State: &bridgeclient.State{State: "disconnected", Reason: "client_outdated"}}, metav1.ConditionFalse, ReasonClientOutdated},
 		{"unknown state", SessionObservation{PodReady: true, State: &bridgeclient.State{State: "hibernating"}}, metav1.ConditionFalse, ReasonDisconnected},
 		{"unpaired", SessionObservation{PodReady: true, State: &bridgeclient.State{State: "unpaired"}}, metav1.ConditionFalse, ReasonPairingRequired},
 		{"pairing", SessionObservation{PodReady: true, State: &bridgeclient.State{State: "pairing"}}, metav1.ConditionFalse, ReasonPairingRequired},

@@ -233,6 +233,9 @@ func accountEnv(mb *msgbridgev1alpha1.MessagingBridge, plain func(name, value st
 		{contract.EnvTrustedProxies, strings.Join(mb.Spec.TrustedProxies, ",")},
 		{contract.EnvStatusUpdates, onOrEmpty(mb.Spec.StatusUpdates)},
 		{contract.EnvWAVersion, mb.Spec.WAVersion},
+		{contract.EnvRejectCalls, mb.Spec.RejectCalls},
+		{contract.EnvConnectJitter, durationOrEmpty(mb.Spec.ConnectJitter)},
+		{contract.EnvRejectCallsReply, mb.Spec.RejectCallsReply},
 	} {
 		if s.value != "" {
 			out = append(out, plain(s.env, s.value))

@@ -106,7 +106,8 @@ func TestOperationsListsEveryEndpoint(t *testing.T) {
 		"POST webhook message.status", "POST webhook message.upsert", "POST webhook session.status",
 		"POST webhook message.reaction", "POST webhook message.edit", "POST webhook message.revoke",
 		"POST webhook message.poll_vote", "POST webhook status.update",
-		"POST webhook group.participants", "POST webhook group.update",
+		"POST webhook group.participants", "POST webhook group.update", "POST webhook call.offer",
+		"POST webhook call.ended",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("operations:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

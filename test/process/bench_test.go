@@ -1,10 +1,8 @@
 package process
 
 import (
-	"fmt"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -99,7 +97,6 @@ func BenchmarkIdleRSS(b *testing.B) {
 			linkedMean = linkedMean.add(settleSampling(b, p.cmd.Process.Pid, settle))
 			linkedCPU += processCPU(b, p.cmd.Process.Pid) - cpu
 			linkedMem = linkedMem.add(readSmapsRollup(b, p.cmd.Process.Pid))
-			saveSmaps(b, p.cmd.Process.Pid, "linked-"+c.name)
 			p.kill()
 
 			q := startBridge(b, c.bin, simEnv(sim, b.TempDir()))
@@ -107,7 +104,6 @@ func BenchmarkIdleRSS(b *testing.B) {
 			unlinkedMean = unlinkedMean.add(settleSampling(b, q.cmd.Process.Pid, settle))
 			unlinkedCPU += processCPU(b, q.cmd.Process.Pid) - cpu
 			unlinkedMem = unlinkedMem.add(readSmapsRollup(b, q.cmd.Process.Pid))
-			saveSmaps(b, q.cmd.Process.Pid, "unlinked-"+c.name)
 			q.kill()
 		}
 		linkedMem.report(b, b.N, "linked-"+c.name)
@@ -134,25 +130,6 @@ func settleSampling(b *testing.B, pid int, settle time.Duration) smapsRollup {
 		sum = sum.add(readSmapsRollup(b, pid))
 	}
 	return smapsRollup{sum.rss / meanSamples, sum.anon / meanSamples, sum.file / meanSamples}
-}
-
-// saveSmaps copies the process's /proc/<pid>/smaps into the folder
-// IDLE_SMAPS_DIR names, when it does, so the mappings that hold the pages
-// can be read afterwards: which mappings hold the file-backed pages.
-func saveSmaps(b *testing.B, pid int, name string) {
-	b.Helper()
-	dir := os.Getenv("IDLE_SMAPS_DIR")
-	if dir == "" {
-		return
-	}
-	raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/smaps")
-	if err != nil {
-		b.Fatal(err)
-	}
-	path := filepath.Join(dir, fmt.Sprintf("%s-%d.smaps", name, time.Now().UnixNano()))
-	if err := os.WriteFile(path, raw, 0o644); err != nil {
-		b.Fatal(err)
-	}
 }
 
 func rssKB(b *testing.B, pid int) int { return procStatusKB(b, pid, "VmRSS:") }

@@ -143,7 +143,7 @@ func inProcessBridge(b *testing.B, sim *wasim.Simulator, hookURL string, events 
 	db := testutil.OpenBridgeDBAt(b, filepath.Join(dir, "bridge.db"))
 	writer := sqlite.NewBatcher(db)
 	b.Cleanup(writer.Close)
-	outbox := webhook.New(webhook.Options{DB: db, Batcher: writer, URL: hookURL, Log: logr.Discard()})
+	outbox := webhook.New(webhook.Options{DB: db, Batcher: writer, URL: hookURL, Log: logr.Discard(), LocalTargets: true})
 	history := inbox.New(inbox.Options{DB: db, Batcher: writer, Webhooks: outbox, Retention: time.Hour, Log: logr.Discard()})
 	ctx, cancel := context.WithCancel(context.Background())
 	m, err := whatsapp.New(ctx, whatsapp.Options{

@@ -81,6 +81,8 @@ func validEnv(dataDir string) []string {
 		"API_KEY=api-key-0123456789abcdef",
 		"ADMIN_TOKEN=admin-token-0123456789abcdef",
 		"ENCRYPTION_KEY=" + testutil.TestKeyHex,
+		// The tests' receivers listen on loopback.
+		"WEBHOOK_LOCAL_TARGETS=on",
 	}
 }
 

@@ -24,6 +24,9 @@ func simEnv(sim *wasim.Simulator, dataDir string) []string {
 		// Tests send bursts; the default 20/m would make them wait. Tests of
 		// pacing set their own rate after this one.
 		"SEND_RATE=100000/s",
+		// Restarts connect at once: the jitter is for fleets, and
+		// bridge/whatsapp tests it.
+		"CONNECT_JITTER=0s",
 		"WASIM_ADDR="+sim.Addr(),
 		"WASIM_ROOT_KEY="+sim.RootPublicKeyHex())
 }

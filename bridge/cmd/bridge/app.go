@@ -158,7 +158,8 @@ func lockDataDir(stdout io.Writer) buildStep {
 		}
 		a.dir = dir
 		a.onClose(func() { _ = dir.Close() })
-		log, files, err := logging.New(logging.Options{Stdout: stdout, Dir: dir.LogsDir(), Level: a.settings.LogLevel})
+		log, files, err := logging.New(logging.Options{Stdout: stdout, Dir: dir.LogsDir(), Level: a.settings.LogLevel,
+			MaxBytes: a.settings.LogFilesMaxBytes})
 		if err != nil {
 			return err
 		}
@@ -240,7 +241,9 @@ func newObservers(_ context.Context, a *app) error {
 		DB: a.db, Batcher: a.writer, URL: a.settings.WebhookURL, Key: []byte(a.settings.WebhookSecret.Reveal()),
 		Log: a.log.WithName("webhook"), Observer: trafficObserver{a.metrics, a.traffic},
 		// NATS subjects name the linked account.
-		Account: a.account,
+		Account:       a.account,
+		LocalTargets:  a.settings.WebhookLocalTargets,
+		KeepDelivered: a.settings.DeliveredRetention, KeepEvents: a.settings.EventLogRetention,
 	})
 	// Subscriptions in the cloud format get the Cloud API's webhooks.
 	var err error
@@ -290,7 +293,9 @@ func newMessaging(ctx context.Context, a *app) error {
 		Polls:       a.messages,
 		TypingDelay: a.settings.TypingDelay, RestrictionBackoff: a.settings.RestrictionBackoff,
 		PresenceInterval: a.settings.PresenceInterval, StatusUpdates: a.settings.StatusUpdates,
-		WAVersion: a.settings.WAVersion,
+		WAVersion: a.settings.WAVersion, RejectCalls: a.settings.RejectCalls, ConnectJitter: a.settings.ConnectJitter,
+		Calls: callEvents{webhooks: a.webhooks, writer: a.writer, app: a, reply: a.settings.RejectCallsReply,
+			log: a.log.WithName("calls")},
 	})
 	if err != nil {
 		return err
@@ -307,7 +312,7 @@ func newMessaging(ctx context.Context, a *app) error {
 	a.contacts = whatsapp.NewContactBook(a.session, a.db, a.writer, a.settings.CheckRate, a.settings.CheckBurst)
 	a.queue = sendqueue.New(sendqueue.Options{
 		Log: a.messages, Sender: a.session, Schedule: a.settings.RetrySchedule, Rate: a.settings.SendRate,
-		Checker: a.contacts.QueueChecks(), Accounts: a.session, Space: a.disk,
+		Checker: a.contacts.QueueChecks(), Accounts: a.session, Space: a.disk, StatusAudience: a.settings.StatusAudienceRate,
 	})
 	a.uploads = spool.NewUploads(spool.UploadOptions{DB: a.db, Batcher: a.writer, Dir: a.dir.SpoolDir(), Retention: a.settings.UploadRetention,
 		Log: a.log.WithName("uploads")})
@@ -400,12 +405,13 @@ func newHTTPServer(_ context.Context, a *app) error {
 		Webhooks:       a.webhooks,
 		Subscriptions:  a.webhooks,
 		Events:         a.webhooks,
-		Inbox:          a.inbox,
-		Media:          a.downloads,
-		Log:            a.log.WithName("httpapi"),
-		Pprof:          s.Pprof,
-		CloudAPI:       cloudDoor(a),
-		CloudAPIPaths:  cloudapi.PathPrefix,
+		EventStreams:   s.EventStreams, EventStreamsPerAddress: s.EventStreamsPerAddress,
+		Inbox:         a.inbox,
+		Media:         a.downloads,
+		Log:           a.log.WithName("httpapi"),
+		Pprof:         s.Pprof,
+		CloudAPI:      cloudDoor(a),
+		CloudAPIPaths: cloudapi.PathPrefix,
 	}
 	apiDeps := deps
 	dash := dashboard.New(dashboard.Options{

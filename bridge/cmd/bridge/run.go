@@ -45,7 +45,6 @@ func (a *app) run(ctx context.Context) error {
 		{"media downloads", a.downloads.Run},
 		{"media downloads on connect", a.downloadsOnConnect},
 		{"disk guard", a.disk.Run},
-		{"working set", a.trimWorkingSet},
 		{"message retention", func(ctx context.Context) error {
 			return a.messages.RunRetention(ctx, a.settings.MessageRetention)
 		}},

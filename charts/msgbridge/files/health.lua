@@ -9,9 +9,11 @@
 --   Suspended    scaled to zero by spec.suspend, or waiting for a WhatsApp
 --                account to be linked
 --                (a person must scan the QR code; nothing is broken)
---   Degraded     Stalled=True (e.g. a referenced Secret is missing), a suspend
---                that could not scale to zero, or the session is logged out
---                or its heartbeat went stale
+--   Degraded     Stalled=True (a referenced Secret is missing, the bridge's
+--                volume is full (DiskFull), WhatsApp refuses its client
+--                version (ClientOutdated), its image cannot be pulled
+--                (ImagePullFailed)), a suspend that could not scale to zero,
+--                or the session is logged out or its heartbeat went stale
 local health = {}
 
 local function condition(conditionType)

@@ -41,14 +41,7 @@ func TestCloudSDKs(t *testing.T) {
 	tap := tapAButton(t, p, hooks, contact)
 	hookFile, pngFile := writeCloudHooks(t, text, photo, read, tap)
 
-	dir, err := filepath.Abs(filepath.Join(clientsDir, "cloudsdk"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lock, _ := os.ReadFile(filepath.Join(dir, "package-lock.json"))
-	if installed, _ := os.ReadFile(filepath.Join(dir, "node_modules", ".package-lock.json")); !sameLock(lock, installed) {
-		runIn(t, dir, nil, "npm", "ci", "--no-audit", "--no-fund")
-	}
+	dir := cloudSDKDir(t)
 	env := append(os.Environ(), "BRIDGE_URL=http://"+p.addr, "TOKEN="+testAPIKey, "PHONE_ID="+testAccount, "TO="+alice,
 		"WABA="+cloudapi.WABAID(testAccount), "APP_SECRET="+string(cloudHookSecret), "READ_ID="+readID,
 		"HOOKS_FILE="+hookFile, "PNG_FILE="+pngFile)

@@ -40,3 +40,11 @@ const (
 
 // RejectCallsModes lists REJECT_CALLS' values.
 var RejectCallsModes = []RejectCalls{RejectCallsOff, RejectCallsAll, RejectCallsUnknown}
+
+// ContactIdentity is a contact's phone number and LID learned together
+// after messages named the contact by one of them alone (contact.identity).
+type ContactIdentity struct {
+	Phone, LID Recipient
+	PushName   string
+	At         time.Time
+}

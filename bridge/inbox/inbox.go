@@ -97,6 +97,9 @@ func (b *Inbox) Store(ctx context.Context, tx *sql.Tx, in bridge.Incoming) error
 			return err
 		}
 	}
+	if err := b.learnIdentity(ctx, tx, in); err != nil {
+		return err
+	}
 	ev.Payload = json.RawMessage(body) // marshalled once, delivered as stored
 	return b.opts.Webhooks.Enqueue(ctx, tx, ev)
 }

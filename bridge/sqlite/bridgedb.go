@@ -411,6 +411,18 @@ var migrations = []string{
 		version    TEXT    NOT NULL,
 		learned_at INTEGER NOT NULL
 	)`,
+	// 20: the LID and phone number pairs the incoming messages named
+	// together, and the incoming history's entries that named one side
+	// alone (partial indexes: only those rows), so that a pair learned
+	// after the contact was named by one side alone is announced
+	// (contact.identity) without scanning the history.
+	`CREATE TABLE identities (
+		lid        TEXT    PRIMARY KEY,
+		phone      TEXT    NOT NULL,
+		learned_at INTEGER NOT NULL
+	);
+	CREATE INDEX inbox_lid_alone ON inbox (sender_lid) WHERE sender_phone = '' AND sender_lid <> '';
+	CREATE INDEX inbox_phone_alone ON inbox (sender_phone) WHERE sender_lid = '' AND sender_phone <> ''`,
 }
 
 // OpenExistingBridgeDB opens bridge.db when it exists, which checks that it

@@ -109,7 +109,7 @@ func TestOperationsListsEveryEndpoint(t *testing.T) {
 		"POST webhook message.reaction", "POST webhook message.edit", "POST webhook message.revoke",
 		"POST webhook message.poll_vote", "POST webhook status.update",
 		"POST webhook group.participants", "POST webhook group.update", "POST webhook call.offer",
-		"POST webhook call.ended",
+		"POST webhook call.ended", "POST webhook contact.identity",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("operations:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

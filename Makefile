@@ -164,7 +164,7 @@ test-alerts: envtest $(HELM) ## Run the chart's alerts through a real Prometheus
 
 .PHONY: screenshots
 screenshots: ## Retake the dashboard screenshots of docs/user/dashboard.md (needs Debian's chromium; the disk-full one root, for a tmpfs).
-	DASHBOARD_SCREENSHOTS="$(CURDIR)/bridge/httpapi/dashboard/screenshots" go test -count=1 -run 'TestDashboardInBrowser|TestDashboardPagesInBrowser|TestDashboardDiskFullBanner' ./test/process
+	DASHBOARD_SCREENSHOTS="$(CURDIR)/bridge/httpapi/dashboard/screenshots" go test -count=1 -run 'TestDashboardInBrowser|TestDashboardPagesInBrowser|TestDashboardConversationShowsWhatWasSaid|TestDashboardDiskFullBanner' ./test/process
 
 ##@ Build
 

@@ -35,6 +35,16 @@ func (fakeLog) List(context.Context, sendqueue.Filter) ([]bridge.Message, string
 		CreatedAt: time.Unix(1, 0), UpdatedAt: time.Unix(2, 0)}}, "", nil
 }
 
+// ListSaid is List with what the message said.
+func (l fakeLog) ListSaid(ctx context.Context, f sendqueue.Filter) ([]sendqueue.Said, string, error) {
+	msgs, next, err := l.List(ctx, f)
+	out := make([]sendqueue.Said, len(msgs))
+	for i, m := range msgs {
+		out[i] = sendqueue.Said{Message: m, Text: "see you at 9", ReplyTo: "3EB09"}
+	}
+	return out, next, err
+}
+
 // fakeDeadLetters holds one dead letter, id 7, until it is redelivered.
 type fakeDeadLetters struct {
 	mu          sync.Mutex
@@ -144,7 +154,8 @@ func TestAPIBehindTheSession(t *testing.T) {
 	}
 	b.signIn(adminToken)
 	resp, body := b.call(http.MethodGet, "/dashboard/api/messages?status=Failed", false)
-	if resp.StatusCode != 200 || !strings.Contains(body, `"last_error":"not on WhatsApp"`) || !strings.Contains(body, `"retry_count":3`) {
+	if resp.StatusCode != 200 || !strings.Contains(body, `"last_error":"not on WhatsApp"`) || !strings.Contains(body, `"retry_count":3`) ||
+		!strings.Contains(body, `"text":"see you at 9"`) || !strings.Contains(body, `"reply_to":"3EB09"`) {
 		t.Errorf("messages: %d %s", resp.StatusCode, body)
 	}
 	if resp, body := b.call(http.MethodGet, "/dashboard/api/messages?status=Lost", false); resp.StatusCode != 400 || code(t, body) != "invalid_status" {

@@ -29,6 +29,11 @@ function showState(ev) {
   $("restricted").textContent = ev.restricted_until ? new Date(ev.restricted_until).toLocaleString() + " (WhatsApp's restriction; the queue is kept)" : "—";
   $("restricted").hidden = $("restricted-dt").hidden = !ev.restricted_until;
   $("pairing").hidden = ev.connected;
+  if (ev.connected && !window.linked && typeof refresh === "function") {
+    window.linked = true;
+    refresh(); // the chats' names: the groups are known once linked
+  }
+  window.linked = ev.connected;
   showBanners(ev);
   const wasHidden = $("linked").hidden;
   $("linked").hidden = !ev.connected;

@@ -66,6 +66,7 @@ function currentPage() {
 
 function route() {
   const page = currentPage();
+  document.body.dataset.page = page; // the data pages use a wide screen's width
   document.querySelectorAll(".page").forEach((p) => { p.hidden = p.id !== "page-" + page; });
   document.querySelectorAll("nav a").forEach((a) => {
     if (a.dataset.page === page) a.setAttribute("aria-current", "page"); else a.removeAttribute("aria-current");
@@ -163,12 +164,13 @@ async function entries(status, direction, chat) {
     if (!a.ok) { say(problem(a), true); continue; }
     for (const m of a.body.messages) out.push(m.webhook_id !== undefined ? received(m) : sent(m));
   }
-  return out.sort((a, b) => b.when.localeCompare(a.when));
+  // By time, not by text: the log's times have milliseconds, the events' not.
+  return out.sort((a, b) => Date.parse(b.when) - Date.parse(a.when));
 }
 
 class BadChat extends Error {}
 
-const sent = (m) => ({ when: m.created_at, chat: chatKey(m.recipient), text: m.type, status: m.status,
+const sent = (m) => ({ when: m.created_at, chat: chatKey(m.recipient), text: describeSent(m), status: m.status,
   reason: m.status === "Failed" ? m.last_error : "", retries: m.retry_count, id: m.id, dir: "out", raw: m });
 const received = (e) => ({ when: e.received_at, chat: chatKey(e.chat), text: describe(e), status: "Received",
   reason: "", retries: "", id: e.whatsapp_id, dir: "in", raw: e });
@@ -177,8 +179,51 @@ function describe(e) {
   if (e.event === "message.reaction") return "reacted " + (e.payload.emoji || "(removed)");
   if (e.event === "message.edit") return "edited: " + (e.payload.text || "");
   if (e.event === "message.revoke") return "deleted a message";
+  if (e.event === "message.poll_vote") return "voted " + voteText(e.payload);
   return e.text || e.type;
 }
+
+const voteText = (p) => ((p.options || []).length ? p.options.join(", ") : "(vote taken back)");
+
+// describeSent is what the account's own message said, as describe says a
+// received one: its text or caption, else what it is.
+function describeSent(m) {
+  switch (m.type) {
+    case "reaction": return "reacted " + (m.emoji || "(removed)");
+    case "edit": return "edited: " + (m.text || "");
+    case "revoke": return "deleted a message";
+    case "poll": return m.poll ? "📊 " + m.poll.question : "poll";
+    case "location": return m.location ? "📍 " + (m.location.name || m.location.latitude + ", " + m.location.longitude) : "location";
+    case "contact": return "👤 " + (m.contact || "contact");
+  }
+  if (m.text) return m.text;
+  return m.file_name ? m.type + ": " + m.file_name : m.type;
+}
+
+// names are the chats' names the bridge knows: a contact's push name from
+// what it sent, a group's subject from the account's groups.
+let groupNames = {}, groupsRead = 0;
+function chatNames(rows) {
+  const names = Object.assign({}, groupNames);
+  for (const r of rows) {
+    if (r.dir === "in" && !r.chat.endsWith("@g.us") && r.raw.push_name && !names[r.chat]) names[r.chat] = r.raw.push_name;
+  }
+  return names;
+}
+
+// readGroupNames reads the account's groups at most once a minute (the
+// bridge caches them too), and only while linked: unlinked, none is known.
+async function readGroupNames() {
+  if (!window.linked || Date.now() - groupsRead < 60000) return;
+  groupsRead = Date.now();
+  const a = await request("/dashboard/groups");
+  if (!a.ok) return;
+  groupNames = {};
+  for (const g of a.body) if (g.subject) groupNames[g.id] = g.subject;
+}
+
+// chatLabel is a chat as a person names it: its name, else its number.
+const chatLabel = (names, c) => names[c] || (c.endsWith("@g.us") ? "group " + c.replace(/@g\.us$/, "") : "+" + c);
 
 // chatFilter is the chat field as the API names a chat: the spaces, dashes
 // and brackets a person types in a number dropped (a group's id keeps its
@@ -203,8 +248,10 @@ async function loadMessages() {
     field.setAttribute("aria-invalid", "true");
     hint = err.message;
   }
-  if (!changed($("log"), [hint, rows.map((r) => [r.id, r.status, r.reason, r.retries, r.text, r.chat])])) return;
-  $("log").replaceChildren(...rows.map(logRow));
+  await readGroupNames();
+  const names = chatNames(rows);
+  if (!changed($("log"), [hint, names, rows.map((r) => [r.id, r.status, r.reason, r.retries, r.text, r.chat])])) return;
+  $("log").replaceChildren(...rows.map((r) => logRow(r, names)));
   if (!rows.length) {
     const tr = el("tr");
     tr.append(el("td", hint, { colspan: 5, id: "log-empty" }));
@@ -212,10 +259,10 @@ async function loadMessages() {
   }
 }
 
-function logRow(r) {
+function logRow(r, names) {
   const tr = el("tr", null, { "data-id": r.id, "data-status": r.status, "data-dir": r.dir });
   const chat = el("td");
-  chat.append(el("a", r.chat, { href: "#chat/" + encodeURIComponent(r.chat) }));
+  chat.append(el("a", chatLabel(names, r.chat), { href: "#chat/" + encodeURIComponent(r.chat), title: r.chat }));
   const status = el("td", r.dir === "in" ? "↓ Received" : "↑ " + r.status, { class: "status " + r.status });
   if (r.reason) status.append(el("span", " — " + r.reason, { class: "reason" }));
   chat.dataset.label = "Chat";
@@ -234,52 +281,109 @@ function logRow(r) {
 // traffic shows its thread too.
 async function loadChat() {
   const current = decodeURIComponent(location.hash.split("/")[1] || "");
-  const [all, mine] = await Promise.all([entries("", ""), current ? entries("", "", current) : []]);
+  const [all, mine] = await Promise.all([entries("", ""), current ? entries("", "", current) : [], readGroupNames()]);
   const chats = [...new Set([current, ...all.map((r) => r.chat)].filter(Boolean))];
-  if (!changed($("thread"), [current, chats, mine.map((r) => [r.id, r.status, r.raw])])) return;
+  const names = chatNames(all.concat(mine));
+  if (!changed($("thread"), [current, chats, names, mine.map((r) => [r.id, r.status, r.raw])])) return;
   $("chats").replaceChildren(...chats.map((c) => {
     const li = el("li");
-    const a = el("a", c, { href: "#chat/" + encodeURIComponent(c) });
+    const a = el("a", chatLabel(names, c), { href: "#chat/" + encodeURIComponent(c), title: c, "data-chat": c });
     if (c === current) a.setAttribute("aria-current", "true");
     li.append(a);
     return li;
   }));
-  $("thread-h").textContent = current ? "Chat with " + current : "Pick a chat";
+  const number = current.endsWith("@g.us") ? "" : " (+" + current + ")";
+  $("thread-h").textContent = current ? "Chat with " + (names[current] ? names[current] + number : chatLabel(names, current)) : "Pick a chat";
   drawThread(mine.reverse());
 }
 
-// drawThread shows a chat oldest first; reactions, edits and revokes change
-// the message they name.
+// drawThread shows a chat oldest first. Reactions, edits, revokes and
+// poll votes change the message they name by its WhatsApp id, whoever sent
+// either of them.
 function drawThread(rows) {
   const thread = $("thread");
-  const byID = {};
+  const byID = {}; // by WhatsApp id
+  const parts = rows.map((r) => [r, r.dir === "in" ? incomingParts(r) : sentParts(r)]);
+  // Every message first: a change may come in the same second as the
+  // message it names, and the times of the two directions are not as fine.
+  for (const [r, x] of parts) if (!x.change && r.raw.whatsapp_id) byID[r.raw.whatsapp_id] = bubbleOf(r, x);
   thread.replaceChildren();
-  for (const r of rows) {
-    const p = r.raw.payload || {};
-    const target = byID[p.target_id];
-    if (r.dir === "in" && r.raw.event !== "message.upsert" && target) { change(target, r.raw); continue; }
-    const li = el("li", null, { class: "bubble " + r.dir, "data-id": r.id });
-    li.append(el("span", (r.dir === "in" ? (r.raw.push_name || r.chat) : "You") + " · " + when(r.when), { class: "meta" }));
-    if (p.quoted) li.append(el("blockquote", "↩ " + (byID[p.quoted] ? byID[p.quoted].querySelector(".text").textContent : "an earlier message")));
-    if (p.media) li.append(mediaOf(r.raw, p.media));
-    li.append(el("p", r.dir === "in" ? r.raw.text : r.text, { class: "text" }));
-    if (r.dir === "out") li.append(el("span", r.status + (r.reason ? " — " + r.reason : ""), { class: "status " + r.status }));
-    byID[r.id] = li;
+  const quotes = [];
+  for (const [r, x] of parts) {
+    const target = byID[x.target];
+    if (x.change && target) { change(target, x.change); continue; }
+    const li = (!x.change && byID[r.raw.whatsapp_id]) || bubbleOf(r, x);
+    if (x.quoted) quotes.push([li, x.quoted]);
     thread.append(li);
+  }
+  for (const [li, id] of quotes) {
+    const q = byID[id] ? byID[id].querySelector(".text").textContent || byID[id].querySelector(".attachment, a.download, .media")?.textContent : "";
+    li.querySelector(".meta").after(el("blockquote", "↩ " + (q || "an earlier message")));
   }
   if (!rows.length) thread.append(el("li", "Nothing in this chat yet."));
 }
 
-function change(target, e) {
-  if (e.event === "message.reaction") {
+// bubbleOf is a message as a bubble: who and when, its attachment, its
+// text, a poll's options, a sent message's status.
+function bubbleOf(r, x) {
+  const li = el("li", null, { class: "bubble " + r.dir, "data-id": r.id, "data-whatsapp-id": r.raw.whatsapp_id || "" });
+  li.append(el("span", (r.dir === "in" ? (r.raw.push_name || r.chat) : "You") + " · " + when(r.when), { class: "meta" }));
+  if (x.media) li.append(x.media);
+  li.append(el("p", x.text, { class: "text" }));
+  if (x.options) {
+    const options = el("ul", null, { class: "options" });
+    options.append(...x.options.map((o) => el("li", o)));
+    li.append(options, el("p", null, { class: "votes" }));
+  }
+  if (r.dir === "out") li.append(el("span", r.status + (r.reason ? " — " + r.reason : ""), { class: "status " + r.status }));
+  return li;
+}
+
+// incomingParts is a received event as drawThread draws it: a change of
+// another message (reaction, edit, revoke, vote), or a message.
+function incomingParts(r) {
+  const e = r.raw, p = e.payload || {};
+  const x = { target: p.target_id, quoted: p.quoted, text: e.text, media: p.media ? mediaOf(e, p.media) : null };
+  if (e.event !== "message.upsert") {
+    x.change = { kind: e.event.replace(/^message\./, ""), emoji: p.emoji, text: p.text, options: p.options, who: e.push_name || r.chat };
+    x.text = describe(e);
+  }
+  if (p.poll) { x.text = "📊 " + (p.poll.name || p.poll.question || e.text); x.options = (p.poll.options || []).map((o) => o.name || o); }
+  return x;
+}
+
+// sentParts is the account's own message as drawThread draws it: its text,
+// its attachment's name (the file is not kept once sent), its quote; an
+// action changes its target.
+function sentParts(r) {
+  const m = r.raw;
+  const x = { target: m.target_id, quoted: m.reply_to, text: m.text || (m.file_name ? "" : m.type) };
+  if (["reaction", "edit", "revoke"].includes(m.type)) {
+    x.change = { kind: m.type, emoji: m.emoji, text: m.text, who: "You" };
+    x.text = describeSent(m);
+  }
+  if (m.file_name) x.media = el("p", "📎 " + m.file_name, { class: "attachment", title: m.mimetype || "" });
+  if (m.poll) { x.text = "📊 " + m.poll.question; x.options = m.poll.options; }
+  if (m.location || m.type === "contact") x.text = describeSent(m);
+  return x;
+}
+
+function change(target, c) {
+  if (c.kind === "reaction") {
     const old = target.querySelector(".reaction");
     if (old) old.remove();
-    if (e.payload.emoji) target.append(el("span", e.payload.emoji, { class: "reaction", "aria-label": "reaction " + e.payload.emoji }));
-  } else if (e.event === "message.edit") {
-    target.querySelector(".text").textContent = e.payload.text + " (edited)";
-  } else if (e.event === "message.revoke") {
+    if (c.emoji) target.append(el("span", c.emoji, { class: "reaction", "aria-label": "reaction " + c.emoji }));
+  } else if (c.kind === "edit") {
+    target.querySelector(".text").textContent = c.text + " (edited)";
+  } else if (c.kind === "revoke") {
     target.querySelector(".text").textContent = "This message was deleted.";
-    target.querySelectorAll("img, audio, video, a.download").forEach((m) => m.remove());
+    target.querySelectorAll("img, audio, video, a.download, .attachment").forEach((m) => m.remove());
+  } else if (c.kind === "poll_vote") {
+    // A voter's latest vote replaces the earlier one.
+    const votes = target.querySelector(".votes") || target.appendChild(el("p", null, { class: "votes" }));
+    const mine = [...votes.children].find((v) => v.dataset.voter === c.who);
+    const line = el("span", c.who + " voted " + voteText(c), { class: "vote", "data-voter": c.who });
+    if (mine) mine.replaceWith(line); else votes.append(line);
   }
 }
 

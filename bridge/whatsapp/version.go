@@ -51,6 +51,7 @@ type clientVersion struct {
 
 	mu      sync.Mutex
 	current store.WAVersionContainer // learned, else the build's
+	sent    store.WAVersionContainer // the version the last handshake announced
 	refused store.WAVersionContainer // the version WhatsApp last refused
 }
 
@@ -101,6 +102,9 @@ func (v *clientVersion) announced() store.WAVersionContainer {
 func (v *clientVersion) payload(dev *store.Device) *waWa6.ClientPayload {
 	p := dev.GetClientPayload()
 	version := v.announced()
+	v.mu.Lock()
+	v.sent = version
+	v.mu.Unlock()
 	p.UserAgent.AppVersion = version.ProtoAppVersion()
 	if p.DevicePairingData != nil {
 		hash := version.Hash()
@@ -109,11 +113,12 @@ func (v *clientVersion) payload(dev *store.Device) *waWa6.ClientPayload {
 	return p
 }
 
-// wasRefused records that WhatsApp refused the announced version.
+// wasRefused records that WhatsApp refused the version the last handshake
+// announced: not the announced one now, which a learning that ended
+// meanwhile may have changed already.
 func (v *clientVersion) wasRefused() {
-	version := v.announced()
 	v.mu.Lock()
-	v.refused = version
+	v.refused = v.sent
 	v.mu.Unlock()
 }
 

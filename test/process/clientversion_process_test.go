@@ -2,12 +2,14 @@ package process
 
 import (
 	"net/http"
+	"slices"
 	"testing"
 	"time"
 
 	"go.mau.fi/whatsmeow/store"
 
 	"github.com/msgbridge/msgbridge/bridge/wasim"
+	"github.com/msgbridge/msgbridge/internal/testutil"
 )
 
 // revision is the pinned whatsmeow's version moved on by n revisions.
@@ -31,6 +33,9 @@ func TestClientOutdatedShownEverywhereAndRecovered(t *testing.T) {
 	waitJS(t, ctx, "connected", pageState+` === "connected"`, 20*time.Second)
 
 	sim.SetClientVersions(revision(10), revision(5))
+	// Refused, it learns revision 5, is refused with it too, and stays.
+	testutil.Eventually(t, 30*time.Second, func() bool { return slices.Contains(sim.AnnouncedVersions(), revision(5)) },
+		"waiting for the reconnect with the learned version")
 	st := waitAdminState(t, p, "client outdated", func(s adminState) bool { return s.Reason == "client_outdated" })
 	if st.State != "disconnected" || st.Connected {
 		t.Errorf("admin state %+v", st)

@@ -69,8 +69,9 @@ type cloudHookMessage struct {
 	} `json:"interactive"`
 }
 
-// message waits for the webhook carrying the received message id.
-func (c *cloudReceiver) message(id string) cloudHookMessage {
+// await waits for the Cloud webhook whose value match accepts and returns
+// that value, decoded into a fresh V; V names the fields a test reads.
+func await[V any](c *cloudReceiver, what string, match func(V) bool) V {
 	c.t.Helper()
 	deadline := time.After(20 * time.Second)
 	for {
@@ -79,28 +80,30 @@ func (c *cloudReceiver) message(id string) cloudHookMessage {
 			var hook struct {
 				Entry []struct {
 					Changes []struct {
-						Value struct {
-							Messages []cloudHookMessage `json:"messages"`
-						} `json:"value"`
+						Value V `json:"value"`
 					} `json:"changes"`
 				} `json:"entry"`
 			}
-			if err := json.Unmarshal(body, &hook); err != nil {
-				c.t.Fatalf("a Cloud webhook that is not JSON: %s", body)
+			if err := json.Unmarshal(body, &hook); err != nil || len(hook.Entry) == 0 || len(hook.Entry[0].Changes) == 0 {
+				c.t.Fatalf("a Cloud webhook that is not Cloud's shape: %s", body)
 			}
-			for _, e := range hook.Entry {
-				for _, ch := range e.Changes {
-					for _, m := range ch.Value.Messages {
-						if m.ID == id {
-							return m
-						}
-					}
-				}
+			if v := hook.Entry[0].Changes[0].Value; match(v) {
+				return v
 			}
 		case <-deadline:
-			c.t.Fatalf("no Cloud webhook of message %s", id)
+			c.t.Fatalf("no Cloud webhook of %s", what)
 		}
 	}
+}
+
+// message waits for the webhook carrying the received message id.
+func (c *cloudReceiver) message(id string) cloudHookMessage {
+	c.t.Helper()
+	type value struct {
+		Messages []cloudHookMessage `json:"messages"`
+	}
+	v := await(c, "message "+id, func(v value) bool { return len(v.Messages) > 0 && v.Messages[0].ID == id })
+	return v.Messages[0]
 }
 
 // Reply buttons sent through the Cloud door in the shapes Chatwoot and

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"testing"
-	"time"
 
 	"github.com/msgbridge/msgbridge/bridge/wasim"
 )
@@ -29,27 +28,7 @@ type cloudValue struct {
 // next waits for the Cloud webhook that match accepts.
 func (c *cloudReceiver) next(what string, match func(cloudValue) bool) cloudValue {
 	c.t.Helper()
-	deadline := time.After(20 * time.Second)
-	for {
-		select {
-		case body := <-c.bodies:
-			var hook struct {
-				Entry []struct {
-					Changes []struct {
-						Value cloudValue `json:"value"`
-					} `json:"changes"`
-				} `json:"entry"`
-			}
-			if err := json.Unmarshal(body, &hook); err != nil || len(hook.Entry) == 0 || len(hook.Entry[0].Changes) == 0 {
-				c.t.Fatalf("a Cloud webhook that is not Cloud's shape: %s", body)
-			}
-			if v := hook.Entry[0].Changes[0].Value; match(v) {
-				return v
-			}
-		case <-deadline:
-			c.t.Fatalf("no Cloud webhook of %s", what)
-		}
-	}
+	return await(c, what, match)
 }
 
 // Issue 42 items 1 and 8, end to end: a cloud subscription signed with a

@@ -269,7 +269,7 @@ func (s *server) submitAction(w http.ResponseWriter, r *http.Request, typ bridge
 		Recipient: t.chat, IdempotencyKey: key,
 		Items: []sendqueue.Item{{Type: typ, Text: text, Action: action}},
 	}
-	return answer(w)(s.sending().Submit(r.Context(), req, renderAction))
+	return answer(w)(s.sending().Submit(r.Context(), req))
 }
 
 // editable refuses an edit WhatsApp would not take: of a message the
@@ -284,13 +284,4 @@ func (s *server) editable(t target) error {
 		return bridge.ErrEditWindowExpired
 	}
 	return nil
-}
-
-// renderAction is the answer to an action: the shape of a send's, with
-// its one item.
-func renderAction(res sendqueue.Result) (sendqueue.StoredResponse, error) {
-	if len(res.Messages) != 1 {
-		return sendqueue.StoredResponse{}, bridge.Internal(bridge.CodeStoreFailed, "the action could not be stored", errors.New("not one message"))
-	}
-	return renderSend(res)
 }

@@ -42,8 +42,8 @@ type GroupAdmin interface {
 // GroupAnswers keeps group actions' answers under their Idempotency-Key
 // (*sendqueue.Answers).
 type GroupAnswers interface {
-	Claim(ctx context.Context, key, reqHash string) (*sendqueue.StoredResponse, error)
-	Keep(ctx context.Context, key string, res sendqueue.StoredResponse) error
+	Claim(ctx context.Context, key, reqHash string) (*sendqueue.Answer, error)
+	Keep(ctx context.Context, key string, res sendqueue.Answer) error
 	Release(ctx context.Context, key string) error
 }
 
@@ -240,7 +240,7 @@ func (s *server) settleKey(r *http.Request, key string, status int, body []byte,
 		status = StatusOf(e)
 		body = encodeJSON(ErrorBody{Error: ErrorDetail{Code: e.Code, Message: e.Message}})
 	}
-	if err := s.GroupAnswers.Keep(ctx, key, sendqueue.StoredResponse{Status: status, Body: body}); err != nil {
+	if err := s.GroupAnswers.Keep(ctx, key, sendqueue.Answer{Status: status, Body: body}); err != nil {
 		s.Log.Error(err, "store idempotent response")
 	}
 }

@@ -50,11 +50,16 @@ func newCloudEnv(t *testing.T, maxFailures int) *cloudEnv {
 	log := sendqueue.NewMessageLog(sendqueue.MessageLogOptions{DB: db, Batcher: writer, Log: logr.Discard()})
 	queue := sendqueue.New(sendqueue.Options{Log: log, Sender: e.sender, Schedule: []time.Duration{time.Hour}})
 	uploads := spool.NewUploads(spool.UploadOptions{DB: db, Batcher: writer, Dir: dir, Log: logr.Discard()})
-	d := Deps{Messages: queue, Targets: queue, Uploads: uploads, Chats: &fakeChats{}, Inbox: fakeHistory{},
-		Send:          SendConfig{APIKey: testAPIKey, SpoolDir: dir, MaxFileSize: 1 << 20},
+	space, chats := spool.NewSpace(dir, 0), &fakeChats{}
+	d := Deps{Messages: queue, Targets: queue, Uploads: uploads, Chats: chats, Inbox: fakeHistory{},
+		Send:          SendConfig{APIKey: testAPIKey, SpoolDir: dir, MaxFileSize: 1 << 20, Space: space},
 		CloudAPIPaths: cloudapi.PathPrefix,
-		CloudAPI: func(own http.Handler, checkKey KeyCheck) http.Handler {
-			return cloudapi.New(cloudapi.Config{API: own, CheckKey: checkKey, Account: func() string { return cloudAccount }, Uploads: uploads, History: fakeHistory{},
+		// The door is given no http.Handler of the API: it calls the use
+		// cases, never the router.
+		CloudAPI: func(checkKey KeyCheck) http.Handler {
+			return cloudapi.New(cloudapi.Config{CheckKey: checkKey, Sending: sendqueue.Sending{Queue: queue, Log: logr.Discard()},
+				Targets: queue, Chats: chats, Space: space, MaxFileSize: 1 << 20,
+				Account: func() string { return cloudAccount }, Uploads: uploads, History: fakeHistory{},
 				Templates: &cloudapi.Templates{DB: db, Batcher: writer}, UserIDs: ids, Log: logr.Discard()})
 		}}
 	if maxFailures > 0 {

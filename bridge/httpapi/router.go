@@ -106,11 +106,12 @@ type Deps struct {
 	// Pprof serves Go's profiles under /debug/pprof/ behind the admin
 	// token (PPROF=on); off: those paths are 404.
 	Pprof bool
-	// CloudAPI, when set, builds the Cloud API door over the bridge's own
-	// API and its check of an API key (constant time, within the
-	// per-address limit on failed credentials, which sets Retry-After on
-	// w); it serves the paths that CloudAPIPaths matches (/v<major>.<minor>/...).
-	CloudAPI      func(own http.Handler, checkKey KeyCheck) http.Handler
+	// CloudAPI, when set, builds the Cloud API door given the API's check
+	// of an API key (constant time, within the per-address limit on failed
+	// credentials, which sets Retry-After on w), the one check of every
+	// door; the door calls the use cases itself, never this router. It
+	// serves the paths that CloudAPIPaths matches (/v<major>.<minor>/...).
+	CloudAPI      func(checkKey KeyCheck) http.Handler
 	CloudAPIPaths *regexp.Regexp
 }
 
@@ -140,8 +141,7 @@ func NewRouter(d Deps) http.Handler {
 	s.messagingRoutes(r)
 	s.pprofRoutes(r)
 	if d.CloudAPI != nil {
-		// The Cloud API door translates Graph requests into this router's.
-		cloud := d.CloudAPI(r, s.checkAPIKey)
+		cloud := d.CloudAPI(s.checkAPIKey)
 		r.MatcherFunc(func(req *http.Request, _ *mux.RouteMatch) bool { return d.CloudAPIPaths.MatchString(req.URL.Path) }).
 			Handler(cloud)
 	}
@@ -159,7 +159,7 @@ func newServer(d Deps) *server {
 	if d.Limits == (guard.Limits{}) {
 		d.Limits = DefaultServerLimits(d.Send.MaxFileSize)
 	}
-	s := &server{Deps: d, space: spool.NewSpace(d.Send.SpoolDir, d.Send.SpoolMaxBytes), groupPace: newGroupPace(d.GroupActionRate, d.Now),
+	s := &server{Deps: d, space: d.Send.space(), groupPace: newGroupPace(d.GroupActionRate, d.Now),
 		streams: newStreamSlots(d.EventStreams, d.EventStreamsPerAddress)}
 	if d.Events != nil {
 		s.eventHub = newEventHub(d.Events, d.Log)

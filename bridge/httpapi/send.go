@@ -8,6 +8,7 @@ import (
 
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/sendqueue"
+	"github.com/msgbridge/msgbridge/bridge/spool"
 )
 
 // Messages is what the API needs of the send queue (*sendqueue.Queue).
@@ -25,6 +26,18 @@ type SendConfig struct {
 	// SpoolMaxBytes bounds the bytes in SpoolDir (SPOOL_MAX_BYTES); an
 	// upload that would pass it is answered 507. 0: unbounded.
 	SpoolMaxBytes int64
+	// Space is that bound when another door writes into the spool too
+	// (the Cloud door): one Space counts every door's writes. nil: one of
+	// SpoolDir and SpoolMaxBytes.
+	Space *spool.Space
+}
+
+// space is the bound of the spool the API writes into.
+func (c SendConfig) space() *spool.Space {
+	if c.Space != nil {
+		return c.Space
+	}
+	return spool.NewSpace(c.SpoolDir, c.SpoolMaxBytes)
 }
 
 const idempotencyHeader = "Idempotency-Key"

@@ -352,20 +352,27 @@ func serverLimits(s *settings.Settings) guard.Limits {
 	return l
 }
 
-// cloudDoor builds the Cloud API door over the bridge's own API.
-func cloudDoor(a *app) func(http.Handler, httpapi.KeyCheck) http.Handler {
-	return func(own http.Handler, checkKey httpapi.KeyCheck) http.Handler {
+// cloudDoor builds the Cloud API door on the use cases the bridge's own
+// API calls, with the API's one check of a credential; space is the
+// spool's bound both doors write into.
+func cloudDoor(a *app, space *spool.Space) func(httpapi.KeyCheck) http.Handler {
+	return func(checkKey httpapi.KeyCheck) http.Handler {
+		log := a.log.WithName("cloudapi")
 		return cloudapi.New(cloudapi.Config{
-			API:       own,
-			CheckKey:  checkKey,
-			Account:   func() string { return a.session.Status().Account },
-			History:   a.inbox,
-			Media:     a.downloads,
-			Uploads:   a.uploads,
-			Templates: &cloudapi.Templates{DB: a.db, Batcher: a.writer},
-			Links:     cloudapi.LinkFetcher{Hosts: a.settings.CloudMediaHosts},
-			UserIDs:   a.userIDs,
-			Log:       a.log.WithName("cloudapi"),
+			CheckKey:    checkKey,
+			Sending:     sendqueue.Sending{Queue: a.queue, Log: log},
+			Targets:     a.queue,
+			Chats:       a.session,
+			Space:       space,
+			MaxFileSize: a.settings.MaxFileSize,
+			Account:     func() string { return a.session.Status().Account },
+			History:     a.inbox,
+			Media:       a.downloads,
+			Uploads:     a.uploads,
+			Templates:   &cloudapi.Templates{DB: a.db, Batcher: a.writer},
+			Links:       cloudapi.LinkFetcher{Hosts: a.settings.CloudMediaHosts},
+			UserIDs:     a.userIDs,
+			Log:         log,
 		})
 	}
 }
@@ -381,6 +388,7 @@ func newHTTPServer(_ context.Context, a *app) error {
 		return err
 	}
 	a.log.Info("spool bounded", "dir", a.dir.SpoolDir(), "maxBytes", spoolMax)
+	space := spool.NewSpace(a.dir.SpoolDir(), spoolMax) // one bound for every door's writes
 	deps := httpapi.Deps{
 		Started:    a.started,
 		Session:    a.session,
@@ -394,7 +402,7 @@ func newHTTPServer(_ context.Context, a *app) error {
 		Contacts:   a.contacts,
 		Groups:     a.session, GroupAnswers: sendqueue.NewAnswers(a.db, a.writer, time.Now), GroupActionRate: s.GroupActionRate,
 		Send: httpapi.SendConfig{APIKey: s.APIKey, SpoolDir: a.dir.SpoolDir(), MaxFileSize: s.MaxFileSize,
-			SpoolMaxBytes: spoolMax},
+			SpoolMaxBytes: spoolMax, Space: space},
 		Guard:          creds,
 		Limits:         serverLimits(s),
 		TrustedProxies: s.TrustedProxies,
@@ -410,7 +418,7 @@ func newHTTPServer(_ context.Context, a *app) error {
 		Media:         a.downloads,
 		Log:           a.log.WithName("httpapi"),
 		Pprof:         s.Pprof,
-		CloudAPI:      cloudDoor(a),
+		CloudAPI:      cloudDoor(a, space),
 		CloudAPIPaths: cloudapi.PathPrefix,
 	}
 	apiDeps := deps

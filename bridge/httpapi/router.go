@@ -18,6 +18,7 @@ import (
 
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/audit"
+	"github.com/msgbridge/msgbridge/bridge/groupadmin"
 	"github.com/msgbridge/msgbridge/bridge/guard"
 	"github.com/msgbridge/msgbridge/bridge/httpapi/openapi"
 	"github.com/msgbridge/msgbridge/bridge/spool"
@@ -52,12 +53,11 @@ type Deps struct {
 	Chats Chats
 	// Contacts answers whether numbers are on WhatsApp.
 	Contacts Contacts
-	// Groups administers groups; GroupAnswers keeps their answers under an
-	// Idempotency-Key; GroupActionRate paces them (GROUP_ACTION_RATE; zero:
-	// unpaced, tests only).
-	Groups          GroupAdmin
-	GroupAnswers    GroupAnswers
-	GroupActionRate bridge.SendRate
+	// Groups administers groups (the session); GroupActions paces their
+	// actions and keeps their answers under an Idempotency-Key (unpaced,
+	// keeping none, when nil: tests only).
+	Groups       GroupAdmin
+	GroupActions *groupadmin.Actions
 	// Analytics counts deliveries per day.
 	Analytics DeliveryAnalytics
 	// Audit records admin and session actions in the weekly audit log.
@@ -122,9 +122,7 @@ type KeyCheck func(w http.ResponseWriter, r *http.Request, presented string) err
 // server is the API: its handlers are its methods.
 type server struct {
 	Deps
-	space     *spool.Space
-	groupPace *groupPace
-	groupKeys keyLocks
+	space *spool.Space
 	// eventHub reads the event log once for every open stream; streams
 	// caps them.
 	eventHub *eventHub
@@ -159,7 +157,10 @@ func newServer(d Deps) *server {
 	if d.Limits == (guard.Limits{}) {
 		d.Limits = DefaultServerLimits(d.Send.MaxFileSize)
 	}
-	s := &server{Deps: d, space: d.Send.space(), groupPace: newGroupPace(d.GroupActionRate, d.Now),
+	if d.GroupActions == nil {
+		d.GroupActions = groupadmin.New(nil, bridge.SendRate{}, d.Now, d.Log)
+	}
+	s := &server{Deps: d, space: d.Send.space(),
 		streams: newStreamSlots(d.EventStreams, d.EventStreamsPerAddress)}
 	if d.Events != nil {
 		s.eventHub = newEventHub(d.Events, d.Log)

@@ -21,6 +21,7 @@ import (
 	"github.com/msgbridge/msgbridge/bridge/cloudapi"
 	"github.com/msgbridge/msgbridge/bridge/datadir"
 	"github.com/msgbridge/msgbridge/bridge/diskguard"
+	"github.com/msgbridge/msgbridge/bridge/groupadmin"
 	"github.com/msgbridge/msgbridge/bridge/guard"
 	"github.com/msgbridge/msgbridge/bridge/httpapi"
 	"github.com/msgbridge/msgbridge/bridge/httpapi/dashboard"
@@ -400,7 +401,9 @@ func newHTTPServer(_ context.Context, a *app) error {
 		Polls:      polls{a.messages, a.inbox},
 		Chats:      a.session,
 		Contacts:   a.contacts,
-		Groups:     a.session, GroupAnswers: sendqueue.NewAnswers(a.db, a.writer, time.Now), GroupActionRate: s.GroupActionRate,
+		Groups:     a.session,
+		GroupActions: groupadmin.New(sendqueue.NewAnswers(a.db, a.writer, time.Now), s.GroupActionRate, time.Now,
+			a.log.WithName("groupadmin")),
 		Send: httpapi.SendConfig{APIKey: s.APIKey, SpoolDir: a.dir.SpoolDir(), MaxFileSize: s.MaxFileSize,
 			SpoolMaxBytes: spoolMax, Space: space},
 		Guard:          creds,

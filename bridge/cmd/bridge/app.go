@@ -23,7 +23,10 @@ import (
 	"github.com/msgbridge/msgbridge/bridge/diskguard"
 	"github.com/msgbridge/msgbridge/bridge/guard"
 	"github.com/msgbridge/msgbridge/bridge/httpapi"
+	"github.com/msgbridge/msgbridge/bridge/httpapi/admin"
 	"github.com/msgbridge/msgbridge/bridge/httpapi/dashboard"
+	"github.com/msgbridge/msgbridge/bridge/httpapi/messaging"
+	"github.com/msgbridge/msgbridge/bridge/httpapi/public"
 	"github.com/msgbridge/msgbridge/bridge/inbox"
 	"github.com/msgbridge/msgbridge/bridge/incoming"
 	"github.com/msgbridge/msgbridge/bridge/logging"
@@ -391,42 +394,36 @@ func newHTTPServer(_ context.Context, a *app) error {
 	}
 	a.log.Info("spool bounded", "dir", a.dir.SpoolDir(), "maxBytes", spoolMax)
 	deps := httpapi.Deps{
-		Started:    a.started,
-		Session:    a.session,
-		AdminToken: s.AdminToken,
-		Messages:   a.queue,
-		Pacing:     a.queue,
-		Uploads:    a.uploads,
-		Targets:    a.queue,
-		Polls:      polls{a.messages, a.inbox},
-		Chats:      a.session,
-		Contacts:   a.contacts,
-		Groups:     a.session, GroupAnswers: sendqueue.NewAnswers(a.db, a.writer, time.Now), GroupActionRate: s.GroupActionRate,
-		Send: httpapi.SendConfig{APIKey: s.APIKey, SpoolDir: a.dir.SpoolDir(), MaxFileSize: s.MaxFileSize,
-			SpoolMaxBytes: spoolMax},
-		Guard:          creds,
+		Public: public.Deps{Started: a.started, Link: a.session, Pacing: a.queue, Metrics: a.metrics.Handler(), Pprof: s.Pprof},
+		Messaging: messaging.Deps{
+			Messages: a.queue,
+			Send:     messaging.SendConfig{SpoolDir: a.dir.SpoolDir(), MaxFileSize: s.MaxFileSize, SpoolMaxBytes: spoolMax},
+			Uploads:  a.uploads,
+			Targets:  a.queue,
+			Polls:    polls{a.messages, a.inbox},
+			Chats:    a.session,
+			Contacts: a.contacts,
+			Groups: messaging.Groups{Admin: a.session, Answers: sendqueue.NewAnswers(a.db, a.writer, time.Now),
+				Rate: s.GroupActionRate},
+			Events: messaging.Events{Log: a.webhooks, Streams: s.EventStreams, StreamsPerAddress: s.EventStreamsPerAddress},
+			Inbox:  a.inbox,
+			Media:  a.downloads,
+		},
+		Admin: admin.Deps{Session: a.session, Pacing: a.queue, Analytics: sendqueue.Analytics{DB: a.db},
+			LogFiles: a.logFiles, Webhooks: a.webhooks, Subscriptions: a.webhooks, Inbox: a.inbox},
+		Credentials:    httpapi.Credentials{APIKey: s.APIKey, AdminToken: s.AdminToken, Guard: creds},
+		Audit:          recorder,
 		Limits:         serverLimits(s),
 		TrustedProxies: s.TrustedProxies,
-		Analytics:      sendqueue.Analytics{DB: a.db},
-		Audit:          recorder,
-		LogFiles:       a.logFiles,
-		Metrics:        a.metrics.Handler(),
-		Webhooks:       a.webhooks,
-		Subscriptions:  a.webhooks,
-		Events:         a.webhooks,
-		EventStreams:   s.EventStreams, EventStreamsPerAddress: s.EventStreamsPerAddress,
-		Inbox:         a.inbox,
-		Media:         a.downloads,
-		Log:           a.log.WithName("httpapi"),
-		Pprof:         s.Pprof,
-		CloudAPI:      cloudDoor(a),
-		CloudAPIPaths: cloudapi.PathPrefix,
+		Log:            a.log.WithName("httpapi"),
+		CloudAPI:       cloudDoor(a),
+		CloudAPIPaths:  cloudapi.PathPrefix,
 	}
-	apiDeps := deps
+	dataDeps := dashboard.DataDeps{Admin: deps.Admin, Messaging: deps.Messaging, Audit: recorder, Log: deps.Log}
 	dash := dashboard.New(dashboard.Options{
 		Session: a.session, AdminToken: s.AdminToken, TOTPKey: []byte(s.TOTPSecret.Reveal()),
 		Audit: recorder, Guard: creds, Log: a.log.WithName("dashboard"),
-		API: httpapi.Lazy(func() http.Handler { return httpapi.DashboardAPI(apiDeps) }), Traffic: a.traffic,
+		API: httpapi.Lazy(func() http.Handler { return dashboard.DataAPI(dataDeps) }), Traffic: a.traffic,
 	})
 	deps.Dashboard = dash
 	// Shutdown waits for handlers without cancelling them; the dashboard's

@@ -81,7 +81,7 @@ func cloudBenchServer(b *testing.B) string {
 	queue := sendqueue.New(sendqueue.Options{Log: log, Sender: &benchSender{}, Schedule: []time.Duration{time.Hour}})
 	uploads := spool.NewUploads(spool.UploadOptions{DB: db, Batcher: writer, Dir: dir, Log: logr.Discard()})
 	space := spool.NewSpace(dir, 0)
-	d := Deps{Session: &fakes.Session{Link: bridge.SessionStatus{State: "connected"}}, Messages: queue, Targets: queue,
+	d := testDeps{Session: &fakes.Session{Link: bridge.SessionStatus{State: "connected"}}, Messages: queue, Targets: queue,
 		Uploads: uploads, Chats: &fakeChats{}, Inbox: fakeHistory{},
 		Send:          SendConfig{APIKey: testAPIKey, SpoolDir: dir, MaxFileSize: 1 << 20, Space: space},
 		CloudAPIPaths: cloudapi.PathPrefix,
@@ -90,7 +90,7 @@ func cloudBenchServer(b *testing.B) string {
 				Targets: queue, Space: space, MaxFileSize: 1 << 20, Account: func() string { return cloudAccount },
 				Uploads: uploads, History: fakeHistory{}, UserIDs: ids, Log: logr.Discard()})
 		}}
-	srv := httptest.NewServer(NewRouter(d))
+	srv := httptest.NewServer(d.router())
 	b.Cleanup(srv.Close)
 	return srv.URL
 }

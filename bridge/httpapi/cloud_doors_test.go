@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/msgbridge/msgbridge/bridge/httpapi/messaging"
 )
 
 // An Idempotency-Key keeps what its request came to, not a door's answer:
@@ -17,11 +19,11 @@ func TestIdempotencyKeyReplaysInEachDoorsShape(t *testing.T) {
 		jsonBody  = `{"to":"4915100000002","type":"text","text":"hello"}`
 		graphBody = `{"messaging_product":"whatsapp","to":"4915100000002","type":"text","text":{"body":"hello"}}`
 	)
-	jsonSend := func(key string) (int, sendResponseJSON, string) {
+	jsonSend := func(key string) (int, messaging.SendResponseJSON, string) {
 		t.Helper()
 		status, raw := call(t, http.MethodPost, e.base+"/api/messages", strings.NewReader(jsonBody),
 			"X-API-Key: "+testAPIKey, "Content-Type: application/json", "Idempotency-Key: "+key)
-		var out sendResponseJSON
+		var out messaging.SendResponseJSON
 		_ = json.Unmarshal([]byte(raw), &out)
 		return status, out, raw
 	}

@@ -63,7 +63,7 @@ func TestGroupActionsArePacedAndIdempotent(t *testing.T) {
 	t.Cleanup(writer.Close)
 	groups := &fakeGroups{refuse: "120363000000000002@g.us"}
 	rate, _ := bridge.ParseSendRate("1/h")
-	srv := newTestServer(t, Deps{Now: clock, Groups: groups,
+	srv := newTestServer(t, testDeps{Now: clock, Groups: groups,
 		GroupActions: groupadmin.New(sendqueue.NewAnswers(db, writer, clock), rate, clock, logr.Discard())})
 	post := func(group, key, participants string) (int, string, string) {
 		t.Helper()
@@ -140,7 +140,7 @@ func TestGroupReadsArePaced(t *testing.T) {
 	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
 	groups := &groupReader{cached: map[string]bool{"120363000000000099@g.us": true}}
 	rate, _ := bridge.ParseSendRate("1/h")
-	srv := newTestServer(t, Deps{Now: func() time.Time { return now }, Groups: groups,
+	srv := newTestServer(t, testDeps{Now: func() time.Time { return now }, Groups: groups,
 		GroupActions: groupadmin.New(nil, rate, func() time.Time { return now }, logr.Discard())})
 	get := func(group string) (int, string, string) {
 		t.Helper()

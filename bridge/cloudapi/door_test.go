@@ -46,9 +46,9 @@ func TestDoorConfigHoldsNoHandler(t *testing.T) {
 }
 
 // The door serves alone, with no router of the bridge behind it: an
-// upload, a send of it, a reaction to the sent message and a delete, each
-// on the real use cases over a real bridge.db; a wrong key is refused
-// before any of them.
+// upload, a send of it, a reaction to the sent message, a read mark and a
+// delete, each on the real use cases over a real bridge.db; a wrong key is
+// refused before any of them.
 func TestDoorServesOnUseCasesAlone(t *testing.T) {
 	db := testutil.OpenBridgeDB(t)
 	writer := sqlite.NewBatcher(db)
@@ -58,6 +58,7 @@ func TestDoorServesOnUseCasesAlone(t *testing.T) {
 	log := sendqueue.NewMessageLog(sendqueue.MessageLogOptions{DB: db, Batcher: writer, Log: logr.Discard()})
 	queue := sendqueue.New(sendqueue.Options{Log: log, Sender: sender, Schedule: []time.Duration{time.Hour}})
 	uploads := spool.NewUploads(spool.UploadOptions{DB: db, Batcher: writer, Dir: dir, Log: logr.Discard()})
+	chats := &readMarks{}
 	srv := httptest.NewServer(New(Config{
 		CheckKey: func(_ http.ResponseWriter, _ *http.Request, presented string) error {
 			if subtle.ConstantTimeCompare([]byte(presented), []byte("key")) != 1 {
@@ -68,6 +69,7 @@ func TestDoorServesOnUseCasesAlone(t *testing.T) {
 		Sending: sendqueue.Sending{Queue: queue, Log: logr.Discard()}, Targets: queue,
 		Space: spool.NewSpace(dir, 0), MaxFileSize: 1 << 20, Uploads: uploads,
 		Account: func() string { return testAccount }, Log: logr.Discard(),
+		History: receivedOne{id: "3A0RECEIVED", chat: bridge.PhoneRecipient("4915100000003")}, Chats: chats,
 	}))
 	t.Cleanup(srv.Close)
 	graph := func(method, path, contentType, body, key string) (int, string) {
@@ -110,6 +112,18 @@ func TestDoorServesOnUseCasesAlone(t *testing.T) {
 	if status != http.StatusOK || !strings.Contains(raw, `"messages":[{"id":"`) {
 		t.Fatalf("reaction: %d %s", status, raw)
 	}
+	read := func(id string) (int, string) {
+		return graph(http.MethodPost, "/v21.0/"+testAccount+"/messages", "application/json",
+			`{"messaging_product":"whatsapp","status":"read","message_id":"`+id+`"}`, "key")
+	}
+	if status, raw = read("wamid.3A0RECEIVED"); status != http.StatusOK || chats.marked() != "4915100000003 3A0RECEIVED" {
+		t.Fatalf("read mark: %d %s, marked %q", status, raw, chats.marked())
+	}
+	for _, id := range []string{"3A0UNKNOWN", "a.b"} {
+		if status, raw = read(id); status != http.StatusBadRequest || !strings.Contains(raw, `"error_subcode":33`) {
+			t.Errorf("read mark of %s: %d %s", id, status, raw)
+		}
+	}
 	if status, raw = graph(http.MethodDelete, "/v21.0/"+up.ID, "", "", "key"); status != http.StatusOK {
 		t.Fatalf("delete: %d %s", status, raw)
 	}
@@ -150,4 +164,34 @@ func (s *sessionPort) sent() []bridge.Outgoing {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]bridge.Outgoing(nil), s.out...)
+}
+
+// receivedOne is the incoming history with one received message, in a 1:1
+// chat.
+type receivedOne struct {
+	id   string
+	chat bridge.Recipient
+}
+
+func (h receivedOne) Received(_ context.Context, id string) (chat, sender bridge.Recipient, found bool, err error) {
+	return h.chat, h.chat, id == h.id, nil
+}
+
+// readMarks is the session's read marks, recording the last.
+type readMarks struct {
+	mu   sync.Mutex
+	last string
+}
+
+func (c *readMarks) MarkRead(_ context.Context, chat, sender bridge.Recipient, id string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.last = chat.String() + sender.String() + " " + id
+	return nil
+}
+
+func (c *readMarks) marked() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.last
 }

@@ -370,11 +370,8 @@ func (d *Door) markRead(w http.ResponseWriter, r *http.Request, m cloudMessage) 
 		return invalidParam("missing_message_id", "a read mark needs message_id")
 	}
 	id, err := sendqueue.ParseMessageID(m.MessageID)
-	if err != nil {
-		return err
-	}
-	if d.cfg.History == nil || d.cfg.Chats == nil {
-		return noObject(m.MessageID)
+	if err != nil || d.cfg.History == nil || d.cfg.Chats == nil {
+		return noObject(m.MessageID) // no received message has such an id
 	}
 	chat, sender, found, err := d.cfg.History.Received(r.Context(), id)
 	if err != nil {

@@ -2,6 +2,7 @@ package sendqueue
 
 import (
 	"context"
+	"strconv"
 	"time"
 )
 
@@ -23,9 +24,9 @@ const waitsForEarlier = `EXISTS (SELECT 1 FROM messages e WHERE e.recipient = m.
 	AND e.rowid < m.rowid)`
 
 // selectDueHeads reads the messages due now that head their chat, oldest
-// due first.
-const selectDueHeads = `SELECT ` + messageColumns + ` FROM messages m WHERE m.next_attempt_at <= ? AND NOT ` +
-	waitsForEarlier + ` ORDER BY m.next_attempt_at, m.created_at, m.position LIMIT ?`
+// due first, dueBatch at most (written in, not bound: see selectAhead).
+var selectDueHeads = `SELECT ` + messageColumns + ` FROM messages m WHERE m.next_attempt_at <= ? AND NOT ` +
+	waitsForEarlier + ` ORDER BY m.next_attempt_at, m.created_at, m.position LIMIT ` + strconv.Itoa(dueBatch)
 
 // selectNextHeadDue is when the next chat head is due; no row when none
 // is. It walks the due index in order and stops at the first head, which is
@@ -98,7 +99,7 @@ type earlier struct {
 
 // earlierInChat reads up to limit earlier Queued messages of id's chat.
 func (q *Queue) earlierInChat(ctx context.Context, id string, limit int) ([]earlier, error) {
-	rows, err := q.db.QueryContext(ctx, selectEarlierInChat, q.now().UnixMilli(), id, limit)
+	rows, err := q.stmts.Read(ctx, selectEarlierInChat, q.now().UnixMilli(), id, limit)
 	if err != nil {
 		return nil, err
 	}

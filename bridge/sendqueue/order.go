@@ -2,6 +2,7 @@ package sendqueue
 
 import (
 	"context"
+	"database/sql"
 	"strconv"
 	"time"
 )
@@ -27,6 +28,22 @@ const waitsForEarlier = `EXISTS (SELECT 1 FROM messages e WHERE e.recipient = m.
 // due first, dueBatch at most (written in, not bound: see selectAhead).
 var selectDueHeads = `SELECT ` + messageColumns + ` FROM messages m WHERE m.next_attempt_at <= ? AND NOT ` +
 	waitsForEarlier + ` ORDER BY m.next_attempt_at, m.created_at, m.position LIMIT ` + strconv.Itoa(dueBatch)
+
+// selectHeadsItsChat reports whether the message ?1 heads its chat (no
+// earlier message to the same chat is Queued).
+const selectHeadsItsChat = `SELECT NOT ` + waitsForEarlier + ` FROM messages m WHERE m.id = ?`
+
+// headsItsChat reports, in the transaction that stored it, whether the
+// message id heads its chat. One that does not cannot be attempted before
+// the earlier message ends, whose end wakes the worker anyway: waking it
+// for each of a burst accepted while unlinked to one chat made it walk the
+// whole backlog of that chat once per request (issue 47), since every
+// message but the head is skipped by selectNextHeadDue.
+func (q *Queue) headsItsChat(ctx context.Context, tx *sql.Tx, id string) (bool, error) {
+	var heads bool
+	err := q.stmts.QueryRow(ctx, tx, selectHeadsItsChat, id).Scan(&heads)
+	return heads, err
+}
 
 // selectNextHeadDue is when the next chat head is due; no row when none
 // is. It walks the due index in order and stops at the first head, which is

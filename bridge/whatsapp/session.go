@@ -287,6 +287,7 @@ func (m *Session) newClient(creds *credentials) *whatsmeow.Client {
 // Run connects when credentials exist and records heartbeats until ctx ends;
 // then it disconnects and closes the credentials.
 func (m *Session) Run(ctx context.Context) error {
+	m.acks.syncSession = func() error { return sqlite.SyncWAL(m.opts.CredentialsDir + "/session.db") }
 	go m.acks.run(ctx, func(id types.MessageID, err error) {
 		m.log.Error(err, "store incoming message; WhatsApp will deliver it again", "whatsapp_id", id)
 	}, func(err error) {

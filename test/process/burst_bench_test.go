@@ -79,27 +79,33 @@ func profileBurst(b *testing.B, p *bridgeProcess, name string) func() {
 	if dir == "" {
 		return func() {}
 	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		req, _ := http.NewRequest(http.MethodGet, "http://"+p.addr+"/debug/pprof/profile?seconds=8", nil)
-		req.Header.Set("X-Admin-Token", testAdminToken)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			b.Error(err)
-			return
-		}
-		defer func() { _ = resp.Body.Close() }()
-		out, err := os.Create(filepath.Join(dir, name+".pprof"))
-		if err == nil {
-			_, err = io.Copy(out, resp.Body)
-			err = errors.Join(err, out.Close())
-		}
-		if err != nil {
-			b.Error(err)
-		}
-	}()
-	return func() { <-done }
+	var wg sync.WaitGroup
+	wg.Go(func() { saveProfile(b, p, "profile?seconds=8", filepath.Join(dir, name+".pprof")) })
+	wg.Go(func() {
+		time.Sleep(4 * time.Second) // into the burst: where its goroutines wait
+		saveProfile(b, p, "goroutine?debug=1", filepath.Join(dir, name+".goroutines.txt"))
+	})
+	return wg.Wait
+}
+
+// saveProfile writes the bridge's /debug/pprof/ profile to path.
+func saveProfile(b *testing.B, p *bridgeProcess, profile, path string) {
+	req, _ := http.NewRequest(http.MethodGet, "http://"+p.addr+"/debug/pprof/"+profile, nil)
+	req.Header.Set("X-Admin-Token", testAdminToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		b.Error(err)
+		return
+	}
+	defer func() { _ = resp.Body.Close() }()
+	out, err := os.Create(path) //nolint:gosec // the benchmark's own output
+	if err == nil {
+		_, err = io.Copy(out, resp.Body)
+		err = errors.Join(err, out.Close())
+	}
+	if err != nil {
+		b.Error(err)
+	}
 }
 
 // watchGoroutines polls the bridge's goroutine count until the benchmark

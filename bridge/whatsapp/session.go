@@ -195,6 +195,8 @@ func New(ctx context.Context, opts Options) (*Session, error) {
 		log: opts.Log, bgCtx: context.WithoutCancel(ctx), restrict: restrictions{first: opts.RestrictionBackoff},
 		pace: newChatPace(opts.PresenceInterval, opts.Now), acks: newAcks(), refused: make(chan struct{}, 1),
 	}
+	sessionDB := opts.CredentialsDir + "/session.db"
+	m.acks.syncSession = func() error { return sqlite.SyncWAL(sessionDB) }
 	var versionClient *http.Client
 	if opts.Server != nil {
 		versionClient = opts.Server.HTTPClient
@@ -287,7 +289,6 @@ func (m *Session) newClient(creds *credentials) *whatsmeow.Client {
 // Run connects when credentials exist and records heartbeats until ctx ends;
 // then it disconnects and closes the credentials.
 func (m *Session) Run(ctx context.Context) error {
-	m.acks.syncSession = func() error { return sqlite.SyncWAL(m.opts.CredentialsDir + "/session.db") }
 	go m.acks.run(ctx, func(id types.MessageID, err error) {
 		m.log.Error(err, "store incoming message; WhatsApp will deliver it again", "whatsapp_id", id)
 	}, func(err error) {

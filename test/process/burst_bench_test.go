@@ -40,8 +40,11 @@ func BenchmarkIncomingBurst(b *testing.B) {
 			sim := wasim.Start(b)
 			dataDir := linkedDataDirOf(b, sim, c.bin)
 			hooks := newArrivals(b)
-			p := startBridge(b, c.bin, append(simEnv(sim, dataDir),
-				"WEBHOOK_URL="+hooks.srv.URL, "WEBHOOK_SECRET="+testWebhookSecret, "PPROF=on"))
+			env := append(simEnv(sim, dataDir), "WEBHOOK_URL="+hooks.srv.URL, "WEBHOOK_SECRET="+testWebhookSecret)
+			if os.Getenv(envBurstProfile) != "" {
+				env = append(env, "PPROF=on") // as shipped otherwise: PPROF samples the heap
+			}
+			p := startBridge(b, c.bin, env)
 			waitConnected(b, p)
 			to := types.NewJID(testAccount, types.DefaultUserServer)
 			contacts := make([]*wasim.User, incomingContacts)

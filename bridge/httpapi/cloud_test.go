@@ -22,9 +22,10 @@ import (
 	"github.com/msgbridge/msgbridge/internal/testutil"
 )
 
-// The Cloud API door over the bridge's own router: the real queue, upload
-// store and template store over a real bridge.db; the session is a
-// recording port. Every call is checked against the API description.
+// The Cloud API door mounted beside the bridge's own API, on the same use
+// cases: the real queue, upload store and template store over a real
+// bridge.db; the session is a recording port. Every call is checked
+// against the API description.
 
 const cloudAccount = "4915100000001"
 

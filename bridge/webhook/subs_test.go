@@ -291,7 +291,7 @@ func TestLocalTargetsAreRefused(t *testing.T) {
 }
 
 func FuzzSubscriptionValidate(f *testing.F) {
-	for _, seed := range []string{"http://x/y", "nats://h:4222/p.q", "ftp://x", "nats://h/", "https://u@h/", "%zz", ""} {
+	for _, seed := range []string{"http://x/y", "nats://h:4222/p.q", "amqp://h/v?exchange=e&prefix=p", "amqp://h/?x=y", "ftp://x", "nats://h/", "https://u@h/", "%zz", ""} {
 		f.Add(seed, "message.upsert", "X-A")
 	}
 	f.Fuzz(func(t *testing.T, target, event, header string) {

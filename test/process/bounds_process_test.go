@@ -3,6 +3,7 @@ package process
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -69,6 +70,7 @@ func TestLongIncomingTextIsCut(t *testing.T) {
 	contact := sim.Contact(alice, "Alice")
 	account := types.NewJID(testAccount, types.DefaultUserServer)
 	pid := p.cmd.Process.Pid
+	memcg := chargeToMemcg(t, pid)
 	peakBefore, dbBefore := procKB(t, pid, "VmHWM:"), dirBytes(t, dataDir)
 	const huge = 12 << 20
 	id, err := contact.SendText(context.Background(), account, strings.Repeat("x", huge))
@@ -82,6 +84,7 @@ func TestLongIncomingTextIsCut(t *testing.T) {
 	}
 	peakAfter := procKB(t, pid, "VmHWM:")
 	t.Logf("a %d MB text: peak RSS %d -> %d MB", huge>>20, peakBefore>>10, peakAfter>>10)
+	memcg.report(t)
 	if rise := peakAfter - peakBefore; rise > incomingPeakBound {
 		t.Errorf("one %d MB text raised the peak resident memory by %d MB, over the bound of %d MB", huge>>20, rise>>10, incomingPeakBound>>10)
 	}
@@ -109,4 +112,49 @@ func onlyCut(up hookEvent) map[string]any {
 	}
 	m, _ := cuts[0].(map[string]any)
 	return m
+}
+
+// memcg is a cgroup v1 memory cgroup the bridge was moved into (MEMCG), or
+// none.
+type memcg string
+
+// chargeToMemcg moves the bridge process pid, with what it has charged so
+// far, into the memory cgroup MEMCG names, when set: a directory under the
+// v1 memory hierarchy made with the limit to measure under, e.g.
+//
+//	mkdir /sys/fs/cgroup/memory/msgbridge-test
+//	echo 256M > /sys/fs/cgroup/memory/msgbridge-test/memory.limit_in_bytes
+//	MEMCG=/sys/fs/cgroup/memory/msgbridge-test go test ./test/process -run TestLongIncomingTextIsCut -v
+func chargeToMemcg(t *testing.T, pid int) memcg {
+	dir := os.Getenv("MEMCG")
+	if dir == "" {
+		return ""
+	}
+	// What it charged before stays with its old cgroup where the kernel no
+	// longer moves charges (move_charge_at_immigrate is deprecated): the
+	// limit then holds what it allocates from here on, the message.
+	_ = os.WriteFile(filepath.Join(dir, "memory.move_charge_at_immigrate"), []byte("3"), 0o600)
+	for _, w := range [][2]string{{"cgroup.procs", strconv.Itoa(pid)}, {"memory.max_usage_in_bytes", "0"}} {
+		if err := os.WriteFile(filepath.Join(dir, w[0]), []byte(w[1]), 0o600); err != nil {
+			t.Fatalf("MEMCG: %v", err)
+		}
+	}
+	return memcg(dir)
+}
+
+// report logs the cgroup's limit, peak usage, failed charges and OOM kills.
+func (m memcg) report(t *testing.T) {
+	if m == "" {
+		return
+	}
+	read := func(file string) string {
+		b, err := os.ReadFile(filepath.Join(string(m), file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(string(b))
+	}
+	oom := read("memory.oom_control")
+	t.Logf("memory cgroup %s: limit %s, peak usage %s, failed charges %s, %s", m, read("memory.limit_in_bytes"),
+		read("memory.max_usage_in_bytes"), read("memory.failcnt"), strings.ReplaceAll(oom, "\n", ", "))
 }

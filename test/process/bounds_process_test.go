@@ -51,8 +51,8 @@ func dirBytes(t *testing.T, dir string) int64 {
 
 // incomingPeakBound is what one incoming message may add to the bridge's
 // peak resident memory (VmHWM): the frame that carries it, read and
-// decrypted in place, and no more. docs/operations/resources.md documents
-// it beside the chart's 256 Mi limit.
+// decrypted in place, and no more. docs/user/receiving-and-media.md
+// documents it beside the figures under a 256 MiB memory cgroup.
 const incomingPeakBound = 64 << 10 // kB
 
 // A 12 MB text from a contact is recorded, not decrypted: the upsert has

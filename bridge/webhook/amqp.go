@@ -192,9 +192,12 @@ func (a *amqpSender) redialLocked() {
 			}
 			if err == nil {
 				if a.conn != nil && !a.conn.IsClosed() {
-					_ = a.conn.Close()
+					// A delivery dialled meanwhile: closing its connection
+					// would cut the confirms of its publishes in flight.
+					_ = conn.Close()
+				} else {
+					a.useLocked(conn)
 				}
-				a.useLocked(conn)
 				a.redialing = false
 				a.mu.Unlock()
 				a.o.targetAnswers(a.id)

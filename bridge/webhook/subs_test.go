@@ -272,7 +272,7 @@ func TestLocalTargetsAreRefused(t *testing.T) {
 	o.run(t)
 	port := r.srv.URL[strings.LastIndex(r.srv.URL, ":"):]
 	for _, target := range []string{r.srv.URL, "http://localhost" + port, "http://169.254.169.254/latest/meta-data/",
-		"http://[::1]" + port, "http://0.0.0.0" + port, "nats://127.0.0.1" + port + "/events"} {
+		"http://[::1]" + port, "http://0.0.0.0" + port, "nats://127.0.0.1" + port + "/events", "amqp://127.0.0.1" + port + "/"} {
 		err := o.Create(context.Background(), Subscription{ID: "local", Target: target, Enabled: true})
 		if be, ok := errors.AsType[*bridge.Error](err); !ok || be.Code != "target_not_allowed" {
 			t.Errorf("%s: %v, want target_not_allowed", target, err)

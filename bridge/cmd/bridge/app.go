@@ -237,9 +237,24 @@ func openStores(ctx context.Context, a *app) error {
 // counters, the webhook outbox (which stores nothing when WEBHOOK_URL is
 // empty), the incoming history (which enqueues into the outbox) and the
 // incoming attachments' records.
-func newObservers(_ context.Context, a *app) error {
+func newObservers(ctx context.Context, a *app) error {
 	a.media = media.NewStore(a.db, a.writer, a.settings.MediaRetention, time.Now)
 	a.metrics = metrics.New()
+	// Subscriptions in the cloud format get the Cloud API's webhooks. The
+	// format is registered before the outbox reads the subscriptions:
+	// one whose format is unknown then is not started, and a cloud
+	// subscription made through the admin API stayed idle after every
+	// restart until the next change of a subscription.
+	var err error
+	identities := inbox.NewIdentityBook()
+	if err = identities.Load(ctx, a.db); err != nil {
+		return err
+	}
+	if a.userIDs, err = cloudapi.NewUserIDs(a.key); err != nil {
+		return fmt.Errorf("cloud user ids: %w", err)
+	}
+	a.userIDs.Knowing(identities)
+	webhook.RegisterFormat(cloudapi.FormatName, cloudapi.WebhookFormat{Account: a.account, UserIDs: a.userIDs})
 	a.webhooks = webhook.New(webhook.Options{
 		DB: a.db, Batcher: a.writer, URL: a.settings.WebhookURL, Key: []byte(a.settings.WebhookSecret.Reveal()),
 		Log: a.log.WithName("webhook"), Observer: trafficObserver{a.metrics, a.traffic},
@@ -248,15 +263,9 @@ func newObservers(_ context.Context, a *app) error {
 		LocalTargets:  a.settings.WebhookLocalTargets,
 		KeepDelivered: a.settings.DeliveredRetention, KeepEvents: a.settings.EventLogRetention,
 	})
-	// Subscriptions in the cloud format get the Cloud API's webhooks.
-	var err error
-	if a.userIDs, err = cloudapi.NewUserIDs(a.key); err != nil {
-		return fmt.Errorf("cloud user ids: %w", err)
-	}
-	webhook.RegisterFormat(cloudapi.FormatName, cloudapi.WebhookFormat{Account: a.account, UserIDs: a.userIDs})
 	a.inbox = inbox.New(inbox.Options{
 		DB: a.db, Batcher: a.writer, Webhooks: a.webhooks, Retention: a.settings.InboxRetention,
-		Log: a.log.WithName("inbox"),
+		Log: a.log.WithName("inbox"), Identities: identities,
 	})
 	return nil
 }

@@ -284,7 +284,7 @@ func (a *app) account() string {
 // metrics' gauges, which read all three.
 func newMessaging(ctx context.Context, a *app) error {
 	a.messages = sendqueue.NewMessageLog(sendqueue.MessageLogOptions{
-		DB: a.db, Batcher: a.writer, Events: statusEvents{a.webhooks}, Observer: trafficObserver{a.metrics, a.traffic},
+		DB: a.db, Batcher: a.writer, Outbox: a.webhooks, Observer: trafficObserver{a.metrics, a.traffic},
 		Log: a.log.WithName("sendqueue"),
 	})
 	server, err := simulatorServer(os.LookupEnv)
@@ -297,10 +297,10 @@ func newMessaging(ctx context.Context, a *app) error {
 		DB: a.db, Batcher: a.writer, HeartbeatInterval: a.settings.HeartbeatInterval,
 		Log: a.log.WithName("whatsapp"), Server: server,
 		Events: sessionEvents{
-			Receiver: incoming.Receiver{Writer: a.writer, Media: a.media, History: a.inbox},
-			webhooks: a.webhooks, receipts: a.messages, metrics: a.metrics,
+			Receiver: incoming.Receiver{Writer: a.writer, Media: a.media, History: a.inbox}, metrics: a.metrics,
 		},
-		Groups:      groupEvents{webhooks: a.webhooks, writer: a.writer},
+		Messages:    a.messages,
+		Outbox:      a.webhooks,
 		Quotes:      quotes{a.messages, a.inbox},
 		Polls:       a.messages,
 		TypingDelay: a.settings.TypingDelay, RestrictionBackoff: a.settings.RestrictionBackoff,

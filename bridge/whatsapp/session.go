@@ -26,6 +26,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/bridge/notify"
 	"github.com/msgbridge/msgbridge/bridge/sqlite"
 	"github.com/msgbridge/msgbridge/contract"
 )
@@ -191,7 +192,7 @@ type Session struct {
 
 	// changes are the Subscribe channels; notified under mu, never the
 	// other way round.
-	changes bridge.Changes
+	changes notify.Changes
 }
 
 // New opens the credentials (a wrong ENCRYPTION_KEY stops here, before any

@@ -16,7 +16,6 @@ import (
 	"github.com/go-logr/logr"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/audit"
 	"github.com/msgbridge/msgbridge/bridge/cloudapi"
 	"github.com/msgbridge/msgbridge/bridge/datadir"
@@ -32,6 +31,7 @@ import (
 	"github.com/msgbridge/msgbridge/bridge/logging"
 	"github.com/msgbridge/msgbridge/bridge/media"
 	"github.com/msgbridge/msgbridge/bridge/metrics"
+	"github.com/msgbridge/msgbridge/bridge/notify"
 	"github.com/msgbridge/msgbridge/bridge/sendqueue"
 	"github.com/msgbridge/msgbridge/bridge/settings"
 	"github.com/msgbridge/msgbridge/bridge/spool"
@@ -60,7 +60,7 @@ type app struct {
 	audit     *audit.Trail
 	metrics   *metrics.Metrics
 	// traffic tells the dashboard's event streams that messages changed.
-	traffic  *bridge.Changes
+	traffic  *notify.Changes
 	webhooks *webhook.Outbox
 	inbox    *inbox.Inbox
 	media    *media.Store
@@ -221,7 +221,7 @@ func openStores(ctx context.Context, a *app) error {
 	}
 	// Every commit tells the dashboard's live pages to look again (an
 	// incoming message is committed after its handler returned).
-	a.traffic = &bridge.Changes{}
+	a.traffic = &notify.Changes{}
 	a.writer = sqlite.NewBatcher(a.db, sqlite.AfterCommit(a.traffic.Notify))
 	a.onClose(a.writer.Close)
 	auditLog, err := audit.Open(a.dir.AuditDir(), a.key, time.Now)

@@ -10,6 +10,7 @@ import (
 	"github.com/msgbridge/msgbridge/bridge/incoming"
 	"github.com/msgbridge/msgbridge/bridge/media"
 	"github.com/msgbridge/msgbridge/bridge/metrics"
+	"github.com/msgbridge/msgbridge/bridge/notify"
 	"github.com/msgbridge/msgbridge/bridge/sendqueue"
 	"github.com/msgbridge/msgbridge/bridge/webhook"
 	"github.com/msgbridge/msgbridge/bridge/whatsapp"
@@ -32,7 +33,7 @@ func (e sessionEvents) Reconnected() { e.metrics.Reconnect() }
 // committed changes for the metrics and tells the dashboard's streams.
 type trafficObserver struct {
 	*metrics.Metrics
-	traffic *bridge.Changes
+	traffic *notify.Changes
 }
 
 var (

@@ -2,8 +2,9 @@
 // whatsmeow client on its encrypted credentials, linking by QR or pairing
 // code, reconnects, the heartbeat, groups, sending and logout. It is the
 // only package of the bridge that imports whatsmeow: its API speaks the
-// domain's types (it implements bridge.Session) and reports through the
-// Events port. Its state machine is the pure transition function over the
+// domain's types (it implements bridge.Session) and reports through its
+// ports: what it receives to Events, statuses and receipts to the message
+// log (MessageLog), events to the webhook outbox (Outbox). Its state machine is the pure transition function over the
 // package's own events, to which events.go maps whatsmeow's.
 package whatsapp
 

@@ -4,8 +4,9 @@
 // only package of the bridge that imports whatsmeow: its API speaks the
 // domain's types (it implements bridge.Session) and reports through its
 // ports: what it receives to Events, statuses and receipts to the message
-// log (MessageLog), events to the webhook outbox (Outbox). Its state machine is the pure transition function over the
-// package's own events, to which events.go maps whatsmeow's.
+// log (MessageLog), events to the webhook outbox (Outbox). Its state
+// machine is the pure transition function over the package's own events,
+// to which events.go maps whatsmeow's.
 package whatsapp
 
 import (

@@ -217,6 +217,8 @@ func New(ctx context.Context, opts Options) (*Session, error) {
 		log: opts.Log, bgCtx: context.WithoutCancel(ctx), restrict: restrictions{first: opts.RestrictionBackoff},
 		pace: newChatPace(opts.PresenceInterval, opts.Now), acks: newAcks(), refused: make(chan struct{}, 1),
 	}
+	sessionDB := opts.CredentialsDir + "/session.db"
+	m.acks.syncSession = func() error { return sqlite.SyncWAL(sessionDB) }
 	var versionClient *http.Client
 	if opts.Server != nil {
 		versionClient = opts.Server.HTTPClient

@@ -266,7 +266,7 @@ func (q *Queue) insertMessages(ctx context.Context, tx *sql.Tx, msgs []row, item
 			return err
 		}
 		if m.Status != bridge.StatusQueued {
-			if err := q.events.StatusChanged(ctx, tx, m.Message); err != nil {
+			if err := q.events.MessageStatus(ctx, tx, m.Message); err != nil {
 				return err
 			}
 		}

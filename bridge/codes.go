@@ -12,6 +12,7 @@ const (
 	CodeBodyTooLarge             = "body_too_large"
 	CodeChatMismatch             = "chat_mismatch"
 	CodeCheckRateLimited         = "check_rate_limited"
+	CodeContactBlocked           = "contact_blocked"
 	CodeCrossOrigin              = "cross_origin"
 	CodeCSRF                     = "csrf"
 	CodeDuplicateButton          = "duplicate_button"
@@ -131,8 +132,8 @@ const (
 	CodeSubscriptionManaged      = "subscription_managed"
 	CodeSubscriptionNotFound     = "subscription_not_found"
 	CodeTargetFailed             = "target_failed"
-	CodeTargetRevoked            = "target_revoked"
 	CodeTargetNotAllowed         = "target_not_allowed"
+	CodeTargetRevoked            = "target_revoked"
 	CodeTargetUnreachable        = "target_unreachable"
 	CodeTargetUnverified         = "target_unverified"
 	CodeTemplatesUnavailable     = "templates_unavailable"
@@ -159,11 +160,11 @@ const (
 	CodeUnexpectedText           = "unexpected_text"
 	CodeUnexpectedVcard          = "unexpected_vcard"
 	CodeUnknownChat              = "unknown_chat"
-	CodeUnknownLID               = "unknown_lid"
 	CodeUnknownEventType         = "unknown_event_type"
 	CodeUnknownField             = "unknown_field"
 	CodeUnknownFormat            = "unknown_format"
 	CodeUnknownGroup             = "unknown_group"
+	CodeUnknownLID               = "unknown_lid"
 	CodeUnknownMessage           = "unknown_message"
 	CodeUnknownType              = "unknown_type"
 	CodeUnknownUpload            = "unknown_upload"
@@ -185,6 +186,7 @@ var Codes = []CodeInfo{
 	{CodeBodyTooLarge, KindTooLarge, "the body must be at most N bytes"},
 	{CodeChatMismatch, KindInvalid, "the message was received in another chat than ?chat="},
 	{CodeCheckRateLimited, KindRateLimited, "too many number checks reach WhatsApp (CHECK_RATE); retry after the Retry-After seconds"},
+	{CodeContactBlocked, KindConflict, "the recipient is on the account's block list; unblock it (DELETE /api/contacts/{id}/block) before sending to it"},
 	{CodeCrossOrigin, KindForbidden, "cross-origin sign-in refused"},
 	{CodeCSRF, KindForbidden, "The form is not from this dashboard; reload the page."},
 	{CodeDuplicateButton, KindInvalid, "buttons[N] repeats an id or a title"},
@@ -304,8 +306,8 @@ var Codes = []CodeInfo{
 	{CodeSubscriptionManaged, KindConflict, "the subscription default is WEBHOOK_URL and WEBHOOK_SECRET: change the settings"},
 	{CodeSubscriptionNotFound, KindNotFound, "no such subscription"},
 	{CodeTargetFailed, KindConflict, "the message failed; it never reached WhatsApp"},
-	{CodeTargetRevoked, KindConflict, "the message is revoked (or its revoke is queued); it cannot be edited or revoked again"},
 	{CodeTargetNotAllowed, KindInvalid, "the target resolves to a loopback or link-local address, which subscriptions may not reach unless WEBHOOK_LOCAL_TARGETS is on"},
+	{CodeTargetRevoked, KindConflict, "the message is revoked (or its revoke is queued); it cannot be edited or revoked again"},
 	{CodeTargetUnreachable, KindInvalid, "target … could not be reached: …"},
 	{CodeTargetUnverified, KindInvalid, "target … refused the verification handshake: …"},
 	{CodeTemplatesUnavailable, KindUnavailable, "this bridge keeps no templates"},
@@ -332,11 +334,11 @@ var Codes = []CodeInfo{
 	{CodeUnexpectedText, KindInvalid, "item N is …, which has no text or caption"},
 	{CodeUnexpectedVcard, KindInvalid, "item N is …, not a contact"},
 	{CodeUnknownChat, KindNotFound, "the account has no such chat: nothing received in it, and not a number known to be on WhatsApp"},
-	{CodeUnknownLID, KindNotFound, "no phone number is known for this LID: the contact hides it, or the account never learned it"},
 	{CodeUnknownEventType, KindInvalid, "unknown event type …; the types are …"},
 	{CodeUnknownField, KindInvalid, "a form field is not one this endpoint takes"},
 	{CodeUnknownFormat, KindInvalid, "unknown format …; use standard"},
 	{CodeUnknownGroup, KindNotFound, "WhatsApp knows no such group"},
+	{CodeUnknownLID, KindNotFound, "no phone number is known for this LID: the contact hides it, or the account never learned it"},
 	{CodeUnknownMessage, KindNotFound, "message_id names no message received in this chat that the incoming history keeps"},
 	{CodeUnknownType, KindInvalid, "type of item N, …, is not …"},
 	{CodeUnknownUpload, KindInvalid, "media.upload_id names no upload of the last …"},

@@ -58,6 +58,9 @@ const (
 	ActionSubscriptionCreate Action = "subscriptions.create"
 	ActionSubscriptionPut    Action = "subscriptions.put"
 	ActionSubscriptionDelete Action = "subscriptions.delete"
+	// A contact blocked or unblocked through the API (detail: the contact).
+	ActionContactBlock   Action = "contact.block"
+	ActionContactUnblock Action = "contact.unblock"
 )
 
 // Actions lists every action, for the API's description.
@@ -66,6 +69,7 @@ var Actions = []Action{
 	ActionAuditDelete, ActionWebhookRedeliver, ActionAPIKey, ActionAdminToken, ActionChatCode,
 	ActionWebhookReplay, ActionGroupCreate, ActionGroupUpdate, ActionGroupPhoto, ActionGroupMembers, ActionGroupInvite,
 	ActionGroupJoin, ActionGroupLeave, ActionSubscriptionCreate, ActionSubscriptionPut, ActionSubscriptionDelete,
+	ActionContactBlock, ActionContactUnblock,
 }
 
 // Outcome is how the action ended.

@@ -19,8 +19,9 @@ const DashboardAPIPrefix = "/dashboard/api"
 //
 //	GET    /state, /analytics/delivery, /subscriptions, /webhooks/failed, /audit
 //	GET    /messages (?direction=…&chat=…: what each sent message said too), /media/{id}
-//	POST   /webhooks/{id}/redeliver, /webhooks/replay
-//	DELETE /logs, /audit/{id}
+//	GET    /calls (the latest calls and blocks), /blocklist
+//	POST   /webhooks/{id}/redeliver, /webhooks/replay, /contacts/{number}/block
+//	DELETE /logs, /audit/{id}, /contacts/{number}/block
 //
 // It checks no credential: the dashboard serves it only to a signed-in
 // browser, and the changes only with the session's CSRF token. Answers are
@@ -33,6 +34,10 @@ func DashboardAPI(d Deps) http.Handler {
 	})
 	r.Handle(DashboardAPIPrefix+"/messages", s.handle(s.listSaid)).Methods(get)
 	r.Handle(DashboardAPIPrefix+"/media/{id}", s.handle(s.getMedia)).Methods(get)
+	r.Handle(DashboardAPIPrefix+"/calls", s.handle(s.listCalls)).Methods(get)
+	r.Handle(DashboardAPIPrefix+"/blocklist", s.handle(s.blocklist)).Methods(get)
+	r.Handle(DashboardAPIPrefix+"/contacts/{number}/block", s.handle(s.blockContact)).Methods(post)
+	r.Handle(DashboardAPIPrefix+"/contacts/{number}/block", s.handle(s.unblockContact)).Methods(del)
 	return noStore(r) // the client's address is resolved already: the dashboard is served inside NewRouter
 }
 

@@ -20,8 +20,7 @@ type blockEvents struct {
 var _ whatsapp.BlockEvents = blockEvents{}
 
 func (e blockEvents) BlockChanged(ctx context.Context, c bridge.BlockChange) error {
-	if !e.webhooks.Enabled() {
-		return nil
-	}
+	// Logged whatever the subscriptions: GET /api/events and the
+	// dashboard read the event log.
 	return e.writer.Do(ctx, func(tx *sql.Tx) error { return e.webhooks.Enqueue(ctx, tx, webhook.ContactBlocked(c)) })
 }

@@ -53,3 +53,23 @@ type BusinessProfile struct {
 // ErrContactBlocked refuses a send to a contact the account blocked.
 var ErrContactBlocked = &Error{Kind: KindConflict, Code: CodeContactBlocked,
 	Message: "the recipient is on the account's block list; unblock it (DELETE /api/contacts/{id}/block) before sending to it"}
+
+// OwnProfile is the account's own profile: its push name (set on the
+// phone), about text and profile picture.
+type OwnProfile struct {
+	PushName string
+	ContactProfile
+}
+
+// PrivacySettings are the account's privacy settings, by WhatsApp's names
+// (groupadd, last, status, profile, readreceipts, online, calladd,
+// messages, …) with WhatsApp's values (all, contacts, contact_blacklist,
+// none, match_last_seen, known, …).
+type PrivacySettings map[string]string
+
+// MaxAboutLength is the longest about text WhatsApp takes, in characters.
+const MaxAboutLength = 139
+
+// ErrInvalidPicture refuses a profile picture WhatsApp does not take.
+var ErrInvalidPicture = &Error{Kind: KindInvalid, Code: CodeInvalidPicture,
+	Message: "picture must be a JPEG image, base64-encoded, of at most 2 MiB"}

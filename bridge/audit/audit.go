@@ -61,6 +61,8 @@ const (
 	// A contact blocked or unblocked through the API (detail: the contact).
 	ActionContactBlock   Action = "contact.block"
 	ActionContactUnblock Action = "contact.unblock"
+	// The account's about text or picture changed through the API.
+	ActionProfileUpdate Action = "profile.update"
 )
 
 // Actions lists every action, for the API's description.
@@ -69,7 +71,7 @@ var Actions = []Action{
 	ActionAuditDelete, ActionWebhookRedeliver, ActionAPIKey, ActionAdminToken, ActionChatCode,
 	ActionWebhookReplay, ActionGroupCreate, ActionGroupUpdate, ActionGroupPhoto, ActionGroupMembers, ActionGroupInvite,
 	ActionGroupJoin, ActionGroupLeave, ActionSubscriptionCreate, ActionSubscriptionPut, ActionSubscriptionDelete,
-	ActionContactBlock, ActionContactUnblock,
+	ActionContactBlock, ActionContactUnblock, ActionProfileUpdate,
 }
 
 // Outcome is how the action ended.

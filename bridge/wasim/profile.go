@@ -2,6 +2,7 @@ package wasim
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"net/http"
 	"strconv"
 	"time"
@@ -156,4 +157,89 @@ func (s *Simulator) apiProfile(w http.ResponseWriter, r *http.Request, u *User) 
 		answer["picture_id"] = u.SetPicture(req.Picture == "none")
 	}
 	writeJSON(w, http.StatusOK, answer)
+}
+
+// mexSetAbout is the query id of the about text's change (whatsmeow's
+// SetStatusMessage, a GraphQL mutation in a w:mex IQ).
+const mexSetAbout = "9152604461510864"
+
+// isSetAbout reports whether a w:mex IQ changes the about text.
+func isSetAbout(iq *waBinary.Node) bool {
+	q, ok := iq.GetOptionalChildByTag("query")
+	return ok && q.Attrs["query_id"] == mexSetAbout
+}
+
+// answerSetAbout sets the about text of the device's user, as its other
+// devices and contacts then see it.
+func (s *Simulator) answerSetAbout(c *conn, iq *waBinary.Node) ([]waBinary.Node, *iqError) {
+	q := iq.GetChildByTag("query")
+	body, _ := q.Content.([]byte)
+	var req struct {
+		Variables struct {
+			Input struct {
+				Text *string `json:"text"`
+			} `json:"input"`
+		} `json:"variables"`
+	}
+	if json.Unmarshal(body, &req) != nil || req.Variables.Input.Text == nil {
+		return nil, errBadRequest
+	}
+	c.user.SetAbout(*req.Variables.Input.Text)
+	result, _ := json.Marshal(map[string]any{"data": map[string]any{"xwa2_text_status_update": map[string]any{"success": true}}})
+	return []waBinary.Node{{Tag: "result", Content: result}}, nil
+}
+
+// About is the user's about text.
+func (u *User) About() string {
+	u.sim.mu.Lock()
+	defer u.sim.mu.Unlock()
+	return u.sim.profiles.about[u]
+}
+
+// Picture is the id of the user's profile picture; empty when none is set.
+func (u *User) Picture() string {
+	u.sim.mu.Lock()
+	defer u.sim.mu.Unlock()
+	return u.sim.profiles.pictures[u]
+}
+
+// isOwnPicture reports whether a w:profile:picture set names the device's
+// own user (its profile picture) rather than a group.
+func (s *Simulator) isOwnPicture(c *conn, iq *waBinary.Node) bool {
+	target, _ := iq.Attrs["target"].(types.JID)
+	return target.ToNonAD() == c.user.jid || target.ToNonAD() == c.user.lid
+}
+
+// answerOwnPicture sets (or, without a picture, removes) the device's
+// user's profile picture: a JPEG, as WhatsApp takes only those.
+func (s *Simulator) answerOwnPicture(c *conn, iq *waBinary.Node) ([]waBinary.Node, *iqError) {
+	pic, ok := iq.GetOptionalChildByTag("picture")
+	if !ok {
+		c.user.SetPicture(true)
+		return nil, nil
+	}
+	data, _ := pic.Content.([]byte)
+	if len(data) < 3 || data[0] != 0xFF || data[1] != 0xD8 || data[2] != 0xFF {
+		return nil, &iqError{406, "not-acceptable"}
+	}
+	id := c.user.SetPicture(false)
+	return []waBinary.Node{{Tag: "picture", Attrs: waBinary.Attrs{"id": id}}}, nil
+}
+
+// answerPrivacy answers the privacy settings' query: WhatsApp's defaults,
+// but who may add the user to groups, as the user set it.
+func (s *Simulator) answerPrivacy(c *conn) []waBinary.Node {
+	s.mu.Lock()
+	groupAdd := "all"
+	if c.user.refusesGroupAdds {
+		groupAdd = "contacts"
+	}
+	s.mu.Unlock()
+	settings := [][2]string{{"groupadd", groupAdd}, {"last", "all"}, {"status", "contacts"}, {"profile", "all"},
+		{"readreceipts", "all"}, {"online", "all"}, {"calladd", "all"}, {"messages", "all"}}
+	categories := make([]waBinary.Node, 0, len(settings))
+	for _, kv := range settings {
+		categories = append(categories, waBinary.Node{Tag: "category", Attrs: waBinary.Attrs{"name": kv[0], "value": kv[1]}})
+	}
+	return []waBinary.Node{{Tag: "privacy", Content: categories}}
 }

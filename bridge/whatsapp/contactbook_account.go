@@ -53,3 +53,38 @@ func (b *ContactBook) spend() error {
 	}
 	return nil
 }
+
+// OwnProfile is the account's own profile: from memory, else asked within
+// the budget.
+func (b *ContactBook) OwnProfile(ctx context.Context) (bridge.OwnProfile, error) {
+	if !b.m.ownProfileCached() {
+		if err := b.spend(); err != nil {
+			return bridge.OwnProfile{}, err
+		}
+	}
+	return b.m.OwnProfile(ctx)
+}
+
+// SetAbout changes the account's about text within the budget.
+func (b *ContactBook) SetAbout(ctx context.Context, text string) error {
+	if err := b.spend(); err != nil {
+		return err
+	}
+	return b.m.SetAbout(ctx, text)
+}
+
+// SetPicture changes (nil: removes) the account's picture within the budget.
+func (b *ContactBook) SetPicture(ctx context.Context, jpeg []byte) error {
+	if err := b.spend(); err != nil {
+		return err
+	}
+	return b.m.SetPicture(ctx, jpeg)
+}
+
+// PrivacySettings asks for the account's privacy settings within the budget.
+func (b *ContactBook) PrivacySettings(ctx context.Context) (bridge.PrivacySettings, error) {
+	if err := b.spend(); err != nil {
+		return nil, err
+	}
+	return b.m.PrivacySettings(ctx)
+}

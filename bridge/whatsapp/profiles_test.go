@@ -47,3 +47,38 @@ func TestContactProfile(t *testing.T) {
 		t.Errorf("third question: %v, want check_rate_limited", err)
 	}
 }
+
+// The account's own about text and picture change on WhatsApp (the phone's
+// profile has them, a contact hears of them) and read back; a picture that
+// is no JPEG is refused by WhatsApp, and the privacy settings are read.
+func TestOwnProfile(t *testing.T) {
+	testutil.SkipIfShort(t, "simulator session")
+	sim, _, _, book := linkedWithBlocks(t, 10)
+	ctx := waitCtx(t)
+	phone := sim.Phone(account)
+
+	if err := book.SetAbout(ctx, "Open 9-17"); err != nil {
+		t.Fatal(err)
+	}
+	jpeg := []byte{0xFF, 0xD8, 0xFF, 0xE0, 'J', 'F', 'I', 'F'}
+	if err := book.SetPicture(ctx, jpeg); err != nil {
+		t.Fatal(err)
+	}
+	if phone.About() != "Open 9-17" || phone.Picture() == "" {
+		t.Fatalf("the phone's profile: about %q, picture %q", phone.About(), phone.Picture())
+	}
+	p, err := book.OwnProfile(ctx)
+	if err != nil || p.About != "Open 9-17" || p.PictureID != phone.Picture() || p.Contact != bridge.PhoneRecipient(account) {
+		t.Errorf("own profile %+v %v", p, err)
+	}
+	if err := book.SetPicture(ctx, []byte("GIF89a")); !isCode(err, bridge.CodeInvalidPicture) {
+		t.Errorf("a GIF: %v, want invalid_picture", err)
+	}
+	if err := book.SetPicture(ctx, nil); err != nil || phone.Picture() != "" {
+		t.Errorf("removing the picture: %v, picture %q", err, phone.Picture())
+	}
+	settings, err := book.PrivacySettings(ctx)
+	if err != nil || settings["groupadd"] != "all" || settings["last"] != "all" {
+		t.Errorf("privacy settings %v %v", settings, err)
+	}
+}

@@ -1,6 +1,7 @@
 package process
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -16,7 +17,9 @@ import (
 func TestContactProfileAndBlocks(t *testing.T) {
 	sim := wasim.Start(t)
 	hooks := newHookReceiver(t)
-	p := linkedBridge(t, sim, t.TempDir(), hooks.env()...)
+	// Each question and change below takes a token of CHECK_RATE: a burst
+	// for them all.
+	p := linkedBridge(t, sim, t.TempDir(), append(hooks.env(), "CHECK_BURST=20")...)
 	contact := sim.Contact(alice, "Alice")
 	contact.SetAbout("Hey there, I am using WhatsApp")
 	pictureID := contact.SetPicture(false)
@@ -62,6 +65,44 @@ func TestContactProfileAndBlocks(t *testing.T) {
 	})
 	if code, raw := sendText(t, p, alice, "unblocked"); code != http.StatusOK {
 		t.Errorf("send after the phone's unblock: %d %s", code, raw)
+	}
+	ownProfile(t, sim, p)
+}
+
+// ownProfile changes the account's about text and picture through the API
+// (the phone's profile has them, the audit log records it), reads them
+// back, refuses a picture that is no JPEG, and reads the privacy settings.
+func ownProfile(t *testing.T, sim *wasim.Simulator, p *bridgeProcess) {
+	t.Helper()
+	jpeg := base64.StdEncoding.EncodeToString([]byte{0xFF, 0xD8, 0xFF, 0xE0, 'J', 'F', 'I', 'F'})
+	if code, raw := apiJSON(t, p, http.MethodPut, "/api/profile", `{"about":"Open 9-17","picture":"`+jpeg+`"}`, nil); code != http.StatusOK ||
+		raw != `{"changed":["about","picture"]}`+"\n" {
+		t.Fatalf("put profile: %d %q", code, raw)
+	}
+	phone := sim.Phone(testAccount)
+	if phone.About() != "Open 9-17" || phone.Picture() == "" {
+		t.Errorf("the phone's profile: %q %q", phone.About(), phone.Picture())
+	}
+	var own struct {
+		PushName  string  `json:"push_name"`
+		About     *string `json:"about"`
+		PictureID *string `json:"picture_id"`
+	}
+	if code, raw := apiJSON(t, p, http.MethodGet, "/api/profile", "", &own); code != http.StatusOK || own.About == nil ||
+		*own.About != "Open 9-17" || own.PictureID == nil || *own.PictureID != phone.Picture() {
+		t.Errorf("get profile: %d %s", code, raw)
+	}
+	gif := base64.StdEncoding.EncodeToString([]byte("GIF89a"))
+	if code, raw := apiJSON(t, p, http.MethodPut, "/api/profile", `{"picture":"`+gif+`"}`, nil); code != http.StatusBadRequest ||
+		!strings.Contains(raw, "invalid_picture") {
+		t.Errorf("a GIF: %d %s", code, raw)
+	}
+	if !auditRecords(t, p, "profile.update", "about, picture") {
+		t.Error("the audit log lacks the profile's change")
+	}
+	var privacy map[string]string
+	if code, raw := apiJSON(t, p, http.MethodGet, "/api/profile/privacy", "", &privacy); code != http.StatusOK || privacy["groupadd"] == "" {
+		t.Errorf("privacy: %d %s", code, raw)
 	}
 }
 

@@ -102,7 +102,7 @@ func (c profileChange) validate() (about string, picture []byte, err error) {
 	if c.About != nil {
 		about = *c.About
 		if !utf8.ValidString(about) || utf8.RuneCountInString(about) > bridge.MaxAboutLength ||
-			strings.IndexFunc(about, func(r rune) bool { return unicode.IsControl(r) }) >= 0 {
+			strings.IndexFunc(about, unicode.IsControl) >= 0 {
 			return "", nil, bridge.Invalid(bridge.CodeInvalidAbout,
 				"about must be a text of at most %d characters, on one line", bridge.MaxAboutLength)
 		}

@@ -22,6 +22,7 @@ func (o *Outbox) RecentEvents(ctx context.Context, types []string, limit int) ([
 		args = append(args, t)
 	}
 	args = append(args, limit)
+	//nolint:gosec // the concatenation is placeholders, one per type; the types are arguments
 	rows, err := o.opts.DB.QueryContext(ctx, `SELECT id, webhook_id, event, payload FROM event_log
 		WHERE id > (SELECT coalesce(max(id), 0) FROM event_log) - ? AND event IN (?`+strings.Repeat(", ?", len(types)-1)+`)
 		ORDER BY id DESC LIMIT ?`, args...)

@@ -41,6 +41,9 @@ func linkedWithBlocks(t *testing.T, burst int) (*wasim.Simulator, *running, *blo
 	blocks := &blockLog{}
 	r := start(t, sim, newBridgeFiles(t), func(o *Options) { o.Blocks = blocks })
 	linkByQR(t, sim, r)
+	// The list read at login reports nothing: a block the phone makes
+	// before it is read is part of the list as first read.
+	waitFor(t, "the list read at login", r.blocklistLoaded)
 	batcher := sqlite.NewBatcher(r.db)
 	t.Cleanup(batcher.Close)
 	book := NewContactBook(r.Session, r.db, batcher, bridge.SendRate{N: 1, Per: time.Minute}, burst)

@@ -1,6 +1,11 @@
 package webhook
 
-import "github.com/msgbridge/msgbridge/bridge"
+import (
+	"context"
+	"database/sql"
+
+	"github.com/msgbridge/msgbridge/bridge"
+)
 
 // TypeContactBlocked: the account blocked or unblocked a contact.
 const TypeContactBlocked = "contact.blocked"
@@ -23,4 +28,9 @@ func ContactBlocked(c bridge.BlockChange) Event {
 		Event: TypeContactBlocked, Contact: c.Contact.String(), ContactLID: optionalRecipient(c.ContactLID),
 		ContactPhone: optionalRecipient(c.ContactPhone), Blocked: c.Blocked, By: c.By,
 		Timestamp: bridge.FormatTime(c.At)}}
+}
+
+// BlockChanged enqueues c's contact.blocked event.
+func (o *Outbox) BlockChanged(ctx context.Context, tx *sql.Tx, c bridge.BlockChange) error {
+	return o.Enqueue(ctx, tx, ContactBlocked(c))
 }

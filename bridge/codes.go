@@ -10,6 +10,7 @@ const (
 	CodeAlreadyLinked            = "already_linked"
 	CodeAuditRecordNotFound      = "audit_record_not_found"
 	CodeBodyTooLarge             = "body_too_large"
+	CodeChannelNotFound          = "channel_not_found"
 	CodeChatMismatch             = "chat_mismatch"
 	CodeCheckRateLimited         = "check_rate_limited"
 	CodeCrossOrigin              = "cross_origin"
@@ -35,6 +36,8 @@ const (
 	CodeInvalidButtonID          = "invalid_button_id"
 	CodeInvalidButtonTitle       = "invalid_button_title"
 	CodeInvalidButtons           = "invalid_buttons"
+	CodeInvalidChannel           = "invalid_channel"
+	CodeInvalidChannelInvite     = "invalid_channel_invite"
 	CodeInvalidChat              = "invalid_chat"
 	CodeInvalidCredentials       = "invalid_credentials"
 	CodeInvalidCursor            = "invalid_cursor"
@@ -131,8 +134,8 @@ const (
 	CodeSubscriptionManaged      = "subscription_managed"
 	CodeSubscriptionNotFound     = "subscription_not_found"
 	CodeTargetFailed             = "target_failed"
-	CodeTargetRevoked            = "target_revoked"
 	CodeTargetNotAllowed         = "target_not_allowed"
+	CodeTargetRevoked            = "target_revoked"
 	CodeTargetUnreachable        = "target_unreachable"
 	CodeTargetUnverified         = "target_unverified"
 	CodeTemplatesUnavailable     = "templates_unavailable"
@@ -159,11 +162,11 @@ const (
 	CodeUnexpectedText           = "unexpected_text"
 	CodeUnexpectedVcard          = "unexpected_vcard"
 	CodeUnknownChat              = "unknown_chat"
-	CodeUnknownLID               = "unknown_lid"
 	CodeUnknownEventType         = "unknown_event_type"
 	CodeUnknownField             = "unknown_field"
 	CodeUnknownFormat            = "unknown_format"
 	CodeUnknownGroup             = "unknown_group"
+	CodeUnknownLID               = "unknown_lid"
 	CodeUnknownMessage           = "unknown_message"
 	CodeUnknownType              = "unknown_type"
 	CodeUnknownUpload            = "unknown_upload"
@@ -183,6 +186,7 @@ var Codes = []CodeInfo{
 	{CodeAlreadyLinked, KindConflict, "an account is already linked; log out first"},
 	{CodeAuditRecordNotFound, KindNotFound, "no audit record … in …"},
 	{CodeBodyTooLarge, KindTooLarge, "the body must be at most N bytes"},
+	{CodeChannelNotFound, KindNotFound, "WhatsApp knows no channel with this JID or invite"},
 	{CodeChatMismatch, KindInvalid, "the message was received in another chat than ?chat="},
 	{CodeCheckRateLimited, KindRateLimited, "too many number checks reach WhatsApp (CHECK_RATE); retry after the Retry-After seconds"},
 	{CodeCrossOrigin, KindForbidden, "cross-origin sign-in refused"},
@@ -208,6 +212,8 @@ var Codes = []CodeInfo{
 	{CodeInvalidButtonID, KindInvalid, "buttons[N].id must be 1-N bytes of text without control characters"},
 	{CodeInvalidButtonTitle, KindInvalid, "buttons[N].title must be one line of 1-N characters"},
 	{CodeInvalidButtons, KindInvalid, "a message has 1 to N buttons, not N"},
+	{CodeInvalidChannel, KindInvalid, "the path must name a channel: <digits>@newsletter"},
+	{CodeInvalidChannelInvite, KindInvalid, "invite must be https://whatsapp.com/channel/<code> or the code alone"},
 	{CodeInvalidChat, KindInvalid, "chat must be a number with country code, <id>@g.us, <digits>@lid or <digits>@s.whatsapp.net"},
 	{CodeInvalidCredentials, KindInvalid, "credentials are for nats:// targets, as user and password or a token, not both"},
 	{CodeInvalidCursor, KindInvalid, "cursor is not one this API returned"},
@@ -304,8 +310,8 @@ var Codes = []CodeInfo{
 	{CodeSubscriptionManaged, KindConflict, "the subscription default is WEBHOOK_URL and WEBHOOK_SECRET: change the settings"},
 	{CodeSubscriptionNotFound, KindNotFound, "no such subscription"},
 	{CodeTargetFailed, KindConflict, "the message failed; it never reached WhatsApp"},
-	{CodeTargetRevoked, KindConflict, "the message is revoked (or its revoke is queued); it cannot be edited or revoked again"},
 	{CodeTargetNotAllowed, KindInvalid, "the target resolves to a loopback or link-local address, which subscriptions may not reach unless WEBHOOK_LOCAL_TARGETS is on"},
+	{CodeTargetRevoked, KindConflict, "the message is revoked (or its revoke is queued); it cannot be edited or revoked again"},
 	{CodeTargetUnreachable, KindInvalid, "target … could not be reached: …"},
 	{CodeTargetUnverified, KindInvalid, "target … refused the verification handshake: …"},
 	{CodeTemplatesUnavailable, KindUnavailable, "this bridge keeps no templates"},
@@ -332,11 +338,11 @@ var Codes = []CodeInfo{
 	{CodeUnexpectedText, KindInvalid, "item N is …, which has no text or caption"},
 	{CodeUnexpectedVcard, KindInvalid, "item N is …, not a contact"},
 	{CodeUnknownChat, KindNotFound, "the account has no such chat: nothing received in it, and not a number known to be on WhatsApp"},
-	{CodeUnknownLID, KindNotFound, "no phone number is known for this LID: the contact hides it, or the account never learned it"},
 	{CodeUnknownEventType, KindInvalid, "unknown event type …; the types are …"},
 	{CodeUnknownField, KindInvalid, "a form field is not one this endpoint takes"},
 	{CodeUnknownFormat, KindInvalid, "unknown format …; use standard"},
 	{CodeUnknownGroup, KindNotFound, "WhatsApp knows no such group"},
+	{CodeUnknownLID, KindNotFound, "no phone number is known for this LID: the contact hides it, or the account never learned it"},
 	{CodeUnknownMessage, KindNotFound, "message_id names no message received in this chat that the incoming history keeps"},
 	{CodeUnknownType, KindInvalid, "type of item N, …, is not …"},
 	{CodeUnknownUpload, KindInvalid, "media.upload_id names no upload of the last …"},

@@ -95,6 +95,9 @@ func (m *Session) message(cli *whatsmeow.Client, e *events.Message) bool {
 	if e.Info.Chat == types.StatusBroadcastJID {
 		return m.statusUpdate(cli, e)
 	}
+	if e.Info.Chat.Server == types.NewsletterServer {
+		return m.channelPost(cli, e)
+	}
 	in, ok := incoming(m.bgCtx, cli, e)
 	if ok && in.Type == bridge.IncomingPollVote {
 		var err error

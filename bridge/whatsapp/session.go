@@ -113,6 +113,9 @@ type Options struct {
 	// dropped); RejectCalls is REJECT_CALLS.
 	Calls       CallEvents
 	RejectCalls bridge.RejectCalls
+	// ChannelPosts hears the posts of the channels the account follows
+	// (CHANNEL_POSTS); nil: they are acknowledged and dropped.
+	ChannelPosts ChannelEvents
 	// ConnectJitter is the longest random wait before the first connect of
 	// Run (CONNECT_JITTER); zero: none.
 	ConnectJitter time.Duration

@@ -497,3 +497,26 @@ func (s *Simulator) apiChannelPost(w http.ResponseWriter, r *http.Request) {
 func (ch *Channel) WaitPosts(ctx context.Context, n int) error {
 	return ch.sim.waitFor(ctx, func() bool { return len(ch.posts) >= n })
 }
+
+// PostMedia is the file of the channel's post i (0: the oldest) as a
+// follower downloads it: a channel's media is stored unencrypted, so these
+// are the bytes the poster uploaded. False: no such post, or no file.
+func (ch *Channel) PostMedia(i int) ([]byte, bool) {
+	ch.sim.mu.Lock()
+	if i < 0 || i >= len(ch.posts) {
+		ch.sim.mu.Unlock()
+		return nil, false
+	}
+	plaintext := ch.posts[i].plaintext
+	ch.sim.mu.Unlock()
+	var msg waE2E.Message
+	if proto.Unmarshal(plaintext, &msg) != nil {
+		return nil, false
+	}
+	path := orDefault(msg.GetImageMessage().GetDirectPath(), orDefault(msg.GetVideoMessage().GetDirectPath(),
+		orDefault(msg.GetAudioMessage().GetDirectPath(), msg.GetDocumentMessage().GetDirectPath())))
+	if path == "" {
+		return nil, false
+	}
+	return ch.sim.media.byDirectPath(path, false)
+}

@@ -155,6 +155,7 @@ func (s *Simulator) routes() http.Handler {
 	mux.HandleFunc("GET /ws/chat", s.serveWebSocket)
 	mux.HandleFunc("GET /{$}", s.serveWebPage)
 	mux.HandleFunc("POST /mms/{type}/{token}", s.serveMediaUpload)
+	mux.HandleFunc("POST /newsletter/{type}/{token}", s.serveMediaUpload)
 	mux.HandleFunc("GET "+mediaPathPrefix+"{file}", s.serveMediaDownload)
 	return mux
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
 	"slices"
 
 	"go.mau.fi/whatsmeow"
@@ -188,4 +189,25 @@ func (m *Session) channelPost(cli *whatsmeow.Client, e *events.Message) bool {
 		return false
 	}
 	return true
+}
+
+// channelContent builds a channel post: an attachment is uploaded
+// unencrypted (a channel's media is public), and WhatsApp ties the post to
+// its upload by the upload's handle.
+func (m *Session) channelContent(ctx context.Context, cli *whatsmeow.Client, out bridge.Outgoing) (*waE2E.Message, string, error) {
+	kind, ok := out.Type.Kind()
+	if !ok || kind.Part != bridge.PartFile {
+		msg, err := m.buildMessage(ctx, cli, out)
+		return msg, "", err
+	}
+	f, err := os.Open(out.FilePath) //nolint:gosec // a spool path the bridge created
+	if err != nil {
+		return nil, "", fmt.Errorf("open attachment: %w", err)
+	}
+	defer func() { _ = f.Close() }()
+	up, err := cli.UploadNewsletterReader(ctx, f, mediaKinds[out.Type])
+	if err != nil {
+		return nil, "", fmt.Errorf("upload: %w", err)
+	}
+	return mediaMessage(out, up), up.Handle, nil
 }

@@ -102,8 +102,17 @@ func TestChannelPostBySend(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := owned.Posts(); len(got) != 1 || got[0] != "hello followers" {
+	photo := []byte("\x89PNG\r\n\x1a\nchannel photo")
+	err = r.Send(ctx, bridge.Outgoing{ID: r.NewMessageID(), Recipient: to, Type: bridge.TypeImage, Text: "a photo",
+		FilePath: spoolFile(t, photo), MimeType: "image/png"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := owned.Posts(); len(got) != 2 || got[0] != "hello followers" || got[1] != "a photo" {
 		t.Errorf("posts %q", got)
+	}
+	if file, ok := owned.PostMedia(1); !ok || string(file) != string(photo) {
+		t.Errorf("the photo's file as followers download it: %q (%v), want the plain upload", file, ok)
 	}
 
 	other := sim.CreateChannel(reader, "Alice's", "")

@@ -33,6 +33,7 @@ const (
 	CodeInvalidAction            = "invalid_action"
 	CodeInvalidAudio             = "invalid_audio"
 	CodeInvalidBackgroundColor   = "invalid_background_color"
+	CodeInvalidBefore            = "invalid_before"
 	CodeInvalidButtonID          = "invalid_button_id"
 	CodeInvalidButtonTitle       = "invalid_button_title"
 	CodeInvalidButtons           = "invalid_buttons"
@@ -103,6 +104,7 @@ const (
 	CodeMissingChange            = "missing_change"
 	CodeMissingEmoji             = "missing_emoji"
 	CodeMissingFile              = "missing_file"
+	CodeMissingInvite            = "missing_invite"
 	CodeMissingLink              = "missing_link"
 	CodeMissingLocation          = "missing_location"
 	CodeMissingMessageID         = "missing_message_id"
@@ -209,6 +211,7 @@ var Codes = []CodeInfo{
 	{CodeInvalidAction, KindInvalid, "action must be add, remove, promote or demote"},
 	{CodeInvalidAudio, KindInvalid, "the file of item N is …, not Ogg/Opus, MP3, M4A, AAC or AMR audio"},
 	{CodeInvalidBackgroundColor, KindInvalid, "background_color must be \"#RRGGBB\" or \"#AARRGGBB\" in hex"},
+	{CodeInvalidBefore, KindInvalid, "before must be a post's server_id, a number from 1"},
 	{CodeInvalidButtonID, KindInvalid, "buttons[N].id must be 1-N bytes of text without control characters"},
 	{CodeInvalidButtonTitle, KindInvalid, "buttons[N].title must be one line of 1-N characters"},
 	{CodeInvalidButtons, KindInvalid, "a message has 1 to N buttons, not N"},
@@ -279,6 +282,7 @@ var Codes = []CodeInfo{
 	{CodeMissingChange, KindInvalid, "the body needs \"subject\", \"description\" or both"},
 	{CodeMissingEmoji, KindInvalid, "the body needs \"emoji\"; \"\" removes the reaction"},
 	{CodeMissingFile, KindInvalid, "item N is … but has no file"},
+	{CodeMissingInvite, KindInvalid, "the body needs \"invite\", https://whatsapp.com/channel/<code>"},
 	{CodeMissingLink, KindInvalid, "the body needs \"link\", https://chat.whatsapp.com/<code>"},
 	{CodeMissingLocation, KindInvalid, "item N is a location but has no latitude and longitude"},
 	{CodeMissingMessageID, KindInvalid, "the body needs \"message_id\", the WhatsApp id of a received message"},

@@ -54,6 +54,10 @@ const (
 	ActionGroupInvite  Action = "group.invite_link"
 	ActionGroupJoin    Action = "group.join"
 	ActionGroupLeave   Action = "group.leave"
+	// Channels followed and unfollowed through the API (detail: the
+	// invite code or the channel).
+	ActionChannelFollow   Action = "channel.follow"
+	ActionChannelUnfollow Action = "channel.unfollow"
 	// The event subscriptions' changes.
 	ActionSubscriptionCreate Action = "subscriptions.create"
 	ActionSubscriptionPut    Action = "subscriptions.put"
@@ -66,6 +70,7 @@ var Actions = []Action{
 	ActionAuditDelete, ActionWebhookRedeliver, ActionAPIKey, ActionAdminToken, ActionChatCode,
 	ActionWebhookReplay, ActionGroupCreate, ActionGroupUpdate, ActionGroupPhoto, ActionGroupMembers, ActionGroupInvite,
 	ActionGroupJoin, ActionGroupLeave, ActionSubscriptionCreate, ActionSubscriptionPut, ActionSubscriptionDelete,
+	ActionChannelFollow, ActionChannelUnfollow,
 }
 
 // Outcome is how the action ended.

@@ -58,6 +58,8 @@ type Deps struct {
 	Groups          GroupAdmin
 	GroupAnswers    GroupAnswers
 	GroupActionRate bridge.SendRate
+	// Channels reads and follows channels; nil leaves /api/channels out.
+	Channels Channels
 	// Analytics counts deliveries per day.
 	Analytics DeliveryAnalytics
 	// Audit records admin and session actions in the weekly audit log.
@@ -138,6 +140,7 @@ func NewRouter(d Deps) http.Handler {
 	s.sessionRoutes(r)
 	s.adminRoutes(r, "/api/admin", s.admin, s.audited)
 	s.messagingRoutes(r)
+	s.channelRoutes(r)
 	s.pprofRoutes(r)
 	if d.CloudAPI != nil {
 		// The Cloud API door translates Graph requests into this router's.

@@ -101,6 +101,7 @@ func TestOperationsListsEveryEndpoint(t *testing.T) {
 		"GET /{version}/{waba_id}/subscribed_apps", "POST /{version}/{waba_id}/subscribed_apps",
 		"DELETE /{version}/{waba_id}/subscribed_apps", "GET /{version}/{waba_id}/message_templates",
 		"POST /{version}/{waba_id}/message_templates", "DELETE /{version}/{waba_id}/message_templates",
+		"GET /api/channels", "POST /api/channels", "DELETE /api/channels/{jid}", "GET /api/channels/{jid}/posts",
 		"POST /api/groups", "POST /api/groups/join", "GET /api/groups/{jid}", "PATCH /api/groups/{jid}",
 		"PUT /api/groups/{jid}/photo", "DELETE /api/groups/{jid}/photo",
 		"POST /api/groups/{jid}/participants", "GET /api/groups/{jid}/invite-link",
@@ -109,7 +110,7 @@ func TestOperationsListsEveryEndpoint(t *testing.T) {
 		"POST webhook message.reaction", "POST webhook message.edit", "POST webhook message.revoke",
 		"POST webhook message.poll_vote", "POST webhook status.update",
 		"POST webhook group.participants", "POST webhook group.update", "POST webhook call.offer",
-		"POST webhook call.ended", "POST webhook contact.identity",
+		"POST webhook call.ended", "POST webhook contact.identity", "POST webhook channel.post",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("operations:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

@@ -296,6 +296,7 @@ func newMessaging(ctx context.Context, a *app) error {
 		WAVersion: a.settings.WAVersion, RejectCalls: a.settings.RejectCalls, ConnectJitter: a.settings.ConnectJitter,
 		Calls: callEvents{webhooks: a.webhooks, writer: a.writer, app: a, reply: a.settings.RejectCallsReply,
 			log: a.log.WithName("calls")},
+		ChannelPosts: channelEvents(a.settings.ChannelPosts, a.webhooks, a.writer),
 	})
 	if err != nil {
 		return err
@@ -392,6 +393,7 @@ func newHTTPServer(_ context.Context, a *app) error {
 		Polls:      polls{a.messages, a.inbox},
 		Chats:      a.session,
 		Contacts:   a.contacts,
+		Channels:   a.session,
 		Groups:     a.session, GroupAnswers: sendqueue.NewAnswers(a.db, a.writer, time.Now), GroupActionRate: s.GroupActionRate,
 		Send: httpapi.SendConfig{APIKey: s.APIKey, SpoolDir: a.dir.SpoolDir(), MaxFileSize: s.MaxFileSize,
 			SpoolMaxBytes: spoolMax},

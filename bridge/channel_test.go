@@ -10,7 +10,7 @@ func TestParseChannelInvite(t *testing.T) {
 		"https://whatsapp.com/channel/0029VaZ4tB1H": "0029VaZ4tB1H",
 		"https://www.whatsapp.com/channel/0029Va":   "0029Va",
 		"whatsapp.com/channel/abc_-1":               "abc_-1",
-		" 0029Va ":                                  "0029Va",
+		"\t0029Va\n":                                "0029Va",
 	} {
 		if got, err := ParseChannelInvite(in); err != nil || got != want {
 			t.Errorf("%q: %q, %v; want %q", in, got, err, want)

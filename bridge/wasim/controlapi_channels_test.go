@@ -30,7 +30,7 @@ func TestControlAPIChannelPostReachesTheClient(t *testing.T) {
 	}
 	api(t, base, "POST", "/v1/channels/"+ch.JID+"/posts", map[string]any{"text": "hello followers"}, 200, &posted)
 	m := wasimtest.WaitEvent(t, tc, func(m *events.Message) bool { return m.Info.Chat.String() == ch.JID })
-	if m.Message.GetConversation() != "hello followers" || int(m.Info.ServerID) != posted.ServerID {
+	if m.Message.GetConversation() != "hello followers" || m.Info.ServerID != posted.ServerID {
 		t.Errorf("the client got %+v: %v", m.Info, m.Message)
 	}
 	jid, _ := types.ParseJID(ch.JID)

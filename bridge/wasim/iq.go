@@ -59,6 +59,8 @@ func (s *Simulator) iqContent(c *conn, iq *waBinary.Node) ([]waBinary.Node, *iqE
 		return s.answerGroupIQ(c, iq)
 	case xmlns == "w:profile:picture" && iq.Attrs["type"] == "set":
 		return s.answerGroupPhoto(c, iq)
+	case xmlns == "w:sync:app:state" && child == "sync":
+		return s.answerAppStateSync(c, iq)
 	case xmlns == "w:mex" && child == "query":
 		return s.answerMex(c, iq)
 	case xmlns == "newsletter" && child != "":

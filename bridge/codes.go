@@ -55,6 +55,9 @@ const (
 	CodeInvalidImage             = "invalid_image"
 	CodeInvalidInviteLink        = "invalid_invite_link"
 	CodeInvalidJSON              = "invalid_json"
+	CodeInvalidLabel             = "invalid_label"
+	CodeInvalidLabelColor        = "invalid_label_color"
+	CodeInvalidLabelName         = "invalid_label_name"
 	CodeInvalidLastEventID       = "invalid_last_event_id"
 	CodeInvalidLevel             = "invalid_level"
 	CodeInvalidLimit             = "invalid_limit"
@@ -91,6 +94,8 @@ const (
 	CodeInvalidWeek              = "invalid_week"
 	CodeInviteLinkRevoked        = "invite_link_revoked"
 	CodeInviteLinkUnknown        = "invite_link_unknown"
+	CodeLabelNotFound            = "label_not_found"
+	CodeLabelsUnavailable        = "labels_unavailable"
 	CodeLocked                   = "locked"
 	CodeLogNotFound              = "log_not_found"
 	CodeMediaCorrupt             = "media_corrupt"
@@ -233,6 +238,9 @@ var Codes = []CodeInfo{
 	{CodeInvalidImage, KindInvalid, "the file of item N is …, not a JPEG, PNG or WebP image"},
 	{CodeInvalidInviteLink, KindInvalid, "link must be https://chat.whatsapp.com/<code> or the code alone"},
 	{CodeInvalidJSON, KindInvalid, "the body is not one JSON object of the expected fields"},
+	{CodeInvalidLabel, KindInvalid, "the path must name a label by its id, digits"},
+	{CodeInvalidLabelColor, KindInvalid, "color must be a number from 0 to N (WhatsApp's label colours)"},
+	{CodeInvalidLabelName, KindInvalid, "name must be 1 to N characters without control characters"},
 	{CodeInvalidLastEventID, KindInvalid, "Last-Event-ID must be an event id this stream sent (a whole number)"},
 	{CodeInvalidLevel, KindInvalid, "level must be one of debug, info, warn, error"},
 	{CodeInvalidLimit, KindInvalid, "limit must be a number from 1 to the endpoint's maximum"},
@@ -269,6 +277,8 @@ var Codes = []CodeInfo{
 	{CodeInvalidWeek, KindInvalid, "week is required: YYYY-Www"},
 	{CodeInviteLinkRevoked, KindNotFound, "the invite link was revoked"},
 	{CodeInviteLinkUnknown, KindNotFound, "WhatsApp knows no group with this invite link"},
+	{CodeLabelNotFound, KindNotFound, "no label with this id"},
+	{CodeLabelsUnavailable, KindUnavailable, "the phone has not shared its app state keys with the bridge yet; open WhatsApp on the phone and retry"},
 	{CodeLocked, KindRateLimited, "Too many wrong codes; this action is locked for a few minutes."},
 	{CodeLogNotFound, KindNotFound, "no … log file for …"},
 	{CodeMediaCorrupt, KindInternal, "the stored file is damaged and was not served"},

@@ -423,6 +423,28 @@ var migrations = []string{
 	);
 	CREATE INDEX inbox_lid_alone ON inbox (sender_lid) WHERE sender_phone = '' AND sender_lid <> '';
 	CREATE INDEX inbox_phone_alone ON inbox (sender_phone) WHERE sender_lid = '' AND sender_phone <> ''`,
+	// 21: the account's labels (WhatsApp Business) and the chats and
+	// messages they are on, as WhatsApp's app state reported them: app
+	// state arrives as changes, once, so the bridge keeps what they add up
+	// to.
+	`CREATE TABLE labels (
+		id         TEXT    PRIMARY KEY,
+		name       TEXT    NOT NULL,
+		color      INTEGER NOT NULL,
+		updated_at INTEGER NOT NULL
+	);
+	CREATE TABLE label_chats (
+		label_id TEXT NOT NULL,
+		chat     TEXT NOT NULL,
+		PRIMARY KEY (label_id, chat)
+	) WITHOUT ROWID;
+	CREATE INDEX label_chats_chat ON label_chats (chat);
+	CREATE TABLE label_messages (
+		label_id   TEXT NOT NULL,
+		chat       TEXT NOT NULL,
+		message_id TEXT NOT NULL,
+		PRIMARY KEY (label_id, chat, message_id)
+	) WITHOUT ROWID`,
 }
 
 // OpenExistingBridgeDB opens bridge.db when it exists, which checks that it

@@ -31,6 +31,9 @@ func (m *Session) handleEvent(cli *whatsmeow.Client, raw any) bool {
 		return true
 	case *events.CallOffer, *events.CallAccept, *events.CallReject, *events.CallTerminate:
 		return m.callEvent(cli, raw)
+	case *events.LabelEdit, *events.LabelAssociationChat, *events.LabelAssociationMessage:
+		m.labelEvent(raw)
+		return true
 	case *events.NotifyAccountReachoutTimelock:
 		m.reachoutAnnounced(e)
 		return true

@@ -113,6 +113,7 @@ const (
 	CodeMissingLink              = "missing_link"
 	CodeMissingLocation          = "missing_location"
 	CodeMissingMessageID         = "missing_message_id"
+	CodeMissingName              = "missing_name"
 	CodeMissingParticipants      = "missing_participants"
 	CodeMissingSender            = "missing_sender"
 	CodeMissingState             = "missing_state"
@@ -296,6 +297,7 @@ var Codes = []CodeInfo{
 	{CodeMissingLink, KindInvalid, "the body needs \"link\", https://chat.whatsapp.com/<code>"},
 	{CodeMissingLocation, KindInvalid, "item N is a location but has no latitude and longitude"},
 	{CodeMissingMessageID, KindInvalid, "the body needs \"message_id\", the WhatsApp id of a received message"},
+	{CodeMissingName, KindInvalid, "the body needs \"name\", the label's name"},
 	{CodeMissingParticipants, KindInvalid, "\"participants\" must name at least one phone number or LID"},
 	{CodeMissingSender, KindInvalid, "a message received in a group needs ?sender=, who sent it"},
 	{CodeMissingState, KindInvalid, "the body needs \"state\": composing, recording or paused"},

@@ -58,6 +58,12 @@ const (
 	// invite code or the channel).
 	ActionChannelFollow   Action = "channel.follow"
 	ActionChannelUnfollow Action = "channel.unfollow"
+	// Labels changed through the API (detail: the label, and the chat or
+	// message it was put on or taken off).
+	ActionLabelCreate Action = "label.create"
+	ActionLabelUpdate Action = "label.update"
+	ActionLabelDelete Action = "label.delete"
+	ActionLabelApply  Action = "label.apply"
 	// The event subscriptions' changes.
 	ActionSubscriptionCreate Action = "subscriptions.create"
 	ActionSubscriptionPut    Action = "subscriptions.put"
@@ -70,7 +76,7 @@ var Actions = []Action{
 	ActionAuditDelete, ActionWebhookRedeliver, ActionAPIKey, ActionAdminToken, ActionChatCode,
 	ActionWebhookReplay, ActionGroupCreate, ActionGroupUpdate, ActionGroupPhoto, ActionGroupMembers, ActionGroupInvite,
 	ActionGroupJoin, ActionGroupLeave, ActionSubscriptionCreate, ActionSubscriptionPut, ActionSubscriptionDelete,
-	ActionChannelFollow, ActionChannelUnfollow,
+	ActionChannelFollow, ActionChannelUnfollow, ActionLabelCreate, ActionLabelUpdate, ActionLabelDelete, ActionLabelApply,
 }
 
 // Outcome is how the action ended.

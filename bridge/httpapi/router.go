@@ -60,6 +60,8 @@ type Deps struct {
 	GroupActionRate bridge.SendRate
 	// Channels reads and follows channels; nil leaves /api/channels out.
 	Channels Channels
+	// Labels are the account's labels; nil leaves /api/labels out.
+	Labels Labels
 	// Analytics counts deliveries per day.
 	Analytics DeliveryAnalytics
 	// Audit records admin and session actions in the weekly audit log.
@@ -141,6 +143,7 @@ func NewRouter(d Deps) http.Handler {
 	s.adminRoutes(r, "/api/admin", s.admin, s.audited)
 	s.messagingRoutes(r)
 	s.channelRoutes(r)
+	s.labelRoutes(r)
 	s.pprofRoutes(r)
 	if d.CloudAPI != nil {
 		// The Cloud API door translates Graph requests into this router's.

@@ -56,7 +56,7 @@ func (s *Subscription) Takes(eventType string) bool {
 var EventTypes = []string{
 	TypeMessageStatus, TypeMessageUpsert, TypeSessionStatus, TypeMessageReaction, TypeMessageEdit, TypeMessageRevoke,
 	TypeMessagePollVote, TypeGroupParticipants, TypeGroupUpdate, TypeStatusUpdate, TypeCallOffer, TypeCallEnded, TypeContactIdentity,
-	TypeChannelPost,
+	TypeChannelPost, TypeLabelChanged, TypeLabelChat, TypeLabelMessage,
 }
 
 // Target schemes.

@@ -64,6 +64,7 @@ type app struct {
 	messages *sendqueue.MessageLog
 	session  *whatsapp.Session
 	contacts *whatsapp.ContactBook
+	labels   *whatsapp.LabelBook
 	queue    *sendqueue.Queue
 	// downloads fetches incoming attachments into DATA_DIR/media.
 	downloads *media.Downloader
@@ -297,10 +298,12 @@ func newMessaging(ctx context.Context, a *app) error {
 		Calls: callEvents{webhooks: a.webhooks, writer: a.writer, app: a, reply: a.settings.RejectCallsReply,
 			log: a.log.WithName("calls")},
 		ChannelPosts: channelEvents(a.settings.ChannelPosts, a.webhooks, a.writer),
+		Labels:       labelEvents{app: a, webhooks: a.webhooks, writer: a.writer},
 	})
 	if err != nil {
 		return err
 	}
+	a.labels = whatsapp.NewLabelBook(a.session, a.db)
 	mediaKey, err := media.DeriveKey(a.key)
 	if err != nil {
 		return err
@@ -394,6 +397,7 @@ func newHTTPServer(_ context.Context, a *app) error {
 		Chats:      a.session,
 		Contacts:   a.contacts,
 		Channels:   a.session,
+		Labels:     a.labels,
 		Groups:     a.session, GroupAnswers: sendqueue.NewAnswers(a.db, a.writer, time.Now), GroupActionRate: s.GroupActionRate,
 		Send: httpapi.SendConfig{APIKey: s.APIKey, SpoolDir: a.dir.SpoolDir(), MaxFileSize: s.MaxFileSize,
 			SpoolMaxBytes: spoolMax},

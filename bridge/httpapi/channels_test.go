@@ -73,7 +73,7 @@ func channelServer(t *testing.T, rate string) (*fakeChannels, func(method, path,
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := newTestServer(t, Deps{Channels: channels, GroupAnswers: sendqueue.NewAnswers(db, writer, time.Now), GroupActionRate: r})
+	srv := newTestServer(t, testDeps{Channels: channels, GroupAnswers: sendqueue.NewAnswers(db, writer, time.Now), GroupActionRate: r})
 	return channels, func(method, path, body string, headers ...string) (int, string) {
 		t.Helper()
 		var rd io.Reader

@@ -72,7 +72,7 @@ func labelServer(t *testing.T) (*fakeLabels, func(method, path, body string) (in
 	t.Cleanup(writer.Close)
 	labels := &fakeLabels{}
 	rate, _ := bridge.ParseSendRate("60/m")
-	srv := newTestServer(t, Deps{Labels: labels, GroupAnswers: sendqueue.NewAnswers(db, writer, time.Now), GroupActionRate: rate})
+	srv := newTestServer(t, testDeps{Labels: labels, GroupAnswers: sendqueue.NewAnswers(db, writer, time.Now), GroupActionRate: rate})
 	return labels, func(method, path, body string) (int, string) {
 		t.Helper()
 		headers := []string{"X-Api-Key: " + testAPIKey}

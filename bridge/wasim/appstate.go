@@ -237,9 +237,6 @@ func (s *Simulator) notifyAppState(u *User, except *conn, collections []waBinary
 	}
 }
 
-// errNoAppStateKey: the phone changes app state before it has a key.
-var errNoAppStateKey = errors.New("wasim: the phone shared no app state key yet (ShareAppStateKeys)")
-
 // changeAppState is a change made on the phone: encoded with its key,
 // stored as the collection's next version, announced to its devices.
 func (u *User) changeAppState(ctx context.Context, patch appstate.PatchInfo) error {

@@ -158,9 +158,17 @@ func (s *server) keyed(h httpkit.HandlerFunc) http.Handler {
 
 // MountDashboardReads adds the reads of the dashboard's data API under
 // prefix, checking no credential (the dashboard checks its session):
-// GET /messages with what each sent message said, GET /media/{id}.
+// GET /messages with what each sent message said, GET /media/{id}, and
+// when the bridge has them GET /labels (with their chats) and
+// GET /channels (paced like the API's).
 func MountDashboardReads(r *mux.Router, prefix string, d Deps, c httpkit.Common) {
 	s := newServer(d, c)
 	r.Handle(prefix+"/messages", s.Handler(s.listSaid)).Methods(httpkit.Get)
 	r.Handle(prefix+"/media/{id}", s.Handler(s.getMedia)).Methods(httpkit.Get)
+	if s.Labels != nil {
+		r.Handle(prefix+"/labels", s.Handler(s.listLabels)).Methods(httpkit.Get)
+	}
+	if s.Channels != nil {
+		r.Handle(prefix+"/channels", s.Handler(s.listChannels)).Methods(httpkit.Get)
+	}
 }

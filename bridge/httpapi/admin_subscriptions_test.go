@@ -169,6 +169,8 @@ func TestSubscriptionRefusals(t *testing.T) {
 		{`{"target":"` + recv.URL + `"}`, "invalid_subscription_id"},
 		{`{"id":"Crm","target":"` + recv.URL + `"}`, "invalid_subscription_id"},
 		{`{"id":"a","target":"ftp://x/y"}`, "invalid_target"},
+		{`{"id":"a","target":"amqp://rabbitmq.example/?exchnage=events"}`, "invalid_target_option"},
+		{`{"id":"a","target":"amqp://rabbitmq.example/","credentials":{"token":"t"}}`, "invalid_credentials"},
 		{`{"id":"a","target":"` + recv.URL + `","events":["message.nope"]}`, "unknown_event_type"},
 		{`{"id":"a","target":"` + recv.URL + `","format":"xml"}`, "unknown_format"},
 		{`{"id":"a","target":"` + recv.URL + `","format":"cloud"}`, "format_unavailable"},

@@ -129,7 +129,7 @@ func (f *fakeAnalytics) DeliveryDays(_ context.Context, now time.Time, days int)
 	if f.err != nil {
 		return nil, f.err
 	}
-	out := bridge.DeliveryDays(now, days)
+	out := sendqueue.DeliveryDays(now, days)
 	for i := range out {
 		out[i].Success, out[i].Failed = int64(i+1), int64(i)
 	}

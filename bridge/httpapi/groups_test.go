@@ -59,7 +59,7 @@ func TestGroupActionsArePacedAndIdempotent(t *testing.T) {
 	writer := sqlite.NewBatcher(db)
 	t.Cleanup(writer.Close)
 	groups := &fakeGroups{refuse: "120363000000000002@g.us"}
-	rate, _ := bridge.ParseSendRate("1/h")
+	rate := bridge.SendRate{N: 1, Per: time.Hour}
 	srv := newTestServer(t, testDeps{Now: clock, Groups: groups, GroupAnswers: sendqueue.NewAnswers(db, writer, clock), GroupActionRate: rate})
 	post := func(group, key, participants string) (int, string, string) {
 		t.Helper()
@@ -135,7 +135,7 @@ func TestGroupReadsArePaced(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
 	groups := &groupReader{cached: map[string]bool{"120363000000000099@g.us": true}}
-	rate, _ := bridge.ParseSendRate("1/h")
+	rate := bridge.SendRate{N: 1, Per: time.Hour}
 	srv := newTestServer(t, testDeps{Now: func() time.Time { return now }, Groups: groups, GroupActionRate: rate})
 	get := func(group string) (int, string, string) {
 		t.Helper()

@@ -22,6 +22,8 @@ func (m *Session) handleEvent(cli *whatsmeow.Client, raw any) bool {
 	switch e := raw.(type) {
 	case *events.Message:
 		return m.message(cli, e)
+	case *events.UndecryptableMessage:
+		return m.tooLarge(cli, e)
 	case *events.Receipt:
 		return m.receipt(e)
 	case *events.GroupInfo, *events.JoinedGroup, *events.Picture:
@@ -131,7 +133,10 @@ func (m *Session) receipt(e *events.Receipt) bool {
 	default:
 		return true
 	}
-	if err := m.opts.Events.Receipt(m.bgCtx, bridge.Receipt{WhatsAppIDs: e.MessageIDs, Status: status}); err != nil {
+	if m.opts.Messages == nil {
+		return true
+	}
+	if err := m.opts.Messages.Receipt(m.bgCtx, bridge.Receipt{WhatsAppIDs: e.MessageIDs, Status: status}); err != nil {
 		m.log.Error(err, "apply receipt; WhatsApp will deliver it again", "status", status)
 		return false
 	}

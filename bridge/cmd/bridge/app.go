@@ -16,7 +16,6 @@ import (
 	"github.com/go-logr/logr"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/audit"
 	"github.com/msgbridge/msgbridge/bridge/cloudapi"
 	"github.com/msgbridge/msgbridge/bridge/datadir"
@@ -32,6 +31,7 @@ import (
 	"github.com/msgbridge/msgbridge/bridge/logging"
 	"github.com/msgbridge/msgbridge/bridge/media"
 	"github.com/msgbridge/msgbridge/bridge/metrics"
+	"github.com/msgbridge/msgbridge/bridge/notify"
 	"github.com/msgbridge/msgbridge/bridge/sendqueue"
 	"github.com/msgbridge/msgbridge/bridge/settings"
 	"github.com/msgbridge/msgbridge/bridge/spool"
@@ -60,7 +60,7 @@ type app struct {
 	audit     *audit.Trail
 	metrics   *metrics.Metrics
 	// traffic tells the dashboard's event streams that messages changed.
-	traffic  *bridge.Changes
+	traffic  *notify.Changes
 	webhooks *webhook.Outbox
 	inbox    *inbox.Inbox
 	media    *media.Store
@@ -222,7 +222,7 @@ func openStores(ctx context.Context, a *app) error {
 	}
 	// Every commit tells the dashboard's live pages to look again (an
 	// incoming message is committed after its handler returned).
-	a.traffic = &bridge.Changes{}
+	a.traffic = &notify.Changes{}
 	a.writer = sqlite.NewBatcher(a.db, sqlite.AfterCommit(a.traffic.Notify))
 	a.onClose(a.writer.Close)
 	auditLog, err := audit.Open(a.dir.AuditDir(), a.key, time.Now)
@@ -285,7 +285,7 @@ func (a *app) account() string {
 // metrics' gauges, which read all three.
 func newMessaging(ctx context.Context, a *app) error {
 	a.messages = sendqueue.NewMessageLog(sendqueue.MessageLogOptions{
-		DB: a.db, Batcher: a.writer, Events: statusEvents{a.webhooks}, Observer: trafficObserver{a.metrics, a.traffic},
+		DB: a.db, Batcher: a.writer, Outbox: a.webhooks, Observer: trafficObserver{a.metrics, a.traffic},
 		Log: a.log.WithName("sendqueue"),
 	})
 	server, err := simulatorServer(os.LookupEnv)
@@ -298,10 +298,10 @@ func newMessaging(ctx context.Context, a *app) error {
 		DB: a.db, Batcher: a.writer, HeartbeatInterval: a.settings.HeartbeatInterval,
 		Log: a.log.WithName("whatsapp"), Server: server,
 		Events: sessionEvents{
-			Receiver: incoming.Receiver{Writer: a.writer, Media: a.media, History: a.inbox},
-			webhooks: a.webhooks, receipts: a.messages, metrics: a.metrics,
+			Receiver: incoming.Receiver{Writer: a.writer, Media: a.media, History: a.inbox}, metrics: a.metrics,
 		},
-		Groups:      groupEvents{webhooks: a.webhooks, writer: a.writer},
+		Messages:    a.messages,
+		Outbox:      a.webhooks,
 		Quotes:      quotes{a.messages, a.inbox},
 		Polls:       a.messages,
 		TypingDelay: a.settings.TypingDelay, RestrictionBackoff: a.settings.RestrictionBackoff,

@@ -13,17 +13,14 @@ import (
 // with the wait, and takes nothing from the budget.
 func TestGroupPace(t *testing.T) {
 	t.Parallel()
-	rate, err := bridge.ParseSendRate("4/m")
-	if err != nil {
-		t.Fatal(err)
-	}
+	rate := bridge.SendRate{N: 4, Per: time.Minute}
 	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
 	p := newGroupPace(rate, func() time.Time { return now })
 	ctx := context.Background()
 	if err := p.admit(ctx, 5); err != nil {
 		t.Fatalf("the burst: %v", err)
 	}
-	err = p.admit(ctx, 3)
+	err := p.admit(ctx, 3)
 	if wait, ok := bridge.RetryAfterOf(err); !ok || wait != 45*time.Second || bridge.ErrorOf(err).Code != "group_action_rate_limited" {
 		t.Fatalf("beyond the burst: %v", err)
 	}
@@ -45,7 +42,7 @@ func TestGroupPace(t *testing.T) {
 // person's app never gets there.
 func TestGroupPaceFigure(t *testing.T) {
 	t.Parallel()
-	rate, _ := bridge.ParseSendRate("4/m")
+	rate := bridge.SendRate{N: 4, Per: time.Minute}
 	start := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
 	now := start
 	p := newGroupPace(rate, func() time.Time { return now })

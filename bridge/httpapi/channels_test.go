@@ -63,17 +63,13 @@ func (f *fakeChannels) ChannelPosts(_ context.Context, c bridge.Recipient, count
 		Timestamp: time.Date(2026, 11, 2, 0, 0, 0, 0, time.UTC)}}, nil
 }
 
-func channelServer(t *testing.T, rate string) (*fakeChannels, func(method, path, body string, headers ...string) (int, string)) {
+func channelServer(t *testing.T, rate bridge.SendRate) (*fakeChannels, func(method, path, body string, headers ...string) (int, string)) {
 	t.Helper()
 	db := testutil.OpenBridgeDB(t)
 	writer := sqlite.NewBatcher(db)
 	t.Cleanup(writer.Close)
 	channels := &fakeChannels{}
-	r, err := bridge.ParseSendRate(rate)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := newTestServer(t, testDeps{Channels: channels, GroupAnswers: sendqueue.NewAnswers(db, writer, time.Now), GroupActionRate: r})
+	srv := newTestServer(t, testDeps{Channels: channels, GroupAnswers: sendqueue.NewAnswers(db, writer, time.Now), GroupActionRate: rate})
 	return channels, func(method, path, body string, headers ...string) (int, string) {
 		t.Helper()
 		var rd io.Reader
@@ -91,7 +87,7 @@ func channelServer(t *testing.T, rate string) (*fakeChannels, func(method, path,
 // Bad input is refused with its own code before anything reaches WhatsApp.
 func TestChannelsRefuseBadInput(t *testing.T) {
 	t.Parallel()
-	channels, call := channelServer(t, "60/m")
+	channels, call := channelServer(t, bridge.SendRate{N: 60, Per: time.Minute})
 	for _, c := range []struct{ method, path, body, code string }{
 		{"POST", "/api/channels", `{}`, "missing_invite"},
 		{"POST", "/api/channels", `{"invite":"https://chat.whatsapp.com/abc"}`, "invalid_channel_invite"},
@@ -120,7 +116,7 @@ func TestChannelsRefuseBadInput(t *testing.T) {
 // channel_not_found; a list, a read and an unfollow answer as described.
 func TestChannelsFollowListReadUnfollow(t *testing.T) {
 	t.Parallel()
-	channels, call := channelServer(t, "60/m")
+	channels, call := channelServer(t, bridge.SendRate{N: 60, Per: time.Minute})
 	status, body := call("POST", "/api/channels", `{"invite":"https://whatsapp.com/channel/`+knownInvite+`"}`, "Idempotency-Key: f1")
 	if status != http.StatusOK || !strings.Contains(body, `"jid":"120363000000000001@newsletter"`) ||
 		!strings.Contains(body, `"invite_link":"https://whatsapp.com/channel/`+knownInvite+`"`) {
@@ -148,7 +144,7 @@ func TestChannelsFollowListReadUnfollow(t *testing.T) {
 // read is refused with Retry-After, and nothing more reaches WhatsApp.
 func TestChannelReadsArePaced(t *testing.T) {
 	t.Parallel()
-	channels, call := channelServer(t, "1/h")
+	channels, call := channelServer(t, bridge.SendRate{N: 1, Per: time.Hour})
 	for i := range bridge.GroupActionBurst {
 		if status, body := call("GET", "/api/channels", ""); status != http.StatusOK {
 			t.Fatalf("read %d: %d %s", i, status, body)

@@ -71,7 +71,7 @@ func labelServer(t *testing.T) (*fakeLabels, func(method, path, body string) (in
 	writer := sqlite.NewBatcher(db)
 	t.Cleanup(writer.Close)
 	labels := &fakeLabels{}
-	rate, _ := bridge.ParseSendRate("60/m")
+	rate := bridge.SendRate{N: 60, Per: time.Minute}
 	srv := newTestServer(t, testDeps{Labels: labels, GroupAnswers: sendqueue.NewAnswers(db, writer, time.Now), GroupActionRate: rate})
 	return labels, func(method, path, body string) (int, string) {
 		t.Helper()

@@ -10,6 +10,7 @@ const (
 	CodeAlreadyLinked            = "already_linked"
 	CodeAuditRecordNotFound      = "audit_record_not_found"
 	CodeBodyTooLarge             = "body_too_large"
+	CodeChannelNotFound          = "channel_not_found"
 	CodeChatMismatch             = "chat_mismatch"
 	CodeCheckRateLimited         = "check_rate_limited"
 	CodeContactBlocked           = "contact_blocked"
@@ -34,9 +35,12 @@ const (
 	CodeInvalidAction            = "invalid_action"
 	CodeInvalidAudio             = "invalid_audio"
 	CodeInvalidBackgroundColor   = "invalid_background_color"
+	CodeInvalidBefore            = "invalid_before"
 	CodeInvalidButtonID          = "invalid_button_id"
 	CodeInvalidButtonTitle       = "invalid_button_title"
 	CodeInvalidButtons           = "invalid_buttons"
+	CodeInvalidChannel           = "invalid_channel"
+	CodeInvalidChannelInvite     = "invalid_channel_invite"
 	CodeInvalidChat              = "invalid_chat"
 	CodeInvalidCredentials       = "invalid_credentials"
 	CodeInvalidCursor            = "invalid_cursor"
@@ -53,6 +57,9 @@ const (
 	CodeInvalidImage             = "invalid_image"
 	CodeInvalidInviteLink        = "invalid_invite_link"
 	CodeInvalidJSON              = "invalid_json"
+	CodeInvalidLabel             = "invalid_label"
+	CodeInvalidLabelColor        = "invalid_label_color"
+	CodeInvalidLabelName         = "invalid_label_name"
 	CodeInvalidLastEventID       = "invalid_last_event_id"
 	CodeInvalidLevel             = "invalid_level"
 	CodeInvalidLimit             = "invalid_limit"
@@ -91,6 +98,8 @@ const (
 	CodeInvalidWeek              = "invalid_week"
 	CodeInviteLinkRevoked        = "invite_link_revoked"
 	CodeInviteLinkUnknown        = "invite_link_unknown"
+	CodeLabelNotFound            = "label_not_found"
+	CodeLabelsUnavailable        = "labels_unavailable"
 	CodeLocked                   = "locked"
 	CodeLogNotFound              = "log_not_found"
 	CodeMediaCorrupt             = "media_corrupt"
@@ -104,9 +113,11 @@ const (
 	CodeMissingChange            = "missing_change"
 	CodeMissingEmoji             = "missing_emoji"
 	CodeMissingFile              = "missing_file"
+	CodeMissingInvite            = "missing_invite"
 	CodeMissingLink              = "missing_link"
 	CodeMissingLocation          = "missing_location"
 	CodeMissingMessageID         = "missing_message_id"
+	CodeMissingName              = "missing_name"
 	CodeMissingParticipants      = "missing_participants"
 	CodeMissingSender            = "missing_sender"
 	CodeMissingState             = "missing_state"
@@ -187,6 +198,7 @@ var Codes = []CodeInfo{
 	{CodeAlreadyLinked, KindConflict, "an account is already linked; log out first"},
 	{CodeAuditRecordNotFound, KindNotFound, "no audit record … in …"},
 	{CodeBodyTooLarge, KindTooLarge, "the body must be at most N bytes"},
+	{CodeChannelNotFound, KindNotFound, "WhatsApp knows no channel with this JID or invite"},
 	{CodeChatMismatch, KindInvalid, "the message was received in another chat than ?chat="},
 	{CodeCheckRateLimited, KindRateLimited, "too many number checks reach WhatsApp (CHECK_RATE); retry after the Retry-After seconds"},
 	{CodeContactBlocked, KindConflict, "the recipient is on the account's block list; unblock it (DELETE /api/contacts/{id}/block) before sending to it"},
@@ -211,9 +223,12 @@ var Codes = []CodeInfo{
 	{CodeInvalidAction, KindInvalid, "action must be add, remove, promote or demote"},
 	{CodeInvalidAudio, KindInvalid, "the file of item N is …, not Ogg/Opus, MP3, M4A, AAC or AMR audio"},
 	{CodeInvalidBackgroundColor, KindInvalid, "background_color must be \"#RRGGBB\" or \"#AARRGGBB\" in hex"},
+	{CodeInvalidBefore, KindInvalid, "before must be a post's server_id, a number from 1"},
 	{CodeInvalidButtonID, KindInvalid, "buttons[N].id must be 1-N bytes of text without control characters"},
 	{CodeInvalidButtonTitle, KindInvalid, "buttons[N].title must be one line of 1-N characters"},
 	{CodeInvalidButtons, KindInvalid, "a message has 1 to N buttons, not N"},
+	{CodeInvalidChannel, KindInvalid, "the path must name a channel: <digits>@newsletter"},
+	{CodeInvalidChannelInvite, KindInvalid, "invite must be https://whatsapp.com/channel/<code> or the code alone"},
 	{CodeInvalidChat, KindInvalid, "chat must be a number with country code, <id>@g.us, <digits>@lid or <digits>@s.whatsapp.net"},
 	{CodeInvalidCredentials, KindInvalid, "credentials are for nats:// targets (user and password or a token, not both) and amqp:// targets (user and password)"},
 	{CodeInvalidCursor, KindInvalid, "cursor is not one this API returned"},
@@ -230,6 +245,9 @@ var Codes = []CodeInfo{
 	{CodeInvalidImage, KindInvalid, "the file of item N is …, not a JPEG, PNG or WebP image"},
 	{CodeInvalidInviteLink, KindInvalid, "link must be https://chat.whatsapp.com/<code> or the code alone"},
 	{CodeInvalidJSON, KindInvalid, "the body is not one JSON object of the expected fields"},
+	{CodeInvalidLabel, KindInvalid, "the path must name a label by its id, digits"},
+	{CodeInvalidLabelColor, KindInvalid, "color must be a number from 0 to N (WhatsApp's label colours)"},
+	{CodeInvalidLabelName, KindInvalid, "name must be 1 to N characters without control characters"},
 	{CodeInvalidLastEventID, KindInvalid, "Last-Event-ID must be an event id this stream sent (a whole number)"},
 	{CodeInvalidLevel, KindInvalid, "level must be one of debug, info, warn, error"},
 	{CodeInvalidLimit, KindInvalid, "limit must be a number from 1 to the endpoint's maximum"},
@@ -268,6 +286,8 @@ var Codes = []CodeInfo{
 	{CodeInvalidWeek, KindInvalid, "week is required: YYYY-Www"},
 	{CodeInviteLinkRevoked, KindNotFound, "the invite link was revoked"},
 	{CodeInviteLinkUnknown, KindNotFound, "WhatsApp knows no group with this invite link"},
+	{CodeLabelNotFound, KindNotFound, "no label with this id"},
+	{CodeLabelsUnavailable, KindUnavailable, "the phone has not shared its app state keys with the bridge yet; open WhatsApp on the phone and retry"},
 	{CodeLocked, KindRateLimited, "Too many wrong codes; this action is locked for a few minutes."},
 	{CodeLogNotFound, KindNotFound, "no … log file for …"},
 	{CodeMediaCorrupt, KindInternal, "the stored file is damaged and was not served"},
@@ -281,9 +301,11 @@ var Codes = []CodeInfo{
 	{CodeMissingChange, KindInvalid, "the body needs \"subject\", \"description\" or both"},
 	{CodeMissingEmoji, KindInvalid, "the body needs \"emoji\"; \"\" removes the reaction"},
 	{CodeMissingFile, KindInvalid, "item N is … but has no file"},
+	{CodeMissingInvite, KindInvalid, "the body needs \"invite\", https://whatsapp.com/channel/<code>"},
 	{CodeMissingLink, KindInvalid, "the body needs \"link\", https://chat.whatsapp.com/<code>"},
 	{CodeMissingLocation, KindInvalid, "item N is a location but has no latitude and longitude"},
 	{CodeMissingMessageID, KindInvalid, "the body needs \"message_id\", the WhatsApp id of a received message"},
+	{CodeMissingName, KindInvalid, "the body needs \"name\", the label's name"},
 	{CodeMissingParticipants, KindInvalid, "\"participants\" must name at least one phone number or LID"},
 	{CodeMissingSender, KindInvalid, "a message received in a group needs ?sender=, who sent it"},
 	{CodeMissingState, KindInvalid, "the body needs \"state\": composing, recording or paused"},

@@ -427,6 +427,28 @@ var migrations = []string{
 	// number was known (a hidden number): its Cloud user id derives from
 	// the LID for good, not from the number learned later.
 	`ALTER TABLE identities ADD COLUMN lid_first INTEGER NOT NULL DEFAULT 0`,
+	// 22: the account's labels (WhatsApp Business) and the chats and
+	// messages they are on, as WhatsApp's app state reported them: app
+	// state arrives as changes, once, so the bridge keeps what they add up
+	// to.
+	`CREATE TABLE labels (
+		id         TEXT    PRIMARY KEY,
+		name       TEXT    NOT NULL,
+		color      INTEGER NOT NULL,
+		updated_at INTEGER NOT NULL
+	);
+	CREATE TABLE label_chats (
+		label_id TEXT NOT NULL,
+		chat     TEXT NOT NULL,
+		PRIMARY KEY (label_id, chat)
+	) WITHOUT ROWID;
+	CREATE INDEX label_chats_chat ON label_chats (chat);
+	CREATE TABLE label_messages (
+		label_id   TEXT NOT NULL,
+		chat       TEXT NOT NULL,
+		message_id TEXT NOT NULL,
+		PRIMARY KEY (label_id, chat, message_id)
+	) WITHOUT ROWID`,
 }
 
 // OpenExistingBridgeDB opens bridge.db when it exists, which checks that it

@@ -23,6 +23,7 @@ const (
 	namedAlone = `SELECT EXISTS (SELECT 1 FROM inbox WHERE sender_lid = ? AND sender_phone = '' AND sender_lid <> ''),
 		EXISTS (SELECT 1 FROM inbox WHERE sender_phone = ? AND sender_lid = '' AND sender_phone <> '')`
 	markLIDFirst = `UPDATE identities SET lid_first = 1 WHERE lid = ?`
+	knownLID     = `SELECT EXISTS (SELECT 1 FROM identities WHERE lid = ?)`
 )
 
 // learnIdentity remembers in's LID and phone number as a pair and
@@ -34,6 +35,10 @@ func (b *Inbox) learnIdentity(ctx context.Context, tx *sql.Tx, in bridge.Incomin
 		return nil
 	}
 	lid, phone := in.FromLID.String(), in.FromPhone.String()
+	var known bool
+	if err := tx.QueryRowContext(ctx, knownLID, lid).Scan(&known); err != nil {
+		return fmt.Errorf("inbox: identity of %s: %w", lid, err)
+	}
 	res, err := b.stmts.Exec(ctx, tx, rememberIdentity, lid, phone, b.opts.Now().UnixMilli())
 	if err != nil {
 		return fmt.Errorf("inbox: remember %s: %w", lid, err)
@@ -45,7 +50,9 @@ func (b *Inbox) learnIdentity(ctx context.Context, tx *sql.Tx, in bridge.Incomin
 	if err := tx.QueryRowContext(ctx, namedAlone, lid, phone).Scan(&lidAlone, &phoneAlone); err != nil {
 		return fmt.Errorf("inbox: history of %s: %w", lid, err)
 	}
-	lidFirst := lidAlone && !phoneAlone
+	// Only a new pair takes a side: a known LID whose number changed keeps
+	// the side it was known by first, as the book does.
+	lidFirst := !known && lidAlone && !phoneAlone
 	if lidFirst {
 		if _, err := b.stmts.Exec(ctx, tx, markLIDFirst, lid); err != nil {
 			return fmt.Errorf("inbox: remember %s: %w", lid, err)

@@ -77,3 +77,29 @@ func TestIdentityBookKeepsTheSideKnownFirst(t *testing.T) {
 		}
 	}
 }
+
+// A contact known by number first keeps that side when it later writes by
+// LID alone and then with a new number: in memory and after a restart.
+func TestIdentityKeepsItsSideWhenTheNumberChanges(t *testing.T) {
+	f := newFixture(t, "http://127.0.0.1:9/hook")
+	bob, bobLID := bridge.PhoneRecipient("4915100000003"), bridge.Recipient{Kind: bridge.RecipientLID, ID: "11223344"}
+	first := text("3C01", "hello")
+	first.From, first.FromPhone, first.FromLID, first.Chat = bob, bob, bobLID, bob
+	hidden := text("3C02", "hidden now")
+	hidden.From, hidden.FromPhone, hidden.FromLID, hidden.Chat = bobLID, bridge.Recipient{}, bobLID, bobLID
+	newNumber := bridge.PhoneRecipient("4915100000004")
+	moved := text("3C03", "new number")
+	moved.From, moved.FromPhone, moved.FromLID, moved.Chat = newNumber, newNumber, bobLID, newNumber
+	for _, in := range []bridge.Incoming{first, hidden, moved} {
+		f.store(t, in)
+	}
+	reloaded := NewIdentityBook()
+	if err := reloaded.Load(context.Background(), f.db); err != nil {
+		t.Fatal(err)
+	}
+	for name, book := range map[string]*IdentityBook{"kept": f.opts.Identities, "reloaded": reloaded} {
+		if got := book.Canonical(bobLID); got != newNumber {
+			t.Errorf("%s book: the LID is known as %v, want the number %v", name, got, newNumber)
+		}
+	}
+}

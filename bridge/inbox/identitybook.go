@@ -18,7 +18,9 @@ import (
 //
 // The book is read on every Cloud webhook's encoding, and a contact pair
 // is a few dozen bytes: it is loaded once and kept in step by the inbox's
-// own writes, in the transaction that writes the pair.
+// own writes, from inside the transaction that writes the pair (a rolled
+// back one leaves a true pair in the book, which the message's redelivery
+// writes again).
 type IdentityBook struct {
 	mu      sync.RWMutex
 	byLID   map[string]pairEntry

@@ -54,8 +54,9 @@ func (s Sending) Submit(ctx context.Context, req Request) (Outcome, error) {
 	}
 	out := OutcomeOf(res)
 	if len(out.Messages) != len(req.Items) && !res.Replay {
-		return Outcome{}, bridge.Internal(bridge.CodeStoreFailed, "the request could not be stored",
-			fmt.Errorf("%d messages for %d items", len(out.Messages), len(req.Items)))
+		// The messages are stored and will be sent: answering a failure
+		// here would have a client without a key send them again.
+		s.Log.Error(fmt.Errorf("%d messages for %d items", len(out.Messages), len(req.Items)), "a stored request's outcome is short")
 	}
 	if req.IdempotencyKey != "" && !res.Replay {
 		if err := s.Queue.StoreOutcome(context.WithoutCancel(ctx), req.IdempotencyKey, out); err != nil {

@@ -144,11 +144,12 @@ func (a *amqpSender) channel() (*amqpChannel, error) {
 		}
 	}
 	ch, err := a.conn.Channel()
-	if err == nil {
-		err = ch.Confirm(false)
-	}
 	if err != nil {
 		return nil, fmt.Errorf("amqp: open a channel: %w", err)
+	}
+	if err := ch.Confirm(false); err != nil {
+		go func() { _ = ch.Close() }()
+		return nil, fmt.Errorf("amqp: put a channel in confirm mode: %w", err)
 	}
 	return &amqpChannel{ch: ch, returns: ch.NotifyReturn(make(chan amqp.Return, 1))}, nil
 }
@@ -210,15 +211,20 @@ func (a *amqpSender) redialLocked() {
 
 // release gives c back for the next publish, or drops it when it may still
 // hold a confirm or return of the publish that failed.
+//
+// A channel's Close waits for the broker's close-ok without a deadline (a
+// broker that blocks publishers, on a memory or disk alarm, may never send
+// it), so a dropped channel is closed apart from the delivery's slot.
 func (a *amqpSender) release(c *amqpChannel, reusable bool) {
+	drop := func() { go func() { _ = c.ch.Close() }() }
 	if !reusable || c.ch.IsClosed() {
-		_ = c.ch.Close()
+		drop()
 		return
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.closed {
-		_ = c.ch.Close()
+		drop()
 		return
 	}
 	a.idle = append(a.idle, c)
@@ -249,7 +255,13 @@ func (a *amqpSender) send(ctx context.Context, l *live, ev Stored, at time.Time)
 		return answer{}, fmt.Errorf("amqp publish to %s: the broker refused it (nack) or the channel was lost", key)
 	}
 	select {
-	case r := <-c.returns:
+	case r, returned := <-c.returns:
+		if !returned {
+			// The channel closed after the confirm (the connection was
+			// lost): no return came, and the broker took the message.
+			a.release(c, false)
+			return answer{status: http.StatusOK}, nil
+		}
 		a.release(c, true)
 		return answer{}, fmt.Errorf("amqp publish to %s: returned unroutable (%d %s): bind a queue to exchange %s for it",
 			key, r.ReplyCode, r.ReplyText, a.target.exchange)

@@ -2,6 +2,7 @@ package whatsapp
 
 import (
 	"database/sql"
+	"fmt"
 
 	"go.mau.fi/whatsmeow/types"
 	"go.mau.fi/whatsmeow/types/events"
@@ -18,12 +19,20 @@ func (m *Session) groupEvent(raw any) bool {
 	if m.opts.Outbox == nil || !m.opts.Outbox.Enabled() {
 		return true
 	}
-	for _, c := range groupChanges(raw) {
-		err := m.states.inTx(m.bgCtx, func(tx *sql.Tx) error { return m.opts.Outbox.GroupChanged(m.bgCtx, tx, c) })
-		if err != nil {
-			m.log.Error(err, "store group change; WhatsApp will deliver it again", "group", c.Group.JID())
-			return false
+	// One transaction for the notification's changes: a failure stores
+	// none, so its redelivery does not announce the first ones twice.
+	changes := groupChanges(raw)
+	err := m.states.inTx(m.bgCtx, func(tx *sql.Tx) error {
+		for _, c := range changes {
+			if err := m.opts.Outbox.GroupChanged(m.bgCtx, tx, c); err != nil {
+				return fmt.Errorf("group %s: %w", c.Group.JID(), err)
+			}
 		}
+		return nil
+	})
+	if err != nil {
+		m.log.Error(err, "store group changes; WhatsApp will deliver them again")
+		return false
 	}
 	return true
 }

@@ -67,6 +67,16 @@ func (m *Session) pushNameChanged(e *events.PushNameSetting) {
 	}
 }
 
+// syncSession makes session.db's commits durable (it commits without an
+// fsync each): the device's identity at pairing, the prekeys at a login.
+// A node's power loss right after linking would otherwise leave the phone
+// listing a device whose keys are gone.
+func (m *Session) syncSession(after string) {
+	if err := m.acks.sync(); err != nil {
+		m.log.Error(err, "sync session.db", "after", after)
+	}
+}
+
 // linkChanged applies what raw means for the link, if anything.
 func (m *Session) linkChanged(cli *whatsmeow.Client, raw any) {
 	// StreamReplaced, TemporaryBan and ClientOutdated are permanent; whatsmeow
@@ -76,8 +86,10 @@ func (m *Session) linkChanged(cli *whatsmeow.Client, raw any) {
 	case nil:
 	case paired:
 		m.linked.Store(true)
+		m.syncSession("pairing")
 		m.apply(ev)
 	case loggedIn:
+		m.syncSession("login") // prekeys uploaded at the login
 		if m.diskLow.Load() {
 			go m.stopIfDiskLow()
 			return

@@ -77,9 +77,12 @@ func (m *Session) Send(ctx context.Context, out bridge.Outgoing) error {
 		return m.restrictIfRefused(sendFailed(ctx, fmt.Errorf("send: %w", err)))
 	}
 	// session.db commits without an fsync each (sqlite.OpenSyncedByCaller):
-	// the send's step of the chat's ratchet is made durable at once, so that
-	// a power loss cannot make a later send repeat its key. Sends are paced,
-	// so one fsync each costs nothing a user feels.
+	// the send's step of the chat's ratchet is made durable as soon as
+	// WhatsApp took the message. That narrows, not closes, the window in
+	// which a power loss makes a later send repeat its key (whatsmeow stores
+	// the step and sends in one call; the recipient's retry receipt then
+	// recovers the message, late: docs/design/20261128-incoming-throughput.md).
+	// Sends are paced, so one fsync each costs nothing a user feels.
 	if err := m.acks.sync(); err != nil {
 		m.log.Error(err, "sync session.db after a send")
 	}

@@ -1,6 +1,7 @@
 package whatsapp
 
 import (
+	"errors"
 	"go.mau.fi/whatsmeow"
 	"go.mau.fi/whatsmeow/types"
 	"go.mau.fi/whatsmeow/types/events"
@@ -37,6 +38,8 @@ func (m *Session) tooLarge(cli *whatsmeow.Client, e *events.UndecryptableMessage
 	in, err := senderOf(m.bgCtx, cli, e.Info.Sender, e.Info.SenderAlt)
 	chat, errChat := recipientOf(m.bgCtx, cli, e.Info.Chat, types.EmptyJID)
 	if err != nil || errChat != nil {
+		m.log.Error(errors.Join(err, errChat), "a message over the size limit names no sender or chat the bridge can read; acked unrecorded",
+			"whatsapp_id", e.Info.ID, "size", e.CiphertextSize)
 		return true
 	}
 	in.WhatsAppID, in.PushName, in.Timestamp, in.Chat = e.Info.ID, e.Info.PushName, e.Info.Timestamp, chat

@@ -2,6 +2,7 @@ package whatsapp
 
 import (
 	"errors"
+
 	"go.mau.fi/whatsmeow"
 	"go.mau.fi/whatsmeow/types"
 	"go.mau.fi/whatsmeow/types/events"

@@ -423,6 +423,8 @@ var migrations = []string{
 	);
 	CREATE INDEX inbox_lid_alone ON inbox (sender_lid) WHERE sender_phone = '' AND sender_lid <> '';
 	CREATE INDEX inbox_phone_alone ON inbox (sender_phone) WHERE sender_lid = '' AND sender_phone <> ''`,
+	// 21: full-text search over the history, both ways (search.go).
+	searchMigration,
 }
 
 // OpenExistingBridgeDB opens bridge.db when it exists, which checks that it

@@ -112,6 +112,9 @@ type Deps struct {
 	// w); it serves the paths that CloudAPIPaths matches (/v<major>.<minor>/...).
 	CloudAPI      func(own http.Handler, checkKey KeyCheck) http.Handler
 	CloudAPIPaths *regexp.Regexp
+	// MCP, when set, builds the MCP door served at /mcp (package mcp) with
+	// the API's check of a key.
+	MCP func(checkKey KeyCheck) http.Handler
 }
 
 // KeyCheck checks a presented API key for request r, as every API
@@ -144,6 +147,9 @@ func NewRouter(d Deps) http.Handler {
 		cloud := d.CloudAPI(r, s.checkAPIKey)
 		r.MatcherFunc(func(req *http.Request, _ *mux.RouteMatch) bool { return d.CloudAPIPaths.MatchString(req.URL.Path) }).
 			Handler(cloud)
+	}
+	if d.MCP != nil {
+		r.Handle("/mcp", d.MCP(s.checkAPIKey))
 	}
 	return guard.Forwarded(d.TrustedProxies, s.limitBodies(r))
 }

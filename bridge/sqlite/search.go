@@ -15,7 +15,17 @@ package sqlite
 // by messages_search_ids, which gives each logged message a stable number.
 // Only non-empty bodies are indexed; unicode61 with diacritics removed
 // lets "cafe" find "café".
+//
+// The same step adds what an assistant's overview of the chats reads
+// (package history): inbox_chat holds one chat's history in time order,
+// and chat_reads the time up to which the account marked each chat read
+// (JID form), which its unread count starts from.
 const searchMigration = `
+	CREATE INDEX inbox_chat ON inbox (chat, received_at);
+	CREATE TABLE chat_reads (
+		chat    TEXT    PRIMARY KEY,
+		read_at INTEGER NOT NULL
+	);
 	CREATE VIRTUAL TABLE inbox_search USING fts5(body, content='inbox', content_rowid='id',
 		tokenize='unicode61 remove_diacritics 2');
 	INSERT INTO inbox_search (rowid, body) SELECT id, body FROM inbox WHERE body <> '';

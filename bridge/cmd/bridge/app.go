@@ -390,7 +390,7 @@ func newHTTPServer(_ context.Context, a *app) error {
 		Uploads:    a.uploads,
 		Targets:    a.queue,
 		Polls:      polls{a.messages, a.inbox},
-		Chats:      a.session,
+		Chats:      readMarks{a.session, a.history()},
 		Contacts:   a.contacts,
 		Groups:     a.session, GroupAnswers: sendqueue.NewAnswers(a.db, a.writer, time.Now), GroupActionRate: s.GroupActionRate,
 		Send: httpapi.SendConfig{APIKey: s.APIKey, SpoolDir: a.dir.SpoolDir(), MaxFileSize: s.MaxFileSize,
@@ -412,6 +412,7 @@ func newHTTPServer(_ context.Context, a *app) error {
 		Pprof:         s.Pprof,
 		CloudAPI:      cloudDoor(a),
 		CloudAPIPaths: cloudapi.PathPrefix,
+		MCP:           mcpDoor(a, spoolMax),
 	}
 	apiDeps := deps
 	dash := dashboard.New(dashboard.Options{

@@ -55,20 +55,20 @@ func (s *Store) Search(ctx context.Context, query string, chat bridge.Recipient,
 		return nil, err
 	}
 	inWhere, outWhere := "", ""
-	args := []any{match, limit}
+	inArgs, outArgs := []any{match, limit}, []any{match, limit}
 	if !chat.IsZero() {
-		inWhere, outWhere = " AND i.chat = ?3", " AND m.recipient = ?4"
-		args = append(args, chat.String(), chat.JID())
+		inWhere, outWhere = " AND i.chat = ?3", " AND m.recipient = ?3"
+		inArgs, outArgs = append(inArgs, chat.String()), append(outArgs, chat.JID())
 	}
 	in, err := s.searchRows(ctx, `SELECT `+inboxColumns+` FROM inbox_search
 		JOIN inbox i ON i.id = inbox_search.rowid WHERE inbox_search MATCH ?1`+inWhere+
-		` ORDER BY i.received_at DESC, i.id DESC LIMIT ?2`, args...)
+		` ORDER BY i.received_at DESC, i.id DESC LIMIT ?2`, inArgs...)
 	if err != nil {
 		return nil, err
 	}
 	out, err := s.searchRows(ctx, `SELECT `+messageLogColumns+` FROM messages_search
 		JOIN messages_search_ids n ON n.number = messages_search.rowid JOIN messages m ON m.id = n.message_id
-		WHERE messages_search MATCH ?1`+outWhere+` ORDER BY m.created_at DESC, m.id DESC LIMIT ?2`, args...)
+		WHERE messages_search MATCH ?1`+outWhere+` ORDER BY m.created_at DESC, m.id DESC LIMIT ?2`, outArgs...)
 	if err != nil {
 		return nil, err
 	}

@@ -85,7 +85,7 @@ func TestOperationsListsEveryEndpoint(t *testing.T) {
 		"GET /health", "HEAD /health", "GET /metrics", "GET /openapi.json", "GET /docs/", "POST /send",
 		"GET /api/messages", "POST /api/messages", "GET /api/messages/{id}", "DELETE /api/messages/{id}",
 		"PATCH /api/messages/{id}", "POST /api/messages/{id}/reaction", "POST /api/chats/{jid}/read",
-		"POST /api/chats/{jid}/presence", "GET /api/contacts/{number}", "GET /api/events",
+		"POST /api/chats/{jid}/presence", "GET /api/contacts/{number}", "GET /api/events", "POST /mcp", "DELETE /mcp",
 		"GET /api/media/{id}", "POST /api/uploads", "DELETE /api/uploads/{id}", "GET /session/status",
 		"GET /session/qr", "POST /session/pairing-code", "GET /session/groups", "POST /session/logout",
 		"GET /api/admin/state", "DELETE /api/admin/logs", "GET /api/admin/audit",

@@ -3,6 +3,7 @@ package process
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 
 
 	"github.com/msgbridge/msgbridge/bridge/wasim"
+	"github.com/msgbridge/msgbridge/internal/apitest"
 	"github.com/msgbridge/msgbridge/internal/testutil"
 )
 
@@ -98,4 +100,62 @@ func TestMCPClients(t *testing.T) {
 			t.Fatalf("the Inspector listed %v", names)
 		}
 	})
+}
+
+// mcpRequest sends one request to p's /mcp through the API description's
+// check, with the API key as a bearer token when key is set.
+func mcpRequest(t *testing.T, p *bridgeProcess, method, key, session, body string) (int, http.Header, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, "http://"+p.addr+"/mcp", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	if session != "" {
+		req.Header.Set("Mcp-Session-Id", session)
+	}
+	resp, err := apitest.Client(t).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, resp.Header, string(raw)
+}
+
+// /mcp as the API description says: the key first, then a session from
+// initialize until DELETE ends it.
+func TestMCPSessionAsDescribed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs the bridge")
+	}
+	p := startBridge(t, bridgeBin, validEnv(t.TempDir()))
+	const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",` +
+		`"capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
+	if code, _, body := mcpRequest(t, p, http.MethodPost, "", "", initialize); code != http.StatusUnauthorized {
+		t.Fatalf("without a key: %d %s", code, body)
+	}
+	code, header, body := mcpRequest(t, p, http.MethodPost, testAPIKey, "", initialize)
+	session := header.Get("Mcp-Session-Id")
+	if code != http.StatusOK || session == "" || !strings.Contains(body, `"serverInfo":{"name":"msgbridge"`) {
+		t.Fatalf("initialize: %d %q %s", code, session, body)
+	}
+	if code, _, body := mcpRequest(t, p, http.MethodPost, testAPIKey, session, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); code != http.StatusAccepted {
+		t.Fatalf("initialized: %d %s", code, body)
+	}
+	if code, _, body := mcpRequest(t, p, http.MethodDelete, testAPIKey, session, ""); code != http.StatusNoContent {
+		t.Fatalf("DELETE: %d %s", code, body)
+	}
+	if code, _, body := mcpRequest(t, p, http.MethodPost, testAPIKey, session, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`); code != http.StatusNotFound {
+		t.Fatalf("after DELETE: %d %s", code, body)
+	}
 }

@@ -90,12 +90,34 @@ func (s *Store) chat(ctx context.Context, jid string) (Chat, error) {
 // starts again from here. Called after WhatsApp took the read receipt,
 // whichever door asked for it.
 func (s *Store) MarkRead(ctx context.Context, chat bridge.Recipient) error {
-	if _, err := s.DB.ExecContext(ctx, `INSERT INTO chat_reads (chat, read_at) VALUES (?, ?)
-		ON CONFLICT (chat) DO UPDATE SET read_at = MAX(read_at, excluded.read_at)`,
-		chat.JID(), s.now().UnixMilli()); err != nil {
+	mark := func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO chat_reads (chat, read_at) VALUES (?, ?)
+			ON CONFLICT (chat) DO UPDATE SET read_at = MAX(read_at, excluded.read_at)`, chat.JID(), s.now().UnixMilli())
+		return err
+	}
+	var err error
+	if s.Writer != nil {
+		err = s.Writer.Do(ctx, mark)
+	} else {
+		err = inTx(ctx, s.DB, mark)
+	}
+	if err != nil {
 		return bridge.Internal(bridge.CodeStoreFailed, "the read mark could not be stored", err)
 	}
 	return nil
+}
+
+// inTx runs fn in a transaction of its own on db.
+func inTx(ctx context.Context, db *sql.DB, fn func(*sql.Tx) error) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	return tx.Commit()
 }
 
 // MediaChat is the chat an incoming attachment came in (as the API shows

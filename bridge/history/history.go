@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/bridge/sqlite"
 )
 
 // Direction says who wrote a message.
@@ -52,9 +53,12 @@ type Message struct {
 	Quoted string
 }
 
-// Store reads the history from bridge.db.
+// Store reads the history from bridge.db; its one write, a read mark,
+// goes through the writer.
 type Store struct {
 	DB *sql.DB
+	// Writer runs the read marks' writes; nil writes on DB directly (tests).
+	Writer *sqlite.Batcher
 	// Now is the clock of read marks; time.Now when nil.
 	Now func() time.Time
 }
@@ -134,10 +138,14 @@ func (s *Store) Messages(ctx context.Context, chat bridge.Recipient, limit int, 
 		}
 		beforeAt, beforeKey = at, key
 	}
-	rows, err := s.DB.QueryContext(ctx, `SELECT * FROM (
-		SELECT `+inboxColumns+` FROM inbox i WHERE i.chat = ?1
-		UNION ALL SELECT `+messageLogColumns+` FROM messages m WHERE m.recipient = ?2)
-		WHERE at < ?3 OR (at = ?3 AND k < ?4)
+	// Each way reads at most a page from its index, past the cursor; the
+	// merge of the two is a page.
+	rows, err := s.DB.QueryContext(ctx, `SELECT * FROM (SELECT * FROM (
+			SELECT `+inboxColumns+` FROM inbox i WHERE i.chat = ?1 AND (i.received_at < ?3 OR (i.received_at = ?3 AND k < ?4))
+			ORDER BY i.received_at DESC, i.id DESC LIMIT ?5)
+		UNION ALL SELECT * FROM (
+			SELECT `+messageLogColumns+` FROM messages m WHERE m.recipient = ?2 AND (m.created_at < ?3 OR (m.created_at = ?3 AND 'o' || m.id < ?4))
+			ORDER BY m.created_at DESC, m.id DESC LIMIT ?5))
 		ORDER BY at DESC, k DESC LIMIT ?5`,
 		chat.String(), chat.JID(), beforeAt, beforeKey, limit+1)
 	if err != nil {

@@ -2,6 +2,7 @@ package history
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -72,7 +73,7 @@ func (s *Store) Search(ctx context.Context, query string, chat bridge.Recipient,
 	if err != nil {
 		return nil, err
 	}
-	all := append(in, out...)
+	all := slices.Concat(in, out)
 	sort.SliceStable(all, func(a, b int) bool { return all[a].At.After(all[b].At) })
 	if len(all) > limit {
 		all = all[:limit]

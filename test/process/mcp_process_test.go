@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-
 	"github.com/msgbridge/msgbridge/bridge/wasim"
 	"github.com/msgbridge/msgbridge/internal/apitest"
 	"github.com/msgbridge/msgbridge/internal/testutil"

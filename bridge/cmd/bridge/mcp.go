@@ -38,7 +38,9 @@ func mcpDoor(a *app, spoolMax int64) func(httpapi.KeyCheck) http.Handler {
 }
 
 // history is the assistant's view of the conversations, on bridge.db.
-func (a *app) history() *history.Store { return &history.Store{DB: a.db, Now: time.Now} }
+func (a *app) history() *history.Store {
+	return &history.Store{DB: a.db, Writer: a.writer, Now: time.Now}
+}
 
 // mcpFiles are the files an assistant's send may carry: uploads, and
 // received attachments copied into the spool.

@@ -46,7 +46,10 @@ func MatchExpression(query string) (string, error) {
 }
 
 // Search returns the limit newest messages, either way, whose text holds
-// every word of query; only chat's when chat is not zero.
+// every word of query; only chat's when chat is not zero. Each index is
+// read newest first by its own numbers (given in the order messages are
+// stored), so a common word stops after a page instead of sorting every
+// message that holds it.
 func (s *Store) Search(ctx context.Context, query string, chat bridge.Recipient, limit int) ([]Message, error) {
 	if limit < 1 {
 		return nil, bridge.Invalid(bridge.CodeInvalidLimit, "limit must be at least 1")
@@ -63,13 +66,13 @@ func (s *Store) Search(ctx context.Context, query string, chat bridge.Recipient,
 	}
 	in, err := s.searchRows(ctx, `SELECT `+inboxColumns+` FROM inbox_search
 		JOIN inbox i ON i.id = inbox_search.rowid WHERE inbox_search MATCH ?1`+inWhere+
-		` ORDER BY i.received_at DESC, i.id DESC LIMIT ?2`, inArgs...)
+		` ORDER BY inbox_search.rowid DESC LIMIT ?2`, inArgs...)
 	if err != nil {
 		return nil, err
 	}
 	out, err := s.searchRows(ctx, `SELECT `+messageLogColumns+` FROM messages_search
 		JOIN messages_search_ids n ON n.number = messages_search.rowid JOIN messages m ON m.id = n.message_id
-		WHERE messages_search MATCH ?1`+outWhere+` ORDER BY m.created_at DESC, m.id DESC LIMIT ?2`, outArgs...)
+		WHERE messages_search MATCH ?1`+outWhere+` ORDER BY messages_search.rowid DESC LIMIT ?2`, outArgs...)
 	if err != nil {
 		return nil, err
 	}

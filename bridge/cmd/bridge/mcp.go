@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/go-logr/logr"
+
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/history"
 	"github.com/msgbridge/msgbridge/bridge/httpapi"
@@ -20,21 +22,27 @@ import (
 func mcpDoor(a *app, spoolMax int64) func(httpapi.KeyCheck) http.Handler {
 	log := a.log.WithName("mcp")
 	return func(checkKey httpapi.KeyCheck) http.Handler {
-		return mcp.New(mcp.Config{
-			History:    a.history(),
-			Sending:    sendqueue.Sending{Queue: a.queue, Log: log},
-			Own:        a.queue,
-			Receipts:   a.session,
-			Media:      a.downloads,
-			Files:      mcpFiles{Uploads: a.uploads, space: spool.NewSpace(a.dir.SpoolDir(), spoolMax), maxFile: a.settings.MaxFileSize},
-			CheckKey:   mcp.KeyCheck(checkKey),
-			WriteError: func(w http.ResponseWriter, err error) { httpapi.WriteError(w, log, err) },
-			// A resource is read whole into the answer: the attachment
-			// bound of a send bounds it too.
-			MaxMediaBytes: a.settings.MaxFileSize,
-			Log:           log,
-		})
+		// Built at the first request: the SDK derives the tools' schemas
+		// by reflection, which start-up need not wait for.
+		return httpapi.Lazy(func() http.Handler { return newMCP(a, spoolMax, log, checkKey) })
 	}
+}
+
+func newMCP(a *app, spoolMax int64, log logr.Logger, checkKey httpapi.KeyCheck) http.Handler {
+	return mcp.New(mcp.Config{
+		History:    a.history(),
+		Sending:    sendqueue.Sending{Queue: a.queue, Log: log},
+		Own:        a.queue,
+		Receipts:   a.session,
+		Media:      a.downloads,
+		Files:      mcpFiles{Uploads: a.uploads, space: spool.NewSpace(a.dir.SpoolDir(), spoolMax), maxFile: a.settings.MaxFileSize},
+		CheckKey:   mcp.KeyCheck(checkKey),
+		WriteError: func(w http.ResponseWriter, err error) { httpapi.WriteError(w, log, err) },
+		// A resource is read whole into the answer: the attachment
+		// bound of a send bounds it too.
+		MaxMediaBytes: a.settings.MaxFileSize,
+		Log:           log,
+	})
 }
 
 // history is the assistant's view of the conversations, on bridge.db.

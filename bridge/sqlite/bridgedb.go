@@ -423,7 +423,11 @@ var migrations = []string{
 	);
 	CREATE INDEX inbox_lid_alone ON inbox (sender_lid) WHERE sender_phone = '' AND sender_lid <> '';
 	CREATE INDEX inbox_phone_alone ON inbox (sender_phone) WHERE sender_lid = '' AND sender_phone <> ''`,
-	// 21: full-text search over the history, both ways (search.go).
+	// 21: whether a pair's contact was named by LID alone before its
+	// number was known (a hidden number): its Cloud user id derives from
+	// the LID for good, not from the number learned later.
+	`ALTER TABLE identities ADD COLUMN lid_first INTEGER NOT NULL DEFAULT 0`,
+	// 22: full-text search over the history, both ways (search.go).
 	searchMigration,
 }
 

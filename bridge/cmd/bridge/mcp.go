@@ -11,6 +11,7 @@ import (
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/history"
 	"github.com/msgbridge/msgbridge/bridge/httpapi"
+	"github.com/msgbridge/msgbridge/bridge/httpapi/messaging"
 	"github.com/msgbridge/msgbridge/bridge/mcp"
 	"github.com/msgbridge/msgbridge/bridge/sendqueue"
 	"github.com/msgbridge/msgbridge/bridge/spool"
@@ -19,16 +20,16 @@ import (
 // mcpDoor builds the MCP door (/mcp) on the use cases: the history, the one
 // send use case, the session's read receipts and the media store. It is
 // guarded by the API's key check (the one that a key's scope will narrow).
-func mcpDoor(a *app, spoolMax int64) func(httpapi.KeyCheck) http.Handler {
+func mcpDoor(a *app, spoolMax int64) func(httpapi.KeyCheck, func(http.ResponseWriter, error)) http.Handler {
 	log := a.log.WithName("mcp")
-	return func(checkKey httpapi.KeyCheck) http.Handler {
+	return func(checkKey httpapi.KeyCheck, writeError func(http.ResponseWriter, error)) http.Handler {
 		// Built at the first request: the SDK derives the tools' schemas
 		// by reflection, which start-up need not wait for.
-		return httpapi.Lazy(func() http.Handler { return newMCP(a, spoolMax, log, checkKey) })
+		return httpapi.Lazy(func() http.Handler { return newMCP(a, spoolMax, log, checkKey, writeError) })
 	}
 }
 
-func newMCP(a *app, spoolMax int64, log logr.Logger, checkKey httpapi.KeyCheck) http.Handler {
+func newMCP(a *app, spoolMax int64, log logr.Logger, checkKey httpapi.KeyCheck, writeError func(http.ResponseWriter, error)) http.Handler {
 	return mcp.New(mcp.Config{
 		History:    a.history(),
 		Sending:    sendqueue.Sending{Queue: a.queue, Log: log},
@@ -37,7 +38,7 @@ func newMCP(a *app, spoolMax int64, log logr.Logger, checkKey httpapi.KeyCheck) 
 		Media:      a.downloads,
 		Files:      mcpFiles{Uploads: a.uploads, space: spool.NewSpace(a.dir.SpoolDir(), spoolMax), maxFile: a.settings.MaxFileSize},
 		CheckKey:   mcp.KeyCheck(checkKey),
-		WriteError: func(w http.ResponseWriter, err error) { httpapi.WriteError(w, log, err) },
+		WriteError: writeError,
 		// A resource is read whole into the answer: the attachment
 		// bound of a send bounds it too.
 		MaxMediaBytes: a.settings.MaxFileSize,
@@ -65,7 +66,7 @@ func (f mcpFiles) Spool(r io.Reader, name string) (*sendqueue.SpooledFile, error
 // readMarks sends read receipts through the session and records the read
 // mark that an assistant's unread counts start from, whichever door asked.
 type readMarks struct {
-	httpapi.Chats
+	messaging.Chats
 	marks *history.Store
 }
 

@@ -112,7 +112,14 @@ func New(cfg Config) http.Handler {
 	d.addTools(server)
 	d.addResources(server)
 	stream := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server },
-		&sdk.StreamableHTTPOptions{SessionTimeout: cfg.SessionTimeout})
+		&sdk.StreamableHTTPOptions{SessionTimeout: cfg.SessionTimeout,
+			// The SDK refuses a request that comes from loopback with
+			// another Host, against DNS rebinding of a keyless local
+			// server. Here every request needs the key, which a rebound
+			// page does not have, and a proxy beside the bridge in its pod
+			// (TLS, a mesh's sidecar) connects from loopback with the
+			// public Host: refusing it would refuse every assistant.
+			DisableLocalhostProtection: true})
 	return d.authorize(withRequestID(stream))
 }
 

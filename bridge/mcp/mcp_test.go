@@ -369,6 +369,25 @@ func TestKeyRequired(t *testing.T) {
 	}
 }
 
+// A proxy beside the bridge (TLS, a sidecar) reaches it from loopback with
+// the public Host; the key admits it.
+func TestProxiedFromLoopback(t *testing.T) {
+	d := newDoor(t, nil)
+	req, _ := http.NewRequest(http.MethodPost, d.url, strings.NewReader(initializeBody))
+	req.Host = "bridge.example.com"
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("X-Api-Key", testKey)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Mcp-Session-Id") == "" {
+		t.Fatalf("initialize through a proxy on loopback: %d", resp.StatusCode)
+	}
+}
+
 const initializeBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",` +
 	`"capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
 

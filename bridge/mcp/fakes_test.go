@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -79,43 +80,37 @@ func (h *fakeHistory) MarkRead(_ context.Context, chat bridge.Recipient) error {
 }
 
 // fakeSending is the send use case's contract: a key seen before answers
-// its first answer, and only a new key queues a message.
+// its first outcome, and only a new key queues a message.
 type fakeSending struct {
-	mu      sync.Mutex
-	answers map[string]sendqueue.StoredResponse
-	queued  []sendqueue.Request
-	drafts  []sendqueue.Draft
+	mu       sync.Mutex
+	outcomes map[string]sendqueue.Outcome
+	queued   []sendqueue.Request
 }
 
-func (s *fakeSending) Send(ctx context.Context, d sendqueue.Draft, render sendqueue.Render) (sendqueue.StoredResponse, error) {
+func (s *fakeSending) Send(ctx context.Context, d sendqueue.Draft) (sendqueue.Outcome, error) {
 	req, err := d.Validate()
 	if err != nil {
-		return sendqueue.StoredResponse{}, err
+		return sendqueue.Outcome{}, err
 	}
-	s.mu.Lock()
-	s.drafts = append(s.drafts, d)
-	s.mu.Unlock()
-	return s.Submit(ctx, req, render)
+	return s.Submit(ctx, req)
 }
 
-func (s *fakeSending) Submit(_ context.Context, req sendqueue.Request, render sendqueue.Render) (sendqueue.StoredResponse, error) {
+func (s *fakeSending) Submit(_ context.Context, req sendqueue.Request) (sendqueue.Outcome, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if a, ok := s.answers[req.IdempotencyKey]; ok && req.IdempotencyKey != "" {
-		return a, nil
+	if o, ok := s.outcomes[req.IdempotencyKey]; ok && req.IdempotencyKey != "" {
+		o.Replay = true
+		return o, nil
 	}
 	s.queued = append(s.queued, req)
 	n := len(s.queued)
-	a, err := render(sendqueue.Result{Messages: []bridge.Message{{ID: "log-" + string(rune('0'+n)), WhatsAppID: "WA" + string(rune('0'+n)),
+	o := sendqueue.OutcomeOf(sendqueue.Result{Messages: []bridge.Message{{ID: fmt.Sprint("log-", n), WhatsAppID: fmt.Sprint("WA", n),
 		Recipient: req.Recipient, Type: req.Items[0].Type, Status: bridge.StatusQueued, CreatedAt: time.Now()}}})
-	if err != nil {
-		return sendqueue.StoredResponse{}, err
+	if s.outcomes == nil {
+		s.outcomes = map[string]sendqueue.Outcome{}
 	}
-	if s.answers == nil {
-		s.answers = map[string]sendqueue.StoredResponse{}
-	}
-	s.answers[req.IdempotencyKey] = a
-	return a, nil
+	s.outcomes[req.IdempotencyKey] = o
+	return o, nil
 }
 
 func (s *fakeSending) requests() []sendqueue.Request {

@@ -38,8 +38,8 @@ type History interface {
 
 // Sender is the one send use case (sendqueue.Sending).
 type Sender interface {
-	Send(ctx context.Context, d sendqueue.Draft, render sendqueue.Render) (sendqueue.StoredResponse, error)
-	Submit(ctx context.Context, req sendqueue.Request, render sendqueue.Render) (sendqueue.StoredResponse, error)
+	Send(ctx context.Context, d sendqueue.Draft) (sendqueue.Outcome, error)
+	Submit(ctx context.Context, req sendqueue.Request) (sendqueue.Outcome, error)
 }
 
 // OwnMessages finds a message the account sent (*sendqueue.MessageLog), by

@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"strings"
 
@@ -37,7 +36,7 @@ func (d *door) send(ctx context.Context, req *sdk.CallToolRequest, in sendMessag
 	if err != nil {
 		return sendMessageOut{}, err
 	}
-	var stored sendqueue.StoredResponse
+	var outcome sendqueue.Outcome
 	switch {
 	case in.Reaction != nil:
 		if in.Text != "" || in.File != nil || in.ReplyTo != "" {
@@ -48,23 +47,19 @@ func (d *door) send(ctx context.Context, req *sdk.CallToolRequest, in sendMessag
 			return sendMessageOut{}, err
 		}
 		r.IdempotencyKey = key
-		stored, err = d.cfg.Sending.Submit(ctx, r, render)
+		outcome, err = d.cfg.Sending.Submit(ctx, r)
 	default:
 		var draft sendqueue.Draft
 		if draft, err = d.draftOf(ctx, h, chat, in); err != nil {
 			return sendMessageOut{}, err
 		}
 		draft.IdempotencyKey = key
-		stored, err = d.cfg.Sending.Send(ctx, draft, render)
+		outcome, err = d.cfg.Sending.Send(ctx, draft)
 	}
 	if err != nil {
 		return sendMessageOut{}, err
 	}
-	var answer sendMessageOut
-	if err := json.Unmarshal(stored.Body, &answer); err != nil {
-		return sendMessageOut{}, bridge.Internal(bridge.CodeStoreFailed, "the stored answer could not be read", err)
-	}
-	return answer, nil
+	return answerOf(outcome), nil
 }
 
 // keyOf is the call's idempotency key (see callKey).
@@ -84,18 +79,14 @@ func (d *door) keyOf(req *sdk.CallToolRequest, own string) (string, error) {
 	return callKey(own, session, headerOf(req).Get(requestIDHeader)), nil
 }
 
-// render is the door's answer to a queued send, stored under its key so a
-// retry gets the same one.
-func render(res sendqueue.Result) (sendqueue.StoredResponse, error) {
-	out := sendMessageOut{Status: "queued", Messages: make([]sentItem, len(res.Messages))}
-	for i, m := range res.Messages {
+// answerOf is the tool's answer to what the send use case did: the same
+// for a retry, which gets the first call's outcome.
+func answerOf(o sendqueue.Outcome) sendMessageOut {
+	out := sendMessageOut{Status: "queued", Messages: make([]sentItem, len(o.Messages))}
+	for i, m := range o.Messages {
 		out.Messages[i] = sentItem{ID: m.ID, WhatsAppID: m.WhatsAppID, Status: string(m.Status)}
 	}
-	body, err := json.Marshal(out)
-	if err != nil {
-		return sendqueue.StoredResponse{}, err
-	}
-	return sendqueue.StoredResponse{Status: http.StatusAccepted, Body: body}, nil
+	return out
 }
 
 // draftOf reads a text or file send into the one validation's terms.

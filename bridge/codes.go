@@ -13,6 +13,7 @@ const (
 	CodeChatMismatch             = "chat_mismatch"
 	CodeChatNotAllowed           = "chat_not_allowed"
 	CodeCheckRateLimited         = "check_rate_limited"
+	CodeContactBlocked           = "contact_blocked"
 	CodeCrossOrigin              = "cross_origin"
 	CodeCSRF                     = "csrf"
 	CodeDuplicateButton          = "duplicate_button"
@@ -30,6 +31,7 @@ const (
 	CodeInsufficientStorage      = "insufficient_storage"
 	CodeInternal                 = "internal"
 	CodeInternalError            = "internal_error"
+	CodeInvalidAbout             = "invalid_about"
 	CodeInvalidAction            = "invalid_action"
 	CodeInvalidAudio             = "invalid_audio"
 	CodeInvalidBackgroundColor   = "invalid_background_color"
@@ -63,6 +65,7 @@ const (
 	CodeInvalidNumber            = "invalid_number"
 	CodeInvalidParticipant       = "invalid_participant"
 	CodeInvalidPhoto             = "invalid_photo"
+	CodeInvalidPicture           = "invalid_picture"
 	CodeInvalidPollOption        = "invalid_poll_option"
 	CodeInvalidPollOptions       = "invalid_poll_options"
 	CodeInvalidPollQuestion      = "invalid_poll_question"
@@ -135,8 +138,8 @@ const (
 	CodeSubscriptionManaged      = "subscription_managed"
 	CodeSubscriptionNotFound     = "subscription_not_found"
 	CodeTargetFailed             = "target_failed"
-	CodeTargetRevoked            = "target_revoked"
 	CodeTargetNotAllowed         = "target_not_allowed"
+	CodeTargetRevoked            = "target_revoked"
 	CodeTargetUnreachable        = "target_unreachable"
 	CodeTargetUnverified         = "target_unverified"
 	CodeTemplatesUnavailable     = "templates_unavailable"
@@ -163,11 +166,11 @@ const (
 	CodeUnexpectedText           = "unexpected_text"
 	CodeUnexpectedVcard          = "unexpected_vcard"
 	CodeUnknownChat              = "unknown_chat"
-	CodeUnknownLID               = "unknown_lid"
 	CodeUnknownEventType         = "unknown_event_type"
 	CodeUnknownField             = "unknown_field"
 	CodeUnknownFormat            = "unknown_format"
 	CodeUnknownGroup             = "unknown_group"
+	CodeUnknownLID               = "unknown_lid"
 	CodeUnknownMessage           = "unknown_message"
 	CodeUnknownType              = "unknown_type"
 	CodeUnknownUpload            = "unknown_upload"
@@ -190,6 +193,7 @@ var Codes = []CodeInfo{
 	{CodeChatMismatch, KindInvalid, "the message was received in another chat than ?chat="},
 	{CodeChatNotAllowed, KindForbidden, "this key may not read or write this chat"},
 	{CodeCheckRateLimited, KindRateLimited, "too many number checks reach WhatsApp (CHECK_RATE); retry after the Retry-After seconds"},
+	{CodeContactBlocked, KindConflict, "the recipient is on the account's block list; unblock it (DELETE /api/contacts/{id}/block) before sending to it"},
 	{CodeCrossOrigin, KindForbidden, "cross-origin sign-in refused"},
 	{CodeCSRF, KindForbidden, "The form is not from this dashboard; reload the page."},
 	{CodeDuplicateButton, KindInvalid, "buttons[N] repeats an id or a title"},
@@ -207,6 +211,7 @@ var Codes = []CodeInfo{
 	{CodeInsufficientStorage, KindInsufficientStorage, "DATA_DIR's disk is below its reserve (DISK_RESERVE); nothing was stored; retry once space is freed"},
 	{CodeInternal, KindInternal, "internal error"},
 	{CodeInternalError, KindInternal, "the bridge failed; see its log"},
+	{CodeInvalidAbout, KindInvalid, "about must be a text of at most 139 characters"},
 	{CodeInvalidAction, KindInvalid, "action must be add, remove, promote or demote"},
 	{CodeInvalidAudio, KindInvalid, "the file of item N is …, not Ogg/Opus, MP3, M4A, AAC or AMR audio"},
 	{CodeInvalidBackgroundColor, KindInvalid, "background_color must be \"#RRGGBB\" or \"#AARRGGBB\" in hex"},
@@ -240,6 +245,7 @@ var Codes = []CodeInfo{
 	{CodeInvalidNumber, KindInvalid, "number must be a phone number with country code: 7-15 digits, an optional leading + (%%2B in a URL), no spaces or dashes, e.g. 4915112345678"},
 	{CodeInvalidParticipant, KindInvalid, "… is not a phone number with country code or a LID (<digits>@lid)"},
 	{CodeInvalidPhoto, KindInvalid, "WhatsApp refused the photo: it takes a JPEG image"},
+	{CodeInvalidPicture, KindInvalid, "picture must be a JPEG image, base64-encoded, of at most 2 MiB"},
 	{CodeInvalidPollOption, KindInvalid, "options[N] must be UTF-8 text of 1-N characters"},
 	{CodeInvalidPollOptions, KindInvalid, "a poll has N to N options, not N"},
 	{CodeInvalidPollQuestion, KindInvalid, "the poll's question must be UTF-8 text of 1-N characters"},
@@ -312,8 +318,8 @@ var Codes = []CodeInfo{
 	{CodeSubscriptionManaged, KindConflict, "the subscription default is WEBHOOK_URL and WEBHOOK_SECRET: change the settings"},
 	{CodeSubscriptionNotFound, KindNotFound, "no such subscription"},
 	{CodeTargetFailed, KindConflict, "the message failed; it never reached WhatsApp"},
-	{CodeTargetRevoked, KindConflict, "the message is revoked (or its revoke is queued); it cannot be edited or revoked again"},
 	{CodeTargetNotAllowed, KindInvalid, "the target resolves to a loopback or link-local address, which subscriptions may not reach unless WEBHOOK_LOCAL_TARGETS is on"},
+	{CodeTargetRevoked, KindConflict, "the message is revoked (or its revoke is queued); it cannot be edited or revoked again"},
 	{CodeTargetUnreachable, KindInvalid, "target … could not be reached: …"},
 	{CodeTargetUnverified, KindInvalid, "target … refused the verification handshake: …"},
 	{CodeTemplatesUnavailable, KindUnavailable, "this bridge keeps no templates"},
@@ -340,11 +346,11 @@ var Codes = []CodeInfo{
 	{CodeUnexpectedText, KindInvalid, "item N is …, which has no text or caption"},
 	{CodeUnexpectedVcard, KindInvalid, "item N is …, not a contact"},
 	{CodeUnknownChat, KindNotFound, "the account has no such chat: nothing received in it, and not a number known to be on WhatsApp"},
-	{CodeUnknownLID, KindNotFound, "no phone number is known for this LID: the contact hides it, or the account never learned it"},
 	{CodeUnknownEventType, KindInvalid, "unknown event type …; the types are …"},
 	{CodeUnknownField, KindInvalid, "a form field is not one this endpoint takes"},
 	{CodeUnknownFormat, KindInvalid, "unknown format …; use standard"},
 	{CodeUnknownGroup, KindNotFound, "WhatsApp knows no such group"},
+	{CodeUnknownLID, KindNotFound, "no phone number is known for this LID: the contact hides it, or the account never learned it"},
 	{CodeUnknownMessage, KindNotFound, "message_id names no message received in this chat that the incoming history keeps"},
 	{CodeUnknownType, KindInvalid, "type of item N, …, is not …"},
 	{CodeUnknownUpload, KindInvalid, "media.upload_id names no upload of the last …"},

@@ -58,6 +58,11 @@ const (
 	ActionSubscriptionCreate Action = "subscriptions.create"
 	ActionSubscriptionPut    Action = "subscriptions.put"
 	ActionSubscriptionDelete Action = "subscriptions.delete"
+	// A contact blocked or unblocked through the API (detail: the contact).
+	ActionContactBlock   Action = "contact.block"
+	ActionContactUnblock Action = "contact.unblock"
+	// The account's about text or picture changed through the API.
+	ActionProfileUpdate Action = "profile.update"
 )
 
 // Actions lists every action, for the API's description.
@@ -66,6 +71,7 @@ var Actions = []Action{
 	ActionAuditDelete, ActionWebhookRedeliver, ActionAPIKey, ActionAdminToken, ActionChatCode,
 	ActionWebhookReplay, ActionGroupCreate, ActionGroupUpdate, ActionGroupPhoto, ActionGroupMembers, ActionGroupInvite,
 	ActionGroupJoin, ActionGroupLeave, ActionSubscriptionCreate, ActionSubscriptionPut, ActionSubscriptionDelete,
+	ActionContactBlock, ActionContactUnblock, ActionProfileUpdate,
 }
 
 // Outcome is how the action ended.

@@ -12,6 +12,7 @@ const (
 	CodeBodyTooLarge             = "body_too_large"
 	CodeChannelNotFound          = "channel_not_found"
 	CodeChatMismatch             = "chat_mismatch"
+	CodeChatNotAllowed           = "chat_not_allowed"
 	CodeCheckRateLimited         = "check_rate_limited"
 	CodeContactBlocked           = "contact_blocked"
 	CodeCrossOrigin              = "cross_origin"
@@ -79,6 +80,8 @@ const (
 	CodeInvalidPtt               = "invalid_ptt"
 	CodeInvalidQuery             = "invalid_query"
 	CodeInvalidReplyTo           = "invalid_reply_to"
+	CodeInvalidResourceURI       = "invalid_resource_uri"
+	CodeInvalidSearch            = "invalid_search"
 	CodeInvalidSeconds           = "invalid_seconds"
 	CodeInvalidSecret            = "invalid_secret"
 	CodeInvalidSender            = "invalid_sender"
@@ -200,6 +203,7 @@ var Codes = []CodeInfo{
 	{CodeBodyTooLarge, KindTooLarge, "the body must be at most N bytes"},
 	{CodeChannelNotFound, KindNotFound, "WhatsApp knows no channel with this JID or invite"},
 	{CodeChatMismatch, KindInvalid, "the message was received in another chat than ?chat="},
+	{CodeChatNotAllowed, KindForbidden, "this key may not read or write this chat"},
 	{CodeCheckRateLimited, KindRateLimited, "too many number checks reach WhatsApp (CHECK_RATE); retry after the Retry-After seconds"},
 	{CodeContactBlocked, KindConflict, "the recipient is on the account's block list; unblock it (DELETE /api/contacts/{id}/block) before sending to it"},
 	{CodeCrossOrigin, KindForbidden, "cross-origin sign-in refused"},
@@ -267,6 +271,8 @@ var Codes = []CodeInfo{
 	{CodeInvalidPtt, KindInvalid, "ptt must be true or false"},
 	{CodeInvalidQuery, KindInvalid, "… must be given once"},
 	{CodeInvalidReplyTo, KindInvalid, "reply_to must be a whatsapp_id: 1-N letters and digits"},
+	{CodeInvalidResourceURI, KindInvalid, "a media resource is msgbridge://media/<id>, as read_messages shows it"},
+	{CodeInvalidSearch, KindInvalid, "the search query needs 1-… words of letters or digits, at most … bytes of UTF-8"},
 	{CodeInvalidSeconds, KindInvalid, "seconds must be a whole number of seconds from 1 to 300"},
 	{CodeInvalidSecret, KindInvalid, "secret: …"},
 	{CodeInvalidSender, KindInvalid, "sender must be a phone number or a LID"},

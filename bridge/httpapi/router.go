@@ -56,6 +56,9 @@ type Deps struct {
 	// serves the paths that CloudAPIPaths matches (/v<major>.<minor>/...).
 	CloudAPI      func(checkKey KeyCheck) http.Handler
 	CloudAPIPaths *regexp.Regexp
+	// MCP, when set, builds the MCP door served at /mcp (package mcp) with
+	// the API's check of a key and its writer of the error shape.
+	MCP func(checkKey KeyCheck, writeError func(http.ResponseWriter, error)) http.Handler
 }
 
 // The shared pieces that the wiring names.
@@ -87,6 +90,9 @@ func NewRouter(d Deps) http.Handler {
 		cloud := d.CloudAPI(c.Credentials.CheckAPIKey)
 		r.MatcherFunc(func(req *http.Request, _ *mux.RouteMatch) bool { return d.CloudAPIPaths.MatchString(req.URL.Path) }).
 			Handler(cloud)
+	}
+	if d.MCP != nil {
+		r.Handle("/mcp", d.MCP(c.Credentials.CheckAPIKey, func(w http.ResponseWriter, err error) { httpkit.WriteError(w, d.Log, err) }))
 	}
 	limitBodies := guard.Bodies(d.Limits, c.Credentials.TrustedHeader,
 		func(w http.ResponseWriter, err error) { httpkit.WriteError(w, d.Log, err) }, r)

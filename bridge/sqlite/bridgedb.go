@@ -449,6 +449,8 @@ var migrations = []string{
 		message_id TEXT NOT NULL,
 		PRIMARY KEY (label_id, chat, message_id)
 	) WITHOUT ROWID`,
+	// 23: full-text search over the history, both ways (search.go).
+	searchMigration,
 }
 
 // OpenExistingBridgeDB opens bridge.db when it exists, which checks that it

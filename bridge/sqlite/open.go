@@ -24,6 +24,7 @@ import (
 
 	"github.com/ncruces/go-sqlite3"
 	"github.com/ncruces/go-sqlite3/driver"
+	"github.com/ncruces/go-sqlite3/ext/fts5"
 	_ "github.com/ncruces/go-sqlite3/vfs/adiantum" // registers the "adiantum" VFS
 )
 
@@ -139,6 +140,11 @@ func open(ctx context.Context, path string, masterKey []byte, purpose, synchrono
 		if err := c.Exec(fmt.Sprintf(
 			"PRAGMA busy_timeout=%d; PRAGMA foreign_keys=ON; PRAGMA temp_store=MEMORY; PRAGMA journal_mode=WAL; PRAGMA synchronous=%s;",
 			busyTimeoutMillis, synchronous)); err != nil {
+			return err
+		}
+		// FTS5 is a loadable module in this build: every connection that
+		// reads or writes a table with a search index (search.go) needs it.
+		if err := fts5.Register(c); err != nil {
 			return err
 		}
 		// WAL mode has created the shared-memory index if no connection

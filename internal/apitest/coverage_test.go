@@ -87,7 +87,7 @@ func TestOperationsListsEveryEndpoint(t *testing.T) {
 		"PATCH /api/messages/{id}", "POST /api/messages/{id}/reaction", "POST /api/chats/{jid}/read",
 		"POST /api/chats/{jid}/presence", "GET /api/contacts/{number}", "GET /api/contacts/{number}/profile",
 		"POST /api/contacts/{number}/block", "DELETE /api/contacts/{number}/block", "GET /api/blocklist", "GET /api/profile", "PUT /api/profile",
-		"GET /api/profile/privacy", "GET /api/events",
+		"GET /api/profile/privacy", "GET /api/events", "POST /mcp", "DELETE /mcp",
 		"GET /api/media/{id}", "POST /api/uploads", "DELETE /api/uploads/{id}", "GET /session/status",
 		"GET /session/qr", "POST /session/pairing-code", "GET /session/groups", "POST /session/logout",
 		"GET /api/admin/state", "DELETE /api/admin/logs", "GET /api/admin/audit",

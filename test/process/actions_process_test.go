@@ -17,7 +17,7 @@ import (
 )
 
 // apiJSON sends a JSON body (or none) with the API key.
-func apiJSON(t *testing.T, p *bridgeProcess, method, path, body string, out any) (int, string) {
+func apiJSON(t testing.TB, p *bridgeProcess, method, path, body string, out any) (int, string) {
 	t.Helper()
 	ct := ""
 	if body != "" {

@@ -32,7 +32,7 @@ type incomingPage struct {
 }
 
 // history reads the whole incoming history, limit entries a page.
-func history(t *testing.T, p *bridgeProcess, limit int) []incomingEntry {
+func history(t testing.TB, p *bridgeProcess, limit int) []incomingEntry {
 	t.Helper()
 	var all []incomingEntry
 	cursor := ""
@@ -56,7 +56,7 @@ func history(t *testing.T, p *bridgeProcess, limit int) []incomingEntry {
 
 // writeTo has contact write text to the bridge's account and returns the
 // message's id.
-func writeTo(t *testing.T, contact *wasim.User, text string) string {
+func writeTo(t testing.TB, contact *wasim.User, text string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()

@@ -28,7 +28,7 @@ const (
 
 // linkedBridge starts a simulator-wired bridge with extra settings and links
 // it to testAccount by QR.
-func linkedBridge(t *testing.T, sim *wasim.Simulator, dataDir string, extraEnv ...string) *bridgeProcess {
+func linkedBridge(t testing.TB, sim *wasim.Simulator, dataDir string, extraEnv ...string) *bridgeProcess {
 	t.Helper()
 	p := startBridge(t, simBridgeBin, append(simEnv(sim, dataDir), extraEnv...))
 	wasimtest.LinkBridge(t, sim.Phone(testAccount), "http://"+p.addr, testAdminToken)

@@ -39,7 +39,7 @@ type adminState struct {
 	RestrictedUntil                 *time.Time `json:"restricted_until"`
 }
 
-func waitAdminState(t *testing.T, p *bridgeProcess, what string, ok func(adminState) bool) adminState {
+func waitAdminState(t testing.TB, p *bridgeProcess, what string, ok func(adminState) bool) adminState {
 	t.Helper()
 	return testutil.Poll(t, 30*time.Second, func() (adminState, bool) {
 		var s adminState

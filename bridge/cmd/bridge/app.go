@@ -417,7 +417,7 @@ func newHTTPServer(_ context.Context, a *app) error {
 			Uploads:  a.uploads,
 			Targets:  a.queue,
 			Polls:    polls{a.messages, a.inbox},
-			Chats:    a.session,
+			Chats:    readMarks{a.session, a.history()},
 			Contacts: a.contacts,
 			Channels: a.session,
 			Labels:   a.labels,
@@ -436,6 +436,7 @@ func newHTTPServer(_ context.Context, a *app) error {
 		Log:            a.log.WithName("httpapi"),
 		CloudAPI:       cloudDoor(a, space),
 		CloudAPIPaths:  cloudapi.PathPrefix,
+		MCP:            mcpDoor(a, spoolMax),
 	}
 	dataDeps := dashboard.DataDeps{Admin: deps.Admin, Messaging: deps.Messaging, Audit: recorder, Log: deps.Log}
 	dash := dashboard.New(dashboard.Options{

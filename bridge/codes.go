@@ -8,6 +8,7 @@ package bridge
 // errors, as clients see them in {"error": {"code": …}}.
 const (
 	CodeAlreadyLinked            = "already_linked"
+	CodeAppStateUnavailable      = "app_state_unavailable"
 	CodeAuditRecordNotFound      = "audit_record_not_found"
 	CodeBodyTooLarge             = "body_too_large"
 	CodeChannelNotFound          = "channel_not_found"
@@ -78,6 +79,7 @@ const (
 	CodeInvalidPollQuestion      = "invalid_poll_question"
 	CodeInvalidPollSelectable    = "invalid_poll_selectable"
 	CodeInvalidPtt               = "invalid_ptt"
+	CodeInvalidPushName          = "invalid_push_name"
 	CodeInvalidQuery             = "invalid_query"
 	CodeInvalidReplyTo           = "invalid_reply_to"
 	CodeInvalidResourceURI       = "invalid_resource_uri"
@@ -199,6 +201,7 @@ const (
 // what it means. A code answered with more than one kind names its usual one.
 var Codes = []CodeInfo{
 	{CodeAlreadyLinked, KindConflict, "an account is already linked; log out first"},
+	{CodeAppStateUnavailable, KindUnavailable, "the phone has not shared its app state keys with the bridge yet; open WhatsApp on the phone and retry"},
 	{CodeAuditRecordNotFound, KindNotFound, "no audit record … in …"},
 	{CodeBodyTooLarge, KindTooLarge, "the body must be at most N bytes"},
 	{CodeChannelNotFound, KindNotFound, "WhatsApp knows no channel with this JID or invite"},
@@ -269,6 +272,7 @@ var Codes = []CodeInfo{
 	{CodeInvalidPollQuestion, KindInvalid, "the poll's question must be UTF-8 text of 1-N characters"},
 	{CodeInvalidPollSelectable, KindInvalid, "selectable_count must be from 1 to N, the number of options"},
 	{CodeInvalidPtt, KindInvalid, "ptt must be true or false"},
+	{CodeInvalidPushName, KindInvalid, "push_name must be a name of 1-25 characters, on one line"},
 	{CodeInvalidQuery, KindInvalid, "… must be given once"},
 	{CodeInvalidReplyTo, KindInvalid, "reply_to must be a whatsapp_id: 1-N letters and digits"},
 	{CodeInvalidResourceURI, KindInvalid, "a media resource is msgbridge://media/<id>, as read_messages shows it"},

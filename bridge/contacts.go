@@ -70,6 +70,15 @@ type PrivacySettings map[string]string
 // MaxAboutLength is the longest about text WhatsApp takes, in characters.
 const MaxAboutLength = 139
 
+// MaxPushNameLength is the longest push name WhatsApp takes, in characters.
+const MaxPushNameLength = 25
+
+// ErrAppStateUnavailable: the account's phone has not shared the keys of
+// its app state with the bridge yet, so a setting kept there (the push
+// name) can be neither read nor written.
+var ErrAppStateUnavailable = Errorf(KindUnavailable, CodeAppStateUnavailable,
+	"the phone has not shared its app state keys with the bridge yet; open WhatsApp on the phone and retry")
+
 // ErrInvalidPicture refuses a profile picture WhatsApp does not take.
 var ErrInvalidPicture = &Error{Kind: KindInvalid, Code: CodeInvalidPicture,
 	Message: "picture must be a JPEG image, base64-encoded, of at most 2 MiB"}

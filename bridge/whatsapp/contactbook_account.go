@@ -88,3 +88,11 @@ func (b *ContactBook) PrivacySettings(ctx context.Context) (bridge.PrivacySettin
 	}
 	return b.m.PrivacySettings(ctx)
 }
+
+// SetPushName changes the account's push name within the budget.
+func (b *ContactBook) SetPushName(ctx context.Context, name string) error {
+	if err := b.spend(); err != nil {
+		return err
+	}
+	return b.m.SetPushName(ctx, name)
+}

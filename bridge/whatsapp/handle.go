@@ -59,10 +59,17 @@ func (m *Session) handleEvent(cli *whatsmeow.Client, raw any) bool {
 
 // pushNameChanged shows the account's new push name.
 func (m *Session) pushNameChanged(e *events.PushNameSetting) {
+	if e.Action != nil {
+		m.showPushName(e.Action.GetName())
+	}
+}
+
+// showPushName shows name as the account's push name while linked.
+func (m *Session) showPushName(name string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.status.Connected() && e.Action != nil {
-		m.status.PushName = e.Action.GetName()
+	if m.status.Connected() {
+		m.status.PushName = name
 		m.notify()
 	}
 }

@@ -14,15 +14,18 @@ import (
 	"github.com/msgbridge/msgbridge/bridge/httpapi/internal/httpkit"
 )
 
-// The account's own profile (API key): read, its about text and picture
-// changed (paced by CHECK_RATE and audited), and its privacy settings
-// read. The push name is the phone's to set.
+// The account's own profile (API key): read, its push name, about text and
+// picture changed (paced by CHECK_RATE and audited), and its privacy
+// settings read.
 
 // OwnAccount is what the profile endpoints ask of the contact book
 // (*whatsapp.ContactBook).
 type OwnAccount interface {
 	OwnProfile(ctx context.Context) (bridge.OwnProfile, error)
 	SetAbout(ctx context.Context, text string) error
+	// SetPushName changes the name contacts see; it is written into the
+	// account's app state (bridge.ErrAppStateUnavailable without its keys).
+	SetPushName(ctx context.Context, name string) error
 	// SetPicture changes the picture to jpeg; nil removes it.
 	SetPicture(ctx context.Context, jpeg []byte) error
 	PrivacySettings(ctx context.Context) (bridge.PrivacySettings, error)
@@ -38,7 +41,8 @@ type ownProfileJSON struct {
 
 // profileChange is PUT /api/profile's body: each field present is changed.
 type profileChange struct {
-	About   *string `json:"about"`
+	PushName *string `json:"push_name"`
+	About    *string `json:"about"`
 	Picture *string `json:"picture"` // base64 JPEG; "" removes the picture
 }
 
@@ -81,6 +85,9 @@ func (s *server) putProfile(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	account, err := s.ownAccount()
+	if err == nil && change.PushName != nil {
+		err = account.SetPushName(r.Context(), *change.PushName)
+	}
 	if err == nil && change.About != nil {
 		err = account.SetAbout(r.Context(), about)
 	}
@@ -95,10 +102,15 @@ func (s *server) putProfile(w http.ResponseWriter, r *http.Request) error {
 	}{change.changed()})
 }
 
-// validate reads the change: an about text WhatsApp takes, a JPEG picture.
+// validate reads the change: a push name and an about text WhatsApp
+// takes, a JPEG picture.
 func (c profileChange) validate() (about string, picture []byte, err error) {
-	if c.About == nil && c.Picture == nil {
-		return "", nil, bridge.Invalid(bridge.CodeInvalidJSON, "give about, picture or both")
+	if c.PushName == nil && c.About == nil && c.Picture == nil {
+		return "", nil, bridge.Invalid(bridge.CodeInvalidJSON, "give push_name, about, picture or some of them")
+	}
+	if c.PushName != nil && !validPushName(*c.PushName) {
+		return "", nil, bridge.Invalid(bridge.CodeInvalidPushName,
+			"push_name must be a name of 1-%d characters, on one line, not only spaces", bridge.MaxPushNameLength)
 	}
 	if c.About != nil {
 		about = *c.About
@@ -117,12 +129,23 @@ func (c profileChange) validate() (about string, picture []byte, err error) {
 	return about, picture, nil
 }
 
+// validPushName reports whether WhatsApp takes name as a push name: 1-25
+// characters of UTF-8, no control characters (a line break included), not
+// blank (WhatsApp would show no name at all).
+func validPushName(name string) bool {
+	return utf8.ValidString(name) && utf8.RuneCountInString(name) <= bridge.MaxPushNameLength &&
+		strings.TrimSpace(name) != "" && strings.IndexFunc(name, unicode.IsControl) < 0
+}
+
 // detail is the audit record's word of what changed.
 func (c profileChange) detail() string { return strings.Join(c.changed(), ", ") }
 
 // changed names what the change changes.
 func (c profileChange) changed() []string {
 	what := []string{}
+	if c.PushName != nil {
+		what = append(what, "push name")
+	}
 	if c.About != nil {
 		what = append(what, "about")
 	}

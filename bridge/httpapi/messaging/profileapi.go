@@ -43,7 +43,7 @@ type ownProfileJSON struct {
 type profileChange struct {
 	PushName *string `json:"push_name"`
 	About    *string `json:"about"`
-	Picture *string `json:"picture"` // base64 JPEG; "" removes the picture
+	Picture  *string `json:"picture"` // base64 JPEG; "" removes the picture
 }
 
 func (s *server) ownAccount() (OwnAccount, error) {

@@ -50,6 +50,9 @@ type appState struct {
 	mem         *memAppState
 	// labels are the phone's labels and associations, from every patch.
 	labels []appstate.Mutation
+	// pushNamed takes the push name a device set (setting_pushName in
+	// critical_block): the name the user's contacts then see.
+	pushNamed func(name string)
 }
 
 // appStateOf is u's app state, made on first use.
@@ -60,7 +63,8 @@ func (u *User) appStateOf() *appState {
 		mem := &memAppState{keys: map[string]store.AppStateSyncKey{}, versions: map[string]store.AppStateMutationMAC{},
 			hashes: map[string]appstate.HashState{}}
 		u.appState = &appState{collections: map[appstate.WAPatchName][][]byte{}, mem: mem,
-			phone: appstate.NewProcessor(&store.Device{AppStateKeys: mem, AppState: mem}, u.sim.log.Sub("appstate"))}
+			phone:     appstate.NewProcessor(&store.Device{AppStateKeys: mem, AppState: mem}, u.sim.log.Sub("appstate")),
+			pushNamed: u.setName}
 	}
 	return u.appState
 }
@@ -154,6 +158,10 @@ func (as *appState) phoneReads(ctx context.Context, name appstate.WAPatchName, p
 	}
 	as.mem.hashes[string(name)] = next
 	for _, m := range muts {
+		if len(m.Index) > 0 && m.Index[0] == appstate.IndexSettingPushName && m.Operation == waServerSync.SyncdMutation_SET &&
+			m.Action.GetPushNameSetting().GetName() != "" {
+			as.pushNamed(m.Action.GetPushNameSetting().GetName())
+		}
 		if len(m.Index) > 0 && (m.Index[0] == appstate.IndexLabelEdit || m.Index[0] == appstate.IndexLabelAssociationChat ||
 			m.Index[0] == appstate.IndexLabelAssociationMessage) {
 			as.labels = append(as.labels, m)
@@ -276,6 +284,13 @@ func (u *User) LabelChat(ctx context.Context, id string, chat types.JID, labeled
 // LabelMessage applies (or removes) a label to a message on the phone.
 func (u *User) LabelMessage(ctx context.Context, id string, chat types.JID, messageID string, labeled bool) error {
 	return u.changeAppState(ctx, appstate.BuildLabelMessage(chat, id, messageID, labeled))
+}
+
+// SetPushName changes the user's push name on the phone: a setting in the
+// critical_block collection that the linked devices read (whatsmeow's
+// events.PushNameSetting) and the name contacts see from then on.
+func (u *User) SetPushName(ctx context.Context, name string) error {
+	return u.changeAppState(ctx, appstate.BuildSettingPushName(name))
 }
 
 // LabelChange is a label change the phone read from app state: an edit

@@ -220,6 +220,13 @@ func (u *User) Name() string {
 	return u.name
 }
 
+// setName changes the push name sent with the user's messages.
+func (u *User) setName(name string) {
+	u.sim.mu.Lock()
+	defer u.sim.mu.Unlock()
+	u.name = name
+}
+
 // Devices lists the companion devices linked to the user.
 func (u *User) Devices() []types.JID {
 	u.sim.mu.Lock()

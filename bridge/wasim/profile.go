@@ -3,6 +3,7 @@ package wasim
 import (
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strconv"
 	"time"
@@ -133,21 +134,31 @@ func (s *Simulator) answerProfilePicture(_ *conn, iq *waBinary.Node) ([]waBinary
 	}}}, nil
 }
 
-// apiProfile answers POST /v1/users/{number}/profile {about?, picture?}:
-// the user changes its about text, or its picture ("new" or "none"); the
-// other users' linked devices hear it. It answers the picture's id.
+// apiProfile answers POST /v1/users/{number}/profile {push_name?, about?,
+// picture?}: the user changes its push name (on the phone, through app
+// state: its linked devices read it), its about text, or its picture
+// ("new" or "none"); the other users' linked devices hear it. It answers
+// the picture's id.
 func (s *Simulator) apiProfile(w http.ResponseWriter, r *http.Request, u *User) {
 	var req struct {
-		About   *string `json:"about"`
-		Picture string  `json:"picture"`
+		PushName *string `json:"push_name"`
+		About    *string `json:"about"`
+		Picture  string  `json:"picture"`
 	}
 	if err := readJSON(r, &req); err != nil {
 		writeError(w, err)
 		return
 	}
-	if req.About == nil && req.Picture == "" || req.Picture != "" && req.Picture != "new" && req.Picture != "none" {
-		writeError(w, badRequest(`give about (a text) or picture ("new" or "none")`))
+	if req.PushName == nil && req.About == nil && req.Picture == "" || req.Picture != "" && req.Picture != "new" && req.Picture != "none" ||
+		req.PushName != nil && *req.PushName == "" {
+		writeError(w, badRequest(`give push_name (a name), about (a text) or picture ("new" or "none")`))
 		return
+	}
+	if req.PushName != nil {
+		if err := u.SetPushName(r.Context(), *req.PushName); err != nil {
+			writeError(w, fmt.Errorf("set push name: %w", err))
+			return
+		}
 	}
 	if req.About != nil {
 		u.SetAbout(*req.About)

@@ -6,8 +6,11 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/msgbridge/msgbridge/bridge/wasim"
+	"github.com/msgbridge/msgbridge/bridge/wasim/wasimtest"
+	"github.com/msgbridge/msgbridge/internal/testutil"
 )
 
 // A contact's profile through the API; blocking it through the API
@@ -67,6 +70,55 @@ func TestContactProfileAndBlocks(t *testing.T) {
 		t.Errorf("send after the phone's unblock: %d %s", code, raw)
 	}
 	ownProfile(t, sim, p)
+	pushName(t, sim, p)
+}
+
+// pushName changes the account's push name through the API: refused with
+// app_state_unavailable until the phone shared its app state keys; the
+// phone's own change shows in GET /api/profile; the bridge's change
+// reaches the phone's app state (the name contacts see), GET /api/profile
+// shows it, and the audit log records it. A name WhatsApp would not show
+// is refused with invalid_push_name.
+func pushName(t *testing.T, sim *wasim.Simulator, p *bridgeProcess) {
+	t.Helper()
+	ctx, phone := wasimtest.Context(t), sim.Phone(testAccount)
+	if code, raw := apiJSON(t, p, http.MethodPut, "/api/profile", `{"push_name":"Too early"}`, nil); code != http.StatusServiceUnavailable ||
+		!strings.Contains(raw, "app_state_unavailable") {
+		t.Fatalf("a push name before the phone shared its keys: %d %s", code, raw)
+	}
+	if err := phone.SetPushName(ctx, "Ana's phone"); err != nil { // shares the keys first
+		t.Fatal(err)
+	}
+	testutil.Eventually(t, 20*time.Second, func() bool { return ownPushName(t, p) == "Ana's phone" }, "the phone's push name in GET /api/profile")
+	if code, raw := apiJSON(t, p, http.MethodPut, "/api/profile", `{"push_name":"Acme Support"}`, nil); code != http.StatusOK ||
+		raw != `{"changed":["push name"]}`+"\n" {
+		t.Fatalf("put push name: %d %q", code, raw)
+	}
+	if got := phone.Name(); got != "Acme Support" {
+		t.Errorf("the name contacts see: %q", got)
+	}
+	if got := ownPushName(t, p); got != "Acme Support" {
+		t.Errorf("GET /api/profile push_name %q", got)
+	}
+	if code, raw := apiJSON(t, p, http.MethodPut, "/api/profile", `{"push_name":"two\nlines"}`, nil); code != http.StatusBadRequest ||
+		!strings.Contains(raw, "invalid_push_name") {
+		t.Errorf("a name on two lines: %d %s", code, raw)
+	}
+	if !auditRecords(t, p, "profile.update", "push name") {
+		t.Error("the audit log lacks the push name's change")
+	}
+}
+
+// ownPushName is GET /api/profile's push_name.
+func ownPushName(t *testing.T, p *bridgeProcess) string {
+	t.Helper()
+	var own struct {
+		PushName string `json:"push_name"`
+	}
+	if code, raw := apiJSON(t, p, http.MethodGet, "/api/profile", "", &own); code != http.StatusOK {
+		t.Fatalf("get profile: %d %s", code, raw)
+	}
+	return own.PushName
 }
 
 // ownProfile changes the account's about text and picture through the API

@@ -11,6 +11,7 @@ const (
 	CodeAuditRecordNotFound      = "audit_record_not_found"
 	CodeBodyTooLarge             = "body_too_large"
 	CodeChatMismatch             = "chat_mismatch"
+	CodeChatNotAllowed           = "chat_not_allowed"
 	CodeCheckRateLimited         = "check_rate_limited"
 	CodeCrossOrigin              = "cross_origin"
 	CodeCSRF                     = "csrf"
@@ -51,6 +52,12 @@ const (
 	CodeInvalidImage             = "invalid_image"
 	CodeInvalidInviteLink        = "invalid_invite_link"
 	CodeInvalidJSON              = "invalid_json"
+	CodeInvalidKeyBudget         = "invalid_key_budget"
+	CodeInvalidKeyChat           = "invalid_key_chat"
+	CodeInvalidKeyExpiry         = "invalid_key_expiry"
+	CodeInvalidKeyName           = "invalid_key_name"
+	CodeInvalidKeyScope          = "invalid_key_scope"
+	CodeInvalidKeySecret         = "invalid_key_secret"
 	CodeInvalidLastEventID       = "invalid_last_event_id"
 	CodeInvalidLevel             = "invalid_level"
 	CodeInvalidLimit             = "invalid_limit"
@@ -87,6 +94,9 @@ const (
 	CodeInvalidWeek              = "invalid_week"
 	CodeInviteLinkRevoked        = "invite_link_revoked"
 	CodeInviteLinkUnknown        = "invite_link_unknown"
+	CodeKeyBudgetExceeded        = "key_budget_exceeded"
+	CodeKeyExists                = "key_exists"
+	CodeKeyNotFound              = "key_not_found"
 	CodeLocked                   = "locked"
 	CodeLogNotFound              = "log_not_found"
 	CodeMediaCorrupt             = "media_corrupt"
@@ -123,6 +133,7 @@ const (
 	CodeRangeNotSatisfiable      = "range_not_satisfiable"
 	CodeReadFailed               = "read_failed"
 	CodeReplayFailed             = "replay_failed"
+	CodeScopeMissing             = "scope_missing"
 	CodeSpoolFailed              = "spool_failed"
 	CodeStartFailed              = "start_failed"
 	CodeStillStarting            = "still_starting"
@@ -131,8 +142,8 @@ const (
 	CodeSubscriptionManaged      = "subscription_managed"
 	CodeSubscriptionNotFound     = "subscription_not_found"
 	CodeTargetFailed             = "target_failed"
-	CodeTargetRevoked            = "target_revoked"
 	CodeTargetNotAllowed         = "target_not_allowed"
+	CodeTargetRevoked            = "target_revoked"
 	CodeTargetUnreachable        = "target_unreachable"
 	CodeTargetUnverified         = "target_unverified"
 	CodeTemplatesUnavailable     = "templates_unavailable"
@@ -159,11 +170,11 @@ const (
 	CodeUnexpectedText           = "unexpected_text"
 	CodeUnexpectedVcard          = "unexpected_vcard"
 	CodeUnknownChat              = "unknown_chat"
-	CodeUnknownLID               = "unknown_lid"
 	CodeUnknownEventType         = "unknown_event_type"
 	CodeUnknownField             = "unknown_field"
 	CodeUnknownFormat            = "unknown_format"
 	CodeUnknownGroup             = "unknown_group"
+	CodeUnknownLID               = "unknown_lid"
 	CodeUnknownMessage           = "unknown_message"
 	CodeUnknownType              = "unknown_type"
 	CodeUnknownUpload            = "unknown_upload"
@@ -184,6 +195,7 @@ var Codes = []CodeInfo{
 	{CodeAuditRecordNotFound, KindNotFound, "no audit record … in …"},
 	{CodeBodyTooLarge, KindTooLarge, "the body must be at most N bytes"},
 	{CodeChatMismatch, KindInvalid, "the message was received in another chat than ?chat="},
+	{CodeChatNotAllowed, KindForbidden, "the key … may not reach the chat …"},
 	{CodeCheckRateLimited, KindRateLimited, "too many number checks reach WhatsApp (CHECK_RATE); retry after the Retry-After seconds"},
 	{CodeCrossOrigin, KindForbidden, "cross-origin sign-in refused"},
 	{CodeCSRF, KindForbidden, "The form is not from this dashboard; reload the page."},
@@ -224,6 +236,12 @@ var Codes = []CodeInfo{
 	{CodeInvalidImage, KindInvalid, "the file of item N is …, not a JPEG, PNG or WebP image"},
 	{CodeInvalidInviteLink, KindInvalid, "link must be https://chat.whatsapp.com/<code> or the code alone"},
 	{CodeInvalidJSON, KindInvalid, "the body is not one JSON object of the expected fields"},
+	{CodeInvalidKeyBudget, KindInvalid, "budget is messages per hour: 0 (the account's pace alone) to N"},
+	{CodeInvalidKeyChat, KindInvalid, "a chat of the allowlist is not a phone number, group or LID, or the list is over N chats"},
+	{CodeInvalidKeyExpiry, KindInvalid, "expires_at must be in the future"},
+	{CodeInvalidKeyName, KindInvalid, "name must be 1-N lower-case letters, digits, '.', '_' or '-', starting with a letter or digit"},
+	{CodeInvalidKeyScope, KindInvalid, "scopes must name at least one of read, send, mcp"},
+	{CodeInvalidKeySecret, KindInvalid, "the key's secret is shorter than 16 characters, or is API_KEY's"},
 	{CodeInvalidLastEventID, KindInvalid, "Last-Event-ID must be an event id this stream sent (a whole number)"},
 	{CodeInvalidLevel, KindInvalid, "level must be one of debug, info, warn, error"},
 	{CodeInvalidLimit, KindInvalid, "limit must be a number from 1 to the endpoint's maximum"},
@@ -260,6 +278,9 @@ var Codes = []CodeInfo{
 	{CodeInvalidWeek, KindInvalid, "week is required: YYYY-Www"},
 	{CodeInviteLinkRevoked, KindNotFound, "the invite link was revoked"},
 	{CodeInviteLinkUnknown, KindNotFound, "WhatsApp knows no group with this invite link"},
+	{CodeKeyBudgetExceeded, KindRateLimited, "the key's hourly send budget is spent; retry after the Retry-After seconds"},
+	{CodeKeyExists, KindConflict, "a key of that name exists; revoke it first"},
+	{CodeKeyNotFound, KindNotFound, "no key of that name"},
 	{CodeLocked, KindRateLimited, "Too many wrong codes; this action is locked for a few minutes."},
 	{CodeLogNotFound, KindNotFound, "no … log file for …"},
 	{CodeMediaCorrupt, KindInternal, "the stored file is damaged and was not served"},
@@ -296,6 +317,7 @@ var Codes = []CodeInfo{
 	{CodeRangeNotSatisfiable, KindInvalid, "the Range header asks for bytes the file does not have (416, answered by the media download: no kind maps to it)"},
 	{CodeReadFailed, KindInternal, "a store could not be read; see the bridge's log"},
 	{CodeReplayFailed, KindInternal, "the incoming history could not be replayed"},
+	{CodeScopeMissing, KindForbidden, "the key … lacks the … scope"},
 	{CodeSpoolFailed, KindInternal, "the attachment could not be stored"},
 	{CodeStartFailed, KindUnavailable, "the bridge failed to start and is stopping; its log says why"},
 	{CodeStillStarting, KindUnavailable, "the bridge is still starting and holds as many requests as it will; retry after the Retry-After seconds"},
@@ -304,8 +326,8 @@ var Codes = []CodeInfo{
 	{CodeSubscriptionManaged, KindConflict, "the subscription default is WEBHOOK_URL and WEBHOOK_SECRET: change the settings"},
 	{CodeSubscriptionNotFound, KindNotFound, "no such subscription"},
 	{CodeTargetFailed, KindConflict, "the message failed; it never reached WhatsApp"},
-	{CodeTargetRevoked, KindConflict, "the message is revoked (or its revoke is queued); it cannot be edited or revoked again"},
 	{CodeTargetNotAllowed, KindInvalid, "the target resolves to a loopback or link-local address, which subscriptions may not reach unless WEBHOOK_LOCAL_TARGETS is on"},
+	{CodeTargetRevoked, KindConflict, "the message is revoked (or its revoke is queued); it cannot be edited or revoked again"},
 	{CodeTargetUnreachable, KindInvalid, "target … could not be reached: …"},
 	{CodeTargetUnverified, KindInvalid, "target … refused the verification handshake: …"},
 	{CodeTemplatesUnavailable, KindUnavailable, "this bridge keeps no templates"},
@@ -332,11 +354,11 @@ var Codes = []CodeInfo{
 	{CodeUnexpectedText, KindInvalid, "item N is …, which has no text or caption"},
 	{CodeUnexpectedVcard, KindInvalid, "item N is …, not a contact"},
 	{CodeUnknownChat, KindNotFound, "the account has no such chat: nothing received in it, and not a number known to be on WhatsApp"},
-	{CodeUnknownLID, KindNotFound, "no phone number is known for this LID: the contact hides it, or the account never learned it"},
 	{CodeUnknownEventType, KindInvalid, "unknown event type …; the types are …"},
 	{CodeUnknownField, KindInvalid, "a form field is not one this endpoint takes"},
 	{CodeUnknownFormat, KindInvalid, "unknown format …; use standard"},
 	{CodeUnknownGroup, KindNotFound, "WhatsApp knows no such group"},
+	{CodeUnknownLID, KindNotFound, "no phone number is known for this LID: the contact hides it, or the account never learned it"},
 	{CodeUnknownMessage, KindNotFound, "message_id names no message received in this chat that the incoming history keeps"},
 	{CodeUnknownType, KindInvalid, "type of item N, …, is not …"},
 	{CodeUnknownUpload, KindInvalid, "media.upload_id names no upload of the last …"},

@@ -423,6 +423,21 @@ var migrations = []string{
 	);
 	CREATE INDEX inbox_lid_alone ON inbox (sender_lid) WHERE sender_phone = '' AND sender_lid <> '';
 	CREATE INDEX inbox_phone_alone ON inbox (sender_phone) WHERE sender_lid = '' AND sender_phone <> ''`,
+	// 21: the scoped API keys (bridge/apikeys): the SHA-256 of each secret,
+	// never the secret; scopes and chats as comma-separated lists; a key
+	// from the resource (source 'resource') is replaced by the operator's
+	// pushes, one made by the admin API is not.
+	`CREATE TABLE api_keys (
+		name       TEXT    PRIMARY KEY,
+		hash       BLOB    NOT NULL UNIQUE,
+		scopes     TEXT    NOT NULL,
+		chats      TEXT    NOT NULL DEFAULT '',
+		budget     INTEGER NOT NULL DEFAULT 0 CHECK (budget >= 0),
+		expires_at INTEGER,
+		approval   INTEGER NOT NULL DEFAULT 0,
+		source     TEXT    NOT NULL DEFAULT 'api' CHECK (source IN ('api', 'resource')),
+		created_at INTEGER NOT NULL
+	)`,
 }
 
 // OpenExistingBridgeDB opens bridge.db when it exists, which checks that it

@@ -87,6 +87,13 @@ func (c Caller) Expired(now time.Time) bool {
 var ErrOverBudget = Errorf(KindRateLimited, CodeKeyBudgetExceeded,
 	"the key's hourly send budget is spent; retry after the Retry-After seconds")
 
+// OverBudget is ErrOverBudget, retryable after wait.
+func OverBudget(wait time.Duration) error {
+	e := *ErrOverBudget
+	e.Err = RetryAfter(wait)
+	return &e
+}
+
 type callerKey struct{}
 
 // WithCaller returns ctx carrying c: a door puts the caller there once it

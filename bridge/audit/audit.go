@@ -58,6 +58,11 @@ const (
 	ActionSubscriptionCreate Action = "subscriptions.create"
 	ActionSubscriptionPut    Action = "subscriptions.put"
 	ActionSubscriptionDelete Action = "subscriptions.delete"
+	// ActionKeyUse records each request a named API key made; the
+	// detail names the key and the request.
+	ActionKeyUse    Action = "api.key_use"
+	ActionKeyCreate Action = "keys.create"
+	ActionKeyRevoke Action = "keys.revoke"
 )
 
 // Actions lists every action, for the API's description.
@@ -66,6 +71,7 @@ var Actions = []Action{
 	ActionAuditDelete, ActionWebhookRedeliver, ActionAPIKey, ActionAdminToken, ActionChatCode,
 	ActionWebhookReplay, ActionGroupCreate, ActionGroupUpdate, ActionGroupPhoto, ActionGroupMembers, ActionGroupInvite,
 	ActionGroupJoin, ActionGroupLeave, ActionSubscriptionCreate, ActionSubscriptionPut, ActionSubscriptionDelete,
+	ActionKeyUse, ActionKeyCreate, ActionKeyRevoke,
 }
 
 // Outcome is how the action ended.

@@ -55,7 +55,7 @@ type Config struct {
 	// (constant time, counted per address; Retry-After set on w when the
 	// address is locked). nil: the door checks it through a request of
 	// the API (GET /api/messages?limit=1), which costs a read of the log.
-	CheckKey func(w http.ResponseWriter, r *http.Request, presented string) error
+	CheckKey func(w http.ResponseWriter, r *http.Request, presented string) (bridge.Caller, error)
 	// Account is the linked account's number, digits; "" while none is
 	// linked (then any phone_number_id is accepted, so that sends queue as
 	// the bridge's own API queues them).
@@ -162,7 +162,14 @@ type handlerFunc func(w http.ResponseWriter, r *http.Request) error
 // own API (constant time), which the door's requests then pass again.
 func (d *Door) handle(h handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		err := d.authorize(r)
+		caller, err := d.authorize(r)
+		if err == nil {
+			// What the door serves itself (media, templates) sees the
+			// caller as the bridge's own API does: its scope here, its
+			// chats in the use cases.
+			r = r.WithContext(bridge.WithCaller(r.Context(), caller))
+			err = caller.Require(scopeOf(r.Method))
+		}
 		if err == nil {
 			err = h(w, r)
 		}
@@ -233,20 +240,30 @@ func (d *Door) call(r *http.Request, method, path string, body io.Reader, conten
 	return a, nil
 }
 
-// authorize checks r's credential before anything else the door does.
-func (d *Door) authorize(r *http.Request) error {
+// authorize checks r's credential before anything else the door does and
+// returns who presented it.
+func (d *Door) authorize(r *http.Request) (bridge.Caller, error) {
 	if d.cfg.CheckKey == nil {
 		_, err := d.call(r, http.MethodGet, "/api/messages?limit=1", nil, "")
-		return err
+		return bridge.Owner(), err
 	}
 	rec := &answer{header: http.Header{}}
-	err := d.cfg.CheckKey(rec, r, token(r))
+	c, err := d.cfg.CheckKey(rec, r, token(r))
 	if err == nil {
-		return nil
+		return c, nil
 	}
 	g := *fromBridge(err) // a copy: the shared errors stay as they are
 	g.retryAfter = rec.header.Get("Retry-After")
-	return &g
+	return bridge.Caller{}, &g
+}
+
+// scopeOf is the scope a Graph request needs: reading for GET, sending
+// (or changing) for the rest.
+func scopeOf(method string) bridge.Scope {
+	if method == http.MethodGet || method == http.MethodHead {
+		return bridge.ScopeRead
+	}
+	return bridge.ScopeSend
 }
 
 // pathEscape escapes one path segment of an API request.

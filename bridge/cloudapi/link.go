@@ -112,7 +112,7 @@ func (d *Door) uploadLink(r *http.Request, link, name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := d.authorize(r); err != nil { // a stranger makes the bridge fetch nothing
+	if _, err := d.authorize(r); err != nil { // a stranger makes the bridge fetch nothing
 		return "", err
 	}
 	select {

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 
+	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/audit"
 	"github.com/msgbridge/msgbridge/contract"
 )
@@ -36,18 +37,25 @@ func (s *server) checkAdminToken(w http.ResponseWriter, r *http.Request) error {
 	return s.Guard.Check(w, r, audit.ActionAdminToken, "admin token", r.Header.Get(contract.AdminTokenHeader), s.AdminToken)
 }
 
-// checkAPIKey checks a presented API key within the per-address limit.
-func (s *server) checkAPIKey(w http.ResponseWriter, r *http.Request, presented string) error {
-	return s.Guard.Check(w, r, audit.ActionAPIKey, "API key", presented, s.Send.APIKey)
-}
-
-// requireAPIKey admits requests carrying the API key in the header or the
-// query (reads have no body).
-func (s *server) requireAPIKey(next HandlerFunc) HandlerFunc {
+// requireAPIKey admits requests carrying an API key with scope in the
+// header or the query (reads have no body), whose chat, when the route
+// names one, is in the key's allowlist; the handler runs with the caller
+// in its context, and a named key's every use is audited.
+func (s *server) requireAPIKey(scope bridge.Scope, next HandlerFunc) HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		if err := s.checkAPIKey(w, r, presentedAPIKey(r)); err != nil {
+		c, err := s.checkAPIKey(w, r, presentedAPIKey(r))
+		if err != nil {
 			return err
 		}
-		return next(w, r)
+		r = r.WithContext(bridge.WithCaller(r.Context(), c))
+		err = c.Require(scope)
+		if err == nil {
+			err = routeChatAllowed(r, c)
+		}
+		if err == nil {
+			err = next(w, r)
+		}
+		s.auditKeyUse(r, c, err)
+		return err
 	}
 }

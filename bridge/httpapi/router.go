@@ -40,6 +40,9 @@ type Deps struct {
 	Pacing Pacing
 	// Send configures POST /send; its APIKey also guards the message log.
 	Send SendConfig
+	// Keys are API_KEY and the scoped keys (*apikeys.Keys), which every
+	// door checks; nil: API_KEY alone, with every scope.
+	Keys Callers
 	// Uploads keeps the files of POST /api/uploads for POST /api/messages;
 	// nil: both answer 503 uploads_unavailable for attachments.
 	Uploads Uploads
@@ -113,10 +116,6 @@ type Deps struct {
 	CloudAPI      func(own http.Handler, checkKey KeyCheck) http.Handler
 	CloudAPIPaths *regexp.Regexp
 }
-
-// KeyCheck checks a presented API key for request r, as every API
-// request's is checked; a locked address gets Retry-After on w.
-type KeyCheck func(w http.ResponseWriter, r *http.Request, presented string) error
 
 // server is the API: its handlers are its methods.
 type server struct {
@@ -224,37 +223,39 @@ func (s *server) subscriptionRoutes(r *mux.Router, prefix string, admin func(Han
 // reads it from the form).
 func (s *server) messagingRoutes(r *mux.Router) {
 	r.Handle("/send", s.handle(s.send)).Methods(post)
+	read, send := bridge.ScopeRead, bridge.ScopeSend
 	for _, route := range []struct {
 		path, method string
+		scope        bridge.Scope
 		h            HandlerFunc
 	}{
-		{"/api/messages", get, s.listMessages},
-		{"/api/messages", post, s.postMessage},
-		{"/api/uploads", post, s.postUpload},
-		{"/api/uploads/{id}", del, s.deleteUpload},
-		{"/api/messages/{id}", get, s.getMessage},
-		{"/api/messages/{id}", patch, s.editMessage},
-		{"/api/messages/{id}", del, s.revokeMessage},
-		{"/api/messages/{id}/reaction", post, s.react},
-		{"/api/media/{id}", get, s.getMedia},
-		{"/api/chats/{jid}/read", post, s.markRead},
-		{"/api/chats/{jid}/presence", post, s.setPresence},
-		{"/api/contacts/{number}", get, s.contact},
-		{"/api/groups", post, s.createGroup},
-		{"/api/groups/join", post, s.joinGroup},
-		{"/api/groups/{jid}", get, s.getGroup},
-		{"/api/groups/{jid}", patch, s.updateGroup},
-		{"/api/groups/{jid}/photo", http.MethodPut, s.setGroupPhoto},
-		{"/api/groups/{jid}/photo", del, s.deleteGroupPhoto},
-		{"/api/groups/{jid}/participants", post, s.changeMembers},
-		{"/api/groups/{jid}/invite-link", get, s.getInviteLink},
-		{"/api/groups/{jid}/invite-link", del, s.revokeInviteLink},
-		{"/api/groups/{jid}/leave", post, s.leaveGroup},
+		{"/api/messages", get, read, s.listMessages},
+		{"/api/messages", post, send, s.postMessage},
+		{"/api/uploads", post, send, s.postUpload},
+		{"/api/uploads/{id}", del, send, s.deleteUpload},
+		{"/api/messages/{id}", get, read, s.getMessage},
+		{"/api/messages/{id}", patch, send, s.editMessage},
+		{"/api/messages/{id}", del, send, s.revokeMessage},
+		{"/api/messages/{id}/reaction", post, send, s.react},
+		{"/api/media/{id}", get, read, s.getMedia},
+		{"/api/chats/{jid}/read", post, send, s.markRead},
+		{"/api/chats/{jid}/presence", post, send, s.setPresence},
+		{"/api/contacts/{number}", get, read, s.contact},
+		{"/api/groups", post, send, s.createGroup},
+		{"/api/groups/join", post, send, s.joinGroup},
+		{"/api/groups/{jid}", get, read, s.getGroup},
+		{"/api/groups/{jid}", patch, send, s.updateGroup},
+		{"/api/groups/{jid}/photo", http.MethodPut, send, s.setGroupPhoto},
+		{"/api/groups/{jid}/photo", del, send, s.deleteGroupPhoto},
+		{"/api/groups/{jid}/participants", post, send, s.changeMembers},
+		{"/api/groups/{jid}/invite-link", get, read, s.getInviteLink},
+		{"/api/groups/{jid}/invite-link", del, send, s.revokeInviteLink},
+		{"/api/groups/{jid}/leave", post, send, s.leaveGroup},
 	} {
-		r.Handle(route.path, s.handle(s.requireAPIKey(route.h))).Methods(route.method)
+		r.Handle(route.path, s.handle(s.requireAPIKey(route.scope, route.h))).Methods(route.method)
 	}
 	if s.Events != nil {
-		r.Handle("/api/events", s.handle(s.requireAPIKey(s.streamEvents))).Methods(get)
+		r.Handle("/api/events", s.handle(s.requireAPIKey(read, s.streamEvents))).Methods(get)
 	}
 }
 

@@ -2,6 +2,7 @@ package sendqueue
 
 import (
 	"context"
+	"time"
 
 	"github.com/go-logr/logr"
 
@@ -26,6 +27,15 @@ type Render func(Result) (StoredResponse, error)
 type Sending struct {
 	Queue Submitter
 	Log   logr.Logger
+	// Budget counts the sends of keys with an hourly budget
+	// (*apikeys.Keys); nil: no key has one.
+	Budget Budget
+}
+
+// Budget counts a caller's sends against its hourly budget; over it, the
+// error carries the wait (bridge.OverBudget).
+type Budget interface {
+	Spend(c bridge.Caller, messages int) (time.Duration, error)
 }
 
 // Send validates d and submits it. On any error the draft's spooled files
@@ -43,6 +53,10 @@ func (s Sending) Send(ctx context.Context, d Draft, render Render) (StoredRespon
 // returns the door's answer: the stored one for a repeat of the key,
 // otherwise render's, which is stored under the key.
 func (s Sending) Submit(ctx context.Context, req Request, render Render) (StoredResponse, error) {
+	if err := s.authorize(ctx, req); err != nil {
+		req.discard()
+		return StoredResponse{}, err
+	}
 	res, err := s.Queue.Submit(ctx, req)
 	if err != nil {
 		req.discard()

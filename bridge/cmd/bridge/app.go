@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/bridge/apikeys"
 	"github.com/msgbridge/msgbridge/bridge/audit"
 	"github.com/msgbridge/msgbridge/bridge/cloudapi"
 	"github.com/msgbridge/msgbridge/bridge/datadir"
@@ -370,8 +371,12 @@ func cloudDoor(a *app) func(http.Handler, httpapi.KeyCheck) http.Handler {
 	}
 }
 
-func newHTTPServer(_ context.Context, a *app) error {
+func newHTTPServer(ctx context.Context, a *app) error {
 	s := a.settings
+	keys, err := apikeys.Open(ctx, a.db, s.APIKey, time.Now)
+	if err != nil {
+		return fmt.Errorf("api keys: %w", err)
+	}
 	recorder := httpapi.AuditRecorder{Trail: a.audit, Logger: a.log.WithName("audit")}
 	// One limit on failed credentials per address for the API and the
 	// dashboard's sign-in together.
@@ -395,6 +400,7 @@ func newHTTPServer(_ context.Context, a *app) error {
 		Groups:     a.session, GroupAnswers: sendqueue.NewAnswers(a.db, a.writer, time.Now), GroupActionRate: s.GroupActionRate,
 		Send: httpapi.SendConfig{APIKey: s.APIKey, SpoolDir: a.dir.SpoolDir(), MaxFileSize: s.MaxFileSize,
 			SpoolMaxBytes: spoolMax},
+		Keys:           keys,
 		Guard:          creds,
 		Limits:         serverLimits(s),
 		TrustedProxies: s.TrustedProxies,

@@ -1,22 +1,29 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 	"time"
 
 	"github.com/gorilla/mux"
 
 	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/bridge/apikeys"
 	"github.com/msgbridge/msgbridge/bridge/audit"
 	"github.com/msgbridge/msgbridge/bridge/guard"
 )
 
-// Callers tells who presented an API key (*apikeys.Keys): API_KEY, a
-// scoped key, or nobody (bridge.ErrUnauthorized, also for an expired or
-// revoked key); and counts a key's sends against its hourly budget.
-type Callers interface {
+// Keys are the API keys (*apikeys.Keys). Authenticate tells who presented
+// one: API_KEY, a scoped key, or nobody (bridge.ErrUnauthorized, also for
+// an expired or revoked key); Spend counts a key's sends against its
+// hourly budget; the rest manage them under /api/admin/keys.
+type Keys interface {
 	Authenticate(presented string) (bridge.Caller, error)
 	Spend(c bridge.Caller, messages int) (time.Duration, error)
+	Create(ctx context.Context, r apikeys.Request) (apikeys.Key, bridge.Secret, error)
+	Put(ctx context.Context, r apikeys.Request, secret bridge.Secret) (apikeys.Key, error)
+	List(ctx context.Context) ([]apikeys.Key, error)
+	Revoke(ctx context.Context, name string) error
 }
 
 // KeyCheck is the one check of an API key, for every door (the JSON API,
@@ -72,10 +79,9 @@ func routeChatAllowed(r *http.Request, c bridge.Caller) error {
 	vars := mux.Vars(r)
 	for _, name := range []string{"jid", "number"} {
 		if v, ok := vars[name]; ok {
-			chat, err := bridge.ParseRecipient(v)
-			if err != nil {
-				return nil // the handler answers the malformed chat with its own code
-			}
+			// A malformed chat is no chat of the allowlist: the zero
+			// Recipient is refused like any other outside it.
+			chat, _ := bridge.ParseRecipient(v)
 			return c.RequireChat(chat)
 		}
 	}

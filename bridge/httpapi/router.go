@@ -41,8 +41,9 @@ type Deps struct {
 	// Send configures POST /send; its APIKey also guards the message log.
 	Send SendConfig
 	// Keys are API_KEY and the scoped keys (*apikeys.Keys), which every
-	// door checks; nil: API_KEY alone, with every scope.
-	Keys Callers
+	// door checks, managed under /api/admin/keys; nil: API_KEY alone,
+	// with every scope, and no such routes.
+	Keys Keys
 	// Uploads keeps the files of POST /api/uploads for POST /api/messages;
 	// nil: both answer 503 uploads_unavailable for attachments.
 	Uploads Uploads
@@ -207,6 +208,9 @@ func (s *server) adminRoutes(r *mux.Router, prefix string, admin func(HandlerFun
 	r.Handle(prefix+"/analytics/delivery", admin(s.deliveryAnalytics)).Methods(get)
 	if s.Subscriptions != nil {
 		s.subscriptionRoutes(r, prefix, admin, audited)
+	}
+	if s.Keys != nil {
+		s.keyRoutes(r, prefix, admin, audited)
 	}
 }
 

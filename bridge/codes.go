@@ -122,6 +122,7 @@ const (
 	CodeMixedFieldForms          = "mixed_field_forms"
 	CodeNoQR                     = "no_qr"
 	CodeNotActionable            = "not_actionable"
+	CodeNotAwaitingApproval      = "not_awaiting_approval"
 	CodeNotDead                  = "not_dead"
 	CodeNotEditable              = "not_editable"
 	CodeNotFound                 = "not_found"
@@ -306,6 +307,7 @@ var Codes = []CodeInfo{
 	{CodeMixedFieldForms, KindInvalid, "use either … or …[], not both, in one request"},
 	{CodeNoQR, KindNotFound, "No QR code to show."},
 	{CodeNotActionable, KindConflict, "a … cannot be acted on"},
+	{CodeNotAwaitingApproval, KindConflict, "the message awaits no approval: it was approved, rejected or expired, or never held"},
 	{CodeNotDead, KindConflict, "the webhook event is not a dead letter"},
 	{CodeNotEditable, KindConflict, "only a text can be edited; this is a …"},
 	{CodeNotFound, KindNotFound, "no such endpoint, file or thing with this id"},

@@ -63,6 +63,10 @@ const (
 	ActionKeyUse    Action = "api.key_use"
 	ActionKeyCreate Action = "keys.create"
 	ActionKeyRevoke Action = "keys.revoke"
+	// ActionApprovalApprove and ActionApprovalReject: a person decided on
+	// a send held for approval.
+	ActionApprovalApprove Action = "approvals.approve"
+	ActionApprovalReject  Action = "approvals.reject"
 )
 
 // Actions lists every action, for the API's description.
@@ -71,7 +75,7 @@ var Actions = []Action{
 	ActionAuditDelete, ActionWebhookRedeliver, ActionAPIKey, ActionAdminToken, ActionChatCode,
 	ActionWebhookReplay, ActionGroupCreate, ActionGroupUpdate, ActionGroupPhoto, ActionGroupMembers, ActionGroupInvite,
 	ActionGroupJoin, ActionGroupLeave, ActionSubscriptionCreate, ActionSubscriptionPut, ActionSubscriptionDelete,
-	ActionKeyUse, ActionKeyCreate, ActionKeyRevoke,
+	ActionKeyUse, ActionKeyCreate, ActionKeyRevoke, ActionApprovalApprove, ActionApprovalReject,
 }
 
 // Outcome is how the action ended.

@@ -44,6 +44,9 @@ type Deps struct {
 	// door checks, managed under /api/admin/keys; nil: API_KEY alone,
 	// with every scope, and no such routes.
 	Keys Keys
+	// Approvals are the sends held for approval, decided under
+	// /api/admin/approvals; nil leaves those routes out.
+	Approvals Approvals
 	// Uploads keeps the files of POST /api/uploads for POST /api/messages;
 	// nil: both answer 503 uploads_unavailable for attachments.
 	Uploads Uploads
@@ -211,6 +214,9 @@ func (s *server) adminRoutes(r *mux.Router, prefix string, admin func(HandlerFun
 	}
 	if s.Keys != nil {
 		s.keyRoutes(r, prefix, admin, audited)
+	}
+	if s.Approvals != nil {
+		s.approvalRoutes(r, prefix, admin, audited)
 	}
 }
 

@@ -157,7 +157,7 @@ func renderSendResponse(res sendqueue.Result) (int, []byte) {
 	queued, failed := false, 0
 	for i, m := range res.Messages {
 		out.Messages[i] = sentItem(m, placeAt(res.Places, i))
-		queued = queued || m.Status == bridge.StatusQueued
+		queued = queued || m.Status == bridge.StatusQueued || m.Status == bridge.StatusAwaitingApproval
 		if m.Status == bridge.StatusFailed {
 			failed++
 		}

@@ -27,3 +27,10 @@ func (s Sending) authorize(ctx context.Context, req Request) error {
 	}
 	return nil
 }
+
+// held is req as its caller may send it: held for approval when its key
+// requires one.
+func held(ctx context.Context, req Request) Request {
+	req.AwaitApproval = req.AwaitApproval || bridge.CallerOf(ctx).Approval
+	return req
+}

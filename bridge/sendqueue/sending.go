@@ -57,6 +57,7 @@ func (s Sending) Submit(ctx context.Context, req Request, render Render) (Stored
 		req.discard()
 		return StoredResponse{}, err
 	}
+	req = held(ctx, req)
 	res, err := s.Queue.Submit(ctx, req)
 	if err != nil {
 		req.discard()

@@ -438,6 +438,46 @@ var migrations = []string{
 		source     TEXT    NOT NULL DEFAULT 'api' CHECK (source IN ('api', 'resource')),
 		created_at INTEGER NOT NULL
 	)`,
+	// 22: the status AwaitingApproval (a send of a key with approval, held
+	// until a person approves or rejects it): SQLite changes a CHECK only
+	// by rebuilding the table; the indexes are made again, and the
+	// awaiting ones, which are due never, are listed by their own.
+	`CREATE TABLE messages_v22 (
+		id              TEXT    PRIMARY KEY,
+		whatsapp_id     TEXT    NOT NULL UNIQUE,
+		request_id      TEXT    NOT NULL,
+		position        INTEGER NOT NULL,
+		recipient       TEXT    NOT NULL,
+		type            TEXT    NOT NULL CHECK (type IN ('text', 'image', 'document', 'video', 'audio',
+		                        'location', 'contact', 'reaction', 'edit', 'revoke', 'poll', 'buttons')),
+		body            TEXT    NOT NULL DEFAULT '',
+		file_path       TEXT    NOT NULL DEFAULT '',
+		file_name       TEXT    NOT NULL DEFAULT '',
+		mimetype        TEXT    NOT NULL DEFAULT '',
+		file_size       INTEGER NOT NULL DEFAULT 0,
+		status          TEXT    NOT NULL CHECK (status IN ('AwaitingApproval', 'Queued', 'Sent', 'Delivered', 'Read', 'Failed')),
+		retry_count     INTEGER NOT NULL DEFAULT 0,
+		attempts        INTEGER NOT NULL DEFAULT 0,
+		last_error      TEXT    NOT NULL DEFAULT '',
+		next_attempt_at INTEGER,
+		created_at      INTEGER NOT NULL,
+		updated_at      INTEGER NOT NULL,
+		reply_to        TEXT    NOT NULL DEFAULT '',
+		target_id       TEXT    NOT NULL DEFAULT '',
+		emoji           TEXT    NOT NULL DEFAULT '',
+		details         TEXT    NOT NULL DEFAULT '{}',
+		account         TEXT    NOT NULL DEFAULT ''
+	);
+	INSERT INTO messages_v22 SELECT id, whatsapp_id, request_id, position, recipient, type, body, file_path,
+		file_name, mimetype, file_size, status, retry_count, attempts, last_error, next_attempt_at, created_at,
+		updated_at, reply_to, target_id, emoji, details, account FROM messages ORDER BY rowid;
+	DROP TABLE messages;
+	ALTER TABLE messages_v22 RENAME TO messages;
+	CREATE INDEX messages_due ON messages (next_attempt_at) WHERE next_attempt_at IS NOT NULL;
+	CREATE INDEX messages_created ON messages (created_at, id);
+	CREATE INDEX messages_chat ON messages (recipient, created_at, position) WHERE status = 'Queued';
+	CREATE INDEX messages_recipient ON messages (recipient, created_at, id);
+	CREATE INDEX messages_awaiting ON messages (created_at, id) WHERE status = 'AwaitingApproval'`,
 }
 
 // OpenExistingBridgeDB opens bridge.db when it exists, which checks that it

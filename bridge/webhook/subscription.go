@@ -56,6 +56,7 @@ func (s *Subscription) Takes(eventType string) bool {
 var EventTypes = []string{
 	TypeMessageStatus, TypeMessageUpsert, TypeSessionStatus, TypeMessageReaction, TypeMessageEdit, TypeMessageRevoke,
 	TypeMessagePollVote, TypeGroupParticipants, TypeGroupUpdate, TypeStatusUpdate, TypeCallOffer, TypeCallEnded, TypeContactIdentity,
+	TypeMessageApproval,
 }
 
 // Target schemes.

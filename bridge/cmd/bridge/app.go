@@ -401,6 +401,7 @@ func newHTTPServer(ctx context.Context, a *app) error {
 		Send: httpapi.SendConfig{APIKey: s.APIKey, SpoolDir: a.dir.SpoolDir(), MaxFileSize: s.MaxFileSize,
 			SpoolMaxBytes: spoolMax},
 		Keys:           keys,
+		Approvals:      a.queue,
 		Guard:          creds,
 		Limits:         serverLimits(s),
 		TrustedProxies: s.TrustedProxies,

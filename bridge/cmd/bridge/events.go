@@ -90,7 +90,12 @@ type statusEvents struct{ webhooks *webhook.Outbox }
 var _ sendqueue.Events = statusEvents{}
 
 func (e statusEvents) StatusChanged(ctx context.Context, tx *sql.Tx, m bridge.Message) error {
-	return e.webhooks.Enqueue(ctx, tx, webhook.MessageStatusOf(m))
+	for _, ev := range webhook.MessageEvents(m) {
+		if err := e.webhooks.Enqueue(ctx, tx, ev); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // gauges are the metrics read at each scrape from the parts that know them.

@@ -56,9 +56,13 @@ func newKeysEnv(t *testing.T) *keysEnv {
 	dir := t.TempDir()
 	log := sendqueue.NewMessageLog(sendqueue.MessageLogOptions{DB: db, Batcher: writer, Log: logr.Discard()})
 	queue := sendqueue.New(sendqueue.Options{Log: log, Sender: e.sender, Schedule: []time.Duration{time.Hour}})
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan struct{})
+	go func() { _ = queue.Run(ctx); close(stopped) }() // approved sends go by the worker
+	t.Cleanup(func() { cancel(); <-stopped })
 	uploads := spool.NewUploads(spool.UploadOptions{DB: db, Batcher: writer, Dir: dir, Log: logr.Discard()})
 	e.srv = newTestServer(t, Deps{Messages: queue, Targets: queue, Uploads: uploads, Chats: &fakeChats{}, Inbox: fakeHistory{},
-		Keys: keys, Events: e.outbox, Audit: AuditRecorder{Trail: e.audit, Logger: logr.Discard()},
+		Keys: keys, Approvals: queue, Events: e.outbox, Audit: AuditRecorder{Trail: e.audit, Logger: logr.Discard()},
 		Send:          SendConfig{APIKey: testAPIKey, SpoolDir: dir, MaxFileSize: 1 << 20},
 		CloudAPIPaths: cloudapi.PathPrefix,
 		CloudAPI: func(own http.Handler, checkKey KeyCheck) http.Handler {
@@ -342,5 +346,50 @@ func TestAdminPutKey(t *testing.T) {
 	e.createKey(t, `{"name":"byhand","scopes":["read"]}`)
 	if status, raw := put("byhand", `{"scopes":["send"],"key":"other-secret-0123456789"}`); status != http.StatusConflict {
 		t.Errorf("put over a key made by hand: %d %s", status, raw)
+	}
+}
+
+// A key with approval: its send is answered 202 AwaitingApproval and
+// nothing is sent; listed under /api/admin/approvals, approved, it is
+// sent; a second one rejected is Failed and never sent.
+func TestKeyWithApprovalWaitsForAPerson(t *testing.T) {
+	e := newKeysEnv(t)
+	key := e.createKey(t, `{"name":"assistant","scopes":["send"],"approval":true}`)
+	status, raw := e.postJSON(t, key, allowedChat)
+	if status != http.StatusAccepted || !strings.Contains(raw, `"status":"AwaitingApproval"`) {
+		t.Fatalf("held send: %d %s", status, raw)
+	}
+	status, raw = call(t, http.MethodGet, e.srv.URL+"/api/admin/approvals", nil, "X-Admin-Token: "+testAdminToken)
+	var held struct {
+		Messages []struct{ ID, Text string } `json:"messages"`
+	}
+	if err := json.Unmarshal([]byte(raw), &held); err != nil || status != http.StatusOK || len(held.Messages) != 1 || held.Messages[0].Text != "hello" {
+		t.Fatalf("approvals: %d %s", status, raw)
+	}
+	if n := len(e.sender.outgoing()); n != 0 {
+		t.Fatalf("%d sent before approval", n)
+	}
+	id := held.Messages[0].ID
+	if status, raw := call(t, http.MethodPost, e.srv.URL+"/api/admin/approvals/"+id+"/approve", nil, "X-Admin-Token: "+testAdminToken); status != http.StatusOK {
+		t.Fatalf("approve: %d %s", status, raw)
+	}
+	testutil.Eventually(t, 10*time.Second, func() bool { return len(e.sender.outgoing()) == 1 }, "the approved send")
+	if status, raw := call(t, http.MethodPost, e.srv.URL+"/api/admin/approvals/"+id+"/reject", nil, "X-Admin-Token: "+testAdminToken); status != http.StatusConflict || errorCode(t, raw) != bridge.CodeNotAwaitingApproval {
+		t.Errorf("reject after approval: %d %s", status, raw)
+	}
+	e.postJSON(t, key, allowedChat)
+	_, raw = call(t, http.MethodGet, e.srv.URL+"/api/admin/approvals", nil, "X-Admin-Token: "+testAdminToken)
+	if err := json.Unmarshal([]byte(raw), &held); err != nil || len(held.Messages) != 1 {
+		t.Fatalf("approvals: %s", raw)
+	}
+	status, raw = call(t, http.MethodPost, e.srv.URL+"/api/admin/approvals/"+held.Messages[0].ID+"/reject", nil, "X-Admin-Token: "+testAdminToken)
+	if status != http.StatusOK || !strings.Contains(raw, `"status":"Failed"`) || !strings.Contains(raw, bridge.FailApprovalRejected) {
+		t.Errorf("reject: %d %s", status, raw)
+	}
+	if status, raw := call(t, http.MethodPost, e.srv.URL+"/api/admin/approvals/nope/approve", nil, "X-Admin-Token: "+testAdminToken); status != http.StatusNotFound {
+		t.Errorf("unknown id: %d %s", status, raw)
+	}
+	if n := len(e.sender.outgoing()); n != 1 {
+		t.Errorf("%d sent, want the approved one only", n)
 	}
 }

@@ -38,8 +38,8 @@ func TestDashboardKeysPageInBrowser(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`#key-form button[type="submit"]`)))
 	waitJS(t, ctx, "the secret shown", `document.getElementById("key-secret").textContent.includes("mbk_")`, 10*time.Second)
 	shown := eval[string](t, ctx, `document.getElementById("key-secret").textContent`)
-	secret := shown[strings.Index(shown, "mbk_"):]
-	secret = secret[:strings.IndexAny(secret, " —")]
+	_, rest, _ := strings.Cut(shown, ": ")
+	secret, _, _ := strings.Cut(rest, " ")
 	waitJS(t, ctx, "the key listed", `document.querySelector('#keys li[data-key="assistant"]') !== null`, 10*time.Second)
 
 	code, raw := keyCall(t, p, secret, http.MethodPost, "/api/messages", `{"to":"`+alice+`","type":"text","text":"held for a person"}`)

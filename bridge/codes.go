@@ -87,6 +87,7 @@ const (
 	CodeInvalidSubject           = "invalid_subject"
 	CodeInvalidSubscriptionID    = "invalid_subscription_id"
 	CodeInvalidTarget            = "invalid_target"
+	CodeInvalidTargetOption      = "invalid_target_option"
 	CodeInvalidText              = "invalid_text"
 	CodeInvalidType              = "invalid_type"
 	CodeInvalidVcard             = "invalid_vcard"
@@ -222,7 +223,7 @@ var Codes = []CodeInfo{
 	{CodeInvalidButtonTitle, KindInvalid, "buttons[N].title must be one line of 1-N characters"},
 	{CodeInvalidButtons, KindInvalid, "a message has 1 to N buttons, not N"},
 	{CodeInvalidChat, KindInvalid, "chat must be a number with country code, <id>@g.us, <digits>@lid or <digits>@s.whatsapp.net"},
-	{CodeInvalidCredentials, KindInvalid, "credentials are for nats:// targets, as user and password or a token, not both"},
+	{CodeInvalidCredentials, KindInvalid, "credentials are for nats:// targets (user and password or a token, not both) and amqp:// targets (user and password)"},
 	{CodeInvalidCursor, KindInvalid, "cursor is not one this API returned"},
 	{CodeInvalidDate, KindInvalid, "date must be a calendar date YYYY-MM-DD"},
 	{CodeInvalidDays, KindInvalid, "days must be a whole number from 1 to 366"},
@@ -271,7 +272,8 @@ var Codes = []CodeInfo{
 	{CodeInvalidStatusType, KindInvalid, "a status is text, image or video, not …"},
 	{CodeInvalidSubject, KindInvalid, "subject must be 1-100 characters without control characters"},
 	{CodeInvalidSubscriptionID, KindInvalid, "the body's id differs from the path's"},
-	{CodeInvalidTarget, KindInvalid, "target must be an http(s):// URL or nats://host:port/<subject prefix>, without user information (credentials go in credentials)"},
+	{CodeInvalidTarget, KindInvalid, "target must be an http(s):// URL, nats://host:port/<subject prefix> or amqp(s)://host:port/<vhost>?exchange=…&prefix=…, without user information (credentials go in credentials)"},
+	{CodeInvalidTargetOption, KindInvalid, "unknown option … of an amqp:// target; the options are exchange and prefix"},
 	{CodeInvalidText, KindInvalid, "a string is not valid UTF-8 or holds lone surrogates or NUL"},
 	{CodeInvalidType, KindInvalid, "… is not an action"},
 	{CodeInvalidVcard, KindInvalid, "vcard …"},

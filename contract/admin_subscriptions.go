@@ -17,7 +17,8 @@ const OperatorSubscriptionPrefix = "k8s-"
 // bridge never echoes them back.
 type Subscription struct {
 	ID string `json:"id"`
-	// Target is an http(s):// URL or nats://host:port/<subject prefix>.
+	// Target is an http(s):// URL, nats://host:port/<subject prefix> or
+	// amqp(s)://host:port/<vhost>?exchange=<name>&prefix=<routing key prefix>.
 	Target string `json:"target"`
 	// Events filters the event types; empty receives every event.
 	Events []string `json:"events"`
@@ -25,7 +26,8 @@ type Subscription struct {
 	Format string `json:"format"`
 	// Secret is the whsec_ signing secret of every delivery.
 	Secret string `json:"secret,omitempty"`
-	// Credentials authenticate to a nats:// target's server.
+	// Credentials authenticate to a nats:// target's server or an
+	// amqp(s):// target's broker.
 	Credentials *SubscriptionCredentials `json:"credentials,omitempty"`
 	Headers     map[string]string        `json:"headers,omitempty"`
 	Enabled     bool                     `json:"enabled"`

@@ -289,15 +289,17 @@ func TestCRDRejectsInvalidSubscriptions(t *testing.T) {
 		subs []msgbridgev1alpha1.SubscriptionSpec
 		want string
 	}{
-		{"ftp target", []msgbridgev1alpha1.SubscriptionSpec{sub("a", "ftp://x.example/")}, "subscription target must be http, https or nats"},
+		{"ftp target", []msgbridgev1alpha1.SubscriptionSpec{sub("a", "ftp://x.example/")}, "subscription target must be http, https, nats, amqp or amqps"},
 		{"target without host", []msgbridgev1alpha1.SubscriptionSpec{sub("a", "nats://")}, "absolute URL with a host"},
+		{"amqp target without host", []msgbridgev1alpha1.SubscriptionSpec{sub("a", "amqp:///?exchange=x")}, "absolute URL with a host"},
+		{"cloud on amqp", []msgbridgev1alpha1.SubscriptionSpec{{Name: "a", Target: "amqp://r.example/", Format: msgbridgev1alpha1.SubscriptionFormatCloud}}, "format cloud needs an http or https target"},
 		{"two of one name", []msgbridgev1alpha1.SubscriptionSpec{sub("a", "https://x.example/"), sub("a", "https://y.example/")}, "Duplicate value"},
 		{"name with capitals", []msgbridgev1alpha1.SubscriptionSpec{sub("CRM", "https://x.example/")}, "should match"},
 		{"cloud on nats", []msgbridgev1alpha1.SubscriptionSpec{{Name: "a", Target: "nats://n.example:4222/wa", Format: msgbridgev1alpha1.SubscriptionFormatCloud}}, "format cloud needs an http or https target"},
 		{"bad header name", []msgbridgev1alpha1.SubscriptionSpec{{Name: "a", Target: "https://x.example/", Headers: map[string]string{"X Team": "a"}}}, "header names must be"},
 		{"bad event", []msgbridgev1alpha1.SubscriptionSpec{{Name: "a", Target: "https://x.example/", Events: []string{"Message Upsert"}}}, "should match"},
 		{"NATS credentials on http", []msgbridgev1alpha1.SubscriptionSpec{{Name: "a", Target: "https://x.example/",
-			CredentialsSecretRef: &msgbridgev1alpha1.SecretReference{Name: "nats-creds"}}}, "credentialsSecretRef is for a nats:// target"},
+			CredentialsSecretRef: &msgbridgev1alpha1.SecretReference{Name: "nats-creds"}}}, "credentialsSecretRef is for a nats:// or amqp(s):// target"},
 		{"credentials Secret name", []msgbridgev1alpha1.SubscriptionSpec{{Name: "a", Target: "nats://n.example:4222/wa",
 			CredentialsSecretRef: &msgbridgev1alpha1.SecretReference{Name: "Nats_Creds"}}}, "DNS-1123 subdomain"},
 	}
@@ -316,6 +318,9 @@ func TestCRDRejectsInvalidSubscriptions(t *testing.T) {
 		mb.Spec.Subscriptions = []msgbridgev1alpha1.SubscriptionSpec{sub("crm", "https://crm.example/hooks"), sub("bus", "nats://n.example:4222/wa"),
 			{Name: "all", Target: "http://a.example/", Events: []string{"*", "message.*"}},
 			{Name: "jet", Target: "nats://n.example:4222/wa", CredentialsSecretRef: &msgbridgev1alpha1.SecretReference{Name: "nats-creds"}},
+			{Name: "rabbit", Target: "amqps://rabbitmq.example:5671/prod?exchange=events&prefix=wa",
+				CredentialsSecretRef: &msgbridgev1alpha1.SecretReference{Name: "rabbit-creds"}},
+			sub("rabbit-plain", "amqp://rabbitmq.example/"),
 			{Name: "chatwoot", Target: "https://c.example/webhooks/whatsapp/+4915100000001", Format: msgbridgev1alpha1.SubscriptionFormatCloud,
 				CredentialsSecretRef: &msgbridgev1alpha1.SecretReference{Name: "chatwoot-verify"}}}
 		create(t, mb)

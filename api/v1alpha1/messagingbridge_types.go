@@ -295,7 +295,7 @@ type APIKeyScope string
 
 // SubscriptionSpec is one event receiver of the bridge.
 // +kubebuilder:validation:XValidation:rule="!has(self.format) || self.format != 'cloud' || self.target.startsWith('http')",message="format cloud needs an http or https target"
-// +kubebuilder:validation:XValidation:rule="!has(self.credentialsSecretRef) || self.target.startsWith('nats://') || (has(self.format) && self.format == 'cloud')",message="credentialsSecretRef is for a nats:// target, or the verify token of format cloud; an HTTP receiver checks the signature (secretRef)"
+// +kubebuilder:validation:XValidation:rule="!has(self.credentialsSecretRef) || self.target.startsWith('nats://') || self.target.startsWith('amqp://') || self.target.startsWith('amqps://') || (has(self.format) && self.format == 'cloud')",message="credentialsSecretRef is for a nats:// or amqp(s):// target, or the verify token of format cloud; an HTTP receiver checks the signature (secretRef)"
 type SubscriptionSpec struct {
 	// Name of the subscription, unique in the resource: the bridge knows it
 	// as k8s-<name>.
@@ -305,11 +305,12 @@ type SubscriptionSpec struct {
 	Name string `json:"name"`
 
 	// Target receives the events: an http:// or https:// URL (Standard
-	// Webhooks POST requests) or nats://host:port/<subject prefix> (NATS
-	// JetStream).
+	// Webhooks POST requests), nats://host:port/<subject prefix> (NATS
+	// JetStream) or amqp://host:port/<vhost>?exchange=<name>&prefix=<routing
+	// key prefix> (RabbitMQ; amqps:// over TLS).
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=2048
-	// +kubebuilder:validation:XValidation:rule="self.startsWith('http://') || self.startsWith('https://') || self.startsWith('nats://')",message="subscription target must be http, https or nats"
+	// +kubebuilder:validation:XValidation:rule="self.startsWith('http://') || self.startsWith('https://') || self.startsWith('nats://') || self.startsWith('amqp://') || self.startsWith('amqps://')",message="subscription target must be http, https, nats, amqp or amqps"
 	// +kubebuilder:validation:XValidation:rule="isURL(self) && url(self).getHostname() != ''",message="subscription target must be an absolute URL with a host"
 	Target string `json:"target"`
 
@@ -330,13 +331,14 @@ type SubscriptionSpec struct {
 
 	// SecretRef holds the Standard Webhooks signing secret (whsec_<base64>)
 	// that signs every delivery: an HTTP receiver checks the signature, and
-	// a NATS message carries the same headers. Unsigned when absent.
+	// a NATS or AMQP message carries the same headers. Unsigned when absent.
 	// +optional
 	SecretRef *SecretKeyReference `json:"secretRef,omitempty"`
 
 	// CredentialsSecretRef names the Secret with the credentials the bridge
 	// gives a nats:// target's server: its key token, or its keys user and
-	// password (not both kinds). For format cloud (an http(s) target), its
+	// password (not both kinds); an amqp(s):// target's broker: its keys
+	// user and password. For format cloud (an http(s) target), its
 	// key token is the verify token the bridge gives the receiver's
 	// hub.challenge handshake (Chatwoot's "Webhook Verify Token"). Not for
 	// another http(s) target; none when absent. A change of the Secret

@@ -28,15 +28,32 @@ import (
 // where the frozen table below knows it, else ZZ) is decoration: the
 // resolver ignores it.
 //
-// The identity is the phone number whenever the event names one (every
-// status names the recipient as the send did, and most senders come with
-// their number), else the LID: a contact whose number is hidden gets its
-// id from its LID.
+// The identity is the side the account knew the contact by first
+// (Identities): its phone number for most, its LID for a contact whose
+// number was hidden when it first wrote, even once an event names the
+// number too (a status names the recipient as the send did; a sender
+// comes with its number when WhatsApp shares it). A contact the account
+// cannot pair yet is named by the number when the event names one, else
+// by the LID.
 type UserIDs struct {
 	key []byte
+	// known pairs a contact's number and LID; nil pairs none.
+	known Identities
 	// macs are keyed HMAC-SHA256 states, reset and reused: a webhook's
 	// encoding derives an id or two, and a fresh HMAC costs its keyed pads.
 	macs sync.Pool
+}
+
+// Identities brings a contact named by its number or its LID to the side
+// the account knew it by first (*inbox.IdentityBook).
+type Identities interface {
+	Canonical(r bridge.Recipient) bridge.Recipient
+}
+
+// Knowing makes u derive each contact's id from the side known reports.
+func (u *UserIDs) Knowing(known Identities) *UserIDs {
+	u.known = known
+	return u
 }
 
 // NewUserIDs derives the ids' key from the bridge's master key.
@@ -81,6 +98,9 @@ var lowerBase32 = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPad
 // id: groups made before 2021, <creator>-<time>, have none); "" for
 // anything else.
 func (u *UserIDs) For(r bridge.Recipient) string {
+	if u != nil && u.known != nil {
+		r = u.known.Canonical(r)
+	}
 	var kind byte
 	switch r.Kind {
 	case bridge.RecipientPhone:

@@ -99,3 +99,27 @@ func FuzzFormAsJSON(f *testing.F) {
 		}
 	})
 }
+
+// knownByLID pairs one number with one LID, the LID known first.
+type knownByLID struct{ phone, lid bridge.Recipient }
+
+func (k knownByLID) Canonical(r bridge.Recipient) bridge.Recipient {
+	if r == k.phone {
+		return k.lid
+	}
+	return r
+}
+
+// A contact the account knew by LID first keeps the LID's user id when an
+// event names it by number.
+func TestUserIDFollowsTheSideKnownFirst(t *testing.T) {
+	phone, lid := bridge.PhoneRecipient("4915100000002"), bridge.Recipient{Kind: bridge.RecipientLID, ID: "99887766"}
+	ids := newUserIDs([]byte("test key")).Knowing(knownByLID{phone, lid})
+	if ids.For(phone) != ids.For(lid) {
+		t.Errorf("by number %s, by LID %s", ids.For(phone), ids.For(lid))
+	}
+	other := bridge.PhoneRecipient("4915100000003")
+	if r, ok := ids.Resolve(ids.For(other)); !ok || r != other {
+		t.Errorf("an unpaired number resolves to %v %v", r, ok)
+	}
+}

@@ -163,8 +163,8 @@ type hookReaction struct {
 }
 
 // messageOf is a message.upsert or message.reaction event as Cloud's
-// contact and message. Every sender has a user id (UserIDs: from its
-// number when known, else its LID), as contacts[0].user_id and the
+// contact and message. Every sender has a user id (UserIDs: from the side
+// the account knew it by first), as contacts[0].user_id and the
 // message's from_user_id; a sender whose number is hidden has no wa_id,
 // and its from is the LID JID, which a reply's to takes (as does its user
 // id as recipient).

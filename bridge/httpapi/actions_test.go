@@ -120,7 +120,7 @@ func newActionsEnv(t *testing.T) (string, *fakeMessages, *fakeChats) {
 	}
 	q := &fakeMessages{}
 	chats := &fakeChats{}
-	srv := newTestServer(t, Deps{Messages: q, Targets: fakeTargets{log: log, revoked: []string{"3EB0FFFF"}}, Chats: chats, Contacts: fakeContacts{}, Inbox: fakeHistory{},
+	srv := newTestServer(t, testDeps{Messages: q, Targets: fakeTargets{log: log, revoked: []string{"3EB0FFFF"}}, Chats: chats, Contacts: fakeContacts{}, Inbox: fakeHistory{},
 		Now: func() time.Time { return now }})
 	return srv.URL, q, chats
 }
@@ -322,13 +322,13 @@ func TestContact(t *testing.T) {
 	if status, body := call(t, "GET", base+"/api/contacts/4915100000002?x=1", nil, key); status != 400 || errorCode(t, body) != "invalid_query" {
 		t.Errorf("unknown parameter: %d %s", status, body)
 	}
-	srv := newTestServer(t, Deps{Messages: &fakeMessages{}, Contacts: fakeContacts{err: bridge.ErrNotLinked}})
+	srv := newTestServer(t, testDeps{Messages: &fakeMessages{}, Contacts: fakeContacts{err: bridge.ErrNotLinked}})
 	if status, body := call(t, "GET", srv.URL+"/api/contacts/4915100000002", nil, key); status != 503 || errorCode(t, body) != "not_linked" {
 		t.Errorf("not linked: %d %s", status, body)
 	}
 	// Beyond CHECK_RATE: 429 with the wait, rounded up to whole seconds.
 	limited := &bridge.Error{Kind: bridge.KindRateLimited, Code: "check_rate_limited", Message: "later", Err: bridge.RetryAfter(1500 * time.Millisecond)}
-	srv = newTestServer(t, Deps{Messages: &fakeMessages{}, Contacts: fakeContacts{err: limited}})
+	srv = newTestServer(t, testDeps{Messages: &fakeMessages{}, Contacts: fakeContacts{err: limited}})
 	resp := do(t, "GET", srv.URL+"/api/contacts/4915100000002", nil, key)
 	_ = resp.Body.Close()
 	if resp.StatusCode != 429 || resp.Header.Get("Retry-After") != "2" {

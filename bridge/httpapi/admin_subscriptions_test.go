@@ -18,6 +18,7 @@ import (
 
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/audit"
+	"github.com/msgbridge/msgbridge/bridge/httpapi/admin"
 	"github.com/msgbridge/msgbridge/bridge/inbox"
 	"github.com/msgbridge/msgbridge/bridge/sqlite"
 	"github.com/msgbridge/msgbridge/bridge/webhook"
@@ -48,7 +49,7 @@ func newSubsEnv(t *testing.T) *subsEnv {
 	t.Cleanup(func() { cancel(); <-stopped })
 	e := &subsEnv{outbox: o, batch: b, audit: openAuditLog(t, time.Now), db: db}
 	e.inbox = inbox.New(inbox.Options{DB: db, Batcher: b, Webhooks: o, Retention: time.Hour})
-	e.srv = newTestServer(t, Deps{Subscriptions: o, Events: o, Inbox: e.inbox, Messages: &fakeMessages{},
+	e.srv = newTestServer(t, testDeps{Subscriptions: o, Events: o, Inbox: e.inbox, Messages: &fakeMessages{},
 		Audit: AuditRecorder{Trail: e.audit, Logger: logr.Discard()}})
 	return e
 }
@@ -117,7 +118,7 @@ func TestSubscriptionLifecycle(t *testing.T) {
 		errorCode(t, answer) != "subscription_not_found" {
 		t.Errorf("replay to an unknown one: %d %s", status, answer)
 	}
-	var list []subscriptionJSON
+	var list []admin.SubscriptionJSON
 	status, answer = e.call(t, "GET", "/api/admin/subscriptions", "")
 	if err := json.Unmarshal([]byte(answer), &list); err != nil || status != http.StatusOK || len(list) != 2 ||
 		strings.Contains(answer, "whsec_") || list[0].ID != "crm" || list[0].Health.LastSuccessAt == nil {
@@ -168,6 +169,8 @@ func TestSubscriptionRefusals(t *testing.T) {
 		{`{"target":"` + recv.URL + `"}`, "invalid_subscription_id"},
 		{`{"id":"Crm","target":"` + recv.URL + `"}`, "invalid_subscription_id"},
 		{`{"id":"a","target":"ftp://x/y"}`, "invalid_target"},
+		{`{"id":"a","target":"amqp://rabbitmq.example/?exchnage=events"}`, "invalid_target_option"},
+		{`{"id":"a","target":"amqp://rabbitmq.example/","credentials":{"token":"t"}}`, "invalid_credentials"},
 		{`{"id":"a","target":"` + recv.URL + `","events":["message.nope"]}`, "unknown_event_type"},
 		{`{"id":"a","target":"` + recv.URL + `","format":"xml"}`, "unknown_format"},
 		{`{"id":"a","target":"` + recv.URL + `","format":"cloud"}`, "format_unavailable"},

@@ -32,7 +32,7 @@ func BenchmarkDeliveryAnalytics(b *testing.B) {
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	db := populateBridgeDB(b, now)
 	serve := func(a DeliveryAnalytics) string {
-		srv := httptest.NewServer(NewRouter(Deps{Now: func() time.Time { return now }, AdminToken: testAdminToken, Analytics: a}))
+		srv := httptest.NewServer(testDeps{Now: func() time.Time { return now }, AdminToken: testAdminToken, Analytics: a}.router())
 		b.Cleanup(srv.Close)
 		return srv.URL + "/api/admin/analytics/delivery"
 	}

@@ -50,7 +50,7 @@ func newCloudEnv(t *testing.T, maxFailures int) *cloudEnv {
 	log := sendqueue.NewMessageLog(sendqueue.MessageLogOptions{DB: db, Batcher: writer, Log: logr.Discard()})
 	queue := sendqueue.New(sendqueue.Options{Log: log, Sender: e.sender, Schedule: []time.Duration{time.Hour}})
 	uploads := spool.NewUploads(spool.UploadOptions{DB: db, Batcher: writer, Dir: dir, Log: logr.Discard()})
-	d := Deps{Messages: queue, Targets: queue, Uploads: uploads, Chats: &fakeChats{}, Inbox: fakeHistory{},
+	d := testDeps{Messages: queue, Targets: queue, Uploads: uploads, Chats: &fakeChats{}, Inbox: fakeHistory{},
 		Send:          SendConfig{APIKey: testAPIKey, SpoolDir: dir, MaxFileSize: 1 << 20},
 		CloudAPIPaths: cloudapi.PathPrefix,
 		CloudAPI: func(own http.Handler, checkKey KeyCheck) http.Handler {
@@ -402,20 +402,5 @@ func TestCloudSmallerOnes(t *testing.T) {
 	reaction := `{"messaging_product":"whatsapp","to":"4915100000002","type":"reaction","reaction":{"message_id":"wamid.` + sent.Messages[0].ID + `","emoji":"👍"}}`
 	if status, _, raw := e.send(t, reaction); status != http.StatusOK {
 		t.Errorf("a reaction to a wamid. id: %d %s", status, raw)
-	}
-}
-
-// Item 8: a cloud subscription's secret may be the raw Meta app secret;
-// other formats keep whsec_.
-func TestSubscriptionSecretRawForCloud(t *testing.T) {
-	const appSecret = "0123456789abcdef0123456789abcdef"
-	if key, err := subscriptionSecret("cloud", appSecret); err != nil || string(key) != appSecret {
-		t.Errorf("a raw app secret for cloud: %q %v", key, err)
-	}
-	if _, err := subscriptionSecret("standard", appSecret); err == nil {
-		t.Error("a raw secret was taken for the standard format")
-	}
-	if _, err := subscriptionSecret("cloud", "has space"); err == nil {
-		t.Error("a secret with a space was taken")
 	}
 }

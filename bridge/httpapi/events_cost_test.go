@@ -13,8 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr"
-
 	"github.com/msgbridge/msgbridge/bridge/webhook"
 	"github.com/msgbridge/msgbridge/internal/testutil"
 )
@@ -36,7 +34,7 @@ func (l *countingLog) EventsAfter(ctx context.Context, after int64, limit int) (
 func TestEventStreamsShareOneReadOfTheLog(t *testing.T) {
 	e := newSubsEnv(t)
 	log := &countingLog{EventLog: e.outbox}
-	srv := newTestServer(t, Deps{Events: log, Messages: &fakeMessages{}, EventStreams: 20, EventStreamsPerAddress: 20})
+	srv := newTestServer(t, testDeps{Events: log, Messages: &fakeMessages{}, EventStreams: 20, EventStreamsPerAddress: 20})
 	const streams, events = 20, 10
 	clients := make([]*sseClient, streams)
 	for i := range clients {
@@ -64,7 +62,7 @@ func TestEventStreamsCost(t *testing.T) {
 		t.Skip("SSE_COST_STREAMS unset: a measurement, not a check")
 	}
 	e := newSubsEnv(t)
-	srv := newTestServer(t, Deps{Events: e.outbox, Messages: &fakeMessages{}, EventStreams: n, EventStreamsPerAddress: n})
+	srv := newTestServer(t, testDeps{Events: e.outbox, Messages: &fakeMessages{}, EventStreams: n, EventStreamsPerAddress: n})
 	goroutines := runtime.NumGoroutine()
 	clients := make([]*sseClient, n)
 	for i := range clients {
@@ -100,7 +98,7 @@ func cpuTime() time.Duration {
 // slot.
 func TestEventStreamsAreCapped(t *testing.T) {
 	e := newSubsEnv(t)
-	srv := newTestServer(t, Deps{Events: e.outbox, Messages: &fakeMessages{}, EventStreams: 3, EventStreamsPerAddress: 2,
+	srv := newTestServer(t, testDeps{Events: e.outbox, Messages: &fakeMessages{}, EventStreams: 3, EventStreamsPerAddress: 2,
 		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}})
 	// open opens a stream from address from; an open one stays open until
 	// its close is called or the test ends.
@@ -142,27 +140,4 @@ func TestEventStreamsAreCapped(t *testing.T) {
 		a := open("10.0.0.3")
 		return a.status, a.status == http.StatusOK
 	}, "a slot freed by a closed stream")
-}
-
-// The hub holds at most hubKeep events and hubKeepBytes of payloads; a
-// stream behind what it holds is told to read the log itself.
-func TestEventHubHoldsABoundedWindow(t *testing.T) {
-	h := newEventHub(nil, logr.Discard())
-	h.gen = 1
-	h.publish(1, 0, nil)
-	big := make([]byte, 64<<10)
-	var page []webhook.Logged
-	for i := int64(1); i <= 200; i++ {
-		page = append(page, webhook.Logged{Seq: i, Stored: webhook.Stored{Payload: big}})
-	}
-	h.publish(1, 200, page)
-	if h.bytes > hubKeepBytes || len(h.recent) != hubKeepBytes/len(big) || h.base != 200-int64(len(h.recent)) {
-		t.Errorf("holds %d events, %d bytes, from %d", len(h.recent), h.bytes, h.base)
-	}
-	if _, covered, _ := h.since(h.base - 1); covered {
-		t.Error("a stream behind the window is served from it")
-	}
-	if got, covered, _ := h.since(h.base); !covered || len(got) != len(h.recent) || got[0].Seq != h.base+1 {
-		t.Errorf("a stream at the window's start: %d events from %d, covered %v", len(got), got[0].Seq, covered)
-	}
 }

@@ -83,7 +83,7 @@ func openStalledStream(t *testing.T, url string) (io.ReadCloser, string) {
 // after it: a slow reader holds its own stream, never the bridge.
 func TestEventStreamCutsASlowReader(t *testing.T) {
 	e := newSubsEnv(t)
-	srv := newUnstartedTestServer(t, Deps{Events: e.outbox, EventsWriteTimeout: 200 * time.Millisecond, Messages: &fakeMessages{}})
+	srv := newUnstartedTestServer(t, testDeps{Events: e.outbox, EventsWriteTimeout: 200 * time.Millisecond, Messages: &fakeMessages{}})
 	srv.Listener = smallSendBuffers{srv.Listener}
 	closed := make(chan string, 64)
 	srv.Config.ConnState = func(c net.Conn, s http.ConnState) {

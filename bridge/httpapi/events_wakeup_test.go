@@ -46,7 +46,7 @@ func (l *announcedLog) EventsAfter(_ context.Context, after int64, _ int) ([]web
 // yet committed when it first read the log, reaches the client at once,
 // not at the next heartbeat (an hour here).
 func TestEventAnnouncedBeforeItsCommitIsNotMissed(t *testing.T) {
-	srv := newTestServer(t, Deps{Events: &announcedLog{}, EventsHeartbeat: time.Hour, Messages: &fakeMessages{}})
+	srv := newTestServer(t, testDeps{Events: &announcedLog{}, EventsHeartbeat: time.Hour, Messages: &fakeMessages{}})
 	c := openStream(t, srv.URL+"/api/events", "")
 	if ev := c.next(t); ev.id != "1" {
 		t.Fatalf("got event %q, want 1", ev.id)

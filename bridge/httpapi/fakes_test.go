@@ -179,9 +179,9 @@ func openAuditLog(t *testing.T, now func() time.Time) *audit.Trail {
 	return l
 }
 
-// newTestServer serves NewRouter(d) on loopback; a nil Session is a
+// newTestServer serves d.router() on loopback; a nil Session is a
 // disconnected one, an empty Audit a real audit log in a temporary directory.
-func newTestServer(t *testing.T, d Deps) *httptest.Server {
+func newTestServer(t *testing.T, d testDeps) *httptest.Server {
 	t.Helper()
 	srv := newUnstartedTestServer(t, d)
 	srv.Start()
@@ -190,7 +190,7 @@ func newTestServer(t *testing.T, d Deps) *httptest.Server {
 
 // newUnstartedTestServer is newTestServer for a test that sets the
 // server's listener or hooks before it starts.
-func newUnstartedTestServer(t *testing.T, d Deps) *httptest.Server {
+func newUnstartedTestServer(t *testing.T, d testDeps) *httptest.Server {
 	t.Helper()
 	if d.Session == nil {
 		d.Session = &fakes.Session{Link: bridge.SessionStatus{State: "disconnected"}}
@@ -209,7 +209,7 @@ func newUnstartedTestServer(t *testing.T, d Deps) *httptest.Server {
 	if d.Send.APIKey == "" {
 		d.Send.APIKey = testAPIKey
 	}
-	srv := httptest.NewUnstartedServer(NewRouter(d))
+	srv := httptest.NewUnstartedServer(d.router())
 	t.Cleanup(srv.Close)
 	return srv
 }

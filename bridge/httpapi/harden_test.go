@@ -126,7 +126,7 @@ func TestSendKeyFieldFirstSpoolsWithHash(t *testing.T) {
 func TestSendSpoolFull(t *testing.T) {
 	spool := t.TempDir()
 	q := &fakeMessages{}
-	srv := newTestServer(t, Deps{Messages: q, Send: SendConfig{APIKey: testAPIKey, SpoolDir: spool, MaxFileSize: testMaxFile,
+	srv := newTestServer(t, testDeps{Messages: q, Send: SendConfig{APIKey: testAPIKey, SpoolDir: spool, MaxFileSize: testMaxFile,
 		SpoolMaxBytes: 2 * testMaxFile}})
 	if err := os.WriteFile(filepath.Join(spool, "waiting.part"), make([]byte, testMaxFile+testMaxFile/2), 0o600); err != nil {
 		t.Fatal(err)
@@ -153,7 +153,7 @@ func TestCredentialLimit(t *testing.T) {
 	clock := func() time.Time { return now }
 	log := openAuditLog(t, clock)
 	rec := AuditRecorder{Trail: log, Logger: logr.Discard()}
-	srv := newTestServer(t, Deps{Now: clock, Audit: rec, Guard: guard.NewCredentials(rec, clock), Messages: &fakeMessages{}})
+	srv := newTestServer(t, testDeps{Now: clock, Audit: rec, Guard: guard.NewCredentials(rec, clock), Messages: &fakeMessages{}})
 	for i := range guard.MaxFailures {
 		if status, raw := call(t, http.MethodGet, srv.URL+"/api/admin/state", nil, "X-Admin-Token: wrong"); status != 401 {
 			t.Fatalf("failure %d: %d %s", i, status, raw)
@@ -213,7 +213,7 @@ func TestTrustedProxies(t *testing.T) {
 	clock := func() time.Time { return time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC) }
 	log := openAuditLog(t, clock)
 	rec := AuditRecorder{Trail: log, Logger: logr.Discard()}
-	srv := newTestServer(t, Deps{Now: clock, Audit: rec, Guard: guard.NewCredentials(rec, clock), Messages: &fakeMessages{},
+	srv := newTestServer(t, testDeps{Now: clock, Audit: rec, Guard: guard.NewCredentials(rec, clock), Messages: &fakeMessages{},
 		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}})
 	stranger, client := "X-Forwarded-For: 203.0.113.66", "X-Forwarded-For: 198.51.100.7"
 	for range guard.MaxFailures + 3 {
@@ -253,7 +253,7 @@ func TestListMessagesStrictQuery(t *testing.T) {
 // limitedServer serves the API with the given body limits.
 func limitedServer(t *testing.T, limits guard.Limits) (*httptest.Server, *fakeMessages) {
 	q := &fakeMessages{}
-	return newTestServer(t, Deps{Messages: q, Limits: limits,
+	return newTestServer(t, testDeps{Messages: q, Limits: limits,
 		Send: SendConfig{APIKey: testAPIKey, SpoolDir: t.TempDir(), MaxFileSize: testMaxFile}}), q
 }
 

@@ -33,7 +33,7 @@ var semver = regexp.MustCompile(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9
 func TestHealth(t *testing.T) {
 	started := time.Date(2026, 11, 21, 9, 59, 0, 0, time.UTC)
 	now := time.Date(2026, 11, 21, 11, 0, 0, 123_456_789, time.FixedZone("CET", 3600))
-	srv := newTestServer(t, Deps{
+	srv := newTestServer(t, testDeps{
 		Started: started,
 		Now:     func() time.Time { return now },
 		Session: &fakes.Session{Link: bridge.SessionStatus{State: contract.StateDisconnected}},
@@ -71,7 +71,7 @@ func TestHealth(t *testing.T) {
 }
 
 func TestUnknownRouteAndMethod(t *testing.T) {
-	srv := newTestServer(t, Deps{Started: time.Now()})
+	srv := newTestServer(t, testDeps{Started: time.Now()})
 	var body ErrorBody
 	if status, _ := getJSON(t, srv.URL+"/nope", &body); status != http.StatusNotFound || body.Error.Code != "not_found" {
 		t.Errorf("unknown route: %d %+v", status, body)
@@ -93,7 +93,7 @@ func TestUnknownRouteAndMethod(t *testing.T) {
 // While the bridge holds the link down for a full disk, /health says so
 // instead of a bare "disconnected".
 func TestHealthSaysDiskFull(t *testing.T) {
-	srv := newTestServer(t, Deps{Session: &fakes.Session{Link: bridge.SessionStatus{
+	srv := newTestServer(t, testDeps{Session: &fakes.Session{Link: bridge.SessionStatus{
 		State: contract.StateDisconnected, Reason: contract.ReasonDiskFull,
 	}}})
 	var got map[string]any
@@ -104,7 +104,7 @@ func TestHealthSaysDiskFull(t *testing.T) {
 
 // While WhatsApp refuses the client's version, /health says so.
 func TestHealthSaysClientOutdated(t *testing.T) {
-	srv := newTestServer(t, Deps{Session: &fakes.Session{Link: bridge.SessionStatus{
+	srv := newTestServer(t, testDeps{Session: &fakes.Session{Link: bridge.SessionStatus{
 		State: contract.StateDisconnected, Reason: contract.ReasonClientOutdated,
 	}}})
 	var got map[string]any

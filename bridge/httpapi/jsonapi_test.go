@@ -6,17 +6,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/go-logr/logr"
 
 	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/bridge/httpapi/messaging"
 	"github.com/msgbridge/msgbridge/bridge/sendqueue"
 	"github.com/msgbridge/msgbridge/bridge/spool"
 	"github.com/msgbridge/msgbridge/bridge/sqlite"
@@ -78,7 +77,7 @@ func newJSONEnvSpool(t *testing.T, spoolMax int64) *jsonEnv {
 	log := sendqueue.NewMessageLog(sendqueue.MessageLogOptions{DB: db, Batcher: writer, Log: logr.Discard()})
 	e.queue = sendqueue.New(sendqueue.Options{Log: log, Sender: e.sender, Schedule: []time.Duration{time.Hour}})
 	uploads := spool.NewUploads(spool.UploadOptions{DB: db, Batcher: writer, Dir: e.spool, Log: logr.Discard()})
-	srv := newTestServer(t, Deps{Messages: e.queue, Uploads: uploads,
+	srv := newTestServer(t, testDeps{Messages: e.queue, Uploads: uploads,
 		Send: SendConfig{APIKey: testAPIKey, SpoolDir: e.spool, MaxFileSize: testMaxFile, SpoolMaxBytes: spoolMax}})
 	e.base = srv.URL
 	return e
@@ -130,7 +129,7 @@ func (e *jsonEnv) upload(t *testing.T, name string, data []byte) string {
 	t.Helper()
 	ct, body := multipartBody(part{name: "file", value: string(data), fileName: name})
 	status, raw := call(t, http.MethodPost, e.base+"/api/uploads", body, "Content-Type: "+ct, "X-Api-Key: "+testAPIKey)
-	var up uploadJSON
+	var up messaging.UploadJSON
 	if err := json.Unmarshal([]byte(raw), &up); status != http.StatusCreated || err != nil || up.UploadID == "" {
 		t.Fatalf("upload: %d %s", status, raw)
 	}
@@ -258,7 +257,7 @@ func TestPostMessageValidation(t *testing.T) {
 		{`{"to":"4915100000002","type":"text","text":"hi","reply_to":""}`, 400, "invalid_reply_to"},
 		{`{"to":"4915100000002","type":"text","text":"hi","mentions":["x"]}`, 400, "invalid_mention"},
 		{`{"to":"4915100000002","type":"text","text":"` + strings.Repeat("a", bridge.MaxTextBytes+1) + `"}`, 400, "text_too_long"},
-		{`{"to":"4915100000002","type":"text","text":"` + strings.Repeat("a", maxMessageJSON) + `"}`, 413, "body_too_large"},
+		{`{"to":"4915100000002","type":"text","text":"` + strings.Repeat("a", messaging.MaxMessageJSON) + `"}`, 413, "body_too_large"},
 	}
 	for _, c := range cases {
 		status, raw := e.post(t, c.body)
@@ -351,76 +350,4 @@ func TestIdempotencyAcrossDoors(t *testing.T) {
 	if n := len(e.sender.outgoing()); n != 2 {
 		t.Errorf("%d messages sent, want the 2 first requests'", n)
 	}
-}
-
-// FuzzMessageJSON feeds arbitrary bodies to the JSON door's reading and
-// the one validation (without an upload store). It must never panic; a
-// refusal is a client error with a code, and an accepted message carries
-// what its type needs.
-func FuzzMessageJSON(f *testing.F) {
-	f.Add(`{"to":"4915100000002","type":"text","text":"hi","reply_to":"3EB0AA","mentions":["4915100000003"]}`)
-	f.Add(`{"to":"4915100000002","type":"location","location":{"latitude":1.5,"longitude":-2,"name":"x"}}`)
-	f.Add(`{"to":"1@g.us","type":"contact","contact":{"vcard":"BEGIN:VCARD\nVERSION:3.0\nFN:A\nEND:VCARD"}}`)
-	f.Add(`{"to":"4915100000002","type":"audio","media":{"upload_id":"u","ptt":true}}`)
-	f.Add(`{"to":1}`)
-	f.Add(`[]`)
-	f.Fuzz(func(t *testing.T, body string) {
-		r := httptest.NewRequest(http.MethodPost, "/api/messages", strings.NewReader(body))
-		r.Header.Set("Content-Type", "application/json")
-		var m messageRequestJSON
-		err := decodeJSONMax(httptest.NewRecorder(), r, &m, maxMessageJSON)
-		var d sendqueue.Draft
-		if err == nil {
-			d, err = m.draft()
-		}
-		var req sendqueue.Request
-		if err == nil {
-			req, err = d.Validate()
-		}
-		if err != nil {
-			if e := bridge.ErrorOf(err); StatusOf(e) < 400 || StatusOf(e) >= 500 || e.Code == "" {
-				t.Fatalf("error %+v", e)
-			}
-			return
-		}
-		it := req.Items[0]
-		switch it.Type {
-		case bridge.TypeText:
-			if strings.TrimSpace(it.Text) == "" {
-				t.Fatal("an empty text was accepted")
-			}
-		case bridge.TypeLocation:
-			if it.Location == nil || bridge.ValidateLocation(*it.Location) != nil {
-				t.Fatalf("location %+v", it.Location)
-			}
-		case bridge.TypeContact:
-			if it.Contact == nil {
-				t.Fatal("a contact without its card")
-			}
-		default:
-			t.Fatalf("type %s accepted without its file", it.Type) // no upload store here
-		}
-	})
-}
-
-// FuzzCheckStrictJSON: the strict check never panics, and what it passes
-// encoding/json reads as one object without repairs: valid UTF-8, no NUL,
-// no key twice in any case.
-func FuzzCheckStrictJSON(f *testing.F) {
-	for _, s := range []string{`{"to":"1"}`, `{"to":"1","to":"2"}`, `{"TO":"1"}`, `null`, `{"a":[{"b":"\ud800"}]}`,
-		`{"a":"\u0000"}`, "{\"a\":\"\xff\"}", `{"a":{"b":{"c":[1,2,{"d":"\ufffd"}]}}}`, `[[[[[[`} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, raw []byte) {
-		if checkStrictJSON(raw) != nil {
-			return
-		}
-		var v map[string]any
-		if err := json.Unmarshal(raw, &v); err != nil || v == nil {
-			t.Fatalf("passed %q, which is not one object: %v", raw, err)
-		}
-		if !utf8.Valid(raw) || bytes.Contains(raw, []byte{0}) {
-			t.Fatalf("passed %q with invalid text", raw)
-		}
-	})
 }

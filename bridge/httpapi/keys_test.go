@@ -61,7 +61,7 @@ func newKeysEnv(t *testing.T) *keysEnv {
 	go func() { _ = queue.Run(ctx); close(stopped) }() // approved sends go by the worker
 	t.Cleanup(func() { cancel(); <-stopped })
 	uploads := spool.NewUploads(spool.UploadOptions{DB: db, Batcher: writer, Dir: dir, Log: logr.Discard()})
-	e.srv = newTestServer(t, Deps{Messages: queue, Targets: queue, Uploads: uploads, Chats: &fakeChats{}, Inbox: fakeHistory{},
+	e.srv = newTestServer(t, testDeps{Messages: queue, Targets: queue, Uploads: uploads, Chats: &fakeChats{}, Inbox: fakeHistory{},
 		Keys: keys, Approvals: queue, Events: e.outbox, Audit: AuditRecorder{Trail: e.audit, Logger: logr.Discard()},
 		Send:          SendConfig{APIKey: testAPIKey, SpoolDir: dir, MaxFileSize: 1 << 20},
 		CloudAPIPaths: cloudapi.PathPrefix,

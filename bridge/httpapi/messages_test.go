@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/bridge/httpapi/messaging"
 	"github.com/msgbridge/msgbridge/bridge/sendqueue"
 )
 
@@ -20,7 +21,7 @@ func newMessagesEnv(t *testing.T) (string, *fakeMessages) {
 		{ID: "m2", WhatsAppID: "W2", Recipient: bridge.Recipient{Kind: bridge.RecipientGroup, ID: "120363025246125486"}, Type: "image", Status: bridge.StatusFailed,
 			RetryCount: 3, Attempts: 4, LastError: "no linked session", CreatedAt: created, UpdatedAt: created},
 	}}
-	srv := newTestServer(t, Deps{Messages: q})
+	srv := newTestServer(t, testDeps{Messages: q})
 	return srv.URL, q
 }
 
@@ -48,7 +49,7 @@ func TestGetMessage(t *testing.T) {
 func TestGetMessageByWhatsAppID(t *testing.T) {
 	q := &fakeMessages{log: []bridge.Message{{ID: "m1", WhatsAppID: "3EB0AA", Recipient: bridge.PhoneRecipient("4915100000002"),
 		Type: "text", Status: bridge.StatusSent}}}
-	srv := newTestServer(t, Deps{Messages: q, Targets: fakeTargets{log: q.log}})
+	srv := newTestServer(t, testDeps{Messages: q, Targets: fakeTargets{log: q.log}})
 	status, body := call(t, "GET", srv.URL+"/api/messages/3EB0AA", nil, "X-Api-Key: "+testAPIKey)
 	if status != 200 || !strings.HasPrefix(body, `{"id":"m1","whatsapp_id":"3EB0AA"`) {
 		t.Errorf("by whatsapp_id: %d %s", status, body)
@@ -69,7 +70,7 @@ func TestListMessages(t *testing.T) {
 	}
 	// Defaults; the key in the query is not a filter.
 	if status, _ := call(t, "GET", base+"/api/messages?apiKey="+testAPIKey, nil); status != 200 ||
-		fmt.Sprintf("%+v", q.filters[1]) != fmt.Sprintf("%+v", sendqueue.Filter{Limit: defaultPageSize}) {
+		fmt.Sprintf("%+v", q.filters[1]) != fmt.Sprintf("%+v", sendqueue.Filter{Limit: messaging.DefaultPageSize}) {
 		t.Errorf("defaults: %d %+v", status, q.filters[1])
 	}
 	// The status a send answered filters in any case.

@@ -11,8 +11,8 @@ import (
 // Go's profiles are there only with PPROF=on, and then only for the admin
 // token: off, every profile path is an unknown one (404) even with it.
 func TestPprofIsOffByDefaultAndBehindTheAdminToken(t *testing.T) {
-	off := newTestServer(t, Deps{})
-	on := newTestServer(t, Deps{Pprof: true})
+	off := newTestServer(t, testDeps{})
+	on := newTestServer(t, testDeps{Pprof: true})
 	for _, c := range []struct {
 		name       string
 		url        string
@@ -36,7 +36,7 @@ func TestPprofIsOffByDefaultAndBehindTheAdminToken(t *testing.T) {
 }
 
 func TestPprofServesProfilesWithTheAdminToken(t *testing.T) {
-	on := newTestServer(t, Deps{Pprof: true})
+	on := newTestServer(t, testDeps{Pprof: true})
 	if status, body := call(t, http.MethodGet, on.URL+"/debug/pprof/goroutine?debug=1", nil, adminHeader); status != http.StatusOK ||
 		!strings.Contains(body, "goroutine profile:") {
 		t.Errorf("goroutines as text: %d %.200s", status, body)

@@ -16,7 +16,7 @@ import (
 // and restricted_until for the operator.
 func TestRestrictionShown(t *testing.T) {
 	until := time.Date(2026, 11, 21, 12, 30, 0, 0, time.UTC)
-	srv := newTestServer(t, Deps{Session: &fakes.Session{Link: bridge.SessionStatus{
+	srv := newTestServer(t, testDeps{Session: &fakes.Session{Link: bridge.SessionStatus{
 		State: contract.StateConnected, Reason: contract.ReasonRestricted, Account: "4915100000002", RestrictedUntil: until,
 	}}})
 	var health map[string]any
@@ -36,7 +36,7 @@ func TestRestrictionShown(t *testing.T) {
 
 // Not restricted: /health keeps the state and has no restricted_until.
 func TestHealthWithoutRestriction(t *testing.T) {
-	srv := newTestServer(t, Deps{Session: &fakes.Session{Link: bridge.SessionStatus{State: contract.StateConnected}}})
+	srv := newTestServer(t, testDeps{Session: &fakes.Session{Link: bridge.SessionStatus{State: contract.StateConnected}}})
 	var health map[string]any
 	getJSON(t, srv.URL+"/health", &health)
 	if _, has := health["restricted_until"]; has || health["whatsapp"] != "connected" {

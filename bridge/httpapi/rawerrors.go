@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+
+	"github.com/msgbridge/msgbridge/bridge/httpapi/internal/httpkit"
 )
 
 // JSONErrorListener wraps ln so that the answers net/http writes itself,
@@ -76,7 +78,7 @@ func rewriteFixedError(p []byte) ([]byte, bool) {
 	if err != nil || !known || bytes.ContainsAny(statusLine, "\r\n") {
 		return nil, false
 	}
-	js, _ := json.Marshal(ErrorBody{Error: ErrorDetail{Code: code, Message: string(body)}})
+	js, _ := json.Marshal(httpkit.ErrorBody{Error: httpkit.ErrorDetail{Code: code, Message: string(body)}})
 	js = append(js, '\n')
 	head := fmt.Sprintf("HTTP/1.1 %s\r\nContent-Type: application/json; charset=utf-8\r\nX-Content-Type-Options: nosniff\r\n"+
 		"Connection: close\r\nContent-Length: %d\r\n\r\n", statusLine, len(js))

@@ -40,7 +40,7 @@ func TestRefusalsAreNotLoggedAsErrors(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = files.Close() })
 	limited := &bridge.Error{Kind: bridge.KindRateLimited, Code: bridge.CodeCheckRateLimited, Message: "later", Err: bridge.RetryAfter(1500 * time.Millisecond)}
-	srv := newTestServer(t, Deps{Messages: &fakeMessages{}, Contacts: fakeContacts{err: limited}, Log: log})
+	srv := newTestServer(t, testDeps{Messages: &fakeMessages{}, Contacts: fakeContacts{err: limited}, Log: log})
 	client := &http.Client{}
 	const calls = 20000
 	for range calls {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/bridge/httpapi/messaging"
 )
 
 const testMaxFile = 1 << 10
@@ -54,7 +55,7 @@ type sendEnv struct {
 func newSendEnv(t *testing.T) *sendEnv {
 	t.Helper()
 	e := &sendEnv{spool: t.TempDir(), queue: &fakeMessages{}}
-	srv := newTestServer(t, Deps{Messages: e.queue, Send: SendConfig{APIKey: testAPIKey, SpoolDir: e.spool, MaxFileSize: testMaxFile}})
+	srv := newTestServer(t, testDeps{Messages: e.queue, Send: SendConfig{APIKey: testAPIKey, SpoolDir: e.spool, MaxFileSize: testMaxFile}})
 	e.url = srv.URL + "/send"
 	return e
 }
@@ -103,11 +104,11 @@ func TestSendValidation(t *testing.T) {
 		{"reaction through a send", []part{key, num, typ("reaction"), text("x")}, 400, "unknown_type"},
 		{"file without item", []part{key, num, typ("text"), text("hi"), file("a.pdf", string(pdfData))}, 400, "unexpected_file"},
 		{"unknown field", []part{key, num, field("numbr", "1"), typ("text"), text("hi")}, 400, "unknown_field"},
-		{"too many types", append([]part{key, num}, many(typ("text"), maxItems+1)...), 400, "too_many_items"},
-		{"too many files", append([]part{key, num}, many(file("a.pdf", string(pdfData)), maxItems+1)...), 400, "too_many_items"},
+		{"too many types", append([]part{key, num}, many(typ("text"), messaging.MaxItems+1)...), 400, "too_many_items"},
+		{"too many files", append([]part{key, num}, many(file("a.pdf", string(pdfData)), messaging.MaxItems+1)...), 400, "too_many_items"},
 		{"file too large", []part{key, num, typ("document"), file("big.pdf", strings.Repeat("a", testMaxFile+1))}, 413, "file_too_large"},
 		{"fields too large", []part{key, num, typ("text"), text(strings.Repeat("a", bridge.MaxTextBytes)),
-			field("text[]", strings.Repeat("a", maxFieldBytes))}, 413, "body_too_large"},
+			field("text[]", strings.Repeat("a", messaging.MaxFieldBytes))}, 413, "body_too_large"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -138,7 +139,7 @@ func TestSendFormErrors(t *testing.T) {
 		{"no content type", "", "number=1", 415, "unsupported_media_type"},
 		{"file in a urlencoded form", form, "apiKey=" + testAPIKey + "&file[]=x", 415, "unsupported_media_type"},
 		{"malformed urlencoded", form, "apiKey=" + testAPIKey + "&%zz", 400, "invalid_form"},
-		{"urlencoded too large", form, "text[]=" + strings.Repeat("a", maxFieldBytes+1), 413, "body_too_large"},
+		{"urlencoded too large", form, "text[]=" + strings.Repeat("a", messaging.MaxFieldBytes+1), 413, "body_too_large"},
 		{"multipart without boundary", "multipart/form-data", "--x", 400, "invalid_form"},
 		{"malformed multipart", "multipart/form-data; boundary=B", "--B\r\nnot a part", 400, "invalid_form"},
 		{"garbage as multipart", "multipart/form-data; boundary=B", "plain garbage, no boundary at all", 400, "invalid_form"},

@@ -11,6 +11,7 @@ import (
 
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/audit"
+	"github.com/msgbridge/msgbridge/bridge/httpapi/internal/httpkit"
 	"github.com/msgbridge/msgbridge/contract"
 	"github.com/msgbridge/msgbridge/internal/fakes"
 )
@@ -18,7 +19,7 @@ import (
 func TestSessionEndpoints(t *testing.T) {
 	sess := &fakes.Session{Link: bridge.SessionStatus{State: contract.StateConnected}, QRCode: "2@abc", Code: "ABCD1234",
 		GroupList: []bridge.Group{{ID: "1@g.us", Subject: "Ops", Participants: 3}}}
-	srv := newTestServer(t, Deps{Session: sess})
+	srv := newTestServer(t, testDeps{Session: sess})
 	for _, c := range []struct {
 		method, path, body string
 		want               string
@@ -47,7 +48,7 @@ func TestSessionEndpoints(t *testing.T) {
 // API's codes.
 func TestSessionErrors(t *testing.T) {
 	sess := &fakes.Session{}
-	srv := newTestServer(t, Deps{Session: sess})
+	srv := newTestServer(t, testDeps{Session: sess})
 	for _, c := range []struct {
 		err    error
 		status int
@@ -73,7 +74,7 @@ func TestSessionErrors(t *testing.T) {
 
 func TestPairingCodeValidation(t *testing.T) {
 	sess := &fakes.Session{Code: "ABCD1234"}
-	srv := newTestServer(t, Deps{Session: sess})
+	srv := newTestServer(t, testDeps{Session: sess})
 	for _, c := range []struct {
 		contentType, body string
 		status            int
@@ -84,7 +85,7 @@ func TestPairingCodeValidation(t *testing.T) {
 		{"application/json", `{"number":"4915100000002","x":1}`, 400, "invalid_json"},
 		{"application/json", `{"number":"4915100000002"}{}`, 400, "invalid_json"},
 		{"application/json", `{"number":"4915100000002\u0000"}`, 400, "invalid_text"},
-		{"application/json", `{"number":"` + strings.Repeat("1", maxJSONBody) + `"}`, 413, "body_too_large"},
+		{"application/json", `{"number":"` + strings.Repeat("1", httpkit.MaxJSONBody) + `"}`, 413, "body_too_large"},
 		{"text/plain", `{"number":"4915100000002"}`, 415, "unsupported_media_type"},
 	} {
 		status, body := call(t, "POST", srv.URL+"/session/pairing-code", strings.NewReader(c.body), adminHeader, "Content-Type: "+c.contentType)
@@ -102,7 +103,7 @@ func TestSessionActionsAudited(t *testing.T) {
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	log := openAuditLog(t, func() time.Time { return now })
 	sess := &fakes.Session{QRCode: "2@abc", Err: bridge.ErrLinked}
-	srv := newTestServer(t, Deps{Session: sess, Now: func() time.Time { return now }, Audit: AuditRecorder{Trail: log}})
+	srv := newTestServer(t, testDeps{Session: sess, Now: func() time.Time { return now }, Audit: AuditRecorder{Trail: log}})
 	call(t, "GET", srv.URL+"/session/qr", nil, adminHeader)
 	sess.Err = nil
 	call(t, "POST", srv.URL+"/session/logout", nil, adminHeader)
@@ -122,7 +123,7 @@ func TestSessionActionsAudited(t *testing.T) {
 
 func TestAdminState(t *testing.T) {
 	beat := time.Date(2026, 11, 21, 11, 0, 0, 0, time.FixedZone("CET", 3600))
-	srv := newTestServer(t, Deps{Session: &fakes.Session{Link: bridge.SessionStatus{State: contract.StateDisconnected,
+	srv := newTestServer(t, testDeps{Session: &fakes.Session{Link: bridge.SessionStatus{State: contract.StateDisconnected,
 		Reason: "keepalive_timeout", Account: "4915100000002", PushName: "Ops", LastHeartbeat: beat}}})
 	status, body := call(t, "GET", srv.URL+contract.AdminStatePath, nil, adminHeader)
 	want := `{"state":"disconnected","connected":false,"account":"4915100000002","push_name":"Ops",` +
@@ -136,11 +137,11 @@ func TestAdminState(t *testing.T) {
 // The dashboard route is mounted when given, and only then.
 func TestDashboardMount(t *testing.T) {
 	dash := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("dashboard " + r.URL.Path)) })
-	srv := newTestServer(t, Deps{Dashboard: dash})
+	srv := newTestServer(t, testDeps{Dashboard: dash})
 	if status, body := call(t, "GET", srv.URL+"/dashboard/events", nil); status != 200 || body != "dashboard /dashboard/events" {
 		t.Errorf("mounted: %d %s", status, body)
 	}
-	bare := newTestServer(t, Deps{})
+	bare := newTestServer(t, testDeps{})
 	if status, _ := call(t, "GET", bare.URL+"/dashboard/", nil); status != 404 {
 		t.Errorf("without a dashboard: %d", status)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/bridge/httpapi/messaging"
 )
 
 // A status post through POST /api/messages: to status@broadcast with its
@@ -16,7 +17,7 @@ func TestPostStatus(t *testing.T) {
 	e := newJSONEnv(t)
 	body := `{"to":"status@broadcast","type":"text","text":"Open on Sunday","status":{"recipients":["+49 151 0000 0003","4915100000004"],"background_color":"#1E88E5","font":"system_bold"}}`
 	status, raw := e.post(t, body, "Idempotency-Key: status-1")
-	var resp sendResponseJSON
+	var resp messaging.SendResponseJSON
 	if err := json.Unmarshal([]byte(raw), &resp); status != http.StatusOK || err != nil || len(resp.Messages) != 1 {
 		t.Fatalf("post: %d %s", status, raw)
 	}
@@ -31,7 +32,7 @@ func TestPostStatus(t *testing.T) {
 		t.Fatalf("sent %+v", sent)
 	}
 	status, raw = call(t, http.MethodGet, e.base+"/api/messages/"+resp.Messages[0].ID, nil, "X-Api-Key: "+testAPIKey)
-	var m messageJSON
+	var m messaging.MessageJSON
 	if err := json.Unmarshal([]byte(raw), &m); status != http.StatusOK || err != nil || m.Recipient != "status@broadcast" || m.Type != "text" {
 		t.Errorf("the log: %d %s", status, raw)
 	}

@@ -20,12 +20,15 @@ const (
 	rememberIdentity = `INSERT INTO identities (lid, phone, learned_at) VALUES (?, ?, ?)
 		ON CONFLICT (lid) DO UPDATE SET phone = excluded.phone, learned_at = excluded.learned_at
 		WHERE phone <> excluded.phone`
-	namedAlone = `SELECT EXISTS (SELECT 1 FROM inbox WHERE sender_lid = ? AND sender_phone = '' AND sender_lid <> '')
-		OR EXISTS (SELECT 1 FROM inbox WHERE sender_phone = ? AND sender_lid = '' AND sender_phone <> '')`
+	namedAlone = `SELECT EXISTS (SELECT 1 FROM inbox WHERE sender_lid = ? AND sender_phone = '' AND sender_lid <> ''),
+		EXISTS (SELECT 1 FROM inbox WHERE sender_phone = ? AND sender_lid = '' AND sender_phone <> '')`
+	markLIDFirst = `UPDATE identities SET lid_first = 1 WHERE lid = ?`
 )
 
 // learnIdentity remembers in's LID and phone number as a pair and
-// announces a pair that joins what the history knew apart.
+// announces a pair that joins what the history knew apart. A contact the
+// history named by LID alone (a hidden number) is marked as known by LID
+// first: its Cloud user id stays the one its LID gave (IdentityBook).
 func (b *Inbox) learnIdentity(ctx context.Context, tx *sql.Tx, in bridge.Incoming) error {
 	if in.FromLID.IsZero() || in.FromPhone.IsZero() || in.IsStatus() {
 		return nil
@@ -38,11 +41,18 @@ func (b *Inbox) learnIdentity(ctx context.Context, tx *sql.Tx, in bridge.Incomin
 	if n, err := res.RowsAffected(); err != nil || n == 0 {
 		return err // known pair
 	}
-	var joins bool
-	if err := tx.QueryRowContext(ctx, namedAlone, lid, phone).Scan(&joins); err != nil {
+	var lidAlone, phoneAlone bool
+	if err := tx.QueryRowContext(ctx, namedAlone, lid, phone).Scan(&lidAlone, &phoneAlone); err != nil {
 		return fmt.Errorf("inbox: history of %s: %w", lid, err)
 	}
-	if !joins {
+	lidFirst := lidAlone && !phoneAlone
+	if lidFirst {
+		if _, err := b.stmts.Exec(ctx, tx, markLIDFirst, lid); err != nil {
+			return fmt.Errorf("inbox: remember %s: %w", lid, err)
+		}
+	}
+	b.opts.Identities.learn(in.FromLID.ID, in.FromPhone.ID, lidFirst)
+	if !lidAlone && !phoneAlone {
 		return nil // a new contact, named by both from its first message
 	}
 	ev := webhook.ContactIdentity(bridge.ContactIdentity{Phone: in.FromPhone, LID: in.FromLID, PushName: in.PushName,

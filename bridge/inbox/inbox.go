@@ -50,6 +50,9 @@ type Options struct {
 	Retention time.Duration
 	Now       func() time.Time
 	Log       logr.Logger
+	// Identities is kept in step with the pairs the inbox learns; nil
+	// keeps none.
+	Identities *IdentityBook
 }
 
 // Inbox is the incoming history.

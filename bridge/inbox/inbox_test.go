@@ -54,7 +54,8 @@ func newFixture(t *testing.T, url string) *fixture {
 	t.Cleanup(b.Close)
 	c := newClock(start)
 	o := webhook.New(webhook.Options{DB: db, Batcher: b, URL: url, Log: logr.Discard(), LocalTargets: true})
-	in := New(Options{DB: db, Batcher: b, Webhooks: o, Retention: 720 * time.Hour, Now: c.now, Log: logr.Discard()})
+	in := New(Options{DB: db, Batcher: b, Webhooks: o, Retention: 720 * time.Hour, Now: c.now, Log: logr.Discard(),
+		Identities: NewIdentityBook()})
 	return &fixture{Inbox: in, db: db, batcher: b, outbox: o, clock: c}
 }
 

@@ -142,7 +142,7 @@ func (l *MessageLog) requestMessages(ctx context.Context, requestID string) ([]r
 }
 
 func (l *MessageLog) query(ctx context.Context, query string, args ...any) ([]row, error) {
-	rows, err := l.db.QueryContext(ctx, query, args...)
+	rows, err := l.stmts.Read(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,8 @@ package sendqueue
 
 import (
 	"context"
+	"database/sql"
+	"strconv"
 	"time"
 )
 
@@ -23,9 +25,25 @@ const waitsForEarlier = `EXISTS (SELECT 1 FROM messages e WHERE e.recipient = m.
 	AND e.rowid < m.rowid)`
 
 // selectDueHeads reads the messages due now that head their chat, oldest
-// due first.
-const selectDueHeads = `SELECT ` + messageColumns + ` FROM messages m WHERE m.next_attempt_at <= ? AND NOT ` +
-	waitsForEarlier + ` ORDER BY m.next_attempt_at, m.created_at, m.position LIMIT ?`
+// due first, dueBatch at most (written in, not bound: see selectAhead).
+var selectDueHeads = `SELECT ` + messageColumns + ` FROM messages m WHERE m.next_attempt_at <= ? AND NOT ` +
+	waitsForEarlier + ` ORDER BY m.next_attempt_at, m.created_at, m.position LIMIT ` + strconv.Itoa(dueBatch)
+
+// selectHeadsItsChat reports whether the message ?1 heads its chat (no
+// earlier message to the same chat is Queued).
+const selectHeadsItsChat = `SELECT NOT ` + waitsForEarlier + ` FROM messages m WHERE m.id = ?`
+
+// headsItsChat reports, in the transaction that stored it, whether the
+// message id heads its chat. One that does not cannot be attempted before
+// the earlier message ends, whose end wakes the worker anyway: waking it
+// for each of a burst accepted while unlinked to one chat made it walk the
+// whole backlog of that chat once per request (issue 47), since every
+// message but the head is skipped by selectNextHeadDue.
+func (q *Queue) headsItsChat(ctx context.Context, tx *sql.Tx, id string) (bool, error) {
+	var heads bool
+	err := q.stmts.QueryRow(ctx, tx, selectHeadsItsChat, id).Scan(&heads)
+	return heads, err
+}
 
 // selectNextHeadDue is when the next chat head is due; no row when none
 // is. It walks the due index in order and stops at the first head, which is
@@ -98,7 +116,7 @@ type earlier struct {
 
 // earlierInChat reads up to limit earlier Queued messages of id's chat.
 func (q *Queue) earlierInChat(ctx context.Context, id string, limit int) ([]earlier, error) {
-	rows, err := q.db.QueryContext(ctx, selectEarlierInChat, q.now().UnixMilli(), id, limit)
+	rows, err := q.stmts.Read(ctx, selectEarlierInChat, q.now().UnixMilli(), id, limit)
 	if err != nil {
 		return nil, err
 	}

@@ -133,6 +133,7 @@ func (q *Queue) Submit(ctx context.Context, req Request) (Result, error) {
 	}
 	var prior *idempotencyRecord
 	account := q.account()
+	heads := true // the first message heads its chat: the worker must hear of it
 	err = q.batcher.Do(ctx, func(tx *sql.Tx) (err error) {
 		if req.IdempotencyKey != "" {
 			prior, err = q.claimIdempotencyKey(ctx, tx, req.IdempotencyKey, hash, msgs[0].requestID, now)
@@ -140,7 +141,11 @@ func (q *Queue) Submit(ctx context.Context, req Request) (Result, error) {
 				return err
 			}
 		}
-		return q.storeMessages(ctx, tx, msgs, req.Items, now, account)
+		if err := q.storeMessages(ctx, tx, msgs, req.Items, now, account); err != nil || attemptNow || req.AwaitApproval {
+			return err
+		}
+		heads, err = q.headsItsChat(ctx, tx, msgs[0].ID)
+		return err
 	})
 	if err != nil {
 		return Result{}, storeFailed(err)
@@ -154,9 +159,9 @@ func (q *Queue) Submit(ctx context.Context, req Request) (Result, error) {
 	case req.AwaitApproval: // nothing is due until a person approves
 	case attemptNow:
 		q.attemptAccepted(ctx, msgs)
-	default:
+	case heads:
 		q.wake.NotifyDue(earliestRetry(msgs)) // their retries are due on the schedule
-	}
+	} // else: due only once the earlier one ends, and its end wakes the worker
 	return q.result(ctx, msgs), nil
 }
 

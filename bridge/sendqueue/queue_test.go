@@ -293,6 +293,28 @@ func TestNoSessionWakesTheWorkerOnlyForAnEarlierRetry(t *testing.T) {
 	}
 }
 
+// A message accepted while unlinked behind an earlier Queued message of
+// its chat cannot go before that one ends, whose end wakes the worker: it
+// does not wake the worker even when its retry is due before the worker
+// looks. Waking it for each of a burst to one chat made it walk the chat's
+// whole backlog once per request (issue 47). A message to another chat
+// heads that chat and wakes it as before.
+func TestABurstToOneChatWakesTheWorkerOnce(t *testing.T) {
+	f := newFixture(t, time.Second)
+	f.sender.setReady(false)
+	f.q.wake.SleepingUntil(time.Now().Add(-time.Second)) // about to read the table
+	f.submit(textRequest("first"))
+	f.q.wake.SleepingUntil(time.Now().Add(time.Minute))
+	f.submit(textRequest("second"))
+	if f.q.wake.Pending() {
+		t.Fatal("the worker was woken for a message behind an earlier one of its chat")
+	}
+	f.submit(Request{Recipient: bridge.PhoneRecipient("4915187654321"), Items: []Item{{Type: bridge.TypeText, Text: "other chat"}}})
+	if !f.q.wake.Pending() {
+		t.Fatal("the worker was not woken for the head of another chat, due before it looks")
+	}
+}
+
 // The worker publishes when it looks next while it sleeps, and that an
 // accepted message's retry is seen in time: a burst accepted while it
 // sleeps is retried on schedule, not at maxIdle.

@@ -50,7 +50,7 @@ func (q *Queue) attemptDue(ctx context.Context) (p durable.Pass) {
 	if !q.heldUntil(q.now()).IsZero() || q.diskLow() {
 		return p
 	}
-	due, err := q.query(ctx, selectDueHeads, q.now().UnixMilli(), dueBatch)
+	due, err := q.query(ctx, selectDueHeads, q.now().UnixMilli())
 	if err != nil {
 		if ctx.Err() == nil {
 			q.logger.Error(err, "read due messages")
@@ -82,7 +82,7 @@ func (q *Queue) attemptDue(ctx context.Context) (p durable.Pass) {
 // head is due, but not before the pace and a restriction allow it.
 func (q *Queue) nextAttempt(ctx context.Context) (time.Time, bool) {
 	var next sql.NullInt64
-	err := q.db.QueryRowContext(ctx, selectNextHeadDue).Scan(&next)
+	err := q.stmts.ReadRow(ctx, selectNextHeadDue).Scan(&next)
 	if errors.Is(err, sql.ErrNoRows) || (err == nil && !next.Valid) {
 		return time.Time{}, false // nothing waits
 	}
@@ -115,7 +115,7 @@ const selectStillDue = `SELECT ` + messageColumns + ` FROM messages WHERE id = ?
 // a second time with the same WhatsApp id. A read error leaves it to the
 // next pass.
 func (q *Queue) stillDue(ctx context.Context, m *row) bool {
-	fresh, err := scanRow(q.db.QueryRowContext(ctx, selectStillDue, m.ID, q.now().UnixMilli()))
+	fresh, err := scanRow(q.stmts.ReadRow(ctx, selectStillDue, m.ID, q.now().UnixMilli()))
 	if err != nil {
 		if !errors.Is(err, sql.ErrNoRows) && ctx.Err() == nil {
 			q.logger.Error(err, "read due message", "message", m.ID)

@@ -42,3 +42,31 @@ func TestIdleConnectionsAreClosed(t *testing.T) {
 		t.Fatalf("query after the idle connections closed: %v", err)
 	}
 }
+
+// Connections used at once by concurrent requests stay in the pool until
+// idleConnLifetime: with database/sql's default of two idle, every read
+// beyond two opened a connection (key, pragmas, a parse of the schema) and
+// closed it right after (issue 47).
+func TestConcurrentReadsKeepTheirConnections(t *testing.T) {
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "busy.db"), testutil.TestKey(), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	const concurrent = 16
+	conns := make([]interface{ Close() error }, concurrent)
+	for i := range conns {
+		c, err := db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns[i] = c
+	}
+	for _, c := range conns {
+		_ = c.Close()
+	}
+	if s := db.Stats(); s.MaxIdleClosed != 0 || s.Idle != concurrent {
+		t.Fatalf("after %d concurrent uses: %d idle, %d closed at once", concurrent, s.Idle, s.MaxIdleClosed)
+	}
+}

@@ -52,6 +52,16 @@ const busyTimeoutMillis = 10_000
 // its connections; one that is closed costs about 2 ms to open again.
 var idleConnLifetime = time.Minute
 
+// maxIdleConns is how many connections the pool keeps between uses.
+// database/sql's default is two: under concurrent requests (16 clients
+// each reading the queue once its send is stored) it opened a connection
+// for each read beyond two and closed it right after, and each open paid
+// for the key, the pragmas and a parse of the schema again (a fifth of the
+// bridge's CPU at 16 clients, issue 47). The pool opens as many as are
+// used at once either way, so keeping them raises no peak; idle ones still
+// close after idleConnLifetime, so an idle bridge keeps none of them.
+const maxIdleConns = 64
+
 // Open opens the database at path, creating it when absent, encrypted with a
 // key derived from masterKey for purpose (for example "bridge" or
 // "credentials"; a file must always be opened with the same purpose).
@@ -60,6 +70,45 @@ var idleConnLifetime = time.Minute
 // so it never appears in a driver error or a log line. A file that does not
 // decrypt gives ErrWrongKey and is left as it was.
 func Open(ctx context.Context, path string, masterKey []byte, purpose string) (*sql.DB, error) {
+	return open(ctx, path, masterKey, purpose, "FULL")
+}
+
+// OpenSyncedByCaller is Open with synchronous=NORMAL: a commit writes its
+// pages to the write-ahead log without an fsync, and the caller makes a
+// group of commits durable at once with SyncWAL before it relies on them.
+// Commits stay atomic and in order (WAL): an operating system crash or a
+// power loss can lose the commits after the last SyncWAL, never corrupt the
+// file; a crash of the process loses nothing, the pages being in the
+// operating system's cache. session.db, whose every decrypted message is a
+// transaction, is opened so (docs/design/20261128-incoming-throughput.md).
+func OpenSyncedByCaller(ctx context.Context, path string, masterKey []byte, purpose string) (*sql.DB, error) {
+	return open(ctx, path, masterKey, purpose, "NORMAL")
+}
+
+// SyncWAL makes every commit to the database at path so far durable: it
+// fsyncs its write-ahead log (path-wal), which holds them until a
+// checkpoint copies them into the file (SQLite fsyncs the log before it
+// does). fsync flushes the file, whatever descriptor it is called on. No
+// log file means no commit waits in one.
+func SyncWAL(path string) error {
+	f, err := os.OpenFile(path+"-wal", os.O_RDWR, 0) //nolint:gosec // DATA_DIR's own file
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("sync %s-wal: %w", path, err)
+	}
+	syncErr := f.Sync()
+	if err := f.Close(); syncErr == nil && err != nil {
+		syncErr = err
+	}
+	if syncErr != nil {
+		return fmt.Errorf("sync %s-wal: %w", path, syncErr)
+	}
+	return nil
+}
+
+func open(ctx context.Context, path string, masterKey []byte, purpose, synchronous string) (*sql.DB, error) {
 	if len(masterKey) != MasterKeyLen {
 		return nil, fmt.Errorf("open %s: master key must be %d bytes, got %d", path, MasterKeyLen, len(masterKey))
 	}
@@ -88,8 +137,8 @@ func Open(ctx context.Context, path string, masterKey []byte, purpose string) (*
 			return err
 		}
 		if err := c.Exec(fmt.Sprintf(
-			"PRAGMA busy_timeout=%d; PRAGMA foreign_keys=ON; PRAGMA temp_store=MEMORY; PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;",
-			busyTimeoutMillis)); err != nil {
+			"PRAGMA busy_timeout=%d; PRAGMA foreign_keys=ON; PRAGMA temp_store=MEMORY; PRAGMA journal_mode=WAL; PRAGMA synchronous=%s;",
+			busyTimeoutMillis, synchronous)); err != nil {
 			return err
 		}
 		// WAL mode has created the shared-memory index if no connection
@@ -100,6 +149,7 @@ func Open(ctx context.Context, path string, masterKey []byte, purpose string) (*
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	db.SetConnMaxIdleTime(idleConnLifetime)
+	db.SetMaxIdleConns(maxIdleConns)
 	// Reading the schema is the first read of page 1: a wrong key fails here.
 	if _, err := db.ExecContext(ctx, "SELECT count(*) FROM sqlite_master"); err != nil {
 		_ = db.Close()

@@ -108,6 +108,17 @@ func TestFaultSecondLoginReplacesFirst(t *testing.T) {
 	wasimtest.WaitEvent[*events.StreamReplaced](t, first, nil)
 	first.Disconnect()
 	wasimtest.WaitEvent[*events.Connected](t, second, nil)
+	// Both logins are on the record (the fleet benchmark's restart
+	// phase reads it), the second after the first.
+	var mine []wasim.Login
+	for _, l := range sim.Logins() {
+		if l.Account == "4915500000031" {
+			mine = append(mine, l)
+		}
+	}
+	if len(mine) != 2 || mine[1].At.Before(mine[0].At) {
+		t.Errorf("logins %+v, want the first device's and the second's", mine)
+	}
 }
 
 func TestFaultLoggedOut(t *testing.T) {

@@ -52,6 +52,7 @@ func (s *Simulator) login(c *conn) bool {
 	if err != nil {
 		return false
 	}
+	s.logins.record(u.jid.User, time.Now())
 	s.flushPending(u, comp)
 	return true
 }

@@ -74,6 +74,7 @@ type Simulator struct {
 	versions clientVersions // the oldest client version accepted, and the current one (clientversion.go)
 	trust    trustTokens    // trusted-contact tokens phones issued (tctoken.go)
 	calls    callBook       // what phones saw of calls (calls.go)
+	logins   loginBook      // every successful login of a linked device (logins.go)
 }
 
 // New starts a simulator. Call Close when done.

@@ -272,7 +272,7 @@ func TestLocalTargetsAreRefused(t *testing.T) {
 	o.run(t)
 	port := r.srv.URL[strings.LastIndex(r.srv.URL, ":"):]
 	for _, target := range []string{r.srv.URL, "http://localhost" + port, "http://169.254.169.254/latest/meta-data/",
-		"http://[::1]" + port, "http://0.0.0.0" + port, "nats://127.0.0.1" + port + "/events"} {
+		"http://[::1]" + port, "http://0.0.0.0" + port, "nats://127.0.0.1" + port + "/events", "amqp://127.0.0.1" + port + "/"} {
 		err := o.Create(context.Background(), Subscription{ID: "local", Target: target, Enabled: true})
 		if be, ok := errors.AsType[*bridge.Error](err); !ok || be.Code != "target_not_allowed" {
 			t.Errorf("%s: %v, want target_not_allowed", target, err)
@@ -291,7 +291,7 @@ func TestLocalTargetsAreRefused(t *testing.T) {
 }
 
 func FuzzSubscriptionValidate(f *testing.F) {
-	for _, seed := range []string{"http://x/y", "nats://h:4222/p.q", "ftp://x", "nats://h/", "https://u@h/", "%zz", ""} {
+	for _, seed := range []string{"http://x/y", "nats://h:4222/p.q", "amqp://h/v?exchange=e&prefix=p", "amqp://h/?x=y", "ftp://x", "nats://h/", "https://u@h/", "%zz", ""} {
 		f.Add(seed, "message.upsert", "X-A")
 	}
 	f.Fuzz(func(t *testing.T, target, event, header string) {

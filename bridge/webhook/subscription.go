@@ -18,7 +18,8 @@ const DefaultSubscription = "default"
 // Subscription is one receiver of the bridge's events.
 type Subscription struct {
 	ID string
-	// Target is an http(s):// URL or nats://host:port/<subject prefix>.
+	// Target is an http(s):// URL, nats://host:port/<subject prefix> or
+	// amqp(s)://host:port/<vhost>?exchange=<name>&prefix=<routing key prefix>.
 	Target string
 	// Events are the event types delivered; empty: all.
 	Events []string
@@ -27,7 +28,7 @@ type Subscription struct {
 	// Secret is the decoded whsec_ key that signs deliveries; empty:
 	// unsigned.
 	Secret []byte
-	// Credentials authenticate to a NATS server.
+	// Credentials authenticate to a NATS server or a RabbitMQ broker.
 	Credentials Credentials
 	// Headers are added to every delivery.
 	Headers map[string]string
@@ -36,7 +37,8 @@ type Subscription struct {
 	CreatedAt, UpdatedAt time.Time
 }
 
-// Credentials are a NATS server's: User and Password, or Token.
+// Credentials are a NATS server's (User and Password, or Token) or a
+// RabbitMQ broker's (User and Password).
 type Credentials struct {
 	User     string `json:"user,omitempty"`
 	Password string `json:"password,omitempty"`
@@ -180,12 +182,13 @@ func validTarget(target string, creds Credentials, handshake bool) error {
 	u, err := url.Parse(target)
 	if err != nil || len(target) > maxTargetLen || u.Host == "" || u.User != nil || u.Fragment != "" {
 		return invalid(bridge.CodeInvalidTarget,
-			"target must be an http(s):// URL or nats://host:port/<subject prefix>, without user information (credentials go in credentials)")
+			"target must be an http(s):// URL, nats://host:port/<subject prefix> or amqp(s)://host:port/<vhost>?exchange=…&prefix=…, "+
+				"without user information (credentials go in credentials)")
 	}
 	switch u.Scheme {
 	case schemeHTTP, schemeHTTPS:
 		if creds.User != "" || creds.Password != "" || (creds.Token != "" && !handshake) {
-			return invalid(bridge.CodeInvalidCredentials, "credentials are for nats:// targets, and a token for the verification "+
+			return invalid(bridge.CodeInvalidCredentials, "credentials are for nats:// and amqp:// targets, and a token for the verification "+
 				"handshake of format cloud; an HTTP receiver verifies the signature (secret)")
 		}
 		return validCredentials(creds)
@@ -194,8 +197,13 @@ func validTarget(target string, creds Credentials, handshake bool) error {
 			return err
 		}
 		return validCredentials(creds)
+	case schemeAMQP, schemeAMQPS:
+		if _, err := parseAMQPTarget(u); err != nil {
+			return err
+		}
+		return validAMQPCredentials(creds)
 	}
-	return invalid(bridge.CodeInvalidTarget, "target scheme %q is not one of http, https, nats", u.Scheme)
+	return invalid(bridge.CodeInvalidTarget, "target scheme %q is not one of http, https, nats, amqp, amqps", u.Scheme)
 }
 
 // subjectPrefix is a nats:// target's subject prefix: its path, without

@@ -30,8 +30,11 @@ func (o *Outbox) newSender(s Subscription) (sender, error) {
 	if err != nil {
 		return nil, err
 	}
-	if u.Scheme == schemeNATS {
+	switch u.Scheme {
+	case schemeNATS:
 		return o.newNATSSender(s, u)
+	case schemeAMQP, schemeAMQPS:
+		return o.newAMQPSender(s, u)
 	}
 	return httpSender{client: o.opts.Client}, nil
 }
@@ -39,7 +42,7 @@ func (o *Outbox) newSender(s Subscription) (sender, error) {
 // probe checks that s's target can be reached: for HTTP a TCP connection
 // to its host and port (no request: the receiver would see an event that
 // is none); for NATS a connection and the lookup of the stream that takes
-// its subjects.
+// its subjects; for AMQP a connection and the declaration of its exchange.
 func (o *Outbox) probe(ctx context.Context, s Subscription) error {
 	if o.opts.Probe != nil {
 		return o.opts.Probe(ctx, s)
@@ -50,9 +53,12 @@ func (o *Outbox) probe(ctx context.Context, s Subscription) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
-	if u.Scheme == schemeNATS {
+	switch u.Scheme {
+	case schemeNATS:
 		err = probeNATS(ctx, s, u, o.dialer())
-	} else {
+	case schemeAMQP, schemeAMQPS:
+		err = probeAMQP(s, u, o.dialer())
+	default:
 		err = o.probeTCP(ctx, u)
 	}
 	if err != nil {

@@ -21,10 +21,15 @@ const maxUnacked = 1024
 // decrypted-event buffer. Acks go out in the order the messages came, from
 // one goroutine.
 type acks struct {
-	mu      sync.Mutex
-	stored  map[messageKey][]<-chan error // handed to the store, ack not yet deferred
-	queue   chan ackJob
-	stopped chan struct{} // closed when run ends: nothing more is acked
+	// syncSession makes session.db's commits so far durable (sqlite.SyncWAL):
+	// session.db commits without an fsync each (a decrypted message is one
+	// transaction, and its Signal session moved past it), so a batch's acks
+	// wait for one fsync of them all. nil syncs nothing (tests).
+	syncSession func() error
+	mu          sync.Mutex
+	stored      map[messageKey][]<-chan error // handed to the store, ack not yet deferred
+	queue       chan ackJob
+	stopped     chan struct{} // closed when run ends: nothing more is acked
 }
 
 type messageKey struct{ chat, id string }
@@ -75,6 +80,16 @@ func (a *acks) deferAck(device *store.Device) func(*types.MessageInfo, func(cont
 	}
 }
 
+// sync makes the batch's decryptions durable before it is acked: the
+// session.db transactions that decrypted the messages (their ratchets'
+// steps and buffered plaintexts) and the clears just committed.
+func (a *acks) sync() error {
+	if a.syncSession == nil {
+		return nil
+	}
+	return a.syncSession()
+}
+
 // maxAckBatch bounds how many messages' buffered plaintexts are cleared in
 // one transaction of session.db.
 const maxAckBatch = 256
@@ -94,6 +109,14 @@ func (a *acks) run(ctx context.Context, failed func(types.MessageID, error), cle
 			batch = a.collect(append(batch[:0], job), failed)
 			if err := clearAll(ctx, batch); err != nil && ctx.Err() == nil {
 				clearFailed(err) // the plaintexts stay until whatsmeow's sweep; the acks still go
+			}
+			if err := a.sync(); err != nil {
+				// Unacked, WhatsApp delivers them again: their sessions' and
+				// plaintexts' commits may not survive a power loss.
+				for _, job := range batch {
+					failed(job.id, err)
+				}
+				continue
 			}
 			for _, job := range batch {
 				job.ack()

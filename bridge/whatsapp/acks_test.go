@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -106,5 +107,48 @@ func TestAcksWaitForTheCommitInOrder(t *testing.T) {
 	defer buf.mu.Unlock()
 	if buf.txns != 1 {
 		t.Errorf("%d clearing transactions for the messages queued together, want 1", buf.txns)
+	}
+}
+
+// session.db commits without an fsync each (sqlite.OpenSyncedByCaller): a
+// batch is acked only after one sync that follows its clears, and a batch
+// whose sync failed is not acked at all (WhatsApp delivers it again), since
+// its decryptions might not survive a power loss.
+func TestAcksWaitForTheSessionSync(t *testing.T) {
+	a := newAcks()
+	log := &ackLog{}
+	syncErr := make(chan error, 2)
+	a.syncSession = func() error {
+		cleared, acked, _ := log.snapshot()
+		log.add(&log.cleared, "sync after "+strings.Join(cleared, ",")+" acked "+strings.Join(acked, ","))
+		return <-syncErr
+	}
+	deferAck := a.deferAck(&store.Device{EventBuffer: &txnBuffer{}})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		a.run(ctx, func(id types.MessageID, _ error) { log.add(&log.failed, id) }, func(error) {})
+	}()
+	defer func() { cancel(); <-done }()
+	send := func(id string) {
+		info := &types.MessageInfo{ID: id}
+		stored := make(chan error, 1)
+		stored <- nil
+		a.handed(info, stored)
+		deferAck(info, func(context.Context) { log.add(&log.cleared, id) }, func() { log.add(&log.acked, id) })
+	}
+	syncErr <- errors.New("EIO")
+	send("m1")
+	testutil.Eventually(t, 5*time.Second, func() bool { _, _, failed := log.snapshot(); return len(failed) == 1 },
+		"m1 refused after its sync failed")
+	syncErr <- nil
+	send("m2")
+	testutil.Eventually(t, 5*time.Second, func() bool { _, acked, _ := log.snapshot(); return len(acked) == 1 },
+		"m2 acked")
+	cleared, acked, failed := log.snapshot()
+	want := []string{"m1", "sync after m1 acked ", "m2", "sync after m1,sync after m1 acked ,m2 acked "}
+	if !slices.Equal(cleared, want) || !slices.Equal(acked, []string{"m2"}) || !slices.Equal(failed, []string{"m1"}) {
+		t.Errorf("clears and syncs %q, acked %v, refused %v", cleared, acked, failed)
 	}
 }

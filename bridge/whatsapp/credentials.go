@@ -30,7 +30,7 @@ type credentials struct {
 // stored device, or a new, unlinked one. A wrong key fails here, before
 // anything is written.
 func openCredentials(ctx context.Context, path string, masterKey []byte, log waLog.Logger) (*credentials, error) {
-	db, err := sqlite.Open(ctx, path, masterKey, credentialsPurpose)
+	db, err := sqlite.OpenSyncedByCaller(ctx, path, masterKey, credentialsPurpose)
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +81,7 @@ func OpenExistingCredentials(ctx context.Context, path string, masterKey []byte)
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil //nolint:nilnil // absent: nothing to verify, New creates it
 	}
-	return sqlite.Open(ctx, path, masterKey, credentialsPurpose)
+	return sqlite.OpenSyncedByCaller(ctx, path, masterKey, credentialsPurpose)
 }
 
 // VerifyCredentials checks that an existing session.db decrypts with

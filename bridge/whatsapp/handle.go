@@ -22,6 +22,8 @@ func (m *Session) handleEvent(cli *whatsmeow.Client, raw any) bool {
 	switch e := raw.(type) {
 	case *events.Message:
 		return m.message(cli, e)
+	case *events.UndecryptableMessage:
+		return m.tooLarge(cli, e)
 	case *events.Receipt:
 		return m.receipt(e)
 	case *events.GroupInfo, *events.JoinedGroup, *events.Picture:

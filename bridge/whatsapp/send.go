@@ -76,6 +76,13 @@ func (m *Session) Send(ctx context.Context, out bridge.Outgoing) error {
 	if _, err := cli.SendMessage(ctx, to, msg, extra); err != nil {
 		return m.restrictIfRefused(sendFailed(ctx, fmt.Errorf("send: %w", err)))
 	}
+	// session.db commits without an fsync each (sqlite.OpenSyncedByCaller):
+	// the send's step of the chat's ratchet is made durable at once, so that
+	// a power loss cannot make a later send repeat its key. Sends are paced,
+	// so one fsync each costs nothing a user feels.
+	if err := m.acks.sync(); err != nil {
+		m.log.Error(err, "sync session.db after a send")
+	}
 	m.restrict.sent()
 	return nil
 }

@@ -195,6 +195,8 @@ func New(ctx context.Context, opts Options) (*Session, error) {
 		log: opts.Log, bgCtx: context.WithoutCancel(ctx), restrict: restrictions{first: opts.RestrictionBackoff},
 		pace: newChatPace(opts.PresenceInterval, opts.Now), acks: newAcks(), refused: make(chan struct{}, 1),
 	}
+	sessionDB := opts.CredentialsDir + "/session.db"
+	m.acks.syncSession = func() error { return sqlite.SyncWAL(sessionDB) }
 	var versionClient *http.Client
 	if opts.Server != nil {
 		versionClient = opts.Server.HTTPClient
@@ -265,6 +267,9 @@ func (m *Session) newClient(creds *credentials) *whatsmeow.Client {
 	// The handler hands each message to the store and returns; its ack waits
 	// for the commit, while the next messages are decrypted and stored along.
 	cli.DeferMessageAck = m.acks.deferAck(creds.device)
+	// A message over this is recorded by its size, not decrypted (patch
+	// 0004; toolarge.go).
+	cli.MaxIncomingCiphertext = MaxIncomingCiphertext
 	// A first connect that fails for a network reason retries in the
 	// background, like any later reconnect.
 	cli.InitialAutoReconnect = true

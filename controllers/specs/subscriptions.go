@@ -18,7 +18,7 @@ func SubscriptionID(name string) string {
 }
 
 // SubscriptionSecrets are the values a subscription's references name:
-// the signing secret (nil without a secretRef) and a NATS target's
+// the signing secret (nil without a secretRef) and a NATS or AMQP target's
 // credentials or a cloud receiver's verify token (nil without a
 // credentialsSecretRef).
 type SubscriptionSecrets struct {
@@ -50,7 +50,8 @@ func Subscription(s msgbridgev1alpha1.SubscriptionSpec, secrets SubscriptionSecr
 }
 
 // The keys of a credentials Secret (credentialsSecretRef): a NATS
-// target's token, or user and password; a cloud receiver's verify token.
+// target's token, or user and password; an AMQP target's user and
+// password; a cloud receiver's verify token.
 const (
 	NATSTokenKey    = "token"
 	NATSUserKey     = "user"
@@ -77,12 +78,30 @@ func NATSCredentials(name string, data map[string][]byte) (*contract.Subscriptio
 	return nil, fmt.Sprintf("Secret %s has neither the key %s nor the keys %s and %s", name, NATSTokenKey, NATSUserKey, NATSPasswordKey)
 }
 
+// AMQPCredentials reads the credentials of an amqp(s):// target from the
+// data of its Secret (named name): user and password, both; RabbitMQ has
+// no token. The message names keys, never a value.
+func AMQPCredentials(name string, data map[string][]byte) (*contract.SubscriptionCredentials, string) {
+	user, password := data[NATSUserKey], data[NATSPasswordKey]
+	switch {
+	case len(data[NATSTokenKey]) > 0:
+		return nil, fmt.Sprintf("Secret %s has %s: an amqp(s):// target takes %s and %s", name, NATSTokenKey, NATSUserKey, NATSPasswordKey)
+	case len(user) > 0 && len(password) > 0:
+		return &contract.SubscriptionCredentials{User: string(user), Password: string(password)}, ""
+	}
+	return nil, fmt.Sprintf("Secret %s lacks %s or %s: an amqp(s):// target takes both", name, NATSUserKey, NATSPasswordKey)
+}
+
 // SubscriptionCredentials reads the credentials of s from the data of the
-// Secret its credentialsSecretRef names (name): a nats:// target's, or the
-// verify token of an http(s) target of format cloud (the key token alone).
+// Secret its credentialsSecretRef names (name): a nats:// or amqp(s)://
+// target's, or the verify token of an http(s) target of format cloud (the
+// key token alone).
 func SubscriptionCredentials(s msgbridgev1alpha1.SubscriptionSpec, name string, data map[string][]byte) (*contract.SubscriptionCredentials, string) {
-	if strings.HasPrefix(s.Target, "nats://") {
+	switch {
+	case strings.HasPrefix(s.Target, "nats://"):
 		return NATSCredentials(name, data)
+	case strings.HasPrefix(s.Target, "amqp://"), strings.HasPrefix(s.Target, "amqps://"):
+		return AMQPCredentials(name, data)
 	}
 	token := data[NATSTokenKey]
 	switch {

@@ -97,11 +97,13 @@ func TestNATSCredentials(t *testing.T) {
 }
 
 // A cloud receiver's verify token comes from its Secret's token alone; a
-// nats:// target's credentials are read as NATS credentials.
+// nats:// target's credentials are read as NATS credentials, an amqp(s)://
+// target's as a user and password, both.
 func TestSubscriptionCredentials(t *testing.T) {
 	cloud := msgbridgev1alpha1.SubscriptionSpec{Name: "chatwoot", Target: "https://chatwoot.example/webhooks/whatsapp/+4915100000001",
 		Format: msgbridgev1alpha1.SubscriptionFormatCloud}
 	nats := msgbridgev1alpha1.SubscriptionSpec{Name: "bus", Target: "nats://n.example:4222/wa"}
+	rabbit := msgbridgev1alpha1.SubscriptionSpec{Name: "rabbit", Target: "amqps://r.example/prod?exchange=events"}
 	for _, c := range []struct {
 		name    string
 		spec    msgbridgev1alpha1.SubscriptionSpec
@@ -114,6 +116,10 @@ func TestSubscriptionCredentials(t *testing.T) {
 		{"no token", cloud, map[string]string{"secret": "s3cret-x"}, nil, "has no key token"},
 		{"nats user and password", nats, map[string]string{"user": "bridge", "password": "s3cret-p"},
 			&contract.SubscriptionCredentials{User: "bridge", Password: "s3cret-p"}, ""},
+		{"amqp user and password", rabbit, map[string]string{"user": "bridge", "password": "s3cret-p"},
+			&contract.SubscriptionCredentials{User: "bridge", Password: "s3cret-p"}, ""},
+		{"amqp token", rabbit, map[string]string{"token": "s3cret-t", "user": "bridge", "password": "s3cret-p"}, nil, "takes user and password"},
+		{"amqp user alone", rabbit, map[string]string{"user": "bridge"}, nil, "lacks user or password"},
 	} {
 		data := map[string][]byte{}
 		for k, v := range c.data {

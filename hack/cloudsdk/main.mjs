@@ -10,6 +10,7 @@ import { readFileSync } from "node:fs";
 import { WhatsAppAPI } from "whatsapp-api-js";
 import { Text, Image, Document, Location, Contacts, Reaction, Interactive, ActionButtons, Button, Body } from "whatsapp-api-js/messages";
 import { Header, Footer, ActionCTA } from "whatsapp-api-js/messages";
+import { Template, Language, BodyComponent, BodyParameter } from "whatsapp-api-js/messages";
 import { Name, Phone } from "whatsapp-api-js/messages";
 import { WhatsAppClient } from "@kapso/whatsapp-cloud-api";
 import { verifySignature, normalizeWebhook } from "@kapso/whatsapp-cloud-api/server";
@@ -59,6 +60,9 @@ async function viaWhatsAppAPIJS() {
   refused["wajs cta_url"] = cta?.error?.code ?? 0;
   await id("reply", api.sendMessage(phone, to, new Text("as I said"), first));
   await id("reaction", api.sendMessage(phone, to, new Reaction(first, "👍")));
+  // kapso_order, a NAMED template Kapso created (viaKapso runs first).
+  await id("template", api.sendMessage(phone, to, new Template("kapso_order", new Language("en_US"),
+    new BodyComponent(new BodyParameter("7", "order"), new BodyParameter("Wajs", "first_name")))));
   const read = await api.markAsRead(phone, readID);
   must(read?.success === true, `read: ${JSON.stringify(read)}`);
   const del = await api.deleteMedia(up.id, phone);
@@ -77,8 +81,13 @@ async function viaKapso() {
   must(number.id === phone, `phone number: ${JSON.stringify(number)}`);
   await client.templates.create({ businessAccountId: waba, name: "kapso_hello", language: "en_US", category: "UTILITY",
     components: [{ type: "BODY", text: "Hello {{1}}" }] });
+  await client.templates.create({ businessAccountId: waba, name: "kapso_order", language: "en_US", category: "UTILITY",
+    parameterFormat: "NAMED", components: [{ type: "BODY", text: "Order {{order}} for {{first_name}}",
+      example: { body_text_named_params: [{ param_name: "order", example: "1" }, { param_name: "first_name", example: "Ana" }] } }] });
   const list = await client.templates.list({ businessAccountId: waba });
   must(list.data.some((t) => t.name === "kapso_hello"), `templates: ${JSON.stringify(list)}`);
+  const named = list.data.find((t) => t.name === "kapso_order");
+  must(named && (named.parameterFormat ?? named.parameter_format) === "NAMED", `named template: ${JSON.stringify(named)}`);
   const first = await id("text", client.messages.sendText({ phoneNumberId: phone, to, body: "hello from kapso" }));
   const up = await client.media.upload({ phoneNumberId: phone, type: "image/png", file: new Blob([png], { type: "image/png" }), fileName: "k.png" });
   const meta = await client.media.get({ mediaId: up.id, phoneNumberId: phone });
@@ -88,6 +97,9 @@ async function viaKapso() {
   await id("location", client.messages.sendLocation({ phoneNumberId: phone, to, location: { latitude: 52.52, longitude: 13.4, name: "Office" } }));
   await id("template", client.messages.sendTemplate({ phoneNumberId: phone, to,
     template: { name: "kapso_hello", language: { code: "en_US" }, components: [{ type: "body", parameters: [{ type: "text", text: "Ana" }] }] } }));
+  await id("named template", client.messages.sendTemplate({ phoneNumberId: phone, to,
+    template: { name: "kapso_order", language: { code: "en_US" }, components: [{ type: "body",
+      parameters: [{ type: "text", parameterName: "first_name", text: "Kap" }, { type: "text", parameterName: "order", text: "9" }] }] } }));
   await id("buttons", client.messages.sendInteractiveButtons({ phoneNumberId: phone, to, bodyText: "Pick one",
     header: { type: "text", text: "Fruit" }, footerText: "fresh", buttons: [{ id: "a", title: "Apple" }, { id: "b", title: "Pear" }] }));
   try {
@@ -124,7 +136,7 @@ async function parseHooks() {
   return seen;
 }
 
-await viaWhatsAppAPIJS();
 await viaKapso();
+await viaWhatsAppAPIJS();
 const hooks = await parseHooks();
 console.log(JSON.stringify({ sent, refused, hooks }));

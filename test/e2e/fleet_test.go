@@ -74,6 +74,14 @@ func TestFleetBench(t *testing.T) {
 	all := f.grow(t, 1, n)
 	baseline.log(t, "baseline: 1 bridge")
 	all.log(t, fmt.Sprintf("fleet: %d more bridges applied at once, %d in all", n-1, n))
+
+	// A node's restart: every pod ends at once, first with the default
+	// connect jitter, then with none, the two side by side.
+	withJitter := f.restart(t, f.bridges, "default ("+contract.DefaultConnectJitter+")")
+	withJitter.log(t, n)
+	f.setJitter(t, f.bridges, &metav1.Duration{})
+	without := f.restart(t, f.bridges, "0s")
+	without.log(t, n)
 }
 
 // fleet is the benchmark's cluster, simulator and operator process.
@@ -82,6 +90,8 @@ type fleet struct {
 	sim      *wasim.Simulator
 	contact  *wasim.User
 	operator int
+	// bridges are every bridge applied so far.
+	bridges []*msgbridgev1alpha1.MessagingBridge
 }
 
 // phase is what growing the fleet by some bridges measured.
@@ -93,8 +103,10 @@ type phase struct {
 	// roundTrips: POST /send to the contact's phone receiving it, per new
 	// bridge.
 	roundTrips []time.Duration
-	// bridgeRSS of every bridge process running after the phase, bytes.
-	bridgeRSS []int64
+	// bridgeRSS of every bridge process running after the phase, bytes;
+	// bridgeCharged and bridgeWorkingSet what each one's container cgroup
+	// is charged, as the kubelet and the OOM killer see a pod.
+	bridgeRSS, bridgeCharged, bridgeWorkingSet []int64
 	// podsMemory is the kubepods cgroup's usage (every pod), bytes.
 	podsMemory int64
 	// operatorCPU is the operator's CPU time during the phase; operatorRSS
@@ -114,6 +126,7 @@ func (f *fleet) grow(t *testing.T, from, to int) phase {
 	for i := from; i < to; i++ {
 		bridges = append(bridges, f.apply(t, i))
 	}
+	f.bridges = append(f.bridges, bridges...)
 	f.waitAll(t, bridges, msgbridgev1alpha1.ConditionAvailable)
 	p.ready = time.Since(applied)
 	f.link(t, bridges)
@@ -125,6 +138,8 @@ func (f *fleet) grow(t *testing.T, from, to int) phase {
 	}
 	for _, pid := range podProcesses(t, "bridge") {
 		p.bridgeRSS = append(p.bridgeRSS, processRSS(t, pid))
+		usage, ws := cgroupMemory(t, pid)
+		p.bridgeCharged, p.bridgeWorkingSet = append(p.bridgeCharged, usage), append(p.bridgeWorkingSet, ws)
 	}
 	p.podsMemory = kubepodsMemory(t)
 	p.operatorRSS = processRSS(t, f.operator)
@@ -288,18 +303,17 @@ func sendText(t *testing.T, base, apiKey, text string) string {
 
 func (p phase) log(t *testing.T, what string) {
 	t.Helper()
-	rss := slices.Clone(p.bridgeRSS)
-	slices.Sort(rss)
 	rtt := slices.Clone(p.roundTrips)
 	slices.Sort(rtt)
-	var sum int64
-	for _, r := range rss {
-		sum += r
-	}
 	t.Logf("FLEET %s", what)
 	t.Logf("FLEET   applied to all Ready %.1fs, to all linked and connected %.1fs", p.ready.Seconds(), p.connected.Seconds())
-	t.Logf("FLEET   bridge processes %d, RSS per bridge: mean %.1f MiB, min %.1f, max %.1f", len(rss),
-		mib(sum/int64(max(len(rss), 1))), mib(firstOr(rss, 0)), mib(lastOr(rss, 0)))
+	for _, m := range []struct {
+		what   string
+		values []int64
+	}{{"cgroup charge", p.bridgeCharged}, {"cgroup working set", p.bridgeWorkingSet}, {"process RSS", p.bridgeRSS}} {
+		mean, lo, hi := spreadOf(m.values)
+		t.Logf("FLEET   per bridge (%d), %s: mean %.1f MiB, min %.1f, max %.1f", len(m.values), m.what, mib(mean), mib(lo), mib(hi))
+	}
 	t.Logf("FLEET   all pods' memory (kubepods cgroup) %.0f MiB", mib(p.podsMemory))
 	t.Logf("FLEET   operator CPU during the phase %.2fs, operator RSS %.1f MiB", p.operatorCPU.Seconds(), mib(p.operatorRSS))
 	t.Logf("FLEET   round trip send -> contact's phone over %d bridges: median %s, max %s", len(rtt),
@@ -307,6 +321,18 @@ func (p phase) log(t *testing.T, what string) {
 }
 
 func mib(b int64) float64 { return float64(b) / (1 << 20) }
+
+// spreadOf is the mean, least and greatest of values.
+func spreadOf(values []int64) (mean, lo, hi int64) {
+	if len(values) == 0 {
+		return 0, 0, 0
+	}
+	var sum int64
+	for _, v := range values {
+		sum += v
+	}
+	return sum / int64(len(values)), slices.Min(values), slices.Max(values)
+}
 
 func firstOr[T any](s []T, d T) T {
 	if len(s) == 0 {

@@ -105,4 +105,53 @@ func TestProcReaders(t *testing.T) {
 	if pids := podProcesses(t, "no-such-command"); len(pids) != 0 {
 		t.Errorf("found %v", pids)
 	}
+	if usage, ws := cgroupMemory(t, pid); usage < 1<<20 || ws > usage {
+		t.Errorf("this process's memory cgroup: usage %d, working set %d bytes", usage, ws)
+	}
+}
+
+// cgroupMemory is what the memory cgroup of pid is charged, as the kubelet
+// reads a container: usage, and the working set it evicts and reports by
+// (usage less inactive file pages). cgroup v1 and v2.
+func cgroupMemory(t *testing.T, pid int) (usage, workingSet int64) {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cgroup"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, current, inactive := "", "", ""
+	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		parts := strings.SplitN(line, ":", 3)
+		switch {
+		case len(parts) == 3 && parts[1] == "memory":
+			dir, current, inactive = filepath.Join("/sys/fs/cgroup/memory", parts[2]), "memory.usage_in_bytes", "total_inactive_file"
+		case len(parts) == 3 && parts[0] == "0" && parts[1] == "" && dir == "":
+			dir, current, inactive = filepath.Join("/sys/fs/cgroup", parts[2]), "memory.current", "inactive_file"
+		}
+	}
+	usage = readInt(t, filepath.Join(dir, current))
+	stat, err := os.ReadFile(filepath.Join(dir, "memory.stat"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(stat), "\n") {
+		if k, v, ok := strings.Cut(line, " "); ok && k == inactive {
+			n, _ := strconv.ParseInt(v, 10, 64)
+			return usage, usage - min(n, usage)
+		}
+	}
+	return usage, usage
+}
+
+func readInt(t *testing.T, path string) int64 {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }

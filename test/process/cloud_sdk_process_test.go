@@ -20,7 +20,8 @@ import (
 // simulated contact through the Cloud door (reply buttons from each one's
 // builder, which the contact's phone shows as buttons; a list and a
 // call-to-action link refused with Cloud's 131051), mark a message read,
-// upload, fetch and delete media and manage templates; then each parses the
+// upload, fetch and delete media, manage templates and send one with named
+// parameters; then each parses the
 // bridge's real webhooks in Cloud's format with its own webhook code,
 // signature included, a tap on a reply button among them. Every message
 // they sent reaches the contact.
@@ -56,7 +57,7 @@ func TestCloudSDKs(t *testing.T) {
 	if err := json.Unmarshal(raw, &out); err != nil {
 		t.Fatalf("the libraries printed %q: %v", raw, err)
 	}
-	if len(out.Sent) != 16 { // eight types through each library
+	if len(out.Sent) != 18 { // nine types through each library
 		t.Errorf("sent only %v", out.Sent)
 	}
 	for name, id := range out.Sent {
@@ -69,6 +70,11 @@ func TestCloudSDKs(t *testing.T) {
 		m := receive(t, contact, out.Sent[name])
 		if got := fmt.Sprint(m.Buttons()) + " " + m.Content().GetInteractiveMessage().GetBody().GetText(); got != want {
 			t.Errorf("%s: the contact's phone shows %q", name, got)
+		}
+	}
+	for name, want := range map[string]string{"wajs template": "Order 7 for Wajs", "kapso named template": "Order 9 for Kap"} {
+		if got := receive(t, contact, out.Sent[name]).Text(); got != want {
+			t.Errorf("%s: the contact's phone shows %q, want %q", name, got, want)
 		}
 	}
 	if len(out.Refused) != 2 || out.Refused["wajs cta_url"] != cloudapi.CodeUnsupportedType || out.Refused["kapso list"] != cloudapi.CodeUnsupportedType {

@@ -70,3 +70,53 @@ func TestCloudUserIDRoundTrip(t *testing.T) {
 		t.Errorf("the status names the contact as %+v, want user id %s", st, userID)
 	}
 }
+
+// A contact first writes hiding its number, so its Cloud user id comes
+// from its LID; when it later shows its number, and after a restart, its
+// messages and the statuses of a send to its number keep that user id.
+// The restart also shows that a cloud subscription made through the admin
+// API delivers again at once (its format was once unknown at start-up).
+func TestCloudUserIDSurvivesTheNumber(t *testing.T) {
+	sim := wasim.Start(t)
+	dataDir := t.TempDir()
+	p := linkedBridge(t, sim, dataDir)
+	contact := sim.Contact(alice, "Alice")
+	contact.SetReceiptMode(wasim.ReceiptsRead)
+	const appSecret = "fedcba9876543210fedcba9876543210"
+	cloud := newCloudReceiver(t, []byte(appSecret), "verify")
+	subscribe := func(p *bridgeProcess) {
+		sub := `{"id":"crm","target":"` + cloud.srv.URL + `/","format":"cloud","events":["message.upsert","message.status"],"secret":"` +
+			appSecret + `","credentials":{"token":"verify"}}`
+		code, raw := request(t, http.MethodPost, "http://"+p.addr+"/api/admin/subscriptions", testAdminToken, "application/json", sub, nil)
+		if code != http.StatusCreated && code != http.StatusOK && code != http.StatusConflict {
+			t.Fatalf("the cloud subscription: %d %s", code, raw)
+		}
+	}
+	subscribe(p)
+	userIDOf := func(mode wasim.Addressing, text string) string {
+		contact.SetAddressing(mode)
+		id := writeTo(t, contact, text)
+		got := cloud.next("message "+id, func(v cloudValue) bool { return len(v.Messages) == 1 && v.Messages[0].ID == id })
+		return got.Contacts[0].UserID
+	}
+	hidden := userIDOf(wasim.AddressLIDHidden, "who am I")
+	if hidden == "" {
+		t.Fatal("no user id for a hidden number")
+	}
+	if shown := userIDOf(wasim.AddressLIDWithPhone, "it's Alice"); shown != hidden {
+		t.Errorf("once the number shows, the user id is %s, was %s", shown, hidden)
+	}
+	p.kill()
+	p = startBridge(t, simBridgeBin, simEnv(sim, dataDir))
+	waitAdminState(t, p, "reconnected", connected)
+	if again := userIDOf(wasim.AddressLIDWithPhone, "still me"); again != hidden {
+		t.Errorf("after a restart the user id is %s, was %s", again, hidden)
+	}
+	sent := cloudSend(t, p, map[string]any{"to": alice, "type": "text", "text": map[string]any{"body": "to your number"}})
+	st := cloud.next("the read status of "+sent, func(v cloudValue) bool {
+		return len(v.Statuses) == 1 && v.Statuses[0].ID == sent && v.Statuses[0].Status == "read"
+	})
+	if st.Statuses[0].RecipientUserID != hidden || st.Contacts[0].UserID != hidden {
+		t.Errorf("a send to the number: status %+v, want user id %s", st, hidden)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -30,11 +31,23 @@ const (
 // candidate is one bridge binary a benchmark measures.
 type candidate struct{ name, bin string }
 
-// candidates is this tree's binary, then the baseline's when given.
+// envBaselineRefs names the baselines' commits (comma-separated, in the
+// order of the binaries in baselineEnv): hack/perf-baseline.sh sets it.
+const envBaselineRefs = "BASELINE_REFS"
+
+// candidates is this tree's binary, then the baselines' when given:
+// baselineEnv holds one binary or several separated by ':', named
+// "baseline" when alone and "baseline-REF" (envBaselineRefs) when several.
 func candidates(bin, baselineEnv string) []candidate {
 	cs := []candidate{{"this", bin}}
-	if base := os.Getenv(baselineEnv); base != "" {
-		cs = append(cs, candidate{"baseline", base})
+	bases := filepath.SplitList(os.Getenv(baselineEnv))
+	refs := strings.Split(os.Getenv(envBaselineRefs), ",")
+	for i, base := range bases {
+		name := "baseline"
+		if len(bases) > 1 && i < len(refs) {
+			name += "-" + refs[i]
+		}
+		cs = append(cs, candidate{name, base})
 	}
 	return cs
 }

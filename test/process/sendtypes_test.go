@@ -20,6 +20,9 @@ import (
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/audit"
 	"github.com/msgbridge/msgbridge/bridge/httpapi"
+	"github.com/msgbridge/msgbridge/bridge/httpapi/admin"
+	"github.com/msgbridge/msgbridge/bridge/httpapi/messaging"
+	"github.com/msgbridge/msgbridge/bridge/httpapi/public"
 	"github.com/msgbridge/msgbridge/bridge/sendqueue"
 	"github.com/msgbridge/msgbridge/bridge/spool"
 	"github.com/msgbridge/msgbridge/bridge/sqlite"
@@ -103,9 +106,11 @@ func startInProcess(t *testing.T, sim *wasim.Simulator) *inProcess {
 	}
 	t.Cleanup(func() { _ = auditLog.Close() })
 	srv := httptest.NewServer(httpapi.NewRouter(httpapi.Deps{
-		Session: session, AdminToken: testAdminToken, Messages: queue, Uploads: p.uploads,
-		Send:  httpapi.SendConfig{APIKey: testAPIKey, SpoolDir: p.spool, MaxFileSize: 1 << 20},
-		Audit: httpapi.AuditRecorder{Trail: auditLog, Logger: logr.Discard()}, Log: logr.Discard(),
+		Public: public.Deps{Link: session}, Admin: admin.Deps{Session: session},
+		Messaging: messaging.Deps{Messages: queue, Uploads: p.uploads,
+			Send: messaging.SendConfig{SpoolDir: p.spool, MaxFileSize: 1 << 20}},
+		Credentials: httpapi.Credentials{APIKey: testAPIKey, AdminToken: testAdminToken},
+		Audit:       httpapi.AuditRecorder{Trail: auditLog, Logger: logr.Discard()}, Log: logr.Discard(),
 	}))
 	t.Cleanup(srv.Close)
 	p.url = srv.URL

@@ -104,6 +104,14 @@ type Client struct {
 	EnableDecryptedEventBuffer bool
 	lastDecryptedBufferClear   time.Time
 
+	// If MaxIncomingCiphertext is above zero, an encrypted message part larger than it is not
+	// decrypted: the sender's client chooses its size (up to a whole 16 MiB frame), and its
+	// plaintext, the decoded protobuf and the buffered plaintext would each hold another copy.
+	// An UndecryptableMessage with TooLarge set is dispatched in its place, and the message is
+	// acknowledged as handled once the handlers return true (no retry receipt: the sender would
+	// send it again as large).
+	MaxIncomingCiphertext int
+
 	DisableLoginAutoReconnect bool
 
 	sendActiveReceipts atomic.Uint32

@@ -364,6 +364,15 @@ func (cli *Client) decryptMessages(ctx context.Context, info *types.MessageInfo,
 		if !ok {
 			continue
 		}
+		if content, _ := child.Content.([]byte); cli.MaxIncomingCiphertext > 0 && len(content) > cli.MaxIncomingCiphertext {
+			cli.Log.Warnf("Not decrypting %s part of message %s from %s: %d bytes, over the limit of %d",
+				encType, info.ID, info.SourceString(), len(content), cli.MaxIncomingCiphertext)
+			if cli.dispatchEvent(&events.UndecryptableMessage{Info: *info, TooLarge: true, CiphertextSize: len(content)}) {
+				cli.Log.Warnf("Handler for %s failed", info.ID)
+				return
+			}
+			continue
+		}
 		var decrypted []byte
 		var ciphertextHash *[32]byte
 		var err error

@@ -24,7 +24,10 @@ import (
 	"github.com/msgbridge/msgbridge/bridge/diskguard"
 	"github.com/msgbridge/msgbridge/bridge/guard"
 	"github.com/msgbridge/msgbridge/bridge/httpapi"
+	"github.com/msgbridge/msgbridge/bridge/httpapi/admin"
 	"github.com/msgbridge/msgbridge/bridge/httpapi/dashboard"
+	"github.com/msgbridge/msgbridge/bridge/httpapi/messaging"
+	"github.com/msgbridge/msgbridge/bridge/httpapi/public"
 	"github.com/msgbridge/msgbridge/bridge/inbox"
 	"github.com/msgbridge/msgbridge/bridge/incoming"
 	"github.com/msgbridge/msgbridge/bridge/logging"
@@ -235,9 +238,24 @@ func openStores(ctx context.Context, a *app) error {
 // counters, the webhook outbox (which stores nothing when WEBHOOK_URL is
 // empty), the incoming history (which enqueues into the outbox) and the
 // incoming attachments' records.
-func newObservers(_ context.Context, a *app) error {
+func newObservers(ctx context.Context, a *app) error {
 	a.media = media.NewStore(a.db, a.writer, a.settings.MediaRetention, time.Now)
 	a.metrics = metrics.New()
+	// Subscriptions in the cloud format get the Cloud API's webhooks. The
+	// format is registered before the outbox reads the subscriptions:
+	// one whose format is unknown then is not started, and a cloud
+	// subscription made through the admin API stayed idle after every
+	// restart until the next change of a subscription.
+	var err error
+	identities := inbox.NewIdentityBook()
+	if err = identities.Load(ctx, a.db); err != nil {
+		return err
+	}
+	if a.userIDs, err = cloudapi.NewUserIDs(a.key); err != nil {
+		return fmt.Errorf("cloud user ids: %w", err)
+	}
+	a.userIDs.Knowing(identities)
+	webhook.RegisterFormat(cloudapi.FormatName, cloudapi.WebhookFormat{Account: a.account, UserIDs: a.userIDs})
 	a.webhooks = webhook.New(webhook.Options{
 		DB: a.db, Batcher: a.writer, URL: a.settings.WebhookURL, Key: []byte(a.settings.WebhookSecret.Reveal()),
 		Log: a.log.WithName("webhook"), Observer: trafficObserver{a.metrics, a.traffic},
@@ -246,15 +264,9 @@ func newObservers(_ context.Context, a *app) error {
 		LocalTargets:  a.settings.WebhookLocalTargets,
 		KeepDelivered: a.settings.DeliveredRetention, KeepEvents: a.settings.EventLogRetention,
 	})
-	// Subscriptions in the cloud format get the Cloud API's webhooks.
-	var err error
-	if a.userIDs, err = cloudapi.NewUserIDs(a.key); err != nil {
-		return fmt.Errorf("cloud user ids: %w", err)
-	}
-	webhook.RegisterFormat(cloudapi.FormatName, cloudapi.WebhookFormat{Account: a.account, UserIDs: a.userIDs})
 	a.inbox = inbox.New(inbox.Options{
 		DB: a.db, Batcher: a.writer, Webhooks: a.webhooks, Retention: a.settings.InboxRetention,
-		Log: a.log.WithName("inbox"),
+		Log: a.log.WithName("inbox"), Identities: identities,
 	})
 	return nil
 }
@@ -387,44 +399,36 @@ func newHTTPServer(ctx context.Context, a *app) error {
 	}
 	a.log.Info("spool bounded", "dir", a.dir.SpoolDir(), "maxBytes", spoolMax)
 	deps := httpapi.Deps{
-		Started:    a.started,
-		Session:    a.session,
-		AdminToken: s.AdminToken,
-		Messages:   a.queue,
-		Pacing:     a.queue,
-		Uploads:    a.uploads,
-		Targets:    a.queue,
-		Polls:      polls{a.messages, a.inbox},
-		Chats:      a.session,
-		Contacts:   a.contacts,
-		Groups:     a.session, GroupAnswers: sendqueue.NewAnswers(a.db, a.writer, time.Now), GroupActionRate: s.GroupActionRate,
-		Send: httpapi.SendConfig{APIKey: s.APIKey, SpoolDir: a.dir.SpoolDir(), MaxFileSize: s.MaxFileSize,
-			SpoolMaxBytes: spoolMax},
-		Keys:           keys,
-		Approvals:      a.queue,
-		Guard:          creds,
+		Public: public.Deps{Started: a.started, Link: a.session, Pacing: a.queue, Metrics: a.metrics.Handler(), Pprof: s.Pprof},
+		Messaging: messaging.Deps{
+			Messages: a.queue,
+			Send:     messaging.SendConfig{SpoolDir: a.dir.SpoolDir(), MaxFileSize: s.MaxFileSize, SpoolMaxBytes: spoolMax},
+			Uploads:  a.uploads,
+			Targets:  a.queue,
+			Polls:    polls{a.messages, a.inbox},
+			Chats:    a.session,
+			Contacts: a.contacts,
+			Groups: messaging.Groups{Admin: a.session, Answers: sendqueue.NewAnswers(a.db, a.writer, time.Now),
+				Rate: s.GroupActionRate},
+			Events: messaging.Events{Log: a.webhooks, Streams: s.EventStreams, StreamsPerAddress: s.EventStreamsPerAddress},
+			Inbox:  a.inbox,
+			Media:  a.downloads,
+		},
+		Admin: admin.Deps{Session: a.session, Pacing: a.queue, Analytics: sendqueue.Analytics{DB: a.db},
+			LogFiles: a.logFiles, Webhooks: a.webhooks, Subscriptions: a.webhooks, Inbox: a.inbox, Keys: keys, Approvals: a.queue},
+		Credentials:    httpapi.Credentials{APIKey: s.APIKey, AdminToken: s.AdminToken, Guard: creds, Keys: keys},
+		Audit:          recorder,
 		Limits:         serverLimits(s),
 		TrustedProxies: s.TrustedProxies,
-		Analytics:      sendqueue.Analytics{DB: a.db},
-		Audit:          recorder,
-		LogFiles:       a.logFiles,
-		Metrics:        a.metrics.Handler(),
-		Webhooks:       a.webhooks,
-		Subscriptions:  a.webhooks,
-		Events:         a.webhooks,
-		EventStreams:   s.EventStreams, EventStreamsPerAddress: s.EventStreamsPerAddress,
-		Inbox:         a.inbox,
-		Media:         a.downloads,
-		Log:           a.log.WithName("httpapi"),
-		Pprof:         s.Pprof,
-		CloudAPI:      cloudDoor(a),
-		CloudAPIPaths: cloudapi.PathPrefix,
+		Log:            a.log.WithName("httpapi"),
+		CloudAPI:       cloudDoor(a),
+		CloudAPIPaths:  cloudapi.PathPrefix,
 	}
-	apiDeps := deps
+	dataDeps := dashboard.DataDeps{Admin: deps.Admin, Messaging: deps.Messaging, Audit: recorder, Log: deps.Log}
 	dash := dashboard.New(dashboard.Options{
 		Session: a.session, AdminToken: s.AdminToken, TOTPKey: []byte(s.TOTPSecret.Reveal()),
 		Audit: recorder, Guard: creds, Log: a.log.WithName("dashboard"),
-		API: httpapi.Lazy(func() http.Handler { return httpapi.DashboardAPI(apiDeps) }), Traffic: a.traffic,
+		API: httpapi.Lazy(func() http.Handler { return dashboard.DataAPI(dataDeps) }), Traffic: a.traffic,
 	})
 	deps.Dashboard = dash
 	// Shutdown waits for handlers without cancelling them; the dashboard's

@@ -6,7 +6,8 @@ import (
 
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/audit"
-	"github.com/msgbridge/msgbridge/bridge/httpapi"
+	"github.com/msgbridge/msgbridge/bridge/httpapi/admin"
+	"github.com/msgbridge/msgbridge/bridge/httpapi/internal/httpkit"
 )
 
 // message is the answer of a dashboard action that succeeded.
@@ -33,13 +34,13 @@ func (d *Dashboard) showQR(w http.ResponseWriter, r *http.Request, ws webSession
 	}
 	// QR returns once the attempt has its first code.
 	if _, err := d.opts.Session.QR(r.Context()); err != nil {
-		return d.opts.Audit.RecordResult(r, audit.ActionPairingQR, "dashboard", httpapi.SessionError(err))
+		return d.opts.Audit.RecordResult(r, audit.ActionPairingQR, "dashboard", httpkit.SessionError(err))
 	}
 	attempt := d.opts.Session.CurrentQR().Attempt
 	d.sessions.update(ws.id, func(s *webSession) { s.qrAttempt = attempt })
 	d.wakeStreams() // show the code now, not at the next tick
 	d.opts.Audit.Record(r, audit.ActionPairingQR, audit.OutcomeSuccess, "dashboard")
-	return httpapi.WriteJSON(w, http.StatusOK, message{"Scan the QR code with WhatsApp: Linked devices → Link a device."})
+	return httpkit.WriteJSON(w, http.StatusOK, message{"Scan the QR code with WhatsApp: Linked devices → Link a device."})
 }
 
 // pairingCode asks for a code to enter on the phone of the given number.
@@ -55,10 +56,10 @@ func (d *Dashboard) pairingCode(w http.ResponseWriter, r *http.Request, ws webSe
 		}
 	}
 	code, err := d.opts.Session.PairingCode(r.Context(), number)
-	if err := d.opts.Audit.RecordResult(r, audit.ActionPairingCode, "dashboard", httpapi.SessionError(err)); err != nil {
+	if err := d.opts.Audit.RecordResult(r, audit.ActionPairingCode, "dashboard", httpkit.SessionError(err)); err != nil {
 		return err
 	}
-	return httpapi.WriteJSON(w, http.StatusOK, struct {
+	return httpkit.WriteJSON(w, http.StatusOK, struct {
 		Code    string `json:"code"`
 		Message string `json:"message"`
 	}{code, "Enter this code on the phone: Linked devices → Link with phone number."})
@@ -68,9 +69,9 @@ func (d *Dashboard) pairingCode(w http.ResponseWriter, r *http.Request, ws webSe
 func (d *Dashboard) groups(w http.ResponseWriter, r *http.Request, _ webSession) error {
 	gs, err := d.opts.Session.Groups(r.Context())
 	if err != nil {
-		return httpapi.SessionError(err)
+		return httpkit.SessionError(err)
 	}
-	return httpapi.WriteJSON(w, http.StatusOK, httpapi.GroupsJSON(gs))
+	return httpkit.WriteJSON(w, http.StatusOK, admin.GroupsJSON(gs))
 }
 
 // logout unlinks the account; it needs a one-time code.
@@ -80,8 +81,8 @@ func (d *Dashboard) logout(w http.ResponseWriter, r *http.Request, ws webSession
 	}
 	// The logout finishes even if the browser goes away meanwhile.
 	err := d.opts.Session.Logout(context.WithoutCancel(r.Context()))
-	if err := d.opts.Audit.RecordResult(r, audit.ActionLogout, "dashboard", httpapi.SessionError(err)); err != nil {
+	if err := d.opts.Audit.RecordResult(r, audit.ActionLogout, "dashboard", httpkit.SessionError(err)); err != nil {
 		return err
 	}
-	return httpapi.WriteJSON(w, http.StatusOK, message{"Logged out; the credentials are deleted."})
+	return httpkit.WriteJSON(w, http.StatusOK, message{"Logged out; the credentials are deleted."})
 }

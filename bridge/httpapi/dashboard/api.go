@@ -20,7 +20,7 @@ type Traffic interface {
 
 var errNoAPI = bridge.Errorf(bridge.KindNotFound, bridge.CodeNotFound, "this dashboard has no data pages")
 
-// api serves httpapi.DashboardAPI to a signed-in browser: reads with its
+// api serves DataAPI to a signed-in browser: reads with its
 // session, changes with the same origin and the session's CSRF token too.
 func (d *Dashboard) api() http.Handler {
 	read := d.handle(d.signedIn(func(w http.ResponseWriter, r *http.Request, _ webSession) error {

@@ -19,6 +19,10 @@ import (
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/audit"
 	"github.com/msgbridge/msgbridge/bridge/httpapi"
+	"github.com/msgbridge/msgbridge/bridge/httpapi/admin"
+	"github.com/msgbridge/msgbridge/bridge/httpapi/internal/httpkit"
+	"github.com/msgbridge/msgbridge/bridge/httpapi/messaging"
+	"github.com/msgbridge/msgbridge/bridge/httpapi/public"
 	"github.com/msgbridge/msgbridge/bridge/logging"
 	"github.com/msgbridge/msgbridge/bridge/sendqueue"
 	"github.com/msgbridge/msgbridge/bridge/webhook"
@@ -27,7 +31,7 @@ import (
 )
 
 // fakeLog is the message log: one failed message. Only List is used.
-type fakeLog struct{ httpapi.Messages }
+type fakeLog struct{ messaging.Messages }
 
 func (fakeLog) List(context.Context, sendqueue.Filter) ([]bridge.Message, string, error) {
 	return []bridge.Message{{ID: "m1", WhatsAppID: "3EB0A", Recipient: bridge.PhoneRecipient("4915100000002"),
@@ -102,12 +106,13 @@ func apiDashboard(t *testing.T) (*browser, *fakeDeadLetters, *bridge.Changes) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = l.Close() })
-	rec := httpapi.AuditRecorder{Trail: l, Logger: logr.Discard()}
+	rec := httpkit.AuditRecorder{Trail: l, Logger: logr.Discard()}
 	sess, dead, traffic := &fakes.Session{}, &fakeDeadLetters{}, &bridge.Changes{}
-	deps := httpapi.Deps{Session: sess, Messages: fakeLog{}, Webhooks: dead, LogFiles: &fakeLogFiles{},
-		Media: fakeMedia{}, Audit: rec, Log: logr.Discard()}
+	deps := httpapi.Deps{Public: public.Deps{Link: sess},
+		Admin:     admin.Deps{Session: sess, Webhooks: dead, LogFiles: &fakeLogFiles{}},
+		Messaging: messaging.Deps{Messages: fakeLog{}, Media: fakeMedia{}}, Audit: rec, Log: logr.Discard()}
 	d := New(Options{Session: sess, AdminToken: adminToken, Audit: rec, Log: logr.Discard(),
-		API: httpapi.DashboardAPI(deps), Traffic: traffic})
+		API: DataAPI(DataDeps{Admin: deps.Admin, Messaging: deps.Messaging, Audit: rec, Log: logr.Discard()}), Traffic: traffic})
 	deps.Dashboard = d
 	srv := httptest.NewServer(httpapi.NewRouter(deps))
 	t.Cleanup(srv.Close)

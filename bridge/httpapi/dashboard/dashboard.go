@@ -20,7 +20,8 @@ import (
 
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/guard"
-	"github.com/msgbridge/msgbridge/bridge/httpapi"
+	"github.com/msgbridge/msgbridge/bridge/httpapi/admin"
+	"github.com/msgbridge/msgbridge/bridge/httpapi/internal/httpkit"
 )
 
 //go:embed web/*.html web/static
@@ -32,7 +33,7 @@ var web embed.FS
 // directly, not through the send queue, so that a secret never enters the
 // message log.
 type Session interface {
-	httpapi.Session
+	admin.Session
 	Subscribe() (changes <-chan struct{}, cancel func())
 	CurrentQR() bridge.LinkQR
 	NewMessageID() string
@@ -45,14 +46,14 @@ type Options struct {
 	AdminToken bridge.Secret
 	// TOTPKey is the decoded TOTP_SECRET; empty: no TOTP.
 	TOTPKey []byte
-	Audit   httpapi.AuditRecorder
+	Audit   httpkit.AuditRecorder
 	// Guard limits failed admin tokens per address, shared with the API so
 	// that a guess anywhere counts everywhere; a new one when nil.
 	Guard *guard.Credentials
 	Log   logr.Logger
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
-	// API is httpapi.DashboardAPI, what the pages read and do; nil: those
+	// API is DataAPI, what the pages read and do; nil: those
 	// paths are 404.
 	API http.Handler
 	// Traffic tells the event streams that messages changed; nil: never.
@@ -111,7 +112,7 @@ func New(opts Options) *Dashboard {
 }
 
 func (d *Dashboard) routes() *mux.Router {
-	r := httpapi.NewMux(d.opts.Log)
+	r := httpkit.NewMux(d.opts.Log)
 	get, post := []string{http.MethodGet, http.MethodHead}, http.MethodPost
 	r.Handle("/dashboard/", d.handle(d.page)).Methods(get...)
 	r.PathPrefix("/dashboard/static/").Handler(d.static()).Methods(get...)
@@ -124,12 +125,12 @@ func (d *Dashboard) routes() *mux.Router {
 	r.Handle("/dashboard/groups", d.handle(d.signedIn(d.groups))).Methods(get...)
 	r.Handle("/dashboard/chat-code", d.handle(d.form(d.sendChatCode))).Methods(post)
 	r.Handle("/dashboard/logout", d.handle(d.form(d.logout))).Methods(post)
-	r.PathPrefix(httpapi.DashboardAPIPrefix + "/").Handler(d.api())
+	r.PathPrefix(DataAPIPrefix + "/").Handler(d.api())
 	return r
 }
 
 // handle answers h's errors as the API does.
-func (d *Dashboard) handle(h httpapi.HandlerFunc) http.Handler { return httpapi.Handle(d.opts.Log, h) }
+func (d *Dashboard) handle(h httpkit.HandlerFunc) http.Handler { return httpkit.Handle(d.opts.Log, h) }
 
 // ServeHTTP sets the headers every dashboard answer carries, then routes.
 func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request) {

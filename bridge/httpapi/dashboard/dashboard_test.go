@@ -19,6 +19,9 @@ import (
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/audit"
 	"github.com/msgbridge/msgbridge/bridge/httpapi"
+	"github.com/msgbridge/msgbridge/bridge/httpapi/admin"
+	"github.com/msgbridge/msgbridge/bridge/httpapi/internal/httpkit"
+	"github.com/msgbridge/msgbridge/bridge/httpapi/public"
 	"github.com/msgbridge/msgbridge/contract"
 	"github.com/msgbridge/msgbridge/internal/fakes"
 	"github.com/msgbridge/msgbridge/internal/testutil"
@@ -41,8 +44,8 @@ func newDashboard(t *testing.T, sess *fakes.Session) *browser {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = l.Close() })
-	d := New(Options{Session: sess, AdminToken: adminToken, Audit: httpapi.AuditRecorder{Trail: l, Logger: logr.Discard()}, Log: logr.Discard()})
-	srv := httptest.NewServer(httpapi.NewRouter(httpapi.Deps{Session: sess, Dashboard: d, Log: logr.Discard()}))
+	d := New(Options{Session: sess, AdminToken: adminToken, Audit: httpkit.AuditRecorder{Trail: l, Logger: logr.Discard()}, Log: logr.Discard()})
+	srv := httptest.NewServer(httpapi.NewRouter(httpapi.Deps{Public: public.Deps{Link: sess}, Admin: admin.Deps{Session: sess}, Dashboard: d, Log: logr.Discard()}))
 	t.Cleanup(srv.Close)
 	t.Cleanup(d.Close)
 	return newDashboardClient(t, srv.URL)
@@ -97,7 +100,7 @@ func (b *browser) post(path string, form url.Values) (int, string) {
 
 func code(t *testing.T, body string) string {
 	t.Helper()
-	var e httpapi.ErrorBody
+	var e httpkit.ErrorBody
 	if err := json.Unmarshal([]byte(body), &e); err != nil || e.Error.Code == "" || e.Error.Message == "" {
 		t.Fatalf("not the error shape: %s", body)
 	}

@@ -5,7 +5,7 @@ import (
 	"net/http"
 
 	"github.com/msgbridge/msgbridge/bridge"
-	"github.com/msgbridge/msgbridge/bridge/httpapi"
+	"github.com/msgbridge/msgbridge/bridge/httpapi/internal/httpkit"
 )
 
 // maxFormBytes bounds a dashboard form: a token, a code, a number.
@@ -33,7 +33,7 @@ func csrfValid(r *http.Request, ws webSession) bool {
 type sessionHandler func(http.ResponseWriter, *http.Request, webSession) error
 
 // signedIn wraps a read-only handler: it needs a live session.
-func (d *Dashboard) signedIn(next sessionHandler) httpapi.HandlerFunc {
+func (d *Dashboard) signedIn(next sessionHandler) httpkit.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		ws, ok := d.sessions.get(r)
 		if !ok {
@@ -45,7 +45,7 @@ func (d *Dashboard) signedIn(next sessionHandler) httpapi.HandlerFunc {
 
 // form wraps a state-changing handler: a live session, the same origin and
 // the session's CSRF token.
-func (d *Dashboard) form(next sessionHandler) httpapi.HandlerFunc {
+func (d *Dashboard) form(next sessionHandler) httpkit.HandlerFunc {
 	return d.signedIn(func(w http.ResponseWriter, r *http.Request, ws webSession) error {
 		r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
 		if crossOrigin.Check(r) != nil || !csrfValid(r, ws) {

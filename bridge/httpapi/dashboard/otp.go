@@ -10,7 +10,7 @@ import (
 
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/audit"
-	"github.com/msgbridge/msgbridge/bridge/httpapi"
+	"github.com/msgbridge/msgbridge/bridge/httpapi/internal/httpkit"
 )
 
 var (
@@ -86,11 +86,11 @@ func (d *Dashboard) sendChatCode(w http.ResponseWriter, r *http.Request, ws webS
 	})
 	if err != nil {
 		d.opts.Audit.Record(r, audit.ActionChatCode, audit.OutcomeFailure, "")
-		return httpapi.SessionError(err) // logged there; the code itself never is
+		return httpkit.SessionError(err) // logged there; the code itself never is
 	}
 	d.opts.Audit.Record(r, audit.ActionChatCode, audit.OutcomeSuccess, "")
 	d.sessions.update(ws.id, func(s *webSession) { s.chatCode, s.chatCodeExpires = code, now.Add(chatCodeTTL) })
-	return httpapi.WriteJSON(w, http.StatusOK, message{"A code was sent to the account's own chat."})
+	return httpkit.WriteJSON(w, http.StatusOK, message{"A code was sent to the account's own chat."})
 }
 
 // takeChatCodeTurn reports whether a code may be sent at now, and if so

@@ -5,7 +5,7 @@ import (
 
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/audit"
-	"github.com/msgbridge/msgbridge/bridge/httpapi"
+	"github.com/msgbridge/msgbridge/bridge/httpapi/internal/httpkit"
 )
 
 // signInErrors are the sign-in page's messages by the key its ?error=
@@ -51,5 +51,5 @@ func (d *Dashboard) signOut(w http.ResponseWriter, r *http.Request, ws webSessio
 	d.sessions.delete(ws.id)
 	clearCookie(w, r)
 	d.wakeStreams() // its streams end
-	return httpapi.WriteJSON(w, http.StatusOK, message{"Signed out."})
+	return httpkit.WriteJSON(w, http.StatusOK, message{"Signed out."})
 }

@@ -18,6 +18,10 @@ import (
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/guard"
 	"github.com/msgbridge/msgbridge/bridge/httpapi"
+	"github.com/msgbridge/msgbridge/bridge/httpapi/admin"
+	"github.com/msgbridge/msgbridge/bridge/httpapi/internal/httpkit"
+	"github.com/msgbridge/msgbridge/bridge/httpapi/messaging"
+	"github.com/msgbridge/msgbridge/bridge/httpapi/public"
 	"github.com/msgbridge/msgbridge/bridge/sendqueue"
 	"github.com/msgbridge/msgbridge/internal/fakes"
 )
@@ -25,7 +29,7 @@ import (
 const apiKey = "api-key-0123456789abcdef"
 
 // queuedMessages accepts every send as queued.
-type queuedMessages struct{ httpapi.Messages }
+type queuedMessages struct{ messaging.Messages }
 
 func (queuedMessages) Submit(_ context.Context, req sendqueue.Request) (sendqueue.Result, error) {
 	var res sendqueue.Result
@@ -78,9 +82,11 @@ func TestStrangersCannotHoldTheDoors(t *testing.T) {
 	d := New(Options{Session: &fakes.Session{}, AdminToken: adminToken, Log: logr.Discard()})
 	t.Cleanup(d.Close)
 	srv := httptest.NewServer(httpapi.NewRouter(httpapi.Deps{
-		Session: &fakes.Session{}, Dashboard: d, Messages: queuedMessages{}, AdminToken: adminToken,
-		Send:   httpapi.SendConfig{APIKey: apiKey, SpoolDir: t.TempDir(), MaxFileSize: 1 << 20},
-		Guard:  guard.NewCredentialsAllowing(httpapi.AuditRecorder{}, nil, 1000),
+		Public: public.Deps{Link: &fakes.Session{}}, Admin: admin.Deps{Session: &fakes.Session{}}, Dashboard: d,
+		Messaging: messaging.Deps{Messages: queuedMessages{},
+			Send: messaging.SendConfig{SpoolDir: t.TempDir(), MaxFileSize: 1 << 20}},
+		Credentials: httpapi.Credentials{APIKey: apiKey, AdminToken: adminToken,
+			Guard: guard.NewCredentialsAllowing(httpkit.AuditRecorder{}, nil, 1000)},
 		Limits: guard.Limits{BodyReadGap: 5 * time.Second, BodyDeadline: time.Minute, MaxUploads: 32, UploadsPerAddress: 4, KeyDeadline: 300 * time.Millisecond},
 		Log:    logr.Discard(),
 	}))

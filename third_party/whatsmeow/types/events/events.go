@@ -308,6 +308,11 @@ type UndecryptableMessage struct {
 	UnavailableType UnavailableType
 
 	DecryptFailMode DecryptFailMode
+
+	// TooLarge is true if the ciphertext was not decrypted because it is larger than
+	// Client.MaxIncomingCiphertext; CiphertextSize is its size in bytes.
+	TooLarge       bool
+	CiphertextSize int
 }
 
 type NewsletterMessageMeta struct {

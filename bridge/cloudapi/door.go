@@ -3,21 +3,21 @@
 // Chatwoot, Typebot and every Cloud API SDK work against the bridge by
 // changing only their base URL.
 //
-// The door keeps no send path of its own: it translates each Graph request
-// into a request of the bridge's own API (POST /api/messages, /api/uploads,
-// the reaction and read endpoints) and serves it through that API's
-// handler, so both doors share one validation, queue, pacing, idempotency
-// keys, log and outbox, and a message sent through one is visible through
-// the other under the same id. Answers and errors are translated back into
-// Graph's shapes.
+// The door keeps no send path of its own: it reads each Graph request into
+// the terms of the bridge's use cases (a send's draft, an upload, a
+// reaction's target, a read mark) and calls them as the bridge's own API
+// does, never through that API's HTTP handler, so both doors share one
+// credential check, validation, queue, pacing, idempotency keys, log and
+// outbox, and a message sent through one is visible through the other
+// under the same id. The door renders the use cases' outcomes and errors
+// in Graph's shapes; a key first used through the bridge's own API replays
+// here as Graph's answer.
 package cloudapi
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"net/http"
-	"net/url"
 	"regexp"
 	"strings"
 	"sync"
@@ -27,42 +27,58 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/bridge/sendqueue"
 	"github.com/msgbridge/msgbridge/bridge/spool"
-	"github.com/msgbridge/msgbridge/contract"
 )
 
 // Received finds a received message's chat and sender in the incoming
 // history (*inbox.Inbox): a Cloud read mark names only the message.
-type Received interface {
-	Received(ctx context.Context, id string) (chat, sender bridge.Recipient, found bool, err error)
-}
+type Received = sendqueue.ReceivedFinder
 
 // MediaFiles opens incoming attachments (*media.Downloader).
 type MediaFiles interface {
 	Open(ctx context.Context, id string) (*bridge.MediaFile, error)
 }
 
-// Uploads opens files uploaded for sending (*spool.Uploads).
+// Uploads keeps files uploaded for sending (*spool.Uploads).
 type Uploads interface {
+	Add(ctx context.Context, f *spool.File) (spool.Upload, error)
+	// Use is a file of a send's own for upload id.
+	Use(ctx context.Context, id string) (*spool.File, error)
 	Open(ctx context.Context, id string) (spool.Upload, io.ReadSeekCloser, error)
+	Delete(ctx context.Context, id string) error
+}
+
+// Chats marks chats read (*whatsapp.Session).
+type Chats interface {
+	MarkRead(ctx context.Context, chat, sender bridge.Recipient, id string) error
 }
 
 // Config is what the door needs.
 type Config struct {
-	// API is the bridge's own API, which every request is translated into.
-	API http.Handler
-	// CheckKey checks the credential a request presents, as the API does
-	// (constant time, counted per address; Retry-After set on w when the
-	// address is locked). nil: the door checks it through a request of
-	// the API (GET /api/messages?limit=1), which costs a read of the log.
+	// CheckKey checks the credential a request presents; required. It is
+	// the one check every door makes (constant time, counted per address;
+	// Retry-After set on w when the address is locked).
 	CheckKey func(w http.ResponseWriter, r *http.Request, presented string) (bridge.Caller, error)
+	// Sending is the send use case; Targets finds what a reaction names in
+	// the log (*sendqueue.Queue).
+	Sending sendqueue.Sending
+	Targets sendqueue.MessageFinder
+	// Chats marks chats read.
+	Chats Chats
+	// Space bounds the spool (SPOOL_MAX_BYTES) that uploads and linked
+	// media are written into, each file at most MaxFileSize bytes; the
+	// bridge's own API writes into the same Space.
+	Space       *spool.Space
+	MaxFileSize int64
 	// Account is the linked account's number, digits; "" while none is
 	// linked (then any phone_number_id is accepted, so that sends queue as
 	// the bridge's own API queues them).
 	Account func() string
-	// History finds what a read mark names.
+	// History finds what a read mark or a reaction names.
 	History Received
-	// Media serves incoming attachments; Uploads the uploaded ones.
+	// Media serves incoming attachments; Uploads keeps the uploaded ones;
+	// nil: uploads are refused (uploads_unavailable).
 	Media   MediaFiles
 	Uploads Uploads
 	// Templates keeps the message templates; nil: the template endpoints
@@ -103,8 +119,11 @@ const unversionedPattern = `debug_token|[0-9]+/(?:messages|media|message_templat
 // it at the root: every path under a version, and the unversioned ones.
 var PathPrefix = regexp.MustCompile(`^/(?:` + versionPattern + `/|(?:` + unversionedPattern + `)$)`)
 
-// New returns the door over cfg.API.
+// New returns the door; cfg.CheckKey is required.
 func New(cfg Config) *Door {
+	if cfg.CheckKey == nil {
+		panic("cloudapi.New: Config.CheckKey is required")
+	}
 	if cfg.Account == nil {
 		cfg.Account = func() string { return "" }
 	}
@@ -158,15 +177,14 @@ type handlerFunc func(w http.ResponseWriter, r *http.Request) error
 // Graph's shape. The credential comes first, as Graph checks it (190
 // before anything about the path or the body): a caller without one learns
 // nothing of the linked number, and every wrong one is counted by the
-// bridge's per-address limit on failed credentials, through the bridge's
-// own API (constant time), which the door's requests then pass again.
+// bridge's per-address limit on failed credentials (CheckKey, the check of
+// every door, in constant time).
 func (d *Door) handle(h handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		caller, err := d.authorize(r)
+		caller, err := d.cfg.CheckKey(w, r, token(r)) // a locked address gets its Retry-After on w
 		if err == nil {
-			// What the door serves itself (media, templates) sees the
-			// caller as the bridge's own API does: its scope here, its
-			// chats in the use cases.
+			// The use cases see the caller as the bridge's own API's do:
+			// its scope here, its chats, budget and approval there.
 			r = r.WithContext(bridge.WithCaller(r.Context(), caller))
 			err = caller.Require(scopeOf(r.Method))
 		}
@@ -188,74 +206,8 @@ func token(r *http.Request) string {
 	return r.URL.Query().Get("access_token")
 }
 
-// answer is what the bridge's own API answered to one translated request.
-type answer struct {
-	status int
-	header http.Header
-	body   bytes.Buffer
-}
-
-func (a *answer) Header() http.Header { return a.header }
-func (a *answer) Write(p []byte) (int, error) {
-	if a.status == 0 {
-		a.status = http.StatusOK
-	}
-	return a.body.Write(p)
-}
-func (a *answer) WriteHeader(status int) {
-	if a.status == 0 {
-		a.status = status
-	}
-}
-
-// ok reports a 2xx answer.
-func (a *answer) ok() bool { return a.status >= 200 && a.status < 300 }
-
-// call serves one request of the bridge's own API on behalf of r: with r's
-// credential, address and Idempotency-Key, in r's context.
-func (d *Door) call(r *http.Request, method, path string, body io.Reader, contentType string) (*answer, error) {
-	// Served in this process by the bridge's own handler: no network
-	// request is made, and path is one the door built.
-	in, err := http.NewRequestWithContext(r.Context(), method, path, body) //nolint:gosec // G704: never sent over a network
-
-	if err != nil {
-		return nil, bridge.Internal(bridge.CodeInternal, "the request could not be translated", err)
-	}
-	in.RemoteAddr = r.RemoteAddr
-	in.Header.Set(contract.APIKeyHeader, token(r))
-	if contentType != "" {
-		in.Header.Set("Content-Type", contentType)
-	}
-	if k := r.Header.Get("Idempotency-Key"); k != "" {
-		in.Header.Set("Idempotency-Key", k)
-	}
-	a := &answer{header: http.Header{}}
-	d.cfg.API.ServeHTTP(a, in)
-	if a.status == 0 {
-		a.status = http.StatusOK
-	}
-	if !a.ok() {
-		return a, apiError(a)
-	}
-	return a, nil
-}
-
-// authorize checks r's credential before anything else the door does and
-// returns who presented it.
-func (d *Door) authorize(r *http.Request) (bridge.Caller, error) {
-	if d.cfg.CheckKey == nil {
-		_, err := d.call(r, http.MethodGet, "/api/messages?limit=1", nil, "")
-		return bridge.Owner(), err
-	}
-	rec := &answer{header: http.Header{}}
-	c, err := d.cfg.CheckKey(rec, r, token(r))
-	if err == nil {
-		return c, nil
-	}
-	g := *fromBridge(err) // a copy: the shared errors stay as they are
-	g.retryAfter = rec.header.Get("Retry-After")
-	return bridge.Caller{}, &g
-}
+// deadline bounds fetches of linked media.
+const defaultLinkDeadline = 60 * time.Second
 
 // scopeOf is the scope a Graph request needs: reading for GET, sending
 // (or changing) for the rest.
@@ -265,9 +217,3 @@ func scopeOf(method string) bridge.Scope {
 	}
 	return bridge.ScopeSend
 }
-
-// pathEscape escapes one path segment of an API request.
-func pathEscape(s string) string { return url.PathEscape(s) }
-
-// deadline bounds fetches of linked media.
-const defaultLinkDeadline = 60 * time.Second

@@ -1,12 +1,15 @@
 package cloudapi
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/go-logr/logr"
 
@@ -110,8 +113,9 @@ func noObject(id string) *GraphError {
 	return e
 }
 
-// bridgeStatusToGraph maps an answer of the bridge's own API to Graph's
-// status and code, by the answer's status.
+// bridgeStatusToGraph maps a bridge error, by the status the bridge's own
+// API answers it with (statusOfKind) and its code, to Graph's status and
+// code.
 func bridgeStatusToGraph(status int, code string) (int, int, string) {
 	switch {
 	case code == bridge.ErrNotOnWhatsApp.Code:
@@ -121,10 +125,10 @@ func bridgeStatusToGraph(status int, code string) (int, int, string) {
 		// slow down and retry the same wrong token).
 		return http.StatusTooManyRequests, CodeAccessToken,
 			"(#190) Too many wrong access tokens from this address - wait for Retry-After seconds before trying again"
+	case code == bridge.CodeScopeMissing || code == bridge.CodeChatNotAllowed:
+		return http.StatusForbidden, CodePermission, "(#10) Application does not have permission for this action"
 	case status == http.StatusUnauthorized:
 		return http.StatusUnauthorized, CodeAccessToken, "Invalid OAuth access token - Cannot parse access token"
-	case status == http.StatusForbidden:
-		return http.StatusForbidden, CodePermission, "(#10) Application does not have permission for this action"
 	case status == http.StatusTooManyRequests:
 		return http.StatusTooManyRequests, CodeRateLimit, "(#130429) Rate limit hit"
 	case status == http.StatusNotFound:
@@ -139,52 +143,59 @@ func bridgeStatusToGraph(status int, code string) (int, int, string) {
 	return http.StatusInternalServerError, CodeGeneric, "(#131000) Something went wrong"
 }
 
-// apiError is a failed answer of the bridge's own API as a Graph error.
-func apiError(a *answer) *GraphError {
-	var body struct {
-		Error struct{ Code, Message string } `json:"error"`
-	}
-	_ = json.Unmarshal(a.body.Bytes(), &body) // a body that is not the error shape keeps the status alone
-	status, code, msg := bridgeStatusToGraph(a.status, body.Error.Code)
-	e := graphErr(status, code, msg, body.Error.Message, body.Error.Code)
-	if a.status == http.StatusNotFound {
-		e.ErrorSubcode = subcodeNoObject
-	}
-	if ra := a.header.Get("Retry-After"); ra != "" {
-		e.retryAfter = ra
-	}
-	return e
+// statusOfKind is the status the bridge's own API answers an error's kind
+// with (httpapi's table), from which Graph's answer is chosen.
+var statusOfKind = map[bridge.Kind]int{
+	bridge.KindInvalid:             http.StatusBadRequest,
+	bridge.KindUnauthorized:        http.StatusUnauthorized,
+	bridge.KindForbidden:           http.StatusForbidden,
+	bridge.KindNotFound:            http.StatusNotFound,
+	bridge.KindConflict:            http.StatusConflict,
+	bridge.KindTooLarge:            http.StatusRequestEntityTooLarge,
+	bridge.KindUnsupported:         http.StatusUnsupportedMediaType,
+	bridge.KindRateLimited:         http.StatusTooManyRequests,
+	bridge.KindUnavailable:         http.StatusServiceUnavailable,
+	bridge.KindTimeout:             http.StatusGatewayTimeout,
+	bridge.KindUpstream:            http.StatusBadGateway,
+	bridge.KindInsufficientStorage: http.StatusInsufficientStorage,
 }
 
-// fromBridge is a bridge.Error raised by the door itself as a Graph error.
+// fromBridge is an error of the door or of a use case as a Graph error: a
+// bridge.Error by its kind and code, an id that names nothing with Graph's
+// subcode for it, a paced refusal with its Retry-After.
 func fromBridge(err error) *GraphError {
 	var g *GraphError
 	if errors.As(err, &g) {
 		return g
 	}
 	e := bridge.ErrorOf(err)
-	status := http.StatusBadRequest
-	switch e.Kind {
-	case bridge.KindInternal:
+	status, ok := statusOfKind[e.Kind]
+	if !ok {
 		status = http.StatusInternalServerError
-	case bridge.KindUnavailable:
-		status = http.StatusServiceUnavailable
-	case bridge.KindNotFound:
-		status = http.StatusNotFound
-	case bridge.KindTooLarge:
-		status = http.StatusRequestEntityTooLarge
-	case bridge.KindUpstream, bridge.KindTimeout:
-		status = http.StatusBadGateway
-	case bridge.KindUnauthorized:
-		status = http.StatusUnauthorized
-	case bridge.KindRateLimited:
-		status = http.StatusTooManyRequests
-	case bridge.KindForbidden:
-		status = http.StatusForbidden
-	default:
 	}
 	st, code, msg := bridgeStatusToGraph(status, e.Code)
-	return graphErr(st, code, msg, e.Message, e.Code)
+	g = graphErr(st, code, msg, e.Message, e.Code)
+	if status == http.StatusNotFound {
+		g.ErrorSubcode = subcodeNoObject
+	}
+	if wait, ok := bridge.RetryAfterOf(err); ok {
+		g.retryAfter = strconv.Itoa(int((wait + time.Second - 1) / time.Second))
+	}
+	return g
+}
+
+// sessionFailed is an error of the session (a read mark) as the bridge's
+// own API answers it: WhatsApp's refusal or silence, unless the session
+// named the fault itself (not linked).
+func sessionFailed(err error) error {
+	if _, ok := errors.AsType[*bridge.Error](err); ok {
+		return err
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return &bridge.Error{Kind: bridge.KindTimeout, Code: bridge.CodeTimeout, Message: "WhatsApp did not answer in time", Err: err}
+	}
+	return &bridge.Error{Kind: bridge.KindUpstream, Code: bridge.CodeWhatsAppError,
+		Message: "WhatsApp refused or failed the request: " + err.Error(), Err: err}
 }
 
 // writeGraphError answers err, an error of request r, in Graph's shape.

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/msgbridge/msgbridge/bridge/spool"
 	"github.com/msgbridge/msgbridge/bridge/webhook"
 )
 
@@ -105,21 +106,20 @@ func (f LinkFetcher) checkRedirect(req *http.Request, via []*http.Request) error
 	return nil
 }
 
-// uploadLink fetches link into a new upload of the bridge's own API.
-func (d *Door) uploadLink(r *http.Request, link, name string) (string, error) {
+// fetchLink fetches link into the spool, as an upload is written there
+// (MAX_FILE_SIZE, SPOOL_MAX_BYTES), for one send. Only a request whose
+// credential passed gets here: a stranger makes the bridge fetch nothing.
+func (d *Door) fetchLink(r *http.Request, link, name string) (*spool.File, error) {
 	f := d.cfg.Links
 	u, err := f.check(link)
 	if err != nil {
-		return "", err
-	}
-	if _, err := d.authorize(r); err != nil { // a stranger makes the bridge fetch nothing
-		return "", err
+		return nil, err
 	}
 	select {
 	case d.links <- struct{}{}:
 		defer func() { <-d.links }()
 	default:
-		return "", errTooManyLinks()
+		return nil, errTooManyLinks()
 	}
 	deadline := f.Deadline
 	if deadline <= 0 {
@@ -129,20 +129,20 @@ func (d *Door) uploadLink(r *http.Request, link, name string) (string, error) {
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
-		return "", errLinkURL
+		return nil, errLinkURL
 	}
 	resp, err := f.client().Do(req)
 	if err != nil {
-		return "", linkFailed("the link could not be fetched: " + err.Error())
+		return nil, linkFailed("the link could not be fetched: " + err.Error())
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return "", linkFailed("the link answered " + resp.Status)
+		return nil, linkFailed("the link answered " + resp.Status)
 	}
 	if name == "" {
 		name = path.Base(u.Path)
 	}
-	return d.upload(r.WithContext(ctx), resp.Body, name, "")
+	return d.spoolFile(resp.Body, name)
 }
 
 // linkFailed is Graph's media download error.

@@ -2,7 +2,6 @@ package cloudapi
 
 import (
 	"errors"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -11,19 +10,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/msgbridge/msgbridge/bridge/spool"
 	"github.com/msgbridge/msgbridge/internal/testutil"
 )
 
-// acceptingAPI is the bridge's own API taking every key and every upload.
-var acceptingAPI = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-	if r.Method == http.MethodPost {
-		_, _ = io.Copy(io.Discard, r.Body)
-		w.WriteHeader(http.StatusCreated)
-		_, _ = w.Write([]byte(`{"upload_id":"up_1"}`))
-		return
-	}
-	_, _ = w.Write([]byte(`[]`))
-})
+// linkDoor is a door that fetches links from hosts into a spool of its
+// own.
+func linkDoor(t *testing.T, hosts ...string) *Door {
+	return New(Config{CheckKey: anyKey, Space: spool.NewSpace(t.TempDir(), 0), MaxFileSize: 1 << 20, Links: LinkFetcher{Hosts: hosts}})
+}
 
 func linkRequest() *http.Request {
 	return httptest.NewRequest(http.MethodPost, "/v21.0/1/messages", nil)
@@ -40,13 +35,14 @@ func TestLinkHostNamedByNameMustNotResolveLocally(t *testing.T) {
 	}))
 	t.Cleanup(files.Close)
 	port := files.URL[strings.LastIndex(files.URL, ":"):]
-	byName := New(Config{API: acceptingAPI, Links: LinkFetcher{Hosts: []string{"localhost" + port}}})
-	if _, err := byName.uploadLink(linkRequest(), "http://localhost"+port+"/a.png", ""); err == nil || hits.Load() != 0 {
+	byName := linkDoor(t, "localhost"+port)
+	if _, err := byName.fetchLink(linkRequest(), "http://localhost"+port+"/a.png", ""); err == nil || hits.Load() != 0 {
 		t.Errorf("a name resolving to loopback was fetched: %v, %d requests", err, hits.Load())
 	}
-	byAddress := New(Config{API: acceptingAPI, Links: LinkFetcher{Hosts: []string{strings.TrimPrefix(files.URL, "http://")}}})
-	if id, err := byAddress.uploadLink(linkRequest(), files.URL+"/a.png", ""); err != nil || id != "up_1" || hits.Load() != 1 {
-		t.Errorf("a host listed by address: %q %v, %d requests", id, err, hits.Load())
+	byAddress := linkDoor(t, strings.TrimPrefix(files.URL, "http://"))
+	f, err := byAddress.fetchLink(linkRequest(), files.URL+"/a.png", "")
+	if err != nil || f.Name != "a.png" || f.Size != 3 || hits.Load() != 1 {
+		t.Errorf("a host listed by address: %+v %v, %d requests", f, err, hits.Load())
 	}
 }
 
@@ -61,13 +57,13 @@ func TestLinkFetchesAreCapped(t *testing.T) {
 		_, _ = w.Write([]byte("png"))
 	}))
 	t.Cleanup(files.Close)
-	d := New(Config{API: acceptingAPI, Links: LinkFetcher{Hosts: []string{strings.TrimPrefix(files.URL, "http://")}}})
+	d := linkDoor(t, strings.TrimPrefix(files.URL, "http://"))
 	var wg sync.WaitGroup
 	for range maxLinkFetches {
-		wg.Go(func() { _, _ = d.uploadLink(linkRequest(), files.URL+"/a.png", "") })
+		wg.Go(func() { _, _ = d.fetchLink(linkRequest(), files.URL+"/a.png", "") })
 	}
 	testutil.Poll(t, 10*time.Second, func() (int64, bool) { return inFlight.Load(), inFlight.Load() == maxLinkFetches }, "fetches under way")
-	_, err := d.uploadLink(linkRequest(), files.URL+"/a.png", "")
+	_, err := d.fetchLink(linkRequest(), files.URL+"/a.png", "")
 	if g, ok := errors.AsType[*GraphError](err); !ok || g.status != http.StatusTooManyRequests || g.Code != CodeRateLimit || g.retryAfter == "" {
 		t.Errorf("one link beyond the cap: %v", err)
 	}

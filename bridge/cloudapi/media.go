@@ -1,19 +1,19 @@
 package cloudapi
 
 import (
-	"encoding/json"
 	"errors"
 	"io"
 	"mime"
 	"mime/multipart"
 	"net/http"
-	"net/textproto"
 	"strconv"
 	"strings"
 
 	"github.com/gorilla/mux"
 
 	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/bridge/sendqueue"
+	"github.com/msgbridge/msgbridge/bridge/spool"
 )
 
 // mediaObject is Graph's media object; url is where the same bearer token
@@ -28,8 +28,9 @@ type mediaObject struct {
 }
 
 // postMedia is POST /{version}/{phone_number_id}/media: the multipart's
-// file part streams into the bridge's own POST /api/uploads (spooled,
-// sniffed, bounded by MAX_FILE_SIZE); the upload's id is the media id.
+// file part streams into a new upload, as POST /api/uploads's does
+// (spooled, sniffed, bounded by MAX_FILE_SIZE); the upload's id is the
+// media id.
 func (d *Door) postMedia(w http.ResponseWriter, r *http.Request) error {
 	if err := d.checkPhone(r, mux.Vars(r)["phone"]); err != nil {
 		return err
@@ -57,7 +58,7 @@ func (d *Door) postMedia(w http.ResponseWriter, r *http.Request) error {
 		if product != "" && product != "whatsapp" {
 			return invalidParam("missing_messaging_product", `messaging_product must be "whatsapp"`)
 		}
-		id, err := d.upload(r, part, part.FileName(), part.Header.Get("Content-Type"))
+		id, err := d.upload(r, part, part.FileName())
 		if err != nil {
 			return err
 		}
@@ -66,57 +67,52 @@ func (d *Door) postMedia(w http.ResponseWriter, r *http.Request) error {
 	}
 }
 
-// upload streams content into a new upload of the bridge's own API and
-// returns its id.
-func (d *Door) upload(r *http.Request, content io.Reader, name, contentType string) (string, error) {
-	pr, pw := io.Pipe()
-	mw := multipart.NewWriter(pw)
-	written := make(chan struct{})
-	go func() {
-		defer close(written)
-		h := textproto.MIMEHeader{}
-		h.Set("Content-Disposition", mime.FormatMediaType("form-data", map[string]string{"name": "file", "filename": name}))
-		if contentType != "" {
-			h.Set("Content-Type", contentType)
-		}
-		part, err := mw.CreatePart(h)
-		if err == nil {
-			_, err = io.Copy(part, content)
-		}
-		if err == nil {
-			err = mw.Close()
-		}
-		pw.CloseWithError(err)
-	}()
-	a, err := d.call(r, http.MethodPost, "/api/uploads", pr, mw.FormDataContentType())
-	_ = pr.CloseWithError(errors.New("upload answered")) // ends the writer when the API stopped reading
-	<-written                                            // content (a request's body) is read no more once this returns
+// upload streams content into a new upload and returns its id. The file's
+// type is what its content is, whatever the part's header says.
+func (d *Door) upload(r *http.Request, content io.Reader, name string) (string, error) {
+	if d.cfg.Uploads == nil {
+		return "", errNoUploads
+	}
+	f, err := d.spoolFile(content, name)
 	if err != nil {
 		return "", err
 	}
-	var up struct {
-		UploadID string `json:"upload_id"`
+	up, err := d.cfg.Uploads.Add(r.Context(), f)
+	if err != nil {
+		return "", err
 	}
-	if err := json.Unmarshal(a.body.Bytes(), &up); err != nil || up.UploadID == "" {
-		return "", bridge.Internal(bridge.CodeInternal, "the upload's answer could not be read", err)
-	}
-	return up.UploadID, nil
+	return up.ID, nil
 }
 
-// forgetUpload deletes an upload the door made for one send (a link): the
-// send has its own copy.
-func (d *Door) forgetUpload(r *http.Request, id string) {
-	if _, err := d.call(r, http.MethodDelete, "/api/uploads/"+pathEscape(id), nil, ""); err != nil {
-		d.cfg.Log.V(1).Info("forget linked upload", "error", err.Error())
+// spoolFile writes content into the spool as the bridge's own API writes
+// an upload: sniffed, hashed, refused while streaming when over
+// MAX_FILE_SIZE or SPOOL_MAX_BYTES; on error nothing stays.
+func (d *Door) spoolFile(content io.Reader, name string) (*spool.File, error) {
+	if d.cfg.Space == nil {
+		return nil, errNoUploads
 	}
+	f, err := d.cfg.Space.Write(content, spool.CleanFileName(name), d.cfg.MaxFileSize)
+	if re, ok := errors.AsType[*spool.ReadError](err); ok {
+		if _, tooLarge := errors.AsType[*http.MaxBytesError](re.Err); tooLarge {
+			return nil, bridge.Errorf(bridge.KindTooLarge, bridge.CodeBodyTooLarge, "the body is larger than any valid request")
+		}
+		return nil, invalidParam(bridge.CodeInvalidForm, "the file could not be read: "+re.Err.Error())
+	}
+	return f, err
 }
 
 // deleteMedia is DELETE /{version}/{media_id}: an uploaded file is
 // forgotten.
 func (d *Door) deleteMedia(w http.ResponseWriter, r *http.Request) error {
 	id := mux.Vars(r)["id"]
-	if a, err := d.call(r, http.MethodDelete, "/api/uploads/"+pathEscape(id), nil, ""); err != nil {
-		if a != nil && a.status == http.StatusNotFound {
+	if d.cfg.Uploads == nil {
+		return errNoUploads
+	}
+	if _, err := sendqueue.ParseMessageID(id); err != nil {
+		return noObject(id)
+	}
+	if err := d.cfg.Uploads.Delete(r.Context(), id); err != nil {
+		if bridge.ErrorKind(err) == bridge.KindNotFound {
 			return noObject(id)
 		}
 		return err

@@ -1,7 +1,6 @@
 package cloudapi
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -12,6 +11,8 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/bridge/sendqueue"
+	"github.com/msgbridge/msgbridge/bridge/spool"
 )
 
 // maxMessageBody bounds a Cloud message body, as the JSON door bounds its
@@ -90,27 +91,31 @@ func (g *graphValue[T]) UnmarshalJSON(b []byte) error {
 	return json.Unmarshal(b, &g.V)
 }
 
-// apiMessage is the bridge's own POST /api/messages body the door
-// translates a Cloud message into.
+// apiMessage is a Cloud message translated into the bridge's own terms
+// (those of POST /api/messages), which become the send use case's draft.
 type apiMessage struct {
-	To       string      `json:"to"`
-	Type     string      `json:"type"`
-	Text     string      `json:"text,omitempty"`
-	ReplyTo  *string     `json:"reply_to,omitempty"`
-	Media    *apiMedia   `json:"media,omitempty"`
-	Location *cloudPlace `json:"location,omitempty"`
-	Contact  *apiContact `json:"contact,omitempty"`
-	Buttons  []apiButton `json:"buttons,omitempty"`
+	To       string
+	Type     string
+	Text     string
+	ReplyTo  *string
+	Media    *apiMedia
+	Location *cloudPlace
+	Contact  *apiContact
+	Buttons  []apiButton
 }
 
+// apiMedia is a media message's file: an upload by id, or a linked file
+// the door fetched into the spool (file, owned by the message until it is
+// handed to the send).
 type apiMedia struct {
-	UploadID string `json:"upload_id"`
-	PTT      *bool  `json:"ptt,omitempty"`
-	FileName string `json:"file_name,omitempty"`
+	UploadID string
+	PTT      *bool
+	FileName string
+	file     *spool.File
 }
 
 type apiContact struct {
-	VCard string `json:"vcard"`
+	VCard string
 }
 
 // sentAnswer is Graph's answer to a send.
@@ -136,6 +141,10 @@ func (d *Door) postMessage(w http.ResponseWriter, r *http.Request) error {
 	if err := d.checkPhone(r, mux.Vars(r)["phone"]); err != nil {
 		return err
 	}
+	key, err := sendqueue.ParseIdempotencyKey(r.Header.Get("Idempotency-Key"))
+	if err != nil {
+		return err
+	}
 	var m cloudMessage
 	if err := decodeBody(w, r, &m); err != nil {
 		return err
@@ -158,17 +167,16 @@ func (d *Door) postMessage(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if m.Type == "reaction" {
-		return d.react(w, r, m, input)
+		return d.react(w, r, m, input, key)
 	}
 	if m.Type == "text" && m.Text != nil && utf8.RuneCountInString(m.Text.Body) > maxTextBody {
 		return invalidValue(bridge.CodeTextTooLong, "text.body is over Cloud's 4,096 characters")
 	}
-	msg, cleanup, err := d.translate(r, m)
+	msg, err := d.translate(r, m)
 	if err != nil {
 		return err
 	}
-	defer cleanup()
-	return d.send(w, r, input, msg)
+	return d.send(w, r, input, msg, key)
 }
 
 // maxTextBody is Cloud's limit on a text message's body, in characters.
@@ -240,40 +248,86 @@ func formAsJSON(body []byte) ([]byte, error) {
 	return json.Marshal(obj)
 }
 
-// send queues msg through the bridge's own JSON door and answers as Graph
-// does: the message's id, also when it failed at once (its failure then
-// reaches the webhook as a failed status, as Cloud reports it).
-func (d *Door) send(w http.ResponseWriter, r *http.Request, input string, msg apiMessage) error {
-	body, _ := json.Marshal(msg) // plain struct: cannot fail
-	a, err := d.call(r, http.MethodPost, "/api/messages", bytes.NewReader(body), "application/json")
-	if err != nil && (a == nil || a.status != http.StatusUnprocessableEntity) {
+// send queues msg through the send use case under the request's
+// Idempotency-Key (key) and answers as Graph does: the message's id, also
+// when it failed at once (its failure then reaches the webhook as a failed
+// status, as Cloud reports it).
+func (d *Door) send(w http.ResponseWriter, r *http.Request, input string, msg apiMessage, key string) error {
+	draft, err := d.draft(r, msg)
+	if err != nil {
 		return err
 	}
-	return d.writeSent(w, input, msg.To, a)
+	draft.IdempotencyKey = key
+	out, err := d.cfg.Sending.Send(r.Context(), draft)
+	if err != nil {
+		return err
+	}
+	return d.writeSent(w, input, msg.To, out)
 }
 
-// writeSent answers Graph's send answer from the JSON door's answer a:
-// contacts[0] is the input as the caller named it, the contact's wa_id and
-// its user id.
-func (d *Door) writeSent(w http.ResponseWriter, input, to string, a *answer) error {
-	var res struct {
-		Messages []struct {
-			WhatsAppID string `json:"whatsapp_id"`
-			Status     string `json:"status"`
-		} `json:"messages"`
+// draft is msg in the send use case's terms, its file the send's own (a
+// linked one, or a copy of an upload).
+func (d *Door) draft(r *http.Request, msg apiMessage) (sendqueue.Draft, error) {
+	it := sendqueue.ItemDraft{Type: msg.Type, Text: msg.Text}
+	if msg.Media != nil {
+		var err error
+		if it.File, err = d.mediaFile(r, *msg.Media); err != nil {
+			return sendqueue.Draft{}, err
+		}
+		it.PTT = msg.Media.PTT
 	}
-	if err := json.Unmarshal(a.body.Bytes(), &res); err != nil || len(res.Messages) == 0 {
-		return bridge.Internal(bridge.CodeInternal, "the send's answer could not be read", err)
+	if l := msg.Location; l != nil {
+		it.Location = &sendqueue.LocationDraft{Latitude: l.Latitude, Longitude: l.Longitude, Name: l.Name, Address: l.Address}
+	}
+	if msg.Contact != nil {
+		it.VCard = &msg.Contact.VCard
+	}
+	for _, b := range msg.Buttons {
+		it.Buttons = append(it.Buttons, bridge.Button{ID: b.ID, Title: b.Title})
+	}
+	return sendqueue.Draft{To: msg.To, ReplyTo: msg.ReplyTo, Items: []sendqueue.ItemDraft{it}}, nil
+}
+
+// mediaFile is the file of a media message: the linked one the door
+// fetched, or a copy of the upload it names, named as the message names
+// it.
+func (d *Door) mediaFile(r *http.Request, m apiMedia) (*spool.File, error) {
+	f := m.file
+	if f == nil {
+		if d.cfg.Uploads == nil {
+			return nil, errNoUploads
+		}
+		var err error
+		if f, err = d.cfg.Uploads.Use(r.Context(), m.UploadID); err != nil {
+			return nil, err
+		}
+	}
+	if name := spool.CleanFileName(m.FileName); name != "" {
+		f.Name = name
+	}
+	return f, nil
+}
+
+// errNoUploads refuses media while the bridge keeps no uploads.
+var errNoUploads = bridge.Errorf(bridge.KindUnavailable, bridge.CodeUploadsUnavailable, "this bridge keeps no uploads")
+
+// writeSent answers Graph's send answer from the use case's outcome:
+// contacts[0] is the input as the caller named it, the contact's wa_id and
+// its user id; each message's id is its WhatsApp id. A repeat of an
+// Idempotency-Key first used through the bridge's own API answers so too.
+func (d *Door) writeSent(w http.ResponseWriter, input, to string, out sendqueue.Outcome) error {
+	if len(out.Messages) == 0 {
+		return bridge.Internal(bridge.CodeInternal, "the send's outcome names no message", nil)
 	}
 	contact := sentContact{Input: input, WaID: waID(to)}
 	if rcpt, err := bridge.ParseRecipient(to); err == nil {
 		contact.UserID = d.cfg.UserIDs.For(rcpt)
 	}
-	out := sentAnswer{MessagingProduct: "whatsapp", Contacts: []sentContact{contact}}
-	for _, m := range res.Messages {
-		out.Messages = append(out.Messages, sentMessage{ID: m.WhatsAppID, MessageStatus: "accepted"})
+	answer := sentAnswer{MessagingProduct: "whatsapp", Contacts: []sentContact{contact}}
+	for _, m := range out.Messages {
+		answer.Messages = append(answer.Messages, sentMessage{ID: m.WhatsAppID, MessageStatus: "accepted"})
 	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, answer)
 	return nil
 }
 
@@ -287,19 +341,26 @@ func waID(to string) string {
 	return rcpt.ID
 }
 
-// react is a reaction: the bridge's own reaction endpoint on the message.
-func (d *Door) react(w http.ResponseWriter, r *http.Request, m cloudMessage, input string) error {
+// react is a reaction: the action use case on the message it names, the
+// account's own from the log or a received one from the incoming history.
+func (d *Door) react(w http.ResponseWriter, r *http.Request, m cloudMessage, input, key string) error {
 	if m.Reaction == nil || m.Reaction.MessageID == "" {
 		return invalidParam("missing_target", "a reaction needs reaction.message_id")
 	}
-	target := plainMessageID(m.Reaction.MessageID)
-	body, _ := json.Marshal(map[string]string{"emoji": m.Reaction.Emoji})
-	a, err := d.call(r, http.MethodPost, "/api/messages/"+pathEscape(target)+"/reaction",
-		bytes.NewReader(body), "application/json")
-	if err != nil && (a == nil || a.status != http.StatusUnprocessableEntity) {
+	emoji, err := bridge.ParseEmoji(m.Reaction.Emoji)
+	if err != nil {
 		return err
 	}
-	return d.writeSent(w, input, m.To, a)
+	t, err := sendqueue.Targets{Log: d.cfg.Targets, History: d.cfg.History}.Find(r.Context(), plainMessageID(m.Reaction.MessageID), bridge.TypeReaction)
+	if err != nil {
+		return err
+	}
+	req := t.Action(bridge.TypeReaction, "", key, func(a *sendqueue.Action) { a.Emoji = emoji })
+	out, err := d.cfg.Sending.Submit(r.Context(), req)
+	if err != nil {
+		return err
+	}
+	return d.writeSent(w, input, m.To, out)
 }
 
 // markRead is {"status":"read","message_id"}: a read receipt for a
@@ -308,24 +369,22 @@ func (d *Door) markRead(w http.ResponseWriter, r *http.Request, m cloudMessage) 
 	if m.MessageID == "" {
 		return invalidParam("missing_message_id", "a read mark needs message_id")
 	}
-	if d.cfg.History == nil {
-		return noObject(m.MessageID)
+	id, err := sendqueue.ParseMessageID(m.MessageID)
+	if err != nil || d.cfg.History == nil || d.cfg.Chats == nil {
+		return noObject(m.MessageID) // no received message has such an id
 	}
-	chat, sender, found, err := d.cfg.History.Received(r.Context(), m.MessageID)
+	chat, sender, found, err := d.cfg.History.Received(r.Context(), id)
 	if err != nil {
 		return err
 	}
 	if !found {
 		return noObject(m.MessageID)
 	}
-	read := map[string]string{"message_id": m.MessageID}
-	if chat.Kind == bridge.RecipientGroup {
-		read["sender"] = sender.String()
+	if chat.Kind != bridge.RecipientGroup {
+		sender = bridge.Recipient{} // in a 1:1 chat the chat is the sender
 	}
-	body, _ := json.Marshal(read)
-	if _, err := d.call(r, http.MethodPost, "/api/chats/"+pathEscape(chat.String())+"/read",
-		bytes.NewReader(body), "application/json"); err != nil {
-		return err
+	if err := d.cfg.Chats.MarkRead(r.Context(), chat, sender, id); err != nil {
+		return sessionFailed(err)
 	}
 	writeJSON(w, http.StatusOK, map[string]bool{"success": true})
 	return nil

@@ -5,51 +5,51 @@ import "net/http"
 // sendTypes lists the message types the door takes, for its errors.
 const sendTypes = "text, image, video, audio, document, sticker, location, contacts, reaction, interactive or template"
 
-// translate turns a Cloud message into the bridge's own message. cleanup
-// forgets what the translation uploaded (a linked file) once it was sent.
-func (d *Door) translate(r *http.Request, m cloudMessage) (apiMessage, func(), error) {
+// translate turns a Cloud message into the bridge's own message. A
+// linked file is fetched last, once nothing else can refuse the message:
+// the message then owns it, until the send takes it or deletes it.
+func (d *Door) translate(r *http.Request, m cloudMessage) (apiMessage, error) {
 	msg := apiMessage{To: m.To, Type: m.Type}
-	nothing := func() {}
 	if m.Context != nil && m.Context.MessageID != "" {
 		msg.ReplyTo = &m.Context.MessageID
 	}
 	switch m.Type {
 	case "text":
 		if m.Text == nil {
-			return msg, nothing, invalidParam("missing_text", "a text message needs text.body")
+			return msg, invalidParam("missing_text", "a text message needs text.body")
 		}
 		msg.Text = m.Text.Body
 	case "location":
 		if m.Location == nil {
-			return msg, nothing, invalidParam("missing_location", "a location message needs location")
+			return msg, invalidParam("missing_location", "a location message needs location")
 		}
 		msg.Location = m.Location
 	case "contacts":
 		card, err := vcardOf(m.Contacts.V)
 		if err != nil {
-			return msg, nothing, err
+			return msg, err
 		}
 		msg.Type, msg.Contact = "contact", &apiContact{VCard: card}
 	case "interactive":
 		text, buttons, err := replyButtons(m.Interactive)
 		if err != nil {
-			return msg, nothing, err
+			return msg, err
 		}
 		msg.Type, msg.Text, msg.Buttons = "buttons", text, buttons
 	case "template":
 		text, err := d.renderTemplate(r, m.Template)
 		if err != nil {
-			return msg, nothing, err
+			return msg, err
 		}
 		msg.Type, msg.Text = "text", text
 	case "image", "video", "audio", "document", "sticker":
 		return d.translateMedia(r, m, msg)
 	case "":
-		return msg, nothing, invalidParam("missing_type", "the parameter type is required: "+sendTypes)
+		return msg, invalidParam("missing_type", "the parameter type is required: "+sendTypes)
 	default:
-		return msg, nothing, invalidParam("unknown_type", "type must be one of "+sendTypes)
+		return msg, invalidParam("unknown_type", "type must be one of "+sendTypes)
 	}
-	return msg, nothing, nil
+	return msg, nil
 }
 
 // mediaOf is the media object of a media message's type.
@@ -70,19 +70,18 @@ func (m cloudMessage) mediaOf() *cloudMedia {
 }
 
 // translateMedia names the file of a media message: an uploaded media id
-// as it is, a link fetched from CLOUD_MEDIA_HOSTS into a new upload. A
+// as it is, a link fetched from CLOUD_MEDIA_HOSTS into the spool. A
 // sticker goes as an image (the bridge sends no sticker messages): WhatsApp
 // shows its WebP as a picture.
-func (d *Door) translateMedia(r *http.Request, m cloudMessage, msg apiMessage) (apiMessage, func(), error) {
-	nothing := func() {}
+func (d *Door) translateMedia(r *http.Request, m cloudMessage, msg apiMessage) (apiMessage, error) {
 	media := m.mediaOf()
 	switch {
 	case media == nil:
-		return msg, nothing, invalidParam("missing_file", "a "+m.Type+" message needs "+m.Type+".id or "+m.Type+".link")
+		return msg, invalidParam("missing_file", "a "+m.Type+" message needs "+m.Type+".id or "+m.Type+".link")
 	case media.ID != "" && media.Link != "":
-		return msg, nothing, invalidParam("invalid_media", "name the media by id or by link, not both")
+		return msg, invalidParam("invalid_media", "name the media by id or by link, not both")
 	case media.ID == "" && media.Link == "":
-		return msg, nothing, invalidParam("missing_file", "a "+m.Type+" message needs "+m.Type+".id or "+m.Type+".link")
+		return msg, invalidParam("missing_file", "a "+m.Type+" message needs "+m.Type+".id or "+m.Type+".link")
 	}
 	if m.Type == "sticker" {
 		msg.Type = "image"
@@ -95,12 +94,12 @@ func (d *Door) translateMedia(r *http.Request, m cloudMessage, msg apiMessage) (
 		msg.Media.FileName = media.Filename // Typebot uploads a blob, then names it here
 	}
 	if media.Link == "" {
-		return msg, nothing, nil
+		return msg, nil
 	}
-	id, err := d.uploadLink(r, media.Link, media.Filename)
+	f, err := d.fetchLink(r, media.Link, media.Filename)
 	if err != nil {
-		return msg, nothing, err
+		return msg, err
 	}
-	msg.Media.UploadID = id
-	return msg, func() { d.forgetUpload(r, id) }, nil
+	msg.Media.file = f
+	return msg, nil
 }

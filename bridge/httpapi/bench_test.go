@@ -80,7 +80,7 @@ func fetch(b *testing.B, url string) string {
 type naiveAnalytics struct{ db *sql.DB }
 
 func (n naiveAnalytics) DeliveryDays(ctx context.Context, now time.Time, days int) ([]bridge.DeliveryDay, error) {
-	out := bridge.DeliveryDays(now, days)
+	out := sendqueue.DeliveryDays(now, days)
 	first, end := out[0].Day, out[len(out)-1].Day.AddDate(0, 0, 1)
 	rows, err := n.db.QueryContext(ctx, `
 		SELECT strftime('%Y-%m-%d', created_at / 1000, 'unixepoch') AS day,

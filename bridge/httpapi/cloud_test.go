@@ -22,9 +22,10 @@ import (
 	"github.com/msgbridge/msgbridge/internal/testutil"
 )
 
-// The Cloud API door over the bridge's own router: the real queue, upload
-// store and template store over a real bridge.db; the session is a
-// recording port. Every call is checked against the API description.
+// The Cloud API door mounted beside the bridge's own API, on the same use
+// cases: the real queue, upload store and template store over a real
+// bridge.db; the session is a recording port. Every call is checked
+// against the API description.
 
 const cloudAccount = "4915100000001"
 
@@ -50,11 +51,16 @@ func newCloudEnv(t *testing.T, maxFailures int) *cloudEnv {
 	log := sendqueue.NewMessageLog(sendqueue.MessageLogOptions{DB: db, Batcher: writer, Log: logr.Discard()})
 	queue := sendqueue.New(sendqueue.Options{Log: log, Sender: e.sender, Schedule: []time.Duration{time.Hour}})
 	uploads := spool.NewUploads(spool.UploadOptions{DB: db, Batcher: writer, Dir: dir, Log: logr.Discard()})
-	d := testDeps{Messages: queue, Targets: queue, Uploads: uploads, Chats: &fakeChats{}, Inbox: fakeHistory{},
-		Send:          SendConfig{APIKey: testAPIKey, SpoolDir: dir, MaxFileSize: 1 << 20},
+	space, chats := spool.NewSpace(dir, 0), &fakeChats{}
+	d := testDeps{Messages: queue, Targets: queue, Uploads: uploads, Chats: chats, Inbox: fakeHistory{},
+		Send:          SendConfig{APIKey: testAPIKey, SpoolDir: dir, MaxFileSize: 1 << 20, Space: space},
 		CloudAPIPaths: cloudapi.PathPrefix,
-		CloudAPI: func(own http.Handler, checkKey KeyCheck) http.Handler {
-			return cloudapi.New(cloudapi.Config{API: own, CheckKey: checkKey, Account: func() string { return cloudAccount }, Uploads: uploads, History: fakeHistory{},
+		// The door is given no http.Handler of the API: it calls the use
+		// cases, never the router.
+		CloudAPI: func(checkKey KeyCheck) http.Handler {
+			return cloudapi.New(cloudapi.Config{CheckKey: checkKey, Sending: sendqueue.Sending{Queue: queue, Log: logr.Discard()},
+				Targets: queue, Chats: chats, Space: space, MaxFileSize: 1 << 20,
+				Account: func() string { return cloudAccount }, Uploads: uploads, History: fakeHistory{},
 				Templates: &cloudapi.Templates{DB: db, Batcher: writer}, UserIDs: ids, Log: logr.Discard()})
 		}}
 	if maxFailures > 0 {

@@ -10,11 +10,13 @@ import (
 
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/apikeys"
+	"github.com/msgbridge/msgbridge/bridge/groupadmin"
 	"github.com/msgbridge/msgbridge/bridge/guard"
 	"github.com/msgbridge/msgbridge/bridge/httpapi/admin"
 	"github.com/msgbridge/msgbridge/bridge/httpapi/internal/httpkit"
 	"github.com/msgbridge/msgbridge/bridge/httpapi/messaging"
 	"github.com/msgbridge/msgbridge/bridge/httpapi/public"
+	"github.com/msgbridge/msgbridge/bridge/spool"
 )
 
 // The router's tests name every port in one flat struct, as a test sets
@@ -33,8 +35,7 @@ type testDeps struct {
 	Chats                  messaging.Chats
 	Contacts               messaging.Contacts
 	Groups                 messaging.GroupAdmin
-	GroupAnswers           messaging.GroupAnswers
-	GroupActionRate        bridge.SendRate
+	GroupActions           *groupadmin.Actions
 	Analytics              admin.DeliveryAnalytics
 	Audit                  AuditRecorder
 	LogFiles               admin.LogFiles
@@ -54,7 +55,7 @@ type testDeps struct {
 	TrustedProxies         []netip.Prefix
 	Log                    logr.Logger
 	Pprof                  bool
-	CloudAPI               func(own http.Handler, checkKey KeyCheck) http.Handler
+	CloudAPI               func(checkKey KeyCheck) http.Handler
 	CloudAPIPaths          *regexp.Regexp
 	Keys                   *apikeys.Keys
 	Approvals              admin.Approvals
@@ -67,6 +68,7 @@ type SendConfig struct {
 	SpoolDir      string
 	MaxFileSize   int64
 	SpoolMaxBytes int64
+	Space         *spool.Space
 }
 
 // The ports the tests' fakes implement.
@@ -82,8 +84,9 @@ func (d testDeps) deps() Deps {
 		Public: public.Deps{Started: d.Started, Pacing: d.Pacing, Metrics: d.Metrics, Pprof: d.Pprof},
 		Messaging: messaging.Deps{Messages: d.Messages, Uploads: d.Uploads, Targets: d.Targets, Polls: d.Polls,
 			Chats: d.Chats, Contacts: d.Contacts, Inbox: d.Inbox, Media: d.Media,
-			Send:   messaging.SendConfig{SpoolDir: d.Send.SpoolDir, MaxFileSize: d.Send.MaxFileSize, SpoolMaxBytes: d.Send.SpoolMaxBytes},
-			Groups: messaging.Groups{Admin: d.Groups, Answers: d.GroupAnswers, Rate: d.GroupActionRate},
+			Send: messaging.SendConfig{SpoolDir: d.Send.SpoolDir, MaxFileSize: d.Send.MaxFileSize, SpoolMaxBytes: d.Send.SpoolMaxBytes,
+				Space: d.Send.Space},
+			Groups: messaging.Groups{Admin: d.Groups, Actions: d.GroupActions},
 			Events: messaging.Events{Log: d.Events, Heartbeat: d.EventsHeartbeat, WriteTimeout: d.EventsWriteTimeout,
 				Streams: d.EventStreams, StreamsPerAddress: d.EventStreamsPerAddress}},
 		Admin: admin.Deps{Session: d.Session, Pacing: d.Pacing, Analytics: d.Analytics, LogFiles: d.LogFiles,

@@ -45,7 +45,7 @@ type fakeMessages struct {
 	submitErr error
 	mu        sync.Mutex
 	submitted []sendqueue.Request
-	stored    map[string]sendqueue.StoredResponse
+	stored    map[string]sendqueue.Outcome
 
 	log     []bridge.Message // what Get and List find
 	filters []sendqueue.Filter
@@ -84,11 +84,11 @@ func (f *fakeMessages) Submit(_ context.Context, req sendqueue.Request) (sendque
 	return res, nil
 }
 
-func (f *fakeMessages) StoreResponse(_ context.Context, key string, resp sendqueue.StoredResponse) error {
+func (f *fakeMessages) StoreOutcome(_ context.Context, key string, resp sendqueue.Outcome) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.stored == nil {
-		f.stored = map[string]sendqueue.StoredResponse{}
+		f.stored = map[string]sendqueue.Outcome{}
 	}
 	f.stored[key] = resp
 	return nil
@@ -129,7 +129,7 @@ func (f *fakeAnalytics) DeliveryDays(_ context.Context, now time.Time, days int)
 	if f.err != nil {
 		return nil, f.err
 	}
-	out := bridge.DeliveryDays(now, days)
+	out := sendqueue.DeliveryDays(now, days)
 	for i := range out {
 		out[i].Success, out[i].Failed = int64(i+1), int64(i)
 	}

@@ -10,7 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
+
 	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/bridge/groupadmin"
 	"github.com/msgbridge/msgbridge/bridge/sendqueue"
 	"github.com/msgbridge/msgbridge/bridge/sqlite"
 	"github.com/msgbridge/msgbridge/internal/testutil"
@@ -59,8 +62,9 @@ func TestGroupActionsArePacedAndIdempotent(t *testing.T) {
 	writer := sqlite.NewBatcher(db)
 	t.Cleanup(writer.Close)
 	groups := &fakeGroups{refuse: "120363000000000002@g.us"}
-	rate, _ := bridge.ParseSendRate("1/h")
-	srv := newTestServer(t, testDeps{Now: clock, Groups: groups, GroupAnswers: sendqueue.NewAnswers(db, writer, clock), GroupActionRate: rate})
+	rate := bridge.SendRate{N: 1, Per: time.Hour}
+	srv := newTestServer(t, testDeps{Now: clock, Groups: groups,
+		GroupActions: groupadmin.New(sendqueue.NewAnswers(db, writer, clock), rate, clock, logr.Discard())})
 	post := func(group, key, participants string) (int, string, string) {
 		t.Helper()
 		resp := do(t, "POST", srv.URL+"/api/groups/"+group+"/participants", strings.NewReader(`{"action":"add","participants":[`+participants+`]}`),
@@ -135,8 +139,9 @@ func TestGroupReadsArePaced(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
 	groups := &groupReader{cached: map[string]bool{"120363000000000099@g.us": true}}
-	rate, _ := bridge.ParseSendRate("1/h")
-	srv := newTestServer(t, testDeps{Now: func() time.Time { return now }, Groups: groups, GroupActionRate: rate})
+	rate := bridge.SendRate{N: 1, Per: time.Hour}
+	srv := newTestServer(t, testDeps{Now: func() time.Time { return now }, Groups: groups,
+		GroupActions: groupadmin.New(nil, rate, func() time.Time { return now }, logr.Discard())})
 	get := func(group string) (int, string, string) {
 		t.Helper()
 		resp := do(t, "GET", srv.URL+"/api/groups/"+group, nil, "X-Api-Key: "+testAPIKey)

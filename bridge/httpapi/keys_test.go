@@ -65,8 +65,10 @@ func newKeysEnv(t *testing.T) *keysEnv {
 		Keys: keys, Approvals: queue, Events: e.outbox, Audit: AuditRecorder{Trail: e.audit, Logger: logr.Discard()},
 		Send:          SendConfig{APIKey: testAPIKey, SpoolDir: dir, MaxFileSize: 1 << 20},
 		CloudAPIPaths: cloudapi.PathPrefix,
-		CloudAPI: func(own http.Handler, checkKey KeyCheck) http.Handler {
-			return cloudapi.New(cloudapi.Config{API: own, CheckKey: checkKey, Uploads: uploads, History: fakeHistory{}, Log: logr.Discard()})
+		CloudAPI: func(checkKey KeyCheck) http.Handler {
+			return cloudapi.New(cloudapi.Config{CheckKey: checkKey, Sending: sendqueue.Sending{Queue: queue, Log: logr.Discard(), Budget: keys},
+				Targets: queue, Chats: &fakeChats{}, Space: spool.NewSpace(dir, 0), MaxFileSize: 1 << 20,
+				Uploads: uploads, History: fakeHistory{}, Log: logr.Discard()})
 		}})
 	return e
 }

@@ -49,11 +49,12 @@ type Deps struct {
 	// TrustedProxies are the CIDRs whose X-Forwarded-For names the client
 	// (TRUSTED_PROXIES): every limit and audit record uses that address.
 	TrustedProxies []netip.Prefix
-	// CloudAPI, when set, builds the Cloud API door over the bridge's own
-	// API and its check of an API key (constant time, within the
-	// per-address limit on failed credentials, which sets Retry-After on
-	// w); it serves the paths that CloudAPIPaths matches (/v<major>.<minor>/...).
-	CloudAPI      func(own http.Handler, checkKey KeyCheck) http.Handler
+	// CloudAPI, when set, builds the Cloud API door given the API's check
+	// of an API key (constant time, within the per-address limit on failed
+	// credentials, which sets Retry-After on w), the one check of every
+	// door; the door calls the use cases itself, never this router. It
+	// serves the paths that CloudAPIPaths matches (/v<major>.<minor>/...).
+	CloudAPI      func(checkKey KeyCheck) http.Handler
 	CloudAPIPaths *regexp.Regexp
 }
 
@@ -83,8 +84,7 @@ func NewRouter(d Deps) http.Handler {
 	admin.Mount(r, d.Admin, c)
 	messaging.Mount(r, d.Messaging, c)
 	if d.CloudAPI != nil {
-		// The Cloud API door translates Graph requests into this router's.
-		cloud := d.CloudAPI(r, c.Credentials.CheckAPIKey)
+		cloud := d.CloudAPI(c.Credentials.CheckAPIKey)
 		r.MatcherFunc(func(req *http.Request, _ *mux.RouteMatch) bool { return d.CloudAPIPaths.MatchString(req.URL.Path) }).
 			Handler(cloud)
 	}

@@ -82,7 +82,7 @@ func (l *MessageLog) SessionChanged(ctx context.Context, tx *sql.Tx, s bridge.Se
 		if err := l.countOutcome(ctx, tx, bridge.StatusFailed, now); err != nil {
 			return err
 		}
-		if err := l.events.StatusChanged(ctx, tx, m.Message); err != nil {
+		if err := l.events.MessageStatus(ctx, tx, m.Message); err != nil {
 			return err
 		}
 		l.observer.MessageStatus(bridge.StatusFailed)

@@ -21,7 +21,7 @@ type Analytics struct {
 // counting the messages table instead is what BenchmarkDeliveryAnalytics
 // compares it to.
 func (a Analytics) DeliveryDays(ctx context.Context, now time.Time, days int) ([]bridge.DeliveryDay, error) {
-	out := bridge.DeliveryDays(now, days)
+	out := DeliveryDays(now, days)
 	if len(out) == 0 {
 		return out, nil
 	}
@@ -50,4 +50,17 @@ func (a Analytics) DeliveryDays(ctx context.Context, now time.Time, days int) ([
 		return nil, fmt.Errorf("read delivery_daily: %w", err)
 	}
 	return out, nil
+}
+
+// DeliveryDays lists the days UTC days ending with now's, oldest first,
+// every count zero: the frame an analytics source fills, so that days
+// without traffic are still listed.
+func DeliveryDays(now time.Time, days int) []bridge.DeliveryDay {
+	y, m, d := now.UTC().Date()
+	last := time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+	out := make([]bridge.DeliveryDay, max(days, 0))
+	for i := range out {
+		out[i].Day = last.AddDate(0, 0, i-(days-1))
+	}
+	return out
 }

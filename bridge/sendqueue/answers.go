@@ -20,6 +20,13 @@ type Answers struct {
 	now     func() time.Time
 }
 
+// Answer is a group action's answer as its door gave it, kept for the
+// repeats of its key.
+type Answer struct {
+	Status int
+	Body   []byte
+}
+
 // answerRequestID marks a key held by an answer instead of a send request.
 const answerRequestID = "answer"
 
@@ -35,8 +42,8 @@ func NewAnswers(db *sql.DB, batcher *sqlite.Batcher, now func() time.Time) *Answ
 // process ended during its action) is carried out again: the caller runs
 // one request per key at a time, and WhatsApp answers a repeated group
 // action as done or already done (already_member), never twice.
-func (a *Answers) Claim(ctx context.Context, key, reqHash string) (*StoredResponse, error) {
-	var stored *StoredResponse
+func (a *Answers) Claim(ctx context.Context, key, reqHash string) (*Answer, error) {
+	var stored *Answer
 	now := a.now()
 	err := a.batcher.Do(ctx, func(tx *sql.Tx) error {
 		stored = nil
@@ -57,7 +64,7 @@ func (a *Answers) Claim(ctx context.Context, key, reqHash string) (*StoredRespon
 				return errKeyReused()
 			}
 			if status != 0 {
-				stored = &StoredResponse{Status: status, Body: body}
+				stored = &Answer{Status: status, Body: body}
 				return nil
 			}
 		}
@@ -68,7 +75,7 @@ func (a *Answers) Claim(ctx context.Context, key, reqHash string) (*StoredRespon
 }
 
 // Keep stores the answer of the request that claimed key.
-func (a *Answers) Keep(ctx context.Context, key string, res StoredResponse) error {
+func (a *Answers) Keep(ctx context.Context, key string, res Answer) error {
 	return a.batcher.Do(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `UPDATE idempotency_keys SET status = ?, response = ? WHERE key = ? AND request_id = ?`,
 			res.Status, res.Body, key, answerRequestID)

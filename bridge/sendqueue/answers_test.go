@@ -29,7 +29,7 @@ func TestAnswers(t *testing.T) {
 	if got, err := a.Claim(ctx, "k", "h1"); got != nil || err != nil {
 		t.Fatalf("claim after a crash: %v %v", got, err)
 	}
-	if err := a.Keep(ctx, "k", StoredResponse{Status: 201, Body: []byte(`{"x":1}`)}); err != nil {
+	if err := a.Keep(ctx, "k", Answer{Status: 201, Body: []byte(`{"x":1}`)}); err != nil {
 		t.Fatal(err)
 	}
 	if got, err := a.Claim(ctx, "k", "h1"); err != nil || got == nil || got.Status != 201 || string(got.Body) != `{"x":1}` {

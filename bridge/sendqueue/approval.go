@@ -111,7 +111,7 @@ func (q *Queue) decide(ctx context.Context, id, update string, args ...any) (row
 		if err := q.countOutcome(ctx, tx, m.Status, q.now()); err != nil {
 			return err
 		}
-		return q.events.StatusChanged(ctx, tx, m.Message)
+		return q.events.MessageStatus(ctx, tx, m.Message)
 	})
 	if err != nil {
 		var e *bridge.Error

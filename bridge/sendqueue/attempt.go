@@ -93,5 +93,5 @@ func (q *Queue) recordAttempt(ctx context.Context, tx *sql.Tx, m *row, sendErr e
 	if err := q.countOutcome(ctx, tx, status, now); err != nil {
 		return false, err
 	}
-	return true, q.events.StatusChanged(ctx, tx, m.Message)
+	return true, q.events.MessageStatus(ctx, tx, m.Message)
 }

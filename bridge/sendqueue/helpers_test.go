@@ -88,7 +88,7 @@ type txEvents struct {
 	seen []string // "<whatsapp id> <status as stored in tx>"
 }
 
-func (e *txEvents) StatusChanged(ctx context.Context, tx *sql.Tx, m bridge.Message) error {
+func (e *txEvents) MessageStatus(ctx context.Context, tx *sql.Tx, m bridge.Message) error {
 	var stored string
 	if err := tx.QueryRowContext(ctx, `SELECT status FROM messages WHERE id = ?`, m.ID).Scan(&stored); err != nil {
 		return err
@@ -146,7 +146,7 @@ type fixture struct {
 func newFixture(t *testing.T, schedule ...time.Duration) *fixture {
 	t.Helper()
 	f := &fixture{t: t, path: filepath.Join(t.TempDir(), "bridge.db"), sender: &fakeSender{ready: true}, events: &txEvents{}}
-	f.logOpts = MessageLogOptions{Events: f.events, Log: logr.Discard()}
+	f.logOpts = MessageLogOptions{Outbox: f.events, Log: logr.Discard()}
 	f.queueOpts = Options{Sender: f.sender, Schedule: schedule}
 	f.open(nil)
 	return f

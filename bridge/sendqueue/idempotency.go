@@ -20,16 +20,9 @@ import (
 // response instead of sending again.
 const IdempotencyWindow = 24 * time.Hour
 
-// StoredResponse is the HTTP response given to the first request of an
-// idempotency key.
-type StoredResponse struct {
-	Status int
-	Body   []byte
-}
-
 type idempotencyRecord struct {
 	requestID string
-	stored    *StoredResponse // nil until the first request recorded it
+	stored    *Outcome // nil until the first request recorded it
 }
 
 // errKeyReused: the key came with another request than its first one. The
@@ -70,7 +63,10 @@ func (q *Queue) claimIdempotencyKey(ctx context.Context, tx *sql.Tx, key, reqHas
 			return nil, errKeyReused()
 		}
 		if status != 0 {
-			prior.stored = &StoredResponse{Status: status, Body: body}
+			// One that cannot be read replays from the request's messages.
+			if o, err := decodeOutcome(body); err == nil {
+				prior.stored = &o
+			}
 		}
 		return &prior, nil
 	}
@@ -122,10 +118,11 @@ func field(h hash.Hash, s string) {
 	_, _ = io.WriteString(h, s)
 }
 
-// StoreResponse records the response of the request that claimed key.
-func (q *Queue) StoreResponse(ctx context.Context, key string, resp StoredResponse) error {
+// StoreOutcome records the outcome of the request that claimed key.
+func (q *Queue) StoreOutcome(ctx context.Context, key string, o Outcome) error {
+	body := encodeOutcome(o)
 	return q.batcher.Do(ctx, func(tx *sql.Tx) error {
-		_, err := q.stmts.Exec(ctx, tx, `UPDATE idempotency_keys SET status = ?, response = ? WHERE key = ?`, resp.Status, resp.Body, key)
+		_, err := q.stmts.Exec(ctx, tx, `UPDATE idempotency_keys SET status = ?, response = ? WHERE key = ?`, outcomeAnswered, body, key)
 		return err
 	})
 }

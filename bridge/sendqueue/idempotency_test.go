@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"reflect"
 	"sync"
 	"testing"
 	"time"
@@ -34,12 +35,12 @@ func TestIdempotentRepeat(t *testing.T) {
 	if _, err := os.Stat(repeat.Items[1].File.Path); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the repeat's upload left in the spool: %v", err)
 	}
-	stored := StoredResponse{Status: 200, Body: []byte(`{"messages":[]}`)}
-	if err := f.q.StoreResponse(ctx, "order-42", stored); err != nil {
+	stored := OutcomeOf(first)
+	if err := f.q.StoreOutcome(ctx, "order-42", stored); err != nil {
 		t.Fatal(err)
 	}
 	third := f.submit(req())
-	if !third.Replay || third.Stored == nil || third.Stored.Status != 200 || string(third.Stored.Body) != string(stored.Body) {
+	if !third.Replay || third.Stored == nil || !reflect.DeepEqual(third.Stored.Messages, stored.Messages) {
 		t.Fatalf("third %+v", third)
 	}
 	if n := len(f.sender.calls()); n != 2 {
@@ -144,5 +145,31 @@ func TestRequestHashFieldsAreDelimited(t *testing.T) {
 	hb, errB := requestHash(b)
 	if errA != nil || errB != nil || ha == hb {
 		t.Errorf("%s %s %v %v", ha, hb, errA, errB)
+	}
+}
+
+// A key answered before outcomes were kept holds the JSON door's HTTP
+// answer (its status and body): its repeat replays it as an outcome, so
+// that every door renders it, without a migration of the key table.
+func TestKeyAnsweredBeforeOutcomesReplaysAsOutcome(t *testing.T) {
+	f := newFixture(t, time.Hour)
+	req := textRequest("hello")
+	req.IdempotencyKey = "before-outcomes"
+	first := f.submit(req)
+	body := `{"messages":[{"id":"` + first.Messages[0].ID + `","whatsapp_id":"3EB0OLD","type":"text","status":"Queued",` +
+		`"retry_count":1,"queue_position":2,"scheduled_at":"2026-11-21T10:00:00.000Z"}]}` + "\n"
+	if _, err := f.db.Exec(`UPDATE idempotency_keys SET status = 202, response = ? WHERE key = ?`, []byte(body), req.IdempotencyKey); err != nil {
+		t.Fatal(err)
+	}
+	again := f.submit(req)
+	want := OutcomeItem{ID: first.Messages[0].ID, WhatsAppID: "3EB0OLD", Type: bridge.TypeText, Status: bridge.StatusQueued,
+		RetryCount: 1, QueuePosition: 2, ScheduledAt: time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)}
+	if !again.Replay || again.Stored == nil || len(again.Stored.Messages) != 1 || !again.Stored.Messages[0].ScheduledAt.Equal(want.ScheduledAt) {
+		t.Fatalf("replay %+v", again)
+	}
+	got := again.Stored.Messages[0]
+	got.ScheduledAt = want.ScheduledAt
+	if got != want {
+		t.Errorf("replayed %+v, want %+v", got, want)
 	}
 }

@@ -13,11 +13,12 @@ import (
 	"github.com/msgbridge/msgbridge/bridge/sqlite"
 )
 
-// Events hears every status change of a message inside the transaction that
-// stores it (for the webhook outbox: the event commits with the change, or
-// neither does). An error undoes the change.
-type Events interface {
-	StatusChanged(ctx context.Context, tx *sql.Tx, m bridge.Message) error
+// Outbox is the part of the webhook outbox (bridge.Outbox) the log uses:
+// every status change of a message is reported inside the transaction that
+// stores it (the event commits with the change, or neither does). An error
+// undoes the change.
+type Outbox interface {
+	MessageStatus(ctx context.Context, tx *sql.Tx, m bridge.Message) error
 }
 
 // Observer hears what the log and the queue do, after it is committed, for
@@ -34,7 +35,7 @@ type Observer interface {
 type MessageLogOptions struct {
 	DB       *sql.DB
 	Batcher  *sqlite.Batcher // the one writer of DB
-	Events   Events          // nil: none
+	Outbox   Outbox          // nil: none
 	Observer Observer        // nil: none
 	Now      func() time.Time
 	// Log logs what goes wrong in the background, for the log and the queue
@@ -48,7 +49,7 @@ type MessageLogOptions struct {
 type MessageLog struct {
 	db       *sql.DB
 	batcher  *sqlite.Batcher
-	events   Events
+	events   Outbox
 	observer Observer
 	now      func() time.Time
 	logger   logr.Logger
@@ -57,7 +58,7 @@ type MessageLog struct {
 
 type noEvents struct{}
 
-func (noEvents) StatusChanged(context.Context, *sql.Tx, bridge.Message) error { return nil }
+func (noEvents) MessageStatus(context.Context, *sql.Tx, bridge.Message) error { return nil }
 
 type noObserver struct{}
 
@@ -67,7 +68,7 @@ func (noObserver) SendAttempt(bool, time.Duration) {}
 // NewMessageLog returns the message log on opts.DB.
 func NewMessageLog(opts MessageLogOptions) *MessageLog {
 	l := &MessageLog{
-		db: opts.DB, batcher: opts.Batcher, events: opts.Events, observer: opts.Observer,
+		db: opts.DB, batcher: opts.Batcher, events: opts.Outbox, observer: opts.Observer,
 		now: opts.Now, logger: opts.Log, stmts: sqlite.NewStatements(opts.DB),
 	}
 	if l.now == nil {

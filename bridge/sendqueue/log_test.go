@@ -155,7 +155,7 @@ func TestLogWithoutSender(t *testing.T) {
 
 	db, writer := f.openDB()
 	events, observed := &txEvents{}, &statuses{}
-	log := NewMessageLog(MessageLogOptions{DB: db, Batcher: writer, Events: events, Observer: observed})
+	log := NewMessageLog(MessageLogOptions{DB: db, Batcher: writer, Outbox: events, Observer: observed})
 	ctx := context.Background()
 	if n, err := log.Depth(ctx); err != nil || n != 1 {
 		t.Fatalf("depth %d, %v; want 1", n, err)

@@ -96,7 +96,7 @@ type Result struct {
 	// request ended before recording one (a crash), Messages are its
 	// messages as they stand now.
 	Replay bool
-	Stored *StoredResponse
+	Stored *Outcome
 	// Places are where the Queued ones of Messages stand, by index; the
 	// zero Place for the others, and for a replay.
 	Places []Place
@@ -274,7 +274,7 @@ func (q *Queue) insertMessages(ctx context.Context, tx *sql.Tx, msgs []row, item
 			return err
 		}
 		if m.Status != bridge.StatusQueued {
-			if err := q.events.StatusChanged(ctx, tx, m.Message); err != nil {
+			if err := q.events.MessageStatus(ctx, tx, m.Message); err != nil {
 				return err
 			}
 		}

@@ -73,7 +73,7 @@ func (l *MessageLog) advance(ctx context.Context, tx *sql.Tx, wid string, status
 			return bridge.Message{}, false, err
 		}
 		m.Status = st
-		if err := l.events.StatusChanged(ctx, tx, m.Message); err != nil {
+		if err := l.events.MessageStatus(ctx, tx, m.Message); err != nil {
 			return bridge.Message{}, false, err
 		}
 	}

@@ -2,6 +2,7 @@ package sendqueue
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -12,18 +13,15 @@ import (
 // Submitter is what the send use case needs of the queue (*Queue).
 type Submitter interface {
 	Submit(ctx context.Context, req Request) (Result, error)
-	StoreResponse(ctx context.Context, key string, resp StoredResponse) error
+	StoreOutcome(ctx context.Context, key string, o Outcome) error
 }
-
-// Render is a door's answer to what the queue did with a request; it is
-// stored under the request's idempotency key, so a repeat of the key gets
-// the very same answer.
-type Render func(Result) (StoredResponse, error)
 
 // Sending is the one use case of sending, whichever door a request came
 // in by (the form of POST /send, the JSON of POST /api/messages, the Cloud
 // API's): validated once, queued, and idempotent end to end, from claiming
-// the key to storing the door's answer for its repeats.
+// the key to storing the outcome for its repeats. It answers with the
+// outcome, which each door renders in its own shape, a repeat's too: a key
+// first used through one door replays through another in that one's shape.
 type Sending struct {
 	Queue Submitter
 	Log   logr.Logger
@@ -40,45 +38,46 @@ type Budget interface {
 
 // Send validates d and submits it. On any error the draft's spooled files
 // are deleted: only an accepted request hands them to the queue.
-func (s Sending) Send(ctx context.Context, d Draft, render Render) (StoredResponse, error) {
+func (s Sending) Send(ctx context.Context, d Draft) (Outcome, error) {
 	req, err := d.Validate()
 	if err != nil {
 		d.discard()
-		return StoredResponse{}, err
+		return Outcome{}, err
 	}
-	return s.Submit(ctx, req, render)
+	return s.Submit(ctx, req)
 }
 
 // Submit queues a valid request (a send, or an action a door built) and
-// returns the door's answer: the stored one for a repeat of the key,
-// otherwise render's, which is stored under the key.
-func (s Sending) Submit(ctx context.Context, req Request, render Render) (StoredResponse, error) {
+// returns its outcome: the stored one for a repeat of the key, otherwise
+// the queue's, which is stored under the key.
+func (s Sending) Submit(ctx context.Context, req Request) (Outcome, error) {
 	if err := s.authorize(ctx, req); err != nil {
 		req.discard()
-		return StoredResponse{}, err
+		return Outcome{}, err
 	}
 	req = held(ctx, req)
 	res, err := s.Queue.Submit(ctx, req)
 	if err != nil {
 		req.discard()
 		if bridge.ErrorKind(err) != bridge.KindInternal {
-			return StoredResponse{}, err // the queue's own verdict, e.g. idempotency_key_reused
+			return Outcome{}, err // the queue's own verdict, e.g. idempotency_key_reused
 		}
-		return StoredResponse{}, bridge.Internal(bridge.CodeStoreFailed, "the request could not be stored; nothing will be sent", err)
+		return Outcome{}, bridge.Internal(bridge.CodeStoreFailed, "the request could not be stored; nothing will be sent", err)
 	}
 	if res.Replay && res.Stored != nil {
 		return *res.Stored, nil
 	}
-	answer, err := render(res)
-	if err != nil {
-		return StoredResponse{}, err
+	out := OutcomeOf(res)
+	if len(out.Messages) != len(req.Items) && !res.Replay {
+		return Outcome{}, bridge.Internal(bridge.CodeStoreFailed, "the request could not be stored",
+			fmt.Errorf("%d messages for %d items", len(out.Messages), len(req.Items)))
 	}
 	if req.IdempotencyKey != "" && !res.Replay {
-		if err := s.Queue.StoreResponse(context.WithoutCancel(ctx), req.IdempotencyKey, answer); err != nil {
-			s.Log.Error(err, "store idempotent response") // a repeat then answers from the messages
+		if err := s.Queue.StoreOutcome(context.WithoutCancel(ctx), req.IdempotencyKey, out); err != nil {
+			s.Log.Error(err, "store idempotent outcome") // a repeat then answers from the messages
 		}
 	}
-	return answer, nil
+	return out, nil
 }
 
 // discard deletes the request's spooled files, when the queue did not take

@@ -1,7 +1,7 @@
 package whatsapp
 
 import (
-	"context"
+	"database/sql"
 
 	"go.mau.fi/whatsmeow/types"
 	"go.mau.fi/whatsmeow/types/events"
@@ -9,22 +9,18 @@ import (
 	"github.com/msgbridge/msgbridge/bridge"
 )
 
-// GroupEvents hears what WhatsApp reports of the account's groups. It runs
-// before the notification is acked: an error refuses the ack, and WhatsApp
-// delivers the notification again.
-type GroupEvents interface {
-	GroupChanged(ctx context.Context, c bridge.GroupChange) error
-}
-
-// groupEvent passes a group notification on, one change at a time; false
-// (no ack) when one could not be stored.
+// groupEvent puts a group notification into the outbox, each change in a
+// transaction of its own, before the notification is acked; false (no ack:
+// WhatsApp delivers it again) when one could not be stored. Without a
+// subscription it is acknowledged and dropped.
 func (m *Session) groupEvent(raw any) bool {
 	m.groups.forget() // names, sizes or membership changed
-	if m.opts.Groups == nil {
+	if m.opts.Outbox == nil || !m.opts.Outbox.Enabled() {
 		return true
 	}
 	for _, c := range groupChanges(raw) {
-		if err := m.opts.Groups.GroupChanged(m.bgCtx, c); err != nil {
+		err := m.states.inTx(m.bgCtx, func(tx *sql.Tx) error { return m.opts.Outbox.GroupChanged(m.bgCtx, tx, c) })
+		if err != nil {
 			m.log.Error(err, "store group change; WhatsApp will deliver it again", "group", c.Group.JID())
 			return false
 		}

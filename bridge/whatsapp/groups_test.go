@@ -2,6 +2,7 @@ package whatsapp
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"testing"
 	"time"
@@ -13,7 +14,7 @@ import (
 	"github.com/msgbridge/msgbridge/internal/testutil"
 )
 
-func (f *fakeEvents) GroupChanged(_ context.Context, c bridge.GroupChange) error {
+func (f *fakeEvents) GroupChanged(_ context.Context, _ *sql.Tx, c bridge.GroupChange) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.groups = append(f.groups, c)

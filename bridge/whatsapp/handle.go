@@ -127,7 +127,10 @@ func (m *Session) receipt(e *events.Receipt) bool {
 	default:
 		return true
 	}
-	if err := m.opts.Events.Receipt(m.bgCtx, bridge.Receipt{WhatsAppIDs: e.MessageIDs, Status: status}); err != nil {
+	if m.opts.Messages == nil {
+		return true
+	}
+	if err := m.opts.Messages.Receipt(m.bgCtx, bridge.Receipt{WhatsAppIDs: e.MessageIDs, Status: status}); err != nil {
 		m.log.Error(err, "apply receipt; WhatsApp will deliver it again", "status", status)
 		return false
 	}

@@ -14,12 +14,14 @@ import (
 
 // stateStore keeps the session's status in bridge.db's session_state row.
 // The row is written in a transaction (the batcher's, when there is one),
-// and events hears, in that transaction, every write that changes the state
-// or its reason (the webhook outbox's session.status commits with the row).
+// and the message log and the outbox hear, in that transaction, every write
+// that changes the state or its reason (the webhook outbox's session.status
+// commits with the row).
 type stateStore struct {
-	db      *sql.DB
-	batcher *sqlite.Batcher
-	events  Events
+	db       *sql.DB
+	batcher  *sqlite.Batcher
+	messages MessageLog
+	outbox   Outbox
 }
 
 func (p stateStore) load(ctx context.Context) (bridge.SessionStatus, error) {
@@ -52,7 +54,7 @@ func (p stateStore) save(ctx context.Context, s bridge.SessionStatus, now time.T
 			return err
 		}
 		if changed {
-			return p.events.StateChanged(ctx, tx, s)
+			return p.stateChanged(ctx, tx, s)
 		}
 		return nil
 	})
@@ -102,4 +104,18 @@ func fromMillis(v sql.NullInt64) time.Time {
 		return time.Time{}
 	}
 	return time.UnixMilli(v.Int64).UTC()
+}
+
+// stateChanged tells the message log and the outbox of a new state, in the
+// transaction that stores it.
+func (p stateStore) stateChanged(ctx context.Context, tx *sql.Tx, s bridge.SessionStatus) error {
+	if p.messages != nil {
+		if err := p.messages.SessionChanged(ctx, tx, s); err != nil {
+			return err
+		}
+	}
+	if p.outbox != nil {
+		return p.outbox.SessionStatus(ctx, tx, s)
+	}
+	return nil
 }

@@ -15,10 +15,11 @@ import (
 func TestUnchangedRestartWritesNothing(t *testing.T) {
 	f := newBridgeFiles(t)
 	db := testutil.OpenBridgeDBAt(t, filepath.Join(f.dir, "bridge.db"))
+	events := &fakeEvents{}
 	startAt := func(now time.Time) {
 		m, err := New(context.Background(), Options{
 			CredentialsDir: filepath.Join(f.dir, "credentials"), MasterKey: f.key, DB: db,
-			Log: testutil.Logger(t), Events: &fakeEvents{}, Now: func() time.Time { return now },
+			Log: testutil.Logger(t), Events: events, Messages: events, Outbox: events, Now: func() time.Time { return now },
 		})
 		if err != nil {
 			t.Fatal(err)

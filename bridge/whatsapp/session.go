@@ -2,9 +2,11 @@
 // whatsmeow client on its encrypted credentials, linking by QR or pairing
 // code, reconnects, the heartbeat, groups, sending and logout. It is the
 // only package of the bridge that imports whatsmeow: its API speaks the
-// domain's types (it implements bridge.Session) and reports through the
-// Events port. Its state machine is the pure transition function over the
-// package's own events, to which events.go maps whatsmeow's.
+// domain's types (it implements bridge.Session) and reports through its
+// ports: what it receives to Events, statuses and receipts to the message
+// log (MessageLog), events to the webhook outbox (Outbox). Its state
+// machine is the pure transition function over the package's own events,
+// to which events.go maps whatsmeow's.
 package whatsapp
 
 import (
@@ -26,6 +28,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/bridge/notify"
 	"github.com/msgbridge/msgbridge/bridge/sqlite"
 	"github.com/msgbridge/msgbridge/contract"
 )
@@ -38,19 +41,38 @@ const maxReconnectSteps = 30
 // whether or not WhatsApp answered.
 const logoutTimeout = 10 * time.Second
 
-// Events hears what happens on the link; the wiring implements it.
+// Events hears what the link receives; the wiring implements it. What
+// the session reports itself goes straight to its ports: statuses and
+// receipts to the message log (MessageLog), events to the webhook outbox
+// (Outbox).
 type Events interface {
-	// StateChanged runs inside the transaction that stores the new status.
-	StateChanged(ctx context.Context, tx *sql.Tx, s bridge.SessionStatus) error
 	// Incoming hands a received message to the store and returns at once;
 	// the channel yields nil once it is committed, then the message is acked
 	// to WhatsApp, or an error, which refuses the ack. Messages are stored in
 	// the order of the calls.
 	Incoming(ctx context.Context, in bridge.Incoming) <-chan error
-	// Receipt: messages reached Delivered or Read.
-	Receipt(ctx context.Context, r bridge.Receipt) error
 	// Reconnected: a login after the first of this process (metrics).
 	Reconnected()
+}
+
+// MessageLog is the outgoing message log as the session reports to it
+// (*sendqueue.MessageLog).
+type MessageLog interface {
+	// SessionChanged runs inside the transaction that stores a new state:
+	// a logout fails the waiting messages of the account that went, a link
+	// adopts those accepted while none was.
+	SessionChanged(ctx context.Context, tx *sql.Tx, s bridge.SessionStatus) error
+	// Receipt: messages reached Delivered or Read.
+	Receipt(ctx context.Context, r bridge.Receipt) error
+}
+
+// Outbox is the part of the webhook outbox (bridge.Outbox) the session
+// reports to: its state changes, in the transaction that stores them, and
+// the changes of the account's groups, before WhatsApp gets their ack.
+type Outbox interface {
+	Enabled() bool
+	SessionStatus(ctx context.Context, tx *sql.Tx, s bridge.SessionStatus) error
+	GroupChanged(ctx context.Context, tx *sql.Tx, c bridge.GroupChange) error
 }
 
 // Options configures a Session.
@@ -75,10 +97,13 @@ type Options struct {
 	Now func() time.Time
 	// SpoolDir is where attachments are encrypted before upload.
 	SpoolDir string
-	// Events hears state changes, messages, receipts and reconnects. Its
-	// Incoming and Receipt run on whatsmeow's event goroutine and hold up
-	// the next event while they run.
-	Events Events
+	// Events hears messages and reconnects; Messages the state changes and
+	// the receipts; Outbox the state changes and the group changes (nil:
+	// none of these hears them). Incoming and Receipt run on whatsmeow's
+	// event goroutine and hold up the next event while they run.
+	Events   Events
+	Messages MessageLog
+	Outbox   Outbox
 	// Server, when set, replaces WhatsApp's servers (the simulator).
 	Server *Server
 	// Quotes finds the messages replies quote (nil: none is known, and a
@@ -96,9 +121,6 @@ type Options struct {
 	// RestrictionBackoff is the first pause after a refusal that names no
 	// end (RESTRICTION_BACKOFF); 0: one minute.
 	RestrictionBackoff time.Duration
-	// Groups hears the changes WhatsApp reports of the account's groups;
-	// nil: they are acknowledged and dropped.
-	Groups GroupEvents
 	// StatusUpdates passes contacts' status updates on to Events.Incoming
 	// (STATUS_UPDATES); false: they are acknowledged and dropped.
 	StatusUpdates bool
@@ -172,7 +194,7 @@ type Session struct {
 
 	// changes are the Subscribe channels; notified under mu, never the
 	// other way round.
-	changes bridge.Changes
+	changes notify.Changes
 }
 
 // New opens the credentials (a wrong ENCRYPTION_KEY stops here, before any
@@ -191,7 +213,7 @@ func New(ctx context.Context, opts Options) (*Session, error) {
 	opts.VersionRefresh = cmp.Or(opts.VersionRefresh, DefaultVersionRefresh)
 	opts.OutdatedRetry = cmp.Or(opts.OutdatedRetry, DefaultOutdatedRetry)
 	m := &Session{
-		opts: opts, states: stateStore{db: opts.DB, batcher: opts.Batcher, events: opts.Events},
+		opts: opts, states: stateStore{db: opts.DB, batcher: opts.Batcher, messages: opts.Messages, outbox: opts.Outbox},
 		log: opts.Log, bgCtx: context.WithoutCancel(ctx), restrict: restrictions{first: opts.RestrictionBackoff},
 		pace: newChatPace(opts.PresenceInterval, opts.Now), acks: newAcks(), refused: make(chan struct{}, 1),
 	}

@@ -84,7 +84,14 @@ type fakeEvents struct {
 	groups []bridge.GroupChange
 }
 
-func (f *fakeEvents) StateChanged(_ context.Context, _ *sql.Tx, s bridge.SessionStatus) error {
+// SessionChanged: the message log's part of a state change; the outbox's
+// (SessionStatus) records it.
+func (*fakeEvents) SessionChanged(context.Context, *sql.Tx, bridge.SessionStatus) error { return nil }
+
+// Enabled: the fake outbox takes every event.
+func (*fakeEvents) Enabled() bool { return true }
+
+func (f *fakeEvents) SessionStatus(_ context.Context, _ *sql.Tx, s bridge.SessionStatus) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.states = append(f.states, s)
@@ -171,7 +178,8 @@ func startWith(t testing.TB, server *Server, f bridgeFiles, with ...func(*Option
 		HeartbeatInterval: testHeartbeat,
 		Log:               testutil.Logger(t),
 		Events:            events,
-		Groups:            events,
+		Messages:          events,
+		Outbox:            events,
 		Server:            server,
 	}
 	for _, w := range with {

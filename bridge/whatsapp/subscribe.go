@@ -5,7 +5,7 @@ import "github.com/msgbridge/msgbridge/bridge"
 // Subscribe returns a channel that receives a value after every change of the
 // status or of the running link attempt's QR code, and a function that ends
 // the subscription. A slow reader sees one pending signal for any number of
-// changes (bridge.Changes), so it must re-read Status and CurrentQR on each.
+// changes (notify.Changes), so it must re-read Status and CurrentQR on each.
 // This keeps whatsmeow's event goroutine from ever waiting for a dashboard.
 func (m *Session) Subscribe() (<-chan struct{}, func()) { return m.changes.Subscribe() }
 

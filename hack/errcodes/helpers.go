@@ -6,7 +6,7 @@ import (
 
 // A helper is a function of a package that passes one of its string
 // parameters on as the code of an error: webhook's invalid(code, format,
-// args...), httpapi's writeErrorBody(w, status, code, message). A literal
+// args...), httpkit's WriteErrorBody(w, status, code, message). A literal
 // given for that parameter is a code as much as one given to a
 // constructor, and is rewritten the same way. A helper's message is the
 // argument after its code.

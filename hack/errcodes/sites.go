@@ -147,7 +147,7 @@ func callSite(call *ast.CallExpr, inPkg bool) *site {
 }
 
 // literalSite recognises &bridge.Error{Kind: …, Code: …, Message: …}, and
-// the error shape's own ErrorDetail{Code: …, Message: …} (package httpapi),
+// the error shape's own ErrorDetail{Code: …, Message: …} (package httpapi/internal/httpkit),
 // which an answer without a kind (405, 416) writes directly.
 func literalSite(lit *ast.CompositeLit, inPkg bool) *site {
 	name, ok := bridgeName(lit.Type, inPkg)
@@ -177,7 +177,7 @@ func literalSite(lit *ast.CompositeLit, inPkg bool) *site {
 }
 
 // wireDetail is the type of the error shape's {code, message} in package
-// httpapi.
+// httpapi/internal/httpkit.
 const wireDetail = "ErrorDetail"
 
 func (s *site) setCode(e ast.Expr) {

@@ -2,7 +2,6 @@ package process
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -33,20 +32,14 @@ import (
 // incomingEvents is the session's Events port as the bridge's wiring has
 // it for what comes in: a message goes to the receive use case
 // (incoming.Receiver: history entry and event in one transaction, what the
-// benchmark measures), a state change into the outbox as session.status.
-// Nothing is sent, so there are no receipts to apply.
+// benchmark measures). The session puts its state changes into the outbox
+// itself; nothing is sent, so there are no receipts to apply.
 type incomingEvents struct {
 	incoming.Receiver
 	webhooks *webhook.Outbox
 }
 
 var _ whatsapp.Events = incomingEvents{}
-
-func (e incomingEvents) StateChanged(ctx context.Context, tx *sql.Tx, s bridge.SessionStatus) error {
-	return e.webhooks.Enqueue(ctx, tx, webhook.SessionStatus(s, time.Now()))
-}
-
-func (incomingEvents) Receipt(context.Context, bridge.Receipt) error { return nil }
 
 func (incomingEvents) Reconnected() {}
 
@@ -150,6 +143,7 @@ func inProcessBridge(b *testing.B, sim *wasim.Simulator, hookURL string, events 
 		CredentialsDir: filepath.Join(dir, "credentials"), SpoolDir: dir, MasterKey: testutil.TestKey(), DB: db,
 		Batcher: writer, HeartbeatInterval: 15 * time.Second, Log: logr.Discard(),
 		Server: &whatsapp.Server{HTTPClient: sim.HTTPClient(), RootKey: sim.RootPublicKey()},
+		Outbox: outbox,
 		Events: events(incomingEvents{
 			Receiver: incoming.Receiver{Writer: writer, Media: (*media.Store)(nil), History: history}, // text only: no media
 			webhooks: outbox,

@@ -3,7 +3,6 @@ package process
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -33,19 +32,16 @@ import (
 	"github.com/msgbridge/msgbridge/internal/testutil"
 )
 
-// receiptsOnly is the session's Events port with receipts into the log.
-type receiptsOnly struct{ log *sendqueue.MessageLog }
+// nothingIncoming is the session's Events port dropping what it receives
+// (the receipts go to the message log, the session's Messages).
+type nothingIncoming struct{}
 
-func (receiptsOnly) StateChanged(context.Context, *sql.Tx, bridge.SessionStatus) error { return nil }
-func (receiptsOnly) Incoming(context.Context, bridge.Incoming) <-chan error {
+func (nothingIncoming) Incoming(context.Context, bridge.Incoming) <-chan error {
 	c := make(chan error, 1)
 	c <- nil
 	return c
 }
-func (e receiptsOnly) Receipt(ctx context.Context, r bridge.Receipt) error {
-	return e.log.Receipt(ctx, r)
-}
-func (receiptsOnly) Reconnected() {}
+func (nothingIncoming) Reconnected() {}
 
 // inProcess is the bridge's messaging parts in this process, wired as
 // app.go wires them, against the simulator, with the uploads' clock in the
@@ -86,7 +82,7 @@ func startInProcess(t *testing.T, sim *wasim.Simulator) *inProcess {
 	log := sendqueue.NewMessageLog(sendqueue.MessageLogOptions{DB: db, Batcher: writer, Log: logr.Discard()})
 	session, err := whatsapp.New(ctx, whatsapp.Options{
 		CredentialsDir: filepath.Join(dir, "credentials"), SpoolDir: p.spool, MasterKey: testutil.TestKey(),
-		DB: db, Batcher: writer, HeartbeatInterval: time.Second, Log: logr.Discard(), Events: receiptsOnly{log},
+		DB: db, Batcher: writer, HeartbeatInterval: time.Second, Log: logr.Discard(), Events: nothingIncoming{}, Messages: log,
 		Server: &whatsapp.Server{HTTPClient: sim.HTTPClient(), RootKey: sim.RootPublicKey()}, Quotes: log,
 	})
 	if err != nil {

@@ -16,12 +16,12 @@ import (
 	"github.com/go-logr/logr"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/apikeys"
 	"github.com/msgbridge/msgbridge/bridge/audit"
 	"github.com/msgbridge/msgbridge/bridge/cloudapi"
 	"github.com/msgbridge/msgbridge/bridge/datadir"
 	"github.com/msgbridge/msgbridge/bridge/diskguard"
+	"github.com/msgbridge/msgbridge/bridge/groupadmin"
 	"github.com/msgbridge/msgbridge/bridge/guard"
 	"github.com/msgbridge/msgbridge/bridge/httpapi"
 	"github.com/msgbridge/msgbridge/bridge/httpapi/admin"
@@ -33,6 +33,7 @@ import (
 	"github.com/msgbridge/msgbridge/bridge/logging"
 	"github.com/msgbridge/msgbridge/bridge/media"
 	"github.com/msgbridge/msgbridge/bridge/metrics"
+	"github.com/msgbridge/msgbridge/bridge/notify"
 	"github.com/msgbridge/msgbridge/bridge/sendqueue"
 	"github.com/msgbridge/msgbridge/bridge/settings"
 	"github.com/msgbridge/msgbridge/bridge/spool"
@@ -61,7 +62,7 @@ type app struct {
 	audit     *audit.Trail
 	metrics   *metrics.Metrics
 	// traffic tells the dashboard's event streams that messages changed.
-	traffic  *bridge.Changes
+	traffic  *notify.Changes
 	webhooks *webhook.Outbox
 	inbox    *inbox.Inbox
 	media    *media.Store
@@ -222,7 +223,7 @@ func openStores(ctx context.Context, a *app) error {
 	}
 	// Every commit tells the dashboard's live pages to look again (an
 	// incoming message is committed after its handler returned).
-	a.traffic = &bridge.Changes{}
+	a.traffic = &notify.Changes{}
 	a.writer = sqlite.NewBatcher(a.db, sqlite.AfterCommit(a.traffic.Notify))
 	a.onClose(a.writer.Close)
 	auditLog, err := audit.Open(a.dir.AuditDir(), a.key, time.Now)
@@ -285,7 +286,7 @@ func (a *app) account() string {
 // metrics' gauges, which read all three.
 func newMessaging(ctx context.Context, a *app) error {
 	a.messages = sendqueue.NewMessageLog(sendqueue.MessageLogOptions{
-		DB: a.db, Batcher: a.writer, Events: statusEvents{a.webhooks}, Observer: trafficObserver{a.metrics, a.traffic},
+		DB: a.db, Batcher: a.writer, Outbox: a.webhooks, Observer: trafficObserver{a.metrics, a.traffic},
 		Log: a.log.WithName("sendqueue"),
 	})
 	server, err := simulatorServer(os.LookupEnv)
@@ -298,10 +299,10 @@ func newMessaging(ctx context.Context, a *app) error {
 		DB: a.db, Batcher: a.writer, HeartbeatInterval: a.settings.HeartbeatInterval,
 		Log: a.log.WithName("whatsapp"), Server: server,
 		Events: sessionEvents{
-			Receiver: incoming.Receiver{Writer: a.writer, Media: a.media, History: a.inbox},
-			webhooks: a.webhooks, receipts: a.messages, metrics: a.metrics,
+			Receiver: incoming.Receiver{Writer: a.writer, Media: a.media, History: a.inbox}, metrics: a.metrics,
 		},
-		Groups:      groupEvents{webhooks: a.webhooks, writer: a.writer},
+		Messages:    a.messages,
+		Outbox:      a.webhooks,
 		Quotes:      quotes{a.messages, a.inbox},
 		Polls:       a.messages,
 		TypingDelay: a.settings.TypingDelay, RestrictionBackoff: a.settings.RestrictionBackoff,
@@ -365,20 +366,27 @@ func serverLimits(s *settings.Settings) guard.Limits {
 	return l
 }
 
-// cloudDoor builds the Cloud API door over the bridge's own API.
-func cloudDoor(a *app) func(http.Handler, httpapi.KeyCheck) http.Handler {
-	return func(own http.Handler, checkKey httpapi.KeyCheck) http.Handler {
+// cloudDoor builds the Cloud API door on the use cases the bridge's own
+// API calls, with the API's one check of a credential; space is the
+// spool's bound both doors write into.
+func cloudDoor(a *app, space *spool.Space, budget sendqueue.Budget) func(httpapi.KeyCheck) http.Handler {
+	return func(checkKey httpapi.KeyCheck) http.Handler {
+		log := a.log.WithName("cloudapi")
 		return cloudapi.New(cloudapi.Config{
-			API:       own,
-			CheckKey:  checkKey,
-			Account:   func() string { return a.session.Status().Account },
-			History:   a.inbox,
-			Media:     a.downloads,
-			Uploads:   a.uploads,
-			Templates: &cloudapi.Templates{DB: a.db, Batcher: a.writer},
-			Links:     cloudapi.LinkFetcher{Hosts: a.settings.CloudMediaHosts},
-			UserIDs:   a.userIDs,
-			Log:       a.log.WithName("cloudapi"),
+			CheckKey:    checkKey,
+			Sending:     sendqueue.Sending{Queue: a.queue, Log: log, Budget: budget},
+			Targets:     a.queue,
+			Chats:       a.session,
+			Space:       space,
+			MaxFileSize: a.settings.MaxFileSize,
+			Account:     func() string { return a.session.Status().Account },
+			History:     a.inbox,
+			Media:       a.downloads,
+			Uploads:     a.uploads,
+			Templates:   &cloudapi.Templates{DB: a.db, Batcher: a.writer},
+			Links:       cloudapi.LinkFetcher{Hosts: a.settings.CloudMediaHosts},
+			UserIDs:     a.userIDs,
+			Log:         log,
 		})
 	}
 }
@@ -398,18 +406,20 @@ func newHTTPServer(ctx context.Context, a *app) error {
 		return err
 	}
 	a.log.Info("spool bounded", "dir", a.dir.SpoolDir(), "maxBytes", spoolMax)
+	space := spool.NewSpace(a.dir.SpoolDir(), spoolMax) // one bound for every door's writes
 	deps := httpapi.Deps{
 		Public: public.Deps{Started: a.started, Link: a.session, Pacing: a.queue, Metrics: a.metrics.Handler(), Pprof: s.Pprof},
 		Messaging: messaging.Deps{
 			Messages: a.queue,
-			Send:     messaging.SendConfig{SpoolDir: a.dir.SpoolDir(), MaxFileSize: s.MaxFileSize, SpoolMaxBytes: spoolMax},
+			Send: messaging.SendConfig{SpoolDir: a.dir.SpoolDir(), MaxFileSize: s.MaxFileSize, SpoolMaxBytes: spoolMax,
+				Space: space},
 			Uploads:  a.uploads,
 			Targets:  a.queue,
 			Polls:    polls{a.messages, a.inbox},
 			Chats:    a.session,
 			Contacts: a.contacts,
-			Groups: messaging.Groups{Admin: a.session, Answers: sendqueue.NewAnswers(a.db, a.writer, time.Now),
-				Rate: s.GroupActionRate},
+			Groups: messaging.Groups{Admin: a.session, Actions: groupadmin.New(sendqueue.NewAnswers(a.db, a.writer, time.Now),
+				s.GroupActionRate, time.Now, a.log.WithName("groupadmin"))},
 			Events: messaging.Events{Log: a.webhooks, Streams: s.EventStreams, StreamsPerAddress: s.EventStreamsPerAddress},
 			Inbox:  a.inbox,
 			Media:  a.downloads,
@@ -421,7 +431,7 @@ func newHTTPServer(ctx context.Context, a *app) error {
 		Limits:         serverLimits(s),
 		TrustedProxies: s.TrustedProxies,
 		Log:            a.log.WithName("httpapi"),
-		CloudAPI:       cloudDoor(a),
+		CloudAPI:       cloudDoor(a, space, keys),
 		CloudAPIPaths:  cloudapi.PathPrefix,
 	}
 	dataDeps := dashboard.DataDeps{Admin: deps.Admin, Messaging: deps.Messaging, Audit: recorder, Log: deps.Log}

@@ -10,7 +10,6 @@ import (
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/sendqueue"
 	"github.com/msgbridge/msgbridge/bridge/sqlite"
-	"github.com/msgbridge/msgbridge/bridge/webhook"
 	"github.com/msgbridge/msgbridge/bridge/whatsapp"
 )
 
@@ -21,7 +20,7 @@ import (
 // caller and the day, so that a caller who rings again and again, or an
 // offer WhatsApp delivers again, gets one answer, not one per call.
 type callEvents struct {
-	webhooks *webhook.Outbox
+	webhooks bridge.Outbox
 	writer   *sqlite.Batcher
 	app      *app // its send queue, made after the session
 	reply    string
@@ -49,7 +48,7 @@ func (e callEvents) enqueue(ctx context.Context, c bridge.Call) error {
 	if !e.webhooks.Enabled() {
 		return nil
 	}
-	return e.writer.Do(ctx, func(tx *sql.Tx) error { return e.webhooks.Enqueue(ctx, tx, webhook.CallEvent(c)) })
+	return e.writer.Do(ctx, func(tx *sql.Tx) error { return e.webhooks.Call(ctx, tx, c) })
 }
 
 func (e callEvents) answer(ctx context.Context, c bridge.Call) {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"math"
 	"time"
 
@@ -11,36 +10,22 @@ import (
 	"github.com/msgbridge/msgbridge/bridge/incoming"
 	"github.com/msgbridge/msgbridge/bridge/media"
 	"github.com/msgbridge/msgbridge/bridge/metrics"
+	"github.com/msgbridge/msgbridge/bridge/notify"
 	"github.com/msgbridge/msgbridge/bridge/sendqueue"
 	"github.com/msgbridge/msgbridge/bridge/webhook"
 	"github.com/msgbridge/msgbridge/bridge/whatsapp"
 )
 
-// sessionEvents is where what happens on the WhatsApp link goes: state
-// changes into the webhook outbox, incoming messages to the receive use
-// case (Incoming), receipts into the message log, reconnects into the
-// metrics.
+// sessionEvents is where what the WhatsApp link receives goes: incoming
+// messages to the receive use case (Incoming), reconnects into the metrics.
+// State changes and receipts go from the session to the message log and the
+// outbox directly.
 type sessionEvents struct {
 	incoming.Receiver
-	webhooks *webhook.Outbox
-	receipts *sendqueue.MessageLog
-	metrics  *metrics.Metrics
+	metrics *metrics.Metrics
 }
 
 var _ whatsapp.Events = sessionEvents{}
-
-func (e sessionEvents) StateChanged(ctx context.Context, tx *sql.Tx, s bridge.SessionStatus) error {
-	// A logout fails the waiting messages of the account that went, and a
-	// link adopts those accepted while none was, with the state change.
-	if err := e.receipts.SessionChanged(ctx, tx, s); err != nil {
-		return err
-	}
-	return e.webhooks.Enqueue(ctx, tx, webhook.SessionStatus(s, time.Now()))
-}
-
-func (e sessionEvents) Receipt(ctx context.Context, r bridge.Receipt) error {
-	return e.receipts.Receipt(ctx, r)
-}
 
 func (e sessionEvents) Reconnected() { e.metrics.Reconnect() }
 
@@ -48,7 +33,7 @@ func (e sessionEvents) Reconnected() { e.metrics.Reconnect() }
 // committed changes for the metrics and tells the dashboard's streams.
 type trafficObserver struct {
 	*metrics.Metrics
-	traffic *bridge.Changes
+	traffic *notify.Changes
 }
 
 var (
@@ -81,21 +66,6 @@ var _ media.Source = mediaSource{}
 
 func (s mediaSource) Download(ctx context.Context, source []byte, dst *media.Scratch) error {
 	return s.session.Download(ctx, source, dst)
-}
-
-// statusEvents puts the message log's status changes into the webhook
-// outbox, in the transaction that stores them.
-type statusEvents struct{ webhooks *webhook.Outbox }
-
-var _ sendqueue.Events = statusEvents{}
-
-func (e statusEvents) StatusChanged(ctx context.Context, tx *sql.Tx, m bridge.Message) error {
-	for _, ev := range webhook.MessageEvents(m) {
-		if err := e.webhooks.Enqueue(ctx, tx, ev); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // gauges are the metrics read at each scrape from the parts that know them.

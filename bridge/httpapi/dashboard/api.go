@@ -13,7 +13,7 @@ import (
 const csrfHeader = "X-CSRF-Token"
 
 // Traffic tells the dashboard that messages changed, after the change is
-// committed (*bridge.Changes, notified by the wiring).
+// committed (*notify.Changes, notified by the wiring).
 type Traffic interface {
 	Subscribe() (changes <-chan struct{}, cancel func())
 }

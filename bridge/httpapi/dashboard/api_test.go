@@ -24,6 +24,7 @@ import (
 	"github.com/msgbridge/msgbridge/bridge/httpapi/messaging"
 	"github.com/msgbridge/msgbridge/bridge/httpapi/public"
 	"github.com/msgbridge/msgbridge/bridge/logging"
+	"github.com/msgbridge/msgbridge/bridge/notify"
 	"github.com/msgbridge/msgbridge/bridge/sendqueue"
 	"github.com/msgbridge/msgbridge/bridge/webhook"
 	"github.com/msgbridge/msgbridge/internal/fakes"
@@ -99,7 +100,7 @@ func (nopSeekCloser) Close() error { return nil }
 
 // apiDashboard is a dashboard with DashboardAPI over fakes of the ports,
 // and its traffic.
-func apiDashboard(t *testing.T) (*browser, *fakeDeadLetters, *bridge.Changes) {
+func apiDashboard(t *testing.T) (*browser, *fakeDeadLetters, *notify.Changes) {
 	t.Helper()
 	l, err := audit.Open(filepath.Join(t.TempDir(), "audit"), testutil.TestKey(), nil)
 	if err != nil {
@@ -107,7 +108,7 @@ func apiDashboard(t *testing.T) (*browser, *fakeDeadLetters, *bridge.Changes) {
 	}
 	t.Cleanup(func() { _ = l.Close() })
 	rec := httpkit.AuditRecorder{Trail: l, Logger: logr.Discard()}
-	sess, dead, traffic := &fakes.Session{}, &fakeDeadLetters{}, &bridge.Changes{}
+	sess, dead, traffic := &fakes.Session{}, &fakeDeadLetters{}, &notify.Changes{}
 	deps := httpapi.Deps{Public: public.Deps{Link: sess},
 		Admin:     admin.Deps{Session: sess, Webhooks: dead, LogFiles: &fakeLogFiles{}},
 		Messaging: messaging.Deps{Messages: fakeLog{}, Media: fakeMedia{}}, Audit: rec, Log: logr.Discard()}

@@ -22,6 +22,7 @@ import (
 	"github.com/msgbridge/msgbridge/bridge/guard"
 	"github.com/msgbridge/msgbridge/bridge/httpapi/admin"
 	"github.com/msgbridge/msgbridge/bridge/httpapi/internal/httpkit"
+	"github.com/msgbridge/msgbridge/bridge/notify"
 )
 
 //go:embed web/*.html web/static
@@ -94,7 +95,7 @@ func New(opts Options) *Dashboard {
 	if opts.Guard == nil {
 		opts.Guard = guard.NewCredentials(opts.Audit, opts.Now)
 	}
-	var traffic Traffic = &bridge.Changes{} // never notified
+	var traffic Traffic = &notify.Changes{} // never notified
 	if opts.Traffic != nil {
 		traffic = opts.Traffic
 	}

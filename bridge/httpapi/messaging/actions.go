@@ -27,36 +27,20 @@ type ActionTargets interface {
 // could only waste a send.
 var errRevoked = bridge.Errorf(bridge.KindConflict, bridge.CodeTargetRevoked, "the message is revoked (or its revoke is queued); it cannot be edited or revoked again")
 
-// maxMessageID bounds a message id in a path: log ids are UUIDs, WhatsApp
-// ids are at most a few dozen hex digits.
-const maxMessageID = 128
-
 // parseMessageID accepts a log id or a WhatsApp id: letters, digits and
 // dashes.
-func parseMessageID(id string) (string, error) {
-	if id == "" || len(id) > maxMessageID || strings.IndexFunc(id, func(r rune) bool {
-		return (r < '0' || r > '9') && (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') && r != '-'
-	}) >= 0 {
-		return "", bridge.Invalid(bridge.CodeInvalidMessageID, "a message id is 1-%d letters, digits and dashes", maxMessageID)
-	}
-	return id, nil
-}
+func parseMessageID(id string) (string, error) { return sendqueue.ParseMessageID(id) }
 
 // target is the message an action acts on.
-type target struct {
-	chat   bridge.Recipient
-	id     string           // its WhatsApp id
-	sender bridge.Recipient // who sent it, when it was received
-	own    *bridge.Message  // its entry in the log, when the account sent it
-}
+type target = sendqueue.Target
 
 // notRevoked refuses an edit or a revoke of the account's own message once
 // a revoke of it is queued or sent.
 func (s *server) notRevoked(ctx context.Context, t target, typ bridge.MessageType) error {
-	if t.own == nil || (typ != bridge.TypeEdit && typ != bridge.TypeRevoke) {
+	if t.Own == nil || (typ != bridge.TypeEdit && typ != bridge.TypeRevoke) {
 		return nil
 	}
-	revoked, err := s.Targets.Revoked(ctx, t.id)
+	revoked, err := s.Targets.Revoked(ctx, t.ID)
 	if err != nil {
 		return err
 	}
@@ -79,6 +63,9 @@ func (s *server) resolveTarget(r *http.Request, typ bridge.MessageType) (target,
 	q, err := httpkit.StrictQuery(r, "chat", "sender", "apiKey")
 	if err != nil {
 		return target{}, err
+	}
+	if q["chat"] == "" && q["sender"] == "" {
+		return sendqueue.Targets{Log: s.Targets, History: s.Inbox}.Find(r.Context(), id, typ)
 	}
 	m, err := s.Targets.FindMessage(r.Context(), id)
 	if err == nil {
@@ -106,11 +93,11 @@ func (s *server) sameChat(ctx context.Context, t target) error {
 	if s.Inbox == nil {
 		return nil
 	}
-	chat, _, found, err := s.Inbox.Received(ctx, t.id)
+	chat, _, found, err := s.Inbox.Received(ctx, t.ID)
 	switch {
 	case err != nil:
 		return err
-	case found && chat.JID() != t.chat.JID():
+	case found && chat.JID() != t.Chat.JID():
 		return bridge.Invalid(bridge.CodeChatMismatch, "the message was received in another chat than ?chat=")
 	}
 	return nil
@@ -131,7 +118,7 @@ func (s *server) historyTarget(ctx context.Context, id string, q map[string]stri
 	case q["sender"] != "":
 		return target{}, bridge.Invalid(bridge.CodeUnexpectedSender, "?sender= goes with ?chat=; the bridge knows who sent this message")
 	}
-	return target{chat: chat, id: id, sender: sender}, nil
+	return target{Chat: chat, ID: id, Sender: sender}, nil
 }
 
 // ownTarget checks that an action may act on m, a message of the log.
@@ -148,13 +135,7 @@ func ownTarget(m bridge.Message, q map[string]string) (target, error) {
 	if q["sender"] != "" {
 		return target{}, bridge.Invalid(bridge.CodeUnexpectedSender, "?sender= names who sent a received message; this one is the account's own")
 	}
-	switch {
-	case m.Type.IsAction():
-		return target{}, bridge.Errorf(bridge.KindConflict, bridge.CodeNotActionable, "a %s cannot be acted on", m.Type)
-	case m.Status == bridge.StatusFailed:
-		return target{}, bridge.Errorf(bridge.KindConflict, bridge.CodeTargetFailed, "the message failed; it never reached WhatsApp")
-	}
-	return target{chat: m.Recipient, id: m.WhatsAppID, own: &m}, nil
+	return sendqueue.OwnTarget(m)
 }
 
 // receivedTarget is a received message named by its WhatsApp id and chat.
@@ -163,7 +144,7 @@ func receivedTarget(id string, q map[string]string) (target, error) {
 	if err != nil {
 		return target{}, err
 	}
-	t := target{chat: chat, id: id, sender: chat}
+	t := target{Chat: chat, ID: id, Sender: chat}
 	if chat.Kind != bridge.RecipientGroup {
 		if q["sender"] != "" {
 			return target{}, bridge.Invalid(bridge.CodeUnexpectedSender, "?sender= is only for a message received in a group")
@@ -173,7 +154,7 @@ func receivedTarget(id string, q map[string]string) (target, error) {
 	if q["sender"] == "" {
 		return target{}, bridge.Invalid(bridge.CodeMissingSender, "a message received in a group needs ?sender=, who sent it")
 	}
-	if t.sender, err = parseChat(q["sender"]); err != nil || t.sender.Kind == bridge.RecipientGroup {
+	if t.Sender, err = parseChat(q["sender"]); err != nil || t.Sender.Kind == bridge.RecipientGroup {
 		return target{}, bridge.Invalid(bridge.CodeInvalidSender, "sender must be a phone number or a LID")
 	}
 	return t, nil
@@ -259,39 +240,19 @@ func (s *server) submitAction(w http.ResponseWriter, r *http.Request, typ bridge
 	if err := s.notRevoked(r.Context(), t, typ); err != nil {
 		return err
 	}
-	action := &sendqueue.Action{TargetID: t.id}
-	if t.own == nil {
-		action.TargetSender = t.sender
-	}
-	if with != nil {
-		with(action)
-	}
-	req := sendqueue.Request{
-		Recipient: t.chat, IdempotencyKey: key,
-		Items: []sendqueue.Item{{Type: typ, Text: text, Action: action}},
-	}
-	return answer(w)(s.sending().Submit(r.Context(), req, renderAction))
+	return answer(w)(s.sending().Submit(r.Context(), t.Action(typ, text, key, with)))
 }
 
 // editable refuses an edit WhatsApp would not take: of a message the
 // account did not send, that is not a text, or older than 15 minutes.
 func (s *server) editable(t target) error {
 	switch {
-	case t.own == nil:
+	case t.Own == nil:
 		return errors.New("unreachable: edits resolve only the account's own messages")
-	case t.own.Type != bridge.TypeText:
-		return bridge.Errorf(bridge.KindConflict, bridge.CodeNotEditable, "only a text can be edited; this is a %s", t.own.Type)
-	case s.Now().Sub(t.own.CreatedAt) > bridge.EditWindow:
+	case t.Own.Type != bridge.TypeText:
+		return bridge.Errorf(bridge.KindConflict, bridge.CodeNotEditable, "only a text can be edited; this is a %s", t.Own.Type)
+	case s.Now().Sub(t.Own.CreatedAt) > bridge.EditWindow:
 		return bridge.ErrEditWindowExpired
 	}
 	return nil
-}
-
-// renderAction is the answer to an action: the shape of a send's, with
-// its one item.
-func renderAction(res sendqueue.Result) (sendqueue.StoredResponse, error) {
-	if len(res.Messages) != 1 {
-		return sendqueue.StoredResponse{}, bridge.Internal(bridge.CodeStoreFailed, "the action could not be stored", errors.New("not one message"))
-	}
-	return renderSend(res)
 }

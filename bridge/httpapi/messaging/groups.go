@@ -8,16 +8,15 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"math/rand/v2"
 	"net/http"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/gorilla/mux"
 
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/audit"
+	"github.com/msgbridge/msgbridge/bridge/groupadmin"
 	"github.com/msgbridge/msgbridge/bridge/httpapi/internal/httpkit"
 	"github.com/msgbridge/msgbridge/bridge/sendqueue"
 )
@@ -40,95 +39,9 @@ type GroupAdmin interface {
 	LeaveGroup(ctx context.Context, group bridge.Recipient) error
 }
 
-// GroupAnswers keeps group actions' answers under their Idempotency-Key
-// (*sendqueue.Answers).
-type GroupAnswers interface {
-	Claim(ctx context.Context, key, reqHash string) (*sendqueue.StoredResponse, error)
-	Keep(ctx context.Context, key string, res sendqueue.StoredResponse) error
-	Release(ctx context.Context, key string) error
-}
-
 // maxGroupPhoto bounds a group photo: WhatsApp shows 640x640 JPEGs, far
 // below a megabyte.
 const maxGroupPhoto = 1 << 20
-
-// maxGroupPaceWait is how long a request waits for its turn in the group
-// actions' pace before it is refused with a Retry-After instead.
-const maxGroupPaceWait = 30 * time.Second
-
-// groupPace spaces group actions (GROUP_ACTION_RATE): WhatsApp bans
-// accounts that add many people quickly, so an action costs a token per
-// participant it names, a burst of bridge.GroupActionBurst at most, and an
-// action that waits for its turn waits a random part of an interval more,
-// so that no two gaps look alike.
-type groupPace struct {
-	budget   *bridge.Budget
-	interval time.Duration
-	now      func() time.Time
-	random   func() float64
-	sleep    func(ctx context.Context, d time.Duration) error
-}
-
-func newGroupPace(rate bridge.SendRate, now func() time.Time) *groupPace {
-	return &groupPace{budget: bridge.NewBudget(rate, bridge.GroupActionBurst), interval: rate.Interval(), now: now,
-		random: rand.Float64, sleep: sleepCtx}
-}
-
-// sleepCtx waits d, or less when ctx ends.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
-
-// admit waits for an action of cost tokens, or refuses it (429,
-// group_action_rate_limited) when its turn is over maxGroupPaceWait away.
-func (p *groupPace) admit(ctx context.Context, cost int) error {
-	wait, ok := p.budget.ReserveN(p.now(), max(cost, 1), maxGroupPaceWait)
-	if !ok {
-		return &bridge.Error{Kind: bridge.KindRateLimited, Code: bridge.CodeGroupActionRateLimited,
-			Message: "group actions are paced (GROUP_ACTION_RATE) to keep WhatsApp from banning the account; retry after the Retry-After seconds",
-			Err:     bridge.RetryAfter(wait)}
-	}
-	if wait == 0 {
-		return nil
-	}
-	return p.sleep(ctx, wait+time.Duration(float64(p.interval)*groupJitter*p.random()))
-}
-
-// groupJitter stretches a wait for the pace by a random part of up to half
-// an interval, as the send queue's pace does.
-const groupJitter = 0.5
-
-// keyLocks runs one request per Idempotency-Key at a time in this process.
-type keyLocks struct {
-	mu   sync.Mutex
-	held map[string]bool
-}
-
-func (k *keyLocks) try(key string) bool {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if k.held == nil {
-		k.held = map[string]bool{}
-	}
-	if k.held[key] {
-		return false
-	}
-	k.held[key] = true
-	return true
-}
-
-func (k *keyLocks) release(key string) {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	delete(k.held, key)
-}
 
 // groupAction is one administrative request: its audit action and detail,
 // its cost in the pace, and what it does (its status and answer body).
@@ -139,38 +52,21 @@ type groupAction struct {
 	run    func(ctx context.Context) (int, any, error)
 }
 
-// doGroupAction carries out a: an Idempotency-Key repeat answers as its
-// first request did, the pace admits it, WhatsApp is asked, the outcome is
-// audited. An answer that WhatsApp gave (a success or its refusal) is kept
-// under the key; a request that never reached it frees the key.
+// doGroupAction carries out a through the group administration use case
+// (pacing, and the Idempotency-Key's first answer for a repeat), audits
+// what reached WhatsApp and writes the answer.
 func (s *server) doGroupAction(w http.ResponseWriter, r *http.Request, raw []byte, a groupAction) error {
 	key, err := idempotencyKey(r)
 	if err != nil {
 		return err
 	}
-	if key != "" {
-		if !s.groupKeys.try(key) {
-			return bridge.Errorf(bridge.KindConflict, bridge.CodeIdempotencyKeyInFlight,
-				"a request with this Idempotency-Key is being carried out; repeat it once that one answered")
-		}
-		defer s.groupKeys.release(key)
-		stored, err := s.Groups.Answers.Claim(r.Context(), key, requestHash(r, raw))
-		if err != nil {
-			return err
-		}
-		if stored != nil {
-			writeAnswer(w, stored.Status, stored.Body)
-			return nil
-		}
-	}
-	status, body, err := s.runGroupAction(r, a)
-	if key != "" {
-		s.settleKey(r, key, status, body, err)
-	}
+	answer, err := s.Groups.Actions.Do(r.Context(), groupadmin.Action{Key: key, Hash: requestHash(r, raw), Cost: a.cost,
+		Run:     func(ctx context.Context) (sendqueue.Answer, error) { return s.runGroupAction(ctx, r, a) },
+		Refused: refusedAnswer})
 	if err != nil {
 		return withRetryAfter(w, err)
 	}
-	writeAnswer(w, status, body)
+	writeAnswer(w, answer.Status, answer.Body)
 	return nil
 }
 
@@ -197,23 +93,27 @@ func writeAnswer(w http.ResponseWriter, status int, body []byte) {
 	_, _ = w.Write(body) //nolint:gosec // G705: JSON the bridge encoded (see above), served as application/json with nosniff
 }
 
-// runGroupAction paces, runs and audits a; its answer as JSON.
-func (s *server) runGroupAction(r *http.Request, a groupAction) (int, []byte, error) {
-	if err := s.groupPace.admit(r.Context(), a.cost); err != nil {
-		return 0, nil, err
-	}
-	status, v, err := a.run(r.Context())
+// runGroupAction asks WhatsApp and audits a; its answer as JSON.
+func (s *server) runGroupAction(ctx context.Context, r *http.Request, a groupAction) (sendqueue.Answer, error) {
+	status, v, err := a.run(ctx)
 	if err != nil {
 		err = httpkit.SessionError(err)
 	}
 	s.Audit.Record(r, a.audit, httpkit.OutcomeOfError(err), a.detail)
 	if err != nil {
-		return 0, nil, err
+		return sendqueue.Answer{}, err
 	}
 	if v == nil {
-		return status, nil, nil
+		return sendqueue.Answer{Status: status}, nil
 	}
-	return status, encodeJSON(v), nil
+	return sendqueue.Answer{Status: status, Body: encodeJSON(v)}, nil
+}
+
+// refusedAnswer is the answer to WhatsApp's refusal of an action, as
+// Handle would write it, kept for the repeats of its key.
+func refusedAnswer(err error) sendqueue.Answer {
+	e := bridge.ErrorOf(err)
+	return sendqueue.Answer{Status: httpkit.StatusOf(e), Body: encodeJSON(httpkit.ErrorBody{Error: httpkit.ErrorDetail{Code: e.Code, Message: e.Message}})}
 }
 
 // encodeJSON is v as writeJSON writes it, so that a stored answer and a
@@ -222,28 +122,6 @@ func encodeJSON(v any) []byte {
 	var buf bytes.Buffer
 	_ = json.NewEncoder(&buf).Encode(v) // plain structs and maps: cannot fail
 	return buf.Bytes()
-}
-
-// settleKey keeps the answer under key, or frees key when the action
-// never reached WhatsApp (paced, not linked, a fault of the bridge).
-func (s *server) settleKey(r *http.Request, key string, status int, body []byte, err error) {
-	ctx := context.WithoutCancel(r.Context())
-	if err != nil {
-		switch bridge.ErrorKind(err) {
-		case bridge.KindRateLimited, bridge.KindUnavailable, bridge.KindTimeout, bridge.KindInternal:
-			if err := s.Groups.Answers.Release(ctx, key); err != nil {
-				s.Log.Error(err, "free idempotency key")
-			}
-			return
-		default:
-		}
-		e := bridge.ErrorOf(err)
-		status = httpkit.StatusOf(e)
-		body = encodeJSON(httpkit.ErrorBody{Error: httpkit.ErrorDetail{Code: e.Code, Message: e.Message}})
-	}
-	if err := s.Groups.Answers.Keep(ctx, key, sendqueue.StoredResponse{Status: status, Body: body}); err != nil {
-		s.Log.Error(err, "store idempotent response")
-	}
 }
 
 // requestHash identifies a group request: method, path and body.

@@ -72,7 +72,7 @@ func (s *server) getGroup(w http.ResponseWriter, r *http.Request) error {
 	}
 	info, ok := s.Groups.Admin.CachedGroupInfo(g)
 	if !ok {
-		if err := s.groupPace.admit(r.Context(), 1); err != nil {
+		if err := s.Groups.Actions.Pace.Admit(r.Context(), 1); err != nil {
 			return withRetryAfter(w, err)
 		}
 		if info, err = s.Groups.Admin.GroupInfo(r.Context(), g); err != nil {

@@ -91,7 +91,7 @@ func (s *server) postMessage(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	d.IdempotencyKey = key
-	return answer(w)(s.sending().Send(r.Context(), d, renderSend))
+	return answer(w)(s.sending().Send(r.Context(), d))
 }
 
 // draft reads the body into the one validation's terms; it fails only on

@@ -12,6 +12,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/bridge/groupadmin"
 	"github.com/msgbridge/msgbridge/bridge/guard"
 	"github.com/msgbridge/msgbridge/bridge/httpapi/internal/httpkit"
 	"github.com/msgbridge/msgbridge/bridge/spool"
@@ -46,13 +47,12 @@ type Deps struct {
 	Media MediaFiles
 }
 
-// Groups is group administration: Admin does it, Answers keeps its
-// answers under an Idempotency-Key, Rate paces it (GROUP_ACTION_RATE;
-// zero: unpaced, tests only).
+// Groups is group administration: Admin does it (the session), Actions
+// paces it and keeps its answers under an Idempotency-Key (unpaced,
+// keeping none, when nil: tests only).
 type Groups struct {
 	Admin   GroupAdmin
-	Answers GroupAnswers
-	Rate    bridge.SendRate
+	Actions *groupadmin.Actions
 }
 
 // Events is the event stream: Log is the event log GET /api/events
@@ -74,9 +74,7 @@ type Events struct {
 type server struct {
 	Deps
 	httpkit.Common
-	space     *spool.Space
-	groupPace *groupPace
-	groupKeys keyLocks
+	space *spool.Space
 	// eventHub reads the event log once for every open stream; streams
 	// caps them.
 	eventHub *eventHub
@@ -85,9 +83,11 @@ type server struct {
 
 func newServer(d Deps, c httpkit.Common) *server {
 	c.Now = c.Clock()
-	s := &server{Deps: d, Common: c, space: spool.NewSpace(d.Send.SpoolDir, d.Send.SpoolMaxBytes),
-		groupPace: newGroupPace(d.Groups.Rate, c.Now),
-		streams:   newStreamSlots(d.Events.Streams, d.Events.StreamsPerAddress)}
+	if d.Groups.Actions == nil {
+		d.Groups.Actions = groupadmin.New(nil, bridge.SendRate{}, c.Now, c.Log)
+	}
+	s := &server{Deps: d, Common: c, space: d.Send.space(),
+		streams: newStreamSlots(d.Events.Streams, d.Events.StreamsPerAddress)}
 	if d.Events.Log != nil {
 		s.eventHub = newEventHub(d.Events.Log, c.Log)
 	}

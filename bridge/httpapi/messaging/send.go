@@ -9,6 +9,7 @@ import (
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/httpapi/internal/httpkit"
 	"github.com/msgbridge/msgbridge/bridge/sendqueue"
+	"github.com/msgbridge/msgbridge/bridge/spool"
 )
 
 // Messages is what the API needs of the send queue (*sendqueue.Queue).
@@ -25,6 +26,18 @@ type SendConfig struct {
 	// SpoolMaxBytes bounds the bytes in SpoolDir (SPOOL_MAX_BYTES); an
 	// upload that would pass it is answered 507. 0: unbounded.
 	SpoolMaxBytes int64
+	// Space is that bound when another door writes into the spool too
+	// (the Cloud door): one Space counts every door's writes. nil: one of
+	// SpoolDir and SpoolMaxBytes.
+	Space *spool.Space
+}
+
+// space is the bound of the spool the API writes into.
+func (c SendConfig) space() *spool.Space {
+	if c.Space != nil {
+		return c.Space
+	}
+	return spool.NewSpace(c.SpoolDir, c.SpoolMaxBytes)
 }
 
 const idempotencyHeader = "Idempotency-Key"
@@ -62,7 +75,7 @@ func (s *server) send(w http.ResponseWriter, r *http.Request) error {
 	if err == nil {
 		// The key may send, and to this chat: the use case checks it.
 		ctx := bridge.WithCaller(r.Context(), caller)
-		err = answer(w)(s.sending().Submit(ctx, req, renderSend))
+		err = answer(w)(s.sending().Submit(ctx, req))
 		s.AuditKeyUse(r, caller, err)
 		return err
 	}
@@ -80,22 +93,17 @@ func (s *server) sending() sendqueue.Sending {
 	return sendqueue.Sending{Queue: s.Messages, Log: s.Log, Budget: s.Credentials.Keys}
 }
 
-// answer returns a function that writes the use case's answer, or returns
-// its error for Handle to answer.
-func answer(w http.ResponseWriter) func(sendqueue.StoredResponse, error) error {
-	return func(a sendqueue.StoredResponse, err error) error {
+// answer returns a function that writes the JSON door's answer to the use
+// case's outcome, or returns its error for Handle to answer.
+func answer(w http.ResponseWriter) func(sendqueue.Outcome, error) error {
+	return func(o sendqueue.Outcome, err error) error {
 		if err != nil {
 			return err
 		}
-		httpkit.WriteBody(w, a.Status, a.Body)
+		status, body := renderSendResponse(o)
+		httpkit.WriteBody(w, status, body)
 		return nil
 	}
-}
-
-// renderSend is the answer of POST /send and POST /api/messages.
-func renderSend(res sendqueue.Result) (sendqueue.StoredResponse, error) {
-	status, body := renderSendResponse(res)
-	return sendqueue.StoredResponse{Status: status, Body: body}, nil
 }
 
 // idempotencyKey is the request's Idempotency-Key header, checked; "" when
@@ -147,26 +155,23 @@ func (s *server) readSend(w http.ResponseWriter, r *http.Request, caller *bridge
 	return req, nil
 }
 
-// renderSendResponse answers with every item's status: 202 when any item
-// is Queued (it waits for the pace, a retry or a restriction), 422 when
-// every item Failed at once (e.g. not_on_whatsapp: nothing will be sent),
-// 200 otherwise (every item was sent, or some sent and some failed; each
-// item says which).
-func renderSendResponse(res sendqueue.Result) (int, []byte) {
-	out := SendResponseJSON{Messages: make([]sentItemJSON, len(res.Messages))}
-	queued, failed := false, 0
-	for i, m := range res.Messages {
-		out.Messages[i] = sentItem(m, placeAt(res.Places, i))
-		queued = queued || m.Status == bridge.StatusQueued || m.Status == bridge.StatusAwaitingApproval
-		if m.Status == bridge.StatusFailed {
-			failed++
-		}
+// renderSendResponse is the JSON door's answer to an outcome (of POST
+// /send, POST /api/messages or an action; first or repeated, through
+// whichever door): every item's status, 202 when any item is Queued (it
+// waits for the pace, a retry or a restriction), 422 when every item
+// Failed at once (e.g. not_on_whatsapp: nothing will be sent), 200
+// otherwise (every item was sent, or some sent and some failed; each item
+// says which).
+func renderSendResponse(o sendqueue.Outcome) (int, []byte) {
+	out := SendResponseJSON{Messages: make([]sentItemJSON, len(o.Messages))}
+	for i, m := range o.Messages {
+		out.Messages[i] = sentItem(m)
 	}
 	code := http.StatusOK
 	switch {
-	case queued:
+	case o.AnyQueued():
 		code = http.StatusAccepted
-	case failed == len(res.Messages):
+	case o.AllFailed():
 		code = http.StatusUnprocessableEntity
 		reason := out.Messages[0].Reason
 		out.Error = &httpkit.ErrorDetail{Code: reason, Message: failureMessage(reason)}
@@ -176,22 +181,13 @@ func renderSendResponse(res sendqueue.Result) (int, []byte) {
 	return code, buf.Bytes()
 }
 
-func sentItem(m bridge.Message, p sendqueue.Place) sentItemJSON {
+func sentItem(m sendqueue.OutcomeItem) sentItemJSON {
 	item := sentItemJSON{ID: m.ID, WhatsAppID: m.WhatsAppID, Type: string(m.Type), Status: string(m.Status),
-		RetryCount: m.RetryCount, Reason: m.FailReason()}
-	if m.Status == bridge.StatusQueued && p.Position > 0 {
-		item.QueuePosition, item.ScheduledAt = p.Position, bridge.FormatTime(p.ScheduledAt)
+		RetryCount: m.RetryCount, Reason: m.Reason, QueuePosition: m.QueuePosition}
+	if !m.ScheduledAt.IsZero() {
+		item.ScheduledAt = bridge.FormatTime(m.ScheduledAt)
 	}
 	return item
-}
-
-// placeAt is places[i], or the zero Place when the queue gave none (a
-// replay of a request whose answer was not recorded).
-func placeAt(places []sendqueue.Place, i int) sendqueue.Place {
-	if i < len(places) {
-		return places[i]
-	}
-	return sendqueue.Place{}
 }
 
 // failureMessage explains a Failed item's reason to people.

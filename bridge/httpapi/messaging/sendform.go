@@ -9,10 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/sendqueue"
@@ -23,7 +20,6 @@ import (
 const (
 	MaxItems      = 10      // messages per request
 	MaxFieldBytes = 1 << 20 // all non-file fields together
-	maxNameRunes  = 255     // a document's file name
 )
 
 // The form's errors that are not one field's.
@@ -403,21 +399,8 @@ func parsePTT(v string) (bool, error) {
 	return false, bridge.Invalid(bridge.CodeInvalidPtt, "ptt must be true or false")
 }
 
-// cleanFileName keeps the base name a client sent, without path parts or
-// control characters, so it is safe to show on the recipient's phone.
-func cleanFileName(name string) string {
-	name = filepath.Base(strings.ReplaceAll(name, `\`, "/"))
-	name = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) || r == utf8.RuneError {
-			return -1
-		}
-		return r
-	}, name)
-	if name == "." || name == "/" {
-		name = ""
-	}
-	return bridge.Truncate(name, maxNameRunes)
-}
+// cleanFileName keeps the base name a client sent (spool.CleanFileName).
+func cleanFileName(name string) string { return spool.CleanFileName(name) }
 
 // tailReader remembers the last bytes read through it: enough to hold the
 // closing boundary, which multipart.Reader reads through a buffer of 4 KiB.

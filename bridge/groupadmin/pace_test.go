@@ -1,4 +1,4 @@
-package messaging
+package groupadmin
 
 import (
 	"context"
@@ -13,27 +13,24 @@ import (
 // with the wait, and takes nothing from the budget.
 func TestGroupPace(t *testing.T) {
 	t.Parallel()
-	rate, err := bridge.ParseSendRate("4/m")
-	if err != nil {
-		t.Fatal(err)
-	}
+	rate := bridge.SendRate{N: 4, Per: time.Minute}
 	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
-	p := newGroupPace(rate, func() time.Time { return now })
+	p := NewPace(rate, func() time.Time { return now })
 	ctx := context.Background()
-	if err := p.admit(ctx, 5); err != nil {
+	if err := p.Admit(ctx, 5); err != nil {
 		t.Fatalf("the burst: %v", err)
 	}
-	err = p.admit(ctx, 3)
+	err := p.Admit(ctx, 3)
 	if wait, ok := bridge.RetryAfterOf(err); !ok || wait != 45*time.Second || bridge.ErrorOf(err).Code != "group_action_rate_limited" {
 		t.Fatalf("beyond the burst: %v", err)
 	}
 	now = now.Add(15 * time.Second) // one token back
-	if err := p.admit(ctx, 1); err != nil {
+	if err := p.Admit(ctx, 1); err != nil {
 		t.Fatalf("after an interval: %v", err)
 	}
 	// A refused request took nothing: 30 s later two tokens are there.
 	now = now.Add(30 * time.Second)
-	if err := p.admit(ctx, 2); err != nil {
+	if err := p.Admit(ctx, 2); err != nil {
 		t.Fatalf("two after two intervals: %v", err)
 	}
 }
@@ -45,14 +42,14 @@ func TestGroupPace(t *testing.T) {
 // person's app never gets there.
 func TestGroupPaceFigure(t *testing.T) {
 	t.Parallel()
-	rate, _ := bridge.ParseSendRate("4/m")
+	rate := bridge.SendRate{N: 4, Per: time.Minute}
 	start := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
 	now := start
-	p := newGroupPace(rate, func() time.Time { return now })
+	p := NewPace(rate, func() time.Time { return now })
 	p.sleep = func(_ context.Context, d time.Duration) error { now = now.Add(d); return nil }
 	perMinute := make([]int, 60)
 	for now.Before(start.Add(time.Hour)) {
-		if err := p.admit(context.Background(), 1); err != nil {
+		if err := p.Admit(context.Background(), 1); err != nil {
 			t.Fatal(err) // one at a time never waits past 30 s
 		}
 		if m := int(now.Sub(start) / time.Minute); m < 60 {

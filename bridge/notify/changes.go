@@ -1,4 +1,7 @@
-package bridge
+// Package notify tells subscribers that something changed, never what
+// (Changes): the session its status and QR code, the wiring the dashboard
+// its traffic.
+package notify
 
 import "sync"
 

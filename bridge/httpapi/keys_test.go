@@ -395,3 +395,22 @@ func TestKeyWithApprovalWaitsForAPerson(t *testing.T) {
 		t.Errorf("%d sent, want the approved one only", n)
 	}
 }
+
+// A read mark is a write into a chat: a key allowed other chats marks
+// nothing, through the JSON API (the chat in the path) or the Cloud door
+// (the chat the received message's id names).
+func TestScopedKeyReadMarks(t *testing.T) {
+	e := newKeysEnv(t)
+	key := e.createKey(t, `{"name":"marker","scopes":["send"],"chats":["`+allowedChat+`"]}`)
+	status, raw := call(t, http.MethodPost, e.srv.URL+"/api/chats/"+historyAlice.String()+"/read", strings.NewReader(`{"message_id":"3A0123"}`),
+		"X-Api-Key: "+key, "Content-Type: application/json")
+	if status != http.StatusForbidden || errorCode(t, raw) != bridge.CodeChatNotAllowed {
+		t.Errorf("JSON read mark: %d %s", status, raw)
+	}
+	status, raw = call(t, http.MethodPost, e.srv.URL+"/v21.0/4915100000001/messages",
+		strings.NewReader(`{"messaging_product":"whatsapp","status":"read","message_id":"3A0123"}`),
+		"Authorization: Bearer "+key, "Content-Type: application/json")
+	if g := graphError(t, raw); status != http.StatusForbidden || g.Error.MsgbridgeCode != bridge.CodeChatNotAllowed {
+		t.Errorf("Cloud read mark: %d %s", status, raw)
+	}
+}

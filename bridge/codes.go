@@ -13,6 +13,7 @@ const (
 	CodeChatMismatch             = "chat_mismatch"
 	CodeChatNotAllowed           = "chat_not_allowed"
 	CodeCheckRateLimited         = "check_rate_limited"
+	CodeContactBlocked           = "contact_blocked"
 	CodeCrossOrigin              = "cross_origin"
 	CodeCSRF                     = "csrf"
 	CodeDuplicateButton          = "duplicate_button"
@@ -30,6 +31,7 @@ const (
 	CodeInsufficientStorage      = "insufficient_storage"
 	CodeInternal                 = "internal"
 	CodeInternalError            = "internal_error"
+	CodeInvalidAbout             = "invalid_about"
 	CodeInvalidAction            = "invalid_action"
 	CodeInvalidAudio             = "invalid_audio"
 	CodeInvalidBackgroundColor   = "invalid_background_color"
@@ -69,6 +71,7 @@ const (
 	CodeInvalidNumber            = "invalid_number"
 	CodeInvalidParticipant       = "invalid_participant"
 	CodeInvalidPhoto             = "invalid_photo"
+	CodeInvalidPicture           = "invalid_picture"
 	CodeInvalidPollOption        = "invalid_poll_option"
 	CodeInvalidPollOptions       = "invalid_poll_options"
 	CodeInvalidPollQuestion      = "invalid_poll_question"
@@ -199,6 +202,7 @@ var Codes = []CodeInfo{
 	{CodeChatMismatch, KindInvalid, "the message was received in another chat than ?chat="},
 	{CodeChatNotAllowed, KindForbidden, "the key … may not reach the chat …"},
 	{CodeCheckRateLimited, KindRateLimited, "too many number checks reach WhatsApp (CHECK_RATE); retry after the Retry-After seconds"},
+	{CodeContactBlocked, KindConflict, "the recipient is on the account's block list; unblock it (DELETE /api/contacts/{id}/block) before sending to it"},
 	{CodeCrossOrigin, KindForbidden, "cross-origin sign-in refused"},
 	{CodeCSRF, KindForbidden, "The form is not from this dashboard; reload the page."},
 	{CodeDuplicateButton, KindInvalid, "buttons[N] repeats an id or a title"},
@@ -216,6 +220,7 @@ var Codes = []CodeInfo{
 	{CodeInsufficientStorage, KindInsufficientStorage, "DATA_DIR's disk is below its reserve (DISK_RESERVE); nothing was stored; retry once space is freed"},
 	{CodeInternal, KindInternal, "internal error"},
 	{CodeInternalError, KindInternal, "the bridge failed; see its log"},
+	{CodeInvalidAbout, KindInvalid, "about must be a text of at most 139 characters"},
 	{CodeInvalidAction, KindInvalid, "action must be add, remove, promote or demote"},
 	{CodeInvalidAudio, KindInvalid, "the file of item N is …, not Ogg/Opus, MP3, M4A, AAC or AMR audio"},
 	{CodeInvalidBackgroundColor, KindInvalid, "background_color must be \"#RRGGBB\" or \"#AARRGGBB\" in hex"},
@@ -255,6 +260,7 @@ var Codes = []CodeInfo{
 	{CodeInvalidNumber, KindInvalid, "number must be a phone number with country code: 7-15 digits, an optional leading + (%%2B in a URL), no spaces or dashes, e.g. 4915112345678"},
 	{CodeInvalidParticipant, KindInvalid, "… is not a phone number with country code or a LID (<digits>@lid)"},
 	{CodeInvalidPhoto, KindInvalid, "WhatsApp refused the photo: it takes a JPEG image"},
+	{CodeInvalidPicture, KindInvalid, "picture must be a JPEG image, base64-encoded, of at most 2 MiB"},
 	{CodeInvalidPollOption, KindInvalid, "options[N] must be UTF-8 text of 1-N characters"},
 	{CodeInvalidPollOptions, KindInvalid, "a poll has N to N options, not N"},
 	{CodeInvalidPollQuestion, KindInvalid, "the poll's question must be UTF-8 text of 1-N characters"},

@@ -6,7 +6,7 @@ import (
 )
 
 // Kind classifies an application error by what the caller can do about it.
-// Transports map kinds to their own terms in one table (httpapi: statuses).
+// Transports map kinds to their own terms in one table (HTTP: HTTPStatus).
 type Kind int
 
 // The kinds.

@@ -24,4 +24,6 @@ type Outbox interface {
 	GroupChanged(ctx context.Context, tx *sql.Tx, c GroupChange) error
 	// Call reports a call offered or ended (call.offer, call.ended).
 	Call(ctx context.Context, tx *sql.Tx, c Call) error
+	// BlockChanged reports a contact blocked or unblocked (contact.blocked).
+	BlockChanged(ctx context.Context, tx *sql.Tx, c BlockChange) error
 }

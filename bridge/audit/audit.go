@@ -58,6 +58,11 @@ const (
 	ActionSubscriptionCreate Action = "subscriptions.create"
 	ActionSubscriptionPut    Action = "subscriptions.put"
 	ActionSubscriptionDelete Action = "subscriptions.delete"
+	// A contact blocked or unblocked through the API (detail: the contact).
+	ActionContactBlock   Action = "contact.block"
+	ActionContactUnblock Action = "contact.unblock"
+	// The account's about text or picture changed through the API.
+	ActionProfileUpdate Action = "profile.update"
 	// ActionKeyUse records each request a named API key made; the
 	// detail names the key and the request.
 	ActionKeyUse    Action = "api.key_use"
@@ -75,6 +80,7 @@ var Actions = []Action{
 	ActionAuditDelete, ActionWebhookRedeliver, ActionAPIKey, ActionAdminToken, ActionChatCode,
 	ActionWebhookReplay, ActionGroupCreate, ActionGroupUpdate, ActionGroupPhoto, ActionGroupMembers, ActionGroupInvite,
 	ActionGroupJoin, ActionGroupLeave, ActionSubscriptionCreate, ActionSubscriptionPut, ActionSubscriptionDelete,
+	ActionContactBlock, ActionContactUnblock, ActionProfileUpdate,
 	ActionKeyUse, ActionKeyCreate, ActionKeyRevoke, ActionApprovalApprove, ActionApprovalReject,
 }
 

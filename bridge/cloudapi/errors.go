@@ -114,7 +114,7 @@ func noObject(id string) *GraphError {
 }
 
 // bridgeStatusToGraph maps a bridge error, by the status the bridge's own
-// API answers it with (statusOfKind) and its code, to Graph's status and
+// API answers it with (Kind.HTTPStatus) and its code, to Graph's status and
 // code.
 func bridgeStatusToGraph(status int, code string) (int, int, string) {
 	switch {
@@ -143,23 +143,6 @@ func bridgeStatusToGraph(status int, code string) (int, int, string) {
 	return http.StatusInternalServerError, CodeGeneric, "(#131000) Something went wrong"
 }
 
-// statusOfKind is the status the bridge's own API answers an error's kind
-// with (httpapi's table), from which Graph's answer is chosen.
-var statusOfKind = map[bridge.Kind]int{
-	bridge.KindInvalid:             http.StatusBadRequest,
-	bridge.KindUnauthorized:        http.StatusUnauthorized,
-	bridge.KindForbidden:           http.StatusForbidden,
-	bridge.KindNotFound:            http.StatusNotFound,
-	bridge.KindConflict:            http.StatusConflict,
-	bridge.KindTooLarge:            http.StatusRequestEntityTooLarge,
-	bridge.KindUnsupported:         http.StatusUnsupportedMediaType,
-	bridge.KindRateLimited:         http.StatusTooManyRequests,
-	bridge.KindUnavailable:         http.StatusServiceUnavailable,
-	bridge.KindTimeout:             http.StatusGatewayTimeout,
-	bridge.KindUpstream:            http.StatusBadGateway,
-	bridge.KindInsufficientStorage: http.StatusInsufficientStorage,
-}
-
 // fromBridge is an error of the door or of a use case as a Graph error: a
 // bridge.Error by its kind and code, an id that names nothing with Graph's
 // subcode for it, a paced refusal with its Retry-After.
@@ -169,10 +152,7 @@ func fromBridge(err error) *GraphError {
 		return g
 	}
 	e := bridge.ErrorOf(err)
-	status, ok := statusOfKind[e.Kind]
-	if !ok {
-		status = http.StatusInternalServerError
-	}
+	status := e.Kind.HTTPStatus()
 	st, code, msg := bridgeStatusToGraph(status, e.Code)
 	g = graphErr(st, code, msg, e.Message, e.Code)
 	if status == http.StatusNotFound {

@@ -49,6 +49,9 @@ type Options struct {
 	// Space, when set, refuses new messages while the disk is below its
 	// reserve (the disk guard): an error of bridge.KindInsufficientStorage.
 	Space interface{ CheckSpace() error }
+	// Blocks, when set, refuses requests to a contact the account blocked
+	// (bridge.ErrContactBlocked), whichever door they came in by.
+	Blocks BlockList
 }
 
 // Queue is the durable send queue on a message log. It embeds the Log, so
@@ -175,6 +178,9 @@ func (q *Queue) admit(req Request) (hash string, err error) {
 		if err := q.opts.Space.CheckSpace(); err != nil {
 			return "", err
 		}
+	}
+	if q.opts.Blocks != nil && q.opts.Blocks.Blocked(req.Recipient) {
+		return "", bridge.ErrContactBlocked
 	}
 	if req.IdempotencyKey == "" {
 		return "", nil

@@ -66,8 +66,8 @@ func (s *Simulator) answerUsync(c *conn, iq *waBinary.Node) ([]waBinary.Node, *i
 		if u != nil {
 			devices = u.deviceJIDsLocked(c.device)
 		}
+		children := s.profileChildrenLocked(&query, u)
 		s.mu.Unlock()
-		var children []waBinary.Node
 		if wantDevices {
 			deviceNodes := make([]waBinary.Node, 0, len(devices))
 			for _, d := range devices {

@@ -57,8 +57,18 @@ func (s *Simulator) iqContent(c *conn, iq *waBinary.Node) ([]waBinary.Node, *iqE
 		return s.answerMediaConn(), nil
 	case xmlns == "w:g2" && child != "":
 		return s.answerGroupIQ(c, iq)
+	case xmlns == "w:profile:picture" && iq.Attrs["type"] == "set" && s.isOwnPicture(c, iq):
+		return s.answerOwnPicture(c, iq)
 	case xmlns == "w:profile:picture" && iq.Attrs["type"] == "set":
 		return s.answerGroupPhoto(c, iq)
+	case xmlns == "blocklist":
+		return s.answerBlocklist(c, iq)
+	case xmlns == "w:profile:picture" && iq.Attrs["type"] == "get":
+		return s.answerProfilePicture(c, iq)
+	case xmlns == "w:mex" && isSetAbout(iq):
+		return s.answerSetAbout(c, iq)
+	case xmlns == "privacy" && child == "privacy":
+		return s.answerPrivacy(c), nil
 	case xmlns == "status" && child == "privacy":
 		return s.answerStatusPrivacy(c), nil
 	}

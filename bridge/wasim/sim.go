@@ -75,6 +75,8 @@ type Simulator struct {
 	trust    trustTokens    // trusted-contact tokens phones issued (tctoken.go)
 	calls    callBook       // what phones saw of calls (calls.go)
 	logins   loginBook      // every successful login of a linked device (logins.go)
+	blocks   blockBook      // every user's block list (blocklist.go)
+	profiles profileBook    // users' about texts and pictures (profile.go)
 }
 
 // New starts a simulator. Call Close when done.

@@ -58,6 +58,7 @@ func (s *Subscription) Takes(eventType string) bool {
 var EventTypes = []string{
 	TypeMessageStatus, TypeMessageUpsert, TypeSessionStatus, TypeMessageReaction, TypeMessageEdit, TypeMessageRevoke,
 	TypeMessagePollVote, TypeGroupParticipants, TypeGroupUpdate, TypeStatusUpdate, TypeCallOffer, TypeCallEnded, TypeContactIdentity,
+	TypeContactBlocked,
 	TypeMessageApproval,
 }
 

@@ -26,13 +26,21 @@ func (m *Session) handleEvent(cli *whatsmeow.Client, raw any) bool {
 		return m.tooLarge(cli, e)
 	case *events.Receipt:
 		return m.receipt(e)
-	case *events.GroupInfo, *events.JoinedGroup, *events.Picture:
+	case *events.Picture:
+		m.profiles.forget(cli, e.JID)
+		return m.groupEvent(raw)
+	case *events.UserAbout:
+		m.profiles.forget(cli, e.JID)
+		return true
+	case *events.GroupInfo, *events.JoinedGroup:
 		return m.groupEvent(raw)
 	case *events.PushNameSetting:
 		m.pushNameChanged(e)
 		return true
 	case *events.CallOffer, *events.CallAccept, *events.CallReject, *events.CallTerminate:
 		return m.callEvent(cli, raw)
+	case *events.Blocklist:
+		return m.blocklistEvent(cli, e)
 	case *events.NotifyAccountReachoutTimelock:
 		m.reachoutAnnounced(e)
 		return true
@@ -72,11 +80,13 @@ func (m *Session) linkChanged(cli *whatsmeow.Client, raw any) {
 			return
 		}
 		m.apply(ev)
+		go m.loadBlocklist(cli)
 		if m.loggedInBefore.Swap(true) {
 			m.opts.Events.Reconnected()
 		}
 	case loggedOut:
 		m.linked.Store(false)
+		m.blocks.forget()
 		m.apply(ev)
 		// whatsmeow deleted the device; start over with empty credentials so
 		// that a new link can begin.

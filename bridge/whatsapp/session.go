@@ -135,6 +135,9 @@ type Options struct {
 	// dropped); RejectCalls is REJECT_CALLS.
 	Calls       CallEvents
 	RejectCalls bridge.RejectCalls
+	// Blocks hears the contacts blocked and unblocked (nil: the block list
+	// is kept, unreported).
+	Blocks BlockEvents
 	// ConnectJitter is the longest random wait before the first connect of
 	// Run (CONNECT_JITTER); zero: none.
 	ConnectJitter time.Duration
@@ -147,6 +150,8 @@ type Session struct {
 	restrict restrictions // WhatsApp's restrictions of sending
 	pace     *chatPace    // chat states and read marks of the API
 	groups   groupList    // the account's groups, cached briefly
+	blocks   blockList    // the account's block list (blocklist.go)
+	profiles profileCache // contacts' profiles, cached briefly (profiles.go)
 	waLog    waLog.Logger
 	log      logr.Logger
 

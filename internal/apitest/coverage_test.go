@@ -85,7 +85,9 @@ func TestOperationsListsEveryEndpoint(t *testing.T) {
 		"GET /health", "HEAD /health", "GET /metrics", "GET /openapi.json", "GET /docs/", "POST /send",
 		"GET /api/messages", "POST /api/messages", "GET /api/messages/{id}", "DELETE /api/messages/{id}",
 		"PATCH /api/messages/{id}", "POST /api/messages/{id}/reaction", "POST /api/chats/{jid}/read",
-		"POST /api/chats/{jid}/presence", "GET /api/contacts/{number}", "GET /api/events",
+		"POST /api/chats/{jid}/presence", "GET /api/contacts/{number}", "GET /api/contacts/{number}/profile",
+		"POST /api/contacts/{number}/block", "DELETE /api/contacts/{number}/block", "GET /api/blocklist", "GET /api/profile", "PUT /api/profile",
+		"GET /api/profile/privacy", "GET /api/events",
 		"GET /api/media/{id}", "POST /api/uploads", "DELETE /api/uploads/{id}", "GET /session/status",
 		"GET /session/qr", "POST /session/pairing-code", "GET /session/groups", "POST /session/logout",
 		"GET /api/admin/state", "DELETE /api/admin/logs", "GET /api/admin/audit",
@@ -111,7 +113,7 @@ func TestOperationsListsEveryEndpoint(t *testing.T) {
 		"POST webhook message.reaction", "POST webhook message.edit", "POST webhook message.revoke",
 		"POST webhook message.poll_vote", "POST webhook status.update",
 		"POST webhook group.participants", "POST webhook group.update", "POST webhook call.offer",
-		"POST webhook call.ended", "POST webhook contact.identity", "POST webhook message.approval",
+		"POST webhook call.ended", "POST webhook contact.identity", "POST webhook contact.blocked", "POST webhook message.approval",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("operations:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

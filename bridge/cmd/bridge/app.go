@@ -310,6 +310,7 @@ func newMessaging(ctx context.Context, a *app) error {
 		WAVersion: a.settings.WAVersion, RejectCalls: a.settings.RejectCalls, ConnectJitter: a.settings.ConnectJitter,
 		Calls: callEvents{webhooks: a.webhooks, writer: a.writer, app: a, reply: a.settings.RejectCallsReply,
 			log: a.log.WithName("calls")},
+		Blocks: blockEvents{webhooks: a.webhooks, writer: a.writer},
 	})
 	if err != nil {
 		return err
@@ -327,6 +328,7 @@ func newMessaging(ctx context.Context, a *app) error {
 	a.queue = sendqueue.New(sendqueue.Options{
 		Log: a.messages, Sender: a.session, Schedule: a.settings.RetrySchedule, Rate: a.settings.SendRate,
 		Checker: a.contacts.QueueChecks(), Accounts: a.session, Space: a.disk, StatusAudience: a.settings.StatusAudienceRate,
+		Blocks: a.session,
 	})
 	a.uploads = spool.NewUploads(spool.UploadOptions{DB: a.db, Batcher: a.writer, Dir: a.dir.SpoolDir(), Retention: a.settings.UploadRetention,
 		Log: a.log.WithName("uploads")})

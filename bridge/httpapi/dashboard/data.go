@@ -30,8 +30,9 @@ type DataDeps struct {
 //
 //	GET    /state, /analytics/delivery, /subscriptions, /webhooks/failed, /audit
 //	GET    /messages (?direction=…&chat=…: what each sent message said too), /media/{id}
-//	POST   /webhooks/{id}/redeliver, /webhooks/replay
-//	DELETE /logs, /audit/{id}
+//	GET    /calls (the latest calls and blocks), /blocklist
+//	POST   /webhooks/{id}/redeliver, /webhooks/replay, /contacts/{number}/block
+//	DELETE /logs, /audit/{id}, /contacts/{number}/block
 //
 // It checks no credential: the dashboard serves it only to a signed-in
 // browser, and the changes only with the session's CSRF token. Answers are

@@ -121,6 +121,7 @@ func Mount(r *mux.Router, d Deps, c httpkit.Common) {
 		{Path: "/api/chats/{jid}/presence", Method: httpkit.Post, H: s.setPresence},
 		{Path: "/api/contacts/{number}", Method: httpkit.Get, H: s.contact},
 	}, s.keyed)
+	s.contactRoutes(r)
 	s.groupRoutes(r)
 	if s.Events.Log != nil {
 		r.Handle("/api/events", s.keyed(s.streamEvents)).Methods(httpkit.Get)
@@ -150,9 +151,12 @@ func (s *server) keyed(h httpkit.HandlerFunc) http.Handler {
 
 // MountDashboardReads adds the reads of the dashboard's data API under
 // prefix, checking no credential (the dashboard checks its session):
-// GET /messages with what each sent message said, GET /media/{id}.
+// GET /messages with what each sent message said, GET /media/{id}; and
+// the calls and blocks (mountDashboardContacts), whose changes the
+// dashboard lets through only with the session's CSRF token.
 func MountDashboardReads(r *mux.Router, prefix string, d Deps, c httpkit.Common) {
 	s := newServer(d, c)
 	r.Handle(prefix+"/messages", s.Handler(s.listSaid)).Methods(httpkit.Get)
 	r.Handle(prefix+"/media/{id}", s.Handler(s.getMedia)).Methods(httpkit.Get)
+	mountDashboardContacts(r, prefix, s)
 }

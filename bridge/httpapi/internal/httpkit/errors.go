@@ -27,31 +27,10 @@ type ErrorDetail struct {
 	Message string `json:"message"`
 }
 
-// statusOfKind is the one table from an application error's kind to the
-// HTTP status that answers it.
-var statusOfKind = map[bridge.Kind]int{
-	bridge.KindInternal:            http.StatusInternalServerError,
-	bridge.KindInvalid:             http.StatusBadRequest,
-	bridge.KindUnauthorized:        http.StatusUnauthorized,
-	bridge.KindForbidden:           http.StatusForbidden,
-	bridge.KindNotFound:            http.StatusNotFound,
-	bridge.KindConflict:            http.StatusConflict,
-	bridge.KindTooLarge:            http.StatusRequestEntityTooLarge,
-	bridge.KindUnsupported:         http.StatusUnsupportedMediaType,
-	bridge.KindRateLimited:         http.StatusTooManyRequests,
-	bridge.KindUnavailable:         http.StatusServiceUnavailable,
-	bridge.KindTimeout:             http.StatusGatewayTimeout,
-	bridge.KindUpstream:            http.StatusBadGateway,
-	bridge.KindInsufficientStorage: http.StatusInsufficientStorage,
-}
-
 // StatusOf is the HTTP status that answers err; 500 for an error that is
 // not a *bridge.Error or has a kind the table lacks.
 func StatusOf(err error) int {
-	if status, ok := statusOfKind[bridge.ErrorKind(err)]; ok {
-		return status
-	}
-	return http.StatusInternalServerError
+	return bridge.ErrorKind(err).HTTPStatus()
 }
 
 // WriteError answers err in the error shape with the status of its kind.

@@ -55,6 +55,7 @@ function showBanners(ev) {
 
 const loaders = {
   overview: loadOverview, messages: loadMessages, chat: loadChat, receivers: loadReceivers, keys: loadKeys, admin: loadAudit,
+  calls: () => loadCalls(), // calls.js, loaded after this file
 };
 let loading = null; // the running load
 let again = false; // a change arrived during it
@@ -281,10 +282,14 @@ function logRow(r, names) {
 // traffic shows its thread too.
 async function loadChat() {
   const current = decodeURIComponent(location.hash.split("/")[1] || "");
-  const [all, mine] = await Promise.all([entries("", ""), current ? entries("", "", current) : [], readGroupNames()]);
+  const [all, said, calls, blocked] = await Promise.all([entries("", ""), current ? entries("", "", current) : [],
+    readCalls(), blockedChats(), readGroupNames()]);
   const chats = [...new Set([current, ...all.map((r) => r.chat)].filter(Boolean))];
-  const names = chatNames(all.concat(mine));
-  if (!changed($("thread"), [current, chats, names, mine.map((r) => [r.id, r.status, r.raw])])) return;
+  const names = chatNames(all.concat(said));
+  // Calls and blocks sit among the messages by time, newest first as read.
+  const mine = said.concat(callsOf(calls, current)).sort((a, b) => Date.parse(b.when) - Date.parse(a.when));
+  showBlock(current, blocked.has(current));
+  if (!changed($("thread"), [current, chats, names, mine.map((r) => [r.id, r.status, r.raw, r.text])])) return;
   $("chats").replaceChildren(...chats.map((c) => {
     const li = el("li");
     const a = el("a", chatLabel(names, c), { href: "#chat/" + encodeURIComponent(c), title: c, "data-chat": c });
@@ -303,7 +308,7 @@ async function loadChat() {
 function drawThread(rows) {
   const thread = $("thread");
   const byID = {}; // by WhatsApp id
-  const parts = rows.map((r) => [r, r.dir === "in" ? incomingParts(r) : sentParts(r)]);
+  const parts = rows.map((r) => [r, r.dir === "in" ? incomingParts(r) : r.dir === "event" ? { text: r.text } : sentParts(r)]);
   // Every message first: a change may come in the same second as the
   // message it names, and the times of the two directions are not as fine.
   for (const [r, x] of parts) if (!x.change && r.raw.whatsapp_id) byID[r.raw.whatsapp_id] = bubbleOf(r, x);
@@ -327,7 +332,8 @@ function drawThread(rows) {
 // text, a poll's options, a sent message's status.
 function bubbleOf(r, x) {
   const li = el("li", null, { class: "bubble " + r.dir, "data-id": r.id, "data-whatsapp-id": r.raw.whatsapp_id || "" });
-  li.append(el("span", (r.dir === "in" ? (r.raw.push_name || r.chat) : "You") + " · " + when(r.when), { class: "meta" }));
+  const who = r.dir === "in" ? (r.raw.push_name || r.chat) + " · " : r.dir === "out" ? "You · " : "";
+  li.append(el("span", who + when(r.when), { class: "meta" }));
   if (x.media) li.append(x.media);
   li.append(el("p", x.text, { class: "text" }));
   if (x.options) {
@@ -622,5 +628,6 @@ function startPages() {
   $("filters").addEventListener("input", () => refresh());
   $("filters").addEventListener("submit", (e) => e.preventDefault());
   window.addEventListener("hashchange", route);
+  startCalls();
   route();
 }

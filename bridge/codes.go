@@ -10,6 +10,7 @@ const (
 	CodeAlreadyLinked            = "already_linked"
 	CodeAuditRecordNotFound      = "audit_record_not_found"
 	CodeBodyTooLarge             = "body_too_large"
+	CodeChannelNotFound          = "channel_not_found"
 	CodeChatMismatch             = "chat_mismatch"
 	CodeChatNotAllowed           = "chat_not_allowed"
 	CodeCheckRateLimited         = "check_rate_limited"
@@ -35,9 +36,12 @@ const (
 	CodeInvalidAction            = "invalid_action"
 	CodeInvalidAudio             = "invalid_audio"
 	CodeInvalidBackgroundColor   = "invalid_background_color"
+	CodeInvalidBefore            = "invalid_before"
 	CodeInvalidButtonID          = "invalid_button_id"
 	CodeInvalidButtonTitle       = "invalid_button_title"
 	CodeInvalidButtons           = "invalid_buttons"
+	CodeInvalidChannel           = "invalid_channel"
+	CodeInvalidChannelInvite     = "invalid_channel_invite"
 	CodeInvalidChat              = "invalid_chat"
 	CodeInvalidCredentials       = "invalid_credentials"
 	CodeInvalidCursor            = "invalid_cursor"
@@ -60,6 +64,9 @@ const (
 	CodeInvalidKeyName           = "invalid_key_name"
 	CodeInvalidKeyScope          = "invalid_key_scope"
 	CodeInvalidKeySecret         = "invalid_key_secret"
+	CodeInvalidLabel             = "invalid_label"
+	CodeInvalidLabelColor        = "invalid_label_color"
+	CodeInvalidLabelName         = "invalid_label_name"
 	CodeInvalidLastEventID       = "invalid_last_event_id"
 	CodeInvalidLevel             = "invalid_level"
 	CodeInvalidLimit             = "invalid_limit"
@@ -101,6 +108,8 @@ const (
 	CodeKeyBudgetExceeded        = "key_budget_exceeded"
 	CodeKeyExists                = "key_exists"
 	CodeKeyNotFound              = "key_not_found"
+	CodeLabelNotFound            = "label_not_found"
+	CodeLabelsUnavailable        = "labels_unavailable"
 	CodeLocked                   = "locked"
 	CodeLogNotFound              = "log_not_found"
 	CodeMediaCorrupt             = "media_corrupt"
@@ -114,9 +123,11 @@ const (
 	CodeMissingChange            = "missing_change"
 	CodeMissingEmoji             = "missing_emoji"
 	CodeMissingFile              = "missing_file"
+	CodeMissingInvite            = "missing_invite"
 	CodeMissingLink              = "missing_link"
 	CodeMissingLocation          = "missing_location"
 	CodeMissingMessageID         = "missing_message_id"
+	CodeMissingName              = "missing_name"
 	CodeMissingParticipants      = "missing_participants"
 	CodeMissingSender            = "missing_sender"
 	CodeMissingState             = "missing_state"
@@ -199,6 +210,7 @@ var Codes = []CodeInfo{
 	{CodeAlreadyLinked, KindConflict, "an account is already linked; log out first"},
 	{CodeAuditRecordNotFound, KindNotFound, "no audit record … in …"},
 	{CodeBodyTooLarge, KindTooLarge, "the body must be at most N bytes"},
+	{CodeChannelNotFound, KindNotFound, "WhatsApp knows no channel with this JID or invite"},
 	{CodeChatMismatch, KindInvalid, "the message was received in another chat than ?chat="},
 	{CodeChatNotAllowed, KindForbidden, "the key … may not reach the chat …"},
 	{CodeCheckRateLimited, KindRateLimited, "too many number checks reach WhatsApp (CHECK_RATE); retry after the Retry-After seconds"},
@@ -224,9 +236,12 @@ var Codes = []CodeInfo{
 	{CodeInvalidAction, KindInvalid, "action must be add, remove, promote or demote"},
 	{CodeInvalidAudio, KindInvalid, "the file of item N is …, not Ogg/Opus, MP3, M4A, AAC or AMR audio"},
 	{CodeInvalidBackgroundColor, KindInvalid, "background_color must be \"#RRGGBB\" or \"#AARRGGBB\" in hex"},
+	{CodeInvalidBefore, KindInvalid, "before must be a post's server_id, a number from 1"},
 	{CodeInvalidButtonID, KindInvalid, "buttons[N].id must be 1-N bytes of text without control characters"},
 	{CodeInvalidButtonTitle, KindInvalid, "buttons[N].title must be one line of 1-N characters"},
 	{CodeInvalidButtons, KindInvalid, "a message has 1 to N buttons, not N"},
+	{CodeInvalidChannel, KindInvalid, "the path must name a channel: <digits>@newsletter"},
+	{CodeInvalidChannelInvite, KindInvalid, "invite must be https://whatsapp.com/channel/<code> or the code alone"},
 	{CodeInvalidChat, KindInvalid, "chat must be a number with country code, <id>@g.us, <digits>@lid or <digits>@s.whatsapp.net"},
 	{CodeInvalidCredentials, KindInvalid, "credentials are for nats:// targets (user and password or a token, not both) and amqp:// targets (user and password)"},
 	{CodeInvalidCursor, KindInvalid, "cursor is not one this API returned"},
@@ -249,6 +264,9 @@ var Codes = []CodeInfo{
 	{CodeInvalidKeyName, KindInvalid, "name must be 1-N lower-case letters, digits, '.', '_' or '-', starting with a letter or digit"},
 	{CodeInvalidKeyScope, KindInvalid, "scopes must name at least one of read, send, mcp"},
 	{CodeInvalidKeySecret, KindInvalid, "the key's secret is shorter than 16 characters, or is API_KEY's"},
+	{CodeInvalidLabel, KindInvalid, "the path must name a label by its id, digits"},
+	{CodeInvalidLabelColor, KindInvalid, "color must be a number from 0 to N (WhatsApp's label colours)"},
+	{CodeInvalidLabelName, KindInvalid, "name must be 1 to N characters without control characters"},
 	{CodeInvalidLastEventID, KindInvalid, "Last-Event-ID must be an event id this stream sent (a whole number)"},
 	{CodeInvalidLevel, KindInvalid, "level must be one of debug, info, warn, error"},
 	{CodeInvalidLimit, KindInvalid, "limit must be a number from 1 to the endpoint's maximum"},
@@ -290,6 +308,8 @@ var Codes = []CodeInfo{
 	{CodeKeyBudgetExceeded, KindRateLimited, "the key's hourly send budget is spent; retry after the Retry-After seconds"},
 	{CodeKeyExists, KindConflict, "a key of that name exists; revoke it first"},
 	{CodeKeyNotFound, KindNotFound, "no key of that name"},
+	{CodeLabelNotFound, KindNotFound, "no label with this id"},
+	{CodeLabelsUnavailable, KindUnavailable, "the phone has not shared its app state keys with the bridge yet; open WhatsApp on the phone and retry"},
 	{CodeLocked, KindRateLimited, "Too many wrong codes; this action is locked for a few minutes."},
 	{CodeLogNotFound, KindNotFound, "no … log file for …"},
 	{CodeMediaCorrupt, KindInternal, "the stored file is damaged and was not served"},
@@ -303,9 +323,11 @@ var Codes = []CodeInfo{
 	{CodeMissingChange, KindInvalid, "the body needs \"subject\", \"description\" or both"},
 	{CodeMissingEmoji, KindInvalid, "the body needs \"emoji\"; \"\" removes the reaction"},
 	{CodeMissingFile, KindInvalid, "item N is … but has no file"},
+	{CodeMissingInvite, KindInvalid, "the body needs \"invite\", https://whatsapp.com/channel/<code>"},
 	{CodeMissingLink, KindInvalid, "the body needs \"link\", https://chat.whatsapp.com/<code>"},
 	{CodeMissingLocation, KindInvalid, "item N is a location but has no latitude and longitude"},
 	{CodeMissingMessageID, KindInvalid, "the body needs \"message_id\", the WhatsApp id of a received message"},
+	{CodeMissingName, KindInvalid, "the body needs \"name\", the label's name"},
 	{CodeMissingParticipants, KindInvalid, "\"participants\" must name at least one phone number or LID"},
 	{CodeMissingSender, KindInvalid, "a message received in a group needs ?sender=, who sent it"},
 	{CodeMissingState, KindInvalid, "the body needs \"state\": composing, recording or paused"},

@@ -17,6 +17,9 @@ const (
 	// RecipientStatus: the status broadcast (StatusBroadcast), whose
 	// audience a StatusPost names.
 	RecipientStatus
+	// RecipientChannel: a channel (newsletter) by its id; only the
+	// channels the account owns or administers take its posts.
+	RecipientChannel
 )
 
 // The JID servers of each kind: WhatsApp's address format lives here only.
@@ -37,7 +40,7 @@ const (
 // ErrInvalidRecipient explains the accepted forms.
 var ErrInvalidRecipient = &Error{
 	Kind: KindInvalid, Code: CodeInvalidNumber,
-	Message: "number must be digits with country code, a group JID <id>@g.us or a LID <digits>@lid",
+	Message: "number must be digits with country code, a group JID <id>@g.us, a LID <digits>@lid or a channel <digits>@newsletter",
 }
 
 // Recipient is whom a message goes to or comes from.
@@ -59,6 +62,8 @@ func ParseRecipient(s string) (Recipient, error) {
 	switch {
 	case strings.HasSuffix(s, groupServer):
 		return parseGroup(strings.TrimSuffix(s, groupServer))
+	case strings.HasSuffix(s, channelServer):
+		return channelRecipient(strings.TrimSuffix(s, channelServer))
 	case strings.HasSuffix(s, lidServer):
 		id := strings.TrimSuffix(s, lidServer)
 		if !plainDigits(id, 1, maxIDDigits) {
@@ -145,6 +150,8 @@ func (r Recipient) JID() string {
 		return r.ID + lidServer
 	case RecipientStatus:
 		return StatusJID
+	case RecipientChannel:
+		return r.ID + channelServer
 	}
 	return ""
 }
@@ -187,6 +194,16 @@ func RecipientFromJID(jid string) (Recipient, error) {
 			return Recipient{}, ErrInvalidRecipient
 		}
 		return Recipient{Kind: RecipientLID, ID: user}, nil
+	case channelServer:
+		return channelRecipient(user)
 	}
 	return Recipient{}, ErrInvalidRecipient
+}
+
+// channelRecipient accepts a channel's id: digits not starting with 0.
+func channelRecipient(id string) (Recipient, error) {
+	if !plainDigits(id, 1, maxIDDigits) || id[0] == '0' {
+		return Recipient{}, ErrInvalidRecipient
+	}
+	return Recipient{Kind: RecipientChannel, ID: id}, nil
 }

@@ -138,7 +138,7 @@ func FuzzNormalizePhone(f *testing.F) {
 // FuzzParseRecipient: what is accepted has a JID that parses back to the
 // same recipient, so a stored recipient is the one the client named.
 func FuzzParseRecipient(f *testing.F) {
-	for _, s := range []string{"120363025246125486@g.us", "1-2@g.us", "+49 151-1234 5678", "1@lid", "4915112345678@s.whatsapp.net"} {
+	for _, s := range []string{"120363025246125486@g.us", "1-2@g.us", "+49 151-1234 5678", "1@lid", "4915112345678@s.whatsapp.net", "120363025246125486@newsletter", "0@newsletter"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {

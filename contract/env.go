@@ -78,6 +78,10 @@ const (
 	// EnvStatusUpdates passes contacts' status updates on as status.update
 	// events when on (off by default: they are acknowledged and dropped).
 	EnvStatusUpdates = "STATUS_UPDATES"
+	// EnvChannelPosts passes the posts of the channels the account follows
+	// on as channel.post events when on (off by default: acknowledged and
+	// dropped).
+	EnvChannelPosts = "CHANNEL_POSTS"
 	// EnvWAVersion pins the WhatsApp Web version the client announces
 	// (2.3000.N); empty: the last version the bridge learned from WhatsApp
 	// Web, else the build's.
@@ -126,6 +130,7 @@ const (
 	DefaultRestrictionBackoff = "1m"
 	DefaultPprof              = "off"
 	DefaultStatusUpdates      = "off"
+	DefaultChannelPosts       = "off"
 	DefaultRejectCalls        = "off"
 	DefaultConnectJitter      = "5s"
 	// DefaultHeartbeatInterval is a duration: the operator also judges a

@@ -166,6 +166,12 @@ type MessagingBridgeSpec struct {
 	// +optional
 	StatusUpdates bool `json:"statusUpdates,omitempty"`
 
+	// ChannelPosts passes the posts of the channels the account follows on
+	// to the receivers as channel.post events (CHANNEL_POSTS). Off: the
+	// bridge acknowledges them to WhatsApp and drops them.
+	// +optional
+	ChannelPosts bool `json:"channelPosts,omitempty"`
+
 	// WAVersion pins the WhatsApp Web version the bridge announces
 	// (WA_VERSION), as 2.3000.N. Empty, the default: the version the bridge
 	// learns from WhatsApp Web at start and daily, else its build's. Set it

@@ -54,6 +54,16 @@ const (
 	ActionGroupInvite  Action = "group.invite_link"
 	ActionGroupJoin    Action = "group.join"
 	ActionGroupLeave   Action = "group.leave"
+	// Channels followed and unfollowed through the API (detail: the
+	// invite code or the channel).
+	ActionChannelFollow   Action = "channel.follow"
+	ActionChannelUnfollow Action = "channel.unfollow"
+	// Labels changed through the API (detail: the label, and the chat or
+	// message it was put on or taken off).
+	ActionLabelCreate Action = "label.create"
+	ActionLabelUpdate Action = "label.update"
+	ActionLabelDelete Action = "label.delete"
+	ActionLabelApply  Action = "label.apply"
 	// The event subscriptions' changes.
 	ActionSubscriptionCreate Action = "subscriptions.create"
 	ActionSubscriptionPut    Action = "subscriptions.put"
@@ -81,6 +91,7 @@ var Actions = []Action{
 	ActionWebhookReplay, ActionGroupCreate, ActionGroupUpdate, ActionGroupPhoto, ActionGroupMembers, ActionGroupInvite,
 	ActionGroupJoin, ActionGroupLeave, ActionSubscriptionCreate, ActionSubscriptionPut, ActionSubscriptionDelete,
 	ActionContactBlock, ActionContactUnblock, ActionProfileUpdate,
+	ActionChannelFollow, ActionChannelUnfollow, ActionLabelCreate, ActionLabelUpdate, ActionLabelDelete, ActionLabelApply,
 	ActionKeyUse, ActionKeyCreate, ActionKeyRevoke, ActionApprovalApprove, ActionApprovalReject,
 }
 

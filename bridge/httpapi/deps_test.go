@@ -36,6 +36,8 @@ type testDeps struct {
 	Contacts               messaging.Contacts
 	Groups                 messaging.GroupAdmin
 	GroupActions           *groupadmin.Actions
+	Channels               messaging.Channels
+	Labels                 messaging.Labels
 	Analytics              admin.DeliveryAnalytics
 	Audit                  AuditRecorder
 	LogFiles               admin.LogFiles
@@ -83,7 +85,7 @@ func (d testDeps) deps() Deps {
 	out := Deps{
 		Public: public.Deps{Started: d.Started, Pacing: d.Pacing, Metrics: d.Metrics, Pprof: d.Pprof},
 		Messaging: messaging.Deps{Messages: d.Messages, Uploads: d.Uploads, Targets: d.Targets, Polls: d.Polls,
-			Chats: d.Chats, Contacts: d.Contacts, Inbox: d.Inbox, Media: d.Media,
+			Chats: d.Chats, Contacts: d.Contacts, Inbox: d.Inbox, Media: d.Media, Channels: d.Channels, Labels: d.Labels,
 			Send: messaging.SendConfig{SpoolDir: d.Send.SpoolDir, MaxFileSize: d.Send.MaxFileSize, SpoolMaxBytes: d.Send.SpoolMaxBytes,
 				Space: d.Send.Space},
 			Groups: messaging.Groups{Admin: d.Groups, Actions: d.GroupActions},

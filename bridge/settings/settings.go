@@ -84,6 +84,9 @@ type Settings struct {
 	// StatusUpdates passes contacts' status updates on as status.update
 	// events; false: they are acknowledged and dropped.
 	StatusUpdates bool
+	// ChannelPosts passes the posts of followed channels on as channel.post
+	// events; false: they are acknowledged and dropped.
+	ChannelPosts bool
 	// WAVersion is the WhatsApp Web version the client announces (WA_VERSION,
 	// 2.3000.N); empty: the one the bridge learned, else the build's.
 	WAVersion string

@@ -66,8 +66,8 @@ func TestLoadDefaults(t *testing.T) {
 	if s.GroupActionRate.String() != "4/m" {
 		t.Errorf("group action rate %s", s.GroupActionRate)
 	}
-	if s.StatusUpdates {
-		t.Error("status updates are on by default")
+	if s.StatusUpdates || s.ChannelPosts {
+		t.Error("status updates or channel posts are on by default")
 	}
 	if s.SendRate.String() != "20/m" || !s.TypingDelay.Off() || s.RestrictionBackoff != time.Minute {
 		t.Errorf("protection defaults: rate %s, typing %s, back-off %s", s.SendRate, s.TypingDelay, s.RestrictionBackoff)
@@ -86,6 +86,7 @@ func TestLoadValidValues(t *testing.T) {
 	kv["LOG_LEVEL"] = "debug"
 	kv["PPROF"] = "on"
 	kv["STATUS_UPDATES"] = "on"
+	kv["CHANNEL_POSTS"] = "on"
 	kv["ENCRYPTION_KEY"] = strings.ToUpper(testEncKey)
 	s, err := Load(nil, env(kv), io.Discard)
 	if err != nil {
@@ -101,7 +102,7 @@ func TestLoadValidValues(t *testing.T) {
 		t.Errorf("totp secret decoded to %d bytes", len(s.TOTPSecret))
 	}
 	if fmt.Sprint(s.RetrySchedule) != "[1s 2s]" || s.HeartbeatInterval != 200*time.Millisecond || s.LogLevel != logging.LevelDebug ||
-		s.MediaRetention != 90*time.Second || !s.Pprof || !s.StatusUpdates {
+		s.MediaRetention != 90*time.Second || !s.Pprof || !s.StatusUpdates || !s.ChannelPosts {
 		t.Errorf("parsed: %+v", s)
 	}
 	if s.EncryptionKey.Reveal() != testEncKeyRaw() {

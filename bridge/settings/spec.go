@@ -147,6 +147,8 @@ func protectionSpecs(s *Settings) []setting {
 			parse: into(&s.Pprof, parseOnOff)},
 		{env: contract.EnvStatusUpdates, def: contract.DefaultStatusUpdates, usage: "on: contacts' status updates become status.update events; off: acknowledged and dropped",
 			parse: into(&s.StatusUpdates, parseOnOff)},
+		{env: contract.EnvChannelPosts, def: contract.DefaultChannelPosts, usage: "on: the posts of the channels the account follows become channel.post events; off: acknowledged and dropped",
+			parse: into(&s.ChannelPosts, parseOnOff)},
 		{env: contract.EnvWAVersion, usage: "WhatsApp Web version the client announces, 2.3000.N; empty: the one learned from WhatsApp Web (daily), else the build's",
 			parse: into(&s.WAVersion, parseWAVersion)},
 		{env: contract.EnvRejectCalls, def: contract.DefaultRejectCalls, usage: "incoming calls the bridge rejects: off, all, or unknown (callers not in the account's contacts); each is a call.offer and a call.ended event either way",

@@ -427,7 +427,29 @@ var migrations = []string{
 	// number was known (a hidden number): its Cloud user id derives from
 	// the LID for good, not from the number learned later.
 	`ALTER TABLE identities ADD COLUMN lid_first INTEGER NOT NULL DEFAULT 0`,
-	// 22: the scoped API keys (bridge/apikeys): the SHA-256 of each secret,
+	// 22: the account's labels (WhatsApp Business) and the chats and
+	// messages they are on, as WhatsApp's app state reported them: app
+	// state arrives as changes, once, so the bridge keeps what they add up
+	// to.
+	`CREATE TABLE labels (
+		id         TEXT    PRIMARY KEY,
+		name       TEXT    NOT NULL,
+		color      INTEGER NOT NULL,
+		updated_at INTEGER NOT NULL
+	);
+	CREATE TABLE label_chats (
+		label_id TEXT NOT NULL,
+		chat     TEXT NOT NULL,
+		PRIMARY KEY (label_id, chat)
+	) WITHOUT ROWID;
+	CREATE INDEX label_chats_chat ON label_chats (chat);
+	CREATE TABLE label_messages (
+		label_id   TEXT NOT NULL,
+		chat       TEXT NOT NULL,
+		message_id TEXT NOT NULL,
+		PRIMARY KEY (label_id, chat, message_id)
+	) WITHOUT ROWID`,
+	// 23: the scoped API keys (bridge/apikeys): the SHA-256 of each secret,
 	// never the secret; scopes and chats as comma-separated lists; a key
 	// from the resource (source 'resource') is replaced by the operator's
 	// pushes, one made by the admin API is not.
@@ -442,11 +464,11 @@ var migrations = []string{
 		source     TEXT    NOT NULL DEFAULT 'api' CHECK (source IN ('api', 'resource')),
 		created_at INTEGER NOT NULL
 	)`,
-	// 23: the status AwaitingApproval (a send of a key with approval, held
+	// 24: the status AwaitingApproval (a send of a key with approval, held
 	// until a person approves or rejects it): SQLite changes a CHECK only
 	// by rebuilding the table; the indexes are made again, and the
 	// awaiting ones, which are due never, are listed by their own.
-	`CREATE TABLE messages_v23 (
+	`CREATE TABLE messages_v24 (
 		id              TEXT    PRIMARY KEY,
 		whatsapp_id     TEXT    NOT NULL UNIQUE,
 		request_id      TEXT    NOT NULL,
@@ -472,11 +494,11 @@ var migrations = []string{
 		details         TEXT    NOT NULL DEFAULT '{}',
 		account         TEXT    NOT NULL DEFAULT ''
 	);
-	INSERT INTO messages_v23 SELECT id, whatsapp_id, request_id, position, recipient, type, body, file_path,
+	INSERT INTO messages_v24 SELECT id, whatsapp_id, request_id, position, recipient, type, body, file_path,
 		file_name, mimetype, file_size, status, retry_count, attempts, last_error, next_attempt_at, created_at,
 		updated_at, reply_to, target_id, emoji, details, account FROM messages ORDER BY rowid;
 	DROP TABLE messages;
-	ALTER TABLE messages_v23 RENAME TO messages;
+	ALTER TABLE messages_v24 RENAME TO messages;
 	CREATE INDEX messages_due ON messages (next_attempt_at) WHERE next_attempt_at IS NOT NULL;
 	CREATE INDEX messages_created ON messages (created_at, id);
 	CREATE INDEX messages_chat ON messages (recipient, created_at, position) WHERE status = 'Queued';

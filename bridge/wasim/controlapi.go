@@ -54,6 +54,11 @@ func (s *Simulator) ControlHandler() http.Handler {
 	mux.HandleFunc("POST /v1/groups/{jid}/members", s.withGroup(s.apiGroupMembers))
 	mux.HandleFunc("POST /v1/groups/{jid}/subject", s.withGroup(s.apiGroupSubject))
 	mux.HandleFunc("POST /v1/users/{number}/group-privacy", s.withUser(s.apiGroupPrivacy))
+	mux.HandleFunc("POST /v1/users/{number}/labels", s.withUser(s.apiLabels))
+	mux.HandleFunc("POST /v1/users/{number}/app-state-keys", s.withUser(s.apiShareAppStateKeys))
+	mux.HandleFunc("GET /v1/channels", s.apiListChannels)
+	mux.HandleFunc("POST /v1/channels", s.apiCreateChannel)
+	mux.HandleFunc("POST /v1/channels/{jid}/posts", s.apiChannelPost)
 	return mux
 }
 

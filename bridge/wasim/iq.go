@@ -69,6 +69,12 @@ func (s *Simulator) iqContent(c *conn, iq *waBinary.Node) ([]waBinary.Node, *iqE
 		return s.answerSetAbout(c, iq)
 	case xmlns == "privacy" && child == "privacy":
 		return s.answerPrivacy(c), nil
+	case xmlns == "w:sync:app:state" && child == "sync":
+		return s.answerAppStateSync(c, iq)
+	case xmlns == "w:mex" && child == "query":
+		return s.answerMex(c, iq)
+	case xmlns == "newsletter" && child != "":
+		return s.answerNewsletter(c, iq)
 	case xmlns == "status" && child == "privacy":
 		return s.answerStatusPrivacy(c), nil
 	}

@@ -140,7 +140,7 @@ func (s *Simulator) serveMediaUpload(w http.ResponseWriter, r *http.Request) {
 	_ = json.NewEncoder(w).Encode(map[string]string{
 		"url":         "https://" + mediaHost + path + "&mms3=true",
 		"direct_path": path,
-		"handle":      "",
+		"handle":      uploadHandle(r),
 		"object_id":   id,
 	})
 }
@@ -368,4 +368,13 @@ func optionalString(s string) *string {
 		return nil
 	}
 	return proto.String(s)
+}
+
+// uploadHandle is the handle a channel's (unencrypted) upload gets, which
+// the post names; other uploads get none.
+func uploadHandle(r *http.Request) string {
+	if strings.HasPrefix(r.URL.Path, "/newsletter/") {
+		return randomBase64(12)
+	}
+	return ""
 }

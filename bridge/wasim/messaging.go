@@ -53,6 +53,10 @@ func (s *Simulator) handleClientMessage(c *conn, n *waBinary.Node) {
 		_ = c.send(messageAck(id, to, code))
 		return
 	}
+	if to.Server == types.NewsletterServer {
+		s.handleChannelPost(c, n, id, to)
+		return
+	}
 	if s.reachoutLocked(c.user) || s.lacksTrustToken(c, n, to) {
 		_ = c.send(messageAck(id, to, ackReachoutLocked))
 		return

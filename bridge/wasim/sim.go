@@ -77,6 +77,7 @@ type Simulator struct {
 	logins   loginBook      // every successful login of a linked device (logins.go)
 	blocks   blockBook      // every user's block list (blocklist.go)
 	profiles profileBook    // users' about texts and pictures (profile.go)
+	channels channelBook    // channels and their posts (newsletter.go)
 }
 
 // New starts a simulator. Call Close when done.
@@ -157,6 +158,7 @@ func (s *Simulator) routes() http.Handler {
 	mux.HandleFunc("GET /ws/chat", s.serveWebSocket)
 	mux.HandleFunc("GET /{$}", s.serveWebPage)
 	mux.HandleFunc("POST /mms/{type}/{token}", s.serveMediaUpload)
+	mux.HandleFunc("POST /newsletter/{type}/{token}", s.serveMediaUpload)
 	mux.HandleFunc("GET "+mediaPathPrefix+"{file}", s.serveMediaDownload)
 	return mux
 }

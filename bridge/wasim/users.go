@@ -45,6 +45,9 @@ type User struct {
 	// statusAudience, when set, is the whitelist of the user's status
 	// privacy setting; nil: "my contacts", WhatsApp's default.
 	statusAudience []*User
+	// appState is the account's app state and the phone's view of it
+	// (appstate.go); made on first use.
+	appState *appState
 }
 
 // companion is a device linked to a user: a whatsmeow client.

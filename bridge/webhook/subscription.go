@@ -59,6 +59,7 @@ var EventTypes = []string{
 	TypeMessageStatus, TypeMessageUpsert, TypeSessionStatus, TypeMessageReaction, TypeMessageEdit, TypeMessageRevoke,
 	TypeMessagePollVote, TypeGroupParticipants, TypeGroupUpdate, TypeStatusUpdate, TypeCallOffer, TypeCallEnded, TypeContactIdentity,
 	TypeContactBlocked,
+	TypeChannelPost, TypeLabelChanged, TypeLabelChat, TypeLabelMessage,
 	TypeMessageApproval,
 }
 

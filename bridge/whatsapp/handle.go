@@ -41,6 +41,9 @@ func (m *Session) handleEvent(cli *whatsmeow.Client, raw any) bool {
 		return m.callEvent(cli, raw)
 	case *events.Blocklist:
 		return m.blocklistEvent(cli, e)
+	case *events.LabelEdit, *events.LabelAssociationChat, *events.LabelAssociationMessage:
+		m.labelEvent(raw)
+		return true
 	case *events.NotifyAccountReachoutTimelock:
 		m.reachoutAnnounced(e)
 		return true
@@ -106,6 +109,9 @@ func (m *Session) message(cli *whatsmeow.Client, e *events.Message) bool {
 	}
 	if e.Info.Chat == types.StatusBroadcastJID {
 		return m.statusUpdate(cli, e)
+	}
+	if e.Info.Chat.Server == types.NewsletterServer {
+		return m.channelPost(cli, e)
 	}
 	in, ok := incoming(m.bgCtx, cli, e)
 	if ok && in.Type == bridge.IncomingPollVote {

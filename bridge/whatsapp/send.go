@@ -60,7 +60,7 @@ func (m *Session) Send(ctx context.Context, out bridge.Outgoing) error {
 	}
 	ctx, stop := m.whileConnected(ctx)
 	defer stop()
-	msg, err := m.buildMessage(ctx, cli, out)
+	msg, handle, err := m.outgoingMessage(ctx, cli, out)
 	if err != nil {
 		return sendFailed(ctx, err)
 	}
@@ -69,7 +69,7 @@ func (m *Session) Send(ctx context.Context, out bridge.Outgoing) error {
 	}
 	ctx, cancel := context.WithTimeoutCause(ctx, m.sendTimeout(), errSendTimeout)
 	defer cancel()
-	extra := whatsmeow.SendRequestExtra{ID: out.ID, StatusRecipients: statusRecipients(out.Status)}
+	extra := whatsmeow.SendRequestExtra{ID: out.ID, StatusRecipients: statusRecipients(out.Status), MediaHandle: handle}
 	if out.Type == bridge.TypeButtons {
 		extra.AdditionalNodes = &[]waBinary.Node{bizNode(time.Now())}
 	}
@@ -121,6 +121,16 @@ func sendFailed(ctx context.Context, err error) error {
 		return &e
 	}
 	return err
+}
+
+// outgoingMessage is the whatsmeow message of out and, for a channel
+// post's attachment, its upload's handle.
+func (m *Session) outgoingMessage(ctx context.Context, cli *whatsmeow.Client, out bridge.Outgoing) (*waE2E.Message, string, error) {
+	if out.Recipient.Kind == bridge.RecipientChannel {
+		return m.channelContent(ctx, cli, out)
+	}
+	msg, err := m.buildMessage(ctx, cli, out)
+	return msg, "", err
 }
 
 // buildMessage is the whatsmeow message of out: its type's content, then

@@ -138,6 +138,12 @@ type Options struct {
 	// Blocks hears the contacts blocked and unblocked (nil: the block list
 	// is kept, unreported).
 	Blocks BlockEvents
+	// ChannelPosts hears the posts of the channels the account follows
+	// (CHANNEL_POSTS); nil: they are acknowledged and dropped.
+	ChannelPosts ChannelEvents
+	// Labels hears every change of the account's labels (app state); nil:
+	// they are not reported.
+	Labels LabelEvents
 	// ConnectJitter is the longest random wait before the first connect of
 	// Run (CONNECT_JITTER); zero: none.
 	ConnectJitter time.Duration
@@ -285,6 +291,9 @@ func (m *Session) newClient(creds *credentials) *whatsmeow.Client {
 	// plaintext, since the Signal session has already moved past it, so that
 	// the redelivery is handled like the first delivery.
 	cli.SynchronousAck = true
+	// The labels a first (full) sync of app state reads are reported like
+	// later changes: they are what the LabelBook starts from.
+	cli.EmitAppStateEventsOnFullSync = true
 	cli.EnableDecryptedEventBuffer = true
 	// A burst larger than whatsmeow's handler queue waits in the socket (and
 	// so at WhatsApp) instead of in a goroutine per message: the handler sees

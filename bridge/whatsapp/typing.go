@@ -17,7 +17,8 @@ import (
 // send at once.
 func (m *Session) showTyping(ctx context.Context, cli *whatsmeow.Client, to types.JID, out bridge.Outgoing) error {
 	d := m.opts.TypingDelay.For(out.Text)
-	if out.Type != bridge.TypeText || d == 0 || out.Status != nil { // no one watches a status being typed
+	// No one watches a status or a channel post being typed.
+	if out.Type != bridge.TypeText || d == 0 || out.Status != nil || out.Recipient.Kind == bridge.RecipientChannel {
 		return nil
 	}
 	if err := cli.SendChatPresence(ctx, to, types.ChatPresenceComposing, ""); err != nil {

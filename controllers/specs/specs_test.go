@@ -87,6 +87,7 @@ func TestStatefulSetGolden(t *testing.T) {
 			mb.Spec.MediaRetention = &metav1.Duration{Duration: 30 * time.Minute}
 			mb.Spec.TrustedProxies = []string{"10.244.0.0/16", "fd00::/8"}
 			mb.Spec.StatusUpdates = true
+			mb.Spec.ChannelPosts = true
 			mb.Spec.DeletionPolicy = msgbridgev1alpha1.DeletionPolicyDelete
 			mb.Spec.NodeSelector = map[string]string{"pool": "bridges"}
 			mb.Spec.Tolerations = []corev1.Toleration{{Key: "dedicated", Operator: corev1.TolerationOpEqual, Value: "bridges", Effect: corev1.TaintEffectNoSchedule}}

@@ -232,6 +232,7 @@ func accountEnv(mb *msgbridgev1alpha1.MessagingBridge, plain func(name, value st
 		{contract.EnvMediaRetention, durationOrEmpty(mb.Spec.MediaRetention)},
 		{contract.EnvTrustedProxies, strings.Join(mb.Spec.TrustedProxies, ",")},
 		{contract.EnvStatusUpdates, onOrEmpty(mb.Spec.StatusUpdates)},
+		{contract.EnvChannelPosts, onOrEmpty(mb.Spec.ChannelPosts)},
 		{contract.EnvWAVersion, mb.Spec.WAVersion},
 		{contract.EnvRejectCalls, mb.Spec.RejectCalls},
 		{contract.EnvConnectJitter, durationOrEmpty(mb.Spec.ConnectJitter)},

@@ -105,6 +105,10 @@ func TestOperationsListsEveryEndpoint(t *testing.T) {
 		"GET /{version}/{waba_id}/subscribed_apps", "POST /{version}/{waba_id}/subscribed_apps",
 		"DELETE /{version}/{waba_id}/subscribed_apps", "GET /{version}/{waba_id}/message_templates",
 		"POST /{version}/{waba_id}/message_templates", "DELETE /{version}/{waba_id}/message_templates",
+		"GET /api/channels", "POST /api/channels", "DELETE /api/channels/{jid}", "GET /api/channels/{jid}/posts",
+		"GET /api/labels", "POST /api/labels", "DELETE /api/labels/{id}", "PATCH /api/labels/{id}",
+		"PUT /api/labels/{id}/chats/{jid}", "DELETE /api/labels/{id}/chats/{jid}",
+		"PUT /api/labels/{id}/chats/{jid}/messages/{message_id}", "DELETE /api/labels/{id}/chats/{jid}/messages/{message_id}",
 		"POST /api/groups", "POST /api/groups/join", "GET /api/groups/{jid}", "PATCH /api/groups/{jid}",
 		"PUT /api/groups/{jid}/photo", "DELETE /api/groups/{jid}/photo",
 		"POST /api/groups/{jid}/participants", "GET /api/groups/{jid}/invite-link",
@@ -113,7 +117,9 @@ func TestOperationsListsEveryEndpoint(t *testing.T) {
 		"POST webhook message.reaction", "POST webhook message.edit", "POST webhook message.revoke",
 		"POST webhook message.poll_vote", "POST webhook status.update",
 		"POST webhook group.participants", "POST webhook group.update", "POST webhook call.offer",
-		"POST webhook call.ended", "POST webhook contact.identity", "POST webhook contact.blocked", "POST webhook message.approval",
+		"POST webhook call.ended", "POST webhook contact.identity", "POST webhook contact.blocked",
+		"POST webhook channel.post", "POST webhook label.changed", "POST webhook label.chat", "POST webhook label.message",
+		"POST webhook message.approval",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("operations:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

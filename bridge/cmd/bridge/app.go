@@ -69,6 +69,7 @@ type app struct {
 	messages *sendqueue.MessageLog
 	session  *whatsapp.Session
 	contacts *whatsapp.ContactBook
+	labels   *whatsapp.LabelBook
 	queue    *sendqueue.Queue
 	// downloads fetches incoming attachments into DATA_DIR/media.
 	downloads *media.Downloader
@@ -311,10 +312,13 @@ func newMessaging(ctx context.Context, a *app) error {
 		Calls: callEvents{webhooks: a.webhooks, writer: a.writer, app: a, reply: a.settings.RejectCallsReply,
 			log: a.log.WithName("calls")},
 		Blocks: blockEvents{webhooks: a.webhooks, writer: a.writer},
+		ChannelPosts: channelEvents(a.settings.ChannelPosts, a.webhooks, a.writer),
+		Labels:       labelEvents{app: a, webhooks: a.webhooks, writer: a.writer},
 	})
 	if err != nil {
 		return err
 	}
+	a.labels = whatsapp.NewLabelBook(a.session, a.db)
 	mediaKey, err := media.DeriveKey(a.key)
 	if err != nil {
 		return err
@@ -420,6 +424,8 @@ func newHTTPServer(ctx context.Context, a *app) error {
 			Polls:    polls{a.messages, a.inbox},
 			Chats:    a.session,
 			Contacts: a.contacts,
+			Channels: a.session,
+			Labels:   a.labels,
 			Groups: messaging.Groups{Admin: a.session, Actions: groupadmin.New(sendqueue.NewAnswers(a.db, a.writer, time.Now),
 				s.GroupActionRate, time.Now, a.log.WithName("groupadmin"))},
 			Events: messaging.Events{Log: a.webhooks, Streams: s.EventStreams, StreamsPerAddress: s.EventStreamsPerAddress},

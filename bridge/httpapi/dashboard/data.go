@@ -31,6 +31,7 @@ type DataDeps struct {
 //	GET    /state, /analytics/delivery, /subscriptions, /webhooks/failed, /audit
 //	GET    /messages (?direction=…&chat=…: what each sent message said too), /media/{id}
 //	GET    /calls (the latest calls and blocks), /blocklist
+//	GET    /labels (with the chats each is on), /channels (the channels followed or owned)
 //	POST   /webhooks/{id}/redeliver, /webhooks/replay, /contacts/{number}/block
 //	DELETE /logs, /audit/{id}, /contacts/{number}/block
 //

@@ -38,6 +38,12 @@ type Deps struct {
 	Contacts Contacts
 	// Groups administers groups.
 	Groups Groups
+	// Channels reads and follows channels (paced like groups); nil leaves
+	// /api/channels out.
+	Channels Channels
+	// Labels are the account's labels (changes paced like groups); nil
+	// leaves /api/labels out.
+	Labels Labels
 	// Events configures GET /api/events.
 	Events Events
 	// Inbox is the incoming history: GET /api/messages?direction=in lists
@@ -123,6 +129,8 @@ func Mount(r *mux.Router, d Deps, c httpkit.Common) {
 	}, s.keyed)
 	s.contactRoutes(r)
 	s.groupRoutes(r)
+	s.channelRoutes(r)
+	s.labelRoutes(r)
 	if s.Events.Log != nil {
 		r.Handle("/api/events", s.keyed(s.streamEvents)).Methods(httpkit.Get)
 	}
@@ -151,12 +159,20 @@ func (s *server) keyed(h httpkit.HandlerFunc) http.Handler {
 
 // MountDashboardReads adds the reads of the dashboard's data API under
 // prefix, checking no credential (the dashboard checks its session):
-// GET /messages with what each sent message said, GET /media/{id}; and
-// the calls and blocks (mountDashboardContacts), whose changes the
-// dashboard lets through only with the session's CSRF token.
+// GET /messages with what each sent message said, GET /media/{id}; the
+// calls and blocks (mountDashboardContacts), whose changes the dashboard
+// lets through only with the session's CSRF token; and when the bridge has
+// them GET /labels (with their chats) and GET /channels (paced like the
+// API's).
 func MountDashboardReads(r *mux.Router, prefix string, d Deps, c httpkit.Common) {
 	s := newServer(d, c)
 	r.Handle(prefix+"/messages", s.Handler(s.listSaid)).Methods(httpkit.Get)
 	r.Handle(prefix+"/media/{id}", s.Handler(s.getMedia)).Methods(httpkit.Get)
 	mountDashboardContacts(r, prefix, s)
+	if s.Labels != nil {
+		r.Handle(prefix+"/labels", s.Handler(s.listLabels)).Methods(httpkit.Get)
+	}
+	if s.Channels != nil {
+		r.Handle(prefix+"/channels", s.Handler(s.listChannels)).Methods(httpkit.Get)
+	}
 }

@@ -223,6 +223,53 @@ async function readGroupNames() {
   for (const g of a.body) if (g.subject) groupNames[g.id] = g.subject;
 }
 
+// labelsByChat are the labels on each chat (WhatsApp Business), as the
+// bridge read them from WhatsApp's app state: cheap to read (the bridge
+// keeps them), so read with every load.
+let labelsByChat = {};
+async function readLabels() {
+  const a = await api("/labels");
+  if (!a.ok) return;
+  labelsByChat = {};
+  for (const l of a.body.labels || []) {
+    for (const c of l.chats) (labelsByChat[c] = labelsByChat[c] || []).push({ name: l.name, color: l.color });
+  }
+}
+
+// labelChips are a chat's labels, each in its WhatsApp colour (one of 20).
+function labelChips(chat) {
+  // The hue through the CSSOM: the page's CSP refuses style attributes.
+  return (labelsByChat[chat] || []).map((l) => {
+    const chip = el("span", l.name, { class: "label", title: "label " + l.name });
+    chip.style.setProperty("--hue", String((l.color * 18) % 360));
+    return chip;
+  });
+}
+
+// channels are the channels the account follows or owns; reading them asks
+// WhatsApp (and spends the pace of group actions), so at most once a
+// minute, and only while linked.
+let channels = null, channelsRead = 0;
+async function readChannels() {
+  if (!window.linked || Date.now() - channelsRead < 60000) return;
+  channelsRead = Date.now();
+  const a = await api("/channels");
+  if (a.ok) channels = a.body.channels || [];
+}
+
+function drawChannels() {
+  const list = $("channels");
+  if (!changed(list, channels)) return;
+  if (channels === null) { list.replaceChildren(el("li", window.linked ? "Reading…" : "Link a phone to see its channels.", { class: "note" })); return; }
+  if (!channels.length) { list.replaceChildren(el("li", "The account follows no channel.", { class: "note" })); return; }
+  list.replaceChildren(...channels.map((c) => {
+    const li = el("li", null, { "data-channel": c.jid });
+    li.append(el("strong", c.name), el("span", " · " + c.role + " · " + c.followers + " followers", { class: "meta" }));
+    if (c.invite_link) li.append(el("br"), el("a", c.invite_link, { href: c.invite_link, rel: "noopener noreferrer", target: "_blank" }));
+    return li;
+  }));
+}
+
 // chatLabel is a chat as a person names it: its name, else its number.
 const chatLabel = (names, c) => names[c] || (c.endsWith("@g.us") ? "group " + c.replace(/@g\.us$/, "") : "+" + c);
 
@@ -283,22 +330,25 @@ function logRow(r, names) {
 async function loadChat() {
   const current = decodeURIComponent(location.hash.split("/")[1] || "");
   const [all, said, calls, blocked] = await Promise.all([entries("", ""), current ? entries("", "", current) : [],
-    readCalls(), blockedChats(), readGroupNames()]);
+    readCalls(), blockedChats(), readGroupNames(), readLabels(), readChannels()]);
   const chats = [...new Set([current, ...all.map((r) => r.chat)].filter(Boolean))];
   const names = chatNames(all.concat(said));
+  drawChannels();
   // Calls and blocks sit among the messages by time, newest first as read.
   const mine = said.concat(callsOf(calls, current)).sort((a, b) => Date.parse(b.when) - Date.parse(a.when));
   showBlock(current, blocked.has(current));
-  if (!changed($("thread"), [current, chats, names, mine.map((r) => [r.id, r.status, r.raw, r.text])])) return;
+  if (!changed($("thread"), [current, chats, names, labelsByChat, mine.map((r) => [r.id, r.status, r.raw, r.text])])) return;
   $("chats").replaceChildren(...chats.map((c) => {
     const li = el("li");
     const a = el("a", chatLabel(names, c), { href: "#chat/" + encodeURIComponent(c), title: c, "data-chat": c });
     if (c === current) a.setAttribute("aria-current", "true");
+    a.append(...labelChips(c));
     li.append(a);
     return li;
   }));
   const number = current.endsWith("@g.us") ? "" : " (+" + current + ")";
   $("thread-h").textContent = current ? "Chat with " + (names[current] ? names[current] + number : chatLabel(names, current)) : "Pick a chat";
+  $("thread-labels").replaceChildren(...(current ? labelChips(current) : []));
   drawThread(mine.reverse());
 }
 

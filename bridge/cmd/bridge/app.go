@@ -311,7 +311,7 @@ func newMessaging(ctx context.Context, a *app) error {
 		WAVersion: a.settings.WAVersion, RejectCalls: a.settings.RejectCalls, ConnectJitter: a.settings.ConnectJitter,
 		Calls: callEvents{webhooks: a.webhooks, writer: a.writer, app: a, reply: a.settings.RejectCallsReply,
 			log: a.log.WithName("calls")},
-		Blocks: blockEvents{webhooks: a.webhooks, writer: a.writer},
+		Blocks:       blockEvents{webhooks: a.webhooks, writer: a.writer},
 		ChannelPosts: channelEvents(a.settings.ChannelPosts, a.webhooks, a.writer),
 		Labels:       labelEvents{app: a, webhooks: a.webhooks, writer: a.writer},
 	})

@@ -18,6 +18,11 @@ const (
 	FailLoggedOut         = "logged_out"
 	FailEditWindowExpired = "edit_window_expired"
 	FailRetriesExhausted  = "retries_exhausted"
+	// FailApprovalRejected and FailApprovalExpired: a send that awaited
+	// approval was rejected by a person, or not answered in
+	// APPROVAL_TIMEOUT.
+	FailApprovalRejected = "approval_rejected"
+	FailApprovalExpired  = "approval_expired"
 )
 
 // Errors of a message that no retry can help.
@@ -52,7 +57,7 @@ func (m Message) FailReason() string {
 		return ""
 	}
 	switch m.LastError {
-	case FailNotOnWhatsApp, FailLoggedOut, FailEditWindowExpired:
+	case FailNotOnWhatsApp, FailLoggedOut, FailEditWindowExpired, FailApprovalRejected, FailApprovalExpired:
 		return m.LastError
 	}
 	return FailRetriesExhausted

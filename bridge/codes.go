@@ -59,6 +59,12 @@ const (
 	CodeInvalidImage             = "invalid_image"
 	CodeInvalidInviteLink        = "invalid_invite_link"
 	CodeInvalidJSON              = "invalid_json"
+	CodeInvalidKeyBudget         = "invalid_key_budget"
+	CodeInvalidKeyChat           = "invalid_key_chat"
+	CodeInvalidKeyExpiry         = "invalid_key_expiry"
+	CodeInvalidKeyName           = "invalid_key_name"
+	CodeInvalidKeyScope          = "invalid_key_scope"
+	CodeInvalidKeySecret         = "invalid_key_secret"
 	CodeInvalidLabel             = "invalid_label"
 	CodeInvalidLabelColor        = "invalid_label_color"
 	CodeInvalidLabelName         = "invalid_label_name"
@@ -103,6 +109,9 @@ const (
 	CodeInvalidWeek              = "invalid_week"
 	CodeInviteLinkRevoked        = "invite_link_revoked"
 	CodeInviteLinkUnknown        = "invite_link_unknown"
+	CodeKeyBudgetExceeded        = "key_budget_exceeded"
+	CodeKeyExists                = "key_exists"
+	CodeKeyNotFound              = "key_not_found"
 	CodeLabelNotFound            = "label_not_found"
 	CodeLabelsUnavailable        = "labels_unavailable"
 	CodeLocked                   = "locked"
@@ -132,6 +141,7 @@ const (
 	CodeMixedFieldForms          = "mixed_field_forms"
 	CodeNoQR                     = "no_qr"
 	CodeNotActionable            = "not_actionable"
+	CodeNotAwaitingApproval      = "not_awaiting_approval"
 	CodeNotDead                  = "not_dead"
 	CodeNotEditable              = "not_editable"
 	CodeNotFound                 = "not_found"
@@ -143,6 +153,7 @@ const (
 	CodeRangeNotSatisfiable      = "range_not_satisfiable"
 	CodeReadFailed               = "read_failed"
 	CodeReplayFailed             = "replay_failed"
+	CodeScopeMissing             = "scope_missing"
 	CodeSpoolFailed              = "spool_failed"
 	CodeStartFailed              = "start_failed"
 	CodeStillStarting            = "still_starting"
@@ -206,7 +217,7 @@ var Codes = []CodeInfo{
 	{CodeBodyTooLarge, KindTooLarge, "the body must be at most N bytes"},
 	{CodeChannelNotFound, KindNotFound, "WhatsApp knows no channel with this JID or invite"},
 	{CodeChatMismatch, KindInvalid, "the message was received in another chat than ?chat="},
-	{CodeChatNotAllowed, KindForbidden, "this key may not read or write this chat"},
+	{CodeChatNotAllowed, KindForbidden, "the key … may not reach the chat …"},
 	{CodeCheckRateLimited, KindRateLimited, "too many number checks reach WhatsApp (CHECK_RATE); retry after the Retry-After seconds"},
 	{CodeContactBlocked, KindConflict, "the recipient is on the account's block list; unblock it (DELETE /api/contacts/{id}/block) before sending to it"},
 	{CodeCrossOrigin, KindForbidden, "cross-origin sign-in refused"},
@@ -252,6 +263,12 @@ var Codes = []CodeInfo{
 	{CodeInvalidImage, KindInvalid, "the file of item N is …, not a JPEG, PNG or WebP image"},
 	{CodeInvalidInviteLink, KindInvalid, "link must be https://chat.whatsapp.com/<code> or the code alone"},
 	{CodeInvalidJSON, KindInvalid, "the body is not one JSON object of the expected fields"},
+	{CodeInvalidKeyBudget, KindInvalid, "budget is messages per hour: 0 (the account's pace alone) to N"},
+	{CodeInvalidKeyChat, KindInvalid, "a chat of the allowlist is not a phone number, group or LID, or the list is over N chats"},
+	{CodeInvalidKeyExpiry, KindInvalid, "expires_at must be in the future"},
+	{CodeInvalidKeyName, KindInvalid, "name must be 1-N lower-case letters, digits, '.', '_' or '-', starting with a letter or digit"},
+	{CodeInvalidKeyScope, KindInvalid, "scopes must name at least one of read, send, mcp"},
+	{CodeInvalidKeySecret, KindInvalid, "the key's secret is shorter than 16 characters, or is API_KEY's"},
 	{CodeInvalidLabel, KindInvalid, "the path must name a label by its id, digits"},
 	{CodeInvalidLabelColor, KindInvalid, "color must be a number from 0 to N (WhatsApp's label colours)"},
 	{CodeInvalidLabelName, KindInvalid, "name must be 1 to N characters without control characters"},
@@ -296,6 +313,9 @@ var Codes = []CodeInfo{
 	{CodeInvalidWeek, KindInvalid, "week is required: YYYY-Www"},
 	{CodeInviteLinkRevoked, KindNotFound, "the invite link was revoked"},
 	{CodeInviteLinkUnknown, KindNotFound, "WhatsApp knows no group with this invite link"},
+	{CodeKeyBudgetExceeded, KindRateLimited, "the key's hourly send budget is spent; retry after the Retry-After seconds"},
+	{CodeKeyExists, KindConflict, "a key of that name exists; revoke it first"},
+	{CodeKeyNotFound, KindNotFound, "no key of that name"},
 	{CodeLabelNotFound, KindNotFound, "no label with this id"},
 	{CodeLabelsUnavailable, KindUnavailable, "the phone has not shared its app state keys with the bridge yet; open WhatsApp on the phone and retry"},
 	{CodeLocked, KindRateLimited, "Too many wrong codes; this action is locked for a few minutes."},
@@ -325,6 +345,7 @@ var Codes = []CodeInfo{
 	{CodeMixedFieldForms, KindInvalid, "use either … or …[], not both, in one request"},
 	{CodeNoQR, KindNotFound, "No QR code to show."},
 	{CodeNotActionable, KindConflict, "a … cannot be acted on"},
+	{CodeNotAwaitingApproval, KindConflict, "the message awaits no approval: it was approved, rejected or expired, or never held"},
 	{CodeNotDead, KindConflict, "the webhook event is not a dead letter"},
 	{CodeNotEditable, KindConflict, "only a text can be edited; this is a …"},
 	{CodeNotFound, KindNotFound, "no such endpoint, file or thing with this id"},
@@ -336,6 +357,7 @@ var Codes = []CodeInfo{
 	{CodeRangeNotSatisfiable, KindInvalid, "the Range header asks for bytes the file does not have (416, answered by the media download: no kind maps to it)"},
 	{CodeReadFailed, KindInternal, "a store could not be read; see the bridge's log"},
 	{CodeReplayFailed, KindInternal, "the incoming history could not be replayed"},
+	{CodeScopeMissing, KindForbidden, "the key … lacks the … scope"},
 	{CodeSpoolFailed, KindInternal, "the attachment could not be stored"},
 	{CodeStartFailed, KindUnavailable, "the bridge failed to start and is stopping; its log says why"},
 	{CodeStillStarting, KindUnavailable, "the bridge is still starting and holds as many requests as it will; retry after the Retry-After seconds"},

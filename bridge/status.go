@@ -3,34 +3,40 @@ package bridge
 import "strings"
 
 // Status is where an outgoing message stands. It only moves forward:
-// Queued -> Sent -> Delivered -> Read, or Queued -> Failed.
+// [AwaitingApproval ->] Queued -> Sent -> Delivered -> Read, or to Failed
+// from AwaitingApproval (rejected, or approval_expired) or Queued.
 type Status string
 
 // The statuses.
 const (
-	StatusQueued    Status = "Queued"
-	StatusSent      Status = "Sent"
-	StatusDelivered Status = "Delivered"
-	StatusRead      Status = "Read"
-	StatusFailed    Status = "Failed"
+	// StatusAwaitingApproval: a send of a key with approval, held until a
+	// person approves it (then Queued) or rejects it (Failed).
+	StatusAwaitingApproval Status = "AwaitingApproval"
+	StatusQueued           Status = "Queued"
+	StatusSent             Status = "Sent"
+	StatusDelivered        Status = "Delivered"
+	StatusRead             Status = "Read"
+	StatusFailed           Status = "Failed"
 )
 
 // Statuses lists every status in the order a message may pass them.
-var Statuses = []Status{StatusQueued, StatusSent, StatusDelivered, StatusRead, StatusFailed}
+var Statuses = []Status{StatusAwaitingApproval, StatusQueued, StatusSent, StatusDelivered, StatusRead, StatusFailed}
 
 // Rank orders the statuses: a message's status only moves to a higher rank.
-// Failed can only follow Queued, so it shares Sent's rank: a late Delivered
-// never follows it, and it never follows Sent.
+// Failed can only follow Queued (or AwaitingApproval), so it shares Sent's
+// rank: a late Delivered never follows it, and it never follows Sent.
 func (s Status) Rank() int {
 	switch s {
-	case StatusQueued:
+	case StatusAwaitingApproval:
 		return 0
-	case StatusSent, StatusFailed:
+	case StatusQueued:
 		return 1
-	case StatusDelivered:
+	case StatusSent, StatusFailed:
 		return 2
-	case StatusRead:
+	case StatusDelivered:
 		return 3
+	case StatusRead:
+		return 4
 	}
 	return -1
 }
@@ -45,7 +51,7 @@ func (s Status) Valid() bool { return s.Rank() >= 0 }
 // Advances reports whether a message in status s may move to next.
 func (s Status) Advances(next Status) bool {
 	if s == StatusFailed || next == StatusFailed {
-		return s == StatusQueued && next == StatusFailed
+		return (s == StatusQueued || s == StatusAwaitingApproval) && next == StatusFailed
 	}
 	return next.Valid() && next.Rank() > s.Rank()
 }
@@ -62,7 +68,7 @@ func (s Status) Through(next Status) []Status {
 	}
 	var out []Status
 	for _, st := range Statuses {
-		if st != StatusFailed && st.Rank() > s.Rank() && st.Rank() <= next.Rank() {
+		if st != StatusFailed && st != StatusAwaitingApproval && st.Rank() > s.Rank() && st.Rank() <= next.Rank() {
 			out = append(out, st)
 		}
 	}

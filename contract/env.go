@@ -59,6 +59,9 @@ const (
 	EnvPresenceInterval = "PRESENCE_INTERVAL"
 	// EnvUploadRetention is how long an upload of POST /api/uploads is kept.
 	EnvUploadRetention = "UPLOAD_RETENTION"
+	// EnvApprovalTimeout is how long a send held for approval waits for a
+	// person before it fails (approval_expired).
+	EnvApprovalTimeout = "APPROVAL_TIMEOUT"
 	// EnvPprof serves Go's profiles under /debug/pprof/ behind the admin
 	// token when on (off by default).
 	EnvPprof = "PPROF"
@@ -154,6 +157,8 @@ const (
 	DefaultPresenceInterval = "5s"
 	// DefaultUploadRetention keeps an upload a day.
 	DefaultUploadRetention = 24 * time.Hour
+	// DefaultApprovalTimeout gives a person a day to approve a held send.
+	DefaultApprovalTimeout = 24 * time.Hour
 	// The caps of the event streams: each holds a connection and two
 	// goroutines for as long as it lasts.
 	DefaultEventStreams           = "64"

@@ -152,6 +152,8 @@ type fakeBridge struct {
 	liveHeartbeat atomic.Bool
 	// subs serves /api/admin/subscriptions.
 	subs fakeSubscriptions
+	// keys serves /api/admin/keys.
+	keys fakeKeys
 }
 
 func newFakeBridge(t *testing.T, token string) *fakeBridge {
@@ -186,6 +188,7 @@ func newFakeBridge(t *testing.T, token string) *fakeBridge {
 		_, _ = w.Write([]byte(`{"status":"success","message":"logged out"}`))
 	})
 	b.subs.serve(mux, token)
+	b.keys.serve(mux, token)
 	b.Server = httptest.NewServer(mux)
 	t.Cleanup(b.Close)
 	return b

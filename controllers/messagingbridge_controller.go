@@ -80,6 +80,9 @@ type MessagingBridgeReconciler struct {
 	rollouts rollouts
 	// subscriptions remembers what was put into each bridge.
 	subscriptions subscriptionMemory
+	// apiKeys remembers the digests of the keys put into each bridge, as
+	// subscriptions does for its subscriptions.
+	apiKeys subscriptionMemory
 	// resume holds the rounds until a newly elected leader re-observed
 	// every bridge; SetupWithManager sets it.
 	resume *resumeGate
@@ -161,6 +164,7 @@ func (r *MessagingBridgeReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 			r.events.forget(req.NamespacedName)
 			r.statuses.forget(req.NamespacedName)
 			r.subscriptions.forget(req.NamespacedName)
+			r.apiKeys.forget(req.NamespacedName)
 		}
 		// Deleted since the event was queued: nothing is left to reconcile.
 		return ctrl.Result{}, client.IgnoreNotFound(err)

@@ -45,6 +45,7 @@ func (r *MessagingBridgeReconciler) observe(ctx context.Context, rd *round) erro
 	}
 	if !rd.reobserving {
 		r.reconcileSubscriptions(ctx, rd, unreachable)
+		r.reconcileAPIKeys(ctx, rd, unreachable)
 	}
 	recordSessionMetrics(mb.Namespace, mb.Name, session.Status == metav1.ConditionTrue, suspended, obs.State)
 	recordSessionReason(mb.Namespace, mb.Name, session.Reason)

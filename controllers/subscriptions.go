@@ -219,6 +219,13 @@ func (m *subscriptionMemory) record(key types.NamespacedName, id, digest string)
 	m.digests[key][id] = digest
 }
 
+// any reports whether anything was recorded for key.
+func (m *subscriptionMemory) any(key types.NamespacedName) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.digests[key]) > 0
+}
+
 func (m *subscriptionMemory) forget(key types.NamespacedName) {
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -223,6 +223,17 @@ type MessagingBridgeSpec struct {
 	// +listMapKey=name
 	Subscriptions []SubscriptionSpec `json:"subscriptions,omitempty"`
 
+	// APIKeys are scoped API keys besides the API key: each with scopes,
+	// an optional allowlist of chats, an hourly send budget, an expiry and
+	// approval before sending; its secret is read from a Secret. The
+	// operator puts them into the bridge through its admin API, as it puts
+	// subscriptions, and deletes the ones no longer named.
+	// +optional
+	// +kubebuilder:validation:MaxItems=50
+	// +listType=map
+	// +listMapKey=name
+	APIKeys []APIKeySpec `json:"apiKeys,omitempty"`
+
 	// DisruptionBudget makes the operator keep a PodDisruptionBudget for the
 	// bridge's pod. Off when absent: see DisruptionBudgetSpec.
 	// +optional
@@ -242,6 +253,51 @@ type MessagingBridgeSpec struct {
 	// +kubebuilder:default=Retain
 	DeletionPolicy DeletionPolicy `json:"deletionPolicy,omitempty"`
 }
+
+// APIKeySpec is one scoped API key of the bridge.
+type APIKeySpec struct {
+	// Name of the key: its uses are audited under it.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z0-9][a-z0-9._-]*$`
+	Name string `json:"name"`
+
+	// Scopes the key holds: read, send, mcp.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=3
+	// +listType=set
+	Scopes []APIKeyScope `json:"scopes"`
+
+	// Chats the key may read and write: numbers with country code,
+	// <id>@g.us or <digits>@lid. Empty: every chat.
+	// +optional
+	// +kubebuilder:validation:MaxItems=256
+	// +kubebuilder:validation:items:MaxLength=80
+	Chats []string `json:"chats,omitempty"`
+
+	// Budget is how many messages per hour the key may send, below the
+	// account's pace; 0 or absent: the pace alone.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100000
+	Budget int32 `json:"budget,omitempty"`
+
+	// ExpiresAt is when the key stops working; absent: never.
+	// +optional
+	ExpiresAt *metav1.Time `json:"expiresAt,omitempty"`
+
+	// Approval holds the key's sends until a person approves them.
+	// +optional
+	Approval bool `json:"approval,omitempty"`
+
+	// SecretRef names the Secret and key holding the key's secret (at
+	// least 16 characters), in the resource's namespace.
+	SecretRef SecretKeyReference `json:"secretRef"`
+}
+
+// APIKeyScope is what a key may do.
+// +kubebuilder:validation:Enum=read;send;mcp
+type APIKeyScope string
 
 // SubscriptionSpec is one event receiver of the bridge.
 // +kubebuilder:validation:XValidation:rule="!has(self.format) || self.format != 'cloud' || self.target.startsWith('http')",message="format cloud needs an http or https target"

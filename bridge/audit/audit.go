@@ -73,6 +73,15 @@ const (
 	ActionContactUnblock Action = "contact.unblock"
 	// The account's about text or picture changed through the API.
 	ActionProfileUpdate Action = "profile.update"
+	// ActionKeyUse records each request a named API key made; the
+	// detail names the key and the request.
+	ActionKeyUse    Action = "api.key_use"
+	ActionKeyCreate Action = "keys.create"
+	ActionKeyRevoke Action = "keys.revoke"
+	// ActionApprovalApprove and ActionApprovalReject: a person decided on
+	// a send held for approval.
+	ActionApprovalApprove Action = "approvals.approve"
+	ActionApprovalReject  Action = "approvals.reject"
 )
 
 // Actions lists every action, for the API's description.
@@ -83,6 +92,7 @@ var Actions = []Action{
 	ActionGroupJoin, ActionGroupLeave, ActionSubscriptionCreate, ActionSubscriptionPut, ActionSubscriptionDelete,
 	ActionContactBlock, ActionContactUnblock, ActionProfileUpdate,
 	ActionChannelFollow, ActionChannelUnfollow, ActionLabelCreate, ActionLabelUpdate, ActionLabelDelete, ActionLabelApply,
+	ActionKeyUse, ActionKeyCreate, ActionKeyRevoke, ActionApprovalApprove, ActionApprovalReject,
 }
 
 // Outcome is how the action ended.

@@ -59,7 +59,7 @@ type Config struct {
 	// CheckKey checks the credential a request presents; required. It is
 	// the one check every door makes (constant time, counted per address;
 	// Retry-After set on w when the address is locked).
-	CheckKey func(w http.ResponseWriter, r *http.Request, presented string) error
+	CheckKey func(w http.ResponseWriter, r *http.Request, presented string) (bridge.Caller, error)
 	// Sending is the send use case; Targets finds what a reaction names in
 	// the log (*sendqueue.Queue).
 	Sending sendqueue.Sending
@@ -181,7 +181,13 @@ type handlerFunc func(w http.ResponseWriter, r *http.Request) error
 // every door, in constant time).
 func (d *Door) handle(h handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		err := d.cfg.CheckKey(w, r, token(r)) // a locked address gets its Retry-After on w
+		caller, err := d.cfg.CheckKey(w, r, token(r)) // a locked address gets its Retry-After on w
+		if err == nil {
+			// The use cases see the caller as the bridge's own API's do:
+			// its scope here, its chats, budget and approval there.
+			r = r.WithContext(bridge.WithCaller(r.Context(), caller))
+			err = caller.Require(scopeOf(r.Method))
+		}
 		if err == nil {
 			err = h(w, r)
 		}
@@ -202,3 +208,12 @@ func token(r *http.Request) string {
 
 // deadline bounds fetches of linked media.
 const defaultLinkDeadline = 60 * time.Second
+
+// scopeOf is the scope a Graph request needs: reading for GET, sending
+// (or changing) for the rest.
+func scopeOf(method string) bridge.Scope {
+	if method == http.MethodGet || method == http.MethodHead {
+		return bridge.ScopeRead
+	}
+	return bridge.ScopeSend
+}

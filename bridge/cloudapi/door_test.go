@@ -60,11 +60,11 @@ func TestDoorServesOnUseCasesAlone(t *testing.T) {
 	uploads := spool.NewUploads(spool.UploadOptions{DB: db, Batcher: writer, Dir: dir, Log: logr.Discard()})
 	chats := &readMarks{}
 	srv := httptest.NewServer(New(Config{
-		CheckKey: func(_ http.ResponseWriter, _ *http.Request, presented string) error {
+		CheckKey: func(_ http.ResponseWriter, _ *http.Request, presented string) (bridge.Caller, error) {
 			if subtle.ConstantTimeCompare([]byte(presented), []byte("key")) != 1 {
-				return bridge.Errorf(bridge.KindUnauthorized, bridge.CodeUnauthorized, "wrong key")
+				return bridge.Caller{}, bridge.Errorf(bridge.KindUnauthorized, bridge.CodeUnauthorized, "wrong key")
 			}
-			return nil
+			return bridge.Owner(), nil
 		},
 		Sending: sendqueue.Sending{Queue: queue, Log: logr.Discard()}, Targets: queue,
 		Space: spool.NewSpace(dir, 0), MaxFileSize: 1 << 20, Uploads: uploads,

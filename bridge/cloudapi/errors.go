@@ -21,6 +21,7 @@ import (
 const (
 	CodeInvalidParameter = 100    // a bad or missing parameter, an unknown object
 	CodeAccessToken      = 190    // a missing or wrong access token
+	CodePermission       = 10     // the token may not do this (a key's scope or chats)
 	CodeRateLimit        = 130429 // too many requests
 	CodeServiceDown      = 131016 // the service is unavailable (no linked session)
 	CodeNotOnWhatsApp    = 131026 // message undeliverable: the number is not on WhatsApp
@@ -124,6 +125,8 @@ func bridgeStatusToGraph(status int, code string) (int, int, string) {
 		// slow down and retry the same wrong token).
 		return http.StatusTooManyRequests, CodeAccessToken,
 			"(#190) Too many wrong access tokens from this address - wait for Retry-After seconds before trying again"
+	case code == bridge.CodeScopeMissing || code == bridge.CodeChatNotAllowed:
+		return http.StatusForbidden, CodePermission, "(#10) Application does not have permission for this action"
 	case status == http.StatusUnauthorized:
 		return http.StatusUnauthorized, CodeAccessToken, "Invalid OAuth access token - Cannot parse access token"
 	case status == http.StatusTooManyRequests:

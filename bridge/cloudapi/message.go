@@ -380,6 +380,9 @@ func (d *Door) markRead(w http.ResponseWriter, r *http.Request, m cloudMessage) 
 	if !found {
 		return noObject(m.MessageID)
 	}
+	if err := bridge.CallerOf(r.Context()).RequireChat(chat); err != nil {
+		return err // a key allowed other chats marks nothing here
+	}
 	if chat.Kind != bridge.RecipientGroup {
 		sender = bridge.Recipient{} // in a 1:1 chat the chat is the sender
 	}

@@ -79,8 +79,15 @@ func NewCredentialsAllowing(rec Recorder, now func() time.Time, maxFailures int)
 // lock stops the noise of wrong ones. credential names what was presented,
 // for the audit detail.
 func (g *Credentials) Check(w http.ResponseWriter, r *http.Request, scope audit.Action, credential, presented string, want bridge.Secret) error {
+	return g.Verdict(w, r, scope, credential, Matches(presented, want))
+}
+
+// Verdict is Check for a credential already compared (matched): a store of
+// many keys (apikeys) compares them itself, and the failures count here,
+// in the one limit per address.
+func (g *Credentials) Verdict(w http.ResponseWriter, r *http.Request, scope audit.Action, credential string, matched bool) error {
 	addr := string(scope) + " " + ClientAddress(r)
-	if Matches(presented, want) {
+	if matched {
 		if _, locked := g.failures.blocked(addr); !locked {
 			g.failures.Reset(addr)
 		}

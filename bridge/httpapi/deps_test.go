@@ -9,6 +9,7 @@ import (
 	"github.com/go-logr/logr"
 
 	"github.com/msgbridge/msgbridge/bridge"
+	"github.com/msgbridge/msgbridge/bridge/apikeys"
 	"github.com/msgbridge/msgbridge/bridge/groupadmin"
 	"github.com/msgbridge/msgbridge/bridge/guard"
 	"github.com/msgbridge/msgbridge/bridge/httpapi/admin"
@@ -58,6 +59,8 @@ type testDeps struct {
 	Pprof                  bool
 	CloudAPI               func(checkKey KeyCheck) http.Handler
 	CloudAPIPaths          *regexp.Regexp
+	Keys                   *apikeys.Keys
+	Approvals              admin.Approvals
 }
 
 // SendConfig is the old flat Send: the API key with the messaging API's
@@ -106,6 +109,10 @@ func (d testDeps) deps() Deps {
 	if d.Inbox != nil {
 		out.Admin.Inbox = d.Inbox
 	}
+	if d.Keys != nil { // a nil *apikeys.Keys must stay a nil interface
+		out.Credentials.Keys, out.Admin.Keys = d.Keys, d.Keys
+	}
+	out.Admin.Approvals = d.Approvals
 	return out
 }
 

@@ -4,19 +4,30 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/contract"
 )
 
 // authorize admits a request to /mcp. It is the one place the door checks
-// credentials: today the API key (API_KEY); a key's scope (mcp) plugs in
-// here, through CheckKey, when keys carry scopes.
+// credentials: a key with the mcp scope (API_KEY has every scope), whose
+// caller then travels with the request (callerHeader, and the context) to
+// the use cases, which apply its chats, its other scopes (send), its budget
+// and its approval.
 func (d *door) authorize(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := d.cfg.CheckKey(w, r, presentedKey(r)); err != nil {
+		r.Header.Del(callerHeader)
+		caller, err := d.cfg.CheckKey(w, r, presentedKey(r))
+		if err == nil {
+			err = caller.Require(bridge.ScopeMCP)
+		}
+		if err != nil {
 			d.cfg.WriteError(w, err)
 			return
 		}
-		next.ServeHTTP(w, r)
+		ref := d.callers.put(caller)
+		defer d.callers.drop(ref)
+		r.Header.Set(callerHeader, ref)
+		next.ServeHTTP(w, r.WithContext(bridge.WithCaller(r.Context(), caller)))
 	})
 }
 

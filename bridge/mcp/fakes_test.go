@@ -85,6 +85,14 @@ type fakeSending struct {
 	mu       sync.Mutex
 	outcomes map[string]sendqueue.Outcome
 	queued   []sendqueue.Request
+	// by are the names of the callers the sends came from (the context's).
+	by []string
+}
+
+func (s *fakeSending) callers() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.by...)
 }
 
 func (s *fakeSending) Send(ctx context.Context, d sendqueue.Draft) (sendqueue.Outcome, error) {
@@ -95,9 +103,10 @@ func (s *fakeSending) Send(ctx context.Context, d sendqueue.Draft) (sendqueue.Ou
 	return s.Submit(ctx, req)
 }
 
-func (s *fakeSending) Submit(_ context.Context, req sendqueue.Request) (sendqueue.Outcome, error) {
+func (s *fakeSending) Submit(ctx context.Context, req sendqueue.Request) (sendqueue.Outcome, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.by = append(s.by, bridge.CallerOf(ctx).Name)
 	if o, ok := s.outcomes[req.IdempotencyKey]; ok && req.IdempotencyKey != "" {
 		o.Replay = true
 		return o, nil

@@ -67,12 +67,12 @@ type Files interface {
 }
 
 // KeyCheck checks the credential a request presented, as every door's is
-// checked (constant time, the per-address limit on failed credentials);
-// a locked address gets Retry-After on w.
-type KeyCheck func(w http.ResponseWriter, r *http.Request, presented string) error
+// checked (constant time, the per-address limit on failed credentials),
+// and says who is calling; a locked address gets Retry-After on w.
+type KeyCheck func(w http.ResponseWriter, r *http.Request, presented string) (bridge.Caller, error)
 
 // ChatAllowed says whether the caller whose request carried header may read
-// and write chat. nil allows every chat.
+// and write chat. nil: the caller's own allowlist (bridge.Caller.MayReach).
 type ChatAllowed func(header http.Header, chat bridge.Recipient) bool
 
 // Config is what the door uses.
@@ -100,13 +100,13 @@ const Path = "/mcp"
 
 // New returns the door's HTTP handler for Path.
 func New(cfg Config) http.Handler {
-	if cfg.Allowed == nil {
-		cfg.Allowed = func(http.Header, bridge.Recipient) bool { return true }
-	}
 	if cfg.SessionTimeout == 0 {
 		cfg.SessionTimeout = 30 * time.Minute
 	}
 	d := &door{cfg: cfg}
+	if d.cfg.Allowed == nil {
+		d.cfg.Allowed = func(h http.Header, chat bridge.Recipient) bool { return d.callers.of(h).MayReach(chat) }
+	}
 	server := sdk.NewServer(&sdk.Implementation{Name: "msgbridge", Title: "msgbridge (WhatsApp)", Version: contract.Version},
 		&sdk.ServerOptions{Instructions: instructions})
 	d.addTools(server)
@@ -124,7 +124,10 @@ func New(cfg Config) http.Handler {
 }
 
 // door is the tools' receiver.
-type door struct{ cfg Config }
+type door struct {
+	cfg     Config
+	callers callers
+}
 
 // instructions is what the server tells the assistant at initialize.
 const instructions = `This server reads and answers one WhatsApp account's chats. ` + untrustedRule + ` ` +

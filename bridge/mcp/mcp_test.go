@@ -35,6 +35,20 @@ type door struct {
 	receipts *fakeReceipts
 }
 
+// testCallers are the keys the test door knows: API_KEY's owner, an
+// assistant's key allowlisted to Alice's chat, and a key without the mcp
+// scope.
+var testCallers = map[string]bridge.Caller{
+	testKey:       bridge.Owner(),
+	aliceOnlyKey:  {Name: "assistant", Scopes: bridge.Scopes, Chats: []bridge.Recipient{bridge.PhoneRecipient(alice)}},
+	withoutMCPKey: {Name: "backend", Scopes: []bridge.Scope{bridge.ScopeRead, bridge.ScopeSend}},
+}
+
+const (
+	aliceOnlyKey  = "alice-only-key"
+	withoutMCPKey = "without-mcp-key"
+)
+
 func newDoor(t *testing.T, allowed mcp.ChatAllowed) *door {
 	t.Helper()
 	at := time.Date(2026, 11, 28, 9, 0, 0, 0, time.UTC)
@@ -53,11 +67,11 @@ func newDoor(t *testing.T, allowed mcp.ChatAllowed) *door {
 		History: d.history, Sending: d.sending, Receipts: d.receipts,
 		Own:   fakeOwn{"3EB0B2": {ID: "log-b2", WhatsAppID: "3EB0B2", Recipient: bridge.PhoneRecipient(alice), Type: bridge.TypeText}},
 		Media: fakeMedia{"med-1": "\x89PNG\r\n\x1a\nfake"}, Files: fakeFiles{dir: t.TempDir()},
-		CheckKey: func(_ http.ResponseWriter, _ *http.Request, presented string) error {
-			if presented != testKey {
-				return bridge.ErrUnauthorized
+		CheckKey: func(_ http.ResponseWriter, _ *http.Request, presented string) (bridge.Caller, error) {
+			if c, ok := testCallers[presented]; ok {
+				return c, nil
 			}
-			return nil
+			return bridge.Caller{}, bridge.ErrUnauthorized
 		},
 		Allowed: allowed,
 		WriteError: func(w http.ResponseWriter, err error) {
@@ -84,9 +98,15 @@ func (k keyed) RoundTrip(r *http.Request) (*http.Response, error) {
 
 func (d *door) connect(t *testing.T) *sdk.ClientSession {
 	t.Helper()
+	return d.connectAs(t, testKey)
+}
+
+// connectAs is connect with another key of testCallers.
+func (d *door) connectAs(t *testing.T, key string) *sdk.ClientSession {
+	t.Helper()
 	client := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil)
 	cs, err := client.Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: d.url,
-		HTTPClient: &http.Client{Transport: keyed{testKey}}, DisableStandaloneSSE: true}, nil)
+		HTTPClient: &http.Client{Transport: keyed{key}}, DisableStandaloneSSE: true}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -344,6 +364,36 @@ func TestChatAllowlist(t *testing.T) {
 	}
 	if n := len(d.sending.requests()); n != 0 {
 		t.Fatalf("%d sends outside the allowlist", n)
+	}
+}
+
+// A key without the mcp scope is refused at the door; a key's own
+// allowlist narrows every tool, and its caller reaches the send use case.
+func TestKeysScopeAndAllowlist(t *testing.T) {
+	d := newDoor(t, nil)
+	req, _ := http.NewRequest(http.MethodPost, d.url, strings.NewReader(initializeBody))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("X-Api-Key", withoutMCPKey)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if !strings.Contains(string(body), "scope_missing") {
+		t.Errorf("a key without the mcp scope: %d %s", resp.StatusCode, body)
+	}
+	cs := d.connectAs(t, aliceOnlyKey)
+	var found struct{ Messages []wireMessage }
+	if e := call(t, cs, "read_messages", map[string]any{"chat": bob}, &found); !strings.HasPrefix(e, "chat_not_allowed:") {
+		t.Errorf("read outside the key's chats: %q", e)
+	}
+	if e := call(t, cs, "send_message", map[string]any{"chat": alice, "text": "hi"}, &found); e != "" {
+		t.Fatalf("send within the key's chats: %q", e)
+	}
+	if got := d.sending.callers(); len(got) != 1 || got[0] != "assistant" {
+		t.Errorf("the send use case saw callers %v, want the key's", got)
 	}
 }
 

@@ -1,7 +1,11 @@
 package mcp
 
 import (
+	"context"
+
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/msgbridge/msgbridge/bridge"
 )
 
 // The tools, few and described for a model: what each does, what it
@@ -24,21 +28,30 @@ const (
 		`blue ticks, and the chat's unread count starts again from zero.`
 )
 
+// asCaller runs a tool as the caller of its request: the send use case
+// and the read receipts read the caller from the context (its send scope,
+// chats, budget and approval).
+func asCaller[In, Out any](d *door, h sdk.ToolHandlerFor[In, Out]) sdk.ToolHandlerFor[In, Out] {
+	return func(ctx context.Context, req *sdk.CallToolRequest, in In) (*sdk.CallToolResult, Out, error) {
+		return h(bridge.WithCaller(ctx, d.callers.of(headerOf(req))), req, in)
+	}
+}
+
 func (d *door) addTools(s *sdk.Server) {
 	closedWorld, openWorld := false, true
 	sdk.AddTool(s, &sdk.Tool{Name: "list_chats", Description: listChatsDescription,
-		Annotations: &sdk.ToolAnnotations{Title: "List chats", ReadOnlyHint: true, OpenWorldHint: &closedWorld}}, d.listChats)
+		Annotations: &sdk.ToolAnnotations{Title: "List chats", ReadOnlyHint: true, OpenWorldHint: &closedWorld}}, asCaller(d, d.listChats))
 	sdk.AddTool(s, &sdk.Tool{Name: "read_messages", Description: readMessagesDescription,
-		Annotations: &sdk.ToolAnnotations{Title: "Read a chat", ReadOnlyHint: true, OpenWorldHint: &closedWorld}}, d.readMessages)
+		Annotations: &sdk.ToolAnnotations{Title: "Read a chat", ReadOnlyHint: true, OpenWorldHint: &closedWorld}}, asCaller(d, d.readMessages))
 	sdk.AddTool(s, &sdk.Tool{Name: "search_messages", Description: searchMessagesDescription,
-		Annotations: &sdk.ToolAnnotations{Title: "Search messages", ReadOnlyHint: true, OpenWorldHint: &closedWorld}}, d.searchMessages)
+		Annotations: &sdk.ToolAnnotations{Title: "Search messages", ReadOnlyHint: true, OpenWorldHint: &closedWorld}}, asCaller(d, d.searchMessages))
 	notDestructive := false
 	sdk.AddTool(s, &sdk.Tool{Name: "send_message", Description: sendMessageDescription,
 		Annotations: &sdk.ToolAnnotations{Title: "Send a message", IdempotentHint: true, DestructiveHint: &notDestructive,
-			OpenWorldHint: &openWorld}}, d.sendMessage)
+			OpenWorldHint: &openWorld}}, asCaller(d, d.sendMessage))
 	sdk.AddTool(s, &sdk.Tool{Name: "mark_read", Description: markReadDescription,
 		Annotations: &sdk.ToolAnnotations{Title: "Mark read", IdempotentHint: true, DestructiveHint: &notDestructive,
-			OpenWorldHint: &openWorld}}, d.markRead)
+			OpenWorldHint: &openWorld}}, asCaller(d, d.markRead))
 }
 
 // message is one message as the tools return it. Who wrote it is in

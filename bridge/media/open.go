@@ -52,6 +52,17 @@ func (d *Downloader) lookup(ctx context.Context, id string) (record, error) {
 	case d.store.expired(rec, d.store.now()):
 		return rec, bridge.ErrMediaExpired
 	}
+	// A key allowed some chats reads the media of those only, and is
+	// refused before anything is downloaded for it.
+	if caller := bridge.CallerOf(ctx); !caller.AllChats() {
+		chat, err := bridge.ParseRecipient(rec.chat)
+		if err != nil {
+			return rec, caller.RequireChat(bridge.Recipient{})
+		}
+		if err := caller.RequireChat(chat); err != nil {
+			return rec, err
+		}
+	}
 	return rec, nil
 }
 

@@ -75,6 +75,7 @@ func (s *Store) Register(ctx context.Context, tx *sql.Tx, in *bridge.Incoming) e
 // record is one media row.
 type record struct {
 	id, mimeType, fileName, sha256, state, err string
+	chat                                       string
 	size                                       int64
 	source                                     []byte
 	attempts                                   int
@@ -89,14 +90,14 @@ func (s *Store) expired(r record, now time.Time) bool {
 }
 
 const selectMedia = `SELECT id, mimetype, file_name, sha256, state, error, size, source, attempts, next_attempt_at,
-	created_at, expires_at FROM media WHERE id = ?`
+	created_at, expires_at, chat FROM media WHERE id = ?`
 
 var errNoRow = errors.New("media: no such media")
 
 func (s *Store) get(ctx context.Context, id string) (record, error) {
 	var r record
 	err := s.db.QueryRowContext(ctx, selectMedia, id).Scan(&r.id, &r.mimeType, &r.fileName, &r.sha256, &r.state,
-		&r.err, &r.size, &r.source, &r.attempts, &r.nextAttemptAt, &r.createdAt, &r.expiresAt)
+		&r.err, &r.size, &r.source, &r.attempts, &r.nextAttemptAt, &r.createdAt, &r.expiresAt, &r.chat)
 	if errors.Is(err, sql.ErrNoRows) {
 		return r, errNoRow
 	}

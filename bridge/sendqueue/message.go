@@ -81,6 +81,10 @@ type Request struct {
 	Recipient      bridge.Recipient
 	Items          []Item
 	IdempotencyKey string // empty: none
+	// AwaitApproval holds the messages as AwaitingApproval until a person
+	// approves them (Approve) or rejects them (Reject): the send of a key
+	// with approval.
+	AwaitApproval bool
 }
 
 // validate checks what the queue relies on; the HTTP layer has already

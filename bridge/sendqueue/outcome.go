@@ -66,7 +66,7 @@ func (o Outcome) AllFailed() bool {
 // AnyQueued reports an outcome with a message that waits in the queue.
 func (o Outcome) AnyQueued() bool {
 	for _, m := range o.Messages {
-		if m.Status == bridge.StatusQueued {
+		if m.Status == bridge.StatusQueued || m.Status == bridge.StatusAwaitingApproval {
 			return true
 		}
 	}

@@ -125,8 +125,10 @@ func (q *Queue) Submit(ctx context.Context, req Request) (Result, error) {
 
 	// With no session, the immediate attempt can only fail: record it in
 	// the same transaction as the messages instead of in a second one.
-	attemptNow := q.opts.Sender.Ready()
-	if !attemptNow {
+	attemptNow := q.opts.Sender.Ready() && !req.AwaitApproval
+	if req.AwaitApproval {
+		holdForApproval(msgs)
+	} else if !attemptNow {
 		for i := range msgs {
 			msgs[i].Attempts = 1
 			msgs[i].Status, msgs[i].nextAttempt, msgs[i].LastError = plan(1, bridge.ErrNotLinked, q.opts.Schedule, now)
@@ -142,7 +144,7 @@ func (q *Queue) Submit(ctx context.Context, req Request) (Result, error) {
 				return err
 			}
 		}
-		if err := q.storeMessages(ctx, tx, msgs, req.Items, now, account); err != nil || attemptNow {
+		if err := q.storeMessages(ctx, tx, msgs, req.Items, now, account); err != nil || attemptNow || req.AwaitApproval {
 			return err
 		}
 		heads, err = q.headsItsChat(ctx, tx, msgs[0].ID)
@@ -156,9 +158,11 @@ func (q *Queue) Submit(ctx context.Context, req Request) (Result, error) {
 		return q.replay(ctx, prior)
 	}
 	q.accepted(msgs)
-	if attemptNow {
+	switch {
+	case req.AwaitApproval: // nothing is due until a person approves
+	case attemptNow:
 		q.attemptAccepted(ctx, msgs)
-	} else if heads {
+	case heads:
 		q.wake.NotifyDue(earliestRetry(msgs)) // their retries are due on the schedule
 	} // else: due only once the earlier one ends, and its end wakes the worker
 	return q.result(ctx, msgs), nil
@@ -235,6 +239,10 @@ func (q *Queue) newRows(req Request, now time.Time) []row {
 // failed attempt like any other, with the nothing it took.
 func (q *Queue) accepted(msgs []row) {
 	for _, m := range msgs {
+		if m.Status == bridge.StatusAwaitingApproval {
+			q.observer.MessageStatus(m.Status)
+			continue
+		}
 		q.observer.MessageStatus(bridge.StatusQueued)
 		if m.Attempts == 0 {
 			continue
@@ -260,7 +268,7 @@ func (q *Queue) insertMessages(ctx context.Context, tx *sql.Tx, msgs []row, item
 			size = f.Size
 		}
 		next := m.nextAttempt
-		if m.Attempts == 0 {
+		if m.Attempts == 0 && m.Status == bridge.StatusQueued {
 			next = sql.NullInt64{Int64: now.UnixMilli(), Valid: true}
 		}
 		if _, err := q.stmts.Exec(ctx, tx, insertMessage, m.ID, m.WhatsAppID, m.requestID, m.position, m.Recipient.JID(),

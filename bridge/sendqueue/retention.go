@@ -12,9 +12,10 @@ import (
 const sweepChunk = 5000
 
 // sweepFinished deletes finished messages (no longer Queued, no attempt
-// due) last changed before ?; a Queued message is never swept, however old.
+// due) last changed before ?; a Queued message, or one awaiting approval
+// (which has no attempt due either), is never swept, however old.
 const sweepFinished = `DELETE FROM messages WHERE rowid IN (SELECT rowid FROM messages
-	WHERE status != 'Queued' AND next_attempt_at IS NULL AND updated_at < ? LIMIT ?)`
+	WHERE status NOT IN ('Queued', 'AwaitingApproval') AND next_attempt_at IS NULL AND updated_at < ? LIMIT ?)`
 
 // SweepFinished deletes the finished messages whose last change is older
 // than retention (MESSAGE_RETENTION) and gives their space back; it returns

@@ -3,6 +3,7 @@ package sendqueue
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/go-logr/logr"
 
@@ -24,6 +25,15 @@ type Submitter interface {
 type Sending struct {
 	Queue Submitter
 	Log   logr.Logger
+	// Budget counts the sends of keys with an hourly budget
+	// (*apikeys.Keys); nil: no key has one.
+	Budget Budget
+}
+
+// Budget counts a caller's sends against its hourly budget; over it, the
+// error carries the wait (bridge.OverBudget).
+type Budget interface {
+	Spend(c bridge.Caller, messages int) (time.Duration, error)
 }
 
 // Send validates d and submits it. On any error the draft's spooled files
@@ -41,6 +51,11 @@ func (s Sending) Send(ctx context.Context, d Draft) (Outcome, error) {
 // returns its outcome: the stored one for a repeat of the key, otherwise
 // the queue's, which is stored under the key.
 func (s Sending) Submit(ctx context.Context, req Request) (Outcome, error) {
+	if err := s.authorize(ctx, req); err != nil {
+		req.discard()
+		return Outcome{}, err
+	}
+	req = held(ctx, req)
 	res, err := s.Queue.Submit(ctx, req)
 	if err != nil {
 		req.discard()

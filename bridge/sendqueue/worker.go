@@ -168,7 +168,7 @@ func (q *Queue) mayAttemptNow(ctx context.Context, m *row) bool {
 // refers to: the attachments of requests that a crash interrupted before
 // they were stored. Call it at start-up, before the API accepts requests.
 func (q *Queue) SweepSpool(ctx context.Context, dir string) error {
-	rows, err := q.db.QueryContext(ctx, `SELECT file_path FROM messages WHERE status = 'Queued' AND file_path != ''
+	rows, err := q.db.QueryContext(ctx, `SELECT file_path FROM messages WHERE status IN ('Queued', 'AwaitingApproval') AND file_path != ''
 		UNION ALL SELECT path FROM uploads`)
 	if err != nil {
 		return err

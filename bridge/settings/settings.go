@@ -69,6 +69,9 @@ type Settings struct {
 	PresenceInterval time.Duration
 	// UploadRetention is how long an upload is kept for sending by id.
 	UploadRetention time.Duration
+	// ApprovalTimeout is how long a send held for approval waits for a
+	// person before it fails with approval_expired.
+	ApprovalTimeout time.Duration
 	// Pprof serves Go's profiles under /debug/pprof/ behind the admin token.
 	Pprof bool
 	// DiskReserve is the free space of DATA_DIR's volume below which the

@@ -141,6 +141,8 @@ func protectionSpecs(s *Settings) []setting {
 			parse: into(&s.PresenceInterval, durationWithin(time.Second, time.Minute))},
 		{env: contract.EnvUploadRetention, def: formatHours(contract.DefaultUploadRetention), usage: "how long an upload is kept for sending by id (from 1s to 8760h)",
 			parse: into(&s.UploadRetention, parseRetention)},
+		{env: contract.EnvApprovalTimeout, def: formatHours(contract.DefaultApprovalTimeout), usage: "how long a send held for approval waits for a person before it fails with approval_expired (from 1s to 8760h)",
+			parse: into(&s.ApprovalTimeout, parseRetention)},
 		{env: contract.EnvPprof, def: contract.DefaultPprof, usage: "on: Go's profiles under /debug/pprof/, behind the admin token",
 			parse: into(&s.Pprof, parseOnOff)},
 		{env: contract.EnvStatusUpdates, def: contract.DefaultStatusUpdates, usage: "on: contacts' status updates become status.update events; off: acknowledged and dropped",

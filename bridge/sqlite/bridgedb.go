@@ -449,7 +449,63 @@ var migrations = []string{
 		message_id TEXT NOT NULL,
 		PRIMARY KEY (label_id, chat, message_id)
 	) WITHOUT ROWID`,
-	// 23: full-text search over the history, both ways (search.go).
+	// 23: the scoped API keys (bridge/apikeys): the SHA-256 of each secret,
+	// never the secret; scopes and chats as comma-separated lists; a key
+	// from the resource (source 'resource') is replaced by the operator's
+	// pushes, one made by the admin API is not.
+	`CREATE TABLE api_keys (
+		name       TEXT    PRIMARY KEY,
+		hash       BLOB    NOT NULL UNIQUE,
+		scopes     TEXT    NOT NULL,
+		chats      TEXT    NOT NULL DEFAULT '',
+		budget     INTEGER NOT NULL DEFAULT 0 CHECK (budget >= 0),
+		expires_at INTEGER,
+		approval   INTEGER NOT NULL DEFAULT 0,
+		source     TEXT    NOT NULL DEFAULT 'api' CHECK (source IN ('api', 'resource')),
+		created_at INTEGER NOT NULL
+	)`,
+	// 24: the status AwaitingApproval (a send of a key with approval, held
+	// until a person approves or rejects it): SQLite changes a CHECK only
+	// by rebuilding the table; the indexes are made again, and the
+	// awaiting ones, which are due never, are listed by their own.
+	`CREATE TABLE messages_v24 (
+		id              TEXT    PRIMARY KEY,
+		whatsapp_id     TEXT    NOT NULL UNIQUE,
+		request_id      TEXT    NOT NULL,
+		position        INTEGER NOT NULL,
+		recipient       TEXT    NOT NULL,
+		type            TEXT    NOT NULL CHECK (type IN ('text', 'image', 'document', 'video', 'audio',
+		                        'location', 'contact', 'reaction', 'edit', 'revoke', 'poll', 'buttons')),
+		body            TEXT    NOT NULL DEFAULT '',
+		file_path       TEXT    NOT NULL DEFAULT '',
+		file_name       TEXT    NOT NULL DEFAULT '',
+		mimetype        TEXT    NOT NULL DEFAULT '',
+		file_size       INTEGER NOT NULL DEFAULT 0,
+		status          TEXT    NOT NULL CHECK (status IN ('AwaitingApproval', 'Queued', 'Sent', 'Delivered', 'Read', 'Failed')),
+		retry_count     INTEGER NOT NULL DEFAULT 0,
+		attempts        INTEGER NOT NULL DEFAULT 0,
+		last_error      TEXT    NOT NULL DEFAULT '',
+		next_attempt_at INTEGER,
+		created_at      INTEGER NOT NULL,
+		updated_at      INTEGER NOT NULL,
+		reply_to        TEXT    NOT NULL DEFAULT '',
+		target_id       TEXT    NOT NULL DEFAULT '',
+		emoji           TEXT    NOT NULL DEFAULT '',
+		details         TEXT    NOT NULL DEFAULT '{}',
+		account         TEXT    NOT NULL DEFAULT ''
+	);
+	INSERT INTO messages_v24 SELECT id, whatsapp_id, request_id, position, recipient, type, body, file_path,
+		file_name, mimetype, file_size, status, retry_count, attempts, last_error, next_attempt_at, created_at,
+		updated_at, reply_to, target_id, emoji, details, account FROM messages ORDER BY rowid;
+	DROP TABLE messages;
+	ALTER TABLE messages_v24 RENAME TO messages;
+	CREATE INDEX messages_due ON messages (next_attempt_at) WHERE next_attempt_at IS NOT NULL;
+	CREATE INDEX messages_created ON messages (created_at, id);
+	CREATE INDEX messages_chat ON messages (recipient, created_at, position) WHERE status = 'Queued';
+	CREATE INDEX messages_recipient ON messages (recipient, created_at, id);
+	CREATE INDEX messages_awaiting ON messages (created_at, id) WHERE status = 'AwaitingApproval'`,
+	// 25: full-text search over the history, both ways (search.go); after
+	// 24, whose rebuild of messages would drop its triggers.
 	searchMigration,
 }
 

@@ -26,11 +26,11 @@ func TestEventPayloads(t *testing.T) {
 		rank      int
 	}{
 		{MessageStatus("3EB0ABC", phone, bridge.StatusDelivered, at), "msg:3EB0ABC",
-			`{"event":"message.status","whatsapp_id":"3EB0ABC","status":"Delivered","recipient":"4915112345678@s.whatsapp.net","timestamp":"2026-11-21T09:00:00.123Z"}`, 2},
+			`{"event":"message.status","whatsapp_id":"3EB0ABC","status":"Delivered","recipient":"4915112345678@s.whatsapp.net","timestamp":"2026-11-21T09:00:00.123Z"}`, 3},
 		{MessageStatus("3EB0ABD", group, bridge.StatusRead, at), "msg:3EB0ABD",
-			`{"event":"message.status","whatsapp_id":"3EB0ABD","status":"Read","recipient":"120363025246125486@g.us","timestamp":"2026-11-21T09:00:00.123Z"}`, 3},
+			`{"event":"message.status","whatsapp_id":"3EB0ABD","status":"Read","recipient":"120363025246125486@g.us","timestamp":"2026-11-21T09:00:00.123Z"}`, 4},
 		{MessageStatus("3EB0ABE", phone, bridge.StatusFailed, at), "msg:3EB0ABE",
-			`{"event":"message.status","whatsapp_id":"3EB0ABE","status":"Failed","recipient":"4915112345678@s.whatsapp.net","timestamp":"2026-11-21T09:00:00.123Z"}`, 1},
+			`{"event":"message.status","whatsapp_id":"3EB0ABE","status":"Failed","recipient":"4915112345678@s.whatsapp.net","timestamp":"2026-11-21T09:00:00.123Z"}`, 2},
 		{SessionStatus(bridge.SessionStatus{State: contract.StateDisconnected, Reason: contract.ReasonLoggedOut, Account: "491"}, at), "session",
 			`{"event":"session.status","state":"disconnected","reason":"logged_out","timestamp":"2026-11-21T09:00:00.123Z"}`, 0},
 		{SessionStatus(bridge.SessionStatus{State: contract.StateConnected}, at), "session",

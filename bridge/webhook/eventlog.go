@@ -99,6 +99,11 @@ func (o *Outbox) EventsAfter(ctx context.Context, after int64, limit int) ([]Log
 	if err != nil {
 		return nil, err
 	}
+	return scanLogged(rows)
+}
+
+// scanLogged reads rows of (id, webhook_id, event, payload) and closes them.
+func scanLogged(rows *sql.Rows) ([]Logged, error) {
 	defer func() { _ = rows.Close() }()
 	var out []Logged
 	for rows.Next() {

@@ -29,14 +29,5 @@ func (o *Outbox) RecentEvents(ctx context.Context, types []string, limit int) ([
 	if err != nil {
 		return nil, err
 	}
-	defer func() { _ = rows.Close() }()
-	var out []Logged
-	for rows.Next() {
-		var l Logged
-		if err := rows.Scan(&l.Seq, &l.ID, &l.Type, &l.Payload); err != nil {
-			return nil, err
-		}
-		out = append(out, l)
-	}
-	return out, rows.Err()
+	return scanLogged(rows)
 }

@@ -11,9 +11,15 @@ import (
 // part hands it its change, the outbox encodes the event.
 var _ bridge.Outbox = (*Outbox)(nil)
 
-// MessageStatus enqueues m's message.status event.
+// MessageStatus enqueues the events of m's status change: message.status,
+// and message.approval for an approval's steps (MessageEvents).
 func (o *Outbox) MessageStatus(ctx context.Context, tx *sql.Tx, m bridge.Message) error {
-	return o.Enqueue(ctx, tx, MessageStatusOf(m))
+	for _, ev := range MessageEvents(m) {
+		if err := o.Enqueue(ctx, tx, ev); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // SessionStatus enqueues the session.status event of s, now.

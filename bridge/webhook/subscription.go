@@ -60,6 +60,7 @@ var EventTypes = []string{
 	TypeMessagePollVote, TypeGroupParticipants, TypeGroupUpdate, TypeStatusUpdate, TypeCallOffer, TypeCallEnded, TypeContactIdentity,
 	TypeContactBlocked,
 	TypeChannelPost, TypeLabelChanged, TypeLabelChat, TypeLabelMessage,
+	TypeMessageApproval,
 }
 
 // Target schemes.

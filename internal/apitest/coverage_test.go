@@ -96,6 +96,8 @@ func TestOperationsListsEveryEndpoint(t *testing.T) {
 		"GET /api/admin/analytics/delivery", "GET /api/admin/subscriptions",
 		"POST /api/admin/subscriptions", "GET /api/admin/subscriptions/{id}",
 		"PUT /api/admin/subscriptions/{id}", "DELETE /api/admin/subscriptions/{id}",
+		"GET /api/admin/keys", "POST /api/admin/keys", "PUT /api/admin/keys/{name}", "DELETE /api/admin/keys/{name}",
+		"GET /api/admin/approvals", "POST /api/admin/approvals/{id}/approve", "POST /api/admin/approvals/{id}/reject",
 		"GET /debug/pprof/{profile}", "POST /{version}/{phone_number_id}/messages",
 		"POST /{version}/{phone_number_id}/media", "GET /{version}/{object_id}",
 		"DELETE /{version}/{object_id}", "GET /{version}/{object_id}/file",
@@ -117,6 +119,7 @@ func TestOperationsListsEveryEndpoint(t *testing.T) {
 		"POST webhook group.participants", "POST webhook group.update", "POST webhook call.offer",
 		"POST webhook call.ended", "POST webhook contact.identity", "POST webhook contact.blocked",
 		"POST webhook channel.post", "POST webhook label.changed", "POST webhook label.chat", "POST webhook label.message",
+		"POST webhook message.approval",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("operations:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

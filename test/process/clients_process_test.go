@@ -139,3 +139,18 @@ func copyFile(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 }
+
+// npmClientDir is hack/<name> with its packages installed (npm ci, only
+// when its package-lock.json changed since the last install).
+func npmClientDir(t *testing.T, name string) string {
+	t.Helper()
+	dir, err := filepath.Abs(filepath.Join(clientsDir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lock, _ := os.ReadFile(filepath.Join(dir, "package-lock.json"))
+	if installed, _ := os.ReadFile(filepath.Join(dir, "node_modules", ".package-lock.json")); !sameLock(lock, installed) {
+		runIn(t, dir, nil, "npm", "ci", "--no-audit", "--no-fund")
+	}
+	return dir
+}

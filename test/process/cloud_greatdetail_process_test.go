@@ -113,20 +113,8 @@ func sdkFiles(t *testing.T) *httptest.Server {
 	return srv
 }
 
-// cloudSDKDir is hack/cloudsdk with its packages installed (npm ci, only
-// when its package-lock.json changed since the last install).
-func cloudSDKDir(t *testing.T) string {
-	t.Helper()
-	dir, err := filepath.Abs(filepath.Join(clientsDir, "cloudsdk"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lock, _ := os.ReadFile(filepath.Join(dir, "package-lock.json"))
-	if installed, _ := os.ReadFile(filepath.Join(dir, "node_modules", ".package-lock.json")); !sameLock(lock, installed) {
-		runIn(t, dir, nil, "npm", "ci", "--no-audit", "--no-fund")
-	}
-	return dir
-}
+// cloudSDKDir is hack/cloudsdk with its packages installed.
+func cloudSDKDir(t *testing.T) string { return npmClientDir(t, "cloudsdk") }
 
 // greatDetailArrivals is what the contact's phone shows for each message
 // greatdetail.mjs sends, by its name there.

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,20 +15,8 @@ import (
 	"github.com/msgbridge/msgbridge/internal/testutil"
 )
 
-// mcpClientDir is hack/mcpclient with its packages installed (npm ci, only
-// when its package-lock.json changed since the last install).
-func mcpClientDir(t *testing.T) string {
-	t.Helper()
-	dir, err := filepath.Abs(filepath.Join(clientsDir, "mcpclient"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lock, _ := os.ReadFile(filepath.Join(dir, "package-lock.json"))
-	if installed, _ := os.ReadFile(filepath.Join(dir, "node_modules", ".package-lock.json")); !sameLock(lock, installed) {
-		runIn(t, dir, nil, "npm", "ci", "--no-audit", "--no-fund")
-	}
-	return dir
-}
+// mcpClientDir is hack/mcpclient with its packages installed.
+func mcpClientDir(t *testing.T) string { return npmClientDir(t, "mcpclient") }
 
 // An assistant's MCP client reads, searches and answers a conversation on
 // the simulator through /mcp: the official TypeScript SDK's client

@@ -16,6 +16,7 @@ import (
 	"github.com/go-logr/logr"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/msgbridge/msgbridge/bridge/apikeys"
 	"github.com/msgbridge/msgbridge/bridge/audit"
 	"github.com/msgbridge/msgbridge/bridge/cloudapi"
 	"github.com/msgbridge/msgbridge/bridge/datadir"
@@ -310,7 +311,7 @@ func newMessaging(ctx context.Context, a *app) error {
 		WAVersion: a.settings.WAVersion, RejectCalls: a.settings.RejectCalls, ConnectJitter: a.settings.ConnectJitter,
 		Calls: callEvents{webhooks: a.webhooks, writer: a.writer, app: a, reply: a.settings.RejectCallsReply,
 			log: a.log.WithName("calls")},
-		Blocks: blockEvents{webhooks: a.webhooks, writer: a.writer},
+		Blocks:       blockEvents{webhooks: a.webhooks, writer: a.writer},
 		ChannelPosts: channelEvents(a.settings.ChannelPosts, a.webhooks, a.writer),
 		Labels:       labelEvents{app: a, webhooks: a.webhooks, writer: a.writer},
 	})
@@ -374,12 +375,12 @@ func serverLimits(s *settings.Settings) guard.Limits {
 // cloudDoor builds the Cloud API door on the use cases the bridge's own
 // API calls, with the API's one check of a credential; space is the
 // spool's bound both doors write into.
-func cloudDoor(a *app, space *spool.Space) func(httpapi.KeyCheck) http.Handler {
+func cloudDoor(a *app, space *spool.Space, budget sendqueue.Budget) func(httpapi.KeyCheck) http.Handler {
 	return func(checkKey httpapi.KeyCheck) http.Handler {
 		log := a.log.WithName("cloudapi")
 		return cloudapi.New(cloudapi.Config{
 			CheckKey:    checkKey,
-			Sending:     sendqueue.Sending{Queue: a.queue, Log: log},
+			Sending:     sendqueue.Sending{Queue: a.queue, Log: log, Budget: budget},
 			Targets:     a.queue,
 			Chats:       a.session,
 			Space:       space,
@@ -396,8 +397,12 @@ func cloudDoor(a *app, space *spool.Space) func(httpapi.KeyCheck) http.Handler {
 	}
 }
 
-func newHTTPServer(_ context.Context, a *app) error {
+func newHTTPServer(ctx context.Context, a *app) error {
 	s := a.settings
+	keys, err := apikeys.Open(ctx, a.db, s.APIKey, time.Now)
+	if err != nil {
+		return fmt.Errorf("api keys: %w", err)
+	}
 	recorder := httpapi.AuditRecorder{Trail: a.audit, Logger: a.log.WithName("audit")}
 	// One limit on failed credentials per address for the API and the
 	// dashboard's sign-in together.
@@ -428,13 +433,13 @@ func newHTTPServer(_ context.Context, a *app) error {
 			Media:  a.downloads,
 		},
 		Admin: admin.Deps{Session: a.session, Pacing: a.queue, Analytics: sendqueue.Analytics{DB: a.db},
-			LogFiles: a.logFiles, Webhooks: a.webhooks, Subscriptions: a.webhooks, Inbox: a.inbox},
-		Credentials:    httpapi.Credentials{APIKey: s.APIKey, AdminToken: s.AdminToken, Guard: creds},
+			LogFiles: a.logFiles, Webhooks: a.webhooks, Subscriptions: a.webhooks, Inbox: a.inbox, Keys: keys, Approvals: a.queue},
+		Credentials:    httpapi.Credentials{APIKey: s.APIKey, AdminToken: s.AdminToken, Guard: creds, Keys: keys},
 		Audit:          recorder,
 		Limits:         serverLimits(s),
 		TrustedProxies: s.TrustedProxies,
 		Log:            a.log.WithName("httpapi"),
-		CloudAPI:       cloudDoor(a, space),
+		CloudAPI:       cloudDoor(a, space, keys),
 		CloudAPIPaths:  cloudapi.PathPrefix,
 		MCP:            mcpDoor(a, spoolMax),
 	}

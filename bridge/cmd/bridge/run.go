@@ -48,6 +48,9 @@ func (a *app) run(ctx context.Context) error {
 		{"message retention", func(ctx context.Context) error {
 			return a.messages.RunRetention(ctx, a.settings.MessageRetention)
 		}},
+		{"approval expiry", func(ctx context.Context) error {
+			return a.queue.RunApprovalExpiry(ctx, a.settings.ApprovalTimeout)
+		}},
 	}
 	partsCtx, stopParts := context.WithCancel(ctx)
 	defer stopParts()

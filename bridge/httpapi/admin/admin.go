@@ -36,6 +36,12 @@ type Deps struct {
 	// Inbox replays the incoming history's webhook events
 	// (POST /api/admin/webhooks/replay).
 	Inbox Replayer
+	// Keys are the scoped API keys, managed under /api/admin/keys; nil
+	// leaves those routes out.
+	Keys KeyAdmin
+	// Approvals are the sends held for approval, decided under
+	// /api/admin/approvals; nil leaves those routes out.
+	Approvals Approvals
 }
 
 // Replayer enqueues the webhook events received since then again, under
@@ -85,6 +91,12 @@ func (s *server) routes(r *mux.Router, prefix string, g httpkit.Guarded) {
 	r.Handle(prefix+"/analytics/delivery", g.Admin(s.deliveryAnalytics)).Methods(httpkit.Get)
 	if s.Subscriptions != nil {
 		s.subscriptionRoutes(r, prefix, g)
+	}
+	if s.Keys != nil {
+		s.keyRoutes(r, prefix, g)
+	}
+	if s.Approvals != nil {
+		s.approvalRoutes(r, prefix, g)
 	}
 }
 

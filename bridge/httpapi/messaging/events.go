@@ -53,6 +53,9 @@ const (
 type streamQuery struct {
 	types []string // empty: all
 	after int64    // resume after this event id; -1: from now
+	// caller is who streams: a key with an allowlist gets its chats'
+	// events only.
+	caller bridge.Caller
 }
 
 // parseStreamQuery reads ?events= (comma-separated types) and the
@@ -87,6 +90,7 @@ func (s *server) streamEvents(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	q.caller = bridge.CallerOf(r.Context())
 	release, err := s.streams.take(w, r)
 	if err != nil {
 		return err
@@ -247,7 +251,7 @@ func (st *stream) send(page []webhook.Logged) error {
 	var b strings.Builder
 	for _, ev := range page {
 		st.q.after = ev.Seq
-		if len(st.q.types) > 0 && !slices.Contains(st.q.types, ev.Type) {
+		if len(st.q.types) > 0 && !slices.Contains(st.q.types, ev.Type) || !eventAllowed(st.q.caller, ev) {
 			continue
 		}
 		// The stored payload is compact JSON: one data line.

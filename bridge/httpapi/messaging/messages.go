@@ -72,6 +72,9 @@ func (s *server) getMessage(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if err := bridge.CallerOf(r.Context()).RequireChat(m.Recipient); err != nil {
+		return err
+	}
 	out := toMessageJSON(m)
 	if out.Poll, err = s.pollOf(r.Context(), m); err != nil {
 		return err
@@ -82,6 +85,9 @@ func (s *server) getMessage(w http.ResponseWriter, r *http.Request) error {
 func (s *server) listMessages(w http.ResponseWriter, r *http.Request) error {
 	q, err := parseListQuery(r)
 	if err != nil {
+		return err
+	}
+	if err := listableChat(bridge.CallerOf(r.Context()), q.Chat); err != nil {
 		return err
 	}
 	if q.incoming {

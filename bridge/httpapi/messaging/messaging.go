@@ -154,7 +154,7 @@ func (s *server) groupRoutes(r *mux.Router) {
 
 // keyed guards h with the API key.
 func (s *server) keyed(h httpkit.HandlerFunc) http.Handler {
-	return s.Handler(s.Credentials.RequireAPIKey(h))
+	return s.Handler(s.RequireAPIKey(h))
 }
 
 // MountDashboardReads adds the reads of the dashboard's data API under

@@ -70,21 +70,27 @@ type SendResponseJSON struct {
 // any file part is stored (readSendForm). An address locked for failed
 // credentials is refused before its body is read.
 func (s *server) send(w http.ResponseWriter, r *http.Request) error {
-	req, err := s.readSend(w, r)
-	if err != nil {
-		// The body may be unread: a client that sent no valid key (or
-		// sends slowly) must not hold the connection for its rest.
-		w.Header().Set("Connection", "close")
+	var caller bridge.Caller
+	req, err := s.readSend(w, r, &caller)
+	if err == nil {
+		// The key may send, and to this chat: the use case checks it.
+		ctx := bridge.WithCaller(r.Context(), caller)
+		err = answer(w)(s.sending().Submit(ctx, req))
+		s.AuditKeyUse(r, caller, err)
 		return err
 	}
-	return answer(w)(s.sending().Submit(r.Context(), req))
+	// The body may be unread: a client that sent no valid key (or sends
+	// slowly) must not hold the connection for its rest.
+	w.Header().Set("Connection", "close")
+	s.AuditKeyUse(r, caller, err)
+	return err
 }
 
 // sending is the send use case over the API's queue: every door ends in
 // it, so they share the validation, the queue, its idempotency keys and the
 // stored answers.
 func (s *server) sending() sendqueue.Sending {
-	return sendqueue.Sending{Queue: s.Messages, Log: s.Log}
+	return sendqueue.Sending{Queue: s.Messages, Log: s.Log, Budget: s.Credentials.Keys}
 }
 
 // answer returns a function that writes the JSON door's answer to the use
@@ -106,12 +112,21 @@ func idempotencyKey(r *http.Request) (string, error) {
 	return sendqueue.ParseIdempotencyKey(r.Header.Get(idempotencyHeader))
 }
 
-// readSend authorizes POST /send and reads its body into a valid request
-// with its idempotency key; on error nothing stays spooled.
-func (s *server) readSend(w http.ResponseWriter, r *http.Request) (sendqueue.Request, error) {
+// readSend authorizes POST /send, setting caller to who presented the key,
+// and reads its body into a valid request with its idempotency key; on
+// error nothing stays spooled.
+func (s *server) readSend(w http.ResponseWriter, r *http.Request, caller *bridge.Caller) (sendqueue.Request, error) {
+	authorize := func(k string) error {
+		c, err := s.Credentials.CheckAPIKey(w, r, k)
+		if err != nil {
+			return err
+		}
+		*caller = c
+		return c.Require(bridge.ScopeSend) // before any file is spooled
+	}
 	outside := httpkit.PresentedAPIKey(r)
 	if outside != "" {
-		if err := s.Credentials.CheckAPIKey(w, r, outside); err != nil {
+		if err := authorize(outside); err != nil {
 			return sendqueue.Request{}, err
 		}
 	}
@@ -121,7 +136,6 @@ func (s *server) readSend(w http.ResponseWriter, r *http.Request) (sendqueue.Req
 	}
 	// The largest honest body: every item a full file, plus the fields.
 	r.Body = http.MaxBytesReader(w, r.Body, MaxItems*(s.Send.MaxFileSize+64<<10)+MaxFieldBytes)
-	authorize := func(k string) error { return s.Credentials.CheckAPIKey(w, r, k) }
 	form, err := readSendForm(r, s.space, s.Send.MaxFileSize, outside != "", authorize)
 	if err != nil {
 		return sendqueue.Request{}, err

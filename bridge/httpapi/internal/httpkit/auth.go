@@ -3,6 +3,7 @@ package httpkit
 import (
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/msgbridge/msgbridge/bridge"
 	"github.com/msgbridge/msgbridge/bridge/audit"
@@ -18,11 +19,26 @@ type Credentials struct {
 	APIKey     bridge.Secret
 	AdminToken bridge.Secret
 	Guard      *guard.Credentials
+	// Keys are API_KEY and the scoped keys (*apikeys.Keys); nil: API_KEY
+	// alone, with every scope.
+	Keys Keys
 }
 
-// KeyCheck checks a presented API key for request r, as every API
-// request's is checked; a locked address gets Retry-After on w.
-type KeyCheck func(w http.ResponseWriter, r *http.Request, presented string) error
+// Keys tells who presented an API key (*apikeys.Keys): API_KEY, a scoped
+// key, or nobody (bridge.ErrUnauthorized, also for an expired or revoked
+// key); and counts a key's sends against its hourly budget.
+type Keys interface {
+	Authenticate(presented string) (bridge.Caller, error)
+	Spend(c bridge.Caller, messages int) (time.Duration, error)
+}
+
+// KeyCheck is the one check of an API key, for every door (the JSON API,
+// POST /send, the Cloud door, GET /api/events, MCP): who is calling, or
+// the refusal, within the per-address limit on failed credentials (a
+// locked address gets Retry-After on w). The door then puts the caller in
+// the request's context (bridge.WithCaller) for the use cases, which
+// check its scope and chats.
+type KeyCheck func(w http.ResponseWriter, r *http.Request, presented string) (bridge.Caller, error)
 
 // PresentedAPIKey is the API key a request carries: the X-Api-Key header,
 // else the apiKey query parameter (POST /send reads the form's apiKey field
@@ -52,26 +68,38 @@ func (c Credentials) CheckAdminToken(w http.ResponseWriter, r *http.Request) err
 	return c.Guard.Check(w, r, audit.ActionAdminToken, "admin token", r.Header.Get(contract.AdminTokenHeader), c.AdminToken)
 }
 
-// CheckAPIKey checks a presented API key within the per-address limit.
-func (c Credentials) CheckAPIKey(w http.ResponseWriter, r *http.Request, presented string) error {
-	return c.Guard.Check(w, r, audit.ActionAPIKey, "API key", presented, c.APIKey)
-}
-
-// RequireAPIKey admits requests carrying the API key in the header or the
-// query (reads have no body).
-func (c Credentials) RequireAPIKey(next HandlerFunc) HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) error {
-		if err := c.CheckAPIKey(w, r, PresentedAPIKey(r)); err != nil {
-			return err
-		}
-		return next(w, r)
+// CheckAPIKey is the KeyCheck of every door.
+func (c Credentials) CheckAPIKey(w http.ResponseWriter, r *http.Request, presented string) (bridge.Caller, error) {
+	caller, err := c.identify(presented)
+	if verr := c.Guard.Verdict(w, r, audit.ActionAPIKey, "API key", err == nil); verr != nil {
+		return bridge.Caller{}, verr
 	}
+	return caller, nil
 }
 
-// TrustedHeader reports a request whose header carries the API key or the
-// admin token. Nothing is counted here: the handler checks it again.
+// identify is the caller whose key was presented: through Keys when set,
+// else API_KEY alone.
+func (c Credentials) identify(presented string) (bridge.Caller, error) {
+	if c.Keys != nil {
+		return c.Keys.Authenticate(presented)
+	}
+	if guard.Matches(presented, c.APIKey) {
+		return bridge.Owner(), nil
+	}
+	return bridge.Caller{}, bridge.ErrUnauthorized
+}
+
+// TrustedHeader reports a request whose header carries a known API key or
+// the admin token. Nothing is counted here: the handler checks it again.
 func (c Credentials) TrustedHeader(r *http.Request) bool {
-	return guard.Matches(r.Header.Get(contract.APIKeyHeader), c.APIKey) ||
-		guard.Matches(Bearer(r), c.APIKey) ||
+	return c.knownKey(r.Header.Get(contract.APIKeyHeader)) || c.knownKey(Bearer(r)) ||
 		guard.Matches(r.Header.Get(contract.AdminTokenHeader), c.AdminToken)
+}
+
+func (c Credentials) knownKey(presented string) bool {
+	if presented == "" {
+		return false
+	}
+	_, err := c.identify(presented)
+	return err == nil
 }

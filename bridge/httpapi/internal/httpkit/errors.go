@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"strconv"
+	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/gorilla/mux"
@@ -49,6 +51,11 @@ func WriteError(w http.ResponseWriter, log logr.Logger, err error) {
 		// Retry-After would write its error log at its own pace (20,000
 		// refused checks wrote 5.5 MB in 5 s): debug only.
 		log.V(1).Info("request refused", "code", e.Code, "status", status, "cause", err.Error())
+	}
+	if wait, ok := bridge.RetryAfterOf(err); ok {
+		// Every refusal that knows when to come back says so (a key's
+		// budget, the group actions' pace, the contact checks').
+		w.Header().Set("Retry-After", strconv.Itoa(int((wait+time.Second-1)/time.Second)))
 	}
 	if status == http.StatusRequestEntityTooLarge {
 		w.Header().Set("Connection", "close") // the rest of the body stays unread

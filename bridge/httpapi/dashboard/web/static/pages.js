@@ -54,7 +54,7 @@ function showBanners(ev) {
 // --- pages and their refresh ---
 
 const loaders = {
-  overview: loadOverview, messages: loadMessages, chat: loadChat, receivers: loadReceivers, admin: loadAudit,
+  overview: loadOverview, messages: loadMessages, chat: loadChat, receivers: loadReceivers, keys: loadKeys, admin: loadAudit,
   calls: () => loadCalls(), // calls.js, loaded after this file
 };
 let loading = null; // the running load
@@ -537,6 +537,67 @@ async function act(path, method, done) {
   return true;
 }
 
+// --- keys and approvals ---
+
+// loadKeys shows the sends awaiting approval, with Approve and Reject, and
+// the scoped keys, with Revoke.
+async function loadKeys() {
+  const [held, keys] = await Promise.all([api("/approvals"), api("/keys")]);
+  const bad = [held, keys].find((a) => !a.ok);
+  if (bad) { say(problem(bad), true); return; }
+  if (changed($("approvals"), held.body)) {
+    $("approvals").replaceChildren(...held.body.messages.map(heldRow));
+    if (!held.body.messages.length) $("approvals").append(el("li", "Nothing awaits approval."));
+  }
+  if (changed($("keys"), keys.body)) {
+    $("keys").replaceChildren(...keys.body.keys.map(keyRow));
+    if (!keys.body.keys.length) $("keys").append(el("li", "No keys but API_KEY."));
+  }
+}
+
+function heldRow(m) {
+  const li = el("li", `${chatKey(m.recipient)} · ${m.type} · ${when(m.created_at)} · ${m.text} `, { "data-id": m.id });
+  const ok = el("button", "Approve", { type: "button", "aria-label": "Approve the message to " + chatKey(m.recipient) });
+  const no = el("button", "Reject", { type: "button", class: "danger", "aria-label": "Reject the message to " + chatKey(m.recipient) });
+  once(ok, () => act("/approvals/" + encodeURIComponent(m.id) + "/approve", "POST", "Approved: it goes with the queue."));
+  once(no, () => act("/approvals/" + encodeURIComponent(m.id) + "/reject", "POST", "Rejected: nothing is sent."));
+  li.append(ok, " ", no);
+  return li;
+}
+
+function keyRow(k) {
+  const parts = [k.name, k.scopes.join("+"), k.chats.length ? k.chats.join(", ") : "every chat",
+    k.budget ? k.budget + "/h" : "the pace", k.approval ? "approval" : "no approval",
+    k.expires_at ? "until " + when(k.expires_at) : "no expiry", k.source];
+  const li = el("li", parts.join(" · ") + " ", { "data-key": k.name });
+  const b = el("button", "Revoke", { type: "button", class: "danger", "aria-label": "Revoke the key " + k.name });
+  once(b, async () => {
+    if (!await confirmed("Revoke the key " + k.name + "? Its next request is refused.")) return;
+    await act("/keys/" + encodeURIComponent(k.name), "DELETE", "The key " + k.name + " is revoked.");
+  });
+  li.append(b);
+  return li;
+}
+
+// createKey makes a key and shows its secret once: the bridge keeps only
+// its hash.
+async function createKey(form) {
+  const f = new FormData(form);
+  const body = { name: f.get("name"), scopes: f.getAll("scopes"), approval: f.get("approval") === "on",
+    budget: Number(f.get("budget") || 0),
+    chats: String(f.get("chats") || "").split("\n").map((c) => c.trim()).filter((c) => c) };
+  if (f.get("expires")) body.expires_at = new Date(f.get("expires") + "Z").toISOString().replace(/\.\d+Z$/, "Z");
+  const a = await request(apiBase + "/keys", { method: "POST", body: JSON.stringify(body),
+    headers: { "Content-Type": "application/json", "X-CSRF-Token": document.body.dataset.csrf } });
+  if (!a.ok) { say(problem(a), true); return; }
+  const secret = $("key-secret");
+  secret.textContent = "The key " + a.body.name + ": " + a.body.key + " — copy it now, it is not shown again.";
+  secret.hidden = false;
+  form.reset();
+  say("Key " + a.body.name + " created.", false);
+  refresh();
+}
+
 // --- admin ---
 
 // confirmed asks in the page's dialog; true when confirmed. One question
@@ -613,6 +674,7 @@ function startPages() {
   on("purge-form", purge);
   on("replay-form", replay);
   on("audit-form", () => loadAudit());
+  on("key-form", createKey);
   $("filters").addEventListener("input", () => refresh());
   $("filters").addEventListener("submit", (e) => e.preventDefault());
   window.addEventListener("hashchange", route);

@@ -89,8 +89,12 @@ func (b *ContactBook) PrivacySettings(ctx context.Context) (bridge.PrivacySettin
 	return b.m.PrivacySettings(ctx)
 }
 
-// SetPushName changes the account's push name within the budget.
+// SetPushName changes the account's push name within the budget; a change
+// refused before the phone shared its app state keys takes no token.
 func (b *ContactBook) SetPushName(ctx context.Context, name string) error {
+	if _, err := b.m.appStateWritable(ctx); err != nil {
+		return err
+	}
 	if err := b.spend(); err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"go.mau.fi/whatsmeow"
 	"go.mau.fi/whatsmeow/appstate"
 
 	"github.com/msgbridge/msgbridge/bridge"
@@ -15,12 +16,9 @@ import (
 // reads it from there, and contacts see it with the account's messages.
 // Without the keys it is refused with bridge.ErrAppStateUnavailable.
 func (m *Session) SetPushName(ctx context.Context, name string) error {
-	cli, err := m.readyClient()
+	cli, err := m.appStateWritable(ctx)
 	if err != nil {
 		return err
-	}
-	if id, err := cli.Store.AppStateKeys.GetLatestAppStateSyncKeyID(ctx); err != nil || id == nil {
-		return bridge.ErrAppStateUnavailable
 	}
 	ctx, cancel := context.WithTimeoutCause(ctx, m.sendTimeout(), errSendTimeout)
 	defer cancel()
@@ -33,4 +31,17 @@ func (m *Session) SetPushName(ctx context.Context, name string) error {
 	}
 	m.showPushName(name)
 	return nil
+}
+
+// appStateWritable is the linked client once the phone shared the app
+// state keys it writes with; bridge.ErrAppStateUnavailable before.
+func (m *Session) appStateWritable(ctx context.Context) (*whatsmeow.Client, error) {
+	cli, err := m.readyClient()
+	if err != nil {
+		return nil, err
+	}
+	if id, err := cli.Store.AppStateKeys.GetLatestAppStateSyncKeyID(ctx); err != nil || id == nil {
+		return nil, bridge.ErrAppStateUnavailable
+	}
+	return cli, nil
 }

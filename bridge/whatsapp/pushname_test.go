@@ -22,7 +22,9 @@ import (
 // and its profile have it.
 func TestPushNameThroughAppState(t *testing.T) {
 	testutil.SkipIfShort(t, "simulator session")
-	sim, r, _, book := linkedWithBlocks(t, 10)
+	// A burst of two: the change refused for want of keys takes no token,
+	// the change and the profile's read one each.
+	sim, r, _, book := linkedWithBlocks(t, 2)
 	ctx := waitCtx(t)
 	phone := sim.Phone(account)
 	other := wasimtest.NewClientWith(t, wasimtest.NewContainer(t).NewDevice(), func(cli *whatsmeow.Client) {

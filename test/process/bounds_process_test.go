@@ -119,16 +119,23 @@ func onlyCut(up hookEvent) map[string]any {
 type memcg string
 
 // chargeToMemcg moves the bridge process pid, with what it has charged so
-// far, into the memory cgroup MEMCG names, when set: a directory under the
-// v1 memory hierarchy made with the limit to measure under, e.g.
+// far, into a memory cgroup: the one MEMCG names, a directory under the v1
+// memory hierarchy made with the limit to measure under, e.g.
 //
 //	mkdir /sys/fs/cgroup/memory/msgbridge-test
 //	echo 256M > /sys/fs/cgroup/memory/msgbridge-test/memory.limit_in_bytes
 //	MEMCG=/sys/fs/cgroup/memory/msgbridge-test go test ./test/process -run TestLongIncomingTextIsCut -v
+//
+// or, when MEMCG is unset and the v1 memory hierarchy is writable (root, as
+// CI runs), one made for the test with testMemcgLimit and removed after it.
+// Elsewhere (cgroup v2, no root) none: the test then bounds the RSS alone.
 func chargeToMemcg(t *testing.T, pid int) memcg {
 	dir := os.Getenv("MEMCG")
 	if dir == "" {
-		return ""
+		dir = testMemcg(t, pid)
+		if dir == "" {
+			return ""
+		}
 	}
 	// What it charged before stays with its old cgroup where the kernel no
 	// longer moves charges (move_charge_at_immigrate is deprecated): the
@@ -142,11 +149,42 @@ func chargeToMemcg(t *testing.T, pid int) memcg {
 	return memcg(dir)
 }
 
-// report logs the cgroup's limit, peak usage, failed charges and OOM kills.
+// testMemcgLimit is the pod memory limit the test holds a bridge to: the
+// chart's default limit, the lowest a pod of the project is given.
+const testMemcgLimit = "256M"
+
+// testMemcg makes a v1 memory cgroup limited to testMemcgLimit for the
+// test, and at its end moves pid back to the root cgroup and removes it;
+// "" when the hierarchy is not there or not writable.
+func testMemcg(t *testing.T, pid int) string {
+	const root = "/sys/fs/cgroup/memory"
+	dir := filepath.Join(root, "msgbridge-test-"+strconv.Itoa(os.Getpid()))
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Logf("no memory cgroup for the bridge (%v): the RSS bound alone", err)
+		return ""
+	}
+	t.Cleanup(func() {
+		_ = os.WriteFile(filepath.Join(root, "cgroup.procs"), []byte(strconv.Itoa(pid)), 0o600)
+		_ = os.Remove(dir)
+	})
+	if err := os.WriteFile(filepath.Join(dir, "memory.limit_in_bytes"), []byte(testMemcgLimit), 0o600); err != nil {
+		t.Fatalf("limit the test's memory cgroup: %v", err)
+	}
+	return dir
+}
+
+// report logs the cgroup's limit, peak usage, failed charges and OOM kills,
+// and fails the test when the OOM killer ended a process in it.
 func (m memcg) report(t *testing.T) {
 	if m == "" {
 		return
 	}
+	defer func() {
+		if b, err := os.ReadFile(filepath.Join(string(m), "memory.oom_control")); err == nil &&
+			!strings.Contains(string(b), "oom_kill 0") && strings.Contains(string(b), "oom_kill ") {
+			t.Errorf("the OOM killer ended the bridge under the memory cgroup's limit: %s", b)
+		}
+	}()
 	read := func(file string) string {
 		b, err := os.ReadFile(filepath.Join(string(m), file))
 		if err != nil {

@@ -62,6 +62,21 @@ func TestContactProfileAndBlocks(t *testing.T) {
 		t.Error("the audit log lacks the block")
 	}
 
+	// Unblocked through the API and blocked again, then unblocked on the
+	// phone: each announced with where it came from.
+	if code, raw := apiJSON(t, p, http.MethodDelete, "/api/contacts/"+alice+"/block", "", nil); code != http.StatusOK ||
+		!strings.Contains(raw, `"blocked":false`) {
+		t.Fatalf("unblock: %d %s", code, raw)
+	}
+	hooks.wait("contact.blocked unblocked by the api", func(e hookEvent) bool {
+		return e.str("event") == "contact.blocked" && e.str("by") == "api" && e.Payload["blocked"] == false
+	})
+	if code, raw := apiJSON(t, p, http.MethodPost, "/api/contacts/"+alice+"/block", "", nil); code != http.StatusOK {
+		t.Fatalf("block again: %d %s", code, raw)
+	}
+	if !sim.Phone(testAccount).Blocks(contact) {
+		t.Error("the phone's block list lacks the contact blocked again")
+	}
 	sim.Phone(testAccount).SetBlocked(contact, false)
 	hooks.wait("contact.blocked by phone", func(e hookEvent) bool {
 		return e.str("event") == "contact.blocked" && e.str("by") == "phone" && e.Payload["blocked"] == false

@@ -66,6 +66,18 @@ func TestLabelsThroughTheAPI(t *testing.T) {
 		!slices.Equal(list.Labels[0].Chats, []string{alice}) || !slices.Equal(list.Labels[1].Chats, []string{alice}) {
 		t.Fatalf("labels: %d %s", code, raw)
 	}
+	const msgID = "3EB0C0FFEE0001"
+	for _, c := range []struct {
+		method  string
+		labeled bool
+	}{{"PUT", true}, {"DELETE", false}} {
+		if code, raw := groupCall(t, p, c.method, "/api/labels/2/chats/"+alice+"/messages/"+msgID, "", "", "", nil); code != http.StatusNoContent {
+			t.Fatalf("%s a message's label: %d %s", c.method, code, raw)
+		}
+		hooks.wait("label.message "+c.method, func(e hookEvent) bool {
+			return e.str("event") == "label.message" && e.str("whatsapp_id") == msgID && e.Payload["labeled"] == c.labeled
+		})
+	}
 	paid := 0
 	for _, e := range hooks.all() {
 		if e.str("event") == "label.changed" && e.str("label_id") == "2" {

@@ -21,10 +21,10 @@ const maxUnacked = 1024
 // decrypted-event buffer. Acks go out in the order the messages came, from
 // one goroutine.
 type acks struct {
-	// syncSession makes session.db's commits so far durable (sqlite.SyncWAL):
-	// session.db commits without an fsync each (a decrypted message is one
-	// transaction, and its Signal session moved past it), so a batch's acks
-	// wait for one fsync of them all. nil syncs nothing (tests).
+	// syncSession writes the decryptions held in memory (signalstore.go) to
+	// session.db and makes its commits so far durable (sqlite.SyncWAL): a
+	// decrypted message moved its Signal session past it, so a batch's acks
+	// wait for one write and one fsync of them all. nil syncs nothing (tests).
 	syncSession func() error
 	mu          sync.Mutex
 	stored      map[messageKey][]<-chan error // handed to the store, ack not yet deferred
@@ -95,9 +95,9 @@ func (a *acks) sync() error {
 const maxAckBatch = 256
 
 // run acks the queued messages in order until ctx ends: those queued
-// together have their plaintexts cleared in one transaction of session.db
-// (one fsync, as their stores shared one in bridge.db), then their receipts
-// sent. failed is told of a message whose store failed, which stays unacked.
+// together have their plaintexts cleared, their decryptions and the clears
+// written to session.db in one transaction with one fsync (as their stores
+// shared one in bridge.db), then their receipts sent. failed is told of a message whose store failed, which stays unacked.
 func (a *acks) run(ctx context.Context, failed func(types.MessageID, error), clearFailed func(error)) {
 	defer close(a.stopped)
 	batch := make([]ackJob, 0, maxAckBatch)

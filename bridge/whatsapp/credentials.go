@@ -89,3 +89,54 @@ func OpenExistingCredentials(ctx context.Context, path string, masterKey []byte)
 func VerifyCredentials(ctx context.Context, path string, masterKey []byte) error {
 	return sqlite.Verify(ctx, path, masterKey, credentialsPurpose)
 }
+
+// batchSignalWrites puts a batchedSignalStore in front of device's Signal
+// stores: now when it is linked, else when pairing first saves it (whatsmeow's
+// container gives it its SQL stores then). batched hears of each one.
+func batchSignalWrites(device *store.Device, batched func(*batchedSignalStore)) {
+	c := batchingContainer{DeviceContainer: device.Container, batched: batched}
+	device.Container = c
+	if device.Initialized {
+		c.batch(device)
+	}
+}
+
+// batchingContainer is whatsmeow's device container that keeps a device's
+// Signal writes batched across its saves and forgets them when it is deleted.
+type batchingContainer struct {
+	store.DeviceContainer
+	batched func(*batchedSignalStore)
+}
+
+func (c batchingContainer) PutDevice(ctx context.Context, device *store.Device) error {
+	err := c.DeviceContainer.PutDevice(ctx, device)
+	if device.Initialized {
+		c.batch(device)
+	}
+	return err
+}
+
+// DeleteDevice drops the pending writes of a device being deleted (a
+// logout): its sessions are gone.
+func (c batchingContainer) DeleteDevice(ctx context.Context, device *store.Device) error {
+	if s, ok := device.EventBuffer.(*batchedSignalStore); ok {
+		s.discard()
+	}
+	return c.DeviceContainer.DeleteDevice(ctx, device)
+}
+
+// batch installs the batched store on an initialized device, once; the SQL
+// container's first save resets the device's container, so it is set again.
+func (c batchingContainer) batch(device *store.Device) {
+	device.Container = c
+	if _, done := device.EventBuffer.(*batchedSignalStore); done {
+		return
+	}
+	inner, ok := device.EventBuffer.(signalStore)
+	if !ok {
+		return
+	}
+	s := newBatchedSignalStore(inner)
+	device.Identities, device.Sessions, device.PreKeys, device.SenderKeys, device.EventBuffer = s, s, s, s, s
+	c.batched(s)
+}

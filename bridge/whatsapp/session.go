@@ -180,6 +180,9 @@ type Session struct {
 	diskLow atomic.Bool
 	// acks holds each stored message's ack until its commit (acks.go).
 	acks *acks
+	// signal holds the linked device's decryption writes until the next sync
+	// (signalstore.go); nil while unlinked.
+	signal atomic.Pointer[batchedSignalStore]
 	// version is the WhatsApp Web version the client announces; refused
 	// hears WhatsApp refuse it (405), for keepVersionCurrent (version.go).
 	version *clientVersion
@@ -229,7 +232,7 @@ func New(ctx context.Context, opts Options) (*Session, error) {
 		pace: newChatPace(opts.PresenceInterval, opts.Now), acks: newAcks(), refused: make(chan struct{}, 1),
 	}
 	sessionDB := opts.CredentialsDir + "/session.db"
-	m.acks.syncSession = func() error { return sqlite.SyncWAL(sessionDB) }
+	m.acks.syncSession = func() error { return m.syncSessionDB(sessionDB) }
 	var versionClient *http.Client
 	if opts.Server != nil {
 		versionClient = opts.Server.HTTPClient
@@ -282,7 +285,20 @@ func (m *Session) openStartCredentials(ctx context.Context) (*credentials, error
 	return openCredentials(ctx, path, m.opts.MasterKey, m.waLog.Sub("store"))
 }
 
+// syncSessionDB writes the decryptions held in memory, then makes every
+// commit of session.db so far durable.
+func (m *Session) syncSessionDB(path string) error {
+	if s := m.signal.Load(); s != nil {
+		if err := s.Flush(m.bgCtx); err != nil {
+			return fmt.Errorf("write decryptions to session.db: %w", err)
+		}
+	}
+	return sqlite.SyncWAL(path)
+}
+
 func (m *Session) newClient(creds *credentials) *whatsmeow.Client {
+	m.signal.Store(nil)
+	batchSignalWrites(creds.device, m.signal.Store)
 	cli := whatsmeow.NewClient(creds.device, m.waLog.Sub("client"))
 	cli.EnableAutoReconnect = true
 	// Acks only after the event handlers return, and none when one fails: an

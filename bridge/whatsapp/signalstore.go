@@ -55,9 +55,11 @@ type batchedSignalStore struct {
 	// txnMu is held through a decryption's transaction, a flush and every
 	// direct write: what SQLite's write lock did for the transactions.
 	txnMu sync.Mutex
-	// mu guards pending, which reads outside txnMu also consult.
+	// mu guards pending, which reads outside txnMu also consult, and migrated.
 	mu      sync.Mutex
 	pending *signalWrites
+	// migrated are the numbers whose Signal state moved to their LID.
+	migrated map[string]struct{}
 	// staged holds the writes of the decryption transaction running now
 	// (under txnMu); reads inside it see them, other reads do not.
 	staged *signalWrites
@@ -71,7 +73,7 @@ type inDecryption struct{}
 func (s *batchedSignalStore) inside(ctx context.Context) bool { return ctx.Value(inDecryption{}) == s }
 
 func newBatchedSignalStore(inner signalStore) *batchedSignalStore {
-	return &batchedSignalStore{inner: inner, pending: newSignalWrites()}
+	return &batchedSignalStore{inner: inner, pending: newSignalWrites(), migrated: map[string]struct{}{}}
 }
 
 // Flush writes the pending decryptions' changes in one transaction of
@@ -162,26 +164,25 @@ func (s *batchedSignalStore) flushThen(ctx context.Context, op func(context.Cont
 	return op(ctx)
 }
 
-// layers are the write sets a read consults, newest first.
-func (s *batchedSignalStore) layers(ctx context.Context) []*signalWrites {
-	s.mu.Lock()
-	pending := s.pending
-	s.mu.Unlock()
-	if s.inside(ctx) {
-		return []*signalWrites{s.staged, pending}
+// find runs look on the write sets a read consults, newest first, until it
+// reports a hit: the running decryption's own (to the decryption alone),
+// then the pending ones (under mu: decryptions merge into them meanwhile).
+func (s *batchedSignalStore) find(ctx context.Context, look func(*signalWrites) bool) bool {
+	if s.inside(ctx) && look(s.staged) {
+		return true
 	}
-	return []*signalWrites{pending}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return look(s.pending)
 }
 
 var _ signalStore = (*batchedSignalStore)(nil)
 
 // Sessions.
 
-func (s *batchedSignalStore) GetSession(ctx context.Context, address string) ([]byte, error) {
-	for _, w := range s.layers(ctx) {
-		if session, ok := w.session(address); ok {
-			return session, nil
-		}
+func (s *batchedSignalStore) GetSession(ctx context.Context, address string) (session []byte, err error) {
+	if s.find(ctx, func(w *signalWrites) (ok bool) { session, ok = w.sessions[address]; return }) {
+		return session, nil
 	}
 	return s.inner.GetSession(ctx, address)
 }
@@ -196,12 +197,10 @@ func (s *batchedSignalStore) GetManySessions(ctx context.Context, addresses []st
 	if err != nil {
 		return nil, err
 	}
-	layers := s.layers(ctx)
-	for i := len(layers) - 1; i >= 0; i-- { // the newest applied last
-		for _, address := range addresses {
-			if session, ok := layers[i].session(address); ok {
-				found[address] = session
-			}
+	for _, address := range addresses { // as the SQL store: nil for none
+		var session []byte
+		if s.find(ctx, func(w *signalWrites) (ok bool) { session, ok = w.sessions[address]; return }) {
+			found[address] = session
 		}
 	}
 	return found, nil
@@ -226,8 +225,25 @@ func (s *batchedSignalStore) DeleteAllSessions(ctx context.Context, phone string
 	return s.flushThen(ctx, func(ctx context.Context) error { return s.inner.DeleteAllSessions(ctx, phone) })
 }
 
+// MigratePNToLID moves a contact's Signal state from their phone number's
+// addresses to their LID's. whatsmeow calls it for every message of a
+// contact known by both and its SQL store moves only the first time per
+// number, so only that first call writes the pending ones out first.
 func (s *batchedSignalStore) MigratePNToLID(ctx context.Context, pn, lid types.JID) error {
-	return s.flushThen(ctx, func(ctx context.Context) error { return s.inner.MigratePNToLID(ctx, pn, lid) })
+	number := pn.SignalAddressUser()
+	s.mu.Lock()
+	_, done := s.migrated[number]
+	s.mu.Unlock()
+	if done {
+		return nil
+	}
+	err := s.flushThen(ctx, func(ctx context.Context) error { return s.inner.MigratePNToLID(ctx, pn, lid) })
+	if err == nil {
+		s.mu.Lock()
+		s.migrated[number] = struct{}{}
+		s.mu.Unlock()
+	}
+	return err
 }
 
 // Identities.
@@ -249,10 +265,9 @@ func (s *batchedSignalStore) DeleteAllIdentities(ctx context.Context, phone stri
 // IsTrustedIdentity trusts an unknown identity, as whatsmeow's SQL store
 // does (it is saved right after).
 func (s *batchedSignalStore) IsTrustedIdentity(ctx context.Context, address string, key [32]byte) (bool, error) {
-	for _, w := range s.layers(ctx) {
-		if known, ok := w.identities[address]; ok {
-			return known == nil || *known == key, nil
-		}
+	var known *[32]byte
+	if s.find(ctx, func(w *signalWrites) (ok bool) { known, ok = w.identities[address]; return }) {
+		return known == nil || *known == key, nil
 	}
 	return s.inner.IsTrustedIdentity(ctx, address, key)
 }
@@ -260,10 +275,8 @@ func (s *batchedSignalStore) IsTrustedIdentity(ctx context.Context, address stri
 // Prekeys: a decryption of a prekey message uses one up.
 
 func (s *batchedSignalStore) GetPreKey(ctx context.Context, id uint32) (*keys.PreKey, error) {
-	for _, w := range s.layers(ctx) {
-		if _, removed := w.removedPreKeys[id]; removed {
-			return nil, nil //nolint:nilnil // as the SQL store answers for a missing prekey
-		}
+	if s.find(ctx, func(w *signalWrites) (removed bool) { _, removed = w.removedPreKeys[id]; return }) {
+		return nil, nil //nolint:nilnil // as the SQL store answers for a missing prekey
 	}
 	return s.inner.GetPreKey(ctx, id)
 }
@@ -295,10 +308,9 @@ func (s *batchedSignalStore) UploadedPreKeyCount(ctx context.Context) (n int, er
 // Sender keys: a group message's decryption steps its sender's chain.
 
 func (s *batchedSignalStore) GetSenderKey(ctx context.Context, group, user string) ([]byte, error) {
-	for _, w := range s.layers(ctx) {
-		if key, ok := w.senderKeys[senderKeyID{group, user}]; ok {
-			return key, nil
-		}
+	var key []byte
+	if s.find(ctx, func(w *signalWrites) (ok bool) { key, ok = w.senderKeys[senderKeyID{group, user}]; return }) {
+		return key, nil
 	}
 	return s.inner.GetSenderKey(ctx, group, user)
 }
@@ -311,24 +323,28 @@ func (s *batchedSignalStore) PutSenderKey(ctx context.Context, group, user strin
 // The decrypted-event buffer.
 
 func (s *batchedSignalStore) GetBufferedEvent(ctx context.Context, hash [32]byte) (*store.BufferedEvent, error) {
-	cleared := false
-	for _, w := range s.layers(ctx) {
-		if ev, ok := w.events[hash]; ok {
-			if ev.put {
-				out := ev.BufferedEvent
-				if cleared || ev.cleared {
-					out.Plaintext = nil
-				}
-				return &out, nil
-			}
-			cleared = true // a clear of a row written before
+	var found store.BufferedEvent
+	cleared := false // by a newer set than the row's
+	put := s.find(ctx, func(w *signalWrites) bool {
+		ev, ok := w.events[hash]
+		if !ok {
+			return false
 		}
+		cleared = cleared || ev.cleared
+		found = ev.BufferedEvent
+		return ev.put
+	})
+	if !put {
+		ev, err := s.inner.GetBufferedEvent(ctx, hash)
+		if ev == nil || err != nil {
+			return ev, err
+		}
+		found = *ev
 	}
-	ev, err := s.inner.GetBufferedEvent(ctx, hash)
-	if ev != nil && cleared {
-		ev.Plaintext = nil
+	if cleared {
+		found.Plaintext = nil
 	}
-	return ev, err
+	return &found, nil
 }
 
 func (s *batchedSignalStore) PutBufferedEvent(ctx context.Context, hash [32]byte, plaintext []byte, serverTime time.Time) error {

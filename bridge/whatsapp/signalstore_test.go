@@ -261,3 +261,27 @@ func TestAckedDecryptionsAreOnDisk(t *testing.T) {
 			len(batched.pending.sessions), len(batched.pending.events))
 	}
 }
+
+// whatsmeow asks to move a contact's Signal state to their LID on every
+// message from them; only the first ask moves anything, so only it writes
+// the pending decryptions out (each ask did, in a burst: one transaction
+// per message again).
+func TestOnlyTheFirstMigrationToALIDFlushes(t *testing.T) {
+	_, batched, disk := batchedDevice(t)
+	ctx := context.Background()
+	pn, lid := types.NewJID("4915100000002", types.DefaultUserServer), types.NewJID("825949050390593", types.HiddenUserServer)
+	decrypt(t, batched, 1, "first", []byte("hi"))
+	if err := batched.MigratePNToLID(ctx, pn, lid); err != nil {
+		t.Fatal(err)
+	}
+	if got := sessionOn(t, disk); got != "first" {
+		t.Fatalf("the first migration did not write the pending session first: %q", got)
+	}
+	decrypt(t, batched, 2, "second", []byte("again"))
+	if err := batched.MigratePNToLID(ctx, pn, lid); err != nil {
+		t.Fatal(err)
+	}
+	if got := sessionOn(t, disk); got != "first" {
+		t.Fatalf("a repeated migration wrote the pending decryptions out: %q on disk", got)
+	}
+}

@@ -39,13 +39,6 @@ func (w *signalWrites) empty() bool {
 	return len(w.sessions)+len(w.identities)+len(w.senderKeys)+len(w.removedPreKeys)+len(w.events) == 0
 }
 
-// session returns the session written for address (nil when deleted), and
-// whether one was.
-func (w *signalWrites) session(address string) ([]byte, bool) {
-	session, ok := w.sessions[address]
-	return session, ok
-}
-
 func (w *signalWrites) putEvent(hash [32]byte, ev *bufferedWrite) {
 	if old, ok := w.events[hash]; ok && old.put && !old.cleared {
 		w.plaintextBytes -= len(old.Plaintext)

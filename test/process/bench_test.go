@@ -33,7 +33,7 @@ func linkedDataDirOf(b *testing.B, sim *wasim.Simulator, bin string) string {
 
 // waitConnected polls /session/status until it says connected; the poll
 // interval (testutil.PollInterval) bounds the restart figure's resolution.
-func waitConnected(b *testing.B, p *bridgeProcess) {
+func waitConnected(b testing.TB, p *bridgeProcess) {
 	b.Helper()
 	testutil.Eventually(b, 30*time.Second, func() bool {
 		var status struct{ Connected bool }

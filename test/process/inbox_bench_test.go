@@ -58,14 +58,15 @@ func (e outboxOnlyEvents) Incoming(ctx context.Context, in bridge.Incoming) <-ch
 type arrivals struct {
 	mu    sync.Mutex
 	at    map[string]time.Time
+	text  map[string]string // each message's text, by whatsapp_id
 	order []string // whatsapp ids by first arrival
 	drops int      // session.status events that said disconnected
 	srv   *httptest.Server
 	wake  chan struct{}
 }
 
-func newArrivals(b *testing.B) *arrivals {
-	a := &arrivals{at: map[string]time.Time{}, wake: make(chan struct{}, 1)}
+func newArrivals(b testing.TB) *arrivals {
+	a := &arrivals{at: map[string]time.Time{}, text: map[string]string{}, wake: make(chan struct{}, 1)}
 	a.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		now := time.Now()
 		body, _ := io.ReadAll(r.Body)
@@ -73,6 +74,7 @@ func newArrivals(b *testing.B) *arrivals {
 			Event      string `json:"event"`
 			WhatsAppID string `json:"whatsapp_id"`
 			State      string `json:"state"`
+			Text       string `json:"text"`
 		}
 		if err := json.Unmarshal(body, &ev); err != nil {
 			return
@@ -87,6 +89,7 @@ func newArrivals(b *testing.B) *arrivals {
 		}
 		if _, seen := a.at[ev.WhatsAppID]; !seen {
 			a.at[ev.WhatsAppID] = now
+			a.text[ev.WhatsAppID] = ev.Text
 			a.order = append(a.order, ev.WhatsAppID)
 		}
 		a.mu.Unlock()
@@ -100,7 +103,7 @@ func newArrivals(b *testing.B) *arrivals {
 }
 
 // wait waits until every id arrived and returns their arrival times.
-func (a *arrivals) wait(b *testing.B, ids []string) []time.Time {
+func (a *arrivals) wait(b testing.TB, ids []string) []time.Time {
 	b.Helper()
 	deadline := time.After(2 * time.Minute)
 	for {
@@ -208,7 +211,7 @@ func BenchmarkIncomingToWebhook(b *testing.B) {
 	}
 }
 
-func sendB(b *testing.B, u *wasim.User, to types.JID, text string) string {
+func sendB(b testing.TB, u *wasim.User, to types.JID, text string) string {
 	id, err := u.SendText(context.Background(), to, text)
 	if err != nil {
 		b.Fatal(err)

@@ -49,15 +49,23 @@ const (
 // moved to a LID) first writes the pending ones, then goes straight to
 // disk, so nothing written later is overwritten by an older pending value.
 // Reads see pending values first: whatsmeow reads what it wrote.
+//
+// A flush writes a snapshot while decryptions go on into a fresh pending
+// set: the handler never waits for the disk (it held the socket, and so
+// the keepalive's answer, while a large batch was written).
 type batchedSignalStore struct {
 	inner signalStore
 
-	// txnMu is held through a decryption's transaction, a flush and every
-	// direct write: what SQLite's write lock did for the transactions.
+	// txnMu is held through a decryption's transaction and every direct
+	// write: what SQLite's write lock did for the transactions.
 	txnMu sync.Mutex
-	// mu guards pending, which reads outside txnMu also consult, and migrated.
-	mu      sync.Mutex
-	pending *signalWrites
+	// flushMu is held while the pending writes or a direct write go to
+	// disk, in that order; after txnMu when both are held.
+	flushMu sync.Mutex
+	// mu guards pending and flushing, which reads consult, and migrated.
+	mu       sync.Mutex
+	pending  *signalWrites
+	flushing *signalWrites // the snapshot a flush is writing, older than pending
 	// migrated are the numbers whose Signal state moved to their LID.
 	migrated map[string]struct{}
 	// staged holds the writes of the decryption transaction running now
@@ -79,31 +87,40 @@ func newBatchedSignalStore(inner signalStore) *batchedSignalStore {
 // Flush writes the pending decryptions' changes in one transaction of
 // session.db (committed without an fsync: acks.sync fsyncs after it).
 func (s *batchedSignalStore) Flush(ctx context.Context) error {
-	s.txnMu.Lock()
-	defer s.txnMu.Unlock()
+	s.flushMu.Lock()
+	defer s.flushMu.Unlock()
 	return s.flushLocked(ctx)
 }
 
+// flushLocked writes a snapshot of the pending set; flushMu is held. A
+// failed write puts the snapshot back under what came since: the next sync
+// tries again.
 func (s *batchedSignalStore) flushLocked(ctx context.Context) error {
 	s.mu.Lock()
 	w := s.pending
-	s.mu.Unlock()
 	if w.empty() {
+		s.mu.Unlock()
 		return nil
 	}
-	if err := s.inner.DoDecryptionTxn(ctx, func(ctx context.Context) error { return w.writeTo(ctx, s.inner) }); err != nil {
-		return err // kept pending: the next sync tries again
-	}
-	s.mu.Lock()
-	s.pending = newSignalWrites()
+	s.pending, s.flushing = newSignalWrites(), w
 	s.mu.Unlock()
-	return nil
+	err := s.inner.DoDecryptionTxn(ctx, func(ctx context.Context) error { return w.writeTo(ctx, s.inner) })
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.flushing = nil
+	if err != nil {
+		w.merge(s.pending)
+		s.pending = w
+	}
+	return err
 }
 
 // discard forgets the pending writes: the device was deleted (a logout).
 func (s *batchedSignalStore) discard() {
 	s.txnMu.Lock()
 	defer s.txnMu.Unlock()
+	s.flushMu.Lock()
+	defer s.flushMu.Unlock()
 	s.mu.Lock()
 	s.pending = newSignalWrites()
 	s.mu.Unlock()
@@ -116,23 +133,28 @@ func (s *batchedSignalStore) DoDecryptionTxn(ctx context.Context, fn func(contex
 	if s.inside(ctx) {
 		return fn(ctx)
 	}
+	if full, err := s.decryption(ctx, fn); err != nil || !full {
+		return err
+	}
+	return s.Flush(ctx) // past the memory bound: this decryption waits for the disk
+}
+
+// decryption runs one transaction under txnMu; full reports the pending
+// set past its bound.
+func (s *batchedSignalStore) decryption(ctx context.Context, fn func(context.Context) error) (full bool, err error) {
 	s.txnMu.Lock()
 	defer s.txnMu.Unlock()
 	s.staged = newSignalWrites()
-	err := fn(context.WithValue(ctx, inDecryption{}, s))
+	err = fn(context.WithValue(ctx, inDecryption{}, s))
 	staged := s.staged
 	s.staged = nil
 	if err != nil {
-		return err
+		return false, err
 	}
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.pending.merge(staged)
-	full := s.pending.plaintextBytes > maxPendingPlaintext || len(s.pending.events) > maxPendingEvents
-	s.mu.Unlock()
-	if full {
-		return s.flushLocked(ctx)
-	}
-	return nil
+	return s.pending.plaintextBytes > maxPendingPlaintext || len(s.pending.events) > maxPendingEvents, nil
 }
 
 // write records a write: staged inside a decryption, else straight to disk
@@ -142,12 +164,7 @@ func (s *batchedSignalStore) write(ctx context.Context, stage func(*signalWrites
 		stage(s.staged)
 		return nil
 	}
-	s.txnMu.Lock()
-	defer s.txnMu.Unlock()
-	if err := s.flushLocked(ctx); err != nil {
-		return err
-	}
-	return direct(ctx)
+	return s.afterPending(ctx, direct)
 }
 
 // flushThen writes the pending ones, then runs op: for the writes this
@@ -156,8 +173,16 @@ func (s *batchedSignalStore) flushThen(ctx context.Context, op func(context.Cont
 	if s.inside(ctx) {
 		return errors.New("signal store: a bulk write inside a decryption transaction")
 	}
+	return s.afterPending(ctx, op)
+}
+
+// afterPending runs a direct write once the pending ones are on disk, with
+// no decryption in between.
+func (s *batchedSignalStore) afterPending(ctx context.Context, op func(context.Context) error) error {
 	s.txnMu.Lock()
 	defer s.txnMu.Unlock()
+	s.flushMu.Lock()
+	defer s.flushMu.Unlock()
 	if err := s.flushLocked(ctx); err != nil {
 		return err
 	}
@@ -166,14 +191,15 @@ func (s *batchedSignalStore) flushThen(ctx context.Context, op func(context.Cont
 
 // find runs look on the write sets a read consults, newest first, until it
 // reports a hit: the running decryption's own (to the decryption alone),
-// then the pending ones (under mu: decryptions merge into them meanwhile).
+// then the pending ones and the snapshot being flushed (under mu:
+// decryptions merge into them meanwhile).
 func (s *batchedSignalStore) find(ctx context.Context, look func(*signalWrites) bool) bool {
 	if s.inside(ctx) && look(s.staged) {
 		return true
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return look(s.pending)
+	return look(s.pending) || (s.flushing != nil && look(s.flushing))
 }
 
 var _ signalStore = (*batchedSignalStore)(nil)

@@ -285,3 +285,58 @@ func TestOnlyTheFirstMigrationToALIDFlushes(t *testing.T) {
 		t.Fatalf("a repeated migration wrote the pending decryptions out: %q on disk", got)
 	}
 }
+
+// heldDisk is session.db whose transactions wait until released: a slow
+// disk, or a large flush on a busy machine.
+type heldDisk struct {
+	*sqlstore.SQLStore
+	entered, release chan struct{}
+}
+
+func (d heldDisk) DoDecryptionTxn(ctx context.Context, fn func(context.Context) error) error {
+	d.entered <- struct{}{}
+	<-d.release
+	return d.SQLStore.DoDecryptionTxn(ctx, fn)
+}
+
+// Decryptions go on while a flush writes: whatsmeow's handler, which holds
+// the socket (and the keepalive's answer) while it waits, never waits for
+// the disk; reads meanwhile see what is being written.
+func TestDecryptionsDoNotWaitForAFlush(t *testing.T) {
+	_, _, disk := batchedDevice(t)
+	held := heldDisk{SQLStore: disk.(*sqlstore.SQLStore), entered: make(chan struct{}), release: make(chan struct{})}
+	s := newBatchedSignalStore(held)
+	ctx := context.Background()
+	decrypt(t, s, 1, "first", []byte("hi"))
+	flushed := make(chan error, 1)
+	go func() { flushed <- s.Flush(ctx) }()
+	<-held.entered
+
+	if got := sessionOn(t, s); got != "first" {
+		t.Fatalf("during the flush the session reads %q, want the one being written", got)
+	}
+	decrypted := make(chan struct{})
+	go func() { decrypt(t, s, 2, "second", []byte("again")); close(decrypted) }()
+	select {
+	case <-decrypted:
+	case <-time.After(10 * time.Second):
+		t.Fatal("a decryption waited for the flush")
+	}
+	if got := sessionOn(t, s); got != "second" {
+		t.Fatalf("session = %q, want the newest", got)
+	}
+	close(held.release)
+	if err := <-flushed; err != nil {
+		t.Fatal(err)
+	}
+	if got := sessionOn(t, disk); got != "first" {
+		t.Fatalf("on disk after the first flush: %q", got)
+	}
+	go func() { <-held.entered }()
+	if err := s.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := sessionOn(t, disk); got != "second" {
+		t.Fatalf("on disk after the second flush: %q", got)
+	}
+}

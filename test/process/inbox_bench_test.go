@@ -59,8 +59,8 @@ type arrivals struct {
 	mu    sync.Mutex
 	at    map[string]time.Time
 	text  map[string]string // each message's text, by whatsapp_id
-	order []string // whatsapp ids by first arrival
-	drops int      // session.status events that said disconnected
+	order []string          // whatsapp ids by first arrival
+	drops int               // session.status events that said disconnected
 	srv   *httptest.Server
 	wake  chan struct{}
 }

@@ -64,6 +64,18 @@ func decrypt(t *testing.T, s *batchedSignalStore, hash byte, session string, pla
 	}
 }
 
+// handled clears a message's plaintext as the ack loop does once the
+// message is stored.
+func handled(t *testing.T, s *batchedSignalStore, hash byte) {
+	t.Helper()
+	err := s.DoDecryptionTxn(context.Background(), func(ctx context.Context) error {
+		return s.ClearBufferedEventPlaintext(ctx, [32]byte{hash})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 func sessionOn(t *testing.T, s signalStore) string {
 	t.Helper()
 	session, err := s.GetSession(context.Background(), "contact.0:0")
@@ -161,11 +173,7 @@ func TestAClearReachesARowAlreadyOnDisk(t *testing.T) {
 	if err := batched.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := batched.DoDecryptionTxn(ctx, func(ctx context.Context) error {
-		return batched.ClearBufferedEventPlaintext(ctx, [32]byte{1})
-	}); err != nil {
-		t.Fatal(err)
-	}
+	handled(t, batched, 1)
 	if ev, _ := batched.GetBufferedEvent(ctx, [32]byte{1}); ev == nil || ev.Plaintext != nil {
 		t.Fatalf("read after the clear = %+v, want the row without its plaintext", ev)
 	}
@@ -217,11 +225,7 @@ func TestAHandledMessageIsMarkedOnDisk(t *testing.T) {
 	_, batched, disk := batchedDevice(t)
 	ctx := context.Background()
 	decrypt(t, batched, 1, "s", []byte("hi"))
-	if err := batched.DoDecryptionTxn(ctx, func(ctx context.Context) error {
-		return batched.ClearBufferedEventPlaintext(ctx, [32]byte{1})
-	}); err != nil {
-		t.Fatal(err)
-	}
+	handled(t, batched, 1)
 	if err := batched.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}

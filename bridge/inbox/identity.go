@@ -36,7 +36,7 @@ func (b *Inbox) learnIdentity(ctx context.Context, tx *sql.Tx, in bridge.Incomin
 	}
 	lid, phone := in.FromLID.String(), in.FromPhone.String()
 	var known bool
-	if err := tx.QueryRowContext(ctx, knownLID, lid).Scan(&known); err != nil {
+	if err := b.stmts.QueryRow(ctx, tx, knownLID, lid).Scan(&known); err != nil {
 		return fmt.Errorf("inbox: identity of %s: %w", lid, err)
 	}
 	res, err := b.stmts.Exec(ctx, tx, rememberIdentity, lid, phone, b.opts.Now().UnixMilli())
@@ -47,7 +47,7 @@ func (b *Inbox) learnIdentity(ctx context.Context, tx *sql.Tx, in bridge.Incomin
 		return err // known pair
 	}
 	var lidAlone, phoneAlone bool
-	if err := tx.QueryRowContext(ctx, namedAlone, lid, phone).Scan(&lidAlone, &phoneAlone); err != nil {
+	if err := b.stmts.QueryRow(ctx, tx, namedAlone, lid, phone).Scan(&lidAlone, &phoneAlone); err != nil {
 		return fmt.Errorf("inbox: history of %s: %w", lid, err)
 	}
 	// Only a new pair takes a side: a known LID whose number changed keeps

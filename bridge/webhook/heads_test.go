@@ -109,7 +109,7 @@ func TestScansSkipAFailingChatsBacklog(t *testing.T) {
 		err := o.opts.DB.QueryRow(`SELECT max(attempts) FROM webhook_outbox WHERE subscription = 'down'`).Scan(&attempts)
 		return attempts, err == nil && attempts >= 1
 	}, "the head's failure recorded")
-	steps := testutil.QuerySteps(t, o.opts.DB, dueScan, "down", time.Now().UnixMilli(), 0, 0, o.opts.PageSize)
+	steps := testutil.QuerySteps(t, o.opts.DB, o.dueScan, "down", time.Now().UnixMilli(), 0, 0)
 	t.Logf("a scan of the failing subscription: %d SQLite steps beside a backlog of %d in one chat", steps, backlog)
 	if steps >= backlog {
 		t.Errorf("a scan of the failing subscription took %d SQLite steps beside a backlog of %d in one chat: it walks the backlog",

@@ -87,7 +87,9 @@ type Options struct {
 type Outbox struct {
 	opts  Options
 	stmts *sqlite.Statements
-	wake  *durable.Signal
+	// dueScan is dueScanOf(opts.PageSize).
+	dueScan string
+	wake    *durable.Signal
 	// lanes: one delivery under way per subscription and ordering key;
 	// never a row ended since the current scan began.
 	lanes durable.Lanes[lane, int64]
@@ -136,7 +138,8 @@ func New(opts Options) *Outbox {
 		opts.KeepEvents = DefaultKeepEvents
 	}
 	o := &Outbox{
-		opts: opts, stmts: sqlite.NewStatements(opts.DB), wake: durable.NewSignal(), states: map[string]*runState{},
+		opts: opts, stmts: sqlite.NewStatements(opts.DB), dueScan: dueScanOf(opts.PageSize), wake: durable.NewSignal(),
+		states: map[string]*runState{},
 	}
 	var client http.Client
 	if opts.Client != nil {
@@ -286,9 +289,12 @@ func (o *Outbox) EnqueueNow(ctx context.Context, ev Event) error {
 	return o.opts.Batcher.Do(ctx, func(tx *sql.Tx) error { return o.Enqueue(ctx, tx, ev) })
 }
 
-// Pending is the number of events waiting for delivery.
+const countPending = `SELECT count(*) FROM webhook_outbox WHERE status = 'pending'`
+
+// Pending is the number of events waiting for delivery: the gauge every
+// scrape of /metrics reads.
 func (o *Outbox) Pending(ctx context.Context) (int, error) {
 	var n int
-	err := o.opts.DB.QueryRowContext(ctx, `SELECT count(*) FROM webhook_outbox WHERE status = 'pending'`).Scan(&n)
+	err := o.stmts.ReadRow(ctx, countPending).Scan(&n)
 	return n, err
 }

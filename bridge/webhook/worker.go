@@ -3,6 +3,7 @@ package webhook
 import (
 	"context"
 	"database/sql"
+	"strconv"
 	"sync"
 	"time"
 
@@ -26,18 +27,22 @@ type row struct {
 	expiresAt    int64
 }
 
-// dueScan reads one subscription's due rows after the cursor
-// (next_attempt_at, id). Only the head of each ordering key is in the index
-// webhook_due_of: the rows behind it (behind = 1) are not read until it
-// ends, so a receiver that fails at once with a backlog in one chat costs a
-// scan that chat's head, not a walk of the backlog; and another
-// subscription's backlog costs it nothing. The backlog stays on disk;
-// memory holds one page.
-const dueScan = `SELECT o.id, o.subscription, o.webhook_id, o.event, o.ordering_key, o.payload, o.attempts, o.next_attempt_at, o.expires_at
+// dueScanOf is the query that reads one subscription's due rows after the
+// cursor (next_attempt_at, id), pageSize of them. Only the head of each
+// ordering key is in the index webhook_due_of: the rows behind it (behind
+// = 1) are not read until it ends, so a receiver that fails at once with a
+// backlog in one chat costs a scan that chat's head, not a walk of the
+// backlog; and another subscription's backlog costs it nothing. The
+// backlog stays on disk; memory holds one page. The page size is written
+// into the SQL, not bound: SQLite plans a statement again at every run
+// when its LIMIT is a parameter, and a scan runs after every delivery.
+func dueScanOf(pageSize int) string {
+	return `SELECT o.id, o.subscription, o.webhook_id, o.event, o.ordering_key, o.payload, o.attempts, o.next_attempt_at, o.expires_at
 	FROM webhook_outbox o
 	WHERE o.subscription = ? AND o.status = 'pending' AND o.behind = 0 AND o.next_attempt_at <= ?
 	  AND (o.next_attempt_at, o.id) > (?, ?)
-	ORDER BY o.next_attempt_at, o.id LIMIT ?`
+	ORDER BY o.next_attempt_at, o.id LIMIT ` + strconv.Itoa(pageSize)
+}
 
 // Run delivers due events until ctx ends. One dispatcher scans the table in
 // pages and starts a delivery per row, never two of one subscription's
@@ -280,7 +285,7 @@ func (d *dispatcher) nextDue(ctx context.Context) (time.Time, bool) {
 			continue
 		}
 		var at int64
-		if err := d.o.opts.DB.QueryRowContext(ctx, nextHeadDue, l.ID, d.scanNow).Scan(&at); err != nil {
+		if err := d.o.stmts.ReadRow(ctx, nextHeadDue, l.ID, d.scanNow).Scan(&at); err != nil {
 			continue // none waits (or the read failed: the safety net's MaxIdle bounds the sleep)
 		}
 		if !found || at < next {
@@ -291,7 +296,8 @@ func (d *dispatcher) nextDue(ctx context.Context) (time.Time, bool) {
 }
 
 func (o *Outbox) scan(ctx context.Context, subscription string, now, afterAt, afterID int64) ([]row, error) {
-	rows, err := o.opts.DB.QueryContext(ctx, dueScan, subscription, now, afterAt, afterID, o.opts.PageSize)
+	// Prepared once: a scan follows every delivery's end.
+	rows, err := o.stmts.Read(ctx, o.dueScan, subscription, now, afterAt, afterID)
 	if err != nil {
 		return nil, err
 	}

@@ -25,8 +25,9 @@ import (
 // which they reached the webhook ("msg/s") next to the rate at which the
 // simulator sent them ("sim-msg/s"), the peak of the bridge's goroutines
 // while they came in (go_goroutines on /metrics, polled), the bridge's
-// peak resident memory ("peak-MB"), the out-of-order pairs: messages that
-// reached the webhook after a later one of the same chat (must be 0), and
+// CPU time per message ("bridge-cpu-µs/msg"), its peak resident memory
+// ("peak-MB"), the out-of-order pairs: messages that reached the webhook
+// after a later one of the same chat (must be 0), and
 // the session.status events that said disconnected (a keepalive unanswered
 // while the burst came in). With hack/perf-baseline.sh the bridge of
 // another commit runs the same burst in the same run.
@@ -55,9 +56,15 @@ func BenchmarkIncomingBurst(b *testing.B) {
 			peak := watchGoroutines(b, "http://"+p.addr+"/metrics")
 			profiled := profileBurst(b, p, c.name)
 			b.ResetTimer()
+			cpu0 := processCPU(b, p.cmd.Process.Pid)
 			ids := throughput(b, hooks, contacts, to)
+			cpu := processCPU(b, p.cmd.Process.Pid) - cpu0
 			profiled()
 			b.StopTimer()
+			// The bridge's CPU time per message, user and system: what the
+			// burst costs it, which a shared machine's load moves far less
+			// than the rate.
+			b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "bridge-cpu-µs/msg")
 			b.ReportMetric(float64(peak()), "peak-goroutines")
 			// The process's high-water mark of resident memory (VmHWM), the
 			// whole run: the burst must not raise it with its size.

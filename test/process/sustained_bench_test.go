@@ -1,0 +1,252 @@
+package process
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"go.mau.fi/whatsmeow/types"
+
+	"github.com/msgbridge/msgbridge/bridge/wasim"
+)
+
+// BenchmarkIncomingSustained: the simulator's contacts send texts to a
+// bridge process at a steady total rate (SUSTAINED_RATE a second, default
+// 1,000) for SUSTAINED_SECONDS (default 20), each on a schedule rather
+// than as fast as it can, and the bridge delivers them to a loopback
+// webhook. A bridge that keeps up delivers at the offered rate with a flat
+// delay; one that falls behind shows a delay that grows for as long as the
+// load lasts. The run's size comes from the two settings, not from b.N:
+// one run takes the duration, so every -count is one run (leave -benchtime
+// at its default; -benchtime=Nx would run the load twice).
+//
+// It reports the rate the simulator achieved ("sim-msg/s"; below the set
+// rate, the load was not offered), how late the latest send started
+// against its slot ("behind-ms"), the rate at which the messages reached
+// the webhook ("msg/s", from the schedule's start to the last arrival),
+// the delay from a contact's send to the webhook ("p50-ms", "p99-ms",
+// "max-ms"), its growth ("lag-growth-ms": the median delay of the last
+// second's sends minus the first second's; near 0 when the bridge keeps
+// up), the out-of-order pairs (must be 0), the session.status events that
+// said disconnected, and the bridge's memory: its peak RSS ("peak-MB",
+// VmHWM) and its anonymous resident pages at the end ("anon-MB", what a
+// memory cgroup charges besides page cache), read from /proc.
+//
+// A message's send time is the moment its contact called the simulator's
+// send (wasim's User.Send), at its slot in the schedule or after: the
+// simulator's encryption as the contact's phone and its write into the
+// bridge's socket count as delay. That write waits when the bridge stops
+// reading its socket, and the contact's next sends then start late; the
+// delay leaves that wait out, so a behind-ms above a few milliseconds
+// means the figures understate the lag (or that the machine starved the
+// simulator): read sim-msg/s and behind-ms first. With
+// hack/perf-baseline.sh the bridge of another commit runs the same load in
+// the same run.
+//
+//	go test -run=NONE -bench=IncomingSustained ./test/process
+//	SUSTAINED_RATE=500 hack/perf-baseline.sh main IncomingSustained -count=2
+func BenchmarkIncomingSustained(b *testing.B) {
+	skipProcessTest(b)
+	load := sustainedLoadFromEnv(b)
+	for _, c := range candidates(simBridgeBin, envBaselineSimBin) {
+		b.Run(c.name, func(b *testing.B) {
+			sim := wasim.Start(b)
+			dataDir := linkedDataDirOf(b, sim, c.bin)
+			hooks := newArrivals(b)
+			env := append(simEnv(sim, dataDir), "WEBHOOK_URL="+hooks.srv.URL, "WEBHOOK_SECRET="+testWebhookSecret)
+			if os.Getenv(envBurstProfile) != "" {
+				env = append(env, "PPROF=on")
+			}
+			p := startBridge(b, c.bin, env)
+			waitConnected(b, p)
+			to := types.NewJID(testAccount, types.DefaultUserServer)
+			contacts := warmContacts(b, sim, hooks, to, "49151000030")
+			profiled := profileBurst(b, p, c.name)
+			b.ResetTimer()
+			sent := load.send(b, contacts, to)
+			arrived := hooks.drain(b, sent.ids())
+			profiled()
+			b.StopTimer()
+			sent.report(b, arrived)
+			b.ReportMetric(float64(hooks.outOfOrder(sent.perContact)), "out-of-order")
+			b.ReportMetric(float64(peakRSSKB(b, p.cmd.Process.Pid))/1024, "peak-MB")
+			b.ReportMetric(float64(readSmapsRollup(b, p.cmd.Process.Pid).anon)/1024, "anon-MB")
+			hooks.mu.Lock()
+			b.ReportMetric(float64(hooks.drops), "disconnects")
+			hooks.mu.Unlock()
+			b.ReportMetric(0, "ns/op")
+		})
+	}
+}
+
+// warmContacts makes incomingContacts contacts, numbered from prefix, and
+// has each send one text that reached the webhook: their Signal sessions
+// are set up before the measured part.
+func warmContacts(b *testing.B, sim *wasim.Simulator, hooks *arrivals, to types.JID, prefix string) []*wasim.User {
+	b.Helper()
+	contacts := make([]*wasim.User, incomingContacts)
+	for i := range contacts {
+		contacts[i] = sim.Contact(fmt.Sprintf("%s%02d", prefix, i), "Contact")
+		hooks.wait(b, []string{sendB(b, contacts[i], to, "warm-up")})
+	}
+	return contacts
+}
+
+// sustainedLoad is the offered load: rate messages a second in total, for
+// a duration.
+type sustainedLoad struct {
+	rate     int
+	duration time.Duration
+}
+
+// Settings of BenchmarkIncomingSustained.
+const (
+	envSustainedRate    = "SUSTAINED_RATE"    // messages a second, all contacts together
+	envSustainedSeconds = "SUSTAINED_SECONDS" // how long the load lasts
+)
+
+func sustainedLoadFromEnv(b *testing.B) sustainedLoad {
+	b.Helper()
+	l := sustainedLoad{rate: 1000, duration: 20 * time.Second}
+	if v := os.Getenv(envSustainedRate); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			b.Fatalf("%s=%q: want messages a second, a positive integer", envSustainedRate, v)
+		}
+		l.rate = n
+	}
+	if v := os.Getenv(envSustainedSeconds); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 2 {
+			b.Fatalf("%s=%q: want seconds, at least 2 (the delay's growth compares the first and last)", envSustainedSeconds, v)
+		}
+		l.duration = time.Duration(n) * time.Second
+	}
+	return l
+}
+
+// count is how many messages the load sends.
+func (l sustainedLoad) count() int {
+	return int(int64(l.rate) * int64(l.duration) / int64(time.Second))
+}
+
+// due is when message n (of all contacts, in schedule order) is to be sent.
+func (l sustainedLoad) due(start time.Time, n int) time.Time {
+	return start.Add(time.Duration(int64(n) * int64(time.Second) / int64(l.rate)))
+}
+
+// sentLog is what the contacts sent: each message's id and send time by
+// its place in the schedule, and each contact's ids in its order.
+type sentLog struct {
+	start, end time.Time // the schedule's start; the last send's return
+	id         []string
+	at         []time.Time // when each message's contact called send
+	behind     []time.Duration
+	perContact [][]string
+}
+
+// send has the contacts send the load's messages, message n by contact
+// n%len(contacts) at its slot in the schedule (or at once, when its
+// contact is behind), each contact's in order.
+func (l sustainedLoad) send(b *testing.B, contacts []*wasim.User, to types.JID) *sentLog {
+	b.Helper()
+	n := l.count()
+	log := &sentLog{id: make([]string, n), at: make([]time.Time, n), behind: make([]time.Duration, n), perContact: make([][]string, len(contacts))}
+	log.start = time.Now()
+	var wg sync.WaitGroup
+	for c, u := range contacts {
+		wg.Go(func() {
+			for m := c; m < n; m += len(contacts) {
+				// A pacer, not a wait for an event: message m is due then.
+				due := l.due(log.start, m)
+				time.Sleep(time.Until(due))
+				log.at[m] = time.Now()
+				log.behind[m] = log.at[m].Sub(due)
+				log.id[m] = sendB(b, u, to, "text "+strconv.Itoa(m))
+				log.perContact[c] = append(log.perContact[c], log.id[m])
+			}
+		})
+	}
+	wg.Wait()
+	log.end = time.Now()
+	return log
+}
+
+func (s *sentLog) ids() []string { return s.id }
+
+// report adds the rates, the delay's percentiles and its growth; arrived
+// holds each message's arrival, in schedule order.
+func (s *sentLog) report(b *testing.B, arrived []time.Time) {
+	n := len(s.id)
+	b.ReportMetric(float64(n)/s.end.Sub(s.start).Seconds(), "sim-msg/s")
+	b.ReportMetric(ms(slices.Max(s.behind)), "behind-ms")
+	last := slices.MaxFunc(arrived, func(x, y time.Time) int { return x.Compare(y) })
+	b.ReportMetric(float64(n)/last.Sub(s.start).Seconds(), "msg/s")
+	delays := make([]time.Duration, n)
+	var first, final []time.Duration // of the sends in the first and the last second
+	for i := range delays {
+		delays[i] = arrived[i].Sub(s.at[i])
+		if s.at[i].Sub(s.start) < time.Second {
+			first = append(first, delays[i])
+		}
+		if s.end.Sub(s.at[i]) <= time.Second {
+			final = append(final, delays[i])
+		}
+	}
+	slices.Sort(delays)
+	b.ReportMetric(ms(delays[n/2]), "p50-ms")
+	b.ReportMetric(ms(delays[n*99/100]), "p99-ms")
+	b.ReportMetric(ms(delays[n-1]), "max-ms")
+	if len(first) > 0 && len(final) > 0 {
+		b.ReportMetric(ms(median(final)-median(first)), "lag-growth-ms")
+	}
+}
+
+// drainStall is how long drain waits without a single arrival before it
+// gives up: a bridge far behind still delivers something every second.
+const drainStall = 30 * time.Second
+
+// drain waits until every id reached the webhook and returns their
+// arrival times, in the order of ids. Unlike wait it has no overall
+// deadline (an overloaded bridge may take minutes to catch up), and it
+// looks at the arrivals ten times a second rather than at each one, so
+// that counting does not take CPU from the bridge it measures.
+func (a *arrivals) drain(b *testing.B, ids []string) []time.Time {
+	b.Helper()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	progress, got := time.Now(), 0
+	for {
+		out := a.arrivedOf(ids)
+		if len(out) == len(ids) {
+			return out
+		}
+		if len(out) > got {
+			progress, got = time.Now(), len(out)
+		}
+		if time.Since(progress) > drainStall {
+			b.Fatalf("%d of %d messages reached the webhook; none in the last %s", got, len(ids), drainStall)
+		}
+		<-tick.C
+	}
+}
+
+// arrivedOf gives the arrival times of ids as far as they arrived: all of
+// them, in the order of ids, or fewer.
+func (a *arrivals) arrivedOf(ids []string) []time.Time {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := make([]time.Time, 0, len(ids))
+	for _, id := range ids {
+		t, ok := a.at[id]
+		if !ok {
+			return out
+		}
+		out = append(out, t)
+	}
+	return out
+}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -147,6 +148,7 @@ func (l sustainedLoad) due(start time.Time, n int) time.Time {
 // its place in the schedule, and each contact's ids in its order.
 type sentLog struct {
 	start, end time.Time // the schedule's start; the last send's return
+	length     time.Duration
 	id         []string
 	at         []time.Time // when each message's contact called send
 	behind     []time.Duration
@@ -160,7 +162,7 @@ func (l sustainedLoad) send(b *testing.B, contacts []*wasim.User, to types.JID) 
 	b.Helper()
 	n := l.count()
 	log := &sentLog{id: make([]string, n), at: make([]time.Time, n), behind: make([]time.Duration, n), perContact: make([][]string, len(contacts))}
-	log.start = time.Now()
+	log.start, log.length = time.Now(), l.duration
 	var wg sync.WaitGroup
 	for c, u := range contacts {
 		wg.Go(func() {
@@ -182,8 +184,9 @@ func (l sustainedLoad) send(b *testing.B, contacts []*wasim.User, to types.JID) 
 
 func (s *sentLog) ids() []string { return s.id }
 
-// report adds the rates, the delay's percentiles and its growth; arrived
-// holds each message's arrival, in schedule order.
+// report adds the rates, the delay's percentiles and its growth, and logs
+// the median delay of each second's sends (the curve behind the growth);
+// arrived holds each message's arrival, in schedule order.
 func (s *sentLog) report(b *testing.B, arrived []time.Time) {
 	n := len(s.id)
 	b.ReportMetric(float64(n)/s.end.Sub(s.start).Seconds(), "sim-msg/s")
@@ -191,23 +194,31 @@ func (s *sentLog) report(b *testing.B, arrived []time.Time) {
 	last := slices.MaxFunc(arrived, func(x, y time.Time) int { return x.Compare(y) })
 	b.ReportMetric(float64(n)/last.Sub(s.start).Seconds(), "msg/s")
 	delays := make([]time.Duration, n)
-	var first, final []time.Duration // of the sends in the first and the last second
+	var bySecond [][]time.Duration // by the second of the schedule they were sent in
 	for i := range delays {
 		delays[i] = arrived[i].Sub(s.at[i])
-		if s.at[i].Sub(s.start) < time.Second {
-			first = append(first, delays[i])
+		sec := int(s.at[i].Sub(s.start) / time.Second)
+		for len(bySecond) <= sec {
+			bySecond = append(bySecond, nil)
 		}
-		if s.end.Sub(s.at[i]) <= time.Second {
-			final = append(final, delays[i])
-		}
+		bySecond[sec] = append(bySecond[sec], delays[i])
 	}
 	slices.Sort(delays)
 	b.ReportMetric(ms(delays[n/2]), "p50-ms")
 	b.ReportMetric(ms(delays[n*99/100]), "p99-ms")
 	b.ReportMetric(ms(delays[n-1]), "max-ms")
-	if len(first) > 0 && len(final) > 0 {
-		b.ReportMetric(ms(median(final)-median(first)), "lag-growth-ms")
+	// The last second is the schedule's last, not one a late send spilled
+	// into.
+	if final := bySecond[min(len(bySecond), int(s.length/time.Second))-1]; len(final) > 0 && len(bySecond[0]) > 0 {
+		b.ReportMetric(ms(median(final)-median(bySecond[0])), "lag-growth-ms")
 	}
+	curve := make([]string, 0, len(bySecond))
+	for _, ds := range bySecond {
+		if len(ds) > 0 {
+			curve = append(curve, strconv.FormatFloat(ms(median(ds)), 'f', 0, 64))
+		}
+	}
+	b.Logf("median delay (ms) of each second's sends: %s", strings.Join(curve, " "))
 }
 
 // drainStall is how long drain waits without a single arrival before it

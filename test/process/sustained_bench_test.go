@@ -1,6 +1,7 @@
 package process
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"slices"
@@ -68,11 +69,14 @@ func BenchmarkIncomingSustained(b *testing.B) {
 			contacts := warmContacts(b, sim, hooks, to, "49151000030")
 			profiled := profileBurst(b, p, c.name)
 			b.ResetTimer()
+			cpu := watchCPU(b, p.cmd.Process.Pid)
 			sent := load.send(b, contacts, to)
 			arrived := hooks.drain(b, sent.ids())
+			used := cpu()
 			profiled()
 			b.StopTimer()
 			sent.report(b, arrived)
+			reportCPU(b, used, len(arrived))
 			disordered := hooks.outOfOrder(sent.perContact)
 			b.ReportMetric(float64(disordered), "out-of-order")
 			if disordered > 0 { // a chat's order is a promise, not a figure
@@ -219,6 +223,80 @@ func (s *sentLog) report(b *testing.B, arrived []time.Time) {
 		}
 	}
 	b.Logf("median delay (ms) of each second's sends: %s", strings.Join(curve, " "))
+	var perSecond []int // arrivals in each second since the schedule's start
+	for _, t := range arrived {
+		sec := int(t.Sub(s.start) / time.Second)
+		for len(perSecond) <= sec {
+			perSecond = append(perSecond, 0)
+		}
+		perSecond[sec]++
+	}
+	b.Logf("arrivals at the webhook in each second: %s", strings.Trim(fmt.Sprint(perSecond), "[]"))
+}
+
+// watchCPU samples the CPU time (user and system) process pid has used,
+// once a second, until the returned function is called; that gives the
+// time used in each second since the call, the last one partial.
+// On a shared machine it tells a bridge that was slow from one that was
+// starved.
+func watchCPU(b *testing.B, pid int) func() []time.Duration {
+	b.Helper()
+	start := cpuTime(b, pid)
+	stop, done := make(chan struct{}), make(chan []time.Duration, 1)
+	go func() {
+		var used []time.Duration
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		last := start
+		for {
+			select {
+			case <-stop:
+				done <- append(used, cpuTime(b, pid)-last)
+				return
+			case <-tick.C:
+				now := cpuTime(b, pid)
+				used, last = append(used, now-last), now
+			}
+		}
+	}()
+	return func() []time.Duration { close(stop); return <-done }
+}
+
+// reportCPU adds the bridge's CPU time per message ("cpu-ms/msg": less
+// moved by the machine's load than the rates) and logs its share of a core
+// in each second.
+func reportCPU(b *testing.B, used []time.Duration, messages int) {
+	b.Helper()
+	var total time.Duration
+	shares := make([]string, len(used))
+	for i, d := range used {
+		total += d
+		shares[i] = strconv.Itoa(int(100 * d / time.Second))
+	}
+	b.ReportMetric(ms(total)/float64(messages), "cpu-ms/msg")
+	b.Logf("the bridge's CPU in each second (%% of a core): %s", strings.Join(shares, " "))
+}
+
+// cpuTime is the user and system CPU time process pid has used so far
+// (/proc/PID/stat, in clock ticks of 10 ms).
+func cpuTime(b *testing.B, pid int) time.Duration {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		b.Error(err)
+		return 0
+	}
+	// Fields after the command's closing parenthesis; utime and stime are
+	// the 14th and 15th of the line, the 12th and 13th after it.
+	fields := strings.Fields(string(raw[bytes.LastIndexByte(raw, ')')+1:]))
+	var ticks int64
+	for _, f := range fields[11:13] {
+		n, err := strconv.ParseInt(f, 10, 64)
+		if err != nil {
+			b.Error(err)
+		}
+		ticks += n
+	}
+	return time.Duration(ticks) * 10 * time.Millisecond
 }
 
 // drainStall is how long drain waits without a single arrival before it

@@ -69,14 +69,14 @@ func BenchmarkIncomingSustained(b *testing.B) {
 			contacts := warmContacts(b, sim, hooks, to, "49151000030")
 			profiled := profileBurst(b, p, c.name)
 			b.ResetTimer()
-			cpu := watchCPU(b, p.cmd.Process.Pid)
+			watched := watchBridge(b, p)
 			sent := load.send(b, contacts, to)
 			arrived := hooks.drain(b, sent.ids())
-			used := cpu()
+			seconds := watched()
 			profiled()
 			b.StopTimer()
 			sent.report(b, arrived)
-			reportCPU(b, used, len(arrived))
+			reportBridge(b, seconds, len(arrived))
 			disordered := hooks.outOfOrder(sent.perContact)
 			b.ReportMetric(float64(disordered), "out-of-order")
 			if disordered > 0 { // a chat's order is a promise, not a figure
@@ -234,47 +234,60 @@ func (s *sentLog) report(b *testing.B, arrived []time.Time) {
 	b.Logf("arrivals at the webhook in each second: %s", strings.Trim(fmt.Sprint(perSecond), "[]"))
 }
 
-// watchCPU samples the CPU time (user and system) process pid has used,
-// once a second, until the returned function is called; that gives the
-// time used in each second since the call, the last one partial.
-// On a shared machine it tells a bridge that was slow from one that was
-// starved.
-func watchCPU(b *testing.B, pid int) func() []time.Duration {
+// bridgeSecond is what the bridge did in one second of the run.
+type bridgeSecond struct {
+	cpu     time.Duration // CPU time (user and system) used in the second
+	backlog int           // webhook events stored, not yet delivered, at its end
+}
+
+// watchBridge samples the bridge's CPU time and its webhook backlog
+// (msgbridge_webhook_queue_depth on /metrics) once a second until the
+// returned function is called, which gives each second's sample, the last
+// one partial. On a shared machine the CPU tells a bridge that was slow
+// from one that was starved; the backlog tells texts waiting for the
+// webhook from texts still waiting to be decrypted and stored.
+func watchBridge(b *testing.B, p *bridgeProcess) func() []bridgeSecond {
 	b.Helper()
-	start := cpuTime(b, pid)
-	stop, done := make(chan struct{}), make(chan []time.Duration, 1)
+	pid, metricsURL := p.cmd.Process.Pid, "http://"+p.addr+"/metrics"
+	stop, done := make(chan struct{}), make(chan []bridgeSecond, 1)
 	go func() {
-		var used []time.Duration
+		var seconds []bridgeSecond
+		last := cpuTime(b, pid)
+		sample := func() {
+			now := cpuTime(b, pid)
+			seconds = append(seconds, bridgeSecond{cpu: now - last, backlog: gaugeOf(metricsURL, "msgbridge_webhook_queue_depth")})
+			last = now
+		}
 		tick := time.NewTicker(time.Second)
 		defer tick.Stop()
-		last := start
 		for {
 			select {
 			case <-stop:
-				done <- append(used, cpuTime(b, pid)-last)
+				sample()
+				done <- seconds
 				return
 			case <-tick.C:
-				now := cpuTime(b, pid)
-				used, last = append(used, now-last), now
+				sample()
 			}
 		}
 	}()
-	return func() []time.Duration { close(stop); return <-done }
+	return func() []bridgeSecond { close(stop); return <-done }
 }
 
-// reportCPU adds the bridge's CPU time per message ("cpu-ms/msg": less
+// reportBridge adds the bridge's CPU time per message ("cpu-ms/msg": less
 // moved by the machine's load than the rates) and logs its share of a core
-// in each second.
-func reportCPU(b *testing.B, used []time.Duration, messages int) {
+// and its webhook backlog in each second.
+func reportBridge(b *testing.B, seconds []bridgeSecond, messages int) {
 	b.Helper()
 	var total time.Duration
-	shares := make([]string, len(used))
-	for i, d := range used {
-		total += d
-		shares[i] = strconv.Itoa(int(100 * d / time.Second))
+	shares, backlogs := make([]string, len(seconds)), make([]string, len(seconds))
+	for i, s := range seconds {
+		total += s.cpu
+		shares[i], backlogs[i] = strconv.Itoa(int(100*s.cpu/time.Second)), strconv.Itoa(s.backlog)
 	}
 	b.ReportMetric(ms(total)/float64(messages), "cpu-ms/msg")
 	b.Logf("the bridge's CPU in each second (%% of a core): %s", strings.Join(shares, " "))
+	b.Logf("webhook events stored, not yet delivered, at each second's end: %s", strings.Join(backlogs, " "))
 }
 
 // cpuTime is the user and system CPU time process pid has used so far

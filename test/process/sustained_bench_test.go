@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -292,10 +293,10 @@ func reportBridge(b *testing.B, seconds []bridgeSecond, messages int) {
 
 // cpuTime is the user and system CPU time process pid has used so far
 // (/proc/PID/stat, in clock ticks of 10 ms).
-func cpuTime(b *testing.B, pid int) time.Duration {
+func cpuTime(tb testing.TB, pid int) time.Duration {
 	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		b.Error(err)
+		tb.Error(err)
 		return 0
 	}
 	// Fields after the command's closing parenthesis; utime and stime are
@@ -305,7 +306,7 @@ func cpuTime(b *testing.B, pid int) time.Duration {
 	for _, f := range fields[11:13] {
 		n, err := strconv.ParseInt(f, 10, 64)
 		if err != nil {
-			b.Error(err)
+			tb.Error(err)
 		}
 		ticks += n
 	}
@@ -355,4 +356,45 @@ func (a *arrivals) arrivedOf(ids []string) []time.Time {
 		out = append(out, t)
 	}
 	return out
+}
+
+// TestSustainedLoadSpacesItsTexts: the schedule offers the set rate, one
+// text every 1/rate over the duration, so that sim-msg/s below the rate is
+// the simulator's doing, never the schedule's.
+func TestSustainedLoadSpacesItsTexts(t *testing.T) {
+	start := time.Unix(0, 0)
+	for _, l := range []sustainedLoad{{rate: 1000, duration: 20 * time.Second}, {rate: 1500, duration: 2 * time.Second}} {
+		gap := time.Second / time.Duration(l.rate)
+		if n := l.count(); n != l.rate*int(l.duration/time.Second) {
+			t.Fatalf("%d/s for %s: %d texts", l.rate, l.duration, n)
+		}
+		for n := 1; n < l.count(); n++ {
+			if d := l.due(start, n).Sub(l.due(start, n-1)); d < gap || d > gap+1 {
+				t.Fatalf("%d/s: text %d due %s after the one before, want %s", l.rate, n, d, gap)
+			}
+		}
+		if last := l.due(start, l.count()-1).Sub(start); last < l.duration-gap-1 || last >= l.duration {
+			t.Errorf("%d/s for %s: the last text due at %s", l.rate, l.duration, last)
+		}
+	}
+}
+
+// TestCPUTimeReadsTheProcessStat: cpuTime of the test process agrees with
+// getrusage(2) to within the kernel's clock ticks.
+func TestCPUTimeReadsTheProcessStat(t *testing.T) {
+	deadline := time.Now().Add(10 * time.Second)
+	for cpuTime(t, os.Getpid()) < 100*time.Millisecond && time.Now().Before(deadline) {
+		for i := range 1_000_000 { // spends CPU until the kernel has counted some
+			_ = strconv.Itoa(i)
+		}
+	}
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		t.Fatal(err)
+	}
+	got := cpuTime(t, os.Getpid())
+	want := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	if d := got - want; d < -50*time.Millisecond || d > 50*time.Millisecond {
+		t.Errorf("cpuTime %s, getrusage %s", got, want)
+	}
 }

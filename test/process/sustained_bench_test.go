@@ -34,24 +34,28 @@ import (
 // the delay from a contact's send to the webhook ("p50-ms", "p99-ms",
 // "max-ms"), its growth ("lag-growth-ms": the median delay of the last
 // second's sends minus the first second's; near 0 when the bridge keeps
-// up), the out-of-order pairs (must be 0), the session.status events that
-// said disconnected, and the bridge's memory: its peak RSS ("peak-MB",
-// VmHWM) and its anonymous resident pages at the end ("anon-MB", what a
-// memory cgroup charges besides page cache), read from /proc.
+// up), the out-of-order pairs (must be 0: more fail the run), the
+// session.status events that said disconnected, the bridge's CPU time per
+// text ("cpu-ms/msg") and its memory: its peak RSS ("peak-MB", VmHWM) and
+// its anonymous resident pages at the end ("anon-MB", what a memory cgroup
+// charges besides page cache), read from /proc. The log has, for each
+// second, the median delay of its sends, the webhook's arrivals, the
+// bridge's share of a core and its webhook backlog.
 //
 // A message's send time is the moment its contact called the simulator's
 // send (wasim's User.Send), at its slot in the schedule or after: the
 // simulator's encryption as the contact's phone and its write into the
 // bridge's socket count as delay. That write waits when the bridge stops
 // reading its socket, and the contact's next sends then start late; the
-// delay leaves that wait out, so a behind-ms above a few milliseconds
-// means the figures understate the lag (or that the machine starved the
-// simulator): read sim-msg/s and behind-ms first. With
-// hack/perf-baseline.sh the bridge of another commit runs the same load in
-// the same run.
+// delay leaves that wait out, so a behind-ms of seconds means the figures
+// understate the lag (or that the machine starved the simulator; a loaded
+// machine's scheduling alone gives tens to hundreds of ms): read sim-msg/s
+// and behind-ms first. With hack/perf-baseline.sh the bridge of another
+// commit runs the same load in the same run; -count repeats each
+// candidate in a row, so call the script once per pair to interleave.
 //
 //	go test -run=NONE -bench=IncomingSustained ./test/process
-//	SUSTAINED_RATE=500 hack/perf-baseline.sh main IncomingSustained -count=2
+//	SUSTAINED_RATE=500 RELEASE=1 hack/perf-baseline.sh 36f6f31 IncomingSustained
 func BenchmarkIncomingSustained(b *testing.B) {
 	skipProcessTest(b)
 	load := sustainedLoadFromEnv(b)
@@ -119,6 +123,8 @@ const (
 	envSustainedSeconds = "SUSTAINED_SECONDS" // how long the load lasts
 )
 
+// sustainedLoadFromEnv reads the load from envSustainedRate and
+// envSustainedSeconds; 1,000 a second for 20 s when they are unset.
 func sustainedLoadFromEnv(b *testing.B) sustainedLoad {
 	b.Helper()
 	l := sustainedLoad{rate: 1000, duration: 20 * time.Second}
@@ -189,15 +195,31 @@ func (l sustainedLoad) send(b *testing.B, contacts []*wasim.User, to types.JID) 
 
 func (s *sentLog) ids() []string { return s.id }
 
-// report adds the rates, the delay's percentiles and its growth, and logs
-// the median delay of each second's sends (the curve behind the growth);
-// arrived holds each message's arrival, in schedule order.
+// report adds the rates and the delays' figures (reportDelays) and logs
+// the webhook's arrivals in each second; arrived holds each message's
+// arrival, in schedule order.
 func (s *sentLog) report(b *testing.B, arrived []time.Time) {
-	n := len(s.id)
-	b.ReportMetric(float64(n)/s.end.Sub(s.start).Seconds(), "sim-msg/s")
+	n := float64(len(s.id))
+	b.ReportMetric(n/s.end.Sub(s.start).Seconds(), "sim-msg/s")
 	b.ReportMetric(ms(slices.Max(s.behind)), "behind-ms")
 	last := slices.MaxFunc(arrived, func(x, y time.Time) int { return x.Compare(y) })
-	b.ReportMetric(float64(n)/last.Sub(s.start).Seconds(), "msg/s")
+	b.ReportMetric(n/last.Sub(s.start).Seconds(), "msg/s")
+	s.reportDelays(b, arrived)
+	var perSecond []int // arrivals in each second since the schedule's start
+	for _, t := range arrived {
+		sec := int(t.Sub(s.start) / time.Second)
+		for len(perSecond) <= sec {
+			perSecond = append(perSecond, 0)
+		}
+		perSecond[sec]++
+	}
+	b.Logf("arrivals at the webhook in each second: %s", strings.Trim(fmt.Sprint(perSecond), "[]"))
+}
+
+// reportDelays adds the delay's percentiles and its growth, and logs the
+// median delay of each second's sends (the curve behind the growth).
+func (s *sentLog) reportDelays(b *testing.B, arrived []time.Time) {
+	n := len(s.id)
 	delays := make([]time.Duration, n)
 	var bySecond [][]time.Duration // by the second of the schedule they were sent in
 	for i := range delays {
@@ -224,15 +246,6 @@ func (s *sentLog) report(b *testing.B, arrived []time.Time) {
 		}
 	}
 	b.Logf("median delay (ms) of each second's sends: %s", strings.Join(curve, " "))
-	var perSecond []int // arrivals in each second since the schedule's start
-	for _, t := range arrived {
-		sec := int(t.Sub(s.start) / time.Second)
-		for len(perSecond) <= sec {
-			perSecond = append(perSecond, 0)
-		}
-		perSecond[sec]++
-	}
-	b.Logf("arrivals at the webhook in each second: %s", strings.Trim(fmt.Sprint(perSecond), "[]"))
 }
 
 // bridgeSecond is what the bridge did in one second of the run.

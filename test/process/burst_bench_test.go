@@ -146,7 +146,11 @@ func watchGoroutines(b *testing.B, metricsURL string) func() int {
 }
 
 // goroutinesOf reads go_goroutines from a /metrics page; 0 when it cannot.
-func goroutinesOf(url string) int {
+func goroutinesOf(url string) int { return gaugeOf(url, "go_goroutines") }
+
+// gaugeOf reads the unlabelled metric name from a /metrics page; 0 when it
+// cannot.
+func gaugeOf(url, name string) int {
 	resp, err := http.Get(url) //nolint:gosec,noctx // the bridge under test, on loopback
 	if err != nil {
 		return 0
@@ -154,7 +158,7 @@ func goroutinesOf(url string) int {
 	defer func() { _ = resp.Body.Close() }()
 	sc := bufio.NewScanner(resp.Body)
 	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "go_goroutines "); ok {
+		if v, ok := strings.CutPrefix(sc.Text(), name+" "); ok {
 			n, _ := strconv.ParseFloat(v, 64)
 			return int(n)
 		}

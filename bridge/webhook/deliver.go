@@ -6,30 +6,87 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sync"
 	"time"
 )
 
 // maxErrorLen bounds last_error; a receiver's error page can be large.
 const maxErrorLen = 512
 
-// deliver sends r to its subscription l once and records the outcome.
-// answered runs once the receiver has answered, before the outcome is
-// written: it frees the slot, so that the subscription's next request
-// does not wait for this one's commit (a slot held through the commit
-// made the group commit carry at most Workers outcomes, and the commits
-// bound the rate). r's lane stays taken until the outcome is committed:
-// its key's next event still waits for it.
+// maxCarried bounds the events of one ordering key a delivery carries in
+// a row before it hands its slot back to the scan, which serves the other
+// keys' heads by age.
+const maxCarried = 32
+
+// deliver sends r to its subscription l and records the outcome; while the
+// receiver accepts, it then carries the next events of r's ordering key,
+// each sent once the one before was accepted, while the one before's mark
+// is committed in the background. Waiting for each commit before the key's
+// next send held one chat (a busy group) to one event per commit of
+// bridge.db, which the incoming messages share. A failed attempt's retry is
+// committed before anything else of the key goes, so it keeps its place.
+// The lane is freed once every carried outcome is committed.
+//
+// answered runs once the receiver has answered r, before the outcome is
+// written: it frees the slot, so that the subscription's next request does
+// not wait for this one's commit. A carried event takes a free slot of its
+// own, or is left to the scan.
 func (o *Outbox) deliver(ctx context.Context, l *live, r row, answered func()) {
+	ln := lane{r.subscription, r.key}
+	var marks []pendingMark
 	defer func() {
-		// Its outcome is committed: the key's next event may go.
-		o.lanes.Done(lane{r.subscription, r.key}, r.id)
+		o.awaitMarks(marks)
+		for _, m := range marks {
+			o.lanes.Done(ln, m.row.id) // its outcome is committed: the key's next event may go
+		}
 		o.wake.Notify()
 	}()
+	for {
+		mark, accepted := o.attempt(ctx, l, r, answered)
+		marks = append(marks, pendingMark{row: r, committed: mark})
+		if !accepted || len(marks) == maxCarried {
+			return
+		}
+		next, ok := o.nextOfKey(ctx, r)
+		if !ok {
+			return
+		}
+		if answered, ok = o.takeSlot(r.subscription); !ok {
+			return
+		}
+		r = next
+	}
+}
+
+// pendingMark is a carried event and the commit of its outcome (nil when
+// committed already).
+type pendingMark struct {
+	row       row
+	committed <-chan error
+}
+
+// awaitMarks waits for the carried outcomes' commits; a failed one leaves
+// its row due, and it is posted again (same webhook-id).
+func (o *Outbox) awaitMarks(marks []pendingMark) {
+	for _, m := range marks {
+		if m.committed == nil {
+			continue
+		}
+		if err := <-m.committed; err != nil {
+			o.opts.Log.Error(err, "record webhook delivery", "webhook_id", m.row.webhookID)
+		}
+	}
+}
+
+// attempt sends r once and records the outcome: a delivery's mark goes to
+// the writer and its commit is returned (accepted); a failure's retry or
+// dead letter is committed before attempt returns.
+func (o *Outbox) attempt(ctx context.Context, l *live, r row, answered func()) (mark <-chan error, accepted bool) {
 	now := o.opts.Now()
 	a, err := o.send(ctx, l, r, now)
 	answered()
 	if ctx.Err() != nil {
-		return // shutting down: the row stays due and is sent again after a restart
+		return nil, false // shutting down: the row stays due and is sent again after a restart
 	}
 	ok := err == nil && a.status >= 200 && a.status < 300
 	if !ok && err == nil {
@@ -40,18 +97,77 @@ func (o *Outbox) deliver(ctx context.Context, l *live, r row, answered func()) {
 		o.opts.Observer.WebhookDelivery(r.subscription, ok)
 	}
 	bg := context.WithoutCancel(ctx)
-	var recordErr error
 	if ok {
-		recordErr = o.opts.Batcher.Do(bg, func(tx *sql.Tx) error {
+		return o.opts.Batcher.Submit(bg, func(tx *sql.Tx) error {
 			_, err := o.stmts.Exec(bg, tx, markDelivered, r.attempts+1, o.opts.Now().UnixMilli(), r.id)
 			return err
-		})
-	} else {
-		recordErr = o.recordFailure(bg, r, a, err)
+		}), true
 	}
-	if recordErr != nil {
+	if err := o.recordFailure(bg, r, a, err); err != nil {
 		// The row stays as it was: due, and posted again (same webhook-id).
-		o.opts.Log.Error(recordErr, "record webhook delivery", "webhook_id", r.webhookID)
+		o.opts.Log.Error(err, "record webhook delivery", "webhook_id", r.webhookID)
+	}
+	return nil, false
+}
+
+// nextOfKeyWhere reads the event after a carried one in its ordering key:
+// it waits behind it (behind = 1) until the carried one's mark commits,
+// and heads the key (behind = 0) once it has, so both are read, each on
+// its index. behind is written into the SQL: a bound value that decides
+// whether a partial index applies has SQLite plan the statement again at
+// every run.
+func nextOfKeyWhere(behind string) string {
+	return `SELECT o.id, o.subscription, o.webhook_id, o.event, o.ordering_key, o.payload, o.attempts, o.next_attempt_at, o.expires_at
+	FROM webhook_outbox o
+	WHERE o.subscription = ? AND o.ordering_key = ? AND o.status = 'pending' AND o.behind = ` + behind + ` AND o.id > ?
+	ORDER BY o.id LIMIT 1`
+}
+
+var nextOfKeyQueries = [...]string{nextOfKeyWhere("1"), nextOfKeyWhere("0")}
+
+// nextOfKey reads the event that follows r in its ordering key, if one is
+// due.
+func (o *Outbox) nextOfKey(ctx context.Context, r row) (row, bool) {
+	var next row
+	found := false
+	for _, query := range nextOfKeyQueries {
+		var c row
+		err := o.stmts.ReadRow(ctx, query, r.subscription, r.key, r.id).Scan(
+			&c.id, &c.subscription, &c.webhookID, &c.event, &c.key, &c.payload, &c.attempts, &c.nextAt, &c.expiresAt)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			o.opts.Log.Error(err, "read the next webhook event of a chat")
+			return row{}, false // the scan finds it
+		}
+		if !found || c.id < next.id {
+			next, found = c, true
+		}
+	}
+	return next, found && next.nextAt <= o.opts.Now().UnixMilli()
+}
+
+// takeSlot takes a free slot of the subscription for a carried event,
+// never waiting.
+func (o *Outbox) takeSlot(subscription string) (free func(), ok bool) {
+	st := o.state(subscription)
+	select {
+	case st.slots <- struct{}{}:
+		return o.slotFreer(st), true
+	default:
+		return nil, false
+	}
+}
+
+// slotFreer gives a taken slot of st back, once however often it is called.
+func (o *Outbox) slotFreer(st *runState) func() {
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			<-st.slots
+			o.wake.Notify() // a waiting row of the subscription may start
+		})
 	}
 }
 

@@ -330,7 +330,10 @@ func TestScansSkipAHungSubscriptionsBacklog(t *testing.T) {
 		o.enqueue(t, MessageStatus("L"+strconv.Itoa(i), testPhone, bridge.StatusSent, time.Now()))
 		live.waitCount(t, int64(backlog+i+1), 10*time.Second)
 	}
-	if read := o.rowsRead.Load() - before; read > 2*events {
+	// About their own rows: a scan woken when a receiver answered may read
+	// the row once more while its mark commits, so up to three reads each;
+	// reading the backlog would cost 50 a scan.
+	if read := o.rowsRead.Load() - before; read > 3*events {
 		t.Errorf("the scans read %d rows for %d live events beside a backlog of %d", read, events, backlog)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/msgbridge/msgbridge/bridge/durable"
@@ -250,13 +249,7 @@ func (o *Outbox) start(ctx context.Context, r row) bool {
 	o.running.Add(1)
 	go func() {
 		defer o.running.Done()
-		var once sync.Once
-		free := func() {
-			once.Do(func() {
-				<-st.slots
-				o.wake.Notify() // a waiting row of the subscription may start
-			})
-		}
+		free := o.slotFreer(st)
 		defer free()
 		o.deliver(ctx, l, r, free)
 	}()

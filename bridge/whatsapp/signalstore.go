@@ -37,13 +37,15 @@ const (
 // whatsmeow decrypts each incoming message in a transaction of its own
 // (EventBuffer.DoDecryptionTxn: the ratchet's step, the sender's identity,
 // a used prekey, the plaintext kept until the message is handled). One
-// SQLite transaction per message was half the bridge's CPU in a burst
+// SQLite transaction per message was a third of the bridge's CPU in a
+// burst, on whatsmeow's serial handler loop
 // (docs/design/20261128-incoming-throughput.md). Here such a transaction
 // commits into memory; acks.sync writes every pending one in a single
 // transaction before its fsync and before any ack, so what WhatsApp may
-// forget is on disk as before. A crash before that loses only work that was
-// not acked: WhatsApp delivers those messages again, and the sessions on
-// disk, from before them, decrypt them again.
+// forget is on disk as before. A crash loses only work that was not acked:
+// WhatsApp delivers those messages again, and either the sessions on disk
+// are from before them and decrypt them again, or a flush wrote their steps
+// together with their plaintexts, which answer for them.
 //
 // Every other write (a send's ratchet step, a deleted identity, a session
 // moved to a LID) first writes the pending ones, then goes straight to

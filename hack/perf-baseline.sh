@@ -10,6 +10,7 @@
 #   RELEASE=1 hack/perf-baseline.sh 36f6f31,4c7fd2a AcceptedSends -benchtime=20000x
 #   hack/perf-baseline.sh main StartupToFirstAnswer -benchtime=15x
 #   hack/perf-baseline.sh main IdleRSS -benchtime=3x
+#   ROUNDS=3 RELEASE=1 hack/perf-baseline.sh 5d0d044 IncomingBurst -benchtime=5000x
 #
 # RELEASE=1 builds both trees as the image does (-trimpath, stripped)
 # instead of with their symbols; PEER_WUZAPI_BIN adds wuzapi to the
@@ -50,5 +51,10 @@ for ref in "${reflist[@]}"; do
 done
 
 join() { local IFS=:; echo "$*"; }
-BASELINE_BRIDGE_BIN=$(join "${bins[@]}") BASELINE_SIM_BRIDGE_BIN=$(join "${simbins[@]}") BASELINE_REFS=$refs \
-  BRIDGE_RELEASE_BUILD=${RELEASE:-} go test -count=1 -run=NONE -bench="$bench" "$@" ./test/process
+# ROUNDS=n runs the candidates n times in turn (this tree, each baseline,
+# then again): -count=n would run all of one candidate's rounds back to
+# back, so a change in the machine's load falls on one side.
+for ((round = 1; round <= ${ROUNDS:-1}; round++)); do
+  BASELINE_BRIDGE_BIN=$(join "${bins[@]}") BASELINE_SIM_BRIDGE_BIN=$(join "${simbins[@]}") BASELINE_REFS=$refs \
+    BRIDGE_RELEASE_BUILD=${RELEASE:-} go test -count=1 -timeout 30m -run=NONE -bench="$bench" "$@" ./test/process
+done

@@ -44,6 +44,11 @@ func TestPushNameThroughAppState(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "the phone's push name", func() bool { return r.Status().PushName == "Ana's phone" })
+	// The other device has read the collection once (a full sync, its
+	// first): the bridge's change below must reach it as a change. Without
+	// this wait, on a busy machine its first sync could come after the
+	// bridge's patch and read that in the full sync.
+	wasimtest.WaitEvent(t, other, func(e *events.PushNameSetting) bool { return e.Action.GetName() == "Ana's phone" })
 
 	if err := book.SetPushName(ctx, "Acme Support"); err != nil {
 		t.Fatal(err)
